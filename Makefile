@@ -1,0 +1,94 @@
+# opsim: build, data, tests, benchmarks, experiments and the report.
+# `make reproduce` is the main job; `make test` runs the tests. Both install missing Debian
+# packages first (tools/deps.sh), so a fresh Debian machine needs nothing else.
+
+CC      ?= cc
+VERSION := 0.1.0
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
+# Bitwise-repeatable floating point: no contraction into FMA, no fast-math.
+OPT      ?= -O2
+CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fno-fast-math \
+            -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP
+# Expanded when a recipe runs, i.e. after `deps` has installed pkg-config and HDF5.
+CPPFLAGS = -Icore -Isolvers -I/usr/include/suitesparse $(shell pkg-config --cflags hdf5 2>/dev/null) \
+           -DOPSIM_VERSION='"$(VERSION)"' -DOPSIM_GIT_REV='"$(GIT_REV)"' \
+           -DOPSIM_CFLAGS='"$(strip $(CFLAGS))"'
+LDLIBS   = $(shell pkg-config --libs hdf5 2>/dev/null) -lhdf5_hl -lcholmod -llapacke -lopenblas -linih -lm
+
+CORE_SRC    := $(wildcard core/*.c) $(wildcard solvers/*.c)
+CORE_OBJ    := $(CORE_SRC:%.c=build/%.o)
+TEST_SRC    := $(wildcard tests/test_*.c)
+TEST_BIN    := $(TEST_SRC:tests/%.c=bin/tests/%)
+BENCH_SRC   := $(wildcard bench/bench_*.c)
+BENCH_BIN   := $(BENCH_SRC:bench/%.c=bin/bench/%)
+REPORT_SRC  := $(wildcard reports/*.c)
+
+# `make V=1` shows full command lines.
+Q := $(if $(V),,@)
+
+.PHONY: all deps data test bench reproduce graphs clean distclean help
+.DEFAULT_GOAL := all
+
+all: bin/opsim bin/opsim-report
+
+help:
+	@echo "make              build bin/opsim and bin/opsim-report"
+	@echo "make reproduce    the main job: data, every experiment at its defaults, the report"
+	@echo "make test         build and run every test (cmocka)"
+	@echo "make data         extract and scale the meshes into data/meshes/"
+	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
+	@echo "make bench        per-stage timing tables (bench/)"
+	@echo "make deps         install the Debian packages opsim needs"
+
+deps:
+	@tools/deps.sh
+
+build/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+build/libopsim.a: $(CORE_OBJ)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+bin/opsim: build/experiments/opsim.o build/libopsim.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/opsim-report: $(REPORT_SRC:%.c=build/%.o) build/libopsim.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/tests/%: build/tests/%.o build/libopsim.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+bin/bench/%: build/bench/%.o build/libopsim.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+include data/data.mk
+include reports/reports.mk
+
+test: $(TEST_BIN) bin/opsim | data
+	@tools/run-tests.sh $(TEST_BIN)
+
+bench: $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
+
+reproduce: graphs
+
+clean:
+	rm -rf build bin
+
+distclean: clean
+	rm -rf data/cache data/meshes data/results reports/figures reports/graphs.md
+
+.SECONDARY:
+-include $(CORE_OBJ:.o=.d) $(TEST_SRC:%.c=build/%.d) $(BENCH_SRC:%.c=build/%.d) $(REPORT_SRC:%.c=build/%.d) build/experiments/opsim.d

@@ -1,0 +1,695 @@
+/* Graph builders: interior voxels → cells → particles, edges and skinning. See build.h. */
+#include "build.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "math3.h"
+#include "rng.h"
+#include "voxel.h"
+
+op_build_def op_default_build_def(void)
+{
+    return (op_build_def){ .kind = OP_BODY_SOLID,
+                           .particles = 100,
+                           .seed = 1,
+                           .voxel_resolution = 96,
+                           .lloyd_iterations = 30,
+                           .contact_fraction = 0.3,
+                           .density = 1000.0,
+                           .skin_k = 4 };
+}
+
+const char *op_body_kind_name(op_body_kind kind)
+{
+    switch (kind) {
+    case OP_BODY_SOLID: return "solid";
+    case OP_BODY_ROD: return "rod";
+    case OP_BODY_SHELL: return "shell";
+    }
+    return "unknown";
+}
+
+int op_body_kind_parse(const char *name, op_body_kind *kind)
+{
+    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_SHELL; ++k)
+        if (strcmp(name, op_body_kind_name(k)) == 0) {
+            *kind = k;
+            return 0;
+        }
+    return -1;
+}
+
+/* The interior voxels as a compact list, with their centres. */
+typedef struct interior {
+    const op_voxels *voxels;
+    int count;
+    int *cell;       /* [count] grid index of each interior voxel, ascending */
+    int *compact_of; /* [grid cells] compact id, or -1 outside */
+    double *center;  /* [count][3] */
+} interior;
+
+static int interior_make(op_ctx *ctx, const op_voxels *voxels, interior *in)
+{
+    size_t cells = (size_t)voxels->dims[0] * voxels->dims[1] * voxels->dims[2];
+    in->voxels = voxels;
+    in->count = voxels->inside_count;
+    in->cell = op_calloc(ctx, (size_t)in->count, sizeof(int));
+    in->compact_of = op_calloc(ctx, cells, sizeof(int));
+    in->center = op_calloc(ctx, 3 * (size_t)in->count, sizeof(double));
+    if (ctx->status != OP_OK)
+        return ctx->status;
+    int next = 0;
+    for (size_t c = 0; c < cells; ++c) {
+        in->compact_of[c] = voxels->inside[c] ? next : -1;
+        if (voxels->inside[c]) {
+            in->cell[next] = (int)c;
+            op_voxel_center(voxels, (int)c, &in->center[3 * next]);
+            ++next;
+        }
+    }
+    return OP_OK;
+}
+
+static void interior_free(interior *in)
+{
+    OP_FREE(in->cell);
+    OP_FREE(in->compact_of);
+    OP_FREE(in->center);
+}
+
+/* Calls visit(neighbour compact id, step length) for the interior 26-neighbours of voxel v. */
+#define FOR_EACH_NEIGHBOUR(in, v, body)                                                            \
+    do {                                                                                           \
+        const op_voxels *vx_ = (in)->voxels;                                                       \
+        int g_ = (in)->cell[v], nx_ = vx_->dims[0], ny_ = vx_->dims[1], nz_ = vx_->dims[2];        \
+        int x_ = g_ % nx_, y_ = g_ / nx_ % ny_, z_ = g_ / nx_ / ny_;                                \
+        for (int dz_ = -1; dz_ <= 1; ++dz_)                                                        \
+            for (int dy_ = -1; dy_ <= 1; ++dy_)                                                    \
+                for (int dx_ = -1; dx_ <= 1; ++dx_) {                                              \
+                    int X_ = x_ + dx_, Y_ = y_ + dy_, Z_ = z_ + dz_;                               \
+                    if ((dx_ | dy_ | dz_) == 0 || X_ < 0 || Y_ < 0 || Z_ < 0 || X_ >= nx_ ||       \
+                        Y_ >= ny_ || Z_ >= nz_)                                                    \
+                        continue;                                                                  \
+                    int neighbour = (in)->compact_of[op_voxel_index(vx_, X_, Y_, Z_)];             \
+                    if (neighbour < 0)                                                             \
+                        continue;                                                                  \
+                    double step = step_length[dx_ * dx_ + dy_ * dy_ + dz_ * dz_] * vx_->size;      \
+                    body;                                                                          \
+                }                                                                                  \
+    } while (0)
+
+static const double step_length[4] = { 0.0, 1.0, 1.4142135623730951, 1.7320508075688772 };
+
+/* Binary min-heap of (distance, voxel) with ties broken by voxel id, so Dijkstra visits in a
+ * fixed order and the partition is deterministic. Lazy deletion: stale entries are skipped. */
+typedef struct heap_entry {
+    double distance;
+    int voxel;
+} heap_entry;
+
+typedef struct heap {
+    heap_entry *entries;
+    size_t size, capacity;
+} heap;
+
+static int heap_less(heap_entry a, heap_entry b)
+{
+    return a.distance < b.distance || (a.distance == b.distance && a.voxel < b.voxel);
+}
+
+static int heap_push(op_ctx *ctx, heap *h, double distance, int voxel)
+{
+    if (h->size == h->capacity) {
+        size_t capacity = h->capacity ? 2 * h->capacity : 1024;
+        heap_entry *grown = realloc(h->entries, capacity * sizeof *grown);
+        if (!grown)
+            return OP_FAIL(ctx, OP_ERR_NOMEM, "out of memory in the voxel distance search");
+        h->entries = grown;
+        h->capacity = capacity;
+    }
+    size_t i = h->size++;
+    heap_entry e = { distance, voxel };
+    while (i > 0 && heap_less(e, h->entries[(i - 1) / 2])) {
+        h->entries[i] = h->entries[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->entries[i] = e;
+    return OP_OK;
+}
+
+static heap_entry heap_pop(heap *h)
+{
+    heap_entry top = h->entries[0], last = h->entries[--h->size];
+    size_t i = 0;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= h->size)
+            break;
+        if (child + 1 < h->size && heap_less(h->entries[child + 1], h->entries[child]))
+            ++child;
+        if (!heap_less(h->entries[child], last))
+            break;
+        h->entries[i] = h->entries[child];
+        i = child;
+    }
+    if (h->size)
+        h->entries[i] = last;
+    return top;
+}
+
+/* Dijkstra through the interior voxels from `source_count` sources, lowering distance[] and
+ * relabelling where a source is nearer than before. Sources get label source_label[s]. */
+static int geodesic_relax(op_ctx *ctx, const interior *in, const int *sources, const int *source_label,
+                          int source_count, double *distance, int *label, heap *h)
+{
+    h->size = 0;
+    for (int s = 0; s < source_count; ++s) {
+        distance[sources[s]] = 0.0;
+        label[sources[s]] = source_label[s];
+        if (heap_push(ctx, h, 0.0, sources[s]) != OP_OK)
+            return ctx->status;
+    }
+    while (h->size) {
+        heap_entry e = heap_pop(h);
+        if (e.distance > distance[e.voxel])
+            continue;
+        int v = e.voxel;
+        FOR_EACH_NEIGHBOUR(in, v, {
+            double d = e.distance + step;
+            if (d < distance[neighbour]) {
+                distance[neighbour] = d;
+                label[neighbour] = label[v];
+                if (heap_push(ctx, h, d, neighbour) != OP_OK)
+                    return ctx->status;
+            }
+        });
+    }
+    return OP_OK;
+}
+
+/* Geodesic farthest-point seeding, then Lloyd: each cell's generator moves to the cell voxel
+ * nearest the cell's centroid, and the cells are recomputed, until nothing moves. */
+static int partition_solid(op_ctx *ctx, const interior *in, const op_build_def *def, int *label)
+{
+    int n = def->particles, count = in->count;
+    if (n > count)
+        return OP_FAIL(ctx, OP_ERR_INVALID,
+                       "build: %d particles but only %d interior voxels; raise the voxel resolution", n, count);
+    int *seeds = op_calloc(ctx, (size_t)n, sizeof(int));
+    int *ids = op_calloc(ctx, (size_t)n, sizeof(int));
+    int *next_seed = op_calloc(ctx, (size_t)n, sizeof(int));
+    double *distance = op_calloc(ctx, (size_t)count, sizeof(double));
+    double *centroid = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
+    double *best = op_calloc(ctx, (size_t)n, sizeof(double));
+    int *members = op_calloc(ctx, (size_t)n, sizeof(int));
+    heap h = { 0 };
+    if (ctx->status != OP_OK)
+        goto done;
+    for (int v = 0; v < count; ++v)
+        distance[v] = INFINITY;
+    op_rng rng = op_rng_seeded(def->seed);
+    seeds[0] = op_rng_below(&rng, count);
+    for (int s = 0; s < n; ++s) {
+        ids[s] = s;
+        if (s > 0) {
+            int farthest = 0;
+            for (int v = 1; v < count; ++v)
+                if (distance[v] > distance[farthest])
+                    farthest = v;
+            seeds[s] = farthest;
+        }
+        if (geodesic_relax(ctx, in, &seeds[s], &ids[s], 1, distance, label, &h) != OP_OK)
+            goto done;
+    }
+    for (int iteration = 0; iteration < def->lloyd_iterations; ++iteration) {
+        memset(centroid, 0, 3 * (size_t)n * sizeof(double));
+        memset(members, 0, (size_t)n * sizeof(int));
+        for (int v = 0; v < count; ++v) {
+            v3_add(&centroid[3 * label[v]], &centroid[3 * label[v]], &in->center[3 * v]);
+            members[label[v]]++;
+        }
+        for (int s = 0; s < n; ++s) {
+            v3_scale(&centroid[3 * s], &centroid[3 * s], 1.0 / members[s]);
+            best[s] = INFINITY;
+        }
+        for (int v = 0; v < count; ++v) {
+            int s = label[v];
+            double d = v3_dist2(&in->center[3 * v], &centroid[3 * s]);
+            if (d < best[s]) {
+                best[s] = d;
+                next_seed[s] = v;
+            }
+        }
+        int moved = 0;
+        for (int s = 0; s < n; ++s) {
+            moved |= next_seed[s] != seeds[s];
+            seeds[s] = next_seed[s];
+        }
+        if (!moved)
+            break;
+        for (int v = 0; v < count; ++v)
+            distance[v] = INFINITY;
+        if (geodesic_relax(ctx, in, seeds, ids, n, distance, label, &h) != OP_OK)
+            goto done;
+    }
+done:
+    free(seeds);
+    free(ids);
+    free(next_seed);
+    free(distance);
+    free(centroid);
+    free(best);
+    free(members);
+    free(h.entries);
+    return ctx->status;
+}
+
+/* Bounding-box axes of the interior voxels, longest first. */
+static void axes_by_extent(const interior *in, int order[3], double lo[3], double hi[3])
+{
+    for (int d = 0; d < 3; ++d) {
+        lo[d] = INFINITY;
+        hi[d] = -INFINITY;
+    }
+    for (int v = 0; v < in->count; ++v)
+        for (int d = 0; d < 3; ++d) {
+            lo[d] = fmin(lo[d], in->center[3 * v + d]);
+            hi[d] = fmax(hi[d], in->center[3 * v + d]);
+        }
+    order[0] = 0, order[1] = 1, order[2] = 2;
+    for (int a = 0; a < 3; ++a)
+        for (int b = a + 1; b < 3; ++b)
+            if (hi[order[b]] - lo[order[b]] > hi[order[a]] - lo[order[a]]) {
+                int t = order[a];
+                order[a] = order[b];
+                order[b] = t;
+            }
+}
+
+static int grid_slot(double value, double lo, double hi, int slots)
+{
+    int s = (int)floor((value - lo) / (hi - lo) * slots);
+    return s < 0 ? 0 : s >= slots ? slots - 1 : s;
+}
+
+/* Rods: slabs along the longest axis. Shells: a u x v grid over the two longest axes, with
+ * u/v in proportion to their extents. Empty slots are dropped later. Returns the slot count. */
+static int partition_grid(const interior *in, const op_build_def *def, int *label)
+{
+    int order[3];
+    double lo[3], hi[3];
+    axes_by_extent(in, order, lo, hi);
+    int u_slots = def->particles, v_slots = 1;
+    if (def->kind == OP_BODY_SHELL) {
+        double ratio = (hi[order[0]] - lo[order[0]]) / (hi[order[1]] - lo[order[1]]);
+        u_slots = (int)lround(sqrt(def->particles * ratio));
+        u_slots = u_slots < 1 ? 1 : u_slots;
+        v_slots = (int)lround((double)def->particles / u_slots);
+        v_slots = v_slots < 1 ? 1 : v_slots;
+    }
+    /* widen by half a voxel so the outermost voxels' cells are as wide as the others */
+    double half = 0.5 * in->voxels->size;
+    for (int v = 0; v < in->count; ++v) {
+        const double *c = &in->center[3 * v];
+        int u = grid_slot(c[order[0]], lo[order[0]] - half, hi[order[0]] + half, u_slots);
+        int w = grid_slot(c[order[1]], lo[order[1]] - half, hi[order[1]] + half, v_slots);
+        label[v] = u + u_slots * w;
+    }
+    return u_slots * v_slots;
+}
+
+/* Renumbers labels 0..slots-1 to drop empty slots, preserving order; returns the cell count. */
+static int compact_labels(op_ctx *ctx, int *label, int count, int slots)
+{
+    int *renumber = op_calloc(ctx, (size_t)slots, sizeof(int));
+    if (!renumber)
+        return -1;
+    for (int v = 0; v < count; ++v)
+        renumber[label[v]] = 1;
+    int cells = 0;
+    for (int s = 0; s < slots; ++s)
+        renumber[s] = renumber[s] ? cells++ : -1;
+    for (int v = 0; v < count; ++v)
+        label[v] = renumber[label[v]];
+    free(renumber);
+    return cells;
+}
+
+/* Symmetric eigenvectors sorted by decreasing eigenvalue, each with its largest component
+ * positive (a fixed sign so builds repeat), the third axis a × b so the frame is right-handed. */
+static int principal_frame(op_ctx *ctx, const double covariance[9], double axes[9], double eigenvalues[3])
+{
+    double a[9], w[3];
+    m3_copy(a, covariance);
+    lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', 3, a, 3, w);
+    if (info != 0)
+        return OP_FAIL(ctx, OP_ERR_LIBRARY, "build: LAPACKE_dsyev failed (info %d)", (int)info);
+    for (int c = 0; c < 3; ++c) {
+        int src = 2 - c; /* dsyev sorts ascending */
+        eigenvalues[c] = w[src];
+        int big = 0;
+        for (int r = 1; r < 3; ++r)
+            if (fabs(a[3 * r + src]) > fabs(a[3 * big + src]))
+                big = r;
+        double sign = a[3 * big + src] < 0 ? -1.0 : 1.0;
+        for (int r = 0; r < 3; ++r)
+            axes[3 * r + c] = sign * a[3 * r + src];
+    }
+    double ea[3] = { axes[0], axes[3], axes[6] }, eb[3] = { axes[1], axes[4], axes[7] }, ec[3];
+    v3_cross(ec, ea, eb);
+    for (int r = 0; r < 3; ++r)
+        axes[3 * r + 2] = ec[r];
+    return OP_OK;
+}
+
+/* Centroid, axes and radii of every cell. A centroid outside the solid (a bent cell) is
+ * replaced by the cell's voxel nearest to it, so every particle centre lies in the body. */
+static int fit_ellipsoids(op_ctx *ctx, const interior *in, const int *label, op_graph *graph)
+{
+    int n = graph->particle_count;
+    double *sum = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
+    double *second = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
+    int *members = op_calloc(ctx, (size_t)n, sizeof(int));
+    double *nearest = op_calloc(ctx, (size_t)n, sizeof(double));
+    double *replacement = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
+    if (ctx->status != OP_OK)
+        goto done;
+    for (int v = 0; v < in->count; ++v) {
+        v3_add(&sum[3 * label[v]], &sum[3 * label[v]], &in->center[3 * v]);
+        members[label[v]]++;
+    }
+    for (int i = 0; i < n; ++i)
+        v3_scale(&graph->rest_position[3 * i], &sum[3 * i], 1.0 / members[i]);
+    for (int v = 0; v < in->count; ++v) {
+        double d[3];
+        v3_sub(d, &in->center[3 * v], &graph->rest_position[3 * label[v]]);
+        m3_add_outer(&second[9 * label[v]], 1.0, d, d);
+    }
+    /* a voxel is a cube, not a point: its own second moment size²/12 adds to the diagonal */
+    double voxel_moment = in->voxels->size * in->voxels->size / 12.0;
+    for (int i = 0; i < n; ++i) {
+        double covariance[9], eigenvalues[3];
+        m3_scale(covariance, &second[9 * i], 1.0 / members[i]);
+        for (int d = 0; d < 3; ++d)
+            covariance[4 * d] += voxel_moment;
+        if (principal_frame(ctx, covariance, &graph->rest_axes[9 * i], eigenvalues) != OP_OK)
+            goto done;
+        for (int d = 0; d < 3; ++d)
+            graph->radii[3 * i + d] = sqrt(5.0 * fmax(eigenvalues[d], voxel_moment));
+    }
+    for (int i = 0; i < n; ++i)
+        nearest[i] = INFINITY;
+    for (int i = 0; i < n; ++i) {
+        int at = op_voxel_at(in->voxels, &graph->rest_position[3 * i]);
+        if (at >= 0 && in->voxels->inside[at])
+            nearest[i] = -1.0; /* centroid is inside: keep it */
+    }
+    for (int v = 0; v < in->count; ++v) {
+        int i = label[v];
+        if (nearest[i] < 0)
+            continue;
+        double d = v3_dist2(&in->center[3 * v], &graph->rest_position[3 * i]);
+        if (d < nearest[i]) {
+            nearest[i] = d;
+            v3_copy(&replacement[3 * i], &in->center[3 * v]);
+        }
+    }
+    for (int i = 0; i < n; ++i)
+        if (nearest[i] >= 0)
+            v3_copy(&graph->rest_position[3 * i], &replacement[3 * i]);
+done:
+    free(sum);
+    free(replacement);
+    free(second);
+    free(members);
+    free(nearest);
+    return ctx->status;
+}
+
+/* One shared voxel face between two cells, a < b, at `where` (the face centre). */
+typedef struct face_contact {
+    int a, b;
+    double where[3];
+} face_contact;
+
+static int compare_face_contact(const void *x, const void *y)
+{
+    const face_contact *p = x, *q = y;
+    return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b < q->b ? -1 : p->b > q->b);
+}
+
+typedef struct contact {
+    int a, b;          /* cells, a < b */
+    int faces;         /* voxel faces they share */
+    double center[3];  /* centroid of the shared faces: inside the solid */
+    int strong;        /* enough faces for an edge on its own, and the midpoint is inside */
+} contact;
+
+/* Strongest contact first; ties in cell order so the result repeats. */
+static int compare_contact_strength(const void *x, const void *y)
+{
+    const contact *p = x, *q = y;
+    if (p->faces != q->faces)
+        return p->faces > q->faces ? -1 : 1;
+    return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b < q->b ? -1 : p->b > q->b);
+}
+
+static int union_find_root(int *parent, int i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+static int midpoint_inside(const op_mesh *mesh, const double a[3], const double b[3])
+{
+    double mid[3];
+    v3_add(mid, a, b);
+    v3_scale(mid, mid, 0.5);
+    return op_mesh_contains_point(mesh, mid);
+}
+
+/* A bridging edge a–b whose centre-to-centre segment cuts a corner (a limb bent between two
+ * large cells) is made to stay inside by sliding one centre toward the cells' shared faces,
+ * the smaller cell's first, in quarter steps. The move must keep the centre inside and every
+ * edge already attached to it inside too. Returns 1 when the edge can be kept. */
+static int slide_into_solid(const op_mesh *mesh, op_graph *graph, const contact *c, const int *members,
+                            const int *edges, int edge_count)
+{
+    int order[2] = { c->a, c->b };
+    if (members[c->b] <= members[c->a])
+        order[0] = c->b, order[1] = c->a;
+    for (int k = 0; k < 2; ++k) {
+        int moving = order[k], other = order[1 - k];
+        double *x = &graph->rest_position[3 * moving], original[3];
+        v3_copy(original, x);
+        for (int step = 1; step <= 4; ++step) {
+            double delta[3];
+            v3_sub(delta, c->center, original);
+            v3_copy(x, original);
+            v3_axpy(x, 0.25 * step, delta);
+            int ok = op_mesh_contains_point(mesh, x) && midpoint_inside(mesh, x, &graph->rest_position[3 * other]);
+            for (int e = 0; e < edge_count && ok; ++e) {
+                int i = edges[2 * e], j = edges[2 * e + 1];
+                if (i == moving || j == moving)
+                    ok = midpoint_inside(mesh, &graph->rest_position[3 * i], &graph->rest_position[3 * j]);
+            }
+            if (ok)
+                return 1;
+        }
+        v3_copy(x, original);
+    }
+    return 0;
+}
+
+/* Edges between cells whose shared voxel faces reach def->contact_fraction of the smaller
+ * cell's typical face area (a weak corner contact is not a joint), and whose centres' midpoint
+ * lies inside the mesh (an edge never leaves the solid). Weaker contacts are then added,
+ * strongest first, only where they join otherwise separate parts, so pruning never splits the
+ * body; where such a bridge would leave the solid, slide_into_solid moves a centre. */
+static int cell_edges(op_ctx *ctx, const interior *in, const int *label, const op_mesh *mesh,
+                      const op_build_def *def, op_graph *graph)
+{
+    const op_voxels *vx = in->voxels;
+    int n = graph->particle_count, contact_count = 0, edge_count = 0;
+    size_t capacity = 3 * (size_t)in->count, faces = 0;
+    face_contact *face = op_calloc(ctx, capacity, sizeof(face_contact));
+    contact *contacts = op_calloc(ctx, capacity, sizeof(contact));
+    int *edges = op_calloc(ctx, 2 * capacity, sizeof(int));
+    int *members = op_calloc(ctx, (size_t)n, sizeof(int));
+    int *parent = op_calloc(ctx, (size_t)n, sizeof(int));
+    if (ctx->status != OP_OK)
+        goto done;
+    for (int v = 0; v < in->count; ++v)
+        members[label[v]]++;
+    for (int v = 0; v < in->count; ++v) {
+        int g = in->cell[v], x = g % vx->dims[0], y = g / vx->dims[0] % vx->dims[1], z = g / vx->dims[0] / vx->dims[1];
+        int next[3][3] = { { x + 1, y, z }, { x, y + 1, z }, { x, y, z + 1 } };
+        for (int d = 0; d < 3; ++d) {
+            if (next[d][0] >= vx->dims[0] || next[d][1] >= vx->dims[1] || next[d][2] >= vx->dims[2])
+                continue;
+            int w = in->compact_of[op_voxel_index(vx, next[d][0], next[d][1], next[d][2])];
+            if (w < 0 || label[w] == label[v])
+                continue;
+            face_contact *f = &face[faces++];
+            f->a = label[v] < label[w] ? label[v] : label[w];
+            f->b = label[v] ^ label[w] ^ f->a;
+            v3_add(f->where, &in->center[3 * v], &in->center[3 * w]);
+            v3_scale(f->where, f->where, 0.5);
+        }
+    }
+    qsort(face, faces, sizeof(face_contact), compare_face_contact);
+    for (size_t p = 0; p < faces;) {
+        contact *c = &contacts[contact_count++];
+        *c = (contact){ .a = face[p].a, .b = face[p].b };
+        for (; p < faces && face[p].a == c->a && face[p].b == c->b; ++p, ++c->faces)
+            v3_add(c->center, c->center, face[p].where);
+        v3_scale(c->center, c->center, 1.0 / c->faces);
+        int smaller = members[c->a] < members[c->b] ? members[c->a] : members[c->b];
+        c->strong = c->faces >= def->contact_fraction * pow((double)smaller, 2.0 / 3.0) &&
+                    midpoint_inside(mesh, &graph->rest_position[3 * c->a], &graph->rest_position[3 * c->b]);
+    }
+    qsort(contacts, (size_t)contact_count, sizeof(contact), compare_contact_strength);
+    for (int i = 0; i < n; ++i)
+        parent[i] = i;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int k = 0; k < contact_count; ++k) {
+            const contact *c = &contacts[k];
+            int ra = union_find_root(parent, c->a), rb = union_find_root(parent, c->b);
+            if (pass == 0 ? !c->strong : c->strong || ra == rb)
+                continue;
+            if (pass == 1 && !midpoint_inside(mesh, &graph->rest_position[3 * c->a], &graph->rest_position[3 * c->b]) &&
+                !slide_into_solid(mesh, graph, c, members, edges, edge_count))
+                continue;
+            parent[ra] = rb;
+            edges[2 * edge_count] = c->a;
+            edges[2 * edge_count + 1] = c->b;
+            ++edge_count;
+        }
+    op_graph_set_edges(ctx, graph, edges, edge_count);
+done:
+    free(face);
+    free(contacts);
+    free(edges);
+    free(members);
+    free(parent);
+    return ctx->status;
+}
+
+/* The cell owning each mesh vertex: that of the nearest interior voxel, searched in growing
+ * cubic shells around the vertex (one shell beyond the first hit, since a nearer voxel can sit
+ * in the next shell's corner). */
+static int vertex_owners(op_ctx *ctx, const interior *in, const int *label, const op_mesh *mesh, int *owner)
+{
+    const op_voxels *vx = in->voxels;
+    int max_radius = vx->dims[0] + vx->dims[1] + vx->dims[2];
+    for (int v = 0; v < mesh->vertex_count; ++v) {
+        const double *p = &mesh->vertices[3 * v];
+        int c[3];
+        for (int d = 0; d < 3; ++d)
+            c[d] = (int)floor((p[d] - vx->origin[d]) / vx->size + 0.5);
+        double best = INFINITY;
+        int best_voxel = -1, stop_radius = max_radius;
+        for (int r = 0; r <= stop_radius; ++r) {
+            for (int dz = -r; dz <= r; ++dz)
+                for (int dy = -r; dy <= r; ++dy)
+                    for (int dx = -r; dx <= r; ++dx) {
+                        if (abs(dx) != r && abs(dy) != r && abs(dz) != r)
+                            continue; /* shell only */
+                        int X = c[0] + dx, Y = c[1] + dy, Z = c[2] + dz;
+                        if (X < 0 || Y < 0 || Z < 0 || X >= vx->dims[0] || Y >= vx->dims[1] || Z >= vx->dims[2])
+                            continue;
+                        int w = in->compact_of[op_voxel_index(vx, X, Y, Z)];
+                        if (w < 0)
+                            continue;
+                        double d = v3_dist2(p, &in->center[3 * w]);
+                        if (d < best || (d == best && w < best_voxel)) {
+                            best = d;
+                            best_voxel = w;
+                        }
+                    }
+            if (best_voxel >= 0 && stop_radius == max_radius)
+                stop_radius = r + 1;
+        }
+        if (best_voxel < 0)
+            return OP_FAIL(ctx, OP_ERR_INVALID, "build: mesh vertex %d is far from every interior voxel", v);
+        owner[v] = label[best_voxel];
+    }
+    return OP_OK;
+}
+
+int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin)
+{
+    memset(graph, 0, sizeof *graph);
+    memset(skin, 0, sizeof *skin);
+    if (def->particles < 1)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: --particles must be at least 1 (got %d)", def->particles);
+    if (!(isfinite(def->density) && def->density > 0))
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: density %g must be positive", def->density);
+    if (!(def->contact_fraction >= 0) || def->lloyd_iterations < 0)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: contact_fraction and lloyd_iterations must not be negative");
+    if (op_mesh_check(ctx, mesh, "input") != OP_OK)
+        return ctx->status;
+    op_voxels voxels;
+    if (op_voxelize(ctx, mesh, def->voxel_resolution, &voxels) != OP_OK)
+        return ctx->status;
+    interior in = { 0 };
+    int *label = NULL, *owner = NULL;
+    if (interior_make(ctx, &voxels, &in) != OP_OK)
+        goto done;
+    label = op_calloc(ctx, (size_t)in.count, sizeof(int));
+    owner = op_calloc(ctx, (size_t)mesh->vertex_count, sizeof(int));
+    if (ctx->status != OP_OK)
+        goto done;
+    int slots = def->particles;
+    if (def->kind == OP_BODY_SOLID) {
+        if (partition_solid(ctx, &in, def, label) != OP_OK)
+            goto done;
+    } else {
+        slots = partition_grid(&in, def, label);
+    }
+    int cells = compact_labels(ctx, label, in.count, slots);
+    if (cells < 0)
+        goto done;
+    /* A rod promises exactly def->particles: slabs thinner than a voxel layer come out empty
+     * and would silently be dropped. (A shell may drop the empty slots of a non-rectangular
+     * outline: its grid is only the nearest u x v.) */
+    if (def->kind == OP_BODY_ROD && cells != def->particles) {
+        OP_FAIL(ctx, OP_ERR_INVALID,
+                "build: a rod of %d particles needs as many voxel layers along its length, but only %d "
+                "slabs hold voxels; raise the voxel resolution or lower --particles", def->particles, cells);
+        goto done;
+    }
+    if (op_graph_alloc(ctx, graph, cells, 0) != OP_OK)
+        goto done;
+    if (fit_ellipsoids(ctx, &in, label, graph) != OP_OK)
+        goto done;
+    op_graph_derive(graph, def->density);
+    if (cell_edges(ctx, &in, label, mesh, def, graph) != OP_OK)
+        goto done;
+    if (op_graph_check(ctx, graph, "built") != OP_OK)
+        goto done;
+    int components = op_graph_component_count(graph);
+    if (components != 1) {
+        OP_FAIL(ctx, OP_ERR_INVALID,
+                "build: the graph falls into %d pieces (the mesh's interior is not connected at this "
+                "voxel resolution; try a larger --voxels)", components);
+        goto done;
+    }
+    if (vertex_owners(ctx, &in, label, mesh, owner) != OP_OK)
+        goto done;
+    op_skin_bind(ctx, graph, mesh, owner, def->skin_k, skin);
+done:
+    free(label);
+    free(owner);
+    interior_free(&in);
+    op_voxels_free(&voxels);
+    if (ctx->status != OP_OK) {
+        op_graph_free(graph);
+        op_skin_free(skin);
+    }
+    return ctx->status;
+}

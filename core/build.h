@@ -1,0 +1,45 @@
+/* Mesh → oriented-particle graph (the part the paper leaves out; docs/graph-construction.md
+ * explains every choice). All three kinds start from the mesh's interior voxels and partition
+ * them into cells, one particle per cell:
+ *   solid  geodesic farthest-point seeding then Lloyd iterations, distances measured through
+ *          the voxels so a cell never spans a gap between limbs;
+ *   rod    equal slabs along the longest bounding-box axis (a chain: the paper's bar);
+ *   shell  a grid over the two longest bounding-box axes (flat ellipsoids: the paper's sheet).
+ * Two particles are joined when their cells share voxel faces and the midpoint of their centres
+ * lies inside the mesh. Each ellipsoid has its cell's centroid and second moments (LAPACKE's
+ * symmetric eigensolver): radii √(5λ), the radii of the solid ellipsoid with the same moments. */
+#ifndef OPSIM_BUILD_H
+#define OPSIM_BUILD_H
+
+#include <stdint.h>
+
+#include "ctx.h"
+#include "graph.h"
+#include "mesh.h"
+#include "skin.h"
+
+typedef enum op_body_kind { OP_BODY_SOLID, OP_BODY_ROD, OP_BODY_SHELL } op_body_kind;
+
+typedef struct op_build_def {
+    op_body_kind kind;
+    int particles;        /* solid and rod: exactly; shell: the nearest u x v grid */
+    uint64_t seed;        /* solid: picks the first farthest-point seed */
+    int voxel_resolution; /* cells along the longest bounding-box extent */
+    int lloyd_iterations; /* solid: upper bound; stops early when no seed moves */
+    double contact_fraction; /* shared voxel faces two cells need for an edge, as a fraction of
+                                the smaller cell's voxel count^(2/3) (its typical face area) */
+    double density;       /* kg/m³ */
+    int skin_k;           /* influences per visual vertex */
+} op_build_def;
+
+op_build_def op_default_build_def(void);
+
+/* Builds the graph and the skinning of `mesh` (which must be closed). Deterministic: the same
+ * mesh and def give bitwise-identical results. */
+int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin);
+
+const char *op_body_kind_name(op_body_kind kind);
+/* Returns 0 and sets *kind, or -1 for an unknown name. */
+int op_body_kind_parse(const char *name, op_body_kind *kind);
+
+#endif

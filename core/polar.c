@@ -1,0 +1,256 @@
+/* The polar rotation of a 3x3 matrix: the closed-form quaternion method (Horn 1987; Higham &
+ * Noferini 2016) for the solver's local step, a Jacobi fallback for the nearly repeated
+ * eigenvalues it cannot resolve, and the LAPACK SVD reference it is tested against.
+ *
+ * For the quaternion q = (w, x, y, z) of R, tr(Rᵀ C) = qᵀ K q / |q|² with K the symmetric
+ * traceless 4x4 matrix of form_k(), so the maximiser over SO(3) is K's dominant eigenvector.
+ * Unlike Higham & Noferini, K is never negated when det C < 0: their algorithm returns the
+ * orthogonal polar factor (det −1 for inverted C), whereas the sign-rectified rotation
+ * U diag(1, 1, det UVᵀ) Vᵀ is K's own dominant eigenvector. For ‖C‖_F = 1 the eigenvalues of K
+ * are s₁+s₂+s₃ ≥ s₁−s₂−s₃, −s₁+s₂−s₃, −s₁−s₂+s₃ for the signed singular values (s₃ < 0 iff
+ * det C < 0): the top one is repeated only for rank ≤ 1 C, or for det C < 0 with σ₂ = σ₃. */
+#include "polar.h"
+
+#include <float.h>
+#include <lapacke.h>
+
+#include "math3.h"
+
+/* Near a double root Halley's method gains only a factor of about three per step, so this is
+ * a guard against a stall, never reached on the way to rounding level. */
+enum { ROOT_MAX_STEPS = 100, JACOBI_MAX_SWEEPS = 32 };
+/* 1 − 3 ‖adj A‖² ≥ 0 vanishes exactly when σ₁ = σ₂ = σ₃; below this with det A ≤ 0, A is close
+ * to a scaled reflection, λ is nearly triple, and Jacobi is both faster and accurate. */
+static const double NEAR_REFLECTION = 1e-4;
+/* Stop the root iteration once its predicted error is below rounding (‖A‖_F = 1). */
+static const double ROOT_TOLERANCE = 1e-17;
+/* Largest diagonal of −adj(K − λI), the product of the other three eigenvalue gaps times the
+ * largest squared component of v, below this: λ is nearly repeated, v is ill-determined within
+ * its cluster, and the Jacobi fallback decides. Above it, the error left in λ moves
+ * tr(Rᵀ A) by less than rounding (checked on near-degenerate families in tests). */
+static const double CLUSTER_ADJUGATE = 1e-4;
+
+/* K − shift·I, where tr(Rᵀ A) = qᵀ K q for R(q) as built in quaternion_to_rotation
+ * (row-major 4x4). */
+static void form_k(const double a[9], double shift, double k[16])
+{
+    k[0] = a[0] + a[4] + a[8] - shift;
+    k[5] = a[0] - a[4] - a[8] - shift;
+    k[10] = a[4] - a[0] - a[8] - shift;
+    k[15] = a[8] - a[0] - a[4] - shift;
+    k[1] = k[4] = a[7] - a[5];
+    k[2] = k[8] = a[2] - a[6];
+    k[3] = k[12] = a[3] - a[1];
+    k[6] = k[9] = a[1] + a[3];
+    k[7] = k[13] = a[2] + a[6];
+    k[11] = k[14] = a[5] + a[7];
+}
+
+/* R(q) for a nonzero, not necessarily unit, quaternion: the 2/|q|² factor normalises it. */
+static void quaternion_to_rotation(const double q[4], double r[9])
+{
+    double s = 2.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double wx = s * q[0] * q[1], wy = s * q[0] * q[2], wz = s * q[0] * q[3];
+    double xx = s * q[1] * q[1], xy = s * q[1] * q[2], xz = s * q[1] * q[3];
+    double yy = s * q[2] * q[2], yz = s * q[2] * q[3], zz = s * q[3] * q[3];
+    r[0] = 1.0 - (yy + zz);
+    r[1] = xy - wz;
+    r[2] = xz + wy;
+    r[3] = xy + wz;
+    r[4] = 1.0 - (xx + zz);
+    r[5] = yz - wx;
+    r[6] = xz - wy;
+    r[7] = yz + wx;
+    r[8] = 1.0 - (xx + yy);
+}
+
+/* A = C / ‖C‖_F; returns 0 when C is zero or not finite. The squared norm is formed directly
+ * when it cannot overflow or underflow, otherwise after an exact power-of-two rescaling. */
+static int normalise(const double c[9], double a[9])
+{
+    double n2 = m3_frobenius2(c);
+    if (!(n2 > 1e-290 && n2 < 1e290)) {
+        if (!m3_isfinite(c))
+            return 0;
+        double big = 0.0;
+        for (int i = 0; i < 9; ++i)
+            big = fmax(big, fabs(c[i]));
+        if (big == 0.0)
+            return 0;
+        int e;
+        frexp(big, &e);
+        for (int i = 0; i < 9; ++i)
+            a[i] = ldexp(c[i], -e);
+        n2 = m3_frobenius2(a);
+        c = a;
+    }
+    m3_scale(a, c, 1.0 / sqrt(n2));
+    return 1;
+}
+
+/* Largest root λ of p(x) = x⁴ − 2x² − 8 det(A) x + det K, the characteristic polynomial of K
+ * for ‖A‖_F = 1, by Halley's method from an upper bound. All roots of p are at most λ, so p > 0
+ * beyond λ, and Halley's iterates from above decrease monotonically to λ without overshooting
+ * (p has only real roots). Measured on this machine, three Halley steps from this bound cost less
+ * than Higham & Noferini's trigonometric formula (acos and cos) for the root, which also loses
+ * half the digits near a triple root.
+ *
+ * The bound: p(λ) = 0 reads (λ² − 1)² = 4 (‖adj A‖² + 2 det(A) λ). For det A ≥ 0, λ = s₁+s₂+s₃
+ * ≥ 1 and the right-hand side grows with λ, so putting √3 ≥ λ there bounds it. For det A < 0 it
+ * shrinks with λ; the second root σ₁ − σ₂ + σ₃ is at most 1, so the sign of p(1) tells whether
+ * λ ≥ 1, where putting 1 there bounds it, or λ < 1, where 1 is the bound. */
+static double largest_eigenvalue(double det_a, double adj2, double det_k)
+{
+    double x;
+    if (det_a >= 0.0)
+        x = sqrt(1.0 + 2.0 * sqrt(adj2 + 2.0 * 1.7320508075688772 * det_a));
+    else if (adj2 + 2.0 * det_a >= 0.0)
+        x = sqrt(1.0 + 2.0 * sqrt(adj2 + 2.0 * det_a));
+    else
+        x = 1.0;
+    double c = 8.0 * det_a;
+    for (int it = 0; it < ROOT_MAX_STEPS; ++it) {
+        double x2 = x * x;
+        double p = (x2 - 2.0) * x2 - c * x + det_k;
+        double dp = 4.0 * x * (x2 - 1.0) - c;
+        double ddp = 12.0 * x2 - 4.0;
+        double step = p * dp / (dp * dp - 0.5 * p * ddp);
+        /* Exactly, every step is positive and none overshoots λ (p has only real roots, so
+         * p'² > p p''); a step that is not positive is rounding noise near a multiple root. */
+        if (!(step > 0.0))
+            break;
+        x -= step;
+        /* Halley's error after this step is at most about (p''/p')² step³ / 4. */
+        if (!(step * step * step * ddp * ddp > ROOT_TOLERANCE * dp * dp))
+            break;
+    }
+    return x;
+}
+
+/* A null vector of M = K − λI from its adjugate: for λ an eigenvalue of multiplicity one,
+ * adj M = −(∏ of the other eigenvalues of λI − K) v vᵀ, so the column with the most negative
+ * diagonal is v scaled by that product and by its largest component, and rounding perturbs it
+ * the way one step of inverse iteration would. Branch free, unlike a pivoted LDLᵀ, which
+ * dominated the cost. Returns minus that diagonal: small when λ is nearly repeated and v
+ * ill-determined. */
+static double null_vector(const double m[16], double v[4])
+{
+    /* 2x2 minors of rows 0-1 and of rows 2-3 (Laplace expansion along row pairs) */
+    double s0 = m[0] * m[5] - m[4] * m[1], s1 = m[0] * m[6] - m[4] * m[2];
+    double s2 = m[0] * m[7] - m[4] * m[3], s3 = m[1] * m[6] - m[5] * m[2];
+    double s4 = m[1] * m[7] - m[5] * m[3], s5 = m[2] * m[7] - m[6] * m[3];
+    double c5 = m[10] * m[15] - m[14] * m[11], c4 = m[9] * m[15] - m[13] * m[11];
+    double c3 = m[9] * m[14] - m[13] * m[10], c2 = m[8] * m[15] - m[12] * m[11];
+    double c1 = m[8] * m[14] - m[12] * m[10], c0 = m[8] * m[13] - m[12] * m[9];
+    double adj[16] = {
+        m[5] * c5 - m[6] * c4 + m[7] * c3,     -m[1] * c5 + m[2] * c4 - m[3] * c3,
+        m[13] * s5 - m[14] * s4 + m[15] * s3,  -m[9] * s5 + m[10] * s4 - m[11] * s3,
+        -m[4] * c5 + m[6] * c2 - m[7] * c1,    m[0] * c5 - m[2] * c2 + m[3] * c1,
+        -m[12] * s5 + m[14] * s2 - m[15] * s1, m[8] * s5 - m[10] * s2 + m[11] * s1,
+        m[4] * c4 - m[5] * c2 + m[7] * c0,     -m[0] * c4 + m[1] * c2 - m[3] * c0,
+        m[12] * s4 - m[13] * s2 + m[15] * s0,  -m[8] * s4 + m[9] * s2 - m[11] * s0,
+        -m[4] * c3 + m[5] * c1 - m[6] * c0,    m[0] * c3 - m[1] * c1 + m[2] * c0,
+        -m[12] * s3 + m[13] * s1 - m[14] * s0, m[8] * s3 - m[9] * s1 + m[10] * s0,
+    };
+    /* Chosen without branches: which column wins is unpredictable from one call to the next. */
+    int b01 = adj[5] < adj[0], b23 = adj[15] < adj[10];
+    double d01 = b01 ? adj[5] : adj[0], d23 = b23 ? adj[15] : adj[10];
+    int best = d23 < d01 ? 2 + b23 : b01;
+    for (int i = 0; i < 4; ++i)
+        v[i] = adj[4 * i + best];
+    return -(d23 < d01 ? d23 : d01);
+}
+
+/* Dominant eigenvector of the symmetric K by cyclic Jacobi: every eigenvector it returns is
+ * exact for a perturbation of K of order ε‖K‖, so tr(Rᵀ A) is within O(ε) of the optimum
+ * however the eigenvalues cluster. Used only where the closed form is ill-conditioned. */
+static void jacobi_dominant(double k[16], double q[4])
+{
+    double v[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
+    /* An off-diagonal entry τ left in place costs at most τ in tr(Rᵀ A), so stop at the rounding
+     * level of K itself (‖K‖_F = 2 for ‖A‖_F = 1); rotations cannot reduce it further anyway. */
+    const double tiny = 2.0 * DBL_EPSILON;
+    for (int sweep = 0; sweep < JACOBI_MAX_SWEEPS; ++sweep) {
+        int rotated = 0;
+        for (int p = 0; p < 3; ++p)
+            for (int r = p + 1; r < 4; ++r) {
+                double apr = k[4 * p + r];
+                if (fabs(apr) <= tiny)
+                    continue;
+                rotated = 1;
+                double theta = (k[5 * r] - k[5 * p]) / (2.0 * apr);
+                double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(1.0 + theta * theta));
+                double c = 1.0 / sqrt(1.0 + t * t), s = t * c;
+                for (int i = 0; i < 4; ++i) {
+                    double kip = k[4 * i + p], kir = k[4 * i + r];
+                    k[4 * i + p] = c * kip - s * kir;
+                    k[4 * i + r] = s * kip + c * kir;
+                }
+                for (int i = 0; i < 4; ++i) {
+                    double kpi = k[4 * p + i], kri = k[4 * r + i];
+                    k[4 * p + i] = c * kpi - s * kri;
+                    k[4 * r + i] = s * kpi + c * kri;
+                }
+                for (int i = 0; i < 4; ++i) {
+                    double vip = v[4 * i + p], vir = v[4 * i + r];
+                    v[4 * i + p] = c * vip - s * vir;
+                    v[4 * i + r] = s * vip + c * vir;
+                }
+            }
+        if (!rotated)
+            break;
+    }
+    int best = 0;
+    for (int j = 1; j < 4; ++j)
+        if (k[5 * j] > k[5 * best])
+            best = j;
+    for (int i = 0; i < 4; ++i)
+        q[i] = v[4 * i + best];
+}
+
+void op_polar_rotation(const double C[9], double R[9])
+{
+    double a[9];
+    if (!normalise(C, a)) {
+        m3_identity(R);
+        return;
+    }
+    /* Cofactors of A: det A from the first row and det K = 1 − 4 ‖adj A‖²_F, summed pairwise
+     * to shorten the dependency chain of this latency-bound routine. */
+    double m0 = a[4] * a[8] - a[5] * a[7], m1 = a[3] * a[8] - a[5] * a[6], m2 = a[3] * a[7] - a[4] * a[6];
+    double m3 = a[1] * a[8] - a[2] * a[7], m4 = a[0] * a[8] - a[2] * a[6], m5 = a[0] * a[7] - a[1] * a[6];
+    double m6 = a[1] * a[5] - a[2] * a[4], m7 = a[0] * a[5] - a[2] * a[3], m8 = a[0] * a[4] - a[1] * a[3];
+    double det_a = a[0] * m0 - a[1] * m1 + a[2] * m2;
+    double adj2 = ((m0 * m0 + m1 * m1) + (m2 * m2 + m3 * m3)) + ((m4 * m4 + m5 * m5) + (m6 * m6 + m7 * m7)) + m8 * m8;
+    double det_k = 1.0 - 4.0 * adj2;
+
+    double k[16], q[4];
+    if (1.0 - 3.0 * adj2 < NEAR_REFLECTION && det_a <= 0.0) {
+        form_k(a, 0.0, k);
+        jacobi_dominant(k, q);
+    } else {
+        double m[16];
+        form_k(a, largest_eigenvalue(det_a, adj2, det_k), m);
+        if (!(null_vector(m, q) >= CLUSTER_ADJUGATE)) {
+            form_k(a, 0.0, k);
+            jacobi_dominant(k, q);
+        }
+    }
+    quaternion_to_rotation(q, R);
+}
+
+int op_polar_rotation_svd(const double C[9], double R[9])
+{
+    double a[9], s[3], u[9], vt[9], superb[2];
+    m3_copy(a, C);
+    lapack_int info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'A', 'A', 3, 3, a, 3, s, u, 3, vt, 3, superb);
+    if (info != 0) {
+        m3_identity(R);
+        return (int)info;
+    }
+    if (m3_det(u) * m3_det(vt) < 0.0)
+        for (int r = 0; r < 3; ++r)
+            u[3 * r + 2] = -u[3 * r + 2];
+    m3_mul(R, u, vt);
+    return 0;
+}

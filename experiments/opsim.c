@@ -1,0 +1,428 @@
+/* The opsim command line: one subcommand per verb, each parsing its own options with
+ * getopt_long. Core functions report failures through op_ctx; this file alone prints them and
+ * picks the exit status (64 usage, 65 bad input data, 74 i/o, 70 anything else). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "ctx.h"
+#include "math3.h"
+#include "mesh.h"
+#include "runfile.h"
+#include "shapes.h"
+
+enum { EXIT_USAGE = 64, EXIT_DATA = 65, EXIT_SOFTWARE = 70, EXIT_IO = 74 };
+
+static const char *program = "opsim";
+
+static int usage_error(const char *command, const char *format, const char *detail)
+{
+    fprintf(stderr, "%s %s: ", program, command);
+    fprintf(stderr, format, detail);
+    fprintf(stderr, "\nTry '%s %s --help'.\n", program, command);
+    return EXIT_USAGE;
+}
+
+static int report_failure(const op_ctx *ctx)
+{
+    fprintf(stderr, "%s: %s\n", program, ctx->message);
+    switch (ctx->status) {
+    case OP_ERR_USAGE: return EXIT_USAGE;
+    case OP_ERR_PARSE:
+    case OP_ERR_INVALID: return EXIT_DATA;
+    case OP_ERR_IO: return EXIT_IO;
+    default: return EXIT_SOFTWARE;
+    }
+}
+
+static int parse_int(const char *text, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno || end == text || *end || value < lo || value > hi)
+        return -1;
+    *out = (int)value;
+    return 0;
+}
+
+static int parse_u64(const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (text[0] == '-')
+        return -1;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno || end == text || *end)
+        return -1;
+    *out = value;
+    return 0;
+}
+
+static int parse_positive(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(value) || value <= 0)
+        return -1;
+    *out = value;
+    return 0;
+}
+
+static char *joined_command_line(int argc, char **argv)
+{
+    size_t length = 1;
+    for (int i = 0; i < argc; ++i)
+        length += strlen(argv[i]) + 1;
+    char *line = calloc(length, 1);
+    if (!line)
+        return NULL;
+    for (int i = 0; i < argc; ++i) {
+        if (i)
+            strcat(line, " ");
+        strcat(line, argv[i]);
+    }
+    return line;
+}
+
+/* Body name from a path: the file name without directory and extension. */
+static void body_name_from_path(const char *path, char *name, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(name, size, "%s", base);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+}
+
+/* ---- opsim mesh ---------------------------------------------------------------------- */
+
+static const char mesh_help[] =
+    "usage: opsim mesh (FILE | --shape bar|sheet|column|torus) [--fit SIZE] [--up AXIS] --out OUT.obj\n"
+    "\n"
+    "Reads a mesh (OFF or OBJ) or generates a shape, optionally rotates AXIS (x, y, z, -x, -y, -z)\n"
+    "to +y and scales it uniformly so its longest bounding-box extent is SIZE metres, centres its\n"
+    "bounding box on the origin, and writes it as OBJ. `make data` uses it to prepare the meshes.\n";
+
+/* Rotation taking the named axis to +y (a right-handed axis permutation or half turn). */
+static int up_rotation(const char *axis, double rotation[9])
+{
+    static const struct { const char *name; double m[9]; } table[] = {
+        { "y", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },   { "-y", { 1, 0, 0, 0, -1, 0, 0, 0, -1 } },
+        { "z", { 1, 0, 0, 0, 0, 1, 0, -1, 0 } },  { "-z", { 1, 0, 0, 0, 0, -1, 0, 1, 0 } },
+        { "x", { 0, 1, 0, -1, 0, 0, 0, 0, 1 } },  { "-x", { 0, -1, 0, 1, 0, 0, 0, 0, 1 } },
+    };
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k)
+        if (strcmp(axis, table[k].name) == 0) {
+            m3_copy(rotation, table[k].m);
+            return 0;
+        }
+    return -1;
+}
+
+static int load_input_mesh(op_ctx *ctx, const char *path, const char *shape, op_mesh *mesh)
+{
+    return shape ? op_shape_mesh(ctx, shape, mesh) : op_mesh_read(ctx, path, mesh);
+}
+
+static int command_mesh(int argc, char **argv)
+{
+    static const struct option options[] = { { "shape", required_argument, 0, 's' },
+                                              { "fit", required_argument, 0, 'f' },
+                                              { "up", required_argument, 0, 'u' },
+                                              { "out", required_argument, 0, 'o' },
+                                              { "help", no_argument, 0, 'h' },
+                                              { 0, 0, 0, 0 } };
+    const char *shape = NULL, *out = NULL, *up = "y";
+    double fit = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (c) {
+        case 's': shape = optarg; break;
+        case 'f':
+            if (parse_positive(optarg, &fit))
+                return usage_error("mesh", "--fit needs a positive size in metres, not '%s'", optarg);
+            break;
+        case 'u': up = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(mesh_help, stdout); return 0;
+        default: return usage_error("mesh", "%s", "unknown option");
+        }
+    }
+    const char *input = optind < argc ? argv[optind] : NULL;
+    if (!!input == !!shape || optind + (input ? 1 : 0) != argc)
+        return usage_error("mesh", "%s", "give exactly one input: a mesh FILE or --shape NAME");
+    if (!out)
+        return usage_error("mesh", "%s", "--out OUT.obj is required");
+    double rotation[9];
+    if (up_rotation(up, rotation))
+        return usage_error("mesh", "--up must be x, y, z, -x, -y or -z, not '%s'", up);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_mesh mesh;
+    if (load_input_mesh(&ctx, input, shape, &mesh) != OP_OK)
+        return report_failure(&ctx);
+    for (int v = 0; v < mesh.vertex_count; ++v)
+        m3_mul_v(&mesh.vertices[3 * v], rotation, &mesh.vertices[3 * v]);
+    double lo[3], hi[3], center[3], extent[3];
+    op_mesh_bounds(&mesh, lo, hi);
+    v3_sub(extent, hi, lo);
+    v3_add(center, lo, hi);
+    v3_scale(center, center, 0.5);
+    double longest = fmax(extent[0], fmax(extent[1], extent[2]));
+    double scale = fit > 0 && longest > 0 ? fit / longest : 1.0;
+    for (int v = 0; v < mesh.vertex_count; ++v) {
+        double *p = &mesh.vertices[3 * v];
+        v3_sub(p, p, center);
+        v3_scale(p, p, scale);
+    }
+    op_mesh_write_obj(&ctx, out, &mesh);
+    op_mesh_free(&mesh);
+    return ctx.status == OP_OK ? 0 : report_failure(&ctx);
+}
+
+/* ---- opsim graph --------------------------------------------------------------------- */
+
+static const char graph_help[] =
+    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus) --kind solid|rod|shell\n"
+    "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
+    "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
+    "\n"
+    "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
+    "writes /graph/BODY and /mesh/BODY to a new run file.\n"
+    "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid\n"
+    "  --seed S       solid: seeds the first farthest-point sample (default 1)\n"
+    "  --density RHO  kg/m^3 (default 1000)\n"
+    "  --voxels R     voxel cells along the longest extent (default 96)\n"
+    "  --lloyd N      most Lloyd iterations for solids (default 30)\n"
+    "  --skin-k K     particles influencing each visual vertex (default 4)\n"
+    "  --name BODY    body name in the run file (default: the mesh file or shape name)\n";
+
+static int command_graph(int argc, char **argv, const char *command_line)
+{
+    static const struct option options[] = {
+        { "mesh", required_argument, 0, 'm' },      { "shape", required_argument, 0, 's' },
+        { "kind", required_argument, 0, 'k' },      { "particles", required_argument, 0, 'n' },
+        { "seed", required_argument, 0, 'S' },      { "density", required_argument, 0, 'd' },
+        { "voxels", required_argument, 0, 'v' },    { "lloyd", required_argument, 0, 'l' },
+        { "skin-k", required_argument, 0, 'K' },    { "name", required_argument, 0, 'N' },
+        { "out", required_argument, 0, 'o' },       { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 }
+    };
+    op_build_def def = op_default_build_def();
+    const char *mesh_path = NULL, *shape = NULL, *out = NULL, *name = NULL;
+    int have_kind = 0, have_particles = 0, c;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (c) {
+        case 'm': mesh_path = optarg; break;
+        case 's': shape = optarg; break;
+        case 'k':
+            if (op_body_kind_parse(optarg, &def.kind))
+                return usage_error("graph", "--kind must be solid, rod or shell, not '%s'", optarg);
+            have_kind = 1;
+            break;
+        case 'n':
+            if (parse_int(optarg, 1, 1000000, &def.particles))
+                return usage_error("graph", "--particles needs a whole number from 1 to 1000000, not '%s'", optarg);
+            have_particles = 1;
+            break;
+        case 'S':
+            if (parse_u64(optarg, &def.seed))
+                return usage_error("graph", "--seed needs a non-negative whole number, not '%s'", optarg);
+            break;
+        case 'd':
+            if (parse_positive(optarg, &def.density))
+                return usage_error("graph", "--density needs a positive number in kg/m^3, not '%s'", optarg);
+            break;
+        case 'v':
+            if (parse_int(optarg, 4, 2048, &def.voxel_resolution))
+                return usage_error("graph", "--voxels needs a whole number from 4 to 2048, not '%s'", optarg);
+            break;
+        case 'l':
+            if (parse_int(optarg, 0, 100000, &def.lloyd_iterations))
+                return usage_error("graph", "--lloyd needs a whole number from 0 to 100000, not '%s'", optarg);
+            break;
+        case 'K':
+            if (parse_int(optarg, 1, OP_SKIN_MAX_K, &def.skin_k))
+                return usage_error("graph", "--skin-k needs a whole number from 1 to 8, not '%s'", optarg);
+            break;
+        case 'N': name = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(graph_help, stdout); return 0;
+        default: return usage_error("graph", "%s", "unknown option");
+        }
+    }
+    if (optind != argc)
+        return usage_error("graph", "unexpected argument '%s'", argv[optind]);
+    if (!!mesh_path == !!shape)
+        return usage_error("graph", "%s", "give exactly one of --mesh FILE and --shape NAME");
+    if (!have_kind || !have_particles || !out)
+        return usage_error("graph", "%s", "--kind, --particles and --out are required");
+    char body[64], source[4200];
+    body_name_from_path(name ? name : shape ? shape : mesh_path, body, sizeof body);
+    snprintf(source, sizeof source, "%s%s", shape ? "shape:" : "", shape ? shape : mesh_path);
+
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_mesh mesh = { 0 };
+    op_graph graph = { 0 };
+    op_skin skin = { 0 };
+    op_runfile run = { .file = -1 };
+    if (load_input_mesh(&ctx, mesh_path, shape, &mesh) == OP_OK &&
+        op_build_body(&ctx, &mesh, &def, &graph, &skin) == OP_OK) {
+        op_provenance prov = { .command_line = command_line, .config_text = "", .seed = def.seed };
+        op_body_info info = { .kind = op_body_kind_name(def.kind),
+                              .source = source,
+                              .particles_requested = def.particles,
+                              .seed = def.seed };
+        if (op_runfile_create(&ctx, &run, out, &prov) == OP_OK &&
+            op_runfile_write_body(&ctx, &run, body, &info, &graph, &mesh, &skin) == OP_OK)
+            op_runfile_commit(&ctx, &run);
+    }
+    if (ctx.status != OP_OK)
+        op_runfile_abort(&run);
+    else
+        printf("%s: %s %d particles, %d edges, %d vertices, %d faces (%d triangles) -> %s\n", body,
+               op_body_kind_name(def.kind), graph.particle_count, graph.edge_count, mesh.vertex_count,
+               mesh.polygon_count, mesh.face_count, out);
+    op_mesh_free(&mesh);
+    op_graph_free(&graph);
+    op_skin_free(&skin);
+    return ctx.status == OP_OK ? 0 : report_failure(&ctx);
+}
+
+/* ---- opsim info / export ------------------------------------------------------------- */
+
+static const char info_help[] = "usage: opsim info RUN.h5\n\nPrints the provenance, bodies, groups and datasets of a run file.\n";
+
+static int command_info(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        fputs(info_help, stdout);
+        return 0;
+    }
+    if (argc != 2 || argv[1][0] == '-')
+        return usage_error("info", "%s", "give exactly one run file");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (op_runfile_info(&ctx, argv[1], stdout) != OP_OK)
+        return report_failure(&ctx);
+    return 0;
+}
+
+static const char export_help[] =
+    "usage: opsim export RUN.h5 DATASET\n"
+    "       opsim export RUN.h5 --triangles BODY | --axes BODY\n"
+    "\n"
+    "Prints tab-separated text for gnuplot: DATASET (e.g. /graph/dino/radii) one row per leading\n"
+    "index; --triangles BODY: the rest surface as closed triangle outlines, one per block (blocks\n"
+    "are separated by two blank lines so splot draws no grid between them);\n"
+    "--axes BODY: each particle's three principal axes as segments through its centre, scaled by\n"
+    "the radii, with columns x y z particle axis(0..2).\n";
+
+static int export_triangles(op_ctx *ctx, const char *path, const char *body)
+{
+    op_mesh mesh = { 0 };
+    if (op_runfile_read_body(ctx, path, body, NULL, &mesh, NULL) != OP_OK)
+        return ctx->status;
+    for (int t = 0; t < mesh.face_count; ++t) {
+        for (int k = 0; k <= 3; ++k) {
+            const double *p = &mesh.vertices[3 * mesh.faces[3 * t + k % 3]];
+            printf("%.9g\t%.9g\t%.9g\n", p[0], p[1], p[2]);
+        }
+        printf("\n\n");
+    }
+    op_mesh_free(&mesh);
+    return OP_OK;
+}
+
+static int export_axes(op_ctx *ctx, const char *path, const char *body)
+{
+    op_graph graph = { 0 };
+    if (op_runfile_read_body(ctx, path, body, &graph, NULL, NULL) != OP_OK)
+        return ctx->status;
+    for (int i = 0; i < graph.particle_count; ++i)
+        for (int a = 0; a < 3; ++a) {
+            for (int end = -1; end <= 1; end += 2) {
+                const double *x = &graph.rest_position[3 * i], *axes = &graph.rest_axes[9 * i];
+                double r = end * graph.radii[3 * i + a];
+                printf("%.9g\t%.9g\t%.9g\t%d\t%d\n", x[0] + r * axes[a], x[1] + r * axes[3 + a],
+                       x[2] + r * axes[6 + a], i, a);
+            }
+            printf("\n\n");
+        }
+    op_graph_free(&graph);
+    return OP_OK;
+}
+
+static int command_export(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        fputs(export_help, stdout);
+        return 0;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (argc == 4 && strcmp(argv[2], "--triangles") == 0)
+        export_triangles(&ctx, argv[1], argv[3]);
+    else if (argc == 4 && strcmp(argv[2], "--axes") == 0)
+        export_axes(&ctx, argv[1], argv[3]);
+    else if (argc == 3 && argv[2][0] != '-')
+        op_runfile_export_tsv(&ctx, argv[1], argv[2], stdout);
+    else
+        return usage_error("export", "%s", "give RUN.h5 and a DATASET, --triangles BODY or --axes BODY");
+    return ctx.status == OP_OK ? 0 : report_failure(&ctx);
+}
+
+/* ---- dispatch ------------------------------------------------------------------------ */
+
+static const char main_help[] =
+    "usage: opsim COMMAND [OPTIONS]\n"
+    "\n"
+    "commands:\n"
+    "  graph    build one body's particle graph and skinning into a run file\n"
+    "  mesh     prepare a mesh: rotate, scale to metres, write OBJ\n"
+    "  info     print what a run file holds\n"
+    "  export   print a run-file dataset as tab-separated text\n"
+    "\n"
+    "'opsim COMMAND --help' describes each. Exit status: 0 success, 64 usage error,\n"
+    "65 bad input data, 74 input/output error, 70 internal error.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("", "%s", "a command is required");
+    const char *command = argv[1];
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0) {
+        fputs(main_help, stdout);
+        return 0;
+    }
+    if (strcmp(command, "--version") == 0) {
+        printf("opsim %s (git %s)\n", OPSIM_VERSION, OPSIM_GIT_REV);
+        return 0;
+    }
+    char *command_line = joined_command_line(argc, argv);
+    if (!command_line) {
+        fprintf(stderr, "%s: out of memory\n", program);
+        return EXIT_SOFTWARE;
+    }
+    int status;
+    if (strcmp(command, "graph") == 0)
+        status = command_graph(argc - 1, argv + 1, command_line);
+    else if (strcmp(command, "mesh") == 0)
+        status = command_mesh(argc - 1, argv + 1);
+    else if (strcmp(command, "info") == 0)
+        status = command_info(argc - 1, argv + 1);
+    else if (strcmp(command, "export") == 0)
+        status = command_export(argc - 1, argv + 1);
+    else
+        status = usage_error("", "unknown command '%s'", command);
+    free(command_line);
+    return status;
+}

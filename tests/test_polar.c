@@ -1,0 +1,486 @@
+/* Tests of core/polar.c: the fast polar rotation against the LAPACK SVD reference on generic,
+ * near-rotation, inverted, rank-deficient, degenerate and extreme-scale matrices, plus known
+ * answers that pin the conventions (row-major, maximising tr(Rᵀ C) over SO(3)) independently of
+ * the reference. Each test prints the worst error it saw. */
+#include <float.h>
+
+#include "math3.h"
+#include "polar.h"
+#include "test_util.h"
+
+/* Every output must be a rotation to this accuracy. */
+#define SO3_TOL 1e-13
+/* Where the optimum is unique and well separated: entrywise agreement with the reference. */
+#define UNIQUE_TOL 1e-9
+/* Where it may not be unique: tr(Rᵀ C) may fall short of the reference's by this times ‖C‖_F. */
+#define OBJECTIVE_TOL 1e-12
+
+/* splitmix64, seeded per test so that tests do not depend on one another's draws */
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static double rng_uniform(rng *r)
+{
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53;
+}
+
+static double rng_gaussian(rng *r)
+{
+    double u = 1.0 - rng_uniform(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * rng_uniform(r));
+}
+
+static void quaternion_rotation(const double q[4], double r[9])
+{
+    double s = 2.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    r[0] = 1.0 - s * (q[2] * q[2] + q[3] * q[3]);
+    r[1] = s * (q[1] * q[2] - q[0] * q[3]);
+    r[2] = s * (q[1] * q[3] + q[0] * q[2]);
+    r[3] = s * (q[1] * q[2] + q[0] * q[3]);
+    r[4] = 1.0 - s * (q[1] * q[1] + q[3] * q[3]);
+    r[5] = s * (q[2] * q[3] - q[0] * q[1]);
+    r[6] = s * (q[1] * q[3] - q[0] * q[2]);
+    r[7] = s * (q[2] * q[3] + q[0] * q[1]);
+    r[8] = 1.0 - s * (q[1] * q[1] + q[2] * q[2]);
+}
+
+/* Uniform on SO(3): a Gaussian quaternion's direction is uniform on the 3-sphere. */
+static void random_rotation(rng *g, double r[9])
+{
+    double q[4] = { rng_gaussian(g), rng_gaussian(g), rng_gaussian(g), rng_gaussian(g) };
+    quaternion_rotation(q, r);
+}
+
+static void random_gaussian(rng *g, double c[9])
+{
+    for (int k = 0; k < 9; ++k)
+        c[k] = rng_gaussian(g);
+}
+
+/* U diag(s1, s2, s3) Vᵀ with random rotations U, V: prescribed signed singular values. */
+static void random_usv(rng *g, double s1, double s2, double s3, double c[9])
+{
+    double u[9], v[9], d[9] = { s1, 0, 0, 0, s2, 0, 0, 0, s3 };
+    random_rotation(g, u);
+    random_rotation(g, v);
+    m3_mul(c, u, d);
+    m3_mul_bt(c, c, v);
+}
+
+static double max_abs_diff(const double a[9], const double b[9])
+{
+    double e = 0.0;
+    for (int k = 0; k < 9; ++k)
+        e = fmax(e, fabs(a[k] - b[k]));
+    return e;
+}
+
+/* The worst error over a test's matrices, for its closing message. */
+typedef struct worst {
+    double entry, shortfall, so3;
+} worst;
+
+static void check_rotation(const double r[9], const char *what, int i, worst *w)
+{
+    if (!m3_isfinite(r))
+        fail_msg("%s #%d: output not finite", what, i);
+    double e = fmax(m3_orthonormality_error(r), fabs(m3_det(r) - 1.0));
+    if (!(e <= SO3_TOL))
+        fail_msg("%s #%d: |R^T R - I| or |det R - 1| = %.3g > %g", what, i, e, SO3_TOL);
+    w->so3 = fmax(w->so3, e);
+}
+
+static void reference(const double c[9], double r[9])
+{
+    assert_int_equal(op_polar_rotation_svd(c, r), 0);
+}
+
+/* Entrywise agreement with the reference, for matrices whose optimum is unique. */
+static void check_matches_svd(const double c[9], double tol, const char *what, int i, worst *w)
+{
+    double r[9], ref[9];
+    op_polar_rotation(c, r);
+    reference(c, ref);
+    check_rotation(r, what, i, w);
+    double e = max_abs_diff(r, ref);
+    if (!(e <= tol))
+        fail_msg("%s #%d: max |R - R_svd| = %.3g > %g", what, i, e, tol);
+    w->entry = fmax(w->entry, e);
+}
+
+/* tr(Rᵀ C) at least the reference's, up to rounding, for matrices whose optimum may not be
+ * unique; returns the fast R. */
+static void check_optimal(const double c[9], const char *what, int i, worst *w, double r[9])
+{
+    double ref[9];
+    op_polar_rotation(c, r);
+    reference(c, ref);
+    check_rotation(r, what, i, w);
+    double norm = sqrt(m3_frobenius2(c));
+    double shortfall = m3_inner(ref, c) - m3_inner(r, c);
+    if (!(shortfall <= OBJECTIVE_TOL * norm))
+        fail_msg("%s #%d: tr(R^T C) falls %.3g short of the SVD optimum (|C| = %.3g)", what, i,
+                 shortfall, norm);
+    w->shortfall = fmax(w->shortfall, shortfall / norm);
+}
+
+/* entries: whether the test compared R entrywise (else through tr(Rᵀ C)) */
+static void report(const char *what, const worst *w, int entries)
+{
+    if (entries)
+        print_message("  %-34s max |R - R_ref| %.2e, max SO(3) error %.2e\n", what, w->entry, w->so3);
+    else
+        print_message("  %-34s max shortfall/|C| %.2e, max SO(3) error %.2e\n", what, w->shortfall, w->so3);
+}
+
+/* Answers known by hand, so a convention shared by both implementations cannot hide. */
+static void test_known_answers(void **state)
+{
+    (void)state;
+    static const double ident[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    /* det < 0: the optimum over SO(3) gives up the smallest singular value's axis. */
+    static const double c1[9] = { 3, 0, 0, 0, 2, 0, 0, 0, -1 };
+    static const double c2[9] = { -3, 0, 0, 0, 2, 0, 0, 0, 1 };
+    static const double r2[9] = { -1, 0, 0, 0, 1, 0, 0, 0, -1 };
+    double r[9];
+    worst w = { 0 };
+    for (int impl = 0; impl < 2; ++impl) {
+        if (impl)
+            reference(c1, r);
+        else
+            op_polar_rotation(c1, r);
+        check_rotation(r, "diag(3,2,-1)", impl, &w);
+        assert_true(max_abs_diff(r, ident) <= 1e-15);
+        if (impl)
+            reference(c2, r);
+        else
+            op_polar_rotation(c2, r);
+        check_rotation(r, "diag(-3,2,1)", impl, &w);
+        assert_true(max_abs_diff(r, r2) <= 1e-15);
+    }
+    /* C = Q S with S symmetric positive definite: the rotation is Q, not Qᵀ. */
+    rng g = { 1 };
+    for (int i = 0; i < 100; ++i) {
+        double q[9], m[9], s[9], c[9];
+        random_rotation(&g, q);
+        random_gaussian(&g, m);
+        m3_mul_at(s, m, m);
+        s[0] += 0.5;
+        s[4] += 0.5;
+        s[8] += 0.5;
+        m3_mul(c, q, s);
+        op_polar_rotation(c, r);
+        check_rotation(r, "Q S", i, &w);
+        double e = max_abs_diff(r, q);
+        if (!(e <= 1e-12))
+            fail_msg("Q S #%d: max |R - Q| = %.3g", i, e);
+        w.entry = fmax(w.entry, e);
+    }
+    report("known answers (vs exact)", &w, 1);
+}
+
+static void test_random_gaussian_matches_svd(void **state)
+{
+    (void)state;
+    rng g = { 2 };
+    worst w = { 0 };
+    for (int i = 0; i < 10000; ++i) {
+        double c[9];
+        random_gaussian(&g, c);
+        check_matches_svd(c, UNIQUE_TOL, "Gaussian", i, &w);
+    }
+    report("10000 Gaussian", &w, 1);
+}
+
+static void test_near_rotations_match_svd(void **state)
+{
+    (void)state;
+    rng g = { 3 };
+    worst w = { 0 };
+    for (int i = 0; i < 2000; ++i) {
+        double c[9];
+        random_rotation(&g, c);
+        for (int k = 0; k < 9; ++k)
+            c[k] += 1e-3 * rng_gaussian(&g);
+        check_matches_svd(c, UNIQUE_TOL, "near rotation", i, &w);
+    }
+    report("2000 near rotations (1e-3 noise)", &w, 1);
+}
+
+/* Rotation · diag(1, 1, −1) · S with S symmetric positive definite and well separated
+ * eigenvalues, so det C < 0 and the sign-rectified optimum is unique. */
+static void test_inverted_match_svd(void **state)
+{
+    (void)state;
+    rng g = { 4 };
+    worst w = { 0 };
+    for (int i = 0; i < 2000; ++i) {
+        double q[9], s[9], c[9];
+        random_rotation(&g, q);
+        for (int k = 0; k < 3; ++k)
+            q[3 * k + 2] = -q[3 * k + 2];
+        double v[9];
+        random_rotation(&g, v);
+        double d[9] = { 2.0 + rng_uniform(&g), 0, 0, 0, 1.0 + 0.5 * rng_uniform(&g), 0, 0, 0,
+                        0.1 + 0.5 * rng_uniform(&g) };
+        m3_mul(s, v, d);
+        m3_mul_bt(s, s, v);
+        m3_mul(c, q, s);
+        assert_true(m3_det(c) < 0.0);
+        check_matches_svd(c, UNIQUE_TOL, "inverted", i, &w);
+    }
+    report("2000 inverted", &w, 1);
+}
+
+static void test_exact_rotations_reproduced(void **state)
+{
+    (void)state;
+    /* identity, half turns about the axes and a diagonal, quarter turns: special quaternions */
+    static const double quats[][4] = {
+        { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 }, { 0, 1, 1, 1 },
+        { 1, 1, 0, 0 }, { 1, 0, 1, 0 }, { 1, 0, 0, -1 }, { 0, 1, -2, 0.5 },
+    };
+    rng g = { 5 };
+    worst w = { 0 };
+    int n_special = (int)(sizeof quats / sizeof quats[0]);
+    for (int i = 0; i < n_special + 2000; ++i) {
+        double c[9], r[9];
+        if (i < n_special)
+            quaternion_rotation(quats[i], c);
+        else
+            random_rotation(&g, c);
+        op_polar_rotation(c, r);
+        check_rotation(r, "rotation", i, &w);
+        double e = max_abs_diff(r, c);
+        if (!(e <= 1e-14))
+            fail_msg("rotation #%d: max |R - C| = %.3g > 1e-14", i, e);
+        w.entry = fmax(w.entry, e);
+    }
+    report("exact rotations (vs C itself)", &w, 1);
+}
+
+/* Rank 2: particles lying in a plane. */
+static void test_flat_optimal(void **state)
+{
+    (void)state;
+    rng g = { 6 };
+    worst w = { 0 };
+    double r[9];
+    for (int i = 0; i < 3000; ++i) {
+        double c[9], a[3], b[3];
+        switch (i % 3) {
+        case 0:
+            random_usv(&g, 0.5 + rng_uniform(&g), 0.5 * rng_uniform(&g), 0.0, c);
+            break;
+        case 1: /* a sum of two outer products, as a moment matrix of coplanar points */
+            m3_zero(c);
+            for (int t = 0; t < 2; ++t) {
+                for (int k = 0; k < 3; ++k) {
+                    a[k] = rng_gaussian(&g);
+                    b[k] = rng_gaussian(&g);
+                }
+                m3_add_outer(c, 1.0, a, b);
+            }
+            break;
+        default: /* exactly zero third row and column; equal singular values every 4th time */
+            random_gaussian(&g, c);
+            c[2] = c[5] = c[6] = c[7] = c[8] = 0.0;
+            if (i % 4 == 2) {
+                c[0] = c[4] = 1.0;
+                c[1] = c[3] = 0.0;
+            }
+            break;
+        }
+        check_optimal(c, "flat", i, &w, r);
+    }
+    report("3000 flat (rank 2)", &w, 0);
+}
+
+static void test_rank1_optimal(void **state)
+{
+    (void)state;
+    rng g = { 7 };
+    worst w = { 0 };
+    double r[9], a[3], b[3];
+    for (int i = 0; i < 2000; ++i) {
+        double c[9] = { 0 };
+        for (int k = 0; k < 3; ++k) {
+            a[k] = rng_gaussian(&g);
+            b[k] = i % 2 ? rng_gaussian(&g) : (k == i % 3);
+        }
+        m3_add_outer(c, 1.0, a, b);
+        check_optimal(c, "rank 1", i, &w, r);
+    }
+    report("2000 rank 1", &w, 0);
+}
+
+static void test_zero_gives_identity(void **state)
+{
+    (void)state;
+    static const double ident[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    double c[9] = { 0 }, r[9];
+    c[4] = -0.0;
+    op_polar_rotation(c, r);
+    assert_memory_equal(r, ident, sizeof ident);
+}
+
+static void test_nonfinite_gives_identity(void **state)
+{
+    (void)state;
+    static const double ident[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    const double bad[3] = { NAN, INFINITY, -INFINITY };
+    rng g = { 8 };
+    for (int i = 0; i < 30; ++i) {
+        double c[9], r[9];
+        random_gaussian(&g, c);
+        c[i % 9] = bad[i % 3];
+        op_polar_rotation(c, r);
+        assert_memory_equal(r, ident, sizeof ident);
+    }
+}
+
+/* Nearly repeated top eigenvalues of K, where the closed form hands over to Jacobi: scaled
+ * reflections (triple), det C < 0 with σ₂ ≈ σ₃ (double) and nearly rank 1 (double). */
+static void test_degenerate_optimal(void **state)
+{
+    (void)state;
+    rng g = { 9 };
+    worst w = { 0 };
+    double r[9];
+    for (int i = 0; i < 4000; ++i) {
+        double c[9], e = pow(10.0, -16.0 * rng_uniform(&g));
+        switch (i % 4) {
+        case 0: /* an exact reflection */
+            random_rotation(&g, c);
+            for (int k = 0; k < 3; ++k)
+                c[3 * k + 2] = -c[3 * k + 2];
+            break;
+        case 1:
+            random_usv(&g, 1.0 + e * rng_gaussian(&g), 1.0 + e * rng_gaussian(&g), -1.0 - e * rng_gaussian(&g), c);
+            break;
+        case 2: {
+            double s = rng_uniform(&g);
+            random_usv(&g, 1.0, s, -s - e * rng_gaussian(&g), c);
+            break;
+        }
+        default:
+            random_usv(&g, 1.0, e * rng_uniform(&g), e * rng_gaussian(&g), c);
+            break;
+        }
+        check_optimal(c, "degenerate", i, &w, r);
+    }
+    report("4000 degenerate (Jacobi fallback)", &w, 0);
+}
+
+/* Exact power-of-two scalings must give the bitwise same R, whichever normalisation path they
+ * take; decimal ones the same to rounding. Extreme entries still give a rotation. */
+static void test_scale_invariance(void **state)
+{
+    (void)state;
+    static const int pow2[] = { 332, -332, 498, -498, 960, -960 };
+    static const double dec[] = { 1e100, 1e-100, 1e150, 1e-150 };
+    rng g = { 10 };
+    worst w = { 0 };
+    for (int i = 0; i < 1000; ++i) {
+        double c[9], s[9], r[9], rs[9];
+        if (i % 2)
+            random_gaussian(&g, c);
+        else
+            random_usv(&g, 1.0, 0.5, -0.3, c);
+        op_polar_rotation(c, r);
+        for (int j = 0; j < 6; ++j) {
+            for (int k = 0; k < 9; ++k)
+                s[k] = ldexp(c[k], pow2[j]);
+            op_polar_rotation(s, rs);
+            if (memcmp(r, rs, sizeof r) != 0)
+                fail_msg("#%d: C * 2^%d gives a different R (max diff %.3g)", i, pow2[j], max_abs_diff(r, rs));
+        }
+        for (int j = 0; j < 4; ++j) {
+            m3_scale(s, c, dec[j]);
+            op_polar_rotation(s, rs);
+            check_rotation(rs, "scaled", i, &w);
+            double e = max_abs_diff(r, rs);
+            if (!(e <= UNIQUE_TOL))
+                fail_msg("#%d: C * %g changes R by %.3g", i, dec[j], e);
+            w.entry = fmax(w.entry, e);
+        }
+    }
+    /* entries at the ends of the double range, alone and mixed */
+    static const double extreme[][9] = {
+        { DBL_MAX, -DBL_MAX, 0, DBL_MAX, DBL_MAX, 0, 0, 0, -DBL_MAX },
+        { 4.9e-324, 0, 0, 0, 4.9e-324, 0, 0, 0, 4.9e-324 },
+        { 1e300, 1e-300, 0, -1e-300, 1e300, 0, 0, 0, 1e-300 },
+        { 2.2e-308, -1e-310, 3e-309, 1e-320, 2e-308, 0, -5e-309, 0, 1.5e-308 },
+    };
+    for (int i = 0; i < 4; ++i) {
+        double r[9];
+        op_polar_rotation(extreme[i], r);
+        check_rotation(r, "extreme", i, &w);
+    }
+    report("scaled (vs unscaled)", &w, 1);
+}
+
+/* No rotation does better than R: 1000 random ones, and small turns of R itself (first order
+ * optimality, which a slightly wrong R fails at any scale). */
+static void test_beats_random_rotations(void **state)
+{
+    (void)state;
+    rng g = { 11 };
+    worst w = { 0 };
+    double max_gain = -INFINITY;
+    for (int i = 0; i < 40; ++i) {
+        double c[9], r[9];
+        if (i % 2)
+            random_gaussian(&g, c);
+        else
+            random_usv(&g, 1.0 + rng_uniform(&g), rng_uniform(&g), -rng_uniform(&g), c);
+        op_polar_rotation(c, r);
+        check_rotation(r, "beats", i, &w);
+        double best = m3_inner(r, c), norm = sqrt(m3_frobenius2(c));
+        for (int t = 0; t < 1000; ++t) {
+            double q[9];
+            random_rotation(&g, q);
+            double gain = m3_inner(q, c) - best;
+            if (!(gain <= OBJECTIVE_TOL * norm))
+                fail_msg("#%d: a random rotation beats R by %.3g", i, gain);
+            max_gain = fmax(max_gain, gain / norm);
+        }
+        for (int axis = 0; axis < 3; ++axis)
+            for (int sign = -1; sign <= 1; sign += 2) {
+                double dq[4] = { 1, 0, 0, 0 }, d[9], q[9];
+                dq[1 + axis] = sign * 1e-4;
+                quaternion_rotation(dq, d);
+                m3_mul(q, r, d);
+                double gain = m3_inner(q, c) - best;
+                if (!(gain <= OBJECTIVE_TOL * norm))
+                    fail_msg("#%d: turning R by 2e-4 rad about axis %d gains %.3g", i, axis, gain);
+                max_gain = fmax(max_gain, gain / norm);
+            }
+    }
+    print_message("  %-34s max gain of another rotation/|C| %.2e, max SO(3) error %.2e\n",
+                  "40 x (1000 random + 6 nearby)", max_gain, w.so3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_known_answers),
+        cmocka_unit_test(test_random_gaussian_matches_svd),
+        cmocka_unit_test(test_near_rotations_match_svd),
+        cmocka_unit_test(test_inverted_match_svd),
+        cmocka_unit_test(test_exact_rotations_reproduced),
+        cmocka_unit_test(test_flat_optimal),
+        cmocka_unit_test(test_rank1_optimal),
+        cmocka_unit_test(test_zero_gives_identity),
+        cmocka_unit_test(test_nonfinite_gives_identity),
+        cmocka_unit_test(test_degenerate_optimal),
+        cmocka_unit_test(test_scale_invariance),
+        cmocka_unit_test(test_beats_random_rotations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
