@@ -112,7 +112,9 @@ void op_graph_edges(const op_graph *graph, int *edges)
             }
 }
 
-/* A_i = v/5 diag(a², b², c²) rotated into the rest frame: Ā = Ē A Ēᵀ. */
+/* A_i = v/5 diag(a², b², c²) rotated into the rest frame: Ā = Ē A Ēᵀ. The lower triangle is
+ * mirrored from the upper so Ā is exactly symmetric: a body at rest then has exactly symmetric
+ * local matrices C_i, whose polar rotation is exactly the identity. */
 static void rest_moment_of(const double axes[9], const double radii[3], double volume, double out[9])
 {
     double scaled[9];
@@ -120,6 +122,9 @@ static void rest_moment_of(const double axes[9], const double radii[3], double v
         for (int c = 0; c < 3; ++c)
             scaled[3 * r + c] = axes[3 * r + c] * (volume / 5.0) * radii[c] * radii[c];
     m3_mul_bt(out, scaled, axes);
+    out[3] = out[1];
+    out[6] = out[2];
+    out[7] = out[5];
 }
 
 void op_graph_derive(op_graph *graph, double density)

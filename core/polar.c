@@ -6,9 +6,11 @@
  * traceless 4x4 matrix of form_k(), so the maximiser over SO(3) is K's dominant eigenvector.
  * Unlike Higham & Noferini, K is never negated when det C < 0: their algorithm returns the
  * orthogonal polar factor (det −1 for inverted C), whereas the sign-rectified rotation
- * U diag(1, 1, det UVᵀ) Vᵀ is K's own dominant eigenvector. For ‖C‖_F = 1 the eigenvalues of K
- * are s₁+s₂+s₃ ≥ s₁−s₂−s₃, −s₁+s₂−s₃, −s₁−s₂+s₃ for the signed singular values (s₃ < 0 iff
- * det C < 0): the top one is repeated only for rank ≤ 1 C, or for det C < 0 with σ₂ = σ₃. */
+ * U diag(1, 1, det UVᵀ) Vᵀ is K's own dominant eigenvector. The eigenvalues of K are s₁+s₂+s₃
+ * (the largest), s₁−s₂−s₃, −s₁+s₂−s₃ and −s₁−s₂+s₃ for the signed singular values s₁ ≥ s₂ ≥ |s₃|
+ * (s₃ < 0 iff det C < 0): the largest is repeated only for C of rank ≤ 1, or det C < 0 with
+ * σ₂ = σ₃. There any maximiser will do, but close to it the closed form's eigenvector is
+ * ill-determined, so Jacobi chooses. */
 #include "polar.h"
 
 #include <float.h>
@@ -30,8 +32,8 @@ static const double ROOT_TOLERANCE = 1e-17;
  * tr(Rᵀ A) by less than rounding (checked on near-degenerate families in tests). */
 static const double CLUSTER_ADJUGATE = 1e-4;
 
-/* K − shift·I, where tr(Rᵀ A) = qᵀ K q for R(q) as built in quaternion_to_rotation
- * (row-major 4x4). */
+/* K − shift·I (row-major 4x4), where tr(Rᵀ A) = qᵀ K q for a unit quaternion q and R(q) as
+ * built in quaternion_to_rotation. */
 static void form_k(const double a[9], double shift, double k[16])
 {
     k[0] = a[0] + a[4] + a[8] - shift;

@@ -11,6 +11,12 @@
  *                     particles (n), edges (m)
  *   /mesh/<body>/     rest_vertices [V,3], faces [F,3], skin_index [V,K], skin_weight [V,K];
  *                     attribute: polygons (face count before triangulation)
+ *
+ * and, from the simulation, time series whose first dimension grows by one row per output
+ * frame or sub-step (op_series below), e.g. /particles/position/value [T,N,3],
+ * /particles/orientation/value [T,N,3,3], /particles/<part>/step [T] int64 and time [T] (s),
+ * /solver/energy/total [S,I+1], /timing/total [T] (ms), /observables/<name>/value [T]; plus
+ * fixed arrays (op_runfile_write_array) and attributes on any group or dataset.
  */
 #ifndef OPSIM_RUNFILE_H
 #define OPSIM_RUNFILE_H
@@ -40,6 +46,10 @@ typedef struct op_body_info {
  * [A-Za-z0-9_-], so they are safe as HDF5 link names and in file names. */
 enum { OP_RUNFILE_MAX_BODIES = 64, OP_RUNFILE_NAME_SIZE = 64 };
 
+/* Series open at once in one run: position, orientation and their step/time, four energies,
+ * five timings and value/step/time of up to 32 observables fit with room to spare. */
+enum { OP_RUNFILE_MAX_SERIES = 256 };
+
 /* Zero-initialised or filled by op_runfile_create; either way op_runfile_abort is safe on it. */
 typedef struct op_runfile {
     int64_t file; /* hid_t; zero or negative when closed */
@@ -47,6 +57,7 @@ typedef struct op_runfile {
     char temp_path[4096]; /* "" once committed or aborted */
     int body_count;
     char body_names[OP_RUNFILE_MAX_BODIES][OP_RUNFILE_NAME_SIZE];
+    int64_t series[OP_RUNFILE_MAX_SERIES]; /* hid_t of each open series, 0 for a free slot */
 } op_runfile;
 
 /* Fails with OP_ERR_IO naming the path when its directory does not exist. */
@@ -56,10 +67,74 @@ int op_runfile_create(op_ctx *ctx, op_runfile *run, const char *path, const op_p
  * absent from the file and the run can still be committed or aborted. */
 int op_runfile_write_body(op_ctx *ctx, op_runfile *run, const char *name, const op_body_info *info,
                           const op_graph *graph, const op_mesh *mesh, const op_skin *skin);
-/* Writes the body list, flushes, closes and renames to the final path. */
+/* Closes every series still open, writes the body list, flushes, closes and renames to the
+ * final path. */
 int op_runfile_commit(op_ctx *ctx, op_runfile *run);
-/* Closes and deletes the temporary file; safe to call on a committed or never-created run. */
+/* Closes every open series and the temporary file and deletes it; safe to call on a
+ * committed or never-created run. */
 void op_runfile_abort(op_runfile *run);
+
+/* ---- Time series, arrays and attributes ---------------------------------------------------
+ * Object paths are absolute, "/a/b/c", each name 1 to 63 of [A-Za-z0-9_-] and the whole path
+ * shorter than OP_SERIES_PATH_SIZE; missing groups on the way are created, and a path that
+ * already exists or runs through a dataset is refused (OP_ERR_INVALID). Values are stored
+ * little-endian, bit for bit as given. */
+
+typedef enum op_series_type { OP_SERIES_FLOAT64, OP_SERIES_INT64 } op_series_type;
+
+/* A row is at most [N][3][3], so a series has rank 2 to 4 ([T] for scalar rows: rank 1). */
+enum { OP_SERIES_MAX_ROW_RANK = 3, OP_SERIES_PATH_SIZE = 256 };
+
+/* An open series: a dataset [rows, row_dims...] whose first dimension is unlimited. The fields
+ * are for reading; the run owns the dataset. */
+typedef struct op_series {
+    int64_t dataset; /* hid_t; zero or negative when closed */
+    int slot;        /* its entry in the run's open series */
+    op_series_type type;
+    int row_rank;
+    int64_t row_dims[OP_SERIES_MAX_ROW_RANK];
+    long rows; /* appended so far */
+    char path[OP_SERIES_PATH_SIZE];
+} op_series;
+
+/* Creates an empty series at `path` whose rows have shape row_dims[0 .. row_rank-1] (each at
+ * least 1; row_dims may be NULL when row_rank is 0). It is chunked along the first dimension:
+ * a row of 64 KiB or more is one chunk (cut along its next dimensions beyond 1 MiB), smaller
+ * rows share a chunk of at most 512 rows and 64 KiB. `unit` and `description` become string
+ * attributes of the dataset unless NULL. On failure no dataset is left at `path` (groups made
+ * on the way stay) and *series is closed. At most OP_RUNFILE_MAX_SERIES are open at once. */
+int op_series_create(op_ctx *ctx, op_runfile *run, op_series *series, const char *path,
+                     op_series_type type, int row_rank, const int64_t *row_dims, const char *unit,
+                     const char *description);
+/* Appends `count` rows, contiguous and row-major, of the series' type (double or int64_t).
+ * count 0 does nothing. On failure the dataset keeps its previous rows. */
+int op_series_append(op_ctx *ctx, op_runfile *run, op_series *series, const void *rows,
+                     long count);
+/* Closes the series, writing its cached rows to the file. Safe on a closed series and after
+ * the run is committed or aborted (which close every series still open). */
+int op_series_close(op_ctx *ctx, op_runfile *run, op_series *series);
+
+/* Hands every row appended so far to the operating system, so the temporary file holds them
+ * if the process is then killed (not fsync: a power cut may still lose them). While the run
+ * is open HDF5's file lock keeps other readers out unless they set
+ * HDF5_USE_FILE_LOCKING=FALSE; after a kill the temporary file opens normally. */
+int op_runfile_flush(op_ctx *ctx, op_runfile *run);
+
+/* An attribute on the group or dataset at object_path ("/" for the root); a missing object is
+ * created as a group (so "/parameters" needs no other call). Setting an attribute the object
+ * already has, or "bodies" on the root (written by commit), is OP_ERR_INVALID. The name
+ * follows the rule for path names. */
+int op_runfile_set_attribute_double(op_ctx *ctx, op_runfile *run, const char *object_path,
+                                    const char *name, double value);
+int op_runfile_set_attribute_int(op_ctx *ctx, op_runfile *run, const char *object_path,
+                                 const char *name, int64_t value);
+int op_runfile_set_attribute_string(op_ctx *ctx, op_runfile *run, const char *object_path,
+                                    const char *name, const char *value);
+
+/* A whole fixed-size dataset of rank 1 to 4, contiguous and row-major; extents may be 0
+ * (data may then be NULL). Scalars belong in attributes. */
+int op_runfile_write_array(op_ctx *ctx, op_runfile *run, const char *path, op_series_type type,
+                           int rank, const int64_t *dims, const void *data);
 
 /* Reading back. Names are written into names[count][64]; a file listing more than `capacity`
  * bodies is an error (OP_ERR_INVALID) rather than a silently shortened list. */
@@ -72,17 +147,20 @@ int op_runfile_body_names(op_ctx *ctx, const char *path, char (*names)[OP_RUNFIL
 int op_runfile_read_body(op_ctx *ctx, const char *path, const char *name, op_graph *graph,
                          op_mesh *mesh, op_skin *skin);
 
-/* `opsim info`: every group, dataset (shape, type) and root attribute, as indented text. */
+/* `opsim info`: every group, dataset (shape, type, "extendible" for a series) and attribute,
+ * as indented text. */
 int op_runfile_info(op_ctx *ctx, const char *path, FILE *out);
 /* `opsim export`: one numeric dataset as tab-separated text, one row per leading index and
- * the trailing dimensions flattened into columns (rank 1: one value a line). */
+ * the trailing dimensions flattened into columns (rank 1: one value a line), read in blocks so
+ * a long series need not fit in memory. */
 int op_runfile_export_tsv(op_ctx *ctx, const char *path, const char *dataset, FILE *out);
 
 /* The run file's check function (after cholmod_check_*): the root attributes are present, the
  * "bodies" list matches the /graph and /mesh groups, and every body has all its datasets and
  * attributes with consistent shapes (n across the graph datasets, skin rows == mesh vertices),
  * finite values, canonical edges (i < j, sorted, unique), indices in range, and volume and mass
- * consistent with the radii and density. */
+ * consistent with the radii and density. Other groups (series, arrays, /parameters) are not
+ * checked. */
 int op_runfile_check(op_ctx *ctx, const char *path);
 
 #endif

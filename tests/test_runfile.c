@@ -1,11 +1,14 @@
 /* Tests for core/runfile.c: bitwise round trips of a hand-made body, the atomic commit and
- * abort, name rules, export/info output, the check function against corrupted files, and
- * determinism of the stored datasets. */
+ * abort, name rules, export/info output, the check function against corrupted files,
+ * determinism of the stored datasets, and the time series, arrays and attributes a simulation
+ * adds (including a run killed after a flush). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <hdf5.h>
 
@@ -817,6 +820,658 @@ static void test_same_body_same_datasets(void **state)
     free_body(&again);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Time series, arrays and attributes                                                          */
+
+enum { FRAME_PARTICLES = 4400 };
+
+/* A frame of positions or orientations whose every value differs from frame to frame and is
+ * not a short decimal, so a narrowed or misplaced row would show. */
+static void fill_frame(double *x, size_t count, int frame)
+{
+    for (size_t i = 0; i < count; i++)
+        x[i] = sin(0.37 * (double)i + 1.1 * frame) / 3.0;
+}
+
+static char *info_text(const char *path)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    assert_int_equal(op_runfile_info(&ctx, path, out), OP_OK);
+    fclose(out);
+    return text;
+}
+
+static void assert_contains(const char *text, const char *expected)
+{
+    if (!strstr(text, expected))
+        fail_msg("output lacks \"%s\":\n%.4000s", expected, text);
+}
+
+/* Reads attribute `name` of `object` in memory type `type` into value. */
+static void read_attribute(const char *path, const char *object, const char *name, hid_t type,
+                           void *value)
+{
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(file >= 0);
+    hid_t attr = H5Aopen_by_name(file, object, name, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(attr >= 0);
+    assert_true(H5Aread(attr, type, value) >= 0);
+    H5Aclose(attr);
+    H5Fclose(file);
+}
+
+static void assert_string_attribute(const char *path, const char *object, const char *name,
+                                    const char *expected)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    char *value = NULL;
+    read_attribute(path, object, name, type, &value);
+    H5Tclose(type);
+    assert_non_null(value);
+    assert_string_equal(value, expected);
+    H5free_memory(value);
+}
+
+static void test_series_append_in_batches_is_bitwise(void **state)
+{
+    (void)state;
+    body b;
+    make_body(&b, 4);
+    const char *path = fresh_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_runfile run;
+    assert_int_equal(op_runfile_create(&ctx, &run, path, &PROVENANCE), OP_OK);
+    assert_int_equal(
+        op_runfile_write_body(&ctx, &run, "chain", &INFO, &b.graph, &b.mesh, &b.skin), OP_OK);
+
+    op_series position, orientation, step, time;
+    assert_int_equal(op_series_create(&ctx, &run, &position, "/particles/position/value",
+                                      OP_SERIES_FLOAT64, 2, (int64_t[]){ FRAME_PARTICLES, 3 },
+                                      "m", "particle centres"),
+                     OP_OK);
+    assert_int_equal(op_series_create(&ctx, &run, &orientation, "/particles/orientation/value",
+                                      OP_SERIES_FLOAT64, 3,
+                                      (int64_t[]){ FRAME_PARTICLES, 3, 3 }, NULL, NULL),
+                     OP_OK);
+    assert_int_equal(op_series_create(&ctx, &run, &step, "/particles/position/step",
+                                      OP_SERIES_INT64, 0, NULL, NULL, "frame index"),
+                     OP_OK);
+    assert_int_equal(op_series_create(&ctx, &run, &time, "/particles/position/time",
+                                      OP_SERIES_FLOAT64, 0, NULL, "s", NULL),
+                     OP_OK);
+    assert_int_equal(position.rows, 0);
+
+    /* Batches of 1, 0, 3 and 2 frames: six in all. */
+    enum { FRAMES = 6 };
+    const size_t p = 3 * FRAME_PARTICLES, o = 9 * FRAME_PARTICLES;
+    double *positions = calloc(FRAMES * p, sizeof *positions);
+    double *orientations = calloc(FRAMES * o, sizeof *orientations);
+    assert_non_null(positions);
+    assert_non_null(orientations);
+    int64_t steps[FRAMES];
+    double times[FRAMES];
+    for (int f = 0; f < FRAMES; f++) {
+        fill_frame(positions + f * p, p, f);
+        fill_frame(orientations + f * o, o, -f);
+        /* Beyond 32 bits, so a narrowed store would show. */
+        steps[f] = 5000000000LL * f - 1;
+        times[f] = f / 30.0;
+    }
+    const long batches[] = { 1, 0, 3, 2 };
+    long first = 0;
+    for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
+        long n = batches[i];
+        assert_int_equal(op_series_append(&ctx, &run, &position, positions + first * p, n), OP_OK);
+        assert_int_equal(
+            op_series_append(&ctx, &run, &orientation, orientations + first * o, n), OP_OK);
+        assert_int_equal(op_series_append(&ctx, &run, &step, steps + first, n), OP_OK);
+        assert_int_equal(op_series_append(&ctx, &run, &time, times + first, n), OP_OK);
+        first += n;
+        assert_int_equal(position.rows, first);
+        assert_int_equal(op_runfile_flush(&ctx, &run), OP_OK);
+    }
+    assert_int_equal(op_series_close(&ctx, &run, &orientation), OP_OK);
+    assert_true(orientation.dataset <= 0);
+    assert_int_equal(op_runfile_commit(&ctx, &run), OP_OK);
+    assert_int_equal(ctx.status, OP_OK);
+
+    size_t size;
+    void *data = raw_dataset(path, "/particles/position/value", &size);
+    assert_int_equal(size, FRAMES * p * sizeof(double));
+    assert_memory_equal(data, positions, size);
+    free(data);
+    data = raw_dataset(path, "/particles/orientation/value", &size);
+    assert_int_equal(size, FRAMES * o * sizeof(double));
+    assert_memory_equal(data, orientations, size);
+    free(data);
+    data = raw_dataset(path, "/particles/position/step", &size);
+    assert_int_equal(size, sizeof steps);
+    assert_memory_equal(data, steps, size);
+    free(data);
+    data = raw_dataset(path, "/particles/position/time", &size);
+    assert_int_equal(size, sizeof times);
+    assert_memory_equal(data, times, size);
+    free(data);
+
+    /* The export parses back to the same bits: one line per frame, N x 3 columns. */
+    double *values = calloc(FRAMES * p, sizeof *values);
+    assert_non_null(values);
+    char *text = export_text(path, "/particles/position/value", OP_OK);
+    assert_int_equal(parse_tsv(text, (int)p, values, FRAMES * p), FRAMES * p);
+    assert_memory_equal(values, positions, FRAMES * p * sizeof(double));
+    free(text);
+    values = realloc(values, FRAMES * o * sizeof *values);
+    assert_non_null(values);
+    text = export_text(path, "/particles/orientation/value", OP_OK);
+    assert_int_equal(parse_tsv(text, (int)o, values, FRAMES * o), FRAMES * o);
+    assert_memory_equal(values, orientations, FRAMES * o * sizeof(double));
+    free(text);
+    free(values);
+    text = export_text(path, "/particles/position/step", OP_OK);
+    assert_string_equal(text, "-1\n4999999999\n9999999999\n14999999999\n19999999999\n"
+                              "24999999999\n");
+    free(text);
+
+    /* Rows keep the trailing shape they were created with; the file still checks. */
+    text = info_text(path);
+    assert_contains(text, "/particles/position/value  [6,4400,3] float64 extendible\n");
+    assert_contains(text, "/particles/orientation/value  [6,4400,3,3] float64 extendible\n");
+    assert_contains(text, "/particles/position/step  [6] int64 extendible\n");
+    assert_contains(text, "unit = m\n");
+    assert_contains(text, "description = particle centres\n");
+    assert_contains(text, "/graph/chain/rest_axes  [4,3,3] float64\n");
+    free(text);
+    assert_int_equal(op_runfile_check(&ctx, path), OP_OK);
+    assert_string_attribute(path, "/particles/position/step", "description", "frame index");
+    assert_string_attribute(path, "/particles/position/time", "unit", "s");
+    free(positions);
+    free(orientations);
+    free_body(&b);
+}
+
+static void test_series_energy_table_and_timing_column(void **state)
+{
+    (void)state;
+    const char *path = fresh_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_runfile run;
+    assert_int_equal(op_runfile_create(&ctx, &run, path, &PROVENANCE), OP_OK);
+    /* Three sub-steps of three iterations: I + 1 = 4 energies per sub-step. */
+    enum { SUBSTEPS = 3, ENERGIES = 4, FRAMES = 5 };
+    op_series energy, timing;
+    assert_int_equal(op_series_create(&ctx, &run, &energy, "/solver/energy/total",
+                                      OP_SERIES_FLOAT64, 1, (int64_t[]){ ENERGIES }, "J", NULL),
+                     OP_OK);
+    assert_int_equal(op_series_create(&ctx, &run, &timing, "/timing/total", OP_SERIES_FLOAT64, 0,
+                                      NULL, "ms", NULL),
+                     OP_OK);
+    double energies[FRAMES * SUBSTEPS * ENERGIES], timings[FRAMES];
+    for (int f = 0; f < FRAMES; f++) {
+        for (int i = 0; i < SUBSTEPS * ENERGIES; i++)
+            energies[f * SUBSTEPS * ENERGIES + i] = 1.0 / (3.0 + f * 17 + i);
+        timings[f] = 0.1 * (f + 1) / 7.0;
+        /* One frame's sub-steps in one call, as the frame loop will do. */
+        assert_int_equal(op_series_append(&ctx, &run, &energy,
+                                          energies + f * SUBSTEPS * ENERGIES, SUBSTEPS),
+                         OP_OK);
+        assert_int_equal(op_series_append(&ctx, &run, &timing, timings + f, 1), OP_OK);
+    }
+    assert_int_equal(op_runfile_commit(&ctx, &run), OP_OK);
+
+    double values[FRAMES * SUBSTEPS * ENERGIES];
+    char *text = export_text(path, "/solver/energy/total", OP_OK);
+    assert_int_equal(parse_tsv(text, ENERGIES, values, FRAMES * SUBSTEPS * ENERGIES),
+                     FRAMES * SUBSTEPS * ENERGIES);
+    assert_memory_equal(values, energies, sizeof energies);
+    free(text);
+    text = export_text(path, "/timing/total", OP_OK);
+    assert_int_equal(parse_tsv(text, 1, values, FRAMES), FRAMES);
+    assert_memory_equal(values, timings, sizeof timings);
+    free(text);
+
+    text = info_text(path);
+    assert_contains(text, "/solver/energy/total  [15,4] float64 extendible\n");
+    assert_contains(text, "/timing/total  [5] float64 extendible\n");
+    free(text);
+    /* A run without bodies but with series checks too. */
+    assert_int_equal(op_runfile_check(&ctx, path), OP_OK);
+}
+
+static void test_series_with_no_rows(void **state)
+{
+    (void)state;
+    const char *path = fresh_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_runfile run;
+    assert_int_equal(op_runfile_create(&ctx, &run, path, &PROVENANCE), OP_OK);
+    op_series empty, scalar;
+    assert_int_equal(op_series_create(&ctx, &run, &empty, "/observables/tip/value",
+                                      OP_SERIES_FLOAT64, 1, (int64_t[]){ 3 }, NULL, NULL),
+                     OP_OK);
+    assert_int_equal(op_series_create(&ctx, &run, &scalar, "/observables/tip/step",
+                                      OP_SERIES_INT64, 0, NULL, NULL, NULL),
+                     OP_OK);
+    /* Zero rows need no data. */
+    assert_int_equal(op_series_append(&ctx, &run, &empty, NULL, 0), OP_OK);
+    assert_int_equal(op_runfile_flush(&ctx, &run), OP_OK);
+    assert_int_equal(op_runfile_commit(&ctx, &run), OP_OK);
+
+    char *text = export_text(path, "/observables/tip/value", OP_OK);
+    assert_string_equal(text, "");
+    free(text);
+    text = export_text(path, "/observables/tip/step", OP_OK);
+    assert_string_equal(text, "");
+    free(text);
+    text = info_text(path);
+    assert_contains(text, "/observables/tip/value  [0,3] float64 extendible\n");
+    assert_contains(text, "/observables/tip/step  [0] int64 extendible\n");
+    free(text);
+    assert_int_equal(op_runfile_check(&ctx, path), OP_OK);
+}
+
+static void test_series_errors(void **state)
+{
+    (void)state;
+    body b;
+    make_body(&b, 4);
+    const char *path = fresh_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_runfile run;
+    assert_int_equal(op_runfile_create(&ctx, &run, path, &PROVENANCE), OP_OK);
+    assert_int_equal(
+        op_runfile_write_body(&ctx, &run, "chain", &INFO, &b.graph, &b.mesh, &b.skin), OP_OK);
+    op_series s;
+    const int64_t row[] = { 4, 3 };
+
+    char too_long[OP_SERIES_PATH_SIZE + 8];
+    memset(too_long, 'a', sizeof too_long - 1);
+    too_long[sizeof too_long - 1] = '\0';
+    for (size_t i = 0; i < sizeof too_long - 1; i += 32)
+        too_long[i] = '/';
+    const char *bad[] = { NULL, "", "/", "relative/path", "/a//b", "/a/", "/a/b.c", "/a/ b",
+                          "/../x", too_long };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        op_ctx_init(&ctx);
+        assert_int_equal(op_series_create(&ctx, &run, &s, bad[i], OP_SERIES_FLOAT64, 2, row,
+                                          NULL, NULL),
+                         OP_ERR_INVALID);
+        assert_non_null(strstr(ctx.message, "invalid series path"));
+        assert_true(s.dataset <= 0);
+    }
+    /* Through a dataset, onto an existing dataset or group. */
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_create(&ctx, &run, &s, "/graph/chain/mass/x", OP_SERIES_FLOAT64, 2,
+                                      row, NULL, NULL),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "/graph/chain/mass is not a group"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_create(&ctx, &run, &s, "/graph/chain/mass", OP_SERIES_FLOAT64, 2,
+                                      row, NULL, NULL),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "already exists"));
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_series_create(&ctx, &run, &s, "/graph", OP_SERIES_FLOAT64, 2, row, NULL, NULL),
+        OP_ERR_INVALID);
+
+    /* Bad type and row shapes. */
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_series_create(&ctx, &run, &s, "/x/value", (op_series_type)7, 2, row, NULL, NULL),
+        OP_ERR_INVALID);
+    const int64_t zero[] = { 4, 0 }, negative[] = { -1 }, deep[] = { 2, 2, 2, 2 };
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_series_create(&ctx, &run, &s, "/x/value", OP_SERIES_FLOAT64, 2, zero, NULL, NULL),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "/x/value"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_create(&ctx, &run, &s, "/x/value", OP_SERIES_FLOAT64, 1, negative,
+                                      NULL, NULL),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_series_create(&ctx, &run, &s, "/x/value", OP_SERIES_FLOAT64, 4, deep, NULL, NULL),
+        OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_series_create(&ctx, &run, &s, "/x/value", OP_SERIES_FLOAT64, 2, NULL, NULL, NULL),
+        OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_series_create(&ctx, &run, &s, "/x/value", OP_SERIES_FLOAT64, -1, row, NULL, NULL),
+        OP_ERR_INVALID);
+
+    /* The same path twice. */
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_series_create(&ctx, &run, &s, "/x/value", OP_SERIES_FLOAT64, 2, row, NULL, NULL),
+        OP_OK);
+    op_series again;
+    assert_int_equal(
+        op_series_create(&ctx, &run, &again, "/x/value", OP_SERIES_INT64, 0, NULL, NULL, NULL),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "/x/value"));
+    assert_non_null(strstr(ctx.message, "already exists"));
+    assert_true(again.dataset <= 0);
+
+    /* Bad appends leave the rows as they were. */
+    double rows[2][4][3] = { { { 0 } } };
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_append(&ctx, &run, &s, NULL, 1), OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_append(&ctx, &run, &s, rows, -1), OP_ERR_INVALID);
+    assert_int_equal(s.rows, 0);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_append(&ctx, &run, &s, rows, 2), OP_OK);
+
+    /* A closed series, a never created one, and one from another run. */
+    assert_int_equal(op_series_close(&ctx, &run, &s), OP_OK);
+    assert_int_equal(op_series_close(&ctx, &run, &s), OP_OK);
+    assert_int_equal(op_series_append(&ctx, &run, &s, rows, 1), OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "series /x/value is not open"));
+    op_series never;
+    memset(&never, 0, sizeof never);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_append(&ctx, &run, &never, rows, 1), OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_append(&ctx, &run, NULL, rows, 1), OP_ERR_INVALID);
+    const char *other_path = fresh_path(".h5");
+    op_runfile other;
+    op_series foreign;
+    assert_int_equal(op_runfile_create(&ctx, &other, other_path, &PROVENANCE), OP_OK);
+    assert_int_equal(op_series_create(&ctx, &other, &foreign, "/y", OP_SERIES_FLOAT64, 0, NULL,
+                                      NULL, NULL),
+                     OP_OK);
+    assert_int_equal(op_series_append(&ctx, &run, &foreign, rows, 1), OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    op_runfile_abort(&other);
+    assert_false(file_exists(other_path));
+    /* Its run is gone, so the series is closed. */
+    assert_int_equal(op_series_append(&ctx, &other, &foreign, rows, 1), OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_close(&ctx, &other, &foreign), OP_OK);
+
+    /* None of the failures left anything behind: /x holds only the good series. */
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_commit(&ctx, &run), OP_OK);
+    assert_int_equal(op_runfile_check(&ctx, path), OP_OK);
+    char *text = info_text(path);
+    assert_contains(text, "/x/value  [2,4,3] float64 extendible\n");
+    assert_null(strstr(text, "/graph/chain/mass/"));
+    free(text);
+    /* Nothing can be added to a committed run. */
+    assert_int_equal(
+        op_series_create(&ctx, &run, &s, "/z", OP_SERIES_FLOAT64, 0, NULL, NULL, NULL),
+        OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_flush(&ctx, &run), OP_ERR_INVALID);
+    free_body(&b);
+}
+
+static void test_commit_and_abort_close_open_series(void **state)
+{
+    (void)state;
+    const char *path = fresh_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_runfile run;
+    assert_int_equal(op_runfile_create(&ctx, &run, path, &PROVENANCE), OP_OK);
+
+    /* The registry fills up, and a closed series frees its slot. */
+    static op_series many[OP_RUNFILE_MAX_SERIES];
+    for (int i = 0; i < OP_RUNFILE_MAX_SERIES; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "/observables/o%d/value", i);
+        assert_int_equal(op_series_create(&ctx, &run, &many[i], name, OP_SERIES_FLOAT64, 0, NULL,
+                                          NULL, NULL),
+                         OP_OK);
+    }
+    op_series extra;
+    assert_int_equal(
+        op_series_create(&ctx, &run, &extra, "/extra", OP_SERIES_FLOAT64, 0, NULL, NULL, NULL),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "open already"));
+    op_ctx_init(&ctx);
+    op_series stale = many[7];
+    assert_int_equal(op_series_close(&ctx, &run, &many[7]), OP_OK);
+    assert_int_equal(
+        op_series_create(&ctx, &run, &extra, "/extra", OP_SERIES_FLOAT64, 0, NULL, NULL, NULL),
+        OP_OK);
+    /* A copy taken before the close does not reach the series now in its slot. */
+    assert_int_equal(extra.slot, stale.slot);
+    double value = 2.5;
+    assert_int_equal(op_series_append(&ctx, &run, &stale, &value, 1), OP_ERR_INVALID);
+
+    op_ctx_init(&ctx);
+    for (int i = 0; i < OP_RUNFILE_MAX_SERIES; i++)
+        if (i != 7)
+            assert_int_equal(op_series_append(&ctx, &run, &many[i], &value, 1), OP_OK);
+    assert_int_equal(op_series_append(&ctx, &run, &extra, &value, 1), OP_OK);
+    /* Commit closes the open series; their rows are in the committed file. */
+    assert_int_equal(op_runfile_commit(&ctx, &run), OP_OK);
+    assert_true(file_exists(path));
+    char *text = export_text(path, "/observables/o255/value", OP_OK);
+    assert_string_equal(text, "2.5\n");
+    free(text);
+    text = export_text(path, "/extra", OP_OK);
+    assert_string_equal(text, "2.5\n");
+    free(text);
+    assert_int_equal(op_series_append(&ctx, &run, &many[0], &value, 1), OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "not open"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_series_close(&ctx, &run, &many[0]), OP_OK);
+    assert_true(many[0].dataset <= 0);
+
+    /* Abort with series open leaves no file and no open HDF5 object. */
+    ssize_t before = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+    const char *aborted = fresh_path(".h5");
+    assert_int_equal(op_runfile_create(&ctx, &run, aborted, &PROVENANCE), OP_OK);
+    op_series open;
+    assert_int_equal(op_series_create(&ctx, &run, &open, "/a/b/c", OP_SERIES_FLOAT64, 0, NULL,
+                                      NULL, NULL),
+                     OP_OK);
+    assert_int_equal(op_series_append(&ctx, &run, &open, &value, 1), OP_OK);
+    op_runfile_abort(&run);
+    assert_false(file_exists(aborted));
+    assert_int_equal(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), before);
+    assert_int_equal(op_series_append(&ctx, &run, &open, &value, 1), OP_ERR_INVALID);
+}
+
+/* The "nothing is lost when a run is killed" property: a child process writes rows, flushes
+ * and is killed (SIGKILL, so nothing of it runs after the flush) without committing. */
+static void test_killed_run_keeps_flushed_rows(void **state)
+{
+    (void)state;
+    const char *path = fresh_path(".h5");
+    enum { FRAMES = 3 };
+    const size_t p = 3 * FRAME_PARTICLES;
+    double *positions = calloc(FRAMES * p, sizeof *positions);
+    assert_non_null(positions);
+    for (int f = 0; f < FRAMES; f++)
+        fill_frame(positions + f * p, p, f);
+    int64_t steps[FRAMES] = { 0, 1, 2 };
+
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        /* No cmocka here: a failure is exit status 2. */
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        op_runfile run;
+        op_series position, step;
+        int rc = op_runfile_create(&ctx, &run, path, &PROVENANCE);
+        if (!rc)
+            rc = op_series_create(&ctx, &run, &position, "/particles/position/value",
+                                  OP_SERIES_FLOAT64, 2, (int64_t[]){ FRAME_PARTICLES, 3 }, "m",
+                                  NULL);
+        if (!rc)
+            rc = op_series_create(&ctx, &run, &step, "/particles/position/step", OP_SERIES_INT64,
+                                  0, NULL, NULL, NULL);
+        for (int f = 0; f < FRAMES && !rc; f++) {
+            rc = op_series_append(&ctx, &run, &position, positions + f * p, 1);
+            if (!rc)
+                rc = op_series_append(&ctx, &run, &step, &steps[f], 1);
+            if (!rc)
+                rc = op_runfile_flush(&ctx, &run);
+        }
+        if (!rc)
+            kill(getpid(), SIGKILL);
+        _exit(2);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+        fail_msg("the writing child was not killed (status %#x)", status);
+
+    char name[600];
+    snprintf(name, sizeof name, "%.560s.%ld.tmp", path, (long)child);
+    const char *temp = remember(name);
+    assert_false(file_exists(path));
+    assert_true(file_exists(temp));
+
+    /* The temporary file is plain HDF5 and holds every flushed row. */
+    size_t size;
+    void *data = raw_dataset(temp, "/particles/position/value", &size);
+    assert_int_equal(size, FRAMES * p * sizeof(double));
+    assert_memory_equal(data, positions, size);
+    free(data);
+    char *text = export_text(temp, "/particles/position/step", OP_OK);
+    assert_string_equal(text, "0\n1\n2\n");
+    free(text);
+    text = info_text(temp);
+    assert_contains(text, "/particles/position/value  [3,4400,3] float64 extendible\n");
+    assert_contains(text, "command_line = opsim run --config test.ini\n");
+    free(text);
+    free(positions);
+}
+
+static void test_attributes_and_arrays(void **state)
+{
+    (void)state;
+    const char *path = fresh_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_runfile run;
+    assert_int_equal(op_runfile_create(&ctx, &run, path, &PROVENANCE), OP_OK);
+    const double frame_time = 1.0 / 30.0;
+    assert_int_equal(
+        op_runfile_set_attribute_double(&ctx, &run, "/parameters", "frame_time", frame_time),
+        OP_OK);
+    assert_int_equal(op_runfile_set_attribute_int(&ctx, &run, "/parameters", "frames",
+                                                  -9000000000LL),
+                     OP_OK);
+    assert_int_equal(
+        op_runfile_set_attribute_string(&ctx, &run, "/parameters", "solver", "arap gs"), OP_OK);
+    assert_int_equal(
+        op_runfile_set_attribute_string(&ctx, &run, "/", "scene", "dinosaur falling"), OP_OK);
+    op_series series;
+    assert_int_equal(op_series_create(&ctx, &run, &series, "/observables/deflection/value",
+                                      OP_SERIES_FLOAT64, 0, NULL, NULL, NULL),
+                     OP_OK);
+    assert_int_equal(op_runfile_set_attribute_string(&ctx, &run, "/observables/deflection/value",
+                                                     "unit", "m"),
+                     OP_OK);
+
+    double matrix[2][3] = { { 1.0 / 3, -2, 1e-300 }, { 4, 5, 6 } };
+    int64_t ids[4] = { -1, 0, 1, 9000000000LL };
+    assert_int_equal(op_runfile_write_array(&ctx, &run, "/extras/chain/matrix", OP_SERIES_FLOAT64,
+                                            2, (int64_t[]){ 2, 3 }, matrix),
+                     OP_OK);
+    assert_int_equal(op_runfile_write_array(&ctx, &run, "/extras/chain/ids", OP_SERIES_INT64, 1,
+                                            (int64_t[]){ 4 }, ids),
+                     OP_OK);
+    assert_int_equal(op_runfile_write_array(&ctx, &run, "/extras/chain/none", OP_SERIES_FLOAT64,
+                                            2, (int64_t[]){ 0, 3 }, NULL),
+                     OP_OK);
+
+    /* Refused: a second value, the body list, bad names, a missing string, a dataset in the
+     * way, an existing array path, ranks outside 1 to 4, missing data. */
+    assert_int_equal(op_runfile_set_attribute_double(&ctx, &run, "/parameters", "frame_time", 1),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "already has attribute frame_time"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_set_attribute_string(&ctx, &run, "/", "program", "other"),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_set_attribute_string(&ctx, &run, "/", "bodies", "x"),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_set_attribute_int(&ctx, &run, "/parameters", "a b", 1),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_set_attribute_int(&ctx, &run, "parameters", "a", 1),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_set_attribute_string(&ctx, &run, "/parameters", "a", NULL),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_runfile_set_attribute_int(&ctx, &run, "/extras/chain/ids/sub", "a", 1),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "/extras/chain/ids is not a group"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_write_array(&ctx, &run, "/extras/chain/ids", OP_SERIES_INT64, 1,
+                                            (int64_t[]){ 4 }, ids),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "already exists"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_write_array(&ctx, &run, "/extras/scalar", OP_SERIES_INT64, 0,
+                                            NULL, ids),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_write_array(&ctx, &run, "/extras/deep", OP_SERIES_INT64, 5,
+                                            (int64_t[]){ 1, 1, 1, 1, 1 }, ids),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_write_array(&ctx, &run, "/extras/nodata", OP_SERIES_FLOAT64, 1,
+                                            (int64_t[]){ 2 }, NULL),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_commit(&ctx, &run), OP_OK);
+
+    double d;
+    read_attribute(path, "/parameters", "frame_time", H5T_NATIVE_DOUBLE, &d);
+    assert_memory_equal(&d, &frame_time, sizeof d);
+    int64_t i64;
+    read_attribute(path, "/parameters", "frames", H5T_NATIVE_INT64, &i64);
+    assert_true(i64 == -9000000000LL);
+    assert_string_attribute(path, "/parameters", "solver", "arap gs");
+    assert_string_attribute(path, "/", "scene", "dinosaur falling");
+    assert_string_attribute(path, "/observables/deflection/value", "unit", "m");
+    size_t size;
+    void *data = raw_dataset(path, "/extras/chain/matrix", &size);
+    assert_int_equal(size, sizeof matrix);
+    assert_memory_equal(data, matrix, size);
+    free(data);
+    data = raw_dataset(path, "/extras/chain/ids", &size);
+    assert_int_equal(size, sizeof ids);
+    assert_memory_equal(data, ids, size);
+    free(data);
+
+    char *text = info_text(path);
+    assert_contains(text, "/extras/chain/matrix  [2,3] float64\n");
+    assert_contains(text, "/extras/chain/ids  [4] int64\n");
+    assert_contains(text, "/extras/chain/none  [0,3] float64\n");
+    assert_contains(text, "frames = -9000000000\n");
+    assert_contains(text, "frame_time = 0.033333333333333333\n");
+    assert_null(strstr(text, "/extras/scalar"));
+    assert_null(strstr(text, "/extras/nodata"));
+    free(text);
+    assert_int_equal(op_runfile_check(&ctx, path), OP_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -835,6 +1490,13 @@ int main(void)
         cmocka_unit_test(test_check_rejects_bad_contents),
         cmocka_unit_test(test_read_errors_name_file_and_body),
         cmocka_unit_test(test_same_body_same_datasets),
+        cmocka_unit_test(test_series_append_in_batches_is_bitwise),
+        cmocka_unit_test(test_series_energy_table_and_timing_column),
+        cmocka_unit_test(test_series_with_no_rows),
+        cmocka_unit_test(test_series_errors),
+        cmocka_unit_test(test_commit_and_abort_close_open_series),
+        cmocka_unit_test(test_killed_run_keeps_flushed_rows),
+        cmocka_unit_test(test_attributes_and_arrays),
     };
     /* The tests corrupt files on purpose; HDF5's stack dumps would only be noise. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

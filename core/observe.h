@@ -1,0 +1,35 @@
+/* Scene metrics logged every output frame under /observables/<name>/value (DESIGN §5). The
+ * harness computes them from the state, whatever the solver. */
+#ifndef OPSIM_OBSERVE_H
+#define OPSIM_OBSERVE_H
+
+#include "ctx.h"
+#include "world.h"
+
+typedef enum op_observable_kind {
+    OP_OBSERVE_DEFLECTION,       /* m: downward displacement −(v_y − v̄_y) of a skinned vertex (bar tip) */
+    OP_OBSERVE_REST_SHAPE_ERROR, /* 1: mass-weighted RMS distance of the particle centres to the best
+                                    rigid fit of the rest shape, over the rest bounding-box diagonal */
+    OP_OBSERVE_LOWEST_POINT,     /* m: lowest ellipsoid point above the floor plane (world or one body) */
+    OP_OBSERVE_KINETIC_ENERGY,   /* J: op_energy_motion summed over the bodies (or one body) */
+    OP_OBSERVE_POSITION_ERROR    /* m: distance of a constraint's skinned vertex to its target */
+} op_observable_kind;
+
+typedef struct op_observable {
+    char name[64];
+    op_observable_kind kind;
+    int body;          /* index, or -1 for the whole world */
+    int vertex;        /* deflection: visual vertex of the body's model */
+    int constraint;    /* position_error: index in the body's constraints */
+} op_observable;
+
+double op_observe(const op_world *world, const op_observable *observable);
+
+const char *op_observable_kind_name(op_observable_kind kind);
+int op_observable_kind_parse(const char *name, op_observable_kind *kind);
+
+/* The rotation and translation of the best rigid fit of the rest centres to the current ones,
+ * weighted by mass (Kabsch through the polar rotation), and the RMS residual. */
+double op_rest_shape_fit(const op_body *body, double rotation[9], double translation[3]);
+
+#endif

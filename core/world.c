@@ -1,0 +1,288 @@
+/* The world and its frame loop: the stage list of world.h, the floor contact, and the
+ * ownership of models, bodies, scripts and solver states. */
+#include "world.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "math3.h"
+#include "timer.h"
+
+typedef enum op_stage {
+    OP_STAGE_PREDICT,
+    OP_STAGE_BEGIN,
+    OP_STAGE_ITERATE,
+    OP_STAGE_UPDATE_VELOCITY,
+    OP_STAGE_COLLIDE,
+    OP_STAGE_COUNT
+} op_stage;
+
+op_world_def op_default_world_def(void)
+{
+    return (op_world_def){ .frame_time = 1.0 / 30.0,
+                           .substeps = 1,
+                           .iterations = 10,
+                           .gravity = { 0.0, -9.81, 0.0 },
+                           .floor = 0,
+                           .floor_height = 0.0,
+                           .friction = 0.5,
+                           .log_energy = 1 };
+}
+
+int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
+{
+    memset(world, 0, sizeof *world);
+    if (!(isfinite(def->frame_time) && def->frame_time > 0) || def->substeps < 1 || def->iterations < 0 ||
+        !v3_isfinite(def->gravity) || !isfinite(def->floor_height) || !(def->friction >= 0))
+        return OP_FAIL(ctx, OP_ERR_INVALID,
+                       "world: frame_time must be positive, substeps at least 1, iterations not negative, "
+                       "gravity and floor finite, friction not negative");
+    world->def = *def;
+    world->models = op_calloc(ctx, OP_WORLD_MAX_MODELS, sizeof(op_model));
+    world->bodies = op_calloc(ctx, OP_WORLD_MAX_BODIES, sizeof(op_body));
+    if (ctx->status != OP_OK)
+        op_world_free(world);
+    return ctx->status;
+}
+
+int op_world_model(op_ctx *ctx, op_world *world, const char *catalogue, const char *name, const op_build_def *build,
+                   const op_model **model)
+{
+    for (int m = 0; m < world->model_count; ++m)
+        if (strcmp(world->models[m].name, name) == 0) {
+            *model = &world->models[m];
+            return OP_OK;
+        }
+    if (world->model_count == OP_WORLD_MAX_MODELS)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "world: more than %d models", OP_WORLD_MAX_MODELS);
+    if (op_model_load(ctx, catalogue, name, build, &world->models[world->model_count]) != OP_OK)
+        return ctx->status;
+    *model = &world->models[world->model_count++];
+    return OP_OK;
+}
+
+int op_world_add_body(op_ctx *ctx, op_world *world, const char *name, const op_model *model, double stiffness,
+                      const double placement_rotation[9], const double placement_translation[3], op_body **body)
+{
+    if (world->body_count == OP_WORLD_MAX_BODIES)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "world: more than %d bodies", OP_WORLD_MAX_BODIES);
+    for (int b = 0; b < world->body_count; ++b)
+        if (strcmp(world->bodies[b].name, name) == 0)
+            return OP_FAIL(ctx, OP_ERR_INVALID, "world: two bodies named '%s'", name);
+    op_body *added = &world->bodies[world->body_count];
+    if (op_body_init(ctx, added, name, model, stiffness, placement_rotation, placement_translation) != OP_OK)
+        return ctx->status;
+    world->body_count++;
+    *body = added;
+    return OP_OK;
+}
+
+int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, const op_solver_settings *settings)
+{
+    world->solver = solver;
+    world->solver_settings = *settings;
+    if (op_solver_settings_validate(ctx, solver, &world->solver_settings) != OP_OK)
+        return ctx->status;
+    world->solver_state = op_calloc(ctx, (size_t)world->body_count, sizeof(void *));
+    if (!world->solver_state)
+        return ctx->status;
+    double h = world->def.frame_time / world->def.substeps;
+    for (int b = 0; b < world->body_count; ++b) {
+        if (op_body_check(ctx, &world->bodies[b]) != OP_OK ||
+            solver->create(ctx, &world->solver_settings, &world->bodies[b], h, &world->solver_state[b]) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+void op_world_free(op_world *world)
+{
+    if (world->solver_state)
+        for (int b = 0; b < world->body_count; ++b)
+            world->solver->destroy(world->solver_state[b]);
+    OP_FREE(world->solver_state);
+    if (world->bodies)
+        for (int b = 0; b < world->body_count; ++b)
+            op_body_free(&world->bodies[b]);
+    if (world->models)
+        for (int m = 0; m < world->model_count; ++m)
+            op_model_free(&world->models[m]);
+    OP_FREE(world->bodies);
+    OP_FREE(world->models);
+    world->body_count = world->model_count = 0;
+}
+
+int op_world_particle_count(const op_world *world)
+{
+    int total = 0;
+    for (int b = 0; b < world->body_count; ++b)
+        total += world->bodies[b].graph->particle_count;
+    return total;
+}
+
+/* y = x + h v + h² g, Y = R + h Ṙ; the iterations start from x = y and the current R, with
+ * pinned values held. Constraint targets are those of the sub-step's end time. */
+static void predict(op_world *world, op_body *body, double h, double t_end)
+{
+    int n = body->graph->particle_count;
+    memcpy(body->start_position, body->state.position, 3 * (size_t)n * sizeof(double));
+    memcpy(body->start_rotation, body->state.rotation, 9 * (size_t)n * sizeof(double));
+    for (int i = 0; i < n; ++i) {
+        double *y = &body->inertial_position[3 * i], *Y = &body->inertial_rotation[9 * i];
+        v3_copy(y, &body->state.position[3 * i]);
+        v3_axpy(y, h, &body->state.velocity[3 * i]);
+        v3_axpy(y, h * h, world->def.gravity);
+        m3_copy(Y, &body->state.rotation[9 * i]);
+        m3_axpy(Y, h, &body->state.rotation_rate[9 * i]);
+        if (!body->position_pinned[i])
+            v3_copy(&body->state.position[3 * i], y);
+    }
+    for (int p = 0; p < body->pin_count; ++p) {
+        const op_pin *pin = &body->pins[p];
+        if (pin->hold_position) {
+            v3_copy(&body->state.position[3 * pin->particle], pin->position);
+            v3_copy(&body->inertial_position[3 * pin->particle], pin->position);
+        }
+        if (pin->hold_rotation)
+            m3_copy(&body->state.rotation[9 * pin->particle], pin->rotation);
+    }
+    for (int c = 0; c < body->constraint_count; ++c) {
+        op_constraint *con = &body->constraints[c];
+        const op_script *script = con->script >= 0 ? &world->scripts[con->script] : NULL;
+        if (!script)
+            v3_copy(con->target, con->anchor);
+        else if (con->kind == OP_CONSTRAINT_POSITION)
+            op_script_move_point(script, t_end, con->anchor, con->target);
+        else
+            op_script_move_direction(script, t_end, con->anchor, con->target);
+    }
+}
+
+static void update_velocity(op_body *body, double h)
+{
+    int n = body->graph->particle_count;
+    for (int i = 0; i < n; ++i) {
+        double *v = &body->state.velocity[3 * i], *rate = &body->state.rotation_rate[9 * i];
+        v3_sub(v, &body->state.position[3 * i], &body->start_position[3 * i]);
+        v3_scale(v, v, 1.0 / h);
+        m3_sub(rate, &body->state.rotation[9 * i], &body->start_rotation[9 * i]);
+        m3_scale(rate, rate, 1.0 / h);
+    }
+}
+
+/* The floor (DESIGN §4): an ellipsoid's lowest point along the normal n = +y is
+ * x·n − √(nᵀ E diag(a², b², c²) Eᵀ n), E = R Ē. A penetrating particle is pushed up to touch,
+ * loses its downward velocity, and Coulomb friction takes up to μ times that normal velocity
+ * change off its tangential velocity. Returns the number of contacts. */
+static int collide_floor(const op_world *world, op_body *body)
+{
+    const op_graph *g = body->graph;
+    double mu = world->def.friction, floor = world->def.floor_height;
+    int contacts = 0;
+    for (int i = 0; i < g->particle_count; ++i) {
+        if (body->position_pinned[i])
+            continue;
+        double axes[9];
+        m3_mul(axes, &body->state.rotation[9 * i], &g->rest_axes[9 * i]);
+        const double *r = &g->radii[3 * i];
+        double reach2 = 0.0;
+        for (int a = 0; a < 3; ++a)
+            reach2 += r[a] * r[a] * axes[3 + a] * axes[3 + a]; /* (row y of E)·diag(r²)·(row y of E) */
+        double *x = &body->state.position[3 * i], *v = &body->state.velocity[3 * i];
+        double depth = floor - (x[1] - sqrt(reach2));
+        if (!(depth > 0))
+            continue;
+        ++contacts;
+        x[1] += depth;
+        double normal_change = v[1] < 0 ? -v[1] : 0.0;
+        v[1] += normal_change;
+        double tangential = sqrt(v[0] * v[0] + v[2] * v[2]);
+        if (tangential > 0) {
+            double keep = fmax(0.0, 1.0 - mu * normal_change / tangential);
+            v[0] *= keep;
+            v[2] *= keep;
+        }
+    }
+    return contacts;
+}
+
+static void log_energy(const op_world *world, double h, op_energy *slot)
+{
+    *slot = (op_energy){ 0 };
+    for (int b = 0; b < world->body_count; ++b) {
+        op_energy e;
+        op_energy_eval(&world->bodies[b], h, &e);
+        slot->kinetic += e.kinetic;
+        slot->elastic += e.elastic;
+        slot->constraint += e.constraint;
+        slot->total += e.total;
+    }
+}
+
+int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
+{
+    const op_world_def *def = &world->def;
+    double h = def->frame_time / def->substeps, frame_start = op_now();
+    op_stage_times solve = { 0 };
+    double collide_seconds = 0.0;
+    int row_length = def->iterations + 1;
+    stats->floor_contacts = 0;
+    for (int sub = 0; sub < def->substeps; ++sub) {
+        double t_end = world->time + h;
+        op_energy *energy_row = def->log_energy ? &stats->energy[sub * row_length] : NULL;
+        for (op_stage stage = OP_STAGE_PREDICT; stage < OP_STAGE_COUNT; ++stage) {
+            switch (stage) {
+            case OP_STAGE_PREDICT:
+                for (int b = 0; b < world->body_count; ++b)
+                    predict(world, &world->bodies[b], h, t_end);
+                break;
+            case OP_STAGE_BEGIN:
+                for (int b = 0; b < world->body_count; ++b)
+                    if (world->solver->begin_substep(ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
+                        return ctx->status;
+                if (energy_row)
+                    log_energy(world, h, &energy_row[0]);
+                break;
+            case OP_STAGE_ITERATE:
+                for (int it = 0; it < def->iterations; ++it) {
+                    for (int b = 0; b < world->body_count; ++b)
+                        if (world->solver->iterate(ctx, world->solver_state[b], &world->bodies[b], h, &solve) != OP_OK)
+                            return ctx->status;
+                    if (energy_row)
+                        log_energy(world, h, &energy_row[it + 1]);
+                }
+                break;
+            case OP_STAGE_UPDATE_VELOCITY:
+                for (int b = 0; b < world->body_count; ++b)
+                    update_velocity(&world->bodies[b], h);
+                break;
+            case OP_STAGE_COLLIDE:
+                if (def->floor) {
+                    double start = op_now();
+                    for (int b = 0; b < world->body_count; ++b)
+                        stats->floor_contacts += collide_floor(world, &world->bodies[b]);
+                    collide_seconds += op_now() - start;
+                }
+                break;
+            case OP_STAGE_COUNT:
+                break;
+            }
+        }
+        world->time = t_end;
+        world->substep++;
+    }
+    world->frame++;
+    stats->local_ms = 1e3 * solve.local;
+    stats->global_ms = 1e3 * solve.global;
+    stats->collision_ms = 1e3 * collide_seconds;
+    stats->total_ms = 1e3 * (op_now() - frame_start);
+    for (int b = 0; b < world->body_count; ++b) {
+        const op_state *s = &world->bodies[b].state;
+        for (int k = 0; k < 3 * s->particle_count; ++k)
+            if (!isfinite(s->position[k]))
+                return OP_FAIL(ctx, OP_ERR_INVALID, "frame %ld: body %s has a non-finite position", world->frame,
+                               world->bodies[b].name);
+    }
+    return OP_OK;
+}

@@ -1,0 +1,79 @@
+/* The world: models, bodies, scripts and the solver variant, and the frame loop with its
+ * explicit stage list (after Box2D's solver stages):
+ *
+ *   per frame, per sub-step (h = frame_time / substeps):
+ *     PREDICT          y = x + h v + h² g, Y = R + h Ṙ; constraint targets at the sub-step's end
+ *                      time; x ← y except where pinned
+ *     BEGIN            the solver's begin_substep (refactor when h or the constraints changed)
+ *     ITERATE × n_i    the solver's iteration (local and global stages, timed separately);
+ *                      the energy is logged after each one when logging is on
+ *     UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
+ *     COLLIDE          floor contact and friction (DESIGN §4)
+ *
+ * Timings are per frame in milliseconds from a monotonic clock. */
+#ifndef OPSIM_WORLD_H
+#define OPSIM_WORLD_H
+
+#include "body.h"
+#include "energy.h"
+#include "model.h"
+#include "script.h"
+#include "solver.h"
+
+typedef struct op_world_def {
+    double frame_time;   /* s per frame; the paper's h = 1/30 */
+    int substeps;        /* n_s */
+    int iterations;      /* n_i per sub-step */
+    double gravity[3];   /* m/s² */
+    int floor;           /* 1: a floor plane y = floor_height with normal +y */
+    double floor_height; /* m */
+    double friction;     /* Coulomb coefficient for floor contacts */
+    int log_energy;      /* evaluate E after every iteration (off for timing runs) */
+} op_world_def;
+
+op_world_def op_default_world_def(void);
+
+typedef struct op_frame_stats {
+    double local_ms, global_ms, collision_ms, total_ms;
+    int floor_contacts;  /* particles pushed out of the floor this frame */
+    /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
+     * column k after the k-th. Filled only when def.log_energy. */
+    op_energy *energy;
+} op_frame_stats;
+
+enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 1024, OP_WORLD_MAX_SCRIPTS = 16 };
+
+typedef struct op_world {
+    op_world_def def;
+    int model_count;
+    op_model *models;   /* [OP_WORLD_MAX_MODELS] */
+    int body_count;
+    op_body *bodies;    /* [OP_WORLD_MAX_BODIES] */
+    int script_count;
+    op_script scripts[OP_WORLD_MAX_SCRIPTS];
+    const op_solver_type *solver;
+    op_solver_settings solver_settings;
+    void **solver_state; /* [body_count], made by op_world_start */
+    double time;         /* s since the start */
+    long frame;          /* frames completed */
+    long substep;        /* sub-steps completed */
+} op_world;
+
+int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def);
+/* The model named `name`, loading it from the catalogue on first use. */
+int op_world_model(op_ctx *ctx, op_world *world, const char *catalogue, const char *name, const op_build_def *build,
+                   const op_model **model);
+/* Appends a body (op_body_init) and returns it. */
+int op_world_add_body(op_ctx *ctx, op_world *world, const char *name, const op_model *model, double stiffness,
+                      const double placement_rotation[9], const double placement_translation[3], op_body **body);
+/* Creates each body's solver state; call once all bodies, pins and constraints are in. */
+int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, const op_solver_settings *settings);
+/* Advances one frame. stats->energy must hold substeps × (iterations + 1) entries when
+ * def.log_energy is on. */
+int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
+void op_world_free(op_world *world);
+
+/* Total particles over all bodies, and each body's first index in that order. */
+int op_world_particle_count(const op_world *world);
+
+#endif

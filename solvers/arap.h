@@ -1,0 +1,19 @@
+/* The paper's solver (Choi & Lee 2017, Sec. 3): alternating local rotations and global
+ * positions on the oriented-particle graph. Its two half-steps are exposed so tests can check
+ * that each one never raises the energy. */
+#ifndef OPSIM_ARAP_H
+#define OPSIM_ARAP_H
+
+#include "body.h"
+#include "ctx.h"
+#include "solver.h"
+
+extern const op_solver_type op_solver_arap;
+
+/* Local step: every free rotation R_i = argmax_{R∈SO(3)} tr(Rᵀ C_i), Eq. 5 + 11 + constraint
+ * terms, in Gauss–Seidel or Jacobi order as the solver was configured. */
+void op_arap_local_step(void *solver, op_body *body, double h);
+/* Global step: every free position from the prefactored n×n system (Eq. 7 + 12 + 14). */
+int op_arap_global_step(op_ctx *ctx, void *solver, op_body *body, double h);
+
+#endif

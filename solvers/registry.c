@@ -1,0 +1,8 @@
+/* The one table of solver variants. Add a variant: one file in solvers/, one line here. */
+#include "arap.h"
+#include "solver.h"
+
+const op_solver_type *const op_solver_registry[] = {
+    &op_solver_arap,
+    NULL,
+};

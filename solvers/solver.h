@@ -1,0 +1,71 @@
+/* The interface every solver variant fills, and the registry that lists them. The command
+ * line (`opsim solvers`), the experiments, the tests and the benchmarks all read the registry,
+ * so adding a variant is one file in solvers/ and one line in solvers/registry.c.
+ *
+ * One sub-step of length h for one body, driven by core/world.c:
+ *   world: predict   inertial targets y, Y; constraint targets from the scripts; x ← y
+ *   solver: begin_substep   anything that depends on h or the constraint set (refactor)
+ *   solver: iterate × n_i   one iteration (for arap: local rotations, then global positions)
+ *   world: update velocities   v = (x − x_start)/h, Ṙ = (R − R_start)/h
+ *   world: collide   floor contact and friction
+ * The solver owns no file and computes no reported metric: the harness does. */
+#ifndef OPSIM_SOLVER_H
+#define OPSIM_SOLVER_H
+
+#include "body.h"
+#include "ctx.h"
+
+/* Accumulated per-stage wall time, in seconds. */
+typedef struct op_stage_times {
+    double local, global;
+} op_stage_times;
+
+typedef struct op_solver_option {
+    const char *key;
+    const char *default_value;
+    const char *help;
+} op_solver_option;
+
+enum { OP_SOLVER_MAX_SETTINGS = 32 };
+
+/* The [solver] section of a config as key = value strings, already checked against the
+ * variant's option table (op_solver_settings_validate). */
+typedef struct op_solver_settings {
+    int count;
+    char key[OP_SOLVER_MAX_SETTINGS][64];
+    char value[OP_SOLVER_MAX_SETTINGS][256];
+} op_solver_settings;
+
+typedef struct op_solver_type {
+    const char *name;
+    const char *summary;
+    const char *source; /* the paper it reproduces */
+    const op_solver_option *options; /* terminated by a { NULL } entry */
+    /* Creates the per-body solver state. */
+    int (*create)(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void **solver);
+    /* Called at the start of every sub-step, after the world's predict stage. */
+    int (*begin_substep)(op_ctx *ctx, void *solver, op_body *body, double h);
+    /* One iteration; adds its stage times to *times. */
+    int (*iterate)(op_ctx *ctx, void *solver, op_body *body, double h, op_stage_times *times);
+    void (*destroy)(void *solver);
+} op_solver_type;
+
+/* NULL-terminated, in the order `opsim solvers` lists them. */
+extern const op_solver_type *const op_solver_registry[];
+
+const op_solver_type *op_solver_find(const char *name);
+
+/* Checks every key against the type's options (OP_ERR_USAGE naming the key and listing the
+ * valid ones) and fills in defaults for the keys not given. */
+int op_solver_settings_validate(op_ctx *ctx, const op_solver_type *type, op_solver_settings *settings);
+/* The value of `key` (after validation every option has one). */
+const char *op_solver_setting(const op_solver_settings *settings, const char *key);
+/* Parsed values with range checks; errors name the solver option. */
+int op_solver_setting_double(op_ctx *ctx, const op_solver_settings *settings, const char *key, double lo, double hi,
+                             double *out);
+int op_solver_setting_int(op_ctx *ctx, const op_solver_settings *settings, const char *key, int lo, int hi, int *out);
+/* One of a '|'-separated list of words, e.g. "gs|jacobi"; returns its position. */
+int op_solver_setting_choice(op_ctx *ctx, const op_solver_settings *settings, const char *key, const char *choices,
+                             int *out);
+
+#endif
