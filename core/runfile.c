@@ -796,8 +796,9 @@ static int check_new_object(op_ctx *ctx, op_runfile *run, const char *what, cons
 /* Rows of CHUNK_BYTES or more are one chunk each, cut along their next dimensions when over
  * CHUNK_MAX, so a frame of particles is written and read back as whole chunks. Smaller rows
  * share a chunk of at most CHUNK_ROWS rows: every flush rewrites each series' partly filled
- * chunk whole, and a file holds a hundred or so scalar series, so small chunks keep a flush and
- * a short run's file small (4 KiB for scalars instead of 64 KiB). */
+ * chunk whole, and a run may hold a hundred scalar series (observables' value/step/time), so
+ * 4 KiB scalar chunks instead of 64 KiB keep the flush and a short run's file small (measured
+ * with 104 small series: 0.7 instead of 1.5-2.7 ms per frame, 6 MB less per file). */
 enum { CHUNK_BYTES = 64 << 10, CHUNK_MAX = 1 << 20, CHUNK_ROWS = 512 };
 
 static void series_chunk(int rank, const hsize_t *dims, hsize_t *chunk)

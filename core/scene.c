@@ -550,6 +550,8 @@ static int parse_numbers(op_ctx *ctx, const config *c, const entry *e, const cha
 {
     const char *p = text, *end = text + length;
     for (int k = 0; k < count; ++k) {
+        while (p < end && is_blank(*p))
+            ++p;
         char *after;
         double value = strtod(p, &after);
         if (after == p || after > end || (after < end && !is_blank(*after)))

@@ -2,7 +2,7 @@
  * checked; an error names the file and line, or the --set option it came from. Lengths in m,
  * times in s, angles in degrees, stiffness k in kg/(m³ s²), density in kg/m³.
  *
- *   [run]        frames = 150            frames to simulate
+ *   [run]        frames = 150            frames to simulate (0 or more)
  *                output_every = 1        frames between stored states (the first and last are kept)
  *                models = data/models.tsv  the model catalogue
  *   [world]      frame_time = 0.0333333333333333  substeps = 1  iterations = 10
@@ -11,33 +11,49 @@
  *   [solver]     name = arap, then the variant's options (opsim solvers lists them)
  *   [model NAME] particles = N  seed = S  voxels = R  density = RHO
  *                                        overrides of the catalogue build of model NAME
- *   [body NAME]  model = MODEL           a model of the catalogue
- *                stiffness = K
+ *                                        (particles = 0: the catalogue's count); some body
+ *                                        must use the model
+ *   [body NAME]  model = MODEL           a model of the catalogue (required)
+ *                stiffness = K           (required)
  *                position = X Y Z        placement of the model frame (default 0 0 0)
  *                rotation = AX AY AZ DEG placement rotation, axis and angle (default none)
- *                velocity = VX VY VZ     initial velocity of every particle
- *                start = rest | collapsed   collapsed: every particle at the first pinned
- *                                        particle's position (Fig. 4)
+ *                velocity = VX VY VZ     initial velocity of every particle (default 0 0 0)
+ *                start = rest | collapsed   collapsed: every particle at the position of the
+ *                                        body's first pin that holds a position (Fig. 4);
+ *                                        orientations stay at the placement, velocities 0
+ *                                        (a non-zero velocity is an error)
  *   [pin NAME]   body = BODY
  *                particle = centre | INDEX   centre: the particle nearest the body's rest centre of mass
- *                hold = position | orientation | both
+ *                hold = position | orientation | both        (all three required)
  *   [constraint NAME]
  *                body = BODY  type = position | direction
  *                vertices = nearest X Y Z | box X0 Y0 Z0 X1 Y1 Z1   (model frame: one vertex,
- *                                        or every vertex in the box, one constraint each)
- *                directions = DX DY DZ [; DX DY DZ ...]  direction constraints: one each
- *                weight = W
+ *                                        or every vertex in the box, bounds included, one
+ *                                        constraint each; an empty box is an error)
+ *                directions = DX DY DZ [; DX DY DZ ...]  direction constraints: one each, at
+ *                                        each vertex; the key may repeat and adds directions
+ *                weight = W              (body, type, vertices, weight required)
  *                script = SCRIPT         optional: targets follow the script
- *   [script NAME] pivot = X Y Z
- *                key = T  TX TY TZ  AX AY AZ DEG   (repeated, increasing T)
+ *   [script NAME] pivot = X Y Z          (default 0 0 0)
+ *                key = T  TX TY TZ  AX AY AZ DEG   (repeated, increasing T; at least one)
  *   [observable NAME]
  *                type = deflection | rest_shape_error | lowest_point | kinetic_energy | position_error
  *                body = BODY             (optional for lowest_point and kinetic_energy: whole world)
  *                vertex = nearest X Y Z  (deflection)
- *                constraint = NAME       (position_error: the constraint section's first vertex)
+ *                constraint = NAME       (position_error: the constraint section's first vertex;
+ *                                        a position constraint on the same body)
+ *
+ * Syntax: a section is "[TYPE]" or "[TYPE NAME]", NAME of letters, digits, '_' and '-' (at most
+ * 63), each section once. Keys and headers start at the beginning of their line (inih reads an
+ * indented line as a continuation, so indentation is an error); lines at most 197 characters.
+ * Comments: a line starting with ';' or '#', or ';' after a blank, so a directions list is
+ * written "1 0 0; 0 1 0" and a directions line takes no comment. Only `key` and `directions`
+ * may repeat. A value the solver variant rejects is reported at the [solver] header.
  *
  * Overrides: "section.key=value" (e.g. "world.iterations=100", "body bar.stiffness=2e4",
- * "solver.rotations=jacobi") replace or add a key before the file is interpreted. */
+ * "solver.rotations=jacobi") replace or add a key (and its section) before the file is
+ * interpreted; of two overrides of one key the last wins, except that the first override of
+ * `key` or `directions` replaces all of the file's values and later ones add to it. */
 #ifndef OPSIM_SCENE_H
 #define OPSIM_SCENE_H
 

@@ -14,7 +14,7 @@
  * 1e-16 A(k, k) and of either sign. For an SPD matrix D(k) ≥ A(k, k)/cond(A), so the check rejects
  * only matrices whose condition number exceeds about 1/(PIVOT_TOL n), where a solve has no
  * correct digit left anyway. */
-#define PIVOT_TOL (8.0 * DBL_EPSILON)
+#define PIVOT_TOL (32.0 * DBL_EPSILON)
 
 struct op_sparse_factor {
     /* One per factor, not one per process: CHOLMOD keeps workspace and status in it, so two

@@ -8,12 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "build.h"
 #include "ctx.h"
 #include "math3.h"
 #include "mesh.h"
+#include "record.h"
 #include "runfile.h"
+#include "scene.h"
 #include "shapes.h"
+#include "solver.h"
 
 enum { EXIT_USAGE = 64, EXIT_DATA = 65, EXIT_SOFTWARE = 70, EXIT_IO = 74 };
 
@@ -21,9 +26,9 @@ static const char *program = "opsim";
 
 static int usage_error(const char *command, const char *format, const char *detail)
 {
-    fprintf(stderr, "%s %s: ", program, command);
+    fprintf(stderr, "%s%s%s: ", program, command[0] ? " " : "", command);
     fprintf(stderr, format, detail);
-    fprintf(stderr, "\nTry '%s %s --help'.\n", program, command);
+    fprintf(stderr, "\nTry '%s%s%s --help'.\n", program, command[0] ? " " : "", command);
     return EXIT_USAGE;
 }
 
@@ -380,12 +385,72 @@ static int command_export(int argc, char **argv)
     return ctx.status == OP_OK ? 0 : report_failure(&ctx);
 }
 
+/* ---- opsim run / solvers ------------------------------------------------------------ */
+
+static const char run_help[] =
+    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] --out RUN.h5\n"
+    "\n"
+    "Runs the experiment CONFIG (format: core/scene.h, examples in experiments/) and records it\n"
+    "into RUN.h5 (layout: core/record.h). --set replaces or adds a key before the config is\n"
+    "read, e.g. --set world.iterations=100 --set 'body bar.stiffness=2e9' --set solver.rotations=jacobi.\n"
+    "A progress line goes to stderr when it is a terminal. On failure no RUN.h5 is written.\n";
+
+static int command_run(int argc, char **argv, const char *command_line)
+{
+    static const struct option options[] = { { "set", required_argument, 0, 's' },
+                                              { "out", required_argument, 0, 'o' },
+                                              { "help", no_argument, 0, 'h' },
+                                              { 0, 0, 0, 0 } };
+    const char **overrides = calloc((size_t)argc, sizeof *overrides), *out = NULL;
+    int override_count = 0, c;
+    if (!overrides)
+        return EXIT_SOFTWARE;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (c) {
+        case 's': overrides[override_count++] = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(run_help, stdout); free(overrides); return 0;
+        default: free(overrides); return usage_error("run", "%s", "unknown option");
+        }
+    }
+    if (optind != argc - 1 || !out) {
+        free(overrides);
+        return usage_error("run", "%s", "give one CONFIG.ini and --out RUN.h5");
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_scene scene;
+    if (op_scene_load(&ctx, argv[optind], override_count, overrides, &scene) == OP_OK) {
+        op_provenance prov = { .command_line = command_line, .config_text = scene.config_text, .seed = 0 };
+        op_record_run(&ctx, &scene, out, &prov, isatty(STDERR_FILENO) ? stderr : NULL);
+        op_scene_free(&scene);
+    }
+    free(overrides);
+    return ctx.status == OP_OK ? 0 : report_failure(&ctx);
+}
+
+static int command_solvers(int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1)
+        return usage_error("solvers", "%s", "takes no arguments");
+    for (int v = 0; op_solver_registry[v]; ++v) {
+        const op_solver_type *t = op_solver_registry[v];
+        printf("%s\n    %s (%s)\n", t->name, t->summary, t->source);
+        for (const op_solver_option *o = t->options; o->key; ++o)
+            printf("    %s = %s\n        %s\n", o->key, o->default_value, o->help);
+    }
+    return 0;
+}
+
 /* ---- dispatch ------------------------------------------------------------------------ */
 
 static const char main_help[] =
     "usage: opsim COMMAND [OPTIONS]\n"
     "\n"
     "commands:\n"
+    "  run      run an experiment config and record it into a run file\n"
+    "  solvers  list the solver variants and their options\n"
     "  graph    build one body's particle graph and skinning into a run file\n"
     "  mesh     prepare a mesh: rotate, scale to metres, write OBJ\n"
     "  info     print what a run file holds\n"
@@ -413,7 +478,11 @@ int main(int argc, char **argv)
         return EXIT_SOFTWARE;
     }
     int status;
-    if (strcmp(command, "graph") == 0)
+    if (strcmp(command, "run") == 0)
+        status = command_run(argc - 1, argv + 1, command_line);
+    else if (strcmp(command, "solvers") == 0)
+        status = command_solvers(argc - 1, argv + 1);
+    else if (strcmp(command, "graph") == 0)
         status = command_graph(argc - 1, argv + 1, command_line);
     else if (strcmp(command, "mesh") == 0)
         status = command_mesh(argc - 1, argv + 1);

@@ -1,0 +1,231 @@
+/* Recording a run: the frame loop around op_world_step and everything it writes (record.h). */
+#include "record.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "math3.h"
+
+enum { ENERGY_TERMS = 4, TIMING_STAGES = 4 };
+static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };
+static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "total" };
+
+typedef struct recorder {
+    op_runfile run;
+    op_series position, position_step, position_time;
+    op_series orientation, orientation_step, orientation_time;
+    op_series energy_series[ENERGY_TERMS];
+    op_series timing[TIMING_STAGES];
+    op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
+    int particles;
+    double *positions, *orientations; /* one frame of every body */
+    double *energy_rows;              /* [substeps][iterations + 1] of one term */
+    op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
+} recorder;
+
+static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
+{
+    const op_world *w = &scene->world;
+    const op_world_def *d = &w->def;
+    op_runfile *run = &r->run;
+    const char *p = "/parameters";
+    char gravity[128];
+    snprintf(gravity, sizeof gravity, "%.17g %.17g %.17g", d->gravity[0], d->gravity[1], d->gravity[2]);
+    if (op_runfile_set_attribute_int(ctx, run, p, "frames", scene->run.frames) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "output_every", scene->run.output_every) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "frame_time", d->frame_time) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "substeps", d->substeps) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "iterations", d->iterations) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "gravity", gravity) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "floor", d->floor) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "floor_height", d->floor_height) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "friction", d->friction) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "solver", w->solver->name) != OP_OK)
+        return ctx->status;
+    for (int k = 0; k < w->solver_settings.count; ++k) {
+        char name[80];
+        snprintf(name, sizeof name, "solver_%s", w->solver_settings.key[k]);
+        if (op_runfile_set_attribute_string(ctx, run, p, name, w->solver_settings.value[k]) != OP_OK)
+            return ctx->status;
+    }
+    int offset = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_body *body = &w->bodies[b];
+        char path[128];
+        snprintf(path, sizeof path, "/parameters/%s", body->name);
+        if (op_runfile_set_attribute_string(ctx, run, path, "model", body->model->name) != OP_OK ||
+            op_runfile_set_attribute_double(ctx, run, path, "stiffness", body->stiffness) != OP_OK ||
+            op_runfile_set_attribute_int(ctx, run, path, "particle_offset", offset) != OP_OK)
+            return ctx->status;
+        offset += body->graph->particle_count;
+    }
+    return OP_OK;
+}
+
+static int write_bodies(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_body *body = &w->bodies[b];
+        const op_model *m = body->model;
+        op_body_info info = { .kind = op_body_kind_name(m->build.kind),
+                              .source = m->source,
+                              .particles_requested = m->build.particles,
+                              .seed = m->build.seed };
+        if (op_runfile_write_body(ctx, &r->run, body->name, &info, &m->graph, &m->mesh, &m->skin) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
+{
+    const op_world *w = &scene->world;
+    op_runfile *run = &r->run;
+    int64_t vec[2] = { r->particles, 3 }, mat[3] = { r->particles, 3, 3 };
+    int64_t energy_row[1] = { w->def.iterations + 1 };
+    if (op_series_create(ctx, run, &r->position, "/particles/position/value", OP_SERIES_FLOAT64, 2, vec, "m",
+                         "particle centres x_i") != OP_OK ||
+        op_series_create(ctx, run, &r->position_step, "/particles/position/step", OP_SERIES_INT64, 0, NULL, NULL,
+                         "frame index") != OP_OK ||
+        op_series_create(ctx, run, &r->position_time, "/particles/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
+                         NULL) != OP_OK ||
+        op_series_create(ctx, run, &r->orientation, "/particles/orientation/value", OP_SERIES_FLOAT64, 3, mat, NULL,
+                         "rotations R_i, row-major; current axes E_i = R_i rest_axes_i") != OP_OK ||
+        op_series_create(ctx, run, &r->orientation_step, "/particles/orientation/step", OP_SERIES_INT64, 0, NULL,
+                         NULL, "frame index") != OP_OK ||
+        op_series_create(ctx, run, &r->orientation_time, "/particles/orientation/time", OP_SERIES_FLOAT64, 0, NULL,
+                         "s", NULL) != OP_OK)
+        return ctx->status;
+    if (w->def.log_energy)
+        for (int e = 0; e < ENERGY_TERMS; ++e) {
+            char path[64];
+            snprintf(path, sizeof path, "/solver/energy/%s", energy_names[e]);
+            if (op_series_create(ctx, run, &r->energy_series[e], path, OP_SERIES_FLOAT64, 1, energy_row, "J",
+                                 "per sub-step; column 0 before the first iteration, k after the k-th") != OP_OK)
+                return ctx->status;
+        }
+    for (int t = 0; t < TIMING_STAGES; ++t) {
+        char path[64];
+        snprintf(path, sizeof path, "/timing/%s", timing_names[t]);
+        if (op_series_create(ctx, run, &r->timing[t], path, OP_SERIES_FLOAT64, 0, NULL, "ms", "per frame") != OP_OK)
+            return ctx->status;
+    }
+    for (int o = 0; o < scene->observable_count; ++o) {
+        const op_observable *obs = &scene->observables[o];
+        char path[3][160];
+        snprintf(path[0], sizeof path[0], "/observables/%s/value", obs->name);
+        snprintf(path[1], sizeof path[1], "/observables/%s/step", obs->name);
+        snprintf(path[2], sizeof path[2], "/observables/%s/time", obs->name);
+        if (op_series_create(ctx, run, &r->observable[o][0], path[0], OP_SERIES_FLOAT64, 0, NULL, NULL,
+                             op_observable_kind_name(obs->kind)) != OP_OK ||
+            op_series_create(ctx, run, &r->observable[o][1], path[1], OP_SERIES_INT64, 0, NULL, NULL, "frame index") !=
+                OP_OK ||
+            op_series_create(ctx, run, &r->observable[o][2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s", NULL) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+static int append_step_time(op_ctx *ctx, recorder *r, op_series *step, op_series *time, const op_world *w)
+{
+    int64_t frame = w->frame;
+    double t = w->time;
+    if (op_series_append(ctx, &r->run, step, &frame, 1) != OP_OK || op_series_append(ctx, &r->run, time, &t, 1) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+static int append_state(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    int offset = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_state *s = &w->bodies[b].state;
+        memcpy(&r->positions[3 * offset], s->position, 3 * (size_t)s->particle_count * sizeof(double));
+        memcpy(&r->orientations[9 * offset], s->rotation, 9 * (size_t)s->particle_count * sizeof(double));
+        offset += s->particle_count;
+    }
+    if (op_series_append(ctx, &r->run, &r->position, r->positions, 1) != OP_OK ||
+        op_series_append(ctx, &r->run, &r->orientation, r->orientations, 1) != OP_OK ||
+        append_step_time(ctx, r, &r->position_step, &r->position_time, w) != OP_OK ||
+        append_step_time(ctx, r, &r->orientation_step, &r->orientation_time, w) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+static int append_observables(op_ctx *ctx, recorder *r, const op_scene *scene)
+{
+    for (int o = 0; o < scene->observable_count; ++o) {
+        double value = op_observe(&scene->world, &scene->observables[o]);
+        if (op_series_append(ctx, &r->run, &r->observable[o][0], &value, 1) != OP_OK ||
+            append_step_time(ctx, r, &r->observable[o][1], &r->observable[o][2], &scene->world) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const op_frame_stats *stats)
+{
+    const op_world_def *d = &scene->world.def;
+    if (d->log_energy) {
+        size_t cells = (size_t)d->substeps * (size_t)(d->iterations + 1);
+        for (int e = 0; e < ENERGY_TERMS; ++e) {
+            for (size_t c = 0; c < cells; ++c) {
+                const op_energy *E = &r->energy[c];
+                r->energy_rows[c] = e == 0 ? E->kinetic : e == 1 ? E->elastic : e == 2 ? E->constraint : E->total;
+            }
+            if (op_series_append(ctx, &r->run, &r->energy_series[e], r->energy_rows, d->substeps) != OP_OK)
+                return ctx->status;
+        }
+    }
+    double times[TIMING_STAGES] = { stats->local_ms, stats->global_ms, stats->collision_ms, stats->total_ms };
+    for (int t = 0; t < TIMING_STAGES; ++t)
+        if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
+            return ctx->status;
+    return append_observables(ctx, r, scene);
+}
+
+int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance, FILE *progress)
+{
+    recorder *r = op_calloc(ctx, 1, sizeof *r);
+    if (!r)
+        return ctx->status;
+    op_world *w = &scene->world;
+    const op_world_def *d = &w->def;
+    size_t cells = (size_t)d->substeps * (size_t)(d->iterations + 1);
+    r->particles = op_world_particle_count(w);
+    r->positions = op_calloc(ctx, 3 * (size_t)r->particles, sizeof(double));
+    r->orientations = op_calloc(ctx, 9 * (size_t)r->particles, sizeof(double));
+    r->energy_rows = op_calloc(ctx, cells, sizeof(double));
+    r->energy = op_calloc(ctx, cells, sizeof(op_energy));
+    if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
+        write_bodies(ctx, r, w) == OP_OK && write_parameters(ctx, r, scene) == OP_OK &&
+        create_series(ctx, r, scene) == OP_OK && append_state(ctx, r, w) == OP_OK &&
+        append_observables(ctx, r, scene) == OP_OK && op_runfile_flush(ctx, &r->run) == OP_OK) {
+        op_frame_stats stats = { .energy = r->energy };
+        for (int frame = 1; frame <= scene->run.frames; ++frame) {
+            if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
+                break;
+            if ((frame % scene->run.output_every == 0 || frame == scene->run.frames) && append_state(ctx, r, w) != OP_OK)
+                break;
+            if (op_runfile_flush(ctx, &r->run) != OP_OK)
+                break;
+            if (progress) {
+                fprintf(progress, "\r%s: frame %d/%d, %.2f ms/frame", path, frame, scene->run.frames, stats.total_ms);
+                fflush(progress);
+            }
+        }
+        if (progress)
+            fprintf(progress, "\n");
+    }
+    if (ctx->status == OP_OK)
+        op_runfile_commit(ctx, &r->run);
+    if (ctx->status != OP_OK)
+        op_runfile_abort(&r->run);
+    free(r->positions);
+    free(r->orientations);
+    free(r->energy_rows);
+    free(r->energy);
+    free(r);
+    return ctx->status;
+}

@@ -1,0 +1,32 @@
+/* Running a loaded scene and recording it into a run file (DESIGN §5): the bodies' graphs and
+ * meshes, the parameters, and per frame the energies, stage timings, states and observables.
+ * The file is flushed every frame and renamed to its final name only when the run completes.
+ *
+ * Written beyond the bodies (runfile.h):
+ *   /parameters                       attributes: frames, output_every, frame_time, substeps,
+ *                                     iterations, gravity, floor, floor_height, friction,
+ *                                     log_energy, solver, solver.<option> (strings as given)
+ *   /parameters/<body>                attributes: model, stiffness, particle_offset
+ *   /particles/{position,orientation}/value [T][N][3] and [T][N][3][3] (R_i, row-major),
+ *                                     step [T] (frame index), time [T] (s): every output frame
+ *                                     (frame 0, each output_every-th and the last); N runs over
+ *                                     the bodies in order, body b from its particle_offset
+ *   /solver/energy/{kinetic,elastic,constraint,total} [S][I+1] (J): every sub-step S; column 0
+ *                                     before the first iteration, column k after the k-th
+ *                                     (only when log_energy)
+ *   /timing/{local,global,collision,total} [F] (ms): every frame
+ *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame */
+#ifndef OPSIM_RECORD_H
+#define OPSIM_RECORD_H
+
+#include <stdio.h>
+
+#include "runfile.h"
+#include "scene.h"
+
+/* Runs scene->run.frames frames and writes `path`. `progress`, when not NULL, gets a
+ * carriage-return progress line (the command line passes stderr when it is a terminal). On
+ * failure nothing is left under `path`. */
+int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance, FILE *progress);
+
+#endif
