@@ -7,7 +7,7 @@ VERSION := 0.1.0
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
 # Bitwise-repeatable floating point: no contraction into FMA, no fast-math.
-OPT      ?= -O2
+OPT      ?= -O3
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fno-fast-math \
             -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config and HDF5.

@@ -13,17 +13,23 @@
 #include "rng.h"
 #include "sparse.h"
 
-enum { N_RUNS = 31, N_SOLVES = 100, N_CANDIDATES = 12 };
+/* Each measurement is the median of up to MAX_RUNS runs, the solve's runs of up to MAX_SOLVES
+ * solves, cut down for the slow variants so that one measurement takes about BUDGET_US. */
+enum { MAX_RUNS = 31, MIN_RUNS = 5, MAX_SOLVES = 100, N_CANDIDATES = 12 };
+static const double BUDGET_US = 1e5;
 
+/* One scene's matrix: `bodies` connected graphs of nodes/bodies nodes each, numbered one after
+ * the other (a block-diagonal matrix, as when every body of a scene shares one factor). */
 typedef struct graph_size {
     const char *scene;
-    int nodes, edges;
+    int nodes, edges, bodies;
 } graph_size;
 
 static const graph_size SIZES[] = {
-    { "dinosaur", 100, 261 },
-    { "bunny+sheet", 496, 1647 },
-    { "52 models", 4120, 18574 },
+    { "dinosaur", 100, 261, 1 },
+    { "bunny+sheet", 496, 1647, 1 },
+    { "52 models", 4120, 18574, 1 },
+    { "52 models", 4120, 18574, 52 },
 };
 
 /* The matrix in triplet form (upper triangle) and a fixed row-major right-hand side. */
@@ -136,7 +142,7 @@ static int make_graph(op_rng *rng, int n, int edges, const double *p, int *ea, i
         }
     }
     /* The nearest-neighbour graph of uniform points is connected in practice; should it not be,
-     * a random bridge per extra component keeps the matrix positive definite all the same. */
+     * an edge from each further component to a random earlier node connects it. */
     for (int i = 1; i < n; ++i) {
         int ri = find_root(parent, i), r0 = find_root(parent, 0);
         if (ri != r0) {
@@ -156,18 +162,31 @@ static int make_graph(op_rng *rng, int n, int edges, const double *p, int *ea, i
     return m;
 }
 
-/* A = diag(m_i / h²) + k Σ_edges (v_i + v_j)(e_i − e_j)(e_i − e_j)ᵀ, as in the global step. */
+/* A = diag(m_i / h²) + k Σ_edges (v_i + v_j)(e_i − e_j)(e_i − e_j)ᵀ, as in the global step;
+ * each body's points fill their own unit cube. */
 static problem make_problem(const graph_size *size, uint64_t seed)
 {
     op_rng rng = op_rng_seeded(seed);
-    int n = size->nodes;
+    int n = size->nodes, max_edges = size->edges + n;
     double *p = checked_calloc(3 * (size_t)n, sizeof *p), *vol = checked_calloc((size_t)n, sizeof *vol);
-    for (int k = 0; k < 3 * n; ++k)
-        p[k] = op_rng_uniform(&rng);
-    qsort(p, (size_t)n, 3 * sizeof *p, compare_point);
-    int *ea = checked_calloc((size_t)size->edges + (size_t)n, sizeof *ea);
-    int *eb = checked_calloc((size_t)size->edges + (size_t)n, sizeof *eb);
-    int edges = make_graph(&rng, n, size->edges, p, ea, eb);
+    int *ea = checked_calloc((size_t)max_edges, sizeof *ea), *eb = checked_calloc((size_t)max_edges, sizeof *eb);
+    int edges = 0;
+    for (int body = 0, first = 0; body < size->bodies; ++body) {
+        /* spread nodes and edges as evenly as the counts allow */
+        int nb = n / size->bodies + (body < n % size->bodies);
+        int mb = size->edges / size->bodies + (body < size->edges % size->bodies);
+        double *q = &p[3 * (size_t)first];
+        for (int k = 0; k < 3 * nb; ++k)
+            q[k] = op_rng_uniform(&rng);
+        qsort(q, (size_t)nb, 3 * sizeof *q, compare_point);
+        int m = make_graph(&rng, nb, mb, q, &ea[edges], &eb[edges]);
+        for (int e = edges; e < edges + m; ++e) {
+            ea[e] += first;
+            eb[e] += first;
+        }
+        edges += m;
+        first += nb;
+    }
 
     problem pr = { .n = n, .edges = edges, .count = n + 3 * edges };
     pr.rows = checked_calloc((size_t)pr.count, sizeof *pr.rows);
@@ -215,17 +234,76 @@ static double now_us(void)
     return 1e6 * (double)t.tv_sec + 1e-3 * (double)t.tv_nsec;
 }
 
+/* How many repetitions of something taking `estimate_us` fit in `budget_us`, within [lo, hi]. */
+static int repetitions(double budget_us, double estimate_us, int lo, int hi)
+{
+    double r = budget_us / fmax(estimate_us, 1e-3);
+    return r < lo ? lo : r > hi ? hi : (int)r;
+}
+
+/* Something to time: `factor` builds a fresh factor, `solve` does one solve with it. */
+typedef struct timed {
+    void (*factor)(void *self);
+    void (*solve)(void *self);
+    void *self;
+} timed;
+
+typedef struct timing {
+    double factor_us, solve_us;
+    int factor_runs, solve_runs, solves_per_run;
+} timing;
+
 static double median(double *x, int count)
 {
     qsort(x, (size_t)count, sizeof *x, compare_double);
     return x[count / 2];
 }
 
+/* Medians of the factor time and of the per-solve time over runs of several solves; the first
+ * call of each serves as the estimate that sizes the runs and as a warm-up. */
+static timing measure(const timed *t)
+{
+    timing m;
+    double times[MAX_RUNS];
+    double t0 = now_us();
+    t->factor(t->self);
+    m.factor_runs = repetitions(BUDGET_US, now_us() - t0, MIN_RUNS, MAX_RUNS);
+    for (int run = 0; run < m.factor_runs; ++run) {
+        t0 = now_us();
+        t->factor(t->self);
+        times[run] = now_us() - t0;
+    }
+    m.factor_us = median(times, m.factor_runs);
+
+    t0 = now_us();
+    t->solve(t->self);
+    double estimate = now_us() - t0;
+    m.solves_per_run = repetitions(BUDGET_US / MAX_RUNS, estimate, 1, MAX_SOLVES);
+    m.solve_runs = repetitions(BUDGET_US, estimate * m.solves_per_run, MIN_RUNS, MAX_RUNS);
+    for (int run = 0; run < m.solve_runs; ++run) {
+        t0 = now_us();
+        for (int s = 0; s < m.solves_per_run; ++s)
+            t->solve(t->self);
+        times[run] = (now_us() - t0) / m.solves_per_run;
+    }
+    m.solve_us = median(times, m.solve_runs);
+    return m;
+}
+
 typedef struct result {
     const char *variant;
     long nonzeros;
-    double factor_us, solve_us, checksum;
+    timing time;
+    double checksum; /* Σ of the solution: the variants must agree to rounding */
 } result;
+
+/* ---- opsim's wrapper ---- */
+
+typedef struct opsim_bench {
+    const problem *pr;
+    op_sparse_factor *f;
+    double *x;
+} opsim_bench;
 
 static void die_ctx(const op_ctx *ctx)
 {
@@ -233,50 +311,57 @@ static void die_ctx(const op_ctx *ctx)
     exit(1);
 }
 
+static void opsim_factor(void *self)
+{
+    opsim_bench *b = self;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_sparse_factor_free(&b->f);
+    if (op_sparse_factor_create(&ctx, b->pr->n, b->pr->count, b->pr->rows, b->pr->cols, b->pr->values, &b->f))
+        die_ctx(&ctx);
+}
+
+/* The solve is in place: the right-hand side is restored each time (a copy of 3n doubles). */
+static void opsim_solve(void *self)
+{
+    opsim_bench *b = self;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    memcpy(b->x, b->pr->rhs, 3 * (size_t)b->pr->n * sizeof *b->x);
+    if (op_sparse_solve3(&ctx, b->f, b->x))
+        die_ctx(&ctx);
+}
+
 static result bench_opsim(const problem *pr)
 {
+    opsim_bench b = { .pr = pr, .x = checked_calloc(3 * (size_t)pr->n, sizeof *b.x) };
     result r = { .variant = "opsim: simplicial LDL', AMD" };
-    double t[N_RUNS];
-    double *x = checked_calloc(3 * (size_t)pr->n, sizeof *x);
-    op_sparse_factor *f = NULL;
-    for (int run = 0; run < N_RUNS; ++run) {
-        op_ctx ctx;
-        op_ctx_init(&ctx);
-        op_sparse_factor_free(&f);
-        double t0 = now_us();
-        if (op_sparse_factor_create(&ctx, pr->n, pr->count, pr->rows, pr->cols, pr->values, &f) != OP_OK)
-            die_ctx(&ctx);
-        t[run] = now_us() - t0;
-    }
-    r.factor_us = median(t, N_RUNS);
-    r.nonzeros = op_sparse_factor_nonzeros(f);
-    for (int run = 0; run < N_RUNS; ++run) {
-        op_ctx ctx;
-        op_ctx_init(&ctx);
-        double t0 = now_us();
-        for (int s = 0; s < N_SOLVES; ++s) {
-            memcpy(x, pr->rhs, 3 * (size_t)pr->n * sizeof *x);
-            if (op_sparse_solve3(&ctx, f, x) != OP_OK)
-                die_ctx(&ctx);
-        }
-        t[run] = (now_us() - t0) / N_SOLVES;
-    }
-    r.solve_us = median(t, N_RUNS);
+    r.time = measure(&(timed){ opsim_factor, opsim_solve, &b });
+    r.nonzeros = op_sparse_factor_nonzeros(b.f);
     for (int k = 0; k < 3 * pr->n; ++k)
-        r.checksum += x[k];
-    op_sparse_factor_free(&f);
-    free(x);
+        r.checksum += b.x[k];
+    op_sparse_factor_free(&b.f);
+    free(b.x);
     return r;
 }
 
-typedef enum cholmod_variant { SIMPLICIAL_AMD, SIMPLICIAL_NATURAL, SUPERNODAL_AMD, CHOLMOD_DEFAULTS } cholmod_variant;
+/* ---- CHOLMOD called directly ---- */
 
-static const char *VARIANT_NAMES[] = {
+typedef enum cholmod_variant { SIMPLICIAL_AMD, SIMPLICIAL_NATURAL, SIMPLICIAL_METIS, SUPERNODAL_AMD, N_CHOLMOD } cholmod_variant;
+
+static const char *VARIANT_NAMES[N_CHOLMOD] = {
     "cholmod: simplicial LDL', AMD",
     "cholmod: simplicial LDL', natural",
+    "cholmod: simplicial LDL', METIS",
     "cholmod: supernodal LL', AMD",
-    "cholmod: defaults",
 };
+
+typedef struct cholmod_bench {
+    cholmod_common c;
+    cholmod_sparse *a;
+    cholmod_factor *L;
+    cholmod_dense *b, *x, *y, *e;
+} cholmod_bench;
 
 static void die_cholmod(const cholmod_common *c, const char *call)
 {
@@ -284,103 +369,104 @@ static void die_cholmod(const cholmod_common *c, const char *call)
     exit(1);
 }
 
-/* CHOLMOD called directly on the same matrix: the factor time covers analysis and numerical
- * factorisation only (no triplet assembly), the solve uses the column-major right-hand side
- * as it is (no transposes) and cholmod_solve2's reused workspace. */
+static void cholmod_bench_factor(void *self)
+{
+    cholmod_bench *b = self;
+    cholmod_free_factor(&b->L, &b->c);
+    b->L = cholmod_analyze(b->a, &b->c);
+    if (!b->L || !cholmod_factorize(b->a, b->L, &b->c) || b->c.status != CHOLMOD_OK)
+        die_cholmod(&b->c, "cholmod_analyze/cholmod_factorize");
+}
+
+static void cholmod_bench_solve(void *self)
+{
+    cholmod_bench *b = self;
+    if (!cholmod_solve2(CHOLMOD_A, b->L, b->b, NULL, &b->x, NULL, &b->y, &b->e, &b->c))
+        die_cholmod(&b->c, "cholmod_solve2");
+}
+
+/* The factor time covers analysis and numerical factorisation (no assembly); the solve takes
+ * the column-major right-hand side as it is (no transposes) and reuses cholmod_solve2's
+ * workspace. */
 static result bench_cholmod(const problem *pr, cholmod_variant v)
 {
     result r = { .variant = VARIANT_NAMES[v] };
-    cholmod_common c;
-    cholmod_start(&c);
-    c.print = 0;
-    if (v != CHOLMOD_DEFAULTS) {
-        c.supernodal = v == SUPERNODAL_AMD ? CHOLMOD_SUPERNODAL : CHOLMOD_SIMPLICIAL;
-        c.final_ll = v == SUPERNODAL_AMD;
-        c.nmethods = 1;
-        c.method[0].ordering = v == SIMPLICIAL_NATURAL ? CHOLMOD_NATURAL : CHOLMOD_AMD;
-    }
+    cholmod_bench b = { 0 };
+    cholmod_common *c = &b.c;
+    cholmod_start(c);
+    c->print = 0;
+    c->supernodal = v == SUPERNODAL_AMD ? CHOLMOD_SUPERNODAL : CHOLMOD_SIMPLICIAL;
+    c->final_ll = v == SUPERNODAL_AMD;
+    c->nmethods = 1;
+    c->method[0].ordering = v == SIMPLICIAL_NATURAL ? CHOLMOD_NATURAL
+                            : v == SIMPLICIAL_METIS ? CHOLMOD_METIS
+                                                    : CHOLMOD_AMD;
     cholmod_triplet *t = cholmod_allocate_triplet((size_t)pr->n, (size_t)pr->n, (size_t)pr->count, 1,
-                                                  CHOLMOD_REAL, &c);
+                                                  CHOLMOD_REAL, c);
     if (!t)
-        die_cholmod(&c, "cholmod_allocate_triplet");
+        die_cholmod(c, "cholmod_allocate_triplet");
     memcpy(t->i, pr->rows, (size_t)pr->count * sizeof *pr->rows);
     memcpy(t->j, pr->cols, (size_t)pr->count * sizeof *pr->cols);
     memcpy(t->x, pr->values, (size_t)pr->count * sizeof *pr->values);
     t->nnz = (size_t)pr->count;
-    cholmod_sparse *a = cholmod_triplet_to_sparse(t, (size_t)pr->count, &c);
-    if (!a)
-        die_cholmod(&c, "cholmod_triplet_to_sparse");
-    double times[N_RUNS];
-    cholmod_factor *L = NULL;
-    for (int run = 0; run < N_RUNS; ++run) {
-        cholmod_free_factor(&L, &c);
-        double t0 = now_us();
-        L = cholmod_analyze(a, &c);
-        if (!L || !cholmod_factorize(a, L, &c) || c.status != CHOLMOD_OK)
-            die_cholmod(&c, "cholmod_analyze/cholmod_factorize");
-        times[run] = now_us() - t0;
-    }
-    r.factor_us = median(times, N_RUNS);
-    r.nonzeros = (long)c.lnz;
-    cholmod_dense *b = cholmod_zeros((size_t)pr->n, 3, CHOLMOD_REAL, &c), *x = NULL, *y = NULL, *e = NULL;
-    if (!b)
-        die_cholmod(&c, "cholmod_zeros");
-    double *bx = b->x;
+    b.a = cholmod_triplet_to_sparse(t, (size_t)pr->count, c);
+    cholmod_free_triplet(&t, c);
+    b.b = cholmod_zeros((size_t)pr->n, 3, CHOLMOD_REAL, c);
+    if (!b.a || !b.b)
+        die_cholmod(c, "cholmod_triplet_to_sparse/cholmod_zeros");
+    double *bx = b.b->x;
     for (int i = 0; i < pr->n; ++i)
         for (int k = 0; k < 3; ++k)
             bx[(size_t)k * pr->n + i] = pr->rhs[3 * i + k];
-    for (int run = 0; run < N_RUNS; ++run) {
-        double t0 = now_us();
-        for (int s = 0; s < N_SOLVES; ++s)
-            if (!cholmod_solve2(CHOLMOD_A, L, b, NULL, &x, NULL, &y, &e, &c))
-                die_cholmod(&c, "cholmod_solve2");
-        times[run] = (now_us() - t0) / N_SOLVES;
-    }
-    r.solve_us = median(times, N_RUNS);
-    const double *xx = x->x;
+
+    r.time = measure(&(timed){ cholmod_bench_factor, cholmod_bench_solve, &b });
+    r.nonzeros = (long)c->lnz;
+    const double *x = b.x->x;
     for (int k = 0; k < 3 * pr->n; ++k)
-        r.checksum += xx[k];
-    cholmod_free_dense(&b, &c);
-    cholmod_free_dense(&x, &c);
-    cholmod_free_dense(&y, &c);
-    cholmod_free_dense(&e, &c);
-    cholmod_free_factor(&L, &c);
-    cholmod_free_sparse(&a, &c);
-    cholmod_free_triplet(&t, &c);
-    cholmod_finish(&c);
+        r.checksum += x[k];
+    cholmod_free_dense(&b.b, c);
+    cholmod_free_dense(&b.x, c);
+    cholmod_free_dense(&b.y, c);
+    cholmod_free_dense(&b.e, c);
+    cholmod_free_factor(&b.L, c);
+    cholmod_free_sparse(&b.a, c);
+    cholmod_finish(c);
     return r;
 }
 
 int main(void)
 {
-    enum { N_SIZES = sizeof SIZES / sizeof SIZES[0], N_VARIANTS = 5 };
+    enum { N_SIZES = sizeof SIZES / sizeof SIZES[0], N_VARIANTS = 1 + N_CHOLMOD };
     result results[N_SIZES][N_VARIANTS];
     problem problems[N_SIZES];
     for (int s = 0; s < N_SIZES; ++s) {
         problems[s] = make_problem(&SIZES[s], 0x5fa75e + (uint64_t)s);
         results[s][0] = bench_opsim(&problems[s]);
-        for (int v = 0; v < N_VARIANTS - 1; ++v)
+        for (int v = 0; v < N_CHOLMOD; ++v)
             results[s][v + 1] = bench_cholmod(&problems[s], (cholmod_variant)v);
     }
 
-    printf("sparse factor and 3-RHS solve, random geometric graphs; median of %d runs (solve: of %d solves)\n",
-           N_RUNS, N_SOLVES);
-    printf("  %-12s %6s %6s  %-34s %9s %11s %10s\n", "scene", "nodes", "edges", "variant", "nnz(L)",
-           "factor us", "solve us");
+    printf("sparse factor and 3-RHS solve on random geometric graphs (medians; up to %d runs of up to %d solves)\n",
+           MAX_RUNS, MAX_SOLVES);
+    printf("  %-12s %6s %6s %6s  %-34s %9s %11s %10s\n", "scene", "bodies", "nodes", "edges", "variant",
+           "nnz(L)", "factor us", "solve us");
     for (int s = 0; s < N_SIZES; ++s)
         for (int v = 0; v < N_VARIANTS; ++v) {
             const result *r = &results[s][v];
-            printf("  %-12s %6d %6d  %-34s %9ld %11.1f %10.2f\n", v == 0 ? SIZES[s].scene : "",
-                   problems[s].n, problems[s].edges, r->variant, r->nonzeros, r->factor_us, r->solve_us);
+            printf("  %-12s %6d %6d %6d  %-34s %9ld %11.1f %10.2f\n", v == 0 ? SIZES[s].scene : "",
+                   SIZES[s].bodies, problems[s].n, problems[s].edges, r->variant, r->nonzeros,
+                   r->time.factor_us, r->time.solve_us);
         }
-    printf("  (opsim's factor time includes validation, triplet assembly and the first solve)\n");
+    printf("  opsim's factor time includes validation, assembly and a first solve; its solve time, the\n"
+           "  transposes, the finiteness check and restoring the right-hand side\n");
     for (int s = 0; s < N_SIZES; ++s)
         for (int v = 0; v < N_VARIANTS; ++v) {
             const result *r = &results[s][v];
-            printf("csv,sparse,scene=%s,nodes=%d,edges=%d,variant=%s,nnz_L=%ld,factor_us=%.1f,solve_us=%.2f,"
-                   "checksum=%.17g\n",
-                   SIZES[s].scene, problems[s].n, problems[s].edges, r->variant, r->nonzeros, r->factor_us,
-                   r->solve_us, r->checksum);
+            printf("csv,sparse,scene=%s,bodies=%d,nodes=%d,edges=%d,variant=%s,nnz_L=%ld,factor_us=%.1f,"
+                   "factor_runs=%d,solve_us=%.3f,solve_runs=%d,solves_per_run=%d,checksum=%.17g\n",
+                   SIZES[s].scene, SIZES[s].bodies, problems[s].n, problems[s].edges, r->variant, r->nonzeros,
+                   r->time.factor_us, r->time.factor_runs, r->time.solve_us, r->time.solve_runs,
+                   r->time.solves_per_run, r->checksum);
         }
     for (int s = 0; s < N_SIZES; ++s)
         free_problem(&problems[s]);

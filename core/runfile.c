@@ -1958,6 +1958,210 @@ done:
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Reading rows and attributes                                                                 */
+
+/* Opens `dataset` for reading; a missing object or a group in its place is OP_ERR_INVALID. */
+static hid_t open_dataset_for_reading(op_ctx *ctx, const char *path, hid_t file,
+                                      const char *dataset)
+{
+    if (!dataset || !*dataset) {
+        OP_FAIL(ctx, OP_ERR_USAGE, "%s: no dataset name given", path);
+        return -1;
+    }
+    if (!object_exists(file, dataset)) {
+        OP_FAIL(ctx, OP_ERR_INVALID, "%s: no dataset %s", path, dataset);
+        return -1;
+    }
+    hid_t object = H5Oopen(file, dataset, H5P_DEFAULT);
+    if (object < 0) {
+        H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot open %s", path, dataset);
+        return -1;
+    }
+    if (H5Iget_type(object) != H5I_DATASET) {
+        H5Oclose(object);
+        OP_FAIL(ctx, OP_ERR_INVALID, "%s: no dataset %s (it is a group)", path, dataset);
+        return -1;
+    }
+    return object;
+}
+
+static int dataset_shape_impl(op_ctx *ctx, const char *path, const char *dataset, int *rank_out,
+                              int64_t *dims_out)
+{
+    hid_t file = open_file(ctx, path, H5F_ACC_RDONLY);
+    if (file < 0)
+        return ctx->status;
+    int rc = OP_OK;
+    hid_t space = -1;
+    hid_t ds = open_dataset_for_reading(ctx, path, file, dataset);
+    if (ds < 0) {
+        rc = ctx->status;
+        goto done;
+    }
+    space = H5Dget_space(ds);
+    int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+    hsize_t dims[H5S_MAX_RANK];
+    if (rank < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+        rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot read the shape of %s", path, dataset);
+        goto done;
+    }
+    if (rank > OP_RUNFILE_MAX_RANK) {
+        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: dataset %s has rank %d (at most %d)", path,
+                     dataset, rank, OP_RUNFILE_MAX_RANK);
+        goto done;
+    }
+    *rank_out = rank;
+    for (int i = 0; i < rank; i++)
+        dims_out[i] = (int64_t)dims[i];
+done:
+    if (space >= 0)
+        H5Sclose(space);
+    if (ds >= 0)
+        H5Oclose(ds);
+    H5Fclose(file);
+    return rc;
+}
+
+/* Rows [first, first + count) of a dataset whose stored type is `want` (float64 or int64). */
+static int read_rows_impl(op_ctx *ctx, const char *path, const char *dataset, long first,
+                          long count, op_series_type want, void *out, long capacity)
+{
+    const char *want_name = want == OP_SERIES_FLOAT64 ? "float64" : "int64";
+    if (!out && capacity > 0)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: rows of %s: no output buffer", path ? path : "",
+                       dataset ? dataset : "");
+    hid_t file = open_file(ctx, path, H5F_ACC_RDONLY);
+    if (file < 0)
+        return ctx->status;
+    int rc = OP_OK;
+    hid_t type = -1, space = -1, memspace = -1;
+    hid_t ds = open_dataset_for_reading(ctx, path, file, dataset);
+    if (ds < 0) {
+        rc = ctx->status;
+        goto done;
+    }
+    type = H5Dget_type(ds);
+    space = H5Dget_space(ds);
+    if (type < 0 || space < 0) {
+        rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot inspect dataset %s", path, dataset);
+        goto done;
+    }
+    H5T_class_t cls = H5Tget_class(type);
+    int matches = H5Tget_size(type) == 8 &&
+                  (want == OP_SERIES_FLOAT64 ? cls == H5T_FLOAT
+                                             : cls == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_2);
+    if (!matches) {
+        char type_text[32];
+        type_name(type, type_text, sizeof type_text);
+        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: dataset %s is %s, not %s", path, dataset,
+                     type_text, want_name);
+        goto done;
+    }
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = H5Sget_simple_extent_dims(space, dims, NULL);
+    if (rank < 0) {
+        rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot read the shape of %s", path, dataset);
+        goto done;
+    }
+    if (rank == 0) {
+        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: dataset %s is a scalar, it has no rows", path,
+                     dataset);
+        goto done;
+    }
+    long long rows = (long long)dims[0];
+    if (count < 1 || first < 0 || first >= rows || count > rows - first) {
+        rc = OP_FAIL(ctx, OP_ERR_INVALID,
+                     "%s: dataset %s has rows 0 to %lld; cannot read %ld row%s from row %ld",
+                     path, dataset, rows - 1, count, count == 1 ? "" : "s", first);
+        goto done;
+    }
+    hsize_t columns = 1;
+    for (int i = 1; i < rank; i++)
+        columns *= dims[i];
+    if (columns != 0 && (hsize_t)count > (hsize_t)LONG_MAX / columns) {
+        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: %ld rows of %s are too many values", path, count,
+                     dataset);
+        goto done;
+    }
+    hsize_t values = (hsize_t)count * columns;
+    if (values > (hsize_t)(capacity < 0 ? 0 : capacity)) {
+        rc = OP_FAIL(ctx, OP_ERR_INVALID,
+                     "%s: %ld row%s of %s hold %llu values, more than the %ld given room for",
+                     path, count, count == 1 ? "" : "s", dataset, (unsigned long long)values,
+                     capacity);
+        goto done;
+    }
+    if (values == 0)
+        goto done;
+    hsize_t start[H5S_MAX_RANK] = { (hsize_t)first }, extent[H5S_MAX_RANK];
+    memcpy(extent, dims, (size_t)rank * sizeof *dims);
+    extent[0] = (hsize_t)count;
+    memspace = H5Screate_simple(1, &values, NULL);
+    if (memspace < 0 ||
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, extent, NULL) < 0) {
+        rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot select rows of %s", path, dataset);
+        goto done;
+    }
+    hid_t mem = want == OP_SERIES_FLOAT64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+    if (H5Dread(ds, mem, memspace, space, H5P_DEFAULT, out) < 0)
+        rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot read rows %ld to %ld of %s", path, first,
+                     first + count - 1, dataset);
+done:
+    if (memspace >= 0)
+        H5Sclose(memspace);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (ds >= 0)
+        H5Oclose(ds);
+    H5Fclose(file);
+    return rc;
+}
+
+static int read_attribute_impl(op_ctx *ctx, const char *path, const char *object,
+                               const char *name, hid_t mem_type, void *value)
+{
+    if (!object || !*object || !name || !*name)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "%s: no attribute name given", path ? path : "");
+    hid_t file = open_file(ctx, path, H5F_ACC_RDONLY);
+    if (file < 0)
+        return ctx->status;
+    int rc = OP_OK;
+    if (strcmp(object, "/") != 0 && !object_exists(file, object))
+        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: no group or dataset %s (looking for attribute %s)",
+                     path, object, name);
+    else if (mem_type == H5T_NATIVE_DOUBLE) {
+        /* Integers convert: a parameter written as an int is still a number. */
+        hid_t attr = open_attribute(ctx, path, file, object, name);
+        if (attr < 0)
+            rc = ctx->status;
+        else {
+            hid_t type = H5Aget_type(attr), space = H5Aget_space(attr);
+            H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
+            if (type < 0 || space < 0)
+                rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot inspect attribute %s of %s", path,
+                             name, object);
+            else if ((cls != H5T_FLOAT && cls != H5T_INTEGER) ||
+                     H5Sget_simple_extent_npoints(space) != 1)
+                rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: attribute %s of %s is not one number",
+                             path, name, object);
+            else if (H5Aread(attr, H5T_NATIVE_DOUBLE, value) < 0)
+                rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot read attribute %s of %s", path, name,
+                             object);
+            if (type >= 0)
+                H5Tclose(type);
+            if (space >= 0)
+                H5Sclose(space);
+            H5Aclose(attr);
+        }
+    } else
+        rc = read_number(ctx, path, file, object, name, mem_type, value);
+    H5Fclose(file);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Public entry points: each runs its implementation with HDF5 kept quiet.                    */
 
 int op_runfile_create(op_ctx *ctx, op_runfile *run, const char *path, const op_provenance *prov)
@@ -2118,6 +2322,51 @@ int op_runfile_check(op_ctx *ctx, const char *path)
 {
     h5_quiet q = quiet_begin();
     int rc = check_impl(ctx, path);
+    quiet_end(q);
+    return rc;
+}
+
+int op_runfile_dataset_shape(op_ctx *ctx, const char *path, const char *dataset, int *rank,
+                             int64_t dims[OP_RUNFILE_MAX_RANK])
+{
+    h5_quiet q = quiet_begin();
+    int rc = dataset_shape_impl(ctx, path, dataset, rank, dims);
+    quiet_end(q);
+    return rc;
+}
+
+int op_runfile_read_rows(op_ctx *ctx, const char *path, const char *dataset, long first,
+                         long count, double *out, long capacity)
+{
+    h5_quiet q = quiet_begin();
+    int rc = read_rows_impl(ctx, path, dataset, first, count, OP_SERIES_FLOAT64, out, capacity);
+    quiet_end(q);
+    return rc;
+}
+
+int op_runfile_read_rows_int64(op_ctx *ctx, const char *path, const char *dataset, long first,
+                               long count, int64_t *out, long capacity)
+{
+    h5_quiet q = quiet_begin();
+    int rc = read_rows_impl(ctx, path, dataset, first, count, OP_SERIES_INT64, out, capacity);
+    quiet_end(q);
+    return rc;
+}
+
+int op_runfile_read_attribute_double(op_ctx *ctx, const char *path, const char *object,
+                                     const char *name, double *value)
+{
+    h5_quiet q = quiet_begin();
+    int rc = read_attribute_impl(ctx, path, object, name, H5T_NATIVE_DOUBLE, value);
+    quiet_end(q);
+    return rc;
+}
+
+int op_runfile_read_attribute_int(op_ctx *ctx, const char *path, const char *object,
+                                  const char *name, int64_t *value)
+{
+    h5_quiet q = quiet_begin();
+    int rc = read_attribute_impl(ctx, path, object, name, H5T_NATIVE_INT64, value);
     quiet_end(q);
     return rc;
 }

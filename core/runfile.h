@@ -155,6 +155,32 @@ int op_runfile_info(op_ctx *ctx, const char *path, FILE *out);
  * a long series need not fit in memory. */
 int op_runfile_export_tsv(op_ctx *ctx, const char *path, const char *dataset, FILE *out);
 
+/* Reading parts of a run: one frame of a series without the whole series in memory. */
+enum { OP_RUNFILE_MAX_RANK = 8 };
+
+/* The shape of a dataset: *rank (0 for a scalar) and dims[0 .. rank-1]. A missing dataset, a
+ * group in its place or a rank above OP_RUNFILE_MAX_RANK is OP_ERR_INVALID naming the file and
+ * the dataset. */
+int op_runfile_dataset_shape(op_ctx *ctx, const char *path, const char *dataset, int *rank,
+                             int64_t dims[OP_RUNFILE_MAX_RANK]);
+/* Rows first .. first+count-1 (along the first dimension) of a float64 dataset of rank 1 or
+ * more, read through a hyperslab: count x (product of the trailing dimensions) values,
+ * row-major, bit for bit as stored, into out[0 .. capacity-1]. OP_ERR_INVALID, naming the
+ * dataset and the file, when the dataset is missing, not float64 (or a scalar), count < 1, the
+ * rows are not all in [0, rows), or the values do not fit `capacity`; out is then untouched. */
+int op_runfile_read_rows(op_ctx *ctx, const char *path, const char *dataset, long first,
+                         long count, double *out, long capacity);
+/* The same for an int64 dataset (e.g. /particles/position/step). */
+int op_runfile_read_rows_int64(op_ctx *ctx, const char *path, const char *dataset, long first,
+                               long count, int64_t *out, long capacity);
+/* One numeric attribute `name` of the group or dataset `object` ("/" for the root), e.g.
+ * ("/parameters/dino", "particle_offset"). A missing object or attribute, a string, an array
+ * or (for _int) a float is OP_ERR_INVALID; an integer attribute read as double converts. */
+int op_runfile_read_attribute_double(op_ctx *ctx, const char *path, const char *object,
+                                     const char *name, double *value);
+int op_runfile_read_attribute_int(op_ctx *ctx, const char *path, const char *object,
+                                  const char *name, int64_t *value);
+
 /* The run file's check function (after cholmod_check_*): the root attributes are present, the
  * "bodies" list matches the /graph and /mesh groups, and every body has all its datasets and
  * attributes with consistent shapes (n across the graph datasets, skin rows == mesh vertices),

@@ -764,7 +764,8 @@ static int load_model(loader *l, int s)
         errno = 0;
         unsigned long long seed = strtoull(e->value, &end, 10);
         if (errno || end == e->value || *end || strchr(e->value, '-'))
-            return entry_fail(ctx, c, e, OP_ERR_INVALID, "must be a whole number in [0, %llu]", (unsigned long long)UINT64_MAX);
+            return entry_fail(ctx, c, e, OP_ERR_INVALID, "must be a whole number in [0, %llu]",
+                              (unsigned long long)UINT64_MAX);
         def->seed = (uint64_t)seed;
     }
     if ((e = lookup(c, s, "voxels")) && entry_int(ctx, c, e, 4, 2048, &def->voxel_resolution) != OP_OK)
@@ -980,6 +981,7 @@ static int load_constraint(loader *l, int s)
         }
         script = l->index[ss];
     }
+    /* a position constraint is one pass over the vertices with a direction that is not used */
     double directions[MAX_DIRECTIONS][3] = { { 0, 0, 0 } };
     int direction_count = kind == OP_CONSTRAINT_POSITION ? 1 : 0;
     const char *form = "DX DY DZ[; DX DY DZ ...]";
@@ -1070,7 +1072,8 @@ static int load_observable(loader *l, int s)
         return entry_fail(ctx, c, constraint, OP_ERR_INVALID, "only type = position_error takes a constraint");
     const op_body *body = o->body >= 0 ? &scene->world.bodies[o->body] : NULL;
     if (o->kind == OP_OBSERVE_DEFLECTION) {
-        if (!(vertex = required(ctx, c, s, "vertex")) || nearest_vertex(ctx, c, vertex, body, "nearest X Y Z", &o->vertex) != OP_OK)
+        if (!(vertex = required(ctx, c, s, "vertex")) ||
+            nearest_vertex(ctx, c, vertex, body, "nearest X Y Z", &o->vertex) != OP_OK)
             return ctx->status;
     }
     if (o->kind == OP_OBSERVE_POSITION_ERROR) {
