@@ -75,6 +75,7 @@ bin/bench/%: build/bench/%.o build/libopsim.a
 
 include data/data.mk
 include reports/reports.mk
+include experiments/experiments.mk
 
 test: $(TEST_BIN) bin/opsim | data
 	@tools/run-tests.sh $(TEST_BIN)

@@ -1,15 +1,31 @@
 /* Timing of the polar rotation: the closed-form op_polar_rotation against the LAPACK SVD
  * reference, median ns per call over repeated passes on a fixed mix of generic, near-rotation
- * and inverted matrices (the local step sees mostly the second kind, inverted scenes the third). */
+ * and inverted matrices (the local step sees mostly the second kind, inverted scenes the third).
+ *
+ * Also op_polar_rotation_warm, as the solver's local step calls it: started from the answer
+ * turned by a small angle (10^-5 to 10^-1.5 rad, log-uniform; in the dinosaur scenes the rotation
+ * moves by less than 10^-2 rad between iterations in nine calls out of ten) and from a random
+ * rotation (its certificate fails and it falls back to the closed form). Every warm result is
+ * checked: a rotation, and where the optimum is unique within 1e-9 entrywise of the SVD's (the
+ * closed form's own test bound); the bench fails otherwise. The largest differences from the SVD
+ * are printed for both methods: on inverted matrices with σ₂ close to σ₃ the closed form's
+ * eigenvector from the adjugate loses digits (1e-10 here) that the certified Newton iteration
+ * keeps. */
+#include <lapacke.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "math3.h"
+#include "platform.h"
 #include "polar.h"
 
 enum { N_MATRICES = 4096, N_RUNS = 15 };
+/* Warm results must agree with the SVD this well (entrywise, unique optima), as test_polar asks
+ * of the closed form. */
+static const double WARM_AGREEMENT = 1e-9;
 
 /* splitmix64: the same matrices on every machine and run. */
 static uint64_t rng_state = 0x0b5e55ed5eedULL;
@@ -42,6 +58,14 @@ static void random_rotation(double r[9])
     r[6] = s * (q[1] * q[3] - q[0] * q[2]);
     r[7] = s * (q[2] * q[3] + q[0] * q[1]);
     r[8] = 1.0 - s * (q[1] * q[1] + q[2] * q[2]);
+}
+
+/* Singular values s (descending) of the 3x3 a (overwritten), for telling unique optima apart. */
+static void singular_values(double a[9], double s[3], double u[9], double vt[9])
+{
+    double superb[2];
+    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', 3, 3, a, 3, s, u, 3, vt, 3, superb) != 0)
+        s[0] = s[1] = s[2] = 0.0;
 }
 
 /* A third each: Gaussian entries; a rotation times a mild stretch plus noise, as the solver
@@ -109,8 +133,64 @@ static double median_ns(const double *c, double *r, int use_svd, double *checksu
     return per_call[N_RUNS / 2];
 }
 
+/* R = R_exact turned about a random axis by `angle`, as a unit quaternion. */
+static void turned_quaternion(const double exact[9], double angle, double q[4])
+{
+    double axis[3] = { gaussian(), gaussian(), gaussian() }, turn[9], r[9];
+    double norm = sqrt(v3_dot(axis, axis)), c = cos(angle), s = sin(angle), t = 1.0 - c;
+    v3_scale(axis, axis, 1.0 / norm);
+    double x = axis[0], y = axis[1], z = axis[2];
+    double rodrigues[9] = { c + t * x * x,     t * x * y - s * z, t * x * z + s * y,
+                            t * x * y + s * z, c + t * y * y,     t * y * z - s * x,
+                            t * x * z - s * y, t * y * z + s * x, c + t * z * z };
+    m3_copy(turn, rodrigues);
+    m3_mul(r, turn, exact);
+    op_rotation_quaternion(r, q);
+}
+
+/* Median ns per op_polar_rotation_warm call from the starting quaternions q0 (copied afresh for
+ * every pass, outside the timing). */
+static double median_warm_ns(const double *c, const double *q0, double *q, double *r, double *checksum)
+{
+    double per_call[N_RUNS];
+    for (int run = 0; run < N_RUNS; ++run) {
+        memcpy(q, q0, 4 * N_MATRICES * sizeof *q);
+        double t0 = now_ns();
+        for (int i = 0; i < N_MATRICES; ++i)
+            op_polar_rotation_warm(&c[9 * i], &q[4 * i], &r[9 * i]);
+        per_call[run] = (now_ns() - t0) / N_MATRICES;
+        for (int k = 0; k < 9 * N_MATRICES; ++k)
+            *checksum += r[k];
+    }
+    qsort(per_call, N_RUNS, sizeof per_call[0], compare_double);
+    return per_call[N_RUNS / 2];
+}
+
+/* The largest entrywise difference between the rotations r and the SVD's (reference), over the
+ * matrices whose optimum is unique: det C > 0, or det C < 0 with σ₂ clear of σ₃. −1 when some r
+ * is not a rotation. */
+static double disagreement(const double *c, const double *reference, const double *r)
+{
+    double worst = 0.0;
+    for (int i = 0; i < N_MATRICES; ++i) {
+        const double *ri = &r[9 * i];
+        if (!m3_isfinite(ri) || m3_orthonormality_error(ri) > 1e-13 || fabs(m3_det(ri) - 1.0) > 1e-13)
+            return -1.0;
+        double s[3], u[9], vt[9], a[9];
+        m3_copy(a, &c[9 * i]);
+        singular_values(a, s, u, vt);
+        double gap = m3_det(&c[9 * i]) < 0.0 ? s[1] - s[2] : s[1] + s[2];
+        if (!(gap > 1e-3 * s[0]))
+            continue;
+        for (int k = 0; k < 9; ++k)
+            worst = fmax(worst, fabs(ri[k] - reference[9 * i + k]));
+    }
+    return worst;
+}
+
 int main(void)
 {
+    op_platform_init();
     double *c = malloc(9 * N_MATRICES * sizeof *c), *r = malloc(9 * N_MATRICES * sizeof *r);
     if (!c || !r) {
         fprintf(stderr, "bench_polar: out of memory\n");
@@ -119,9 +199,30 @@ int main(void)
     for (int i = 0; i < N_MATRICES; ++i)
         make_matrix(i, &c[9 * i]);
 
-    double checksum_fast = 0.0, checksum_svd = 0.0;
+    double checksum_fast = 0.0, checksum_svd = 0.0, checksum_near = 0.0, checksum_far = 0.0;
     double fast = median_ns(c, r, 0, &checksum_fast);
     double svd = median_ns(c, r, 1, &checksum_svd);
+
+    double *exact = malloc(9 * N_MATRICES * sizeof *exact), *q_near = malloc(4 * N_MATRICES * sizeof *q_near);
+    double *q_far = malloc(4 * N_MATRICES * sizeof *q_far), *q = malloc(4 * N_MATRICES * sizeof *q);
+    double *reference = malloc(9 * N_MATRICES * sizeof *reference);
+    if (!exact || !q_near || !q_far || !q || !reference) {
+        fprintf(stderr, "bench_polar: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < N_MATRICES; ++i) {
+        double far[9];
+        op_polar_rotation(&c[9 * i], &exact[9 * i]);
+        op_polar_rotation_svd(&c[9 * i], &reference[9 * i]);
+        turned_quaternion(&exact[9 * i], pow(10.0, -5.0 + 3.5 * uniform()), &q_near[4 * i]);
+        random_rotation(far);
+        op_rotation_quaternion(far, &q_far[4 * i]);
+    }
+    double closed_error = disagreement(c, reference, exact);
+    double near = median_warm_ns(c, q_near, q, r, &checksum_near);
+    double near_error = disagreement(c, reference, r);
+    double far = median_warm_ns(c, q_far, q, r, &checksum_far);
+    double far_error = disagreement(c, reference, r);
 
     printf("polar rotation, %d matrices (generic / near-rotation / inverted), median of %d runs\n",
            N_MATRICES, N_RUNS);
@@ -129,10 +230,27 @@ int main(void)
     printf("  %-22s %12.1f\n", "closed form (fast)", fast);
     printf("  %-22s %12.1f\n", "LAPACKE_dgesvd", svd);
     printf("  %-22s %12.1f\n", "ratio svd/fast", svd / fast);
-    printf("  checksums: fast %.17g, svd %.17g\n", checksum_fast, checksum_svd);
-    printf("csv,polar,matrices=%d,runs=%d,fast_ns=%.2f,svd_ns=%.2f,ratio=%.2f\n", N_MATRICES, N_RUNS,
-           fast, svd, svd / fast);
+    printf("  %-22s %12s   max |R - R_svd| %.1e (unique optima)\n", "closed form (again)", "", closed_error);
+    printf("  %-22s %12.1f   max |R - R_svd| %.1e\n", "warm, started near", near, near_error);
+    printf("  %-22s %12.1f   max |R - R_svd| %.1e (falls back to the closed form)\n", "warm, started far", far,
+           far_error);
+    printf("  %-22s %12.2f\n", "ratio fast/warm near", fast / near);
+    printf("  checksums: fast %.17g, svd %.17g, warm %.17g %.17g\n", checksum_fast, checksum_svd, checksum_near,
+           checksum_far);
+    printf("csv,polar,matrices=%d,runs=%d,fast_ns=%.2f,svd_ns=%.2f,ratio=%.2f,warm_near_ns=%.2f,warm_far_ns=%.2f,"
+           "closed_max_diff_svd=%.3g,warm_near_max_diff_svd=%.3g,warm_far_max_diff_svd=%.3g\n",
+           N_MATRICES, N_RUNS, fast, svd, svd / fast, near, far, closed_error, near_error, far_error);
+    int failed = !(near_error >= 0.0 && near_error <= WARM_AGREEMENT) ||
+                 !(far_error >= 0.0 && far_error <= WARM_AGREEMENT);
+    if (failed)
+        fprintf(stderr, "bench_polar: a warm-started rotation is not a rotation or differs from the SVD's by more "
+                        "than %g\n", WARM_AGREEMENT);
     free(c);
     free(r);
-    return 0;
+    free(exact);
+    free(q_near);
+    free(q_far);
+    free(q);
+    free(reference);
+    return failed;
 }

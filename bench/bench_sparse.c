@@ -1,8 +1,9 @@
 /* Timing of the global step's linear algebra: factoring the n×n matrix (mass term plus weighted
  * graph Laplacian) and the 3-right-hand-side solve, on random geometric graphs with the node and
  * edge counts of the paper's dinosaur (100 / 261), bunny-and-sheet (496 / 1,647) and 52-model
- * (4,120 / 18,574) scenes. opsim's wrapper (simplicial LDLᵀ, AMD) is set against CHOLMOD called
- * directly with other settings, so that the wrapper's choices stay measured. */
+ * (4,120 / 18,574) scenes, the last both as one connected graph and as 52 separate bodies in one
+ * matrix. opsim's wrapper (simplicial LDLᵀ, AMD) is set against CHOLMOD called directly with
+ * other settings, so that the wrapper's choices stay measured. */
 #include <cholmod.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,8 +19,8 @@
 enum { MAX_RUNS = 31, MIN_RUNS = 5, MAX_SOLVES = 100, N_CANDIDATES = 12 };
 static const double BUDGET_US = 1e5;
 
-/* One scene's matrix: `bodies` connected graphs of nodes/bodies nodes each, numbered one after
- * the other (a block-diagonal matrix, as when every body of a scene shares one factor). */
+/* One scene's matrix: `bodies` connected graphs of about nodes/bodies nodes each, numbered one
+ * after the other (a block-diagonal matrix). */
 typedef struct graph_size {
     const char *scene;
     int nodes, edges, bodies;
@@ -28,8 +29,8 @@ typedef struct graph_size {
 static const graph_size SIZES[] = {
     { "dinosaur", 100, 261, 1 },
     { "bunny+sheet", 496, 1647, 1 },
-    { "52 models", 4120, 18574, 1 },
-    { "52 models", 4120, 18574, 52 },
+    { "52-models", 4120, 18574, 1 },
+    { "52-models", 4120, 18574, 52 },
 };
 
 /* The matrix in triplet form (upper triangle) and a fixed row-major right-hand side. */
@@ -241,61 +242,78 @@ static int repetitions(double budget_us, double estimate_us, int lo, int hi)
     return r < lo ? lo : r > hi ? hi : (int)r;
 }
 
-/* Something to time: `factor` builds a fresh factor, `solve` does one solve with it. */
-typedef struct timed {
-    void (*factor)(void *self);
-    void (*solve)(void *self);
-    void *self;
-} timed;
-
-typedef struct timing {
-    double factor_us, solve_us;
-    int factor_runs, solve_runs, solves_per_run;
-} timing;
-
 static double median(double *x, int count)
 {
     qsort(x, (size_t)count, sizeof *x, compare_double);
     return x[count / 2];
 }
 
-/* Medians of the factor time and of the per-solve time over runs of several solves; the first
- * call of each serves as the estimate that sizes the runs and as a warm-up. */
-static timing measure(const timed *t)
-{
-    timing m;
-    double times[MAX_RUNS];
-    double t0 = now_us();
-    t->factor(t->self);
-    m.factor_runs = repetitions(BUDGET_US, now_us() - t0, MIN_RUNS, MAX_RUNS);
-    for (int run = 0; run < m.factor_runs; ++run) {
-        t0 = now_us();
-        t->factor(t->self);
-        times[run] = now_us() - t0;
-    }
-    m.factor_us = median(times, m.factor_runs);
+/* Something to time: `factor` builds a fresh factor, `solve` does one solve with it. */
+typedef struct timed {
+    void (*factor)(void *self);
+    void (*solve)(void *self);
+    void *self;
+    /* filled by measure() */
+    int factor_runs, solve_runs, solves_per_run;
+    double factor_us, solve_us;
+    double factor_times[MAX_RUNS], solve_times[MAX_RUNS];
+} timed;
 
-    t0 = now_us();
-    t->solve(t->self);
-    double estimate = now_us() - t0;
-    m.solves_per_run = repetitions(BUDGET_US / MAX_RUNS, estimate, 1, MAX_SOLVES);
-    m.solve_runs = repetitions(BUDGET_US, estimate * m.solves_per_run, MIN_RUNS, MAX_RUNS);
-    for (int run = 0; run < m.solve_runs; ++run) {
+/* Medians of the factor time and of the per-solve time over runs of several solves. The
+ * variants take turns run by run, so that a change in the machine's load (it is shared) falls on
+ * all of them alike. A first factor and two solves warm each up; the second solve's time sizes
+ * its runs. */
+static void measure(timed *t, int count)
+{
+    for (int v = 0; v < count; ++v) {
+        double t0 = now_us();
+        t[v].factor(t[v].self);
+        t[v].factor_runs = repetitions(BUDGET_US, now_us() - t0, MIN_RUNS, MAX_RUNS);
+        t[v].solve(t[v].self);
         t0 = now_us();
-        for (int s = 0; s < m.solves_per_run; ++s)
-            t->solve(t->self);
-        times[run] = (now_us() - t0) / m.solves_per_run;
+        t[v].solve(t[v].self);
+        double estimate = now_us() - t0;
+        t[v].solves_per_run = repetitions(BUDGET_US / MAX_RUNS, estimate, 1, MAX_SOLVES);
+        t[v].solve_runs = repetitions(BUDGET_US, estimate * t[v].solves_per_run, MIN_RUNS, MAX_RUNS);
     }
-    m.solve_us = median(times, m.solve_runs);
-    return m;
+    for (int run = 0; run < MAX_RUNS; ++run)
+        for (int v = 0; v < count; ++v)
+            if (run < t[v].factor_runs) {
+                double t0 = now_us();
+                t[v].factor(t[v].self);
+                t[v].factor_times[run] = now_us() - t0;
+            }
+    for (int run = 0; run < MAX_RUNS; ++run)
+        for (int v = 0; v < count; ++v)
+            if (run < t[v].solve_runs) {
+                double t0 = now_us();
+                for (int s = 0; s < t[v].solves_per_run; ++s)
+                    t[v].solve(t[v].self);
+                t[v].solve_times[run] = (now_us() - t0) / t[v].solves_per_run;
+            }
+    for (int v = 0; v < count; ++v) {
+        t[v].factor_us = median(t[v].factor_times, t[v].factor_runs);
+        t[v].solve_us = median(t[v].solve_times, t[v].solve_runs);
+    }
 }
 
 typedef struct result {
-    const char *variant;
+    const char *variant, *id; /* for the table; for the CSV lines */
     long nonzeros;
-    timing time;
-    double checksum; /* Σ of the solution: the variants must agree to rounding */
+    int factor_runs, solve_runs, solves_per_run;
+    double factor_us, solve_us;
+    double checksum; /* Σ of the solution: the variants agree to rounding, opsim and
+                      * CHOLMOD's simplicial AMD exactly */
 } result;
+
+static void take_timing(result *r, const timed *t)
+{
+    r->factor_runs = t->factor_runs;
+    r->solve_runs = t->solve_runs;
+    r->solves_per_run = t->solves_per_run;
+    r->factor_us = t->factor_us;
+    r->solve_us = t->solve_us;
+}
 
 /* ---- opsim's wrapper ---- */
 
@@ -332,36 +350,48 @@ static void opsim_solve(void *self)
         die_ctx(&ctx);
 }
 
-static result bench_opsim(const problem *pr)
+static void opsim_setup(opsim_bench *b, const problem *pr)
 {
-    opsim_bench b = { .pr = pr, .x = checked_calloc(3 * (size_t)pr->n, sizeof *b.x) };
-    result r = { .variant = "opsim: simplicial LDL', AMD" };
-    r.time = measure(&(timed){ opsim_factor, opsim_solve, &b });
-    r.nonzeros = op_sparse_factor_nonzeros(b.f);
-    for (int k = 0; k < 3 * pr->n; ++k)
-        r.checksum += b.x[k];
-    op_sparse_factor_free(&b.f);
-    free(b.x);
+    *b = (opsim_bench){ .pr = pr, .x = checked_calloc(3 * (size_t)pr->n, sizeof *b->x) };
+}
+
+static result opsim_finish(opsim_bench *b, const timed *t)
+{
+    result r = { .variant = "opsim: simplicial LDL', AMD", .id = "opsim_simplicial_amd" };
+    take_timing(&r, t);
+    r.nonzeros = op_sparse_factor_nonzeros(b->f);
+    for (int k = 0; k < 3 * b->pr->n; ++k)
+        r.checksum += b->x[k];
+    op_sparse_factor_free(&b->f);
+    free(b->x);
     return r;
 }
 
 /* ---- CHOLMOD called directly ---- */
 
-typedef enum cholmod_variant { SIMPLICIAL_AMD, SIMPLICIAL_NATURAL, SIMPLICIAL_METIS, SUPERNODAL_AMD, N_CHOLMOD } cholmod_variant;
+typedef enum direct_variant {
+    SIMPLICIAL_AMD,
+    SIMPLICIAL_NATURAL,
+    SIMPLICIAL_METIS,
+    SUPERNODAL_AMD,
+    N_CHOLMOD
+} direct_variant;
 
-static const char *VARIANT_NAMES[N_CHOLMOD] = {
-    "cholmod: simplicial LDL', AMD",
-    "cholmod: simplicial LDL', natural",
-    "cholmod: simplicial LDL', METIS",
-    "cholmod: supernodal LL', AMD",
+static const char *VARIANT_NAMES[N_CHOLMOD][2] = {
+    { "cholmod: simplicial LDL', AMD", "cholmod_simplicial_amd" },
+    { "cholmod: simplicial LDL', natural", "cholmod_simplicial_natural" },
+    { "cholmod: simplicial LDL', METIS", "cholmod_simplicial_metis" },
+    { "cholmod: supernodal LL', AMD", "cholmod_supernodal_amd" },
 };
 
-typedef struct cholmod_bench {
+typedef struct direct_bench {
+    direct_variant variant;
+    int n;
     cholmod_common c;
     cholmod_sparse *a;
     cholmod_factor *L;
     cholmod_dense *b, *x, *y, *e;
-} cholmod_bench;
+} direct_bench;
 
 static void die_cholmod(const cholmod_common *c, const char *call)
 {
@@ -369,30 +399,30 @@ static void die_cholmod(const cholmod_common *c, const char *call)
     exit(1);
 }
 
-static void cholmod_bench_factor(void *self)
+static void direct_factor(void *self)
 {
-    cholmod_bench *b = self;
+    direct_bench *b = self;
     cholmod_free_factor(&b->L, &b->c);
     b->L = cholmod_analyze(b->a, &b->c);
     if (!b->L || !cholmod_factorize(b->a, b->L, &b->c) || b->c.status != CHOLMOD_OK)
         die_cholmod(&b->c, "cholmod_analyze/cholmod_factorize");
 }
 
-static void cholmod_bench_solve(void *self)
+static void direct_solve(void *self)
 {
-    cholmod_bench *b = self;
+    direct_bench *b = self;
     if (!cholmod_solve2(CHOLMOD_A, b->L, b->b, NULL, &b->x, NULL, &b->y, &b->e, &b->c))
         die_cholmod(&b->c, "cholmod_solve2");
 }
 
 /* The factor time covers analysis and numerical factorisation (no assembly); the solve takes
- * the column-major right-hand side as it is (no transposes) and reuses cholmod_solve2's
- * workspace. */
-static result bench_cholmod(const problem *pr, cholmod_variant v)
+ * the column-major right-hand side as it is (no transposes) and passes cholmod_solve2 its
+ * workspace back (which, for three columns, it reallocates on each call: at most about 1% of a
+ * solve). */
+static void direct_setup(direct_bench *b, const problem *pr, direct_variant v)
 {
-    result r = { .variant = VARIANT_NAMES[v] };
-    cholmod_bench b = { 0 };
-    cholmod_common *c = &b.c;
+    *b = (direct_bench){ .variant = v, .n = pr->n };
+    cholmod_common *c = &b->c;
     cholmod_start(c);
     c->print = 0;
     c->supernodal = v == SUPERNODAL_AMD ? CHOLMOD_SUPERNODAL : CHOLMOD_SIMPLICIAL;
@@ -409,27 +439,33 @@ static result bench_cholmod(const problem *pr, cholmod_variant v)
     memcpy(t->j, pr->cols, (size_t)pr->count * sizeof *pr->cols);
     memcpy(t->x, pr->values, (size_t)pr->count * sizeof *pr->values);
     t->nnz = (size_t)pr->count;
-    b.a = cholmod_triplet_to_sparse(t, (size_t)pr->count, c);
+    b->a = cholmod_triplet_to_sparse(t, (size_t)pr->count, c);
     cholmod_free_triplet(&t, c);
-    b.b = cholmod_zeros((size_t)pr->n, 3, CHOLMOD_REAL, c);
-    if (!b.a || !b.b)
+    b->b = cholmod_zeros((size_t)pr->n, 3, CHOLMOD_REAL, c);
+    if (!b->a || !b->b)
         die_cholmod(c, "cholmod_triplet_to_sparse/cholmod_zeros");
-    double *bx = b.b->x;
+    double *bx = b->b->x;
     for (int i = 0; i < pr->n; ++i)
         for (int k = 0; k < 3; ++k)
             bx[(size_t)k * pr->n + i] = pr->rhs[3 * i + k];
+}
 
-    r.time = measure(&(timed){ cholmod_bench_factor, cholmod_bench_solve, &b });
+static result direct_finish(direct_bench *b, const timed *t)
+{
+    cholmod_common *c = &b->c;
+    result r = { .variant = VARIANT_NAMES[b->variant][0], .id = VARIANT_NAMES[b->variant][1] };
+    take_timing(&r, t);
     r.nonzeros = (long)c->lnz;
-    const double *x = b.x->x;
-    for (int k = 0; k < 3 * pr->n; ++k)
-        r.checksum += x[k];
-    cholmod_free_dense(&b.b, c);
-    cholmod_free_dense(&b.x, c);
-    cholmod_free_dense(&b.y, c);
-    cholmod_free_dense(&b.e, c);
-    cholmod_free_factor(&b.L, c);
-    cholmod_free_sparse(&b.a, c);
+    const double *x = b->x->x;
+    for (int i = 0; i < b->n; ++i) /* in opsim's row-major order, so that equal solutions match */
+        for (int k = 0; k < 3; ++k)
+            r.checksum += x[(size_t)k * b->n + i];
+    cholmod_free_dense(&b->b, c);
+    cholmod_free_dense(&b->x, c);
+    cholmod_free_dense(&b->y, c);
+    cholmod_free_dense(&b->e, c);
+    cholmod_free_factor(&b->L, c);
+    cholmod_free_sparse(&b->a, c);
     cholmod_finish(c);
     return r;
 }
@@ -441,9 +477,18 @@ int main(void)
     problem problems[N_SIZES];
     for (int s = 0; s < N_SIZES; ++s) {
         problems[s] = make_problem(&SIZES[s], 0x5fa75e + (uint64_t)s);
-        results[s][0] = bench_opsim(&problems[s]);
+        opsim_bench ob;
+        direct_bench cb[N_CHOLMOD];
+        timed t[N_VARIANTS] = { { .factor = opsim_factor, .solve = opsim_solve, .self = &ob } };
+        opsim_setup(&ob, &problems[s]);
+        for (int v = 0; v < N_CHOLMOD; ++v) {
+            direct_setup(&cb[v], &problems[s], (direct_variant)v);
+            t[v + 1] = (timed){ .factor = direct_factor, .solve = direct_solve, .self = &cb[v] };
+        }
+        measure(t, N_VARIANTS);
+        results[s][0] = opsim_finish(&ob, &t[0]);
         for (int v = 0; v < N_CHOLMOD; ++v)
-            results[s][v + 1] = bench_cholmod(&problems[s], (cholmod_variant)v);
+            results[s][v + 1] = direct_finish(&cb[v], &t[v + 1]);
     }
 
     printf("sparse factor and 3-RHS solve on random geometric graphs (medians; up to %d runs of up to %d solves)\n",
@@ -455,18 +500,18 @@ int main(void)
             const result *r = &results[s][v];
             printf("  %-12s %6d %6d %6d  %-34s %9ld %11.1f %10.2f\n", v == 0 ? SIZES[s].scene : "",
                    SIZES[s].bodies, problems[s].n, problems[s].edges, r->variant, r->nonzeros,
-                   r->time.factor_us, r->time.solve_us);
+                   r->factor_us, r->solve_us);
         }
     printf("  opsim's factor time includes validation, assembly and a first solve; its solve time, the\n"
-           "  transposes, the finiteness check and restoring the right-hand side\n");
+           "  transposes, the finiteness check and restoring the right-hand side. The 52-model scene\n"
+           "  is timed as one connected graph and as its 52 bodies in one block-diagonal matrix.\n");
     for (int s = 0; s < N_SIZES; ++s)
         for (int v = 0; v < N_VARIANTS; ++v) {
             const result *r = &results[s][v];
             printf("csv,sparse,scene=%s,bodies=%d,nodes=%d,edges=%d,variant=%s,nnz_L=%ld,factor_us=%.1f,"
                    "factor_runs=%d,solve_us=%.3f,solve_runs=%d,solves_per_run=%d,checksum=%.17g\n",
-                   SIZES[s].scene, SIZES[s].bodies, problems[s].n, problems[s].edges, r->variant, r->nonzeros,
-                   r->time.factor_us, r->time.factor_runs, r->time.solve_us, r->time.solve_runs,
-                   r->time.solves_per_run, r->checksum);
+                   SIZES[s].scene, SIZES[s].bodies, problems[s].n, problems[s].edges, r->id, r->nonzeros,
+                   r->factor_us, r->factor_runs, r->solve_us, r->solve_runs, r->solves_per_run, r->checksum);
         }
     for (int s = 0; s < N_SIZES; ++s)
         free_problem(&problems[s]);

@@ -10,7 +10,11 @@
  * (the largest), s₁−s₂−s₃, −s₁+s₂−s₃ and −s₁−s₂+s₃ for the signed singular values s₁ ≥ s₂ ≥ |s₃|
  * (s₃ < 0 iff det C < 0): the largest is repeated only for C of rank ≤ 1, or det C < 0 with
  * σ₂ = σ₃. There any maximiser will do, but close to it the closed form's eigenvector is
- * ill-determined, so Jacobi chooses. */
+ * ill-determined, so Jacobi chooses.
+ *
+ * The solver's local step calls op_polar_rotation_warm: the same rotation from the previous
+ * iterate's quaternion by a certified Newton iteration (see its comment), the closed form where
+ * the certificate fails. */
 #include "polar.h"
 
 #include <float.h>
@@ -210,11 +214,14 @@ static void jacobi_dominant(double k[16], double q[4])
         q[i] = v[4 * i + best];
 }
 
-void op_polar_rotation(const double C[9], double R[9])
+/* The closed form: the unnormalised quaternion of polar(C); (1, 0, 0, 0) for C zero or not
+ * finite. */
+static void closed_form_quaternion(const double C[9], double q[4])
 {
     double a[9];
     if (!normalise(C, a)) {
-        m3_identity(R);
+        q[0] = 1.0;
+        q[1] = q[2] = q[3] = 0.0;
         return;
     }
     /* Cofactors of A: det A from the first row and det K = 1 − 4 ‖adj A‖²_F, summed pairwise
@@ -226,7 +233,7 @@ void op_polar_rotation(const double C[9], double R[9])
     double adj2 = ((m0 * m0 + m1 * m1) + (m2 * m2 + m3 * m3)) + ((m4 * m4 + m5 * m5) + (m6 * m6 + m7 * m7)) + m8 * m8;
     double det_k = 1.0 - 4.0 * adj2;
 
-    double k[16], q[4];
+    double k[16];
     if (1.0 - 3.0 * adj2 < NEAR_REFLECTION && det_a <= 0.0) {
         form_k(a, 0.0, k);
         jacobi_dominant(k, q);
@@ -238,7 +245,111 @@ void op_polar_rotation(const double C[9], double R[9])
             jacobi_dominant(k, q);
         }
     }
+}
+
+void op_polar_rotation(const double C[9], double R[9])
+{
+    double q[4];
+    closed_form_quaternion(C, q);
     quaternion_to_rotation(q, R);
+}
+
+/* R (and the unit quaternion) from a nonzero unnormalised quaternion o: the rotation's 2/|o|²
+ * and the quaternion's 1/|o| are independent, so neither waits for the other. */
+static void finish(const double o[4], double q[4], double R[9])
+{
+    quaternion_to_rotation(o, R);
+    double inverse_norm = 1.0 / sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
+    for (int k = 0; k < 4; ++k)
+        q[k] = o[k] * inverse_norm;
+}
+
+void op_rotation_quaternion(const double R[9], double q[4])
+{
+    double o[4], ignored[9];
+    closed_form_quaternion(R, o);
+    finish(o, q, ignored);
+}
+
+/* The warm start (op_polar_rotation_warm). With R0 = R(q0) and B = R0ᵀ C, polar(C) = R0 polar(B),
+ * and in R0's frame the 4x4 matrix of form_k is
+ *     K_B = [ α  gᵀ ]    α = tr B, g = (B₃₂ − B₂₃, B₁₃ − B₃₁, B₂₁ − B₁₂) (B's skew part),
+ *           [ g  M  ]    M = B + Bᵀ − α I.
+ * For B near a symmetric positive definite matrix (R0 near the answer) its dominant eigenvector
+ * is near (1, 0, 0, 0): write it (1, w). Then (λI − M) w = g and λ = α + gᵀw, so λ is the root
+ * above M's largest eigenvalue μ₁ of the secular equation f(λ) = λ − α − gᵀ(λI − M)⁻¹ g = 0.
+ * There f is increasing and concave, so Newton's method from λ = α (a Rayleigh quotient, hence
+ * at most the root) climbs monotonically to it; its step is the Rayleigh quotient of (1, w)
+ * less λ. Each step solves with the adjugate, (d, z) = (det(λI − M), adj(λI − M) g) ∝ (1, w),
+ * which is already the unnormalised quaternion: no division but the Newton step's.
+ *
+ * The certificate, rigorous up to rounding in its own evaluation:
+ *  - λI − M positive definite (Sylvester: a₀₀ > 0, the leading 2x2 minor > 0, d > 0), so
+ *    λ > μ₁ ≥ λ₂(K_B) by Cauchy interlacing: no other eigenvalue of K_B can come near the one
+ *    found. With tr = tr(λI − M), its least eigenvalue is at least 4d / tr² (the other two
+ *    multiply to at most (tr/2)²).
+ *  - the residual at the Rayleigh quotient μ = λ − f/(1 + |w|²) of v = (1, w) is
+ *    ‖K_B v − μ v‖/‖v‖ = |f| |w| / (1 + |w|²), and every other eigenvalue is at least
+ *    4d/tr² − |μ − λ| below μ, so sin∠(v, dominant eigenvector) ≤ residual / that gap
+ *    (Davis–Kahan). Multiplied out in (d, z) this needs no division or square root.
+ * A result passes when the angle bound is at rounding level (WARM_TOLERANCE); typically after two
+ * solves from the previous local step's rotation. Anything else (not positive definite, not
+ * converged in WARM_MAX_SOLVES, a scale beyond WARM_SCALE) goes to the closed form. */
+enum { WARM_MAX_SOLVES = 4 };
+/* Bound on sin of the angle between the certified and the exact dominant eigenvector. */
+static const double WARM_TOLERANCE = 1e-16;
+/* d ≥ this · tr³: Sylvester's test is trusted only well above the rounding noise of d
+ * (condition number of λI − M below about 1e12; beyond, the closed form decides). */
+static const double WARM_MIN_DETERMINANT = 1e-12;
+/* tr < WARM_SCALE and |g| < WARM_SCALE keep the certificate's products (of degree up to 18 in
+ * the entries) below overflow, so that an infinity can never pass it; tiny scales can only fail
+ * it. Checked where the certificate is, not up front: a test on C ahead of the iteration cost
+ * a sixth of the time in the solver's dependent chain of calls. */
+static const double WARM_SCALE = 1e15;
+
+void op_polar_rotation_warm(const double C[9], double q[4], double R[9])
+{
+    /* R0 = R(q0), normalised by 2/|q0|² like any quaternion, and B = R0ᵀ C. A q0 that is zero
+     * or not finite makes everything below NaN, which fails the certificate. */
+    double r0[9], b[9];
+    quaternion_to_rotation(q, r0);
+    m3_mul_at(b, r0, C);
+    double alpha = b[0] + b[4] + b[8];
+    double g[3] = { b[7] - b[5], b[2] - b[6], b[3] - b[1] }, g2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+    double m00 = 2.0 * b[0] - alpha, m11 = 2.0 * b[4] - alpha, m22 = 2.0 * b[8] - alpha;
+    double m01 = b[1] + b[3], m02 = b[2] + b[6], m12 = b[5] + b[7];
+    double lambda = alpha;
+    for (int solve = 0; solve < WARM_MAX_SOLVES; ++solve) {
+        /* λI − M has diagonal a and off-diagonal −m; c is its adjugate (symmetric) */
+        double a00 = lambda - m00, a11 = lambda - m11, a22 = lambda - m22;
+        double c00 = a11 * a22 - m12 * m12, c11 = a00 * a22 - m02 * m02, c22 = a00 * a11 - m01 * m01;
+        double c01 = m01 * a22 + m02 * m12, c02 = m01 * m12 + m02 * a11, c12 = a00 * m12 + m01 * m02;
+        double d = a00 * c00 - m01 * c01 - m02 * c02;
+        double z[3] = { c00 * g[0] + c01 * g[1] + c02 * g[2], c01 * g[0] + c11 * g[1] + c12 * g[2],
+                        c02 * g[0] + c12 * g[1] + c22 * g[2] };
+        double tr = a00 + a11 + a22, tr2 = tr * tr;
+        if (!(a00 > 0.0 && c22 > 0.0 && d > WARM_MIN_DETERMINANT * tr * tr2 && tr < WARM_SCALE &&
+              g2 < WARM_SCALE * WARM_SCALE))
+            break;
+        /* f·d, and (1 + |w|²)·d² */
+        double fd = (lambda - alpha) * d - (g[0] * z[0] + g[1] * z[1] + g[2] * z[2]);
+        double z2 = z[0] * z[0] + z[1] * z[1] + z[2] * z[2], dd = d * d + z2;
+        /* the gap's lower bound times d·dd·tr², and the residual times dd·tr², squared */
+        double gap = 4.0 * d * dd - fabs(fd) * d * tr2;
+        if (gap > 0.0 && fd * fd * z2 * tr2 * tr2 <= WARM_TOLERANCE * WARM_TOLERANCE * gap * gap) {
+            /* polar(C) = R0 R(d, z): the Hamilton product q0 ⊗ (d, z) */
+            double o[4] = { q[0] * d - q[1] * z[0] - q[2] * z[1] - q[3] * z[2],
+                            q[0] * z[0] + q[1] * d + q[2] * z[2] - q[3] * z[1],
+                            q[0] * z[1] - q[1] * z[2] + q[2] * d + q[3] * z[0],
+                            q[0] * z[2] + q[1] * z[1] - q[2] * z[0] + q[3] * d };
+            finish(o, q, R);
+            return;
+        }
+        lambda -= d * fd / dd;
+    }
+    double o[4];
+    closed_form_quaternion(C, o);
+    finish(o, q, R);
 }
 
 int op_polar_rotation_svd(const double C[9], double R[9])

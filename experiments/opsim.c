@@ -324,12 +324,20 @@ static int command_info(int argc, char **argv)
 static const char export_help[] =
     "usage: opsim export RUN.h5 DATASET\n"
     "       opsim export RUN.h5 --triangles BODY | --axes BODY\n"
+    "       opsim export RUN.h5 --skinned BODY --frame F | --particles BODY --frame F\n"
+    "       opsim export RUN.h5 --attribute OBJECT NAME\n"
     "\n"
     "Prints tab-separated text for gnuplot: DATASET (e.g. /graph/dino/radii) one row per leading\n"
     "index; --triangles BODY: the rest surface as closed triangle outlines, one per block (blocks\n"
     "are separated by two blank lines so splot draws no grid between them);\n"
     "--axes BODY: each particle's three principal axes as segments through its centre, scaled by\n"
-    "the radii, with columns x y z particle axis(0..2).\n";
+    "the radii, with columns x y z particle axis(0..2).\n"
+    "--skinned BODY --frame F: the visual surface at output frame F, skinned by the particles\n"
+    "(Eq. 2), as closed triangle outlines like --triangles; --particles BODY --frame F: the\n"
+    "current axes R_i E_i of the particles at frame F, like --axes. F is a frame index\n"
+    "recorded in /particles/position/step, or 'last'. Both start with a comment line\n"
+    "'# BODY frame F time T' (T in seconds).\n"
+    "--attribute OBJECT NAME: one numeric attribute, e.g. /parameters/bar_k stiffness.\n";
 
 static int export_triangles(op_ctx *ctx, const char *path, const char *body)
 {
@@ -347,23 +355,209 @@ static int export_triangles(op_ctx *ctx, const char *path, const char *body)
     return OP_OK;
 }
 
+/* Segments of each particle's three axes, centre ± radius × axis, for centres x and axes
+ * (columns) `axes`. */
+static void print_axes(const op_graph *graph, const double *x, const double *axes)
+{
+    for (int i = 0; i < graph->particle_count; ++i)
+        for (int a = 0; a < 3; ++a) {
+            for (int end = -1; end <= 1; end += 2) {
+                const double *c = &x[3 * i], *e = &axes[9 * i];
+                double r = end * graph->radii[3 * i + a];
+                printf("%.9g\t%.9g\t%.9g\t%d\t%d\n", c[0] + r * e[a], c[1] + r * e[3 + a],
+                       c[2] + r * e[6 + a], i, a);
+            }
+            printf("\n\n");
+        }
+}
+
 static int export_axes(op_ctx *ctx, const char *path, const char *body)
 {
     op_graph graph = { 0 };
     if (op_runfile_read_body(ctx, path, body, &graph, NULL, NULL) != OP_OK)
         return ctx->status;
-    for (int i = 0; i < graph.particle_count; ++i)
-        for (int a = 0; a < 3; ++a) {
-            for (int end = -1; end <= 1; end += 2) {
-                const double *x = &graph.rest_position[3 * i], *axes = &graph.rest_axes[9 * i];
-                double r = end * graph.radii[3 * i + a];
-                printf("%.9g\t%.9g\t%.9g\t%d\t%d\n", x[0] + r * axes[a], x[1] + r * axes[3 + a],
-                       x[2] + r * axes[6 + a], i, a);
-            }
-            printf("\n\n");
-        }
+    print_axes(&graph, graph.rest_position, graph.rest_axes);
     op_graph_free(&graph);
     return OP_OK;
+}
+
+/* One body at one output frame of a run: its rest graph (and mesh and skin when asked for),
+ * and its particles' centres and rotations at that frame. */
+typedef struct frame_state {
+    op_graph graph;
+    op_mesh mesh;
+    op_skin skin;
+    double *position; /* [n][3] */
+    double *rotation; /* [n][9] */
+    long long frame;
+    double time;
+} frame_state;
+
+static void frame_state_free(frame_state *f)
+{
+    op_graph_free(&f->graph);
+    op_mesh_free(&f->mesh);
+    op_skin_free(&f->skin);
+    free(f->position);
+    free(f->rotation);
+    memset(f, 0, sizeof *f);
+}
+
+/* The output row whose step is `frame_text` (a frame index or "last"). An unknown frame names
+ * the frames the run has. */
+static int find_frame_row(op_ctx *ctx, const char *path, const char *frame_text, long *row)
+{
+    const char *steps_path = "/particles/position/step";
+    int rank = 0;
+    int64_t dims[OP_RUNFILE_MAX_RANK];
+    if (op_runfile_dataset_shape(ctx, path, steps_path, &rank, dims) != OP_OK) {
+        if (ctx->status == OP_ERR_INVALID)
+            snprintf(ctx->message + strlen(ctx->message), sizeof ctx->message - strlen(ctx->message),
+                     " (not a simulation run: make one with 'opsim run')");
+        return ctx->status;
+    }
+    if (rank != 1 || dims[0] < 1)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: %s holds no output frames", path, steps_path);
+    long rows = (long)dims[0];
+    int64_t *steps = op_calloc(ctx, (size_t)rows, sizeof *steps);
+    if (!steps)
+        return ctx->status;
+    if (op_runfile_read_rows_int64(ctx, path, steps_path, 0, rows, steps, rows) != OP_OK) {
+        free(steps);
+        return ctx->status;
+    }
+    *row = -1;
+    if (strcmp(frame_text, "last") == 0)
+        *row = rows - 1;
+    else {
+        long long frame = strtoll(frame_text, NULL, 10);
+        for (long r = 0; r < rows; ++r)
+            if (steps[r] == frame) {
+                *row = r;
+                break;
+            }
+    }
+    if (*row < 0) {
+        /* The recorder writes frame 0, every output_every-th frame and the last one. */
+        long long every = rows > 1 ? (long long)(steps[1] - steps[0]) : 0;
+        int regular = 1;
+        for (long r = 1; r + 1 < rows; ++r)
+            regular &= steps[r + 1] - steps[r] == every;
+        if (rows == 1)
+            OP_FAIL(ctx, OP_ERR_INVALID, "%s: frame %s was not recorded; the only output frame is %lld",
+                    path, frame_text, (long long)steps[0]);
+        else if (regular)
+            OP_FAIL(ctx, OP_ERR_INVALID,
+                    "%s: frame %s was not recorded; output frames are %lld to %lld every %lld "
+                    "(%ld frames), or 'last'",
+                    path, frame_text, (long long)steps[0], (long long)steps[rows - 1], every, rows);
+        else
+            OP_FAIL(ctx, OP_ERR_INVALID,
+                    "%s: frame %s was not recorded; output frames are %lld, %lld, ... %lld (%ld "
+                    "frames, every %lld and the last), or 'last'",
+                    path, frame_text, (long long)steps[0], (long long)steps[1],
+                    (long long)steps[rows - 1], rows, every);
+    }
+    free(steps);
+    return ctx->status;
+}
+
+static int read_frame_state(op_ctx *ctx, const char *path, const char *body, const char *frame_text,
+                            int with_mesh, frame_state *f)
+{
+    memset(f, 0, sizeof *f);
+    if (op_runfile_read_body(ctx, path, body, &f->graph, with_mesh ? &f->mesh : NULL,
+                             with_mesh ? &f->skin : NULL) != OP_OK)
+        return ctx->status;
+    char object[128];
+    snprintf(object, sizeof object, "/parameters/%s", body);
+    int64_t offset = 0;
+    long row = 0;
+    int rank = 0;
+    int64_t dims[OP_RUNFILE_MAX_RANK];
+    if (find_frame_row(ctx, path, frame_text, &row) != OP_OK ||
+        op_runfile_read_attribute_int(ctx, path, object, "particle_offset", &offset) != OP_OK ||
+        op_runfile_dataset_shape(ctx, path, "/particles/position/value", &rank, dims) != OP_OK)
+        return ctx->status;
+    int n = f->graph.particle_count;
+    if (rank != 3 || dims[2] != 3 || offset < 0 || offset + n > dims[1])
+        return OP_FAIL(ctx, OP_ERR_INVALID,
+                       "%s: body %s (particles %lld to %lld) does not fit /particles/position/value "
+                       "of %lld particles",
+                       path, body, (long long)offset, (long long)offset + n - 1,
+                       rank >= 2 ? (long long)dims[1] : 0LL);
+    long total = (long)dims[1];
+    double *all_x = op_calloc(ctx, 3 * (size_t)total, sizeof *all_x);
+    double *all_r = op_calloc(ctx, 9 * (size_t)total, sizeof *all_r);
+    f->position = op_calloc(ctx, 3 * (size_t)n, sizeof *f->position);
+    f->rotation = op_calloc(ctx, 9 * (size_t)n, sizeof *f->rotation);
+    int64_t step = 0;
+    if (ctx->status == OP_OK &&
+        op_runfile_read_rows(ctx, path, "/particles/position/value", row, 1, all_x, 3 * total) == OP_OK &&
+        op_runfile_read_rows(ctx, path, "/particles/orientation/value", row, 1, all_r, 9 * total) == OP_OK &&
+        op_runfile_read_rows_int64(ctx, path, "/particles/position/step", row, 1, &step, 1) == OP_OK &&
+        op_runfile_read_rows(ctx, path, "/particles/position/time", row, 1, &f->time, 1) == OP_OK) {
+        memcpy(f->position, &all_x[3 * offset], 3 * (size_t)n * sizeof(double));
+        memcpy(f->rotation, &all_r[9 * offset], 9 * (size_t)n * sizeof(double));
+        f->frame = step;
+    }
+    free(all_x);
+    free(all_r);
+    return ctx->status;
+}
+
+static int export_skinned(op_ctx *ctx, const char *path, const char *body, const char *frame)
+{
+    frame_state f;
+    if (read_frame_state(ctx, path, body, frame, 1, &f) == OP_OK) {
+        double *vertices = op_calloc(ctx, 3 * (size_t)f.mesh.vertex_count, sizeof *vertices);
+        if (vertices) {
+            op_state state = { .particle_count = f.graph.particle_count,
+                               .position = f.position,
+                               .rotation = f.rotation };
+            op_skin_apply(&f.skin, &f.graph, &state, f.mesh.vertices, vertices);
+            printf("# %s frame %lld time %.9g\n", body, f.frame, f.time);
+            for (int t = 0; t < f.mesh.face_count; ++t) {
+                for (int k = 0; k <= 3; ++k) {
+                    const double *p = &vertices[3 * f.mesh.faces[3 * t + k % 3]];
+                    printf("%.9g\t%.9g\t%.9g\n", p[0], p[1], p[2]);
+                }
+                printf("\n\n");
+            }
+            free(vertices);
+        }
+    }
+    frame_state_free(&f);
+    return ctx->status;
+}
+
+static int export_particles(op_ctx *ctx, const char *path, const char *body, const char *frame)
+{
+    frame_state f;
+    if (read_frame_state(ctx, path, body, frame, 0, &f) == OP_OK) {
+        int n = f.graph.particle_count;
+        double *axes = op_calloc(ctx, 9 * (size_t)n, sizeof *axes);
+        if (axes) {
+            for (int i = 0; i < n; ++i)
+                m3_mul(&axes[9 * i], &f.rotation[9 * i], &f.graph.rest_axes[9 * i]);
+            printf("# %s frame %lld time %.9g\n", body, f.frame, f.time);
+            print_axes(&f.graph, f.position, axes);
+            free(axes);
+        }
+    }
+    frame_state_free(&f);
+    return ctx->status;
+}
+
+/* A frame is a non-negative whole number or "last". */
+static int valid_frame_text(const char *text)
+{
+    if (strcmp(text, "last") == 0)
+        return 1;
+    char *end;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    return !errno && end != text && !*end && value >= 0;
 }
 
 static int command_export(int argc, char **argv)
@@ -380,8 +574,40 @@ static int command_export(int argc, char **argv)
         export_axes(&ctx, argv[1], argv[3]);
     else if (argc == 3 && argv[2][0] != '-')
         op_runfile_export_tsv(&ctx, argv[1], argv[2], stdout);
-    else
-        return usage_error("export", "%s", "give RUN.h5 and a DATASET, --triangles BODY or --axes BODY");
+    else if (argc == 5 && strcmp(argv[2], "--attribute") == 0) {
+        double value;
+        if (op_runfile_read_attribute_double(&ctx, argv[1], argv[3], argv[4], &value) == OP_OK)
+            printf("%.17g\n", value);
+    } else if (argc >= 3 && argv[1][0] != '-' &&
+             (strcmp(argv[2], "--skinned") == 0 || strcmp(argv[2], "--particles") == 0 ||
+              strcmp(argv[2], "--frame") == 0)) {
+        /* RUN (--skinned BODY | --particles BODY) --frame F, the two options in either order. */
+        const char *what = NULL, *body = NULL, *frame = NULL;
+        for (int i = 2; i < argc; i += 2) {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0')
+                return usage_error("export", "%s needs a value", argv[i]);
+            if (strcmp(argv[i], "--frame") == 0 && !frame)
+                frame = argv[i + 1];
+            else if ((strcmp(argv[i], "--skinned") == 0 || strcmp(argv[i], "--particles") == 0) && !what) {
+                what = argv[i];
+                body = argv[i + 1];
+            } else
+                return usage_error("export", "unexpected '%s': give one --skinned BODY or --particles BODY and one --frame F", argv[i]);
+        }
+        if (!what)
+            return usage_error("export", "%s", "--frame goes with --skinned BODY or --particles BODY");
+        if (!frame)
+            return usage_error("export", "%s needs --frame F (a frame index or 'last')", what);
+        if (!valid_frame_text(frame))
+            return usage_error("export", "--frame needs a frame index (0, 1, ...) or 'last', not '%s'", frame);
+        if (strcmp(what, "--skinned") == 0)
+            export_skinned(&ctx, argv[1], body, frame);
+        else
+            export_particles(&ctx, argv[1], body, frame);
+    } else
+        return usage_error("export", "%s",
+                           "give RUN.h5 and a DATASET, --triangles BODY, --axes BODY, "
+                           "--skinned BODY / --particles BODY with --frame F, or --attribute OBJECT NAME");
     return ctx.status == OP_OK ? 0 : report_failure(&ctx);
 }
 

@@ -38,16 +38,26 @@ typedef struct arap_solver {
     op_sparse_factor *factor;
     double *rhs;           /* [free_count][3] */
     /* rest-state quantities, fixed for the run */
-    double *edge_offset;   /* [directed edge][3] w_e = v_j (x̄_j − x̄_i), CSR order */
+    double *reference;     /* [n][3] x_ref = P x̄ + t, the placed rest positions */
+    double *edge_offset;   /* [directed edge][3] w_e = v_j (x̄_j − x̄_i), CSR order (local step) */
+    double *edge_pull;     /* [directed edge][3] v_i (x̄_i − x̄_j), CSR order (global step) */
     double *rest_spread;   /* [n][9] k P Σ_j v_j d̄ d̄ᵀ (d̄ = x̄_j − x̄_i), exactly P times a symmetric matrix */
     double *rest_pull;     /* [n][3] Σ_j v_j (x̄_i − x̄_j) */
     int *constraint_start; /* [n + 1] the constraint influences that involve each particle */
     int *constraint_entry; /* constraint index * OP_SKIN_MAX_K + influence slot */
+    double *inertia;       /* [n] m_i / h² for the factored h */
+    int pinned_count;      /* couplings of a free particle to a pinned neighbour: */
+    int *pinned_row;       /* [pinned_count] the free particle's row */
+    int *pinned_particle;  /* [pinned_count] the pinned neighbour */
+    double *pinned_weight; /* [pinned_count] k (v_i + v_j) */
     /* per sub-step and per iteration */
     double *local_base;    /* [n][9] ρ/h² Y_i Ā_i + k P S_i, per sub-step */
     double *moment_turned; /* [n][9] R_j Ā_j, kept current through the sweep */
     double *displacement;  /* [n][3] u = x − x_ref, refreshed by each local step */
     double *rotation_sweep; /* [n][9] the rotations C_i reads: the live ones (GS) or a copy (Jacobi) */
+    double *quaternion;    /* [n][4] unit quaternion of each R_i as the local step left it: the warm
+                              start of its next polar decomposition */
+    double *turn;          /* [n][9] R_i − P, formed once per global step */
 } arap_solver;
 
 static const op_solver_option arap_options[] = {
@@ -63,7 +73,13 @@ static void arap_destroy(void *self)
     op_sparse_factor_free(&s->factor);
     free(s->row_of);
     free(s->rhs);
+    free(s->reference);
     free(s->edge_offset);
+    free(s->edge_pull);
+    free(s->inertia);
+    free(s->pinned_row);
+    free(s->pinned_particle);
+    free(s->pinned_weight);
     free(s->rest_spread);
     free(s->rest_pull);
     free(s->constraint_start);
@@ -72,27 +88,18 @@ static void arap_destroy(void *self)
     free(s->moment_turned);
     free(s->displacement);
     free(s->rotation_sweep);
+    free(s->quaternion);
+    free(s->turn);
     free(s);
-}
-
-static void reference_position(const op_body *body, int i, double out[3])
-{
-    m3_mul_v(out, body->placement_rotation, &body->graph->rest_position[3 * i]);
-    v3_add(out, out, body->placement_translation);
-}
-
-static void displacement_of(const op_body *body, int i, double out[3])
-{
-    double ref[3];
-    reference_position(body, i, ref);
-    v3_sub(out, &body->state.position[3 * i], ref);
 }
 
 static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body)
 {
     const op_graph *g = body->graph;
     int n = g->particle_count, directed = g->adjacency_start[n];
+    s->reference = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
     s->edge_offset = op_calloc(ctx, 3 * (size_t)directed, sizeof(double));
+    s->edge_pull = op_calloc(ctx, 3 * (size_t)directed, sizeof(double));
     s->rest_spread = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
     s->rest_pull = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
     s->constraint_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
@@ -100,12 +107,15 @@ static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body)
     if (ctx->status != OP_OK)
         return ctx->status;
     for (int i = 0; i < n; ++i) {
+        m3_mul_v(&s->reference[3 * i], body->placement_rotation, &g->rest_position[3 * i]);
+        v3_add(&s->reference[3 * i], &s->reference[3 * i], body->placement_translation);
         double spread[9] = { 0 };
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             int j = g->adjacency[e];
             double d[3];
             v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
             v3_scale(&s->edge_offset[3 * e], d, g->volume[j]);
+            v3_scale(&s->edge_pull[3 * e], d, -g->volume[i]);
             v3_axpy(&s->rest_pull[3 * i], -g->volume[j], d);
             /* upper triangle only, mirrored below: exactly symmetric */
             for (int r = 0; r < 3; ++r)
@@ -135,6 +145,30 @@ static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body)
     return OP_OK;
 }
 
+/* The edges from a free particle to a pinned one: the pinned end's known displacement moves to
+ * the global step's right-hand side. Listed once, so that the global step does not scan every
+ * edge for them. */
+static int collect_pinned_couplings(op_ctx *ctx, arap_solver *s, const op_body *body)
+{
+    const op_graph *g = body->graph;
+    size_t capacity = (size_t)g->adjacency_start[s->n];
+    s->pinned_row = op_calloc(ctx, capacity, sizeof(int));
+    s->pinned_particle = op_calloc(ctx, capacity, sizeof(int));
+    s->pinned_weight = op_calloc(ctx, capacity, sizeof(double));
+    if (ctx->status != OP_OK)
+        return ctx->status;
+    for (int i = 0; i < s->n; ++i)
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+            int j = g->adjacency[e];
+            if (s->row_of[i] < 0 || s->row_of[j] >= 0)
+                continue;
+            s->pinned_row[s->pinned_count] = s->row_of[i];
+            s->pinned_particle[s->pinned_count] = j;
+            s->pinned_weight[s->pinned_count++] = body->stiffness * (g->volume[i] + g->volume[j]);
+        }
+    return OP_OK;
+}
+
 static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void **out)
 {
     (void)h;
@@ -153,14 +187,19 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     s->moment_turned = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
     s->displacement = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
     s->rotation_sweep = s->order == ARAP_JACOBI ? op_calloc(ctx, 9 * (size_t)n, sizeof(double)) : NULL;
+    s->quaternion = op_calloc(ctx, 4 * (size_t)n, sizeof(double));
+    s->turn = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
+    s->inertia = op_calloc(ctx, (size_t)n, sizeof(double));
     if (ctx->status != OP_OK || precompute_rest(ctx, s, body) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < n; ++i) {
         s->row_of[i] = body->position_pinned[i] ? -1 : s->free_count++;
+        op_rotation_quaternion(&body->state.rotation[9 * i], &s->quaternion[4 * i]);
+    }
     s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
-    if (!s->rhs) {
+    if (!s->rhs || collect_pinned_couplings(ctx, s, body) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
@@ -181,6 +220,7 @@ static int factor_global_matrix(op_ctx *ctx, arap_solver *s, const op_body *body
     int count = 0;
     if (ctx->status == OP_OK) {
         for (int i = 0; i < s->n; ++i) {
+            s->inertia[i] = g->mass[i] * (1.0 / (h * h));
             if (s->row_of[i] < 0)
                 continue;
             double diagonal = g->mass[i] / (h * h);
@@ -291,7 +331,7 @@ void op_arap_local_step(void *self, op_body *body, double h)
     double *rotation = body->state.rotation;
     const double *sweep = rotation;
     for (int i = 0; i < s->n; ++i)
-        displacement_of(body, i, &s->displacement[3 * i]);
+        v3_sub(&s->displacement[3 * i], &body->state.position[3 * i], &s->reference[3 * i]);
     if (s->order == ARAP_JACOBI) {
         memcpy(s->rotation_sweep, rotation, 9 * (size_t)s->n * sizeof(double));
         sweep = s->rotation_sweep;
@@ -302,14 +342,18 @@ void op_arap_local_step(void *self, op_body *body, double h)
     for (int i = 0; i < s->n; ++i) {
         if (body->rotation_pinned[i])
             continue;
-        double neighbour_moments[9] = { 0 }, neighbour_rotations[9] = { 0 }, spread[9] = { 0 };
-        const double *u_i = &s->displacement[3 * i];
+        /* k Σ_j R_j (Ā_j + Ā_i) = k (Σ_j R_j Ā_j + (Σ_j R_j) Ā_i) */
+        double neighbour_moments[9] = { 0 }, neighbour_rotations[9] = { 0 };
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             int j = g->adjacency[e];
             m3_add(neighbour_moments, neighbour_moments, &turned[9 * j]);
             m3_add(neighbour_rotations, neighbour_rotations, &sweep[9 * j]);
+        }
+        double spread[9] = { 0 };
+        const double *u_i = &s->displacement[3 * i];
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             double du[3];
-            v3_sub(du, &s->displacement[3 * j], u_i);
+            v3_sub(du, &s->displacement[3 * g->adjacency[e]], u_i);
             m3_add_outer(spread, 1.0, du, &s->edge_offset[3 * e]);
         }
         double C[9], rotations_moment[9];
@@ -319,7 +363,9 @@ void op_arap_local_step(void *self, op_body *body, double h)
         m3_copy(C, &s->local_base[9 * i]);
         m3_axpy(C, k, neighbour_moments);
         add_constraint_terms(s, body, sweep, i, C);
-        op_polar_rotation(C, &rotation[9 * i]);
+        /* warm-started from R_i's previous value: the same rotation as the closed form, to
+         * rounding, in about half the time (core/polar.c) */
+        op_polar_rotation_warm(C, &s->quaternion[4 * i], &rotation[9 * i]);
         if (s->order == ARAP_GAUSS_SEIDEL)
             m3_mul(&turned[9 * i], &rotation[9 * i], &g->rest_moment[9 * i]);
     }
@@ -330,37 +376,40 @@ void op_arap_local_step(void *self, op_body *body, double h)
 
 int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
 {
+    (void)h;
     arap_solver *s = self;
     if (s->free_count == 0)
         return OP_OK;
     const op_graph *g = body->graph;
-    double k = body->stiffness, inertia = 1.0 / (h * h);
+    double k = body->stiffness;
     const double *P = body->placement_rotation;
-    const double *rotation = body->state.rotation;
+    const double *rotation = body->state.rotation, *position = body->state.position;
+    /* R_j − P once per particle, not once per edge that reads it */
+    double *turn = s->turn;
+    for (int i = 0; i < s->n; ++i)
+        m3_sub(&turn[9 * i], &rotation[9 * i], P);
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];
         if (row < 0)
             continue;
-        double *b = &s->rhs[3 * row], ref[3], turn_i[9], term[3];
-        reference_position(body, i, ref);
-        v3_sub(b, &body->inertial_position[3 * i], ref);
-        v3_scale(b, b, g->mass[i] * inertia);
-        m3_sub(turn_i, &rotation[9 * i], P);
-        m3_mul_v(term, turn_i, &s->rest_pull[3 * i]);
-        v3_axpy(b, k, term);
+        /* Σ_j (v_j R_i + v_i R_j)(x̄_i − x̄_j) less its value at rest (R = P):
+         * (R_i − P) Σ_j v_j (x̄_i − x̄_j) + Σ_j (R_j − P) v_i (x̄_i − x̄_j) */
+        double pull[3], term[3];
+        m3_mul_v(pull, &turn[9 * i], &s->rest_pull[3 * i]);
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            int j = g->adjacency[e];
-            double turn_j[9], offset[3];
-            m3_sub(turn_j, &rotation[9 * j], P);
-            v3_sub(offset, &g->rest_position[3 * i], &g->rest_position[3 * j]);
-            m3_mul_v(term, turn_j, offset);
-            v3_axpy(b, k * g->volume[i], term);
-            if (s->row_of[j] < 0) { /* a pinned neighbour's known displacement moves to the right */
-                double pinned[3];
-                displacement_of(body, j, pinned);
-                v3_axpy(b, k * (g->volume[i] + g->volume[j]), pinned);
-            }
+            m3_mul_v(term, &turn[9 * g->adjacency[e]], &s->edge_pull[3 * e]);
+            v3_add(pull, pull, term);
         }
+        double *b = &s->rhs[3 * row];
+        v3_sub(b, &body->inertial_position[3 * i], &s->reference[3 * i]);
+        v3_scale(b, b, s->inertia[i]);
+        v3_axpy(b, k, pull);
+    }
+    for (int c = 0; c < s->pinned_count; ++c) {
+        int j = s->pinned_particle[c];
+        double pinned[3];
+        v3_sub(pinned, &position[3 * j], &s->reference[3 * j]);
+        v3_axpy(&s->rhs[3 * s->pinned_row[c]], s->pinned_weight[c], pinned);
     }
     for (int c = 0; c < body->constraint_count; ++c) {
         const op_constraint *con = &body->constraints[c];
@@ -374,14 +423,13 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
         v3_sub(residual, con->target, placed);
         for (int l = 0; l < con->influence_count; ++l) {
             int p = con->particle[l];
-            double turn[9], offset[3];
-            m3_sub(turn, &rotation[9 * p], P);
+            double offset[3];
             v3_sub(offset, con->rest_point, &g->rest_position[3 * p]);
-            m3_mul_v(offset, turn, offset);
+            m3_mul_v(offset, &turn[9 * p], offset);
             v3_axpy(residual, -con->influence[l], offset);
             if (s->row_of[p] < 0) {
                 double pinned[3];
-                displacement_of(body, p, pinned);
+                v3_sub(pinned, &position[3 * p], &s->reference[3 * p]);
                 v3_axpy(residual, -con->influence[l], pinned);
             }
         }
@@ -395,11 +443,8 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
         return ctx->status;
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];
-        if (row < 0)
-            continue;
-        double ref[3];
-        reference_position(body, i, ref);
-        v3_add(&body->state.position[3 * i], ref, &s->rhs[3 * row]);
+        if (row >= 0)
+            v3_add(&body->state.position[3 * i], &s->reference[3 * i], &s->rhs[3 * row]);
     }
     return OP_OK;
 }

@@ -1475,6 +1475,152 @@ static void test_attributes_and_arrays(void **state)
     assert_int_equal(op_runfile_check(&ctx, path), OP_OK);
 }
 
+/* One frame of a series read back by its first index (op_runfile_read_rows), the shape and
+ * attribute readers, and every refusal naming the dataset and the file. */
+static void test_read_rows_of_a_series(void **state)
+{
+    (void)state;
+    const char *path = fresh_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_runfile run;
+    assert_int_equal(op_runfile_create(&ctx, &run, path, &PROVENANCE), OP_OK);
+    enum { FRAMES = 7, N = 5 };
+    const size_t p = 3 * N;
+    op_series position, step;
+    assert_int_equal(op_series_create(&ctx, &run, &position, "/particles/position/value",
+                                      OP_SERIES_FLOAT64, 2, (int64_t[]){ N, 3 }, "m", NULL),
+                     OP_OK);
+    assert_int_equal(op_series_create(&ctx, &run, &step, "/particles/position/step",
+                                      OP_SERIES_INT64, 0, NULL, NULL, NULL),
+                     OP_OK);
+    double positions[FRAMES * 3 * N];
+    int64_t steps[FRAMES];
+    for (int f = 0; f < FRAMES; f++) {
+        fill_frame(positions + f * p, p, f);
+        steps[f] = 5000000000LL * f + 3;
+        /* One row at a time, as the recorder appends them. */
+        assert_int_equal(op_series_append(&ctx, &run, &position, positions + f * p, 1), OP_OK);
+        assert_int_equal(op_series_append(&ctx, &run, &step, &steps[f], 1), OP_OK);
+    }
+    assert_int_equal(op_runfile_set_attribute_int(&ctx, &run, "/parameters/chain",
+                                                  "particle_offset", 9000000000LL),
+                     OP_OK);
+    assert_int_equal(
+        op_runfile_set_attribute_double(&ctx, &run, "/parameters/chain", "stiffness", 1.0 / 3.0),
+        OP_OK);
+    assert_int_equal(op_runfile_commit(&ctx, &run), OP_OK);
+
+    /* The shape. */
+    int rank = -1;
+    int64_t dims[OP_RUNFILE_MAX_RANK];
+    assert_int_equal(
+        op_runfile_dataset_shape(&ctx, path, "/particles/position/value", &rank, dims), OP_OK);
+    assert_int_equal(rank, 3);
+    assert_true(dims[0] == FRAMES && dims[1] == N && dims[2] == 3);
+
+    /* A middle row, bit for bit; the sentinel after it is untouched. */
+    double row[3 * N + 1];
+    row[3 * N] = -7.25;
+    assert_int_equal(op_runfile_read_rows(&ctx, path, "/particles/position/value", 3, 1, row,
+                                          3 * N + 1),
+                     OP_OK);
+    assert_memory_equal(row, positions + 3 * p, p * sizeof(double));
+    assert_true(row[3 * N] == -7.25);
+    /* A range: the first and the last rows. */
+    double range[3 * 3 * N];
+    assert_int_equal(op_runfile_read_rows(&ctx, path, "/particles/position/value", 4, 3, range,
+                                          3 * 3 * N),
+                     OP_OK);
+    assert_memory_equal(range, positions + 4 * p, 3 * p * sizeof(double));
+    assert_int_equal(op_runfile_read_rows(&ctx, path, "/particles/position/value", 0, 1, row,
+                                          3 * N),
+                     OP_OK);
+    assert_memory_equal(row, positions, p * sizeof(double));
+    int64_t s[2];
+    assert_int_equal(
+        op_runfile_read_rows_int64(&ctx, path, "/particles/position/step", 5, 2, s, 2), OP_OK);
+    assert_true(s[0] == steps[5] && s[1] == steps[6]);
+
+    /* Out of range: past the end, negative, a range running over the end, no rows. */
+    const long bad[][2] = { { FRAMES, 1 }, { -1, 1 }, { 6, 2 }, { 2, 0 } };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        op_ctx_init(&ctx);
+        row[0] = 42.0;
+        assert_int_equal(op_runfile_read_rows(&ctx, path, "/particles/position/value", bad[i][0],
+                                              bad[i][1], row, 3 * N + 1),
+                         OP_ERR_INVALID);
+        assert_non_null(strstr(ctx.message, path));
+        assert_non_null(strstr(ctx.message, "/particles/position/value"));
+        assert_non_null(strstr(ctx.message, "rows 0 to 6"));
+        assert_true(row[0] == 42.0);
+    }
+    /* Too little room, the wrong type, a missing dataset, a group. */
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_read_rows(&ctx, path, "/particles/position/value", 1, 1, row,
+                                          3 * N - 1),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "more than the 14"));
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_runfile_read_rows(&ctx, path, "/particles/position/step", 1, 1, row, 3 * N),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, path));
+    assert_non_null(strstr(ctx.message, "/particles/position/step is int64, not float64"));
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_runfile_read_rows_int64(&ctx, path, "/particles/position/value", 1, 1, s, 2),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "is float64, not int64"));
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_runfile_read_rows(&ctx, path, "/particles/velocity/value", 1, 1, row, 3 * N),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "no dataset /particles/velocity/value"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_read_rows(&ctx, path, "/particles/position", 1, 1, row, 3 * N),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "it is a group"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_read_rows(&ctx, "build/test-tmp/missing.h5",
+                                          "/particles/position/value", 1, 1, row, 3 * N),
+                     OP_ERR_IO);
+
+    /* Attributes: an int64 beyond 32 bits, a double bitwise, an int read as a double. */
+    op_ctx_init(&ctx);
+    int64_t offset = 0;
+    assert_int_equal(op_runfile_read_attribute_int(&ctx, path, "/parameters/chain",
+                                                   "particle_offset", &offset),
+                     OP_OK);
+    assert_true(offset == 9000000000LL);
+    double k = 0, third = 1.0 / 3.0, as_double = 0;
+    assert_int_equal(
+        op_runfile_read_attribute_double(&ctx, path, "/parameters/chain", "stiffness", &k),
+        OP_OK);
+    assert_memory_equal(&k, &third, sizeof k);
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/parameters/chain",
+                                                      "particle_offset", &as_double),
+                     OP_OK);
+    assert_true(as_double == 9e9);
+    assert_int_equal(op_runfile_read_attribute_int(&ctx, path, "/parameters/chain", "stiffness",
+                                                   &offset),
+                     OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_runfile_read_attribute_double(&ctx, path, "/parameters/dino", "stiffness", &k),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "/parameters/dino"));
+    op_ctx_init(&ctx);
+    assert_int_equal(
+        op_runfile_read_attribute_double(&ctx, path, "/parameters/chain", "density", &k),
+        OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "has no attribute density"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/", "command_line", &k),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "not one number"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1500,6 +1646,7 @@ int main(void)
         cmocka_unit_test(test_commit_and_abort_close_open_series),
         cmocka_unit_test(test_killed_run_keeps_flushed_rows),
         cmocka_unit_test(test_attributes_and_arrays),
+        cmocka_unit_test(test_read_rows_of_a_series),
     };
     /* The tests corrupt files on purpose; HDF5's stack dumps would only be noise. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

@@ -1,0 +1,377 @@
+/* Per-frame stage timings of the paper's Table 1 scenes that have a config in experiments/,
+ * beside the paper's own numbers (read from reports/paper_table1.tsv).
+ *
+ * Each scene is loaded with world.log_energy=false (the energy is a harness measurement, not
+ * part of the method), run for W warm-up frames, then for R repeats of F frames each; the
+ * world's per-frame local, global, collision and total milliseconds are collected over all R·F
+ * frames and their medians reported (each stage's median on its own, so the stage medians need
+ * not add up to the total's). The spread of the R per-repeat total medians shows how noisy the
+ * machine was. The simulation runs on through the repeats: by default F = (frames − W) / R, so
+ * the timed frames are the scene's own animation; larger R or F run it past its end (the
+ * solver does the same work on a body at rest).
+ *
+ * Bar stiffness (Fig. 2) simulates three bars; the paper's row is one bar, so it is reported
+ * both for the scene and per bar (every time and count divided by 3).
+ *
+ * Run from the project root (make bench does): the configs and the model catalogue are found
+ * by relative path. Options: -w W, -r R, -f F, -s TEXT (only configs whose path contains TEXT),
+ * -o FILE (CSV to FILE instead of csv, lines on standard output), -x SECTION.KEY=VALUE (a further
+ * config override, e.g. -x solver.rotations=jacobi; repeatable), -v (each repeat's median). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "platform.h"
+#include "scene.h"
+#include "timer.h"
+
+static int verbose; /* -v: each repeat's median on standard error */
+/* world.log_energy=false, then any -x overrides */
+enum { MAX_OVERRIDES = 16 };
+static const char *overrides[MAX_OVERRIDES + 1] = { "world.log_energy=false" };
+static int override_count = 1;
+
+static const char *const PAPER_TABLE = "reports/paper_table1.tsv";
+
+/* The Table 1 rows we can run, by the paper's example name, and their configs. */
+typedef struct scene_def {
+    const char *example;
+    const char *config;
+    int per_body; /* also report per body (the paper's row describes one of the scene's bodies) */
+} scene_def;
+
+static const scene_def SCENES[] = {
+    { "Bar manipulation", "experiments/fig1.ini", 0 },
+    { "Bar stiffness", "experiments/fig2.ini", 1 },
+    { "Dinosaur inverted", "experiments/fig4.ini", 0 },
+    { "Dinosaur falling", "experiments/fig5.ini", 0 },
+};
+enum { SCENE_COUNT = sizeof SCENES / sizeof SCENES[0] };
+
+enum { STAGE_LOCAL, STAGE_GLOBAL, STAGE_COLLISION, STAGE_TOTAL, STAGE_COUNT };
+static const char *const STAGE_NAMES[STAGE_COUNT] = { "local", "global", "collision", "total" };
+
+/* One row of the paper's table; times in ms per frame, NAN where the paper prints "-". */
+typedef struct paper_row {
+    int found;
+    int nodes, edges, substeps, iterations;
+    double ms[STAGE_COUNT];
+} paper_row;
+
+/* A measured row, as printed: per scene, or per body when divided. */
+typedef struct result {
+    const char *example, *config;
+    int divisor; /* 1, or the body count for a per-body row */
+    int bodies, nodes, edges, substeps, iterations, frames;
+    double ms[STAGE_COUNT];        /* medians per frame */
+    double total_lo, total_hi;     /* least and greatest per-repeat median of the total */
+    paper_row paper;
+} result;
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double paper_number(const char *field)
+{
+    if (strcmp(field, "-") == 0)
+        return NAN;
+    char *end;
+    double value = strtod(field, &end);
+    return end != field && *end == '\0' ? value : NAN;
+}
+
+/* The row of reports/paper_table1.tsv whose first column is `example`:
+ * example, fig, nodes, edges, vertices, faces, ns, ni, local, global, collision, total, ours. */
+static int read_paper_row(const char *example, paper_row *row)
+{
+    memset(row, 0, sizeof *row);
+    FILE *in = fopen(PAPER_TABLE, "r");
+    if (!in) {
+        fprintf(stderr, "bench_scenes: cannot open %s (run from the project root)\n", PAPER_TABLE);
+        return -1;
+    }
+    char line[1024];
+    while (fgets(line, sizeof line, in)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *field[13];
+        int count = 0;
+        for (char *save = NULL, *f = strtok_r(line, "\t", &save); f && count < 13; f = strtok_r(NULL, "\t", &save))
+            field[count++] = f;
+        if (count < 12 || strcmp(field[0], example) != 0)
+            continue;
+        row->found = 1;
+        row->nodes = atoi(field[2]);
+        row->edges = atoi(field[3]);
+        row->substeps = atoi(field[6]);
+        row->iterations = atoi(field[7]);
+        for (int s = 0; s < STAGE_COUNT; ++s)
+            row->ms[s] = paper_number(field[8 + s]);
+        break;
+    }
+    fclose(in);
+    return 0;
+}
+
+/* Runs one scene; fills `out` (the scene row). Returns 0, or −1 after printing why. */
+static int measure(const scene_def *def, int warmup, int repeats, int frames, result *out)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_scene scene;
+    if (op_scene_load(&ctx, def->config, override_count, overrides, &scene) != OP_OK) {
+        fprintf(stderr, "bench_scenes: %s\n", ctx.message);
+        return -1;
+    }
+    const op_world *world = &scene.world;
+    if (frames <= 0) {
+        frames = (scene.run.frames - warmup) / repeats;
+        if (frames < 1)
+            frames = 1;
+    }
+    memset(out, 0, sizeof *out);
+    out->example = def->example;
+    out->config = def->config;
+    out->divisor = 1;
+    out->bodies = world->body_count;
+    for (int b = 0; b < world->body_count; ++b) {
+        out->nodes += world->bodies[b].graph->particle_count;
+        out->edges += world->bodies[b].graph->edge_count;
+    }
+    out->substeps = world->def.substeps;
+    out->iterations = world->def.iterations;
+    out->frames = repeats * frames;
+
+    int n = repeats * frames;
+    double *samples[STAGE_COUNT], *repeat_total = calloc((size_t)repeats, sizeof(double));
+    for (int s = 0; s < STAGE_COUNT; ++s)
+        samples[s] = calloc((size_t)n, sizeof(double));
+    int status = repeat_total ? 0 : -1;
+    for (int s = 0; s < STAGE_COUNT; ++s)
+        if (!samples[s])
+            status = -1;
+    if (status)
+        fprintf(stderr, "bench_scenes: out of memory\n");
+
+    op_frame_stats stats = { .energy = NULL };
+    for (int f = 0; f < warmup && status == 0; ++f)
+        if (op_world_step(&ctx, &scene.world, &stats) != OP_OK)
+            status = -1;
+    for (int r = 0; r < repeats && status == 0; ++r) {
+        for (int f = 0; f < frames && status == 0; ++f) {
+            if (op_world_step(&ctx, &scene.world, &stats) != OP_OK) {
+                status = -1;
+                break;
+            }
+            int k = r * frames + f;
+            samples[STAGE_LOCAL][k] = stats.local_ms;
+            samples[STAGE_GLOBAL][k] = stats.global_ms;
+            samples[STAGE_COLLISION][k] = stats.collision_ms;
+            samples[STAGE_TOTAL][k] = stats.total_ms;
+        }
+        if (status == 0) {
+            /* a copy: median() sorts, and the samples are needed in order afterwards */
+            double *copy = calloc((size_t)frames, sizeof(double));
+            if (!copy) {
+                status = -1;
+                break;
+            }
+            memcpy(copy, &samples[STAGE_TOTAL][r * frames], (size_t)frames * sizeof(double));
+            repeat_total[r] = median(copy, frames);
+            free(copy);
+            if (verbose)
+                fprintf(stderr, "%s repeat %d: median total %.4f ms\n", def->config, r, repeat_total[r]);
+        }
+    }
+    if (status && ctx.status != OP_OK)
+        fprintf(stderr, "bench_scenes: %s: %s\n", def->config, ctx.message);
+    if (status == 0) {
+        for (int s = 0; s < STAGE_COUNT; ++s)
+            out->ms[s] = median(samples[s], n);
+        qsort(repeat_total, (size_t)repeats, sizeof(double), compare_double);
+        out->total_lo = repeat_total[0];
+        out->total_hi = repeat_total[repeats - 1];
+    }
+    for (int s = 0; s < STAGE_COUNT; ++s)
+        free(samples[s]);
+    free(repeat_total);
+    op_scene_free(&scene);
+    return status;
+}
+
+/* The scene row divided among its bodies. */
+static result per_body(const result *scene)
+{
+    result r = *scene;
+    r.divisor = scene->bodies;
+    r.nodes = scene->nodes / scene->bodies;
+    r.edges = scene->edges / scene->bodies;
+    for (int s = 0; s < STAGE_COUNT; ++s)
+        r.ms[s] = scene->ms[s] / scene->bodies;
+    r.total_lo = scene->total_lo / scene->bodies;
+    r.total_hi = scene->total_hi / scene->bodies;
+    return r;
+}
+
+static void print_ms(double ms)
+{
+    if (isnan(ms))
+        printf(" %7s", "-");
+    else
+        printf(" %7.3f", ms);
+}
+
+static void print_row(const result *r, int show_paper)
+{
+    char name[64];
+    if (r->divisor > 1)
+        snprintf(name, sizeof name, "  per body (/%d)", r->divisor);
+    else
+        snprintf(name, sizeof name, "%s", r->example);
+    printf("%-19s %6d %6d %3dx%-3d", name, r->nodes, r->edges, r->substeps, r->iterations);
+    for (int s = 0; s < STAGE_COUNT; ++s)
+        print_ms(r->ms[s]);
+    printf(" %8.2f %7.3f-%-7.3f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo,
+           r->total_hi);
+    if (show_paper && r->paper.found) {
+        printf("  |");
+        for (int s = 0; s < STAGE_COUNT; ++s)
+            print_ms(r->paper.ms[s]);
+        printf(" %7.1fx", r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL]);
+    }
+    printf("\n");
+}
+
+static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
+{
+    fprintf(out, "csv,scene,example=%s,config=%s,per=%s,bodies=%d,nodes=%d,edges=%d,ns=%d,ni=%d,warmup=%d,"
+                 "repeats=%d,frames=%d",
+            r->example, r->config, r->divisor > 1 ? "body" : "scene", r->bodies, r->nodes, r->edges, r->substeps,
+            r->iterations, warmup, repeats, r->frames);
+    for (int s = 0; s < STAGE_COUNT; ++s)
+        fprintf(out, ",%s_ms=%.4f", STAGE_NAMES[s], r->ms[s]);
+    fprintf(out, ",iteration_us=%.3f,total_repeat_lo_ms=%.4f,total_repeat_hi_ms=%.4f",
+            1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo, r->total_hi);
+    if (show_paper && r->paper.found) {
+        fprintf(out, ",paper_nodes=%d,paper_edges=%d", r->paper.nodes, r->paper.edges);
+        for (int s = 0; s < STAGE_COUNT; ++s)
+            if (!isnan(r->paper.ms[s]))
+                fprintf(out, ",paper_%s_ms=%.2f", STAGE_NAMES[s], r->paper.ms[s]);
+        fprintf(out, ",paper_over_ours=%.2f", r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL]);
+    }
+    fprintf(out, "\n");
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_scenes [-w WARMUP] [-r REPEATS] [-f FRAMES] [-s CONFIG_TEXT] [-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-v]\n");
+    return 64;
+}
+
+static int parse_count(const char *text, int lo, int *out)
+{
+    char *end;
+    long value = strtol(text, &end, 10);
+    if (end == text || *end || value < lo || value > 1000000)
+        return -1;
+    *out = (int)value;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    op_platform_init();
+    int warmup = 20, repeats = 5, frames = 0, opt;
+    const char *only = NULL, *csv_path = NULL;
+    while ((opt = getopt(argc, argv, "w:r:f:s:o:x:vh")) != -1) {
+        switch (opt) {
+        case 'w':
+            if (parse_count(optarg, 0, &warmup))
+                return usage();
+            break;
+        case 'r':
+            if (parse_count(optarg, 1, &repeats))
+                return usage();
+            break;
+        case 'f':
+            if (parse_count(optarg, 1, &frames))
+                return usage();
+            break;
+        case 's': only = optarg; break;
+        case 'o': csv_path = optarg; break;
+        case 'v': verbose = 1; break;
+        case 'x':
+            if (override_count == MAX_OVERRIDES + 1)
+                return usage();
+            overrides[override_count++] = optarg;
+            break;
+        default: return usage();
+        }
+    }
+    if (optind != argc)
+        return usage();
+
+    result rows[2 * SCENE_COUNT];
+    int show_paper[2 * SCENE_COUNT], row_count = 0;
+    double start = op_now();
+    for (int d = 0; d < SCENE_COUNT; ++d) {
+        if (only && !strstr(SCENES[d].config, only))
+            continue;
+        result scene;
+        if (measure(&SCENES[d], warmup, repeats, frames, &scene))
+            return 1;
+        if (read_paper_row(SCENES[d].example, &scene.paper))
+            return 1;
+        if (!scene.paper.found)
+            fprintf(stderr, "bench_scenes: no row '%s' in %s\n", SCENES[d].example, PAPER_TABLE);
+        else if (scene.paper.substeps != scene.substeps || scene.paper.iterations != scene.iterations)
+            fprintf(stderr, "bench_scenes: %s runs %dx%d, the paper %dx%d\n", SCENES[d].config, scene.substeps,
+                    scene.iterations, scene.paper.substeps, scene.paper.iterations);
+        rows[row_count] = scene;
+        show_paper[row_count++] = !SCENES[d].per_body;
+        if (SCENES[d].per_body && scene.bodies > 1) {
+            rows[row_count] = per_body(&scene);
+            show_paper[row_count++] = 1;
+        }
+    }
+    double seconds = op_now() - start;
+
+    printf("Table 1 scenes, ms per frame: median over %d repeats x F frames after %d warm-up frames, energy "
+           "logging off, one thread\n",
+           repeats, warmup);
+    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %8s %15s  | %7s %7s %7s %7s %8s\n", "example", "nodes", "edges",
+           "ns x ni", "local", "global", "collide", "total", "us/iter", "repeats lo-hi", "paper:", "global",
+           "collide", "total", "paper/ours");
+    for (int r = 0; r < row_count; ++r)
+        print_row(&rows[r], show_paper[r]);
+    printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. us/iter = total / (ns ni). Bar stiffness simulates three "
+           "bars: the paper's row is compared with our time per bar.)\n",
+           PAPER_TABLE);
+    FILE *csv = stdout;
+    if (csv_path && !(csv = fopen(csv_path, "w"))) {
+        fprintf(stderr, "bench_scenes: cannot write %s\n", csv_path);
+        return 1;
+    }
+    for (int r = 0; r < row_count; ++r)
+        write_csv(csv, &rows[r], show_paper[r], warmup, repeats);
+    if (csv != stdout && fclose(csv) != 0) {
+        fprintf(stderr, "bench_scenes: error writing %s\n", csv_path);
+        return 1;
+    }
+    printf("(%.1f s)\n", seconds);
+    return 0;
+}

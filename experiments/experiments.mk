@@ -1,0 +1,168 @@
+# The paper's Figures 1, 2, 4 and 5: run files under data/results/figN/ (bin/opsim run on
+# experiments/figN.ini, variants through --set) and pictures under reports/figures/figN-*.png
+# and .pdf (plots/*.gp, one gnuplot run writes both). `make figures` makes all four.
+#
+#   fig1  fig1-snapshots          the bar twisted and moved, 8 frames       (fig1.ini)
+#   fig2  fig2-snapshots          the three bars k, 2k, 4k at the last frame (fig2.ini)
+#         fig2-deflection         steady tip deflection against k: the three bars and the
+#                                 same scene with every stiffness x1/8 and x8 (9 values of k)
+#   fig4  fig4-snapshots          the dinosaur at frames 0, 2, 5, 10, 30, 150 (fig4.ini)
+#         fig4-recovery           rest-shape error and energy against time
+#   fig5  fig5-snapshots          the dinosaur falling onto the floor         (fig5.ini)
+#         fig5-falling            lowest point and kinetic energy against time
+#         fig5-iterations         energy against iteration, Gauss-Seidel vs Jacobi rotations:
+#                                 fig4 frame 1 (1000 iterations, same start), fig4 frame 5,
+#                                 fig5 frame 30 (solver.rotations=jacobi variants of both)
+#
+# Run files depend on bin/opsim, their config and data/models.tsv (and need the meshes: `| data`);
+# figures on their run files, their plot script and plots/style.gp. Run files are precious.
+
+RESULTS := data/results
+FIGURES := reports/figures
+FIGURE_TARGETS := fig1 fig2 fig4 fig5
+
+.PHONY: figures $(FIGURE_TARGETS)
+figures: $(FIGURE_TARGETS)
+
+# $(call run_figure,CONFIG,EXTRA ARGUMENTS): one run of the config into $@ (opsim writes it
+# under a temporary name and renames it when complete, so a failed run leaves nothing).
+define run_figure
+@mkdir -p $(dir $@)
+@$(if $(Q),echo "  RUN     $@")
+$(Q)bin/opsim run $(1) $(2) --out $@
+endef
+
+# $(call plot_figure,SCRIPT,GNUPLOT ASSIGNMENTS): writes $(basename $@).png and .pdf. The
+# assignments hold commas, so they are passed in a variable (FIGn_..._ARGS below).
+define plot_figure
+@mkdir -p $(dir $@)
+@$(if $(Q),echo "  PLOT    $(basename $@).png .pdf")
+$(Q)gnuplot -e "out='$(basename $@)'; $(2)" $(1)
+endef
+
+RUN_DEPS := bin/opsim data/models.tsv
+PLOT_DEPS := plots/style.gp bin/opsim
+
+# ---- Fig. 1 -----------------------------------------------------------------------------------
+FIG1_RUN := $(RESULTS)/fig1/bar.h5
+
+$(FIG1_RUN): experiments/fig1.ini $(RUN_DEPS) | data
+	$(call run_figure,$<)
+
+FIG1_SNAPSHOTS_ARGS = run='$(FIG1_RUN)'; frames='0 30 60 90 120 150 180 last'; layout='2,4'; \
+    view='70,20'; panel=400; tone=1; \
+    title='Fig. 1: a bar twisted and moved by one end (position and direction constraints), the other end held'
+
+$(FIGURES)/fig1-snapshots.png $(FIGURES)/fig1-snapshots.pdf &: $(FIG1_RUN) plots/snapshots.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/snapshots.gp,$(FIG1_SNAPSHOTS_ARGS))
+
+fig1: $(FIGURES)/fig1-snapshots.png
+
+# ---- Fig. 2 -----------------------------------------------------------------------------------
+# The figure's run and the same scene with every body's stiffness scaled (bars-xF.h5: x F).
+FIG2_RUN := $(RESULTS)/fig2/bars.h5
+FIG2_SCALES := 0.125 8
+FIG2_SWEEP := $(FIG2_SCALES:%=$(RESULTS)/fig2/bars-x%.h5)
+
+$(FIG2_RUN): experiments/fig2.ini $(RUN_DEPS) | data
+	$(call run_figure,$<)
+
+# Every `stiffness = K` of a [body NAME] section becomes --set 'body NAME.stiffness=K*F'.
+$(RESULTS)/fig2/bars-x%.h5: experiments/fig2.ini $(RUN_DEPS) | data
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  RUN     $@")
+	$(Q)awk -v f=$* '/^[ \t]*\[/ { s = $$0; sub(/^[ \t]*\[[ \t]*/, "", s); sub(/[ \t]*\].*$$/, "", s); next } \
+	    s ~ /^body[ \t]/ && /^[ \t]*stiffness[ \t]*=/ { v = $$0; sub(/^[^=]*=[ \t]*/, "", v); sub(/[ \t]*[;#].*$$/, "", v); \
+	        printf "%s.stiffness=%.17g\n", s, v * f }' $< | \
+	{ set --; while IFS= read -r s; do set -- "$$@" --set "$$s"; done; \
+	  [ $$# -gt 0 ] || { echo "$<: no stiffness in any [body] section" >&2; exit 1; }; \
+	  $(if $(Q),,set -x;) bin/opsim run $< "$$@" --out $@; }
+
+# One line per bar: tag, body, k, last tip deflection, last kinetic energy of its run, index in
+# its run. The deflection observable of body bar_X is tip_X (fig2.ini's naming).
+$(RESULTS)/fig2/deflection.tsv: $(FIG2_RUN) $(FIG2_SWEEP) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# run\tbody\tstiffness\ttip_deflection_m\tfinal_kinetic_J\tindex\n' > $$out; \
+	for run in $(FIG2_RUN) $(FIG2_SWEEP); do \
+	    case $$run in $(FIG2_RUN)) tag=fig2;; *) tag=$$(basename $$run .h5 | sed 's/^bars-//');; esac; \
+	    ke=$$(bin/opsim export $$run /observables/kinetic/value | tail -n 1); \
+	    i=0; for body in $$(bin/opsim info $$run | sed -n 's/^  bodies = \[\(.*\)\]$$/\1/p' | tr -d ,); do \
+	        k=$$(bin/opsim export $$run --attribute /parameters/$$body stiffness); \
+	        d=$$(bin/opsim export $$run /observables/tip_$${body#bar_}/value | tail -n 1); \
+	        printf '%s\t%s\t%s\t%s\t%s\t%d\n' $$tag $$body $$k $$d $$ke $$i >> $$out; i=$$((i + 1)); \
+	    done; \
+	done; \
+	mv $$out $@; trap - EXIT
+
+FIG2_SNAPSHOTS_ARGS = run='$(FIG2_RUN)'; frames='last'; ghost='0'; key=1; tone=1; view='70,30'; \
+    panel=760; room=1.08; \
+    title='Fig. 2: bars under gravity, one end held, stiffness k, 2k, 4k (grey: the start)'
+FIG2_DEFLECTION_ARGS = data='$(RESULTS)/fig2/deflection.tsv'; highlight='fig2'
+
+$(FIGURES)/fig2-snapshots.png $(FIGURES)/fig2-snapshots.pdf &: $(FIG2_RUN) plots/snapshots.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/snapshots.gp,$(FIG2_SNAPSHOTS_ARGS))
+
+$(FIGURES)/fig2-deflection.png $(FIGURES)/fig2-deflection.pdf &: $(RESULTS)/fig2/deflection.tsv plots/deflection.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/deflection.gp,$(FIG2_DEFLECTION_ARGS))
+
+fig2: $(FIGURES)/fig2-snapshots.png $(FIGURES)/fig2-deflection.png
+
+# ---- Fig. 4 -----------------------------------------------------------------------------------
+FIG4_RUN := $(RESULTS)/fig4/dino.h5
+FIG4_JACOBI := $(RESULTS)/fig4/dino-jacobi.h5
+# Frame 1 solved to convergence from the one collapsed start, for the iteration figure.
+FIG4_LONG := $(RESULTS)/fig4/frame1-gs.h5 $(RESULTS)/fig4/frame1-jacobi.h5
+
+$(FIG4_RUN): experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<)
+
+$(FIG4_JACOBI): experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--set solver.rotations=jacobi)
+
+$(RESULTS)/fig4/frame1-%.h5: experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--set run.frames=1 --set world.iterations=1000 --set solver.rotations=$*)
+
+FIG4_SNAPSHOTS_ARGS = run='$(FIG4_RUN)'; frames='0 2 5 10 30 150'; layout='2,3'; view='80,70'; \
+    panel=420; \
+    title='Fig. 4: every particle starts at the pinned centre particle; the dinosaur returns to its rest shape'
+
+$(FIGURES)/fig4-snapshots.png $(FIGURES)/fig4-snapshots.pdf &: $(FIG4_RUN) plots/snapshots.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/snapshots.gp,$(FIG4_SNAPSHOTS_ARGS))
+
+$(FIGURES)/fig4-recovery.png $(FIGURES)/fig4-recovery.pdf &: $(FIG4_RUN) plots/recovery.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/recovery.gp,run='$(FIG4_RUN)')
+
+fig4: $(FIGURES)/fig4-snapshots.png $(FIGURES)/fig4-recovery.png
+
+# ---- Fig. 5 -----------------------------------------------------------------------------------
+FIG5_RUN := $(RESULTS)/fig5/dino.h5
+FIG5_JACOBI := $(RESULTS)/fig5/dino-jacobi.h5
+
+$(FIG5_RUN): experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$<)
+
+$(FIG5_JACOBI): experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--set solver.rotations=jacobi)
+
+FIG5_SNAPSHOTS_ARGS = run='$(FIG5_RUN)'; frames='0 8 11 13 16 22 40 last'; layout='2,4'; \
+    view='72,30'; panel=400; room=1.3; \
+    title='Fig. 5: the dinosaur falling onto the floor (3 sub-steps x 3 iterations, friction)'
+FIG5_ITERATIONS_ARGS = gs5='$(FIG5_RUN)'; jac5='$(FIG5_JACOBI)'; frame5=30; \
+    gs4='$(FIG4_RUN)'; jac4='$(FIG4_JACOBI)'; frame4=5; \
+    gs4long='$(word 1,$(FIG4_LONG))'; jac4long='$(word 2,$(FIG4_LONG))'; long_max=200
+
+$(FIGURES)/fig5-snapshots.png $(FIGURES)/fig5-snapshots.pdf &: $(FIG5_RUN) plots/snapshots.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/snapshots.gp,$(FIG5_SNAPSHOTS_ARGS))
+
+$(FIGURES)/fig5-falling.png $(FIGURES)/fig5-falling.pdf &: $(FIG5_RUN) plots/falling.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/falling.gp,run='$(FIG5_RUN)')
+
+$(FIGURES)/fig5-iterations.png $(FIGURES)/fig5-iterations.pdf &: $(FIG5_RUN) $(FIG5_JACOBI) $(FIG4_RUN) $(FIG4_JACOBI) \
+        $(FIG4_LONG) plots/iterations.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/iterations.gp,$(FIG5_ITERATIONS_ARGS))
+
+fig5: $(FIGURES)/fig5-snapshots.png $(FIGURES)/fig5-falling.png $(FIGURES)/fig5-iterations.png
+
+.PRECIOUS: $(FIG1_RUN) $(FIG2_RUN) $(FIG2_SWEEP) $(FIG4_RUN) $(FIG4_JACOBI) $(FIG4_LONG) \
+           $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5
