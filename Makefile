@@ -83,7 +83,7 @@ test: $(TEST_BIN) bin/opsim | data
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 
-reproduce: graphs
+reproduce: graphs figures
 
 clean:
 	rm -rf build bin

@@ -230,7 +230,7 @@ int main(void)
     printf("  %-22s %12.1f\n", "closed form (fast)", fast);
     printf("  %-22s %12.1f\n", "LAPACKE_dgesvd", svd);
     printf("  %-22s %12.1f\n", "ratio svd/fast", svd / fast);
-    printf("  %-22s %12s   max |R - R_svd| %.1e (unique optima)\n", "closed form (again)", "", closed_error);
+    printf("  %-22s %12s   max |R - R_svd| %.1e (unique optima)\n", "closed form, accuracy", "", closed_error);
     printf("  %-22s %12.1f   max |R - R_svd| %.1e\n", "warm, started near", near, near_error);
     printf("  %-22s %12.1f   max |R - R_svd| %.1e (falls back to the closed form)\n", "warm, started far", far,
            far_error);

@@ -1,21 +1,20 @@
 /* Per-frame stage timings of the paper's Table 1 scenes that have a config in experiments/,
  * beside the paper's own numbers (read from reports/paper_table1.tsv).
  *
- * Each scene is loaded with world.log_energy=false (the energy is a harness measurement, not
- * part of the method), run for W warm-up frames, then for R repeats of F frames each; the
- * world's per-frame local, global, collision and total milliseconds are collected over all R·F
- * frames and their medians reported (each stage's median on its own, so the stage medians need
- * not add up to the total's). The spread of the R per-repeat total medians shows how noisy the
- * machine was. The simulation runs on through the repeats: by default F = (frames − W) / R, so
- * the timed frames are the scene's own animation; larger R or F run it past its end (the
- * solver does the same work on a body at rest).
+ * Each scene is run R times, each time loaded afresh with world.log_energy=false (the energy is
+ * a harness measurement, not part of the method), W warm-up frames, then F timed frames; by
+ * default F = frames − W, the rest of the scene's own animation, so every repeat times the same
+ * frames and the spread between repeats is the machine's noise alone. The world's per-frame
+ * local, global, collision and total milliseconds are collected over all R·F frames and their
+ * medians reported (each stage's median on its own, so the stage medians need not add up to the
+ * total's), with the least and greatest of the R per-repeat total medians beside them.
  *
  * Bar stiffness (Fig. 2) simulates three bars; the paper's row is one bar, so it is reported
  * both for the scene and per bar (every time and count divided by 3).
  *
  * Run from the project root (make bench does): the configs and the model catalogue are found
  * by relative path. Options: -w W, -r R, -f F, -s TEXT (only configs whose path contains TEXT),
- * -o FILE (CSV to FILE instead of csv, lines on standard output), -x SECTION.KEY=VALUE (a further
+ * -o FILE (the CSV lines to FILE instead of standard output), -x SECTION.KEY=VALUE (a further
  * config override, e.g. -x solver.rotations=jacobi; repeatable), -v (each repeat's median). */
 #include <getopt.h>
 #include <math.h>
@@ -127,22 +126,9 @@ static int read_paper_row(const char *example, paper_row *row)
     return 0;
 }
 
-/* Runs one scene; fills `out` (the scene row). Returns 0, or −1 after printing why. */
-static int measure(const scene_def *def, int warmup, int repeats, int frames, result *out)
+/* The scene's graph sizes and iteration counts into `out`. */
+static void describe(const scene_def *def, const op_world *world, result *out)
 {
-    op_ctx ctx;
-    op_ctx_init(&ctx);
-    op_scene scene;
-    if (op_scene_load(&ctx, def->config, override_count, overrides, &scene) != OP_OK) {
-        fprintf(stderr, "bench_scenes: %s\n", ctx.message);
-        return -1;
-    }
-    const op_world *world = &scene.world;
-    if (frames <= 0) {
-        frames = (scene.run.frames - warmup) / repeats;
-        if (frames < 1)
-            frames = 1;
-    }
     memset(out, 0, sizeof *out);
     out->example = def->example;
     out->config = def->config;
@@ -154,35 +140,46 @@ static int measure(const scene_def *def, int warmup, int repeats, int frames, re
     }
     out->substeps = world->def.substeps;
     out->iterations = world->def.iterations;
-    out->frames = repeats * frames;
+}
 
-    int n = repeats * frames;
-    double *samples[STAGE_COUNT], *repeat_total = calloc((size_t)repeats, sizeof(double));
-    for (int s = 0; s < STAGE_COUNT; ++s)
-        samples[s] = calloc((size_t)n, sizeof(double));
+/* Runs one scene R times; fills `out` (the scene row). *frames ≤ 0 asks for the scene's own
+ * length less the warm-up. Returns 0, or −1 after printing why. */
+static int measure(const scene_def *def, int warmup, int repeats, int frames, result *out)
+{
+    double *samples[STAGE_COUNT] = { NULL }, *repeat_total = calloc((size_t)repeats, sizeof(double));
     int status = repeat_total ? 0 : -1;
-    for (int s = 0; s < STAGE_COUNT; ++s)
-        if (!samples[s])
-            status = -1;
-    if (status)
-        fprintf(stderr, "bench_scenes: out of memory\n");
-
-    op_frame_stats stats = { .energy = NULL };
-    for (int f = 0; f < warmup && status == 0; ++f)
-        if (op_world_step(&ctx, &scene.world, &stats) != OP_OK)
-            status = -1;
     for (int r = 0; r < repeats && status == 0; ++r) {
-        for (int f = 0; f < frames && status == 0; ++f) {
-            if (op_world_step(&ctx, &scene.world, &stats) != OP_OK) {
-                status = -1;
-                break;
-            }
-            int k = r * frames + f;
-            samples[STAGE_LOCAL][k] = stats.local_ms;
-            samples[STAGE_GLOBAL][k] = stats.global_ms;
-            samples[STAGE_COLLISION][k] = stats.collision_ms;
-            samples[STAGE_TOTAL][k] = stats.total_ms;
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        op_scene scene;
+        if (op_scene_load(&ctx, def->config, override_count, overrides, &scene) != OP_OK) {
+            fprintf(stderr, "bench_scenes: %s\n", ctx.message);
+            status = -1;
+            break;
         }
+        if (r == 0) {
+            if (frames <= 0)
+                frames = scene.run.frames - warmup > 1 ? scene.run.frames - warmup : 1;
+            describe(def, &scene.world, out);
+            out->frames = repeats * frames;
+            for (int st = 0; st < STAGE_COUNT; ++st)
+                if (!(samples[st] = calloc((size_t)repeats * (size_t)frames, sizeof(double))))
+                    status = -1;
+        }
+        op_frame_stats stats = { .energy = NULL };
+        for (int f = 0; f < warmup + frames && status == 0; ++f) {
+            if (op_world_step(&ctx, &scene.world, &stats) != OP_OK) {
+                fprintf(stderr, "bench_scenes: %s: %s\n", def->config, ctx.message);
+                status = -1;
+            } else if (f >= warmup) {
+                size_t k = (size_t)r * (size_t)frames + (size_t)(f - warmup);
+                samples[STAGE_LOCAL][k] = stats.local_ms;
+                samples[STAGE_GLOBAL][k] = stats.global_ms;
+                samples[STAGE_COLLISION][k] = stats.collision_ms;
+                samples[STAGE_TOTAL][k] = stats.total_ms;
+            }
+        }
+        op_scene_free(&scene);
         if (status == 0) {
             /* a copy: median() sorts, and the samples are needed in order afterwards */
             double *copy = calloc((size_t)frames, sizeof(double));
@@ -190,26 +187,25 @@ static int measure(const scene_def *def, int warmup, int repeats, int frames, re
                 status = -1;
                 break;
             }
-            memcpy(copy, &samples[STAGE_TOTAL][r * frames], (size_t)frames * sizeof(double));
+            memcpy(copy, &samples[STAGE_TOTAL][(size_t)r * (size_t)frames], (size_t)frames * sizeof(double));
             repeat_total[r] = median(copy, frames);
             free(copy);
             if (verbose)
                 fprintf(stderr, "%s repeat %d: median total %.4f ms\n", def->config, r, repeat_total[r]);
         }
     }
-    if (status && ctx.status != OP_OK)
-        fprintf(stderr, "bench_scenes: %s: %s\n", def->config, ctx.message);
     if (status == 0) {
-        for (int s = 0; s < STAGE_COUNT; ++s)
-            out->ms[s] = median(samples[s], n);
+        for (int st = 0; st < STAGE_COUNT; ++st)
+            out->ms[st] = median(samples[st], repeats * frames);
         qsort(repeat_total, (size_t)repeats, sizeof(double), compare_double);
         out->total_lo = repeat_total[0];
         out->total_hi = repeat_total[repeats - 1];
+    } else if (!repeat_total) {
+        fprintf(stderr, "bench_scenes: out of memory\n");
     }
-    for (int s = 0; s < STAGE_COUNT; ++s)
-        free(samples[s]);
+    for (int st = 0; st < STAGE_COUNT; ++st)
+        free(samples[st]);
     free(repeat_total);
-    op_scene_free(&scene);
     return status;
 }
 
@@ -295,7 +291,7 @@ static int parse_count(const char *text, int lo, int *out)
 int main(int argc, char **argv)
 {
     op_platform_init();
-    int warmup = 20, repeats = 5, frames = 0, opt;
+    int warmup = 20, repeats = 7, frames = 0, opt;
     const char *only = NULL, *csv_path = NULL;
     while ((opt = getopt(argc, argv, "w:r:f:s:o:x:vh")) != -1) {
         switch (opt) {
@@ -350,16 +346,18 @@ int main(int argc, char **argv)
     }
     double seconds = op_now() - start;
 
-    printf("Table 1 scenes, ms per frame: median over %d repeats x F frames after %d warm-up frames, energy "
-           "logging off, one thread\n",
+    printf("Table 1 scenes, ms per frame: median over %d runs of each scene (%d warm-up frames, then the timed "
+           "ones), energy logging off, one thread\n",
            repeats, warmup);
+    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %8s %15s  | %-31s %8s\n", "", "", "", "", "ours", "", "", "", "",
+           "run medians", "the paper", "");
     printf("%-19s %6s %6s %7s %7s %7s %7s %7s %8s %15s  | %7s %7s %7s %7s %8s\n", "example", "nodes", "edges",
-           "ns x ni", "local", "global", "collide", "total", "us/iter", "repeats lo-hi", "paper:", "global",
-           "collide", "total", "paper/ours");
+           "ns x ni", "local", "global", "collide", "total", "us/iter", "least-most", "local", "global",
+           "collide", "total", "ratio");
     for (int r = 0; r < row_count; ++r)
         print_row(&rows[r], show_paper[r]);
-    printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. us/iter = total / (ns ni). Bar stiffness simulates three "
-           "bars: the paper's row is compared with our time per bar.)\n",
+    printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. us/iter = total / (ns ni); ratio = paper total / our\n"
+           " total. Bar stiffness simulates three bars: the paper's row is compared with our time per bar.)\n",
            PAPER_TABLE);
     FILE *csv = stdout;
     if (csv_path && !(csv = fopen(csv_path, "w"))) {

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "rng.h"
+#include "platform.h"
 #include "sparse.h"
 
 /* Each measurement is the median of up to MAX_RUNS runs, the solve's runs of up to MAX_SOLVES
@@ -472,6 +473,7 @@ static result direct_finish(direct_bench *b, const timed *t)
 
 int main(void)
 {
+    op_platform_init();
     enum { N_SIZES = sizeof SIZES / sizeof SIZES[0], N_VARIANTS = 1 + N_CHOLMOD };
     result results[N_SIZES][N_VARIANTS];
     problem problems[N_SIZES];

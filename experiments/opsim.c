@@ -14,6 +14,7 @@
 #include "ctx.h"
 #include "math3.h"
 #include "mesh.h"
+#include "platform.h"
 #include "record.h"
 #include "runfile.h"
 #include "scene.h"
@@ -687,6 +688,7 @@ static const char main_help[] =
 
 int main(int argc, char **argv)
 {
+    op_platform_init();
     if (argc < 2)
         return usage_error("", "%s", "a command is required");
     const char *command = argv[1];

@@ -15,7 +15,15 @@
  * the unknown is u = x − x_ref and every right-hand side is a sum of differences (R − P),
  * (y − x_ref), (u_j − u_i). A body at rest therefore has exactly symmetric C_i, exactly zero
  * right-hand sides, and stays exactly at rest; small deformations lose no digits to
- * cancellation against the rest positions. */
+ * cancellation against the rest positions.
+ *
+ * Cost (bench/bench_scenes.c; the dinosaur: 100 particles, 264 edges, 10 iterations a frame).
+ * The polar decompositions are warm-started from each R_i's previous quaternion, which the
+ * solver keeps (op_polar_rotation_warm: a certified Newton iteration, the closed form where the
+ * certificate fails; the same rotation to rounding; the local step 1.4× faster). Everything fixed
+ * for the run is computed once: x_ref, both steps' per-edge offsets, the couplings to pinned
+ * particles; R_j − P once per global step rather than once per edge. The local step is about
+ * half polar decomposition, half summing over neighbours, so what remains is arithmetic. */
 #include "arap.h"
 
 #include <math.h>
