@@ -27,7 +27,7 @@ REPORT_SRC  := $(wildcard reports/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test bench reproduce graphs clean distclean help
+.PHONY: all deps data test bench reproduce graphs clean distclean help FORCE
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -44,7 +44,12 @@ help:
 deps:
 	@tools/deps.sh
 
-build/%.o: %.c | deps
+# Objects depend on the flags they were compiled with: changing OPT or CFLAGS rebuilds them.
+build/flags: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' > $@
+
+build/%.o: %.c build/flags | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
