@@ -190,16 +190,19 @@ void op_constraint_skinned_direction(const op_body *body, const op_constraint *c
 int op_body_nearest_vertex(const op_body *body, const double p[3])
 {
     const op_mesh *mesh = &body->model->mesh;
-    int best = -1;
-    double best_d2 = INFINITY;
-    for (int v = 0; v < mesh->vertex_count; ++v) {
-        double d2 = v3_dist2(&mesh->vertices[3 * v], p);
-        if (d2 < best_d2) {
-            best_d2 = d2;
-            best = v;
-        }
+    return v3_nearest(mesh->vertices, mesh->vertex_count, p);
+}
+
+int op_body_centre_particle(const op_body *body)
+{
+    const op_graph *g = body->graph;
+    double total = 0.0, centre[3] = { 0, 0, 0 };
+    for (int i = 0; i < g->particle_count; ++i) {
+        total += g->mass[i];
+        v3_axpy(centre, g->mass[i], &g->rest_position[3 * i]);
     }
-    return best;
+    v3_scale(centre, centre, 1.0 / total);
+    return v3_nearest(g->rest_position, g->particle_count, centre);
 }
 
 int op_body_check(op_ctx *ctx, const op_body *body)

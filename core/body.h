@@ -79,6 +79,8 @@ void op_constraint_skinned_direction(const op_body *body, const op_constraint *c
 
 /* The vertex of the model's mesh nearest to p (model frame); ties to the lower index. */
 int op_body_nearest_vertex(const op_body *body, const double p[3]);
+/* The particle nearest the rest centre of mass (Fig. 4's pinned centre); ties to the lower index. */
+int op_body_centre_particle(const op_body *body);
 
 /* Rejects non-finite state, rotations that are not rotations (1e-9), constraints whose
  * influences are out of range, pins out of range. */

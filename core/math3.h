@@ -31,6 +31,20 @@ static inline void v3_cross(double out[3], const double a[3], const double b[3])
     double r[3] = { a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0] };
     v3_copy(out, r);
 }
+/* Index of the point of points[count][3] nearest to p; ties to the lower index, -1 if none. */
+static inline int v3_nearest(const double *points, int count, const double p[3])
+{
+    int best = -1;
+    double best_d2 = INFINITY;
+    for (int i = 0; i < count; ++i) {
+        double d2 = v3_dist2(&points[3 * i], p);
+        if (d2 < best_d2) {
+            best_d2 = d2;
+            best = i;
+        }
+    }
+    return best;
+}
 static inline int v3_isfinite(const double a[3]) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
 
 static inline void m3_copy(double out[9], const double a[9]) { memcpy(out, a, 9 * sizeof(double)); }

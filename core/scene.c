@@ -890,27 +890,6 @@ static int load_body(loader *l, int s)
     return OP_OK;
 }
 
-/* The particle nearest the rest centre of mass; ties to the lower index. */
-static int centre_particle(const op_graph *g)
-{
-    double total = 0.0, centre[3] = { 0, 0, 0 };
-    for (int i = 0; i < g->particle_count; ++i) {
-        total += g->mass[i];
-        v3_axpy(centre, g->mass[i], &g->rest_position[3 * i]);
-    }
-    v3_scale(centre, centre, 1.0 / total);
-    int best = 0;
-    double best_d2 = INFINITY;
-    for (int i = 0; i < g->particle_count; ++i) {
-        double d2 = v3_dist2(&g->rest_position[3 * i], centre);
-        if (d2 < best_d2) {
-            best_d2 = d2;
-            best = i;
-        }
-    }
-    return best;
-}
-
 static int load_pin(loader *l, int s)
 {
     op_ctx *ctx = l->ctx;
@@ -923,7 +902,7 @@ static int load_pin(loader *l, int s)
         return ctx->status;
     op_body *body = &l->scene->world.bodies[b];
     if (strcmp(particle->value, "centre") == 0)
-        index = centre_particle(body->graph);
+        index = op_body_centre_particle(body);
     else if (entry_int(ctx, c, particle, 0, body->graph->particle_count - 1, &index) != OP_OK)
         return ctx->status;
     op_ctx inner;

@@ -42,20 +42,7 @@ static void begin_world(fixture *f, const char *model_name, double stiffness, co
 /* Pins the particle nearest the rest centre of mass in position and orientation. */
 static void pin_centre(fixture *f)
 {
-    const op_graph *g = f->body->graph;
-    double centre[3] = { 0, 0, 0 }, mass = 0.0, best = INFINITY;
-    for (int i = 0; i < g->particle_count; ++i) {
-        v3_axpy(centre, g->mass[i], &g->rest_position[3 * i]);
-        mass += g->mass[i];
-    }
-    v3_scale(centre, centre, 1.0 / mass);
-    int pinned = 0;
-    for (int i = 0; i < g->particle_count; ++i)
-        if (v3_dist2(&g->rest_position[3 * i], centre) < best) {
-            best = v3_dist2(&g->rest_position[3 * i], centre);
-            pinned = i;
-        }
-    assert_int_equal(op_body_add_pin(&f->ctx, f->body, pinned, 1, 1), OP_OK);
+    assert_int_equal(op_body_add_pin(&f->ctx, f->body, op_body_centre_particle(f->body), 1, 1), OP_OK);
 }
 
 static void start_world(fixture *f, const char *rotations)

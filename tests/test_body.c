@@ -9,56 +9,11 @@
 #include "rng.h"
 #include "script.h"
 #include "shapes.h"
+#include "test_models.h"
 #include "test_util.h"
 
 static const double IDENTITY[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
 
-typedef struct models {
-    op_model torus, bar;
-} models;
-
-static int build_model(const char *shape, op_body_kind kind, int particles, op_model *model)
-{
-    op_ctx ctx;
-    op_ctx_init(&ctx);
-    memset(model, 0, sizeof *model);
-    snprintf(model->name, sizeof model->name, "%s%d", shape, particles);
-    op_build_def def = op_default_build_def();
-    def.kind = kind;
-    def.particles = particles;
-    model->build = def;
-    if (op_shape_mesh(&ctx, shape, &model->mesh) != OP_OK ||
-        op_build_body(&ctx, &model->mesh, &def, &model->graph, &model->skin) != OP_OK) {
-        print_error("%s: %s\n", model->name, ctx.message);
-        return -1;
-    }
-    return 0;
-}
-
-static void free_model(op_model *model)
-{
-    op_mesh_free(&model->mesh);
-    op_graph_free(&model->graph);
-    op_skin_free(&model->skin);
-}
-
-static int models_setup(void **state)
-{
-    models *m = calloc(1, sizeof *m);
-    if (!m || build_model("torus", OP_BODY_SOLID, 20, &m->torus) || build_model("bar", OP_BODY_ROD, 20, &m->bar))
-        return -1;
-    *state = m;
-    return 0;
-}
-
-static int models_teardown(void **state)
-{
-    models *m = *state;
-    free_model(&m->torus);
-    free_model(&m->bar);
-    free(m);
-    return 0;
-}
 
 /* A placement: rotation about a tilted axis, translation off the origin. */
 static void placement(double p[9], double t[3])
@@ -71,7 +26,7 @@ static void placement(double p[9], double t[3])
 
 static void test_init_places_at_rest(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     const op_model *model = &m->torus;
     op_ctx ctx;
     op_ctx_init(&ctx);
@@ -123,7 +78,7 @@ static void test_init_places_at_rest(void **state)
 
 static void test_pins(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     op_ctx ctx;
     op_ctx_init(&ctx);
     double p[9], t[3];
@@ -170,7 +125,7 @@ static void test_pins(void **state)
 
 static void test_constraints_copy_skinning(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     const op_model *model = &m->torus;
     op_ctx ctx;
     op_ctx_init(&ctx);
@@ -296,7 +251,7 @@ static void check_skinned(const op_model *model, uint64_t seed, double *worst_re
 
 static void test_skinned_point_at_rest(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     double worst_rest = 0.0, worst_apply = 0.0;
     check_skinned(&m->torus, 1, &worst_rest, &worst_apply);
     check_skinned(&m->bar, 2, &worst_rest, &worst_apply);
@@ -308,7 +263,7 @@ static void test_skinned_point_at_rest(void **state)
 
 static void test_nearest_vertex(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     op_ctx ctx;
     op_ctx_init(&ctx);
     op_body body;
@@ -345,7 +300,7 @@ static void test_nearest_vertex(void **state)
 
 static void test_check_rejects_corruption(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     op_ctx ctx;
     op_ctx_init(&ctx);
     double p[9], t[3];
@@ -404,7 +359,7 @@ static void test_check_rejects_corruption(void **state)
 
 static void test_bad_inputs(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     const op_model *model = &m->bar;
     op_ctx ctx;
     double p[9], t[3];
@@ -487,5 +442,5 @@ int main(void)
         cmocka_unit_test(test_check_rejects_corruption),
         cmocka_unit_test(test_bad_inputs),
     };
-    return cmocka_run_group_tests(tests, models_setup, models_teardown);
+    return cmocka_run_group_tests(tests, test_models_setup, test_models_teardown);
 }

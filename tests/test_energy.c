@@ -12,6 +12,7 @@
 #include "rng.h"
 #include "script.h"
 #include "shapes.h"
+#include "test_models.h"
 #include "test_util.h"
 
 #define STIFFNESS 1e4
@@ -55,52 +56,6 @@ static void random_unit(op_rng *rng, double u[3])
 
 /* ---- models ------------------------------------------------------------------------------ */
 
-typedef struct models {
-    op_model torus, bar;
-} models;
-
-static int build_model(const char *shape, op_body_kind kind, int particles, op_model *model)
-{
-    op_ctx ctx;
-    op_ctx_init(&ctx);
-    memset(model, 0, sizeof *model);
-    snprintf(model->name, sizeof model->name, "%s%d", shape, particles);
-    op_build_def def = op_default_build_def();
-    def.kind = kind;
-    def.particles = particles;
-    model->build = def;
-    if (op_shape_mesh(&ctx, shape, &model->mesh) != OP_OK ||
-        op_build_body(&ctx, &model->mesh, &def, &model->graph, &model->skin) != OP_OK) {
-        print_error("%s: %s\n", model->name, ctx.message);
-        return -1;
-    }
-    return 0;
-}
-
-static void free_model(op_model *model)
-{
-    op_mesh_free(&model->mesh);
-    op_graph_free(&model->graph);
-    op_skin_free(&model->skin);
-}
-
-static int models_setup(void **state)
-{
-    models *m = calloc(1, sizeof *m);
-    if (!m || build_model("torus", OP_BODY_SOLID, 20, &m->torus) || build_model("bar", OP_BODY_ROD, 20, &m->bar))
-        return -1;
-    *state = m;
-    return 0;
-}
-
-static int models_teardown(void **state)
-{
-    models *m = *state;
-    free_model(&m->torus);
-    free_model(&m->bar);
-    free(m);
-    return 0;
-}
 
 /* Radius of the model's rest centres about their mean: the length scale of a body. */
 static double model_scale(const op_model *model)
@@ -242,14 +197,14 @@ static void check_all_terms(const op_model *model, uint64_t seed, double angle, 
 
 static void test_gradients_torus(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     check_all_terms(&m->torus, 11, 0.2, "torus, small rotations");
     check_all_terms(&m->torus, 12, 2.0, "torus, large rotations");
 }
 
 static void test_gradients_bar(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     check_all_terms(&m->bar, 21, 0.2, "bar, small rotations");
     check_all_terms(&m->bar, 22, 2.0, "bar, large rotations");
 }
@@ -293,7 +248,7 @@ static void check_rest_exact(const op_model *model)
 
 static void test_rest_is_exactly_zero(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     check_rest_exact(&m->torus);
     check_rest_exact(&m->bar);
 }
@@ -301,7 +256,7 @@ static void test_rest_is_exactly_zero(void **state)
 /* E^e(Q x + t, Q R) = E^e(x, R); the elastic forces sum to zero (translation invariance). */
 static void test_elastic_rigid_invariance(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     const op_model *list[2] = { &m->torus, &m->bar };
     double worst = 0.0, worst_sum = 0.0;
     for (int b = 0; b < 2; ++b) {
@@ -344,7 +299,7 @@ static void test_elastic_rigid_invariance(void **state)
 
 static void test_kinetic_zero_at_targets(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     op_body body;
     random_body(&m->torus, 51, 2.0, &body);
     int n = body.state.particle_count;
@@ -362,7 +317,7 @@ static void test_kinetic_zero_at_targets(void **state)
  * local step's matrix (DESIGN §1, Eq. 5, 11 and C^p of Sec. 3.4) and S_i is symmetric. */
 static void test_rotation_gradient_matches_local_step(void **state)
 {
-    models *m = *state;
+    test_models *m = *state;
     const op_model *list[2] = { &m->torus, &m->bar };
     double worst = 0.0;
     for (int b = 0; b < 2; ++b) {
@@ -682,5 +637,5 @@ int main(void)
         cmocka_unit_test(test_pair_terms_by_hand),
         cmocka_unit_test(test_direction_degenerate),
     };
-    return cmocka_run_group_tests(tests, models_setup, models_teardown);
+    return cmocka_run_group_tests(tests, test_models_setup, test_models_teardown);
 }
