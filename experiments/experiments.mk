@@ -19,7 +19,7 @@
 
 RESULTS := data/results
 FIGURES := reports/figures
-FIGURE_TARGETS := fig1 fig2 fig4 fig5
+FIGURE_TARGETS := fig1 fig2 fig3 fig4 fig5
 
 .PHONY: figures $(FIGURE_TARGETS)
 figures: $(FIGURE_TARGETS)
@@ -166,3 +166,5 @@ fig5: $(FIGURES)/fig5-snapshots.png $(FIGURES)/fig5-falling.png $(FIGURES)/fig5-
 
 .PRECIOUS: $(FIG1_RUN) $(FIG2_RUN) $(FIG2_SWEEP) $(FIG4_RUN) $(FIG4_JACOBI) $(FIG4_LONG) \
            $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5
+
+include experiments/fig3.mk

@@ -1,0 +1,40 @@
+# Fig. 3: steady tip deflection of the pinned bar (experiments/fig3.ini) against the iteration
+# count and the time step, arap against shape-matching. Each run is named
+# METHOD-iITERATIONS-fFRAMES_PER_SECOND.h5 and simulates 10 s; its steady deflection is the mean
+# of the tip deflection over the last 2 s (shape matching at few iterations is still swinging
+# slowly at 10 s; the spread over those 2 s is tabulated beside the mean).
+
+FIG3_RUNS := $(addprefix $(RESULTS)/fig3/, \
+    arap-i10-f30.h5 arap-i100-f30.h5 arap-i1000-f30.h5 arap-i10-f60.h5 arap-i10-f120.h5 \
+    shape-matching-i100-f30.h5 shape-matching-i1000-f30.h5 shape-matching-i10000-f30.h5 \
+    shape-matching-i1000-f60.h5 shape-matching-i1000-f120.h5)
+FIG3_TABLE := $(RESULTS)/fig3/steady.tsv
+
+# $* = METHOD-iN-fF; the method name may itself contain '-'
+fig3_method = $(patsubst %-i$(call fig3_iterations,$1)-f$(call fig3_fps,$1),%,$1)
+fig3_iterations = $(patsubst i%,%,$(word 2,$(subst -, ,$(patsubst shape-matching-%,shape_matching-%,$1))))
+fig3_fps = $(patsubst f%,%,$(word 3,$(subst -, ,$(patsubst shape-matching-%,shape_matching-%,$1))))
+
+$(RESULTS)/fig3/%.h5: experiments/fig3.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--set solver.name=$(call fig3_method,$*) --set world.iterations=$(call fig3_iterations,$*) \
+	    --set world.frame_time=$$(awk 'BEGIN { printf "%.17g", 1 / $(call fig3_fps,$*) }') \
+	    --set run.frames=$$((10 * $(call fig3_fps,$*))) --set run.output_every=$$((10 * $(call fig3_fps,$*))))
+
+# method, iterations, frame time (s), steady deflection (m), its spread over the last 2 s (m)
+$(FIG3_TABLE): $(FIG3_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)for run in $(FIG3_RUNS); do \
+	    name=$$(basename $$run .h5); fps=$${name##*-f}; rest=$${name%-f*}; it=$${rest##*-i}; method=$${rest%-i*}; \
+	    bin/opsim export $$run /observables/tip/value | \
+	    awk -v m=$$method -v it=$$it -v fps=$$fps '{ v[NR] = $$1 } END { \
+	        n = 2 * fps; lo = 1e300; hi = -1e300; s = 0; \
+	        for (k = NR - n + 1; k <= NR; ++k) { s += v[k]; if (v[k] < lo) lo = v[k]; if (v[k] > hi) hi = v[k] } \
+	        printf "%s\t%d\t%.17g\t%.17g\t%.17g\n", m, it, 1 / fps, s / n, hi - lo }' || exit 1; \
+	done > $@.tmp && mv $@.tmp $@
+
+$(FIGURES)/fig3-stiffness.png $(FIGURES)/fig3-stiffness.pdf &: $(FIG3_TABLE) plots/fig3.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/fig3.gp,table='$(FIG3_TABLE)')
+
+fig3: $(FIGURES)/fig3-stiffness.png
+
+.PRECIOUS: $(FIG3_RUNS) $(RESULTS)/fig3/%.h5

@@ -1,0 +1,30 @@
+# Fig. 3: steady tip deflection of the pinned bar against the iteration count (left) and the
+# time step (right), arap (Choi & Lee 2017) against shape matching with oriented particles
+# (Müller & Chentanez 2011). Input: the table made by `make fig3` (method, iterations, frame
+# time, steady deflection, spread).
+# usage: gnuplot -e "table='steady.tsv'; out='fig3-stiffness'" plots/fig3.gp
+load "plots/style.gp"
+set datafile separator "\t"
+do for [format in "png pdf"] {
+    if (format eq "png") { set terminal pngcairo size 1200,480 font "sans,11" } \
+    else { set terminal pdfcairo size 10in,4in font "sans,9" }
+    set output out.".".format
+    set multiplot layout 1,2 title "Fig. 3: steady tip deflection of a pinned bar (k = 1e9; shape matching alpha = 1)"
+    set logscale x
+    set xlabel "iterations per frame (h = 1/30 s)"
+    set ylabel "steady tip deflection (m)"
+    set yrange [0:*]
+    set key top right
+    set grid
+    series(method, extra) = sprintf("< awk -F'\t' '$1 == \"%s\" %s' '%s' | sort -g -k2 -k3", method, extra, table)
+    plot series("arap", "&& $3 > 0.03") using 2:4:5 with yerrorlines lt 1 pt 7 title "arap (ours)", \
+         series("shape-matching", "&& $3 > 0.03") using 2:4:5 with yerrorlines lt 2 pt 5 title "shape matching"
+    set xlabel "time step h (s)"
+    set xrange [0.006:0.045]
+    set title "arap at 10 iterations, shape matching at 1000"
+    plot series("arap", "&& $2 == 10") using 3:4:5 with yerrorlines lt 1 pt 7 title "arap, 10 iterations", \
+         series("shape-matching", "&& $2 == 1000") using 3:4:5 with yerrorlines lt 2 pt 5 title "shape matching, 1000 iterations"
+    unset title
+    unset xrange
+    unset multiplot
+}
