@@ -1,14 +1,15 @@
 /* Recording a run: the frame loop around op_world_step and everything it writes (record.h). */
 #include "record.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "math3.h"
 
-enum { ENERGY_TERMS = 4, TIMING_STAGES = 4 };
+enum { ENERGY_TERMS = 4, TIMING_STAGES = 5 };
 static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };
-static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "total" };
+static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "chebyshev", "total" };
 
 typedef struct recorder {
     op_runfile run;
@@ -42,6 +43,15 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_double(ctx, run, p, "friction", d->friction) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "solver", w->solver->name) != OP_OK)
+        return ctx->status;
+    /* Chebyshev (solvers/chebyshev.h), typed; chebyshev_rho is NaN when not given */
+    const op_chebyshev_def *cheb = &w->chebyshev_def;
+    if (op_runfile_set_attribute_int(ctx, run, p, "chebyshev", cheb->enabled) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "chebyshev_rho", cheb->rho_given ? cheb->rho : NAN) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "chebyshev_rho_source", cheb->rho_source) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_delay", cheb->delay) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "chebyshev_gamma", cheb->gamma) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_rotations", cheb->rotations) != OP_OK)
         return ctx->status;
     for (int k = 0; k < w->solver_settings.count; ++k) {
         char name[80];
@@ -178,7 +188,8 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
                 return ctx->status;
         }
     }
-    double times[TIMING_STAGES] = { stats->local_ms, stats->global_ms, stats->collision_ms, stats->total_ms };
+    double times[TIMING_STAGES] = { stats->local_ms, stats->global_ms, stats->collision_ms, stats->chebyshev_ms,
+                                    stats->total_ms };
     for (int t = 0; t < TIMING_STAGES; ++t)
         if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
             return ctx->status;

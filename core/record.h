@@ -5,7 +5,13 @@
  * Written beyond the bodies (runfile.h):
  *   /parameters                       attributes: frames, output_every, frame_time, substeps,
  *                                     iterations, gravity, floor, floor_height, friction,
- *                                     log_energy, solver, solver.<option> (strings as given)
+ *                                     log_energy, solver, solver_<option> (strings as given,
+ *                                     defaults filled in, the common chebyshev* options
+ *                                     included); typed copies of the Chebyshev settings
+ *                                     (solvers/chebyshev.h): chebyshev, chebyshev_delay,
+ *                                     chebyshev_rotations (0/1 ints), chebyshev_rho (NaN when
+ *                                     not given), chebyshev_gamma, chebyshev_rho_source ("given",
+ *                                     "none", or the text of the option)
  *   /parameters/<body>                attributes: model, stiffness, particle_offset
  *   /particles/{position,orientation}/value [T][N][3] and [T][N][3][3] (R_i, row-major),
  *                                     step [T] (frame index), time [T] (s): every output frame
@@ -14,7 +20,8 @@
  *   /solver/energy/{kinetic,elastic,constraint,total} [S][I+1] (J): every sub-step S; column 0
  *                                     before the first iteration, column k after the k-th
  *                                     (only when log_energy)
- *   /timing/{local,global,collision,total} [F] (ms): every frame
+ *   /timing/{local,global,collision,chebyshev,total} [F] (ms): every frame (chebyshev: the
+ *                                     extrapolation after each iteration, 0 when off)
  *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame */
 #ifndef OPSIM_RECORD_H
 #define OPSIM_RECORD_H

@@ -87,6 +87,22 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
     world->solver_state = op_calloc(ctx, (size_t)world->body_count, sizeof(void *));
     if (!world->solver_state)
         return ctx->status;
+    if (op_chebyshev_def_from_settings(ctx, &world->solver_settings, &world->chebyshev_def) != OP_OK)
+        return ctx->status;
+    if (world->chebyshev_def.enabled && world->chebyshev_def.rotations && !solver->resync)
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "solver option chebyshev_rotations = on: solver %s has no resync hook, so the rotation "
+                       "data it caches between iterations would go stale (solver.h)",
+                       solver->name);
+    if (world->chebyshev_def.enabled) {
+        world->chebyshev = op_calloc(ctx, (size_t)world->body_count, sizeof(op_chebyshev));
+        if (!world->chebyshev)
+            return ctx->status;
+        for (int b = 0; b < world->body_count; ++b)
+            if (op_chebyshev_init(ctx, &world->chebyshev[b], &world->chebyshev_def,
+                                  world->bodies[b].graph->particle_count) != OP_OK)
+                return ctx->status;
+    }
     double h = world->def.frame_time / world->def.substeps;
     for (int b = 0; b < world->body_count; ++b) {
         if (op_body_check(ctx, &world->bodies[b]) != OP_OK ||
@@ -102,6 +118,10 @@ void op_world_free(op_world *world)
         for (int b = 0; b < world->body_count; ++b)
             world->solver->destroy(world->solver_state[b]);
     OP_FREE(world->solver_state);
+    if (world->chebyshev)
+        for (int b = 0; b < world->body_count; ++b)
+            op_chebyshev_free(&world->chebyshev[b]);
+    OP_FREE(world->chebyshev);
     if (world->bodies)
         for (int b = 0; b < world->body_count; ++b)
             op_body_free(&world->bodies[b]);
@@ -220,6 +240,80 @@ static void log_energy(const op_world *world, double h, op_energy *slot)
     }
 }
 
+static void stage_predict(op_world *world, double h)
+{
+    for (int b = 0; b < world->body_count; ++b)
+        predict(world, &world->bodies[b], h, world->time + h);
+}
+
+static int stage_begin(op_ctx *ctx, op_world *world, double h)
+{
+    for (int b = 0; b < world->body_count; ++b)
+        if (world->solver->begin_substep(ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
+            return ctx->status;
+    return OP_OK;
+}
+
+int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
+{
+    stage_predict(world, h);
+    return stage_begin(ctx, world, h);
+}
+
+/* One iteration of every body, then Chebyshev (chebyshev.h) where it is on: x^{k+1} from the
+ * variant's x̂^{k+1}, rotations re-synchronised with the variant when they were extrapolated. */
+int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times)
+{
+    if (world->chebyshev && k == 0) /* x^0: the state the sub-step's iterations start from */
+        for (int b = 0; b < world->body_count; ++b)
+            op_chebyshev_reset(&world->chebyshev[b], &world->bodies[b]);
+    for (int b = 0; b < world->body_count; ++b)
+        if (world->solver->iterate(ctx, world->solver_state[b], &world->bodies[b], h, times) != OP_OK)
+            return ctx->status;
+    if (!world->chebyshev)
+        return OP_OK;
+    double start = op_now();
+    for (int b = 0; b < world->body_count; ++b) {
+        op_body *body = &world->bodies[b];
+        if (op_chebyshev_apply(&world->chebyshev[b], &world->chebyshev_def, body, k) &&
+            world->solver->resync(ctx, world->solver_state[b], body, h) != OP_OK)
+            return ctx->status;
+    }
+    times->chebyshev += op_now() - start;
+    return OP_OK;
+}
+
+int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale)
+{
+    if (world->chebyshev)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "probing the plain iteration needs chebyshev = off");
+    int n = op_world_particle_count(world);
+    double *before = op_calloc(ctx, 3 * (size_t)(n > 0 ? n : 1), sizeof(double));
+    if (!before)
+        return ctx->status;
+    double h = world->def.frame_time / world->def.substeps;
+    op_stage_times times = { 0 };
+    if (op_world_begin_substep(ctx, world, h) == OP_OK)
+        for (int k = 0; k < iterations; ++k) {
+            for (int b = 0, offset = 0; b < world->body_count; offset += world->bodies[b++].graph->particle_count)
+                memcpy(&before[3 * offset], world->bodies[b].state.position,
+                       3 * (size_t)world->bodies[b].graph->particle_count * sizeof(double));
+            if (op_world_iterate(ctx, world, h, k, &times) != OP_OK)
+                break;
+            double sum = 0.0, size = 0.0;
+            for (int b = 0, offset = 0; b < world->body_count; offset += world->bodies[b++].graph->particle_count)
+                for (int c = 0; c < 3 * world->bodies[b].graph->particle_count; ++c) {
+                    double x = world->bodies[b].state.position[c], d = x - before[3 * offset + c];
+                    sum += d * d;
+                    size += x * x;
+                }
+            change[k] = sqrt(sum);
+            *scale = sqrt(size);
+        }
+    free(before);
+    return ctx->status;
+}
+
 int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
 {
     const op_world_def *def = &world->def;
@@ -229,26 +323,22 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     int row_length = def->iterations + 1;
     stats->floor_contacts = 0;
     for (int sub = 0; sub < def->substeps; ++sub) {
-        double t_end = world->time + h;
         op_energy *energy_row = def->log_energy ? &stats->energy[sub * row_length] : NULL;
         for (op_stage stage = OP_STAGE_PREDICT; stage < OP_STAGE_COUNT; ++stage) {
             switch (stage) {
             case OP_STAGE_PREDICT:
-                for (int b = 0; b < world->body_count; ++b)
-                    predict(world, &world->bodies[b], h, t_end);
+                stage_predict(world, h);
                 break;
             case OP_STAGE_BEGIN:
-                for (int b = 0; b < world->body_count; ++b)
-                    if (world->solver->begin_substep(ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
-                        return ctx->status;
+                if (stage_begin(ctx, world, h) != OP_OK)
+                    return ctx->status;
                 if (energy_row)
                     log_energy(world, h, &energy_row[0]);
                 break;
             case OP_STAGE_ITERATE:
                 for (int it = 0; it < def->iterations; ++it) {
-                    for (int b = 0; b < world->body_count; ++b)
-                        if (world->solver->iterate(ctx, world->solver_state[b], &world->bodies[b], h, &solve) != OP_OK)
-                            return ctx->status;
+                    if (op_world_iterate(ctx, world, h, it, &solve) != OP_OK)
+                        return ctx->status;
                     if (energy_row)
                         log_energy(world, h, &energy_row[it + 1]);
                 }
@@ -269,12 +359,13 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 break;
             }
         }
-        world->time = t_end;
+        world->time += h;
         world->substep++;
     }
     world->frame++;
     stats->local_ms = 1e3 * solve.local;
     stats->global_ms = 1e3 * solve.global;
+    stats->chebyshev_ms = 1e3 * solve.chebyshev;
     stats->collision_ms = 1e3 * collide_seconds;
     stats->total_ms = 1e3 * (op_now() - frame_start);
     for (int b = 0; b < world->body_count; ++b) {

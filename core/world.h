@@ -5,8 +5,11 @@
  *     PREDICT          y = x + h v + h² g, Y = R + h Ṙ; constraint targets at the sub-step's end
  *                      time; x ← y except where pinned
  *     BEGIN            the solver's begin_substep (refactor when h or the constraints changed)
- *     ITERATE × n_i    the solver's iteration (local and global stages, timed separately);
- *                      the energy is logged after each one when logging is on
+ *     ITERATE × n_i    the solver's iteration (local and global stages, timed separately),
+ *                      then, when chebyshev = on, the Chebyshev extrapolation of every body
+ *                      (solvers/chebyshev.h; timed as its own "chebyshev" stage, not inside
+ *                      local or global); the energy is logged after each iteration when
+ *                      logging is on, i.e. of the extrapolated state
  *     UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
  *     COLLIDE          floor contact and friction (DESIGN §4)
  *
@@ -15,6 +18,7 @@
 #define OPSIM_WORLD_H
 
 #include "body.h"
+#include "chebyshev.h"
 #include "energy.h"
 #include "model.h"
 #include "script.h"
@@ -35,6 +39,7 @@ op_world_def op_default_world_def(void);
 
 typedef struct op_frame_stats {
     double local_ms, global_ms, collision_ms, total_ms;
+    double chebyshev_ms; /* the Chebyshev extrapolation (0 when chebyshev = off) */
     int floor_contacts;  /* particles pushed out of the floor this frame */
     /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
      * column k after the k-th. Filled only when def.log_energy. */
@@ -54,6 +59,8 @@ typedef struct op_world {
     const op_solver_type *solver;
     op_solver_settings solver_settings;
     void **solver_state; /* [body_count], made by op_world_start */
+    op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
+    op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
     double time;         /* s since the start */
     long frame;          /* frames completed */
     long substep;        /* sub-steps completed */
@@ -72,6 +79,18 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
  * def.log_energy is on. */
 int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
 void op_world_free(op_world *world);
+
+/* The stages of one sub-step of length h, for studies of a sub-step's convergence
+ * (opsim estimate-rho, tests): op_world_begin_substep runs PREDICT and BEGIN;
+ * op_world_iterate runs iteration k (0, 1, … in order) of ITERATE, Chebyshev included
+ * (k = 0 restarts its sequence). Neither logs energy nor advances time: a study that stops
+ * here leaves the world mid-sub-step. op_world_step is these plus UPDATE_VELOCITY and COLLIDE. */
+int op_world_begin_substep(op_ctx *ctx, op_world *world, double h);
+int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times);
+/* The plain iteration's step sizes, for estimating chebyshev_rho: begins the next sub-step and
+ * runs `iterations` iterations, change[k] = ‖x^{k+1} − x^k‖ over every body's centres and
+ * *scale = ‖x‖ at the end. Chebyshev must be off (OP_ERR_USAGE otherwise). */
+int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale);
 
 /* Total particles over all bodies, and each body's first index in that order. */
 int op_world_particle_count(const op_world *world);

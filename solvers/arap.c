@@ -477,4 +477,7 @@ const op_solver_type op_solver_arap = {
     .begin_substep = arap_begin_substep,
     .iterate = arap_iterate,
     .destroy = arap_destroy,
+    /* begin_substep only recomputes per-sub-step products from the body (the factor is kept
+     * while h is unchanged), so it also brings R_j Ā_j up to date after extrapolated rotations */
+    .resync = arap_begin_substep,
 };

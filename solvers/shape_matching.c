@@ -326,6 +326,14 @@ static int sm_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage
     return OP_OK;
 }
 
+/* Nothing is cached from the rotations between iterations (each iteration reads R_j afresh
+ * for its group moments), so extrapolated rotations need no refresh. */
+static int sm_resync(op_ctx *ctx, void *solver, op_body *body, double h)
+{
+    (void)ctx, (void)solver, (void)body, (void)h;
+    return OP_OK;
+}
+
 const op_solver_type op_solver_shape_matching = {
     .name = "shape-matching",
     .summary = "oriented-particle shape matching: one-ring groups with ellipsoid moments, PBD projection",
@@ -335,4 +343,5 @@ const op_solver_type op_solver_shape_matching = {
     .begin_substep = sm_begin_substep,
     .iterate = sm_iterate,
     .destroy = sm_destroy,
+    .resync = sm_resync,
 };

@@ -3,6 +3,7 @@
 #include "solver.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,31 +24,97 @@ static int setting_index(const op_solver_settings *settings, const char *key)
     return -1;
 }
 
+const op_solver_option op_solver_common_options[] = {
+    { "chebyshev", "off", "Chebyshev semi-iterative acceleration after each iteration (Wang 2015): off or on" },
+    { "chebyshev_rho", "",
+      "spectral-radius estimate in [0, 1), required when chebyshev = on (opsim estimate-rho prints one)" },
+    { "chebyshev_rho_source", "", "free text recorded with chebyshev_rho: how it was estimated (empty: given)" },
+    { "chebyshev_delay", "2", "plain iterations k < S of every sub-step before extrapolating (S >= 1)" },
+    { "chebyshev_gamma", "1", "under-relaxation gamma in (0, 1]" },
+    { "chebyshev_rotations", "off", "also extrapolate the rotations, re-projected onto SO(3): off or on" },
+    { NULL, NULL, NULL },
+};
+
+static const op_solver_option *find_option(const op_solver_option *options, const char *key)
+{
+    for (const op_solver_option *o = options; o->key; ++o)
+        if (strcmp(o->key, key) == 0)
+            return o;
+    return NULL;
+}
+
+static void append_keys(char *list, size_t size, const op_solver_option *options)
+{
+    for (const op_solver_option *o = options; o->key; ++o) {
+        strncat(list, list[0] ? ", " : "", size - strlen(list) - 1);
+        strncat(list, o->key, size - strlen(list) - 1);
+    }
+}
+
+/* The value checks of the common options; each error names its option. chebyshev_rho may be
+ * empty (not given): whether it is needed depends on `chebyshev`, checked when the world
+ * starts (op_chebyshev_def_from_settings), since a config's options are validated one by one. */
+static int check_common_value(op_ctx *ctx, const op_solver_settings *settings, int k)
+{
+    const char *key = settings->key[k];
+    op_solver_settings one = { .count = 1 };
+    snprintf(one.key[0], sizeof one.key[0], "%s", key);
+    snprintf(one.value[0], sizeof one.value[0], "%s", settings->value[k]);
+    int choice;
+    double number;
+    if (strcmp(key, "chebyshev") == 0 || strcmp(key, "chebyshev_rotations") == 0)
+        return op_solver_setting_choice(ctx, &one, key, "off|on", &choice);
+    if (strcmp(key, "chebyshev_rho") == 0) {
+        if (!one.value[0][0])
+            return OP_OK;
+        if (op_solver_setting_double(ctx, &one, key, 0.0, 1.0, &number) != OP_OK)
+            return ctx->status;
+        if (!(number < 1.0))
+            return OP_FAIL(ctx, OP_ERR_USAGE,
+                           "solver option chebyshev_rho = '%s' must be a number in [0, 1): at 1 the "
+                           "Chebyshev weights grow without bound", one.value[0]);
+        return OP_OK;
+    }
+    if (strcmp(key, "chebyshev_delay") == 0)
+        return op_solver_setting_int(ctx, &one, key, 1, 1000000, &choice);
+    if (strcmp(key, "chebyshev_gamma") == 0) {
+        if (op_solver_setting_double(ctx, &one, key, 0.0, 1.0, &number) != OP_OK)
+            return ctx->status;
+        if (!(number > 0.0))
+            return OP_FAIL(ctx, OP_ERR_USAGE, "solver option chebyshev_gamma = '%s' must be a number in (0, 1]",
+                           one.value[0]);
+        return OP_OK;
+    }
+    return OP_OK; /* chebyshev_rho_source: free text */
+}
+
 int op_solver_settings_validate(op_ctx *ctx, const op_solver_type *type, op_solver_settings *settings)
 {
     for (int k = 0; k < settings->count; ++k) {
-        int known = 0;
-        for (const op_solver_option *o = type->options; o->key && !known; ++o)
-            known = strcmp(o->key, settings->key[k]) == 0;
-        if (!known) {
-            char valid[512] = "";
-            for (const op_solver_option *o = type->options; o->key; ++o) {
-                strncat(valid, valid[0] ? ", " : "", sizeof valid - strlen(valid) - 1);
-                strncat(valid, o->key, sizeof valid - strlen(valid) - 1);
-            }
+        if (find_option(op_solver_common_options, settings->key[k])) {
+            if (check_common_value(ctx, settings, k) != OP_OK)
+                return ctx->status;
+            continue;
+        }
+        if (!find_option(type->options, settings->key[k])) {
+            char valid[1024] = "";
+            append_keys(valid, sizeof valid, type->options);
+            append_keys(valid, sizeof valid, op_solver_common_options);
             return OP_FAIL(ctx, OP_ERR_USAGE, "solver %s has no option '%s' (options: %s)", type->name,
-                           settings->key[k], valid[0] ? valid : "none");
+                           settings->key[k], valid);
         }
     }
-    for (const op_solver_option *o = type->options; o->key; ++o) {
-        if (setting_index(settings, o->key) >= 0)
-            continue;
-        if (settings->count == OP_SOLVER_MAX_SETTINGS)
-            return OP_FAIL(ctx, OP_ERR_USAGE, "solver %s: too many options", type->name);
-        snprintf(settings->key[settings->count], sizeof settings->key[0], "%s", o->key);
-        snprintf(settings->value[settings->count], sizeof settings->value[0], "%s", o->default_value);
-        settings->count++;
-    }
+    const op_solver_option *tables[2] = { type->options, op_solver_common_options };
+    for (int t = 0; t < 2; ++t)
+        for (const op_solver_option *o = tables[t]; o->key; ++o) {
+            if (setting_index(settings, o->key) >= 0)
+                continue;
+            if (settings->count == OP_SOLVER_MAX_SETTINGS)
+                return OP_FAIL(ctx, OP_ERR_USAGE, "solver %s: too many options", type->name);
+            snprintf(settings->key[settings->count], sizeof settings->key[0], "%s", o->key);
+            snprintf(settings->value[settings->count], sizeof settings->value[0], "%s", o->default_value);
+            settings->count++;
+        }
     return OP_OK;
 }
 

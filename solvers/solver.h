@@ -15,9 +15,10 @@
 #include "body.h"
 #include "ctx.h"
 
-/* Accumulated per-stage wall time, in seconds. */
+/* Accumulated per-stage wall time, in seconds. A variant adds to local and global; the world
+ * adds the Chebyshev extrapolation (solvers/chebyshev.h) to chebyshev. */
 typedef struct op_stage_times {
-    double local, global;
+    double local, global, chebyshev;
 } op_stage_times;
 
 typedef struct op_solver_option {
@@ -48,6 +49,13 @@ typedef struct op_solver_type {
     /* One iteration; adds its stage times to *times. */
     int (*iterate)(op_ctx *ctx, void *solver, op_body *body, double h, op_stage_times *times);
     void (*destroy)(void *solver);
+    /* Optional. The world changed the body's rotations between two iterations (Chebyshev with
+     * chebyshev_rotations = on): re-derive anything the variant caches from R across iterations.
+     * Changed positions need no call: iterate must read x from the body every time. A variant
+     * that caches rotation-derived data and leaves this NULL cannot run with
+     * chebyshev_rotations = on (op_world_start refuses, naming the option); a variant that
+     * caches nothing derived from R gives a function that does nothing. */
+    int (*resync)(op_ctx *ctx, void *solver, op_body *body, double h);
 } op_solver_type;
 
 /* NULL-terminated, in the order `opsim solvers` lists them. */
@@ -55,8 +63,22 @@ extern const op_solver_type *const op_solver_registry[];
 
 const op_solver_type *op_solver_find(const char *name);
 
-/* Checks every key against the type's options (OP_ERR_USAGE naming the key and listing the
- * valid ones) and fills in defaults for the keys not given. */
+/* Options every iterative variant accepts besides its own table: Chebyshev semi-iterative
+ * acceleration applied by the world after each iteration (solvers/chebyshev.h):
+ *   chebyshev = off | on            (off)
+ *   chebyshev_rho = R               spectral-radius estimate in [0, 1); no default: required when
+ *                                   chebyshev = on (estimate it: opsim estimate-rho)
+ *   chebyshev_rho_source = TEXT     free text recorded with ρ ("" = "given"); opsim estimate-rho
+ *                                   prints one
+ *   chebyshev_delay = S             plain iterations k < S before extrapolating, S ≥ 1 (2)
+ *   chebyshev_gamma = γ             under-relaxation in (0, 1] (1)
+ *   chebyshev_rotations = off | on  also extrapolate the rotations, re-projected onto SO(3) (off)
+ * NULL-terminated like a variant's table. */
+extern const op_solver_option op_solver_common_options[];
+
+/* Checks every key against the type's options and the common options (OP_ERR_USAGE naming the
+ * key and listing the valid ones), checks the values of the common options (an error names the
+ * option), and fills in defaults for the keys not given. */
 int op_solver_settings_validate(op_ctx *ctx, const op_solver_type *type, op_solver_settings *settings);
 /* The value of `key` (after validation every option has one). */
 const char *op_solver_setting(const op_solver_settings *settings, const char *key);
