@@ -703,7 +703,7 @@ static int load_world(loader *l)
             return entry_fail(ctx, c, e, OP_ERR_INVALID, "must not be negative");
     }
     if ((e = lookup(c, s, "log_energy"))) {
-        int choice;
+        int choice = 0;
         if (entry_choice(ctx, c, e, "false|true", &choice) != OP_OK)
             return ctx->status;
         def.log_energy = choice;
@@ -917,7 +917,7 @@ static int load_pin(loader *l, int s)
     const config *c = l->c;
     const entry *body_entry = required(ctx, c, s, "body"), *particle = required(ctx, c, s, "particle"),
                 *hold = required(ctx, c, s, "hold");
-    int b, index, held;
+    int b = 0, index = 0, held = 0;
     if (!body_entry || !particle || !hold || body_of(ctx, c, body_entry, l->index, &b) != OP_OK ||
         entry_choice(ctx, c, hold, "position|orientation|both", &held) != OP_OK)
         return ctx->status;
@@ -963,7 +963,7 @@ static int load_constraint(loader *l, int s)
     const config *c = l->c;
     const entry *body_entry = required(ctx, c, s, "body"), *type = required(ctx, c, s, "type"),
                 *vertices = required(ctx, c, s, "vertices"), *weight_entry = required(ctx, c, s, "weight"), *e;
-    int b, kind, script = -1;
+    int b = 0, kind = 0, script = -1;
     double weight;
     if (!body_entry || !type || !vertices || !weight_entry || body_of(ctx, c, body_entry, l->index, &b) != OP_OK ||
         entry_choice(ctx, c, type, "position|direction", &kind) != OP_OK ||
