@@ -7,6 +7,9 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+#include <emmintrin.h>
+#endif
 
 /* A pivot D(k) of the LDLᵀ factor must exceed this times n times the matrix's own diagonal entry
  * A(k, k). CHOLMOD's LDLᵀ stops only at an exactly zero pivot, so a singular matrix (a graph
@@ -24,6 +27,16 @@ struct op_sparse_factor {
     cholmod_factor *L;
     cholmod_dense *B;          /* n×3 column-major: the row-major right-hand side transposed */
     cholmod_dense *X, *Y, *E;  /* cholmod_solve2's solution and workspace, kept between calls */
+    /* The simplicial LDLᵀ factor copied out for op_sparse_solve3's own triangular solves: L below
+     * the diagonal by columns (column j at [column_start[j], column_start[j + 1]) of row and
+     * value) and by rows (row i at [row_start[i], row_start[i + 1]) of column and row_value,
+     * ascending), D(j) in pivot[j]; pivot is NULL when L is not a simplicial LDLᵀ (then
+     * cholmod_solve2 solves). Both triangular solves run row by row of their triangle, summing
+     * in registers, so that no entry of the solution waits on a chain of stores to itself. */
+    int *perm, *column_start, *row, *row_start, *column;
+    double *value, *row_value, *pivot;
+    double *work;              /* [2][n][4]: x, y, z and a zero pad, in the factor's order:
+                                  L⁻¹ P b, then D⁻¹ L⁻¹ P b and the solution */
     int n;
     long nonzeros;
 };
@@ -132,6 +145,63 @@ static int check_pivots(op_ctx *ctx, const cholmod_factor *L, const double *diag
     return OP_OK;
 }
 
+/* Copies L's columns out of CHOLMOD (see the struct). */
+static int copy_factor(op_ctx *ctx, op_sparse_factor *f)
+{
+    const cholmod_factor *L = f->L;
+    if (L->is_super || L->is_ll || L->xtype != CHOLMOD_REAL)
+        return OP_OK;
+    int n = f->n;
+    const int *lp = L->p, *li = L->i, *lnz = L->nz, *perm = L->Perm;
+    const double *lx = L->x;
+    long below = 0;
+    for (int j = 0; j < n; ++j)
+        below += lnz[j] - 1;
+    f->perm = op_calloc(ctx, (size_t)n, sizeof(int));
+    f->column_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    f->row = op_calloc(ctx, (size_t)(below ? below : 1), sizeof(int));
+    f->value = op_calloc(ctx, (size_t)(below ? below : 1), sizeof(double));
+    f->row_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    f->column = op_calloc(ctx, (size_t)(below ? below : 1), sizeof(int));
+    f->row_value = op_calloc(ctx, (size_t)(below ? below : 1), sizeof(double));
+    f->work = op_calloc(ctx, 8 * (size_t)n, sizeof(double));
+    double *pivot = op_calloc(ctx, (size_t)n, sizeof(double));
+    if (ctx->status != OP_OK) {
+        free(pivot);
+        return ctx->status;
+    }
+    int count = 0;
+    for (int j = 0; j < n; ++j) {
+        f->perm[j] = perm ? perm[j] : j;
+        pivot[j] = lx[lp[j]];
+        f->column_start[j] = count;
+        for (int p = lp[j] + 1; p < lp[j] + lnz[j]; ++p) {
+            f->row[count] = li[p];
+            f->value[count++] = lx[p];
+        }
+    }
+    f->column_start[n] = count;
+    for (int p = 0; p < count; ++p)
+        f->row_start[f->row[p] + 1]++;
+    for (int i = 0; i < n; ++i)
+        f->row_start[i + 1] += f->row_start[i];
+    int *fill = op_calloc(ctx, (size_t)n, sizeof(int));
+    if (!fill) {
+        free(pivot);
+        return ctx->status;
+    }
+    /* columns in ascending order, so each row's entries ascend */
+    for (int j = 0; j < n; ++j)
+        for (int p = f->column_start[j]; p < f->column_start[j + 1]; ++p) {
+            int i = f->row[p], slot = f->row_start[i] + fill[i]++;
+            f->column[slot] = j;
+            f->row_value[slot] = f->value[p];
+        }
+    free(fill);
+    f->pivot = pivot; /* last: a non-NULL pivot says the copy is complete */
+    return OP_OK;
+}
+
 int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values,
                             op_sparse_factor **factor)
 {
@@ -185,6 +255,8 @@ int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, cons
     /* One solve of B = 0 allocates X, Y and E, so that op_sparse_solve3 never does. */
     if (status == OP_OK && !cholmod_solve2(CHOLMOD_A, f->L, f->B, NULL, &f->X, NULL, &f->Y, &f->E, c))
         status = cholmod_failure(ctx, c, "cholmod_solve2");
+    if (status == OP_OK)
+        status = copy_factor(ctx, f);
     if (status != OP_OK) {
         op_sparse_factor_free(&f);
         return status;
@@ -205,6 +277,15 @@ void op_sparse_factor_free(op_sparse_factor **factor)
     cholmod_free_dense(&f->Y, c);
     cholmod_free_dense(&f->E, c);
     cholmod_finish(c);
+    free(f->perm);
+    free(f->column_start);
+    free(f->row);
+    free(f->value);
+    free(f->row_start);
+    free(f->column);
+    free(f->row_value);
+    free(f->pivot);
+    free(f->work);
     OP_FREE(*factor);
 }
 
@@ -222,11 +303,76 @@ static void restore_workspace_shape(cholmod_dense *y, size_t n)
     }
 }
 
+/* P A Pᵀ = L D Lᵀ: w = L⁻¹ P b, v = D⁻¹ w, then Lᵀ x' = v in place in v and x = Pᵀ x', the three
+ * columns side by side (x and y in one SSE2 register, z and the zero pad in another). */
+static void ldl_solve3(op_sparse_factor *f, double *rhs)
+{
+    int n = f->n;
+    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
+              *column = f->column;
+    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
+    double *w = f->work, *v = f->work + 4 * (size_t)n;
+#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+    for (int i = 0; i < n; ++i) {
+        const double *b = &rhs[3 * perm[i]];
+        __m128d xy = _mm_loadu_pd(b), z = _mm_load_sd(b + 2);
+        for (int p = row_start[i]; p < row_start[i + 1]; ++p) {
+            __m128d l = _mm_set1_pd(row_value[p]);
+            const double *wj = w + 4 * column[p];
+            xy = _mm_sub_pd(xy, _mm_mul_pd(l, _mm_loadu_pd(wj)));
+            z = _mm_sub_pd(z, _mm_mul_pd(l, _mm_loadu_pd(wj + 2)));
+        }
+        _mm_storeu_pd(w + 4 * i, xy);
+        _mm_storeu_pd(w + 4 * i + 2, z);
+        __m128d d = _mm_set1_pd(pivot[i]);
+        _mm_storeu_pd(v + 4 * i, _mm_div_pd(xy, d));
+        _mm_storeu_pd(v + 4 * i + 2, _mm_div_pd(z, d));
+    }
+    for (int j = n - 1; j >= 0; --j) {
+        __m128d xy = _mm_loadu_pd(v + 4 * j), z = _mm_loadu_pd(v + 4 * j + 2);
+        for (int p = start[j]; p < start[j + 1]; ++p) {
+            __m128d l = _mm_set1_pd(value[p]);
+            const double *vi = v + 4 * row[p];
+            xy = _mm_sub_pd(xy, _mm_mul_pd(l, _mm_loadu_pd(vi)));
+            z = _mm_sub_pd(z, _mm_mul_pd(l, _mm_loadu_pd(vi + 2)));
+        }
+        _mm_storeu_pd(v + 4 * j, xy);
+        _mm_storeu_pd(v + 4 * j + 2, z);
+    }
+#else
+    for (int i = 0; i < n; ++i) {
+        for (int c = 0; c < 3; ++c)
+            w[4 * i + c] = rhs[3 * perm[i] + c];
+        for (int p = row_start[i]; p < row_start[i + 1]; ++p)
+            for (int c = 0; c < 3; ++c)
+                w[4 * i + c] -= row_value[p] * w[4 * column[p] + c];
+        for (int c = 0; c < 3; ++c)
+            v[4 * i + c] = w[4 * i + c] / pivot[i];
+    }
+    for (int j = n - 1; j >= 0; --j)
+        for (int p = start[j]; p < start[j + 1]; ++p)
+            for (int c = 0; c < 3; ++c)
+                v[4 * j + c] -= value[p] * v[4 * row[p] + c];
+#endif
+    for (int k = 0; k < n; ++k)
+        for (int c = 0; c < 3; ++c)
+            rhs[3 * perm[k] + c] = v[4 * k + c];
+}
+
 int op_sparse_solve3(op_ctx *ctx, op_sparse_factor *factor, double *rhs)
 {
     if (!factor || !rhs)
         return OP_FAIL(ctx, OP_ERR_INVALID, "sparse solve: %s is NULL", factor ? "right-hand side" : "factor");
     size_t n = (size_t)factor->n;
+    if (factor->pivot) {
+        ldl_solve3(factor, rhs);
+        for (size_t i = 0; i < n; ++i)
+            if (!(isfinite(rhs[3 * i]) && isfinite(rhs[3 * i + 1]) && isfinite(rhs[3 * i + 2])))
+                return OP_FAIL(ctx, OP_ERR_INVALID,
+                               "sparse solve: solution row %ld is not finite (a non-finite right-hand side?)",
+                               (long)i);
+        return OP_OK;
+    }
     double *b0 = factor->B->x, *b1 = b0 + n, *b2 = b1 + n;
     for (size_t i = 0; i < n; ++i) {
         b0[i] = rhs[3 * i];

@@ -17,18 +17,31 @@
  * right-hand sides, and stays exactly at rest; small deformations lose no digits to
  * cancellation against the rest positions.
  *
- * Cost (bench/bench_scenes.c; the dinosaur: 100 particles, 264 edges, 10 iterations a frame).
- * The polar decompositions are warm-started from each R_i's previous quaternion, which the
- * solver keeps (op_polar_rotation_warm: a certified Newton iteration, the closed form where the
- * certificate fails; the same rotation to rounding; the local step 1.4× faster). Everything fixed
- * for the run is computed once: x_ref, both steps' per-edge offsets, the couplings to pinned
- * particles; R_j − P once per global step rather than once per edge. The local step is about
- * half polar decomposition, half summing over neighbours, so what remains is arithmetic. */
+ * Gauss–Seidel order is colour order (colour_sweep): a greedy colouring, made once, of the
+ * particles coupled in E (graph neighbours, influences of one constraint); the sweep takes the
+ * colours in turn, ascending indices within each. The particles of one colour do not read one
+ * another's rotations, so they are assembled and decomposed four at a time, side by side in SSE2
+ * lanes (a colour's last one to three as a pair and alone), and written back before the next
+ * colour: still an exact Gauss–Seidel sweep (each R_i
+ * from its neighbours' newest rotations; E never rises), and bitwise what one particle at a
+ * time in the same order gives (the plain C path, built with -DOPSIM_NO_SIMD or without SSE2,
+ * produces the same bits). op_arap_sweep_order exposes the order.
+ *
+ * Cost (bench/bench_scenes.c; the dinosaur: 100 particles, 264 edges, 10 iterations a frame,
+ * about 10 µs an iteration). The polar decompositions are warm-started from each R_i's previous
+ * quaternion, which the solver keeps (op_polar_rotation_warm: a certified Newton iteration, the
+ * closed form where the certificate fails); four at a time they cost ≈ 25 ns a particle instead
+ * of ≈ 50. Everything fixed for the run is computed once: x_ref, both steps' per-edge offsets,
+ * the couplings to pinned particles; R_j − P once per global step rather than once per edge.
+ * Each particle keeps one record (R_j Ā_j, R_j) so a neighbour's terms are one contiguous sum. */
 #include "arap.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+#include <emmintrin.h>
+#endif
 
 #include "math3.h"
 #include "polar.h"
@@ -60,12 +73,19 @@ typedef struct arap_solver {
     double *pinned_weight; /* [pinned_count] k (v_i + v_j) */
     /* per sub-step and per iteration */
     double *local_base;    /* [n][9] ρ/h² Y_i Ā_i + k P S_i, per sub-step */
-    double *moment_turned; /* [n][9] R_j Ā_j, kept current through the sweep */
+    double *sweep_state;   /* [n][18] R_j Ā_j and R_j as C_i reads them: kept current through a
+                              Gauss–Seidel sweep, refreshed after a Jacobi one; one record per
+                              particle, so that a neighbour's terms are one contiguous sum */
     double *displacement;  /* [n][3] u = x − x_ref, refreshed by each local step */
     double *rotation_sweep; /* [n][9] the rotations C_i reads: the live ones (GS) or a copy (Jacobi) */
     double *quaternion;    /* [n][4] unit quaternion of each R_i as the local step left it: the warm
                               start of its next polar decomposition */
-    double *turn;          /* [n][9] R_i − P, formed once per global step */
+    double *turn;          /* [n][12] R_i − P by columns, each padded to four (column c at 4c,
+                              the pad zero), formed once per global step */
+    /* the local step's order: the free rotations by colour, by index within a colour */
+    int sweep_count, colour_count;
+    int *sweep_order;      /* [sweep_count] */
+    int *colour_start;     /* [colour_count + 1] each colour's run in sweep_order */
 } arap_solver;
 
 static const op_solver_option arap_options[] = {
@@ -93,11 +113,13 @@ static void arap_destroy(void *self)
     free(s->constraint_start);
     free(s->constraint_entry);
     free(s->local_base);
-    free(s->moment_turned);
+    free(s->sweep_state);
     free(s->displacement);
     free(s->rotation_sweep);
     free(s->quaternion);
     free(s->turn);
+    free(s->sweep_order);
+    free(s->colour_start);
     free(s);
 }
 
@@ -177,6 +199,59 @@ static int collect_pinned_couplings(op_ctx *ctx, arap_solver *s, const op_body *
     return OP_OK;
 }
 
+/* The local step's sweep order. Two rotations that appear together in a term of E (graph
+ * neighbours, or influences of one constraint) get different colours, by a greedy colouring in
+ * index order; the sweep takes the colours one after another, each in index order. Within a
+ * colour no C_i reads another's R_j, so the rotations of one colour can be computed two at a
+ * time and written back before the next colour, and the sweep is still an exact Gauss–Seidel
+ * sweep: each R_i maximises tr(Rᵀ C_i) with every rotation it depends on at its newest value.
+ * Rotation-pinned particles are left out. */
+static int colour_sweep(op_ctx *ctx, arap_solver *s, const op_body *body)
+{
+    const op_graph *g = body->graph;
+    int n = s->n;
+    int *colour = op_calloc(ctx, (size_t)n, sizeof(int)), *seen = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    s->sweep_order = op_calloc(ctx, (size_t)(n ? n : 1), sizeof(int));
+    s->colour_start = op_calloc(ctx, (size_t)n + 2, sizeof(int));
+    if (ctx->status != OP_OK) {
+        free(colour);
+        free(seen);
+        return ctx->status;
+    }
+    /* seen[c] == i + 1: colour c is taken by a conflicting particle of i */
+    for (int i = 0; i < n; ++i) {
+        colour[i] = -1;
+        if (body->rotation_pinned[i])
+            continue;
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e)
+            if (colour[g->adjacency[e]] >= 0)
+                seen[colour[g->adjacency[e]]] = i + 1;
+        for (int k = s->constraint_start[i]; k < s->constraint_start[i + 1]; ++k) {
+            const op_constraint *con = &body->constraints[s->constraint_entry[k] / OP_SKIN_MAX_K];
+            for (int l = 0; l < con->influence_count; ++l)
+                if (colour[con->particle[l]] >= 0)
+                    seen[colour[con->particle[l]]] = i + 1;
+        }
+        int c = 0;
+        while (seen[c] == i + 1)
+            ++c;
+        colour[i] = c;
+        if (c + 1 > s->colour_count)
+            s->colour_count = c + 1;
+        s->colour_start[c + 1]++;
+    }
+    for (int c = 0; c < s->colour_count; ++c)
+        s->colour_start[c + 1] += s->colour_start[c];
+    s->sweep_count = s->colour_start[s->colour_count];
+    memset(seen, 0, (size_t)(n + 1) * sizeof(int));
+    for (int i = 0; i < n; ++i)
+        if (colour[i] >= 0)
+            s->sweep_order[s->colour_start[colour[i]] + seen[colour[i]]++] = i;
+    free(colour);
+    free(seen);
+    return OP_OK;
+}
+
 static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void **out)
 {
     (void)h;
@@ -192,11 +267,11 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     }
     s->row_of = op_calloc(ctx, (size_t)n, sizeof(int));
     s->local_base = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
-    s->moment_turned = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
+    s->sweep_state = op_calloc(ctx, 18 * (size_t)n, sizeof(double));
     s->displacement = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
     s->rotation_sweep = s->order == ARAP_JACOBI ? op_calloc(ctx, 9 * (size_t)n, sizeof(double)) : NULL;
     s->quaternion = op_calloc(ctx, 4 * (size_t)n, sizeof(double));
-    s->turn = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
+    s->turn = op_calloc(ctx, 12 * (size_t)n, sizeof(double));
     s->inertia = op_calloc(ctx, (size_t)n, sizeof(double));
     if (ctx->status != OP_OK || precompute_rest(ctx, s, body) != OP_OK) {
         arap_destroy(s);
@@ -207,7 +282,7 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
         op_rotation_quaternion(&body->state.rotation[9 * i], &s->quaternion[4 * i]);
     }
     s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
-    if (!s->rhs || collect_pinned_couplings(ctx, s, body) != OP_OK) {
+    if (!s->rhs || collect_pinned_couplings(ctx, s, body) != OP_OK || colour_sweep(ctx, s, body) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
@@ -266,6 +341,13 @@ static int factor_global_matrix(op_ctx *ctx, arap_solver *s, const op_body *body
     return ctx->status;
 }
 
+/* Particle i's record in sweep_state from its rotation R_i. */
+static inline void refresh_sweep_state(arap_solver *s, const op_graph *g, const double *rotation, int i)
+{
+    m3_mul(&s->sweep_state[18 * i], &rotation[9 * i], &g->rest_moment[9 * i]);
+    m3_copy(&s->sweep_state[18 * i + 9], &rotation[9 * i]);
+}
+
 static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
 {
     arap_solver *s = self;
@@ -278,7 +360,7 @@ static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
         m3_mul(yA, &body->inertial_rotation[9 * i], &g->rest_moment[9 * i]);
         m3_scale(yA, yA, inertia);
         m3_add(&s->local_base[9 * i], yA, &s->rest_spread[9 * i]);
-        m3_mul(&s->moment_turned[9 * i], &body->state.rotation[9 * i], &g->rest_moment[9 * i]);
+        refresh_sweep_state(s, g, body->state.rotation, i);
     }
     return OP_OK;
 }
@@ -330,12 +412,222 @@ static void add_constraint_terms(const arap_solver *s, const op_body *body, cons
     }
 }
 
+/* C_i of Eq. 5 + 11 + 13 + 15 from the neighbours' records in sweep_state and, for the
+ * constraint terms, the rotations the sweep reads:
+ *   C_i = base_i + k ((Σ_j R_j Ā_j + (Σ_j R_j) Ā_i) + Σ_j (u_j − u_i) w_ijᵀ) + C^p_i + C^d_i,
+ * k Σ_j R_j (Ā_j + Ā_i) summed as k (Σ_j R_j Ā_j + (Σ_j R_j) Ā_i). */
+static void assemble_local(const arap_solver *s, const op_body *body, const double *rotations, int i, double C[9])
+{
+    const op_graph *g = body->graph;
+    const int *adjacency = g->adjacency;
+    int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
+    double sum[18] = { 0 };
+    for (int e = first; e < last; ++e) {
+        const double *record = &s->sweep_state[18 * adjacency[e]];
+        for (int k = 0; k < 18; ++k)
+            sum[k] += record[k];
+    }
+    double spread[9] = { 0 };
+    const double *u_i = &s->displacement[3 * i];
+    for (int e = first; e < last; ++e) {
+        const double *u_j = &s->displacement[3 * adjacency[e]], *w = &s->edge_offset[3 * e];
+        double du[3] = { u_j[0] - u_i[0], u_j[1] - u_i[1], u_j[2] - u_i[2] };
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                spread[3 * r + c] += du[r] * w[c];
+    }
+    double rotations_moment[9];
+    m3_mul(rotations_moment, &sum[9], &g->rest_moment[9 * i]);
+    double k = body->stiffness;
+    for (int e = 0; e < 9; ++e)
+        C[e] = s->local_base[9 * i + e] + k * ((sum[e] + rotations_moment[e]) + spread[e]);
+    add_constraint_terms(s, body, rotations, i, C);
+}
+
+/* One particle of the sweep: C_i, its rotation, its record. */
+static void local_single(arap_solver *s, op_body *body, const double *rotations, int i, int gauss_seidel)
+{
+    double C[9];
+    assemble_local(s, body, rotations, i, C);
+    op_polar_rotation_warm(C, &s->quaternion[4 * i], &body->state.rotation[9 * i]);
+    if (gauss_seidel)
+        refresh_sweep_state(s, body->graph, body->state.rotation, i);
+}
+
+#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+typedef __m128d v2;
+
+/* Particle i's neighbour sums, two entries to a register: out[0..8] the record sums
+ * (Σ_j R_j Ā_j, then Σ_j R_j, entries 2k and 2k + 1 in out[k]); out[9..13] Σ_j (u_j − u_i) w_ijᵀ
+ * as rows, entries (r, 0..1) in out[9 + r], (0..1, 2) in out[12] and (2, 2) low in out[13]. The
+ * same sums in the same order as assemble_local's. */
+static inline void neighbour_sums(const arap_solver *s, const op_graph *g, int i, v2 out[14])
+{
+    const int *adjacency = g->adjacency;
+    int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
+    v2 s0 = _mm_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0, s8 = s0;
+    for (int e = first; e < last; ++e) {
+        const double *record = &s->sweep_state[18 * adjacency[e]];
+        s0 = _mm_add_pd(s0, _mm_loadu_pd(record));
+        s1 = _mm_add_pd(s1, _mm_loadu_pd(record + 2));
+        s2 = _mm_add_pd(s2, _mm_loadu_pd(record + 4));
+        s3 = _mm_add_pd(s3, _mm_loadu_pd(record + 6));
+        s4 = _mm_add_pd(s4, _mm_loadu_pd(record + 8));
+        s5 = _mm_add_pd(s5, _mm_loadu_pd(record + 10));
+        s6 = _mm_add_pd(s6, _mm_loadu_pd(record + 12));
+        s7 = _mm_add_pd(s7, _mm_loadu_pd(record + 14));
+        s8 = _mm_add_pd(s8, _mm_loadu_pd(record + 16));
+    }
+    out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3, out[4] = s4;
+    out[5] = s5, out[6] = s6, out[7] = s7, out[8] = s8;
+    const double *u_i = &s->displacement[3 * i];
+    v2 ui01 = _mm_loadu_pd(u_i), ui2 = _mm_load_sd(u_i + 2);
+    v2 r0 = _mm_setzero_pd(), r1 = r0, r2 = r0, c2 = r0, d2 = r0;
+    for (int e = first; e < last; ++e) {
+        const double *u_j = &s->displacement[3 * adjacency[e]], *w = &s->edge_offset[3 * e];
+        v2 du01 = _mm_sub_pd(_mm_loadu_pd(u_j), ui01), du2 = _mm_sub_sd(_mm_load_sd(u_j + 2), ui2);
+        v2 w01 = _mm_loadu_pd(w), w2 = _mm_load1_pd(w + 2);
+        r0 = _mm_add_pd(r0, _mm_mul_pd(_mm_unpacklo_pd(du01, du01), w01));
+        r1 = _mm_add_pd(r1, _mm_mul_pd(_mm_unpackhi_pd(du01, du01), w01));
+        r2 = _mm_add_pd(r2, _mm_mul_pd(_mm_unpacklo_pd(du2, du2), w01));
+        c2 = _mm_add_pd(c2, _mm_mul_pd(du01, w2));
+        d2 = _mm_add_sd(d2, _mm_mul_sd(du2, w2));
+    }
+    out[9] = r0, out[10] = r1, out[11] = r2, out[12] = c2, out[13] = d2;
+}
+
+/* (a[k], b[k]) for k < 9 */
+static inline void gather9(const double *a, const double *b, v2 out[9])
+{
+    for (int k = 0; k < 8; k += 2) {
+        v2 x = _mm_loadu_pd(a + k), y = _mm_loadu_pd(b + k);
+        out[k] = _mm_unpacklo_pd(x, y);
+        out[k + 1] = _mm_unpackhi_pd(x, y);
+    }
+    out[8] = _mm_unpacklo_pd(_mm_load_sd(a + 8), _mm_load_sd(b + 8));
+}
+
+/* C_a and C_b side by side, particle a in the low lanes and b in the high ones: each lane goes
+ * through assemble_local's operations in assemble_local's order (bitwise its result), with the
+ * sums by particle and everything after them two particles at a time. moment: Ā_a, Ā_b. */
+static inline void assemble_pair(const arap_solver *s, const op_body *body, const double *rotations, int a, int b,
+                                 v2 C[9], v2 moment[9])
+{
+    const op_graph *g = body->graph;
+    v2 A[14], B[14], sum[18], spread[9], base[9];
+    neighbour_sums(s, g, a, A);
+    neighbour_sums(s, g, b, B);
+    for (int k = 0; k < 9; ++k) {
+        sum[2 * k] = _mm_unpacklo_pd(A[k], B[k]);
+        sum[2 * k + 1] = _mm_unpackhi_pd(A[k], B[k]);
+    }
+    spread[0] = _mm_unpacklo_pd(A[9], B[9]), spread[1] = _mm_unpackhi_pd(A[9], B[9]);
+    spread[3] = _mm_unpacklo_pd(A[10], B[10]), spread[4] = _mm_unpackhi_pd(A[10], B[10]);
+    spread[6] = _mm_unpacklo_pd(A[11], B[11]), spread[7] = _mm_unpackhi_pd(A[11], B[11]);
+    spread[2] = _mm_unpacklo_pd(A[12], B[12]), spread[5] = _mm_unpackhi_pd(A[12], B[12]);
+    spread[8] = _mm_unpacklo_pd(A[13], B[13]);
+    gather9(&g->rest_moment[9 * a], &g->rest_moment[9 * b], moment);
+    gather9(&s->local_base[9 * a], &s->local_base[9 * b], base);
+    v2 k = _mm_set1_pd(body->stiffness);
+    const v2 *n = &sum[9]; /* Σ_j R_j */
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            v2 t = _mm_add_pd(_mm_add_pd(_mm_mul_pd(n[3 * r], moment[c]), _mm_mul_pd(n[3 * r + 1], moment[3 + c])),
+                              _mm_mul_pd(n[3 * r + 2], moment[6 + c]));
+            int e = 3 * r + c;
+            C[e] = _mm_add_pd(base[e], _mm_mul_pd(k, _mm_add_pd(_mm_add_pd(sum[e], t), spread[e])));
+        }
+    if (s->constraint_start[a + 1] > s->constraint_start[a] || s->constraint_start[b + 1] > s->constraint_start[b]) {
+        double Ca[9], Cb[9];
+        for (int e = 0; e < 9; ++e) {
+            _mm_storel_pd(&Ca[e], C[e]);
+            _mm_storeh_pd(&Cb[e], C[e]);
+        }
+        add_constraint_terms(s, body, rotations, a, Ca);
+        add_constraint_terms(s, body, rotations, b, Cb);
+        for (int e = 0; e < 9; ++e)
+            C[e] = _mm_unpacklo_pd(_mm_load_sd(&Ca[e]), _mm_load_sd(&Cb[e]));
+    }
+}
+
+/* R_a and R_b from their lanes into the state, and (Gauss–Seidel) their records: R Ā as m3_mul
+ * forms it, then R. */
+static inline void store_pair(arap_solver *s, op_body *body, int a, int b, const v2 R[9], const v2 moment[9],
+                              int gauss_seidel)
+{
+    double *Ra = &body->state.rotation[9 * a], *Rb = &body->state.rotation[9 * b];
+    for (int e = 0; e < 8; e += 2) {
+        _mm_storeu_pd(Ra + e, _mm_unpacklo_pd(R[e], R[e + 1]));
+        _mm_storeu_pd(Rb + e, _mm_unpackhi_pd(R[e], R[e + 1]));
+    }
+    _mm_storel_pd(Ra + 8, R[8]);
+    _mm_storeh_pd(Rb + 8, R[8]);
+    if (!gauss_seidel)
+        return;
+    v2 record[18];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            record[3 * r + c] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(R[3 * r], moment[c]), _mm_mul_pd(R[3 * r + 1], moment[3 + c])),
+                                           _mm_mul_pd(R[3 * r + 2], moment[6 + c]));
+    for (int e = 0; e < 9; ++e)
+        record[9 + e] = R[e];
+    double *record_a = &s->sweep_state[18 * a], *record_b = &s->sweep_state[18 * b];
+    for (int e = 0; e < 18; e += 2) {
+        _mm_storeu_pd(record_a + e, _mm_unpacklo_pd(record[e], record[e + 1]));
+        _mm_storeu_pd(record_b + e, _mm_unpackhi_pd(record[e], record[e + 1]));
+    }
+}
+
+/* Four particles of one colour (p[0..3]): two pairs side by side, and their polar
+ * decompositions as two independent chains (op_polar_rotation_warm4_lanes). */
+static void local_quad(arap_solver *s, op_body *body, const double *rotations, const int p[4], int gauss_seidel)
+{
+    v2 C[2][9], moment[2][9], R[2][9];
+    assemble_pair(s, body, rotations, p[0], p[1], C[0], moment[0]);
+    assemble_pair(s, body, rotations, p[2], p[3], C[1], moment[1]);
+    double *q[4] = { &s->quaternion[4 * p[0]], &s->quaternion[4 * p[1]], &s->quaternion[4 * p[2]],
+                     &s->quaternion[4 * p[3]] };
+    op_polar_rotation_warm4_lanes((const double *)C, q, (double *)R);
+    store_pair(s, body, p[0], p[1], R[0], moment[0], gauss_seidel);
+    store_pair(s, body, p[2], p[3], R[1], moment[1], gauss_seidel);
+}
+
+/* Two particles of one colour side by side. */
+static void local_pair(arap_solver *s, op_body *body, const double *rotations, int a, int b, int gauss_seidel)
+{
+    v2 C[9], moment[9], R[9];
+    assemble_pair(s, body, rotations, a, b, C, moment);
+    double Ca[9], Cb[9], Ra[9], Rb[9];
+    for (int e = 0; e < 9; ++e) {
+        _mm_storel_pd(&Ca[e], C[e]);
+        _mm_storeh_pd(&Cb[e], C[e]);
+    }
+    const double *Cs[2] = { Ca, Cb };
+    double *q[2] = { &s->quaternion[4 * a], &s->quaternion[4 * b] }, *Rs[2] = { Ra, Rb };
+    op_polar_rotation_warm2(Cs, q, Rs);
+    for (int e = 0; e < 9; ++e)
+        R[e] = _mm_unpacklo_pd(_mm_load_sd(&Ra[e]), _mm_load_sd(&Rb[e]));
+    store_pair(s, body, a, b, R, moment, gauss_seidel);
+}
+#else
+static void local_pair(arap_solver *s, op_body *body, const double *rotations, int a, int b, int gauss_seidel)
+{
+    local_single(s, body, rotations, a, gauss_seidel);
+    local_single(s, body, rotations, b, gauss_seidel);
+}
+
+static void local_quad(arap_solver *s, op_body *body, const double *rotations, const int p[4], int gauss_seidel)
+{
+    for (int m = 0; m < 4; ++m)
+        local_single(s, body, rotations, p[m], gauss_seidel);
+}
+#endif
+
 void op_arap_local_step(void *self, op_body *body, double h)
 {
     (void)h;
     arap_solver *s = self;
     const op_graph *g = body->graph;
-    double k = body->stiffness;
     double *rotation = body->state.rotation;
     const double *sweep = rotation;
     for (int i = 0; i < s->n; ++i)
@@ -344,42 +636,82 @@ void op_arap_local_step(void *self, op_body *body, double h)
         memcpy(s->rotation_sweep, rotation, 9 * (size_t)s->n * sizeof(double));
         sweep = s->rotation_sweep;
     }
-    /* R_j Ā_j: Gauss–Seidel refreshes particle i's as soon as R_i changes; Jacobi keeps the
-     * previous iteration's products until the sweep is over. */
-    double *turned = s->moment_turned;
-    for (int i = 0; i < s->n; ++i) {
-        if (body->rotation_pinned[i])
-            continue;
-        /* k Σ_j R_j (Ā_j + Ā_i) = k (Σ_j R_j Ā_j + (Σ_j R_j) Ā_i) */
-        double neighbour_moments[9] = { 0 }, neighbour_rotations[9] = { 0 };
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            int j = g->adjacency[e];
-            m3_add(neighbour_moments, neighbour_moments, &turned[9 * j]);
-            m3_add(neighbour_rotations, neighbour_rotations, &sweep[9 * j]);
-        }
-        double spread[9] = { 0 };
-        const double *u_i = &s->displacement[3 * i];
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            double du[3];
-            v3_sub(du, &s->displacement[3 * g->adjacency[e]], u_i);
-            m3_add_outer(spread, 1.0, du, &s->edge_offset[3 * e]);
-        }
-        double C[9], rotations_moment[9];
-        m3_mul(rotations_moment, neighbour_rotations, &g->rest_moment[9 * i]);
-        m3_add(neighbour_moments, neighbour_moments, rotations_moment);
-        m3_add(neighbour_moments, neighbour_moments, spread);
-        m3_copy(C, &s->local_base[9 * i]);
-        m3_axpy(C, k, neighbour_moments);
-        add_constraint_terms(s, body, sweep, i, C);
-        /* warm-started from R_i's previous value: the same rotation as the closed form, to
-         * rounding, in about half the time (core/polar.c) */
-        op_polar_rotation_warm(C, &s->quaternion[4 * i], &rotation[9 * i]);
-        if (s->order == ARAP_GAUSS_SEIDEL)
-            m3_mul(&turned[9 * i], &rotation[9 * i], &g->rest_moment[9 * i]);
+    /* The records R_j Ā_j, R_j: Gauss–Seidel refreshes particle i's as soon as R_i changes;
+     * Jacobi keeps the previous iteration's until the sweep is over. The polar decompositions
+     * are warm-started from R_i's previous value (core/polar.c), two at a time: the particles
+     * of a colour do not read one another's rotations (colour_sweep), so in either order the
+     * result is what one at a time would give. */
+    int gauss_seidel = s->order == ARAP_GAUSS_SEIDEL;
+    const int *order = s->sweep_order;
+    for (int c = 0; c < s->colour_count; ++c) {
+        int p = s->colour_start[c], end = s->colour_start[c + 1];
+        for (; p + 3 < end; p += 4)
+            local_quad(s, body, sweep, &order[p], gauss_seidel);
+        for (; p + 1 < end; p += 2)
+            local_pair(s, body, sweep, order[p], order[p + 1], gauss_seidel);
+        if (p < end)
+            local_single(s, body, sweep, order[p], gauss_seidel);
     }
-    if (s->order == ARAP_JACOBI)
+    if (!gauss_seidel)
         for (int i = 0; i < s->n; ++i)
-            m3_mul(&turned[9 * i], &rotation[9 * i], &g->rest_moment[9 * i]);
+            refresh_sweep_state(s, g, rotation, i);
+}
+
+int op_arap_sweep_order(const void *solver, const int **order)
+{
+    const arap_solver *s = solver;
+    *order = s->sweep_order;
+    return s->sweep_count;
+}
+
+int op_arap_sweep_colours(const void *solver, const int **colour_start)
+{
+    const arap_solver *s = solver;
+    *colour_start = s->colour_start;
+    return s->colour_count;
+}
+
+/* (R − P) v from its columns in turn, in m3_mul_v's order */
+static inline void turn_mul_v(double out[3], const double t[12], const double v[3])
+{
+    double r[3];
+    for (int k = 0; k < 3; ++k)
+        r[k] = t[k] * v[0] + t[4 + k] * v[1] + t[8 + k] * v[2];
+    v3_copy(out, r);
+}
+
+/* Σ_j (v_j R_i + v_i R_j)(x̄_i − x̄_j) less its value at rest (R = P), for free particle i:
+ * (R_i − P) Σ_j v_j (x̄_i − x̄_j) + Σ_j (R_j − P) v_i (x̄_i − x̄_j). With SSE2 two rows at a
+ * time, each row through turn_mul_v's operations in its order. */
+static inline void rotation_pull(const arap_solver *s, const op_graph *g, int i, double pull[3])
+{
+    const double *turn = s->turn;
+#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+    const double *t = &turn[12 * i], *v = &s->rest_pull[3 * i];
+    __m128d v0 = _mm_load1_pd(v), v1 = _mm_load1_pd(v + 1), v2 = _mm_load1_pd(v + 2);
+    __m128d p01 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t), v0), _mm_mul_pd(_mm_loadu_pd(t + 4), v1)),
+                             _mm_mul_pd(_mm_loadu_pd(t + 8), v2));
+    __m128d p23 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t + 2), v0), _mm_mul_pd(_mm_loadu_pd(t + 6), v1)),
+                             _mm_mul_pd(_mm_loadu_pd(t + 10), v2));
+    for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+        t = &turn[12 * g->adjacency[e]];
+        v = &s->edge_pull[3 * e];
+        v0 = _mm_load1_pd(v), v1 = _mm_load1_pd(v + 1), v2 = _mm_load1_pd(v + 2);
+        p01 = _mm_add_pd(p01, _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t), v0), _mm_mul_pd(_mm_loadu_pd(t + 4), v1)),
+                                         _mm_mul_pd(_mm_loadu_pd(t + 8), v2)));
+        p23 = _mm_add_pd(p23, _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t + 2), v0), _mm_mul_pd(_mm_loadu_pd(t + 6), v1)),
+                                         _mm_mul_pd(_mm_loadu_pd(t + 10), v2)));
+    }
+    _mm_storeu_pd(pull, p01);
+    _mm_store_sd(pull + 2, p23);
+#else
+    double term[3];
+    turn_mul_v(pull, &turn[12 * i], &s->rest_pull[3 * i]);
+    for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+        turn_mul_v(term, &turn[12 * g->adjacency[e]], &s->edge_pull[3 * e]);
+        v3_add(pull, pull, term);
+    }
+#endif
 }
 
 int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
@@ -395,19 +727,15 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
     /* R_j − P once per particle, not once per edge that reads it */
     double *turn = s->turn;
     for (int i = 0; i < s->n; ++i)
-        m3_sub(&turn[9 * i], &rotation[9 * i], P);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                turn[12 * i + 4 * c + r] = rotation[9 * i + 3 * r + c] - P[3 * r + c];
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];
         if (row < 0)
             continue;
-        /* Σ_j (v_j R_i + v_i R_j)(x̄_i − x̄_j) less its value at rest (R = P):
-         * (R_i − P) Σ_j v_j (x̄_i − x̄_j) + Σ_j (R_j − P) v_i (x̄_i − x̄_j) */
-        double pull[3], term[3];
-        m3_mul_v(pull, &turn[9 * i], &s->rest_pull[3 * i]);
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            m3_mul_v(term, &turn[9 * g->adjacency[e]], &s->edge_pull[3 * e]);
-            v3_add(pull, pull, term);
-        }
+        double pull[3];
+        rotation_pull(s, g, i, pull);
         double *b = &s->rhs[3 * row];
         v3_sub(b, &body->inertial_position[3 * i], &s->reference[3 * i]);
         v3_scale(b, b, s->inertia[i]);
@@ -433,7 +761,7 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
             int p = con->particle[l];
             double offset[3];
             v3_sub(offset, con->rest_point, &g->rest_position[3 * p]);
-            m3_mul_v(offset, &turn[9 * p], offset);
+            turn_mul_v(offset, &turn[12 * p], offset);
             v3_axpy(residual, -con->influence[l], offset);
             if (s->row_of[p] < 0) {
                 double pinned[3];

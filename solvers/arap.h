@@ -13,6 +13,13 @@ extern const op_solver_type op_solver_arap;
 /* Local step: every free rotation R_i = argmax_{R∈SO(3)} tr(Rᵀ C_i), Eq. 5 + 11 + constraint
  * terms, in Gauss–Seidel or Jacobi order as the solver was configured. */
 void op_arap_local_step(void *solver, op_body *body, double h);
+/* The local step's order: *order = the free rotations (rotation-pinned particles left out) in
+ * the order the sweep visits them; returns their count. Gauss–Seidel visits them colour by
+ * colour (no two rotations of a colour appear in one term of E), by index within a colour. */
+int op_arap_sweep_order(const void *solver, const int **order);
+/* *colour_start = the colours' runs in that order, colour c at [colour_start[c],
+ * colour_start[c + 1]); returns the number of colours. */
+int op_arap_sweep_colours(const void *solver, const int **colour_start);
 /* Global step: every free position from the prefactored n×n system (Eq. 7 + 12 + 14). */
 int op_arap_global_step(op_ctx *ctx, void *solver, op_body *body, double h);
 

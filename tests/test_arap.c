@@ -140,7 +140,9 @@ static void test_frame_energy_logged_and_decreasing(void **state)
 }
 
 /* The last particle of a Gauss–Seidel sweep saw every other rotation in its final state, so
- * its rotation must minimise the energy over all rotations with everything else fixed. */
+ * its rotation must minimise the energy over all rotations with everything else fixed. The
+ * sweep goes colour by colour (op_arap_sweep_order), so that is the last of its order, not the
+ * last by index. */
 static void test_local_rotation_is_optimal(void **state)
 {
     (void)state;
@@ -151,9 +153,11 @@ static void test_local_rotation_is_optimal(void **state)
     op_body *body = f.body;
     double h = f.world.def.frame_time;
     op_arap_local_step(f.world.solver_state[0], body, h);
-    int last = body->graph->particle_count - 1;
-    while (body->rotation_pinned[last])
-        --last;
+    const int *order;
+    int count = op_arap_sweep_order(f.world.solver_state[0], &order);
+    assert_true(count > 0);
+    int last = order[count - 1];
+    assert_false(body->rotation_pinned[last]);
     double *R = &body->state.rotation[9 * last], best[9];
     m3_copy(best, R);
     op_energy optimum, trial;
@@ -292,6 +296,126 @@ static void test_two_runs_are_bitwise_identical(void **state)
     free_world(&b);
 }
 
+/* The sweep order (op_arap_sweep_order, op_arap_sweep_colours): every particle whose rotation is
+ * free exactly once, pinned ones never, colour by colour with ascending indices within a colour,
+ * and no two particles of a colour coupled in E: neither graph neighbours nor influences of one
+ * constraint. */
+static void check_sweep_order(const fixture *f)
+{
+    const op_body *body = f->body;
+    const op_graph *g = body->graph;
+    int n = g->particle_count;
+    const int *order, *colour_start;
+    int count = op_arap_sweep_order(f->world.solver_state[0], &order);
+    int colours = op_arap_sweep_colours(f->world.solver_state[0], &colour_start);
+    assert_true(colours >= 1);
+    assert_int_equal(colour_start[0], 0);
+    assert_int_equal(colour_start[colours], count);
+    int *colour = malloc((size_t)n * sizeof *colour), free_count = 0;
+    assert_non_null(colour);
+    for (int i = 0; i < n; ++i) {
+        colour[i] = -1;
+        free_count += !body->rotation_pinned[i];
+    }
+    assert_int_equal(count, free_count);
+    for (int c = 0; c < colours; ++c) {
+        assert_true(colour_start[c + 1] > colour_start[c]);
+        for (int p = colour_start[c]; p < colour_start[c + 1]; ++p) {
+            int i = order[p];
+            assert_true(i >= 0 && i < n);
+            assert_false(body->rotation_pinned[i]);
+            assert_int_equal(colour[i], -1); /* not visited before */
+            colour[i] = c;
+            if (p > colour_start[c])
+                assert_true(order[p - 1] < i);
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        if (colour[i] < 0)
+            continue;
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e)
+            assert_true(colour[g->adjacency[e]] != colour[i]);
+    }
+    for (int c = 0; c < body->constraint_count; ++c) {
+        const op_constraint *con = &body->constraints[c];
+        for (int a = 0; a < con->influence_count; ++a)
+            for (int b = a + 1; b < con->influence_count; ++b) {
+                int pa = con->particle[a], pb = con->particle[b];
+                if (pa != pb && colour[pa] >= 0)
+                    assert_true(colour[pa] != colour[pb]);
+            }
+    }
+    print_message("%d free rotations in %d colours\n", count, colours);
+    free(colour);
+}
+
+static void test_sweep_colouring_is_proper(void **state)
+{
+    (void)state;
+    const char *models[] = { "dino100", "bar20", "sheet256", "torus100" };
+    for (int m = 0; m < 4; ++m) {
+        fixture f;
+        make_world(&f, models[m], 1e7, (const double[3]){ 0, -9.81, 0 }, 2, m != 2, m == 3 ? "jacobi" : "gs");
+        check_sweep_order(&f);
+        free_world(&f);
+    }
+    /* constraints couple their influences, which need not be graph neighbours */
+    fixture f;
+    begin_world(&f, "bar20", 1e8, (const double[3]){ 0, 0, 0 }, 5);
+    double points[3][3] = { { 0.5, 0, 0 }, { 0, 0, 0 }, { -0.3, 0, 0 } };
+    for (int k = 0; k < 3; ++k) {
+        int vertex = op_body_nearest_vertex(f.body, points[k]);
+        assert_int_equal(op_body_add_constraint(&f.ctx, f.body, k == 1 ? OP_CONSTRAINT_DIRECTION : OP_CONSTRAINT_POSITION,
+                                                vertex, (const double[3]){ 0, 1, 0 }, 1e6, -1),
+                         OP_OK);
+    }
+    assert_int_equal(op_body_add_pin(&f.ctx, f.body, 0, 1, 1), OP_OK);
+    start_world(&f, "gs");
+    check_sweep_order(&f);
+    step(&f);
+    free_world(&f);
+}
+
+/* Every particle of the last colour, not only the last one, saw all its neighbours' rotations
+ * in their final state: each one's rotation minimises E with everything else fixed. */
+static void test_last_colour_rotations_are_optimal(void **state)
+{
+    (void)state;
+    fixture f;
+    /* the sheet: a large last colour (the dinosaur's has one particle) */
+    make_world(&f, "sheet256", 1e7, (const double[3]){ 0, -9.81, 0 }, 3, 1, "gs");
+    for (int frame = 0; frame < 8; ++frame)
+        step(&f);
+    op_body *body = f.body;
+    double h = f.world.def.frame_time;
+    op_arap_local_step(f.world.solver_state[0], body, h);
+    const int *order, *colour_start;
+    op_arap_sweep_order(f.world.solver_state[0], &order);
+    int colours = op_arap_sweep_colours(f.world.solver_state[0], &colour_start);
+    op_energy optimum, trial;
+    op_energy_eval(body, h, &optimum);
+    op_rng rng = op_rng_seeded(11);
+    int checked = 0;
+    for (int p = colour_start[colours - 1]; p < colour_start[colours] && checked < 24; ++p) {
+        double *R = &body->state.rotation[9 * order[p]], best[9];
+        m3_copy(best, R);
+        for (int t = 0; t < 100; ++t) {
+            double axis[3] = { op_rng_uniform(&rng) - 0.5, op_rng_uniform(&rng) - 0.5, op_rng_uniform(&rng) - 0.5 };
+            double angle = t < 50 ? 1e-3 * op_rng_uniform(&rng) : M_PI * op_rng_uniform(&rng), Q[9];
+            v3_scale(axis, axis, 1.0 / v3_norm(axis));
+            op_axis_angle_matrix(axis, angle, Q);
+            m3_mul(R, Q, best);
+            op_energy_eval(body, h, &trial);
+            assert_true(trial.total >= optimum.total * (1 - 1e-14));
+        }
+        m3_copy(R, best);
+        ++checked;
+    }
+    print_message("%d rotations of the last colour checked\n", checked);
+    assert_true(checked >= 8);
+    free_world(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +427,8 @@ int main(void)
         cmocka_unit_test(test_jacobi_converges_to_the_same_step),
         cmocka_unit_test(test_position_constraint_pulls_vertex_to_target),
         cmocka_unit_test(test_two_runs_are_bitwise_identical),
+        cmocka_unit_test(test_sweep_colouring_is_proper),
+        cmocka_unit_test(test_last_colour_rotations_are_optimal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,8 @@
  * answers that pin the conventions (row-major, maximising tr(Rᵀ C) over SO(3)) independently of
  * the reference. Each test prints the worst error it saw. */
 #include <float.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "math3.h"
 #include "polar.h"
@@ -466,6 +468,206 @@ static void test_beats_random_rotations(void **state)
                   "40 x (1000 random + 6 nearby)", max_gain, w.so3);
 }
 
+/* A unit quaternion of the rotation r, and one turned away from it by about `angle` radians
+ * about a random axis: the warm starts the solver gives op_polar_rotation_warm. */
+static void nearby_quaternion(rng *g, const double r[9], double angle, double q[4])
+{
+    op_rotation_quaternion(r, q);
+    double axis[3] = { rng_gaussian(g), rng_gaussian(g), rng_gaussian(g) };
+    double norm = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    double h = 0.5 * angle * rng_uniform(g), sh = sin(h) / norm;
+    double d[4] = { cos(h), sh * axis[0], sh * axis[1], sh * axis[2] }, o[4];
+    o[0] = q[0] * d[0] - q[1] * d[1] - q[2] * d[2] - q[3] * d[3];
+    o[1] = q[0] * d[1] + q[1] * d[0] + q[2] * d[3] - q[3] * d[2];
+    o[2] = q[0] * d[2] - q[1] * d[3] + q[2] * d[0] + q[3] * d[1];
+    o[3] = q[0] * d[3] + q[1] * d[2] - q[2] * d[1] + q[3] * d[0];
+    for (int k = 0; k < 4; ++k)
+        q[k] = o[k];
+}
+
+/* op_polar_rotation_warm from q against the reference; q must come back the unit quaternion
+ * of R. */
+static void check_warm_matches_svd(const double c[9], double q[4], const char *what, int i, worst *w)
+{
+    double r[9], ref[9], rq[9];
+    op_polar_rotation_warm(c, q, r);
+    reference(c, ref);
+    check_rotation(r, what, i, w);
+    double e = max_abs_diff(r, ref);
+    if (!(e <= UNIQUE_TOL))
+        fail_msg("%s #%d: max |R - R_svd| = %.3g > %g", what, i, e, UNIQUE_TOL);
+    w->entry = fmax(w->entry, e);
+    double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(fabs(norm - 1.0) <= 1e-15))
+        fail_msg("%s #%d: returned quaternion has length %.17g", what, i, norm);
+    quaternion_rotation(q, rq);
+    if (!(max_abs_diff(rq, r) <= 1e-15))
+        fail_msg("%s #%d: returned quaternion is not R's (%.3g)", what, i, max_abs_diff(rq, r));
+}
+
+/* The three families the closed form is tested on (Gaussian, near rotation, inverted), each from
+ * a random warm start and from good ones (the answer turned by up to 1e-4, 1e-2 and 0.3 rad). */
+static void warm_family(rng *g, int family, double c[9])
+{
+    if (family == 0) {
+        random_gaussian(g, c);
+    } else if (family == 1) {
+        random_rotation(g, c);
+        for (int k = 0; k < 9; ++k)
+            c[k] += 1e-3 * rng_gaussian(g);
+    } else {
+        double q[9], v[9], s[9];
+        random_rotation(g, q);
+        for (int k = 0; k < 3; ++k)
+            q[3 * k + 2] = -q[3 * k + 2];
+        random_rotation(g, v);
+        double d[9] = { 2.0 + rng_uniform(g), 0, 0, 0, 1.0 + 0.5 * rng_uniform(g), 0, 0, 0, 0.1 + 0.5 * rng_uniform(g) };
+        m3_mul(s, v, d);
+        m3_mul_bt(s, s, v);
+        m3_mul(c, q, s);
+    }
+}
+
+static void test_warm_matches_svd(void **state)
+{
+    (void)state;
+    static const char *const families[3] = { "Gaussian", "near rotation", "inverted" };
+    static const double angles[3] = { 1e-4, 1e-2, 0.3 };
+    rng g = { 21 };
+    for (int family = 0; family < 3; ++family) {
+        worst w = { 0 };
+        for (int i = 0; i < 2000; ++i) {
+            double c[9], ref[9], q[4];
+            warm_family(&g, family, c);
+            /* from a random start */
+            double random_start[4] = { rng_gaussian(&g), rng_gaussian(&g), rng_gaussian(&g), rng_gaussian(&g) };
+            check_warm_matches_svd(c, random_start, families[family], i, &w);
+            /* from good starts */
+            reference(c, ref);
+            for (int a = 0; a < 3; ++a) {
+                nearby_quaternion(&g, ref, angles[a], q);
+                check_warm_matches_svd(c, q, families[family], i, &w);
+            }
+            /* from its own answer, as the solver's next iteration would */
+            check_warm_matches_svd(c, q, families[family], i, &w);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "warm, 2000 %s x 5 starts", families[family]);
+        report(what, &w, 1);
+    }
+}
+
+/* A body at rest: C symmetric positive definite and the previous rotation the identity. The
+ * warm start must give exactly the identity (the solver's exact-rest property), iteration after
+ * iteration: q comes back (w, 0, 0, 0) with w > 0 (its length may round away from 1, which
+ * R(q) does not see). */
+static void test_warm_identity_exact_at_rest(void **state)
+{
+    (void)state;
+    rng g = { 22 };
+    for (int i = 0; i < 2000; ++i) {
+        double m[9], c[9], r[9];
+        random_gaussian(&g, m);
+        m3_mul_at(c, m, m);
+        double lift = i % 2 ? 1e-3 : 0.5;
+        c[0] += lift;
+        c[4] += lift;
+        c[8] += lift;
+        double scale = ldexp(1.0, (int)(40 * rng_uniform(&g)) - 20);
+        m3_scale(c, c, scale);
+        double q[4] = { 1, 0, 0, 0 };
+        for (int iteration = 0; iteration < 3; ++iteration) {
+            op_polar_rotation_warm(c, q, r);
+            for (int k = 0; k < 9; ++k)
+                if (!(r[k] == (k % 4 == 0 ? 1.0 : 0.0)))
+                    fail_msg("SPD #%d, call %d: R[%d] = %.17g, not the identity's", i, iteration, k, r[k]);
+            if (!(q[0] > 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0))
+                fail_msg("SPD #%d, call %d: q = (%.17g %.17g %.17g %.17g), not (w 0 0 0)", i, iteration, q[0], q[1],
+                         q[2], q[3]);
+        }
+    }
+}
+
+/* Starts from which the Newton iteration cannot be certified: the zero and non-finite
+ * quaternions, the answer turned by a half turn, and a start for the opposite of an inverted
+ * C. The closed form must take over and give the same rotation. */
+static void test_warm_falls_back_from_bad_starts(void **state)
+{
+    (void)state;
+    rng g = { 23 };
+    worst w = { 0 };
+    for (int i = 0; i < 2000; ++i) {
+        double c[9], ref[9], q[4];
+        warm_family(&g, i % 3, c);
+        reference(c, ref);
+        double zero[4] = { 0, 0, 0, 0 }, nan[4] = { NAN, 0, 0, 0 }, inf[4] = { 1, INFINITY, 0, 0 };
+        check_warm_matches_svd(c, zero, "zero start", i, &w);
+        check_warm_matches_svd(c, nan, "NaN start", i, &w);
+        check_warm_matches_svd(c, inf, "infinite start", i, &w);
+        /* half a turn away: w = 0 in the answer's frame */
+        op_rotation_quaternion(ref, q);
+        double axis[3] = { rng_gaussian(&g), rng_gaussian(&g), rng_gaussian(&g) };
+        double flip[4] = { -q[1] * axis[0] - q[2] * axis[1] - q[3] * axis[2], q[0] * axis[0] + q[2] * axis[2] - q[3] * axis[1],
+                           q[0] * axis[1] - q[1] * axis[2] + q[3] * axis[0], q[0] * axis[2] + q[1] * axis[1] - q[2] * axis[0] };
+        check_warm_matches_svd(c, flip, "half turn away", i, &w);
+        /* the start of −C: the answer for the negated matrix */
+        double negated[9], other[9];
+        m3_scale(negated, c, -1.0);
+        reference(negated, other);
+        op_rotation_quaternion(other, q);
+        check_warm_matches_svd(c, q, "start of -C", i, &w);
+    }
+    report("warm, 2000 x 5 bad starts", &w, 1);
+}
+
+/* op_polar_rotation_warm2 and op_polar_rotation_warm4_lanes: each lane bitwise the scalar
+ * call, whether its neighbour lane certifies, iterates longer or falls back. */
+static void test_warm_lanes_bitwise_scalar(void **state)
+{
+    (void)state;
+    rng g = { 24 };
+    enum { COUNT = 4000 };
+    static double c[COUNT][9], start[COUNT][4];
+    for (int i = 0; i < COUNT; ++i) {
+        double ref[9];
+        warm_family(&g, i % 3, c[i]);
+        reference(c[i], ref);
+        int kind = (int)(5 * rng_uniform(&g));
+        if (kind == 0)
+            for (int k = 0; k < 4; ++k)
+                start[i][k] = rng_gaussian(&g);
+        else if (kind == 1)
+            start[i][0] = start[i][1] = start[i][2] = start[i][3] = 0.0;
+        else
+            nearby_quaternion(&g, ref, kind == 2 ? 1e-6 : kind == 3 ? 1e-2 : 0.5, start[i]);
+    }
+    for (int i = 0; i + 3 < COUNT; i += 4) {
+        double q1[4][4], r1[4][9], q2[4][4], r2[4][9], q4[4][4], lanes[36], r4[36];
+        for (int m = 0; m < 4; ++m) {
+            memcpy(q1[m], start[i + m], sizeof q1[m]);
+            memcpy(q2[m], start[i + m], sizeof q2[m]);
+            memcpy(q4[m], start[i + m], sizeof q4[m]);
+            op_polar_rotation_warm(c[i + m], q1[m], r1[m]);
+            for (int k = 0; k < 9; ++k)
+                lanes[18 * (m / 2) + 2 * k + m % 2] = c[i + m][k];
+        }
+        for (int h = 0; h < 2; ++h) {
+            const double *cs[2] = { c[i + 2 * h], c[i + 2 * h + 1] };
+            double *qs[2] = { q2[2 * h], q2[2 * h + 1] }, *rs[2] = { r2[2 * h], r2[2 * h + 1] };
+            op_polar_rotation_warm2(cs, qs, rs);
+        }
+        double *qs[4] = { q4[0], q4[1], q4[2], q4[3] };
+        op_polar_rotation_warm4_lanes(lanes, qs, r4);
+        for (int m = 0; m < 4; ++m) {
+            assert_memory_equal(q1[m], q2[m], sizeof q1[m]);
+            assert_memory_equal(r1[m], r2[m], sizeof r1[m]);
+            assert_memory_equal(q1[m], q4[m], sizeof q1[m]);
+            for (int k = 0; k < 9; ++k)
+                assert_memory_equal(&r1[m][k], &r4[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -481,6 +683,10 @@ int main(void)
         cmocka_unit_test(test_degenerate_optimal),
         cmocka_unit_test(test_scale_invariance),
         cmocka_unit_test(test_beats_random_rotations),
+        cmocka_unit_test(test_warm_matches_svd),
+        cmocka_unit_test(test_warm_identity_exact_at_rest),
+        cmocka_unit_test(test_warm_falls_back_from_bad_starts),
+        cmocka_unit_test(test_warm_lanes_bitwise_scalar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
