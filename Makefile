@@ -88,7 +88,7 @@ test: $(TEST_BIN) bin/opsim | data
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 
-reproduce: graphs figures
+reproduce: graphs figures convergence
 
 clean:
 	rm -rf build bin

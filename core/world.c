@@ -227,17 +227,20 @@ static int collide_floor(const op_world *world, op_body *body)
     return contacts;
 }
 
-static void log_energy(const op_world *world, double h, op_energy *slot)
+double op_world_energy(const op_world *world, double h, op_energy *sum)
 {
-    *slot = (op_energy){ 0 };
+    op_energy total = { 0 };
     for (int b = 0; b < world->body_count; ++b) {
         op_energy e;
         op_energy_eval(&world->bodies[b], h, &e);
-        slot->kinetic += e.kinetic;
-        slot->elastic += e.elastic;
-        slot->constraint += e.constraint;
-        slot->total += e.total;
+        total.kinetic += e.kinetic;
+        total.elastic += e.elastic;
+        total.constraint += e.constraint;
+        total.total += e.total;
     }
+    if (sum)
+        *sum = total;
+    return total.total;
 }
 
 static void stage_predict(op_world *world, double h)
@@ -333,14 +336,14 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 if (stage_begin(ctx, world, h) != OP_OK)
                     return ctx->status;
                 if (energy_row)
-                    log_energy(world, h, &energy_row[0]);
+                    op_world_energy(world, h, &energy_row[0]);
                 break;
             case OP_STAGE_ITERATE:
                 for (int it = 0; it < def->iterations; ++it) {
                     if (op_world_iterate(ctx, world, h, it, &solve) != OP_OK)
                         return ctx->status;
                     if (energy_row)
-                        log_energy(world, h, &energy_row[it + 1]);
+                        op_world_energy(world, h, &energy_row[it + 1]);
                 }
                 break;
             case OP_STAGE_UPDATE_VELOCITY:

@@ -168,3 +168,4 @@ fig5: $(FIGURES)/fig5-snapshots.png $(FIGURES)/fig5-falling.png $(FIGURES)/fig5-
            $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5
 
 include experiments/fig3.mk
+include experiments/convergence.mk

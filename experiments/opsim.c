@@ -12,6 +12,7 @@
 
 #include "build.h"
 #include "chebyshev.h"
+#include "converge.h"
 #include "ctx.h"
 #include "math3.h"
 #include "mesh.h"
@@ -776,6 +777,165 @@ static int command_estimate_rho(int argc, char **argv)
     return ctx.status == OP_OK ? 0 : report_failure(&ctx);
 }
 
+/* ---- opsim converge ----------------------------------------------------------------- */
+
+static const char converge_help[] =
+    "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
+    "                      --frame F --iterations N --out FILE.tsv\n"
+    "\n"
+    "The convergence of one sub-step (core/converge.h): runs CONFIG (with --set) to the end of\n"
+    "frame F (0: from the initial state), each frame as configured, with energy logging off; then\n"
+    "begins the next sub-step and runs N iterations of it, recording before the first and after\n"
+    "each iteration k the energy E summed over the bodies (h = frame_time / substeps) and the\n"
+    "wall-clock seconds spent in the k iterations (each iteration timed on its own, Chebyshev\n"
+    "extrapolation included; energy evaluations and the sub-step's refactoring excluded).\n"
+    "\n"
+    "--solver KEY=VALUE sets a [solver] key for the studied sub-step only (e.g. --solver\n"
+    "rotations=jacobi --solver chebyshev=on --solver chebyshev_rho=0.97): the frames before it run\n"
+    "the configured solver, so every variant starts from the same state and has the same minimum.\n"
+    "The sub-step runs in a second world loaded from the config (with --set and --solver) that\n"
+    "takes the first world's state; its solver states are made afresh on that state. Runs are\n"
+    "deterministic: the energies of two runs are bitwise equal.\n"
+    "\n"
+    "FILE.tsv: '#' header lines (config, overrides, frame, h, both worlds' solver settings),\n"
+    "then one line per k = 0 … N: k, seconds, energy (J), tab-separated, %.17g. It is written\n"
+    "under a temporary name and renamed when complete: on failure no FILE.tsv is left.\n";
+
+/* "name key=value ..." of a world's solver settings (defaults filled in). */
+static void describe_solver(const op_world *w, char *text, size_t size)
+{
+    snprintf(text, size, "%s", w->solver->name);
+    for (int i = 0; i < w->solver_settings.count; ++i) {
+        size_t used = strlen(text);
+        if (used + 1 < size)
+            snprintf(text + used, size - used, " %s=%s", w->solver_settings.key[i], w->solver_settings.value[i]);
+    }
+}
+
+static int command_converge(int argc, char **argv, const char *command_line)
+{
+    static const struct option options[] = { { "set", required_argument, 0, 's' },
+                                              { "solver", required_argument, 0, 'v' },
+                                              { "frame", required_argument, 0, 'f' },
+                                              { "iterations", required_argument, 0, 'n' },
+                                              { "out", required_argument, 0, 'o' },
+                                              { "help", no_argument, 0, 'h' },
+                                              { 0, 0, 0, 0 } };
+    /* study = the --set overrides, then "solver.KEY=VALUE" of each --solver */
+    const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
+    const char **study = calloc((size_t)argc + 1, sizeof *study);
+    char **owned = calloc((size_t)argc + 1, sizeof *owned);
+    const char *out = NULL;
+    int override_count = 0, study_only = 0, frames = -1, iterations = -1, c, status = 0;
+    if (!overrides || !study || !owned) {
+        free(overrides), free(study), free(owned);
+        return EXIT_SOFTWARE;
+    }
+    while (status == 0 && (c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (c) {
+        case 's': overrides[override_count++] = optarg; break;
+        case 'v': {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg) {
+                status = usage_error("converge", "--solver needs KEY=VALUE (a [solver] key), not '%s'", optarg);
+                break;
+            }
+            size_t length = strlen(optarg) + sizeof "solver.";
+            char *item = malloc(length);
+            if (!item) {
+                status = EXIT_SOFTWARE;
+                break;
+            }
+            snprintf(item, length, "solver.%s", optarg);
+            owned[study_only++] = item;
+            break;
+        }
+        case 'f':
+            if (parse_int(optarg, 0, OP_CONVERGE_MAX_FRAMES, &frames))
+                status = usage_error("converge", "--frame needs a whole number from 0 to 1000000, not '%s'", optarg);
+            break;
+        case 'n':
+            if (parse_int(optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &iterations))
+                status = usage_error("converge", "--iterations needs a whole number from 1 to 10000000, not '%s'",
+                                     optarg);
+            break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(converge_help, stdout); status = -1; break;
+        default: status = usage_error("converge", "%s", "unknown option");
+        }
+    }
+    if (status == 0 && (optind != argc - 1 || !out || frames < 0 || iterations < 0))
+        status = usage_error("converge", "%s", "give one CONFIG.ini, --frame F, --iterations N and --out FILE.tsv");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_scene scene, second;
+    int loaded = 0;
+    double *seconds = NULL, *energy = NULL;
+    char *temp = NULL;
+    if (status == 0) {
+        const char *config = argv[optind];
+        for (int i = 0; i < override_count; ++i)
+            study[i] = overrides[i];
+        for (int i = 0; i < study_only; ++i)
+            study[override_count + i] = owned[i];
+        if (op_scene_load(&ctx, config, override_count, overrides, &scene) == OP_OK) {
+            loaded = 1;
+            if (op_scene_load(&ctx, config, override_count + study_only, study, &second) == OP_OK)
+                loaded = 2;
+        }
+        seconds = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
+        energy = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
+        if (ctx.status == OP_OK)
+            op_converge(&ctx, &scene, &second, frames, iterations, seconds, energy);
+        size_t temp_size = strlen(out) + 32;
+        temp = ctx.status == OP_OK ? op_calloc(&ctx, temp_size, 1) : NULL;
+        if (temp) {
+            snprintf(temp, temp_size, "%s.%ld.tmp", out, (long)getpid());
+            FILE *file = fopen(temp, "w");
+            if (!file)
+                OP_FAIL(&ctx, OP_ERR_IO, "%s: cannot write: %s", temp, strerror(errno));
+            else {
+                char run_solver[2048], study_solver[2048];
+                describe_solver(&scene.world, run_solver, sizeof run_solver);
+                describe_solver(&second.world, study_solver, sizeof study_solver);
+                const op_world *w = &second.world;
+                fprintf(file, "# opsim converge (opsim %s, git %s): energy of one sub-step against iteration\n",
+                        OPSIM_VERSION, OPSIM_GIT_REV);
+                fprintf(file, "# command = %s\n# config = %s\n", command_line, config);
+                for (int i = 0; i < override_count; ++i)
+                    fprintf(file, "# set = %s\n", overrides[i]);
+                for (int i = 0; i < study_only; ++i)
+                    fprintf(file, "# study set = %s\n", owned[i]);
+                fprintf(file, "# frame = %d (frames run before the studied sub-step, sub-step %ld of the run)\n",
+                        frames, w->substep + 1);
+                fprintf(file, "# h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
+                        w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
+                fprintf(file, "# iterations = %d\n# run solver = %s\n# study solver = %s\n", iterations, run_solver,
+                        study_solver);
+                fprintf(file, "# k\tseconds\tenergy\n");
+                for (int k = 0; k <= iterations; ++k)
+                    fprintf(file, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
+                if (ferror(file) | (fclose(file) != 0))
+                    OP_FAIL(&ctx, OP_ERR_IO, "%s: cannot write: %s", temp, strerror(errno));
+                else if (rename(temp, out) != 0)
+                    OP_FAIL(&ctx, OP_ERR_IO, "%s: cannot rename %s onto it: %s", out, temp, strerror(errno));
+                if (ctx.status != OP_OK)
+                    remove(temp);
+            }
+        }
+        if (ctx.status != OP_OK)
+            status = report_failure(&ctx);
+    }
+    if (loaded >= 1)
+        op_scene_free(&scene);
+    if (loaded >= 2)
+        op_scene_free(&second);
+    for (int i = 0; i < study_only; ++i)
+        free(owned[i]);
+    free(owned), free(overrides), free(study), free(seconds), free(energy), free(temp);
+    return status < 0 ? 0 : status;
+}
+
 static int command_solvers(int argc, char **argv)
 {
     (void)argv;
@@ -803,6 +963,7 @@ static const char main_help[] =
     "  solvers  list the solver variants and their options\n"
     "  estimate-rho\n"
     "           estimate the spectral radius rho for Chebyshev acceleration (chebyshev_rho)\n"
+    "  converge energy against iteration and time for one sub-step (convergence study)\n"
     "  graph    build one body's particle graph and skinning into a run file\n"
     "  mesh     prepare a mesh: rotate, scale to metres, write OBJ\n"
     "  info     print what a run file holds\n"
@@ -835,6 +996,8 @@ int main(int argc, char **argv)
         status = command_run(argc - 1, argv + 1, command_line);
     else if (strcmp(command, "estimate-rho") == 0)
         status = command_estimate_rho(argc - 1, argv + 1);
+    else if (strcmp(command, "converge") == 0)
+        status = command_converge(argc - 1, argv + 1, command_line);
     else if (strcmp(command, "solvers") == 0)
         status = command_solvers(argc - 1, argv + 1);
     else if (strcmp(command, "graph") == 0)

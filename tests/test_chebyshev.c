@@ -4,6 +4,7 @@
  * particles never move, bad options are refused naming the option, and a run file records the
  * settings. Scenes come from the experiments/ configs; a world is "cloned" by loading its scene twice
  * and stepping both alike. */
+#include "test_scene_load.h"
 #include "test_util.h"
 
 #include <stdio.h>
@@ -22,13 +23,7 @@ enum { MAX_OVERRIDES = 16 };
 
 static void load(op_scene *scene, const char *config, const char *const *overrides)
 {
-    int count = 0;
-    while (overrides && overrides[count])
-        ++count;
-    op_ctx ctx;
-    op_ctx_init(&ctx);
-    if (op_scene_load(&ctx, config, count, overrides, scene) != OP_OK)
-        fail_msg("%s", ctx.message);
+    test_load_scene(scene, config, overrides);
     scene->world.def.log_energy = 0;
 }
 
@@ -140,17 +135,6 @@ static void test_omega_sequence(void **state)
 
 /* ---- convergence on a dinosaur frame ------------------------------------------------------- */
 
-static double world_energy(const op_world *w, double h)
-{
-    double total = 0.0;
-    for (int b = 0; b < w->body_count; ++b) {
-        op_energy e;
-        op_energy_eval(&w->bodies[b], h, &e);
-        total += e.total;
-    }
-    return total;
-}
-
 /* energy[k] after k iterations of the sub-step following `frames` plain frames, k = 0 …
  * iterations, with Chebyshev at `rho` (rotations too when asked) or plain (rho < 0). The frames
  * before run with chebyshev = on at ρ = 0, which is the plain run bit for bit
@@ -172,11 +156,11 @@ static void substep_energies(const char *config, int frames, double rho, int rot
     op_ctx_init(&ctx);
     op_stage_times times = { 0 };
     assert_int_equal(op_world_begin_substep(&ctx, w, h), OP_OK);
-    energy[0] = world_energy(w, h);
+    energy[0] = op_world_energy(w, h, NULL);
     for (int k = 0; k < iterations; ++k) {
         if (op_world_iterate(&ctx, w, h, k, &times) != OP_OK)
             fail_msg("%s", ctx.message);
-        energy[k + 1] = world_energy(w, h);
+        energy[k + 1] = op_world_energy(w, h, NULL);
     }
     op_scene_free(&scene);
 }

@@ -1,0 +1,211 @@
+/* The convergence study's core, op_converge (core/converge.h), and `opsim converge`: the k = 0
+ * energy is the energy at the start of the sub-step, Gauss–Seidel never raises it, runs are
+ * bitwise repeatable, a study world solves the same problem, bad frame and iteration counts fail
+ * (and the command line leaves no output file). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_scene_load.h"
+#include "test_util.h"
+
+#include "converge.h"
+#include "energy.h"
+#include "scene.h"
+
+enum { FRAMES = 15, ITERATIONS = 60 };
+static const char *const config = "experiments/fig5.ini"; /* no direction constraints: GS descends */
+
+static void load(op_scene *scene, const char *const *overrides)
+{
+    test_load_scene(scene, config, overrides);
+}
+
+/* energy and seconds of one op_converge run; study overrides NULL: in the scene's own world */
+static void converge(const char *const *study_overrides, int frames, int iterations, double *energy, double *seconds)
+{
+    op_scene scene, study;
+    load(&scene, NULL);
+    if (study_overrides)
+        load(&study, study_overrides);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (op_converge(&ctx, &scene, study_overrides ? &study : NULL, frames, iterations, seconds, energy) != OP_OK)
+        fail_msg("%s", ctx.message);
+    op_scene_free(&scene);
+    if (study_overrides)
+        op_scene_free(&study);
+}
+
+static const char *const jacobi_chebyshev[] = { "solver.rotations=jacobi", "solver.chebyshev=on",
+                                                "solver.chebyshev_rho=0.97", NULL };
+
+static void test_first_energy_is_the_substep_start(void **state)
+{
+    (void)state;
+    /* by hand: the frames, then PREDICT and BEGIN of the next sub-step */
+    op_scene scene;
+    load(&scene, NULL);
+    op_world *w = &scene.world;
+    w->def.log_energy = 0;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_frame_stats stats = { 0 };
+    for (int f = 0; f < FRAMES; ++f)
+        assert_int_equal(op_world_step(&ctx, w, &stats), OP_OK);
+    double h = w->def.frame_time / w->def.substeps, expected = 0.0;
+    assert_int_equal(op_world_begin_substep(&ctx, w, h), OP_OK);
+    for (int b = 0; b < w->body_count; ++b) {
+        op_energy e;
+        op_energy_eval(&w->bodies[b], h, &e);
+        expected += e.total;
+    }
+    op_scene_free(&scene);
+    double energy[ITERATIONS + 1], seconds[ITERATIONS + 1];
+    converge(NULL, FRAMES, ITERATIONS, energy, seconds);
+    assert_memory_equal(&energy[0], &expected, sizeof expected);
+    assert_true(seconds[0] == 0.0);
+    for (int k = 1; k <= ITERATIONS; ++k)
+        assert_le(seconds[k - 1], seconds[k]);
+    /* a study world takes the same state: the same E_0, bit for bit */
+    converge(jacobi_chebyshev, FRAMES, ITERATIONS, energy, seconds);
+    assert_memory_equal(&energy[0], &expected, sizeof expected);
+}
+
+static void test_gauss_seidel_never_raises_the_energy(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    double energy[N + 1], seconds[N + 1];
+    const char *const gs[] = { "solver.rotations=gs", NULL };
+    for (int pass = 0; pass < 2; ++pass) {
+        converge(pass ? gs : NULL, FRAMES, N, energy, seconds);
+        for (int k = 1; k <= N; ++k)
+            assert_le(energy[k], energy[k - 1] + 1e-12 * fabs(energy[k - 1]));
+        assert_true(energy[N] < energy[0]);
+    }
+}
+
+static void test_runs_are_bitwise_repeatable(void **state)
+{
+    (void)state;
+    double a[ITERATIONS + 1], b[ITERATIONS + 1], seconds[ITERATIONS + 1];
+    converge(NULL, FRAMES, ITERATIONS, a, seconds);
+    converge(NULL, FRAMES, ITERATIONS, b, seconds);
+    assert_memory_equal(a, b, sizeof a);
+    converge(jacobi_chebyshev, FRAMES, ITERATIONS, a, seconds);
+    converge(jacobi_chebyshev, FRAMES, ITERATIONS, b, seconds);
+    assert_memory_equal(a, b, sizeof a);
+}
+
+/* Gauss–Seidel in a study world (fresh solver state on the copied state) against the scene's own
+ * world: the same problem, the same iterates to rounding (the polar warm starts differ). */
+static void test_study_world_solves_the_same_problem(void **state)
+{
+    (void)state;
+    double own[ITERATIONS + 1], study[ITERATIONS + 1], seconds[ITERATIONS + 1];
+    const char *const gs[] = { "solver.rotations=gs", NULL };
+    converge(NULL, FRAMES, ITERATIONS, own, seconds);
+    converge(gs, FRAMES, ITERATIONS, study, seconds);
+    for (int k = 0; k <= ITERATIONS; ++k)
+        assert_close(study[k], own[k], 1e-9);
+}
+
+static void test_bad_frames_and_iterations_fail(void **state)
+{
+    (void)state;
+    const struct {
+        int frames, iterations;
+    } cases[] = { { -1, 10 }, { 0, 0 }, { 3, -5 }, { OP_CONVERGE_MAX_FRAMES + 1, 10 } };
+    double energy[11], seconds[11];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        op_scene scene;
+        load(&scene, NULL);
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        assert_int_equal(op_converge(&ctx, &scene, NULL, cases[c].frames, cases[c].iterations, seconds, energy),
+                         OP_ERR_USAGE);
+        assert_true(strlen(ctx.message) > 0);
+        assert_int_equal(scene.world.frame, 0); /* nothing ran */
+        op_scene_free(&scene);
+    }
+    /* a study world of another scene */
+    op_scene scene, other;
+    load(&scene, NULL);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    const char *const bar_overrides[] = { NULL };
+    assert_int_equal(op_scene_load(&ctx, "experiments/fig1.ini", 0, bar_overrides, &other), OP_OK);
+    assert_int_equal(op_converge(&ctx, &scene, &other, 1, 10, seconds, energy), OP_ERR_INVALID);
+    op_scene_free(&scene);
+    op_scene_free(&other);
+}
+
+/* exit status of bin/opsim converge with `arguments`, writing `out` */
+static int opsim_converge(const char *arguments, const char *out)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "bin/opsim converge %s --out '%s' 2>/dev/null", arguments, out);
+    int status = system(command);
+    assert_true(status != -1 && WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void test_command_line(void **state)
+{
+    (void)state;
+    const char *out = test_tmp_path(".tsv");
+    struct {
+        const char *arguments;
+        int status;
+    } bad[] = {
+        { "experiments/fig5.ini --frame -1 --iterations 10", 64 },
+        { "experiments/fig5.ini --frame 2 --iterations 0", 64 },
+        { "experiments/fig5.ini --frame x --iterations 10", 64 },
+        { "experiments/fig5.ini --iterations 10", 64 },
+        { "experiments/fig5.ini --frame 2 --iterations 10 --solver rotations", 64 },
+        { "experiments/fig5.ini --frame 2 --iterations 10 --solver rotations=sideways", 65 },
+        { "experiments/no-such.ini --frame 2 --iterations 10", 74 },
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; ++c) {
+        int status = opsim_converge(bad[c].arguments, out);
+        if (status != bad[c].status)
+            fail_msg("opsim converge %s: exit %d, expected %d", bad[c].arguments, status, bad[c].status);
+        assert_int_not_equal(access(out, F_OK), 0);
+    }
+    assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 5 --solver rotations=jacobi", out), 0);
+    FILE *file = fopen(out, "r");
+    assert_non_null(file);
+    char line[2048];
+    int rows = 0, header = 0, study = 0;
+    while (fgets(line, sizeof line, file)) {
+        if (line[0] == '#') {
+            header++;
+            study += strstr(line, "# study solver = arap rotations=jacobi") != NULL;
+            continue;
+        }
+        int k;
+        double seconds, energy;
+        assert_int_equal(sscanf(line, "%d\t%lf\t%lf", &k, &seconds, &energy), 3);
+        assert_int_equal(k, rows++);
+    }
+    fclose(file);
+    assert_int_equal(rows, 6);
+    assert_true(header > 3 && study == 1);
+    remove(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_energy_is_the_substep_start),
+        cmocka_unit_test(test_gauss_seidel_never_raises_the_energy),
+        cmocka_unit_test(test_runs_are_bitwise_repeatable),
+        cmocka_unit_test(test_study_world_solves_the_same_problem),
+        cmocka_unit_test(test_bad_frames_and_iterations_fail),
+        cmocka_unit_test(test_command_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
