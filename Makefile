@@ -38,6 +38,7 @@ help:
 	@echo "make test         build and run every test (cmocka)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
+	@echo "make sweep-example  a 2x2 parameter sweep of Fig. 2 and its overlay figure"
 	@echo "make bench        per-stage timing tables (bench/)"
 	@echo "make deps         install the Debian packages opsim needs"
 

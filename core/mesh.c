@@ -2,6 +2,8 @@
  * the atomic OBJ writer, validation, bounds and the closed-surface test. */
 #include "mesh.h"
 
+#include "atomic.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 /* Far beyond any mesh opsim simulates, yet small enough that 3 * count still fits an int,
  * so face and vertex arrays can be indexed with plain ints. It also stops a corrupt header
@@ -546,22 +547,19 @@ int op_mesh_read(op_ctx *ctx, const char *path, op_mesh *mesh)
                    extension ? extension : "(no extension)");
 }
 
-static int write_obj_lines(FILE *file, const op_mesh *mesh)
+/* A failed fprintf sets the stream's error flag, which op_atomic_commit reports. */
+static void write_obj_lines(FILE *file, const op_mesh *mesh)
 {
-    if (fprintf(file, "# opsim mesh: %d vertices, %d triangles\n", mesh->vertex_count, mesh->face_count) < 0)
-        return 0;
+    fprintf(file, "# opsim mesh: %d vertices, %d triangles\n", mesh->vertex_count, mesh->face_count);
     /* %.17g: every double survives the text round trip bit for bit */
     for (int v = 0; v < mesh->vertex_count; ++v) {
         const double *p = &mesh->vertices[3 * v];
-        if (fprintf(file, "v %.17g %.17g %.17g\n", p[0], p[1], p[2]) < 0)
-            return 0;
+        fprintf(file, "v %.17g %.17g %.17g\n", p[0], p[1], p[2]);
     }
     for (int f = 0; f < mesh->face_count; ++f) {
         const int *t = &mesh->faces[3 * f];
-        if (fprintf(file, "f %d %d %d\n", t[0] + 1, t[1] + 1, t[2] + 1) < 0)
-            return 0;
+        fprintf(file, "f %d %d %d\n", t[0] + 1, t[1] + 1, t[2] + 1);
     }
-    return 1;
 }
 
 int op_mesh_write_obj(op_ctx *ctx, const char *path, const op_mesh *mesh)
@@ -571,33 +569,11 @@ int op_mesh_write_obj(op_ctx *ctx, const char *path, const op_mesh *mesh)
     int status = op_mesh_check(ctx, mesh, path);
     if (status != OP_OK)
         return status;
-    size_t temporary_size = strlen(path) + 32;
-    char *temporary = op_calloc(ctx, temporary_size, 1);
-    if (!temporary)
-        return OP_ERR_NOMEM;
-    snprintf(temporary, temporary_size, "%s.tmp.%ld", path, (long)getpid());
-    FILE *file = fopen(temporary, "w");
-    if (!file) {
-        status = OP_FAIL(ctx, OP_ERR_IO, "%s: cannot create %s: %s", path, temporary, strerror(errno));
-        free(temporary);
-        return status;
-    }
-    int written = write_obj_lines(file, mesh);
-    int write_errno = errno;
-    if (fclose(file) != 0 && written) {
-        written = 0;
-        write_errno = errno;
-    }
-    if (written && rename(temporary, path) != 0) {
-        written = 0;
-        write_errno = errno;
-    }
-    if (!written) {
-        remove(temporary);
-        status = OP_FAIL(ctx, OP_ERR_IO, "%s: cannot write: %s", path, strerror(write_errno));
-    }
-    free(temporary);
-    return status;
+    op_atomic_file out;
+    if (op_atomic_open(ctx, &out, path) != OP_OK)
+        return ctx->status;
+    write_obj_lines(out.file, mesh);
+    return op_atomic_commit(ctx, &out);
 }
 
 int op_mesh_check(op_ctx *ctx, const op_mesh *mesh, const char *name)

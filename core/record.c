@@ -18,6 +18,9 @@ typedef struct recorder {
     op_series energy_series[ENERGY_TERMS];
     op_series timing[TIMING_STAGES];
     op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
+    op_series surface, surface_step, surface_time;     /* open only when def->store_surface */
+    int store_surface;
+    double *surface_rows;             /* one frame of every body's skinned vertices */
     int particles;
     double *positions, *orientations; /* one frame of every body */
     double *energy_rows;              /* [substeps][iterations + 1] of one term */
@@ -146,6 +149,69 @@ static int append_step_time(op_ctx *ctx, recorder *r, op_series *step, op_series
     return OP_OK;
 }
 
+/* The layout the XDMF sidecar (core/xdmf.h) points at besides the particle states:
+ * /particles/index, the identity 0 .. N-1 whose first n entries are the vertex list of any
+ * body's particles (XDMF can only point at datasets, and a polyvertex grid without one shows
+ * no cells in ParaView's XDMF 3 reader); each body's vertex_offset and store_surface in
+ * /parameters; and, when stored, the skinned surface series. */
+static int create_surface(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    op_runfile *run = &r->run;
+    int64_t particles = r->particles;
+    int64_t *index = op_calloc(ctx, (size_t)particles, sizeof *index);
+    if (!index)
+        return ctx->status;
+    for (int64_t i = 0; i < particles; ++i)
+        index[i] = i;
+    int status = op_runfile_write_array(ctx, run, "/particles/index", OP_SERIES_INT64, 1, &particles, index);
+    free(index);
+    if (status != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, "/particles/index", "description",
+                                        "0 .. N-1: the first n entries list any body's n particles") != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, "/parameters", "store_surface", r->store_surface) != OP_OK)
+        return ctx->status;
+    int64_t vertices = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        char path[128];
+        snprintf(path, sizeof path, "/parameters/%s", w->bodies[b].name);
+        if (op_runfile_set_attribute_int(ctx, run, path, "vertex_offset", vertices) != OP_OK)
+            return ctx->status;
+        vertices += w->bodies[b].model->mesh.vertex_count;
+    }
+    if (!r->store_surface)
+        return OP_OK;
+    r->surface_rows = op_calloc(ctx, 3 * (size_t)vertices, sizeof(double));
+    int64_t row[2] = { vertices, 3 };
+    if (!r->surface_rows ||
+        op_series_create(ctx, run, &r->surface, "/surface/position/value", OP_SERIES_FLOAT64, 2, row, "m",
+                         "skinned visual vertices (Eq. 2) at each output frame; body b from its vertex_offset "
+                         "in /parameters/<b>") != OP_OK ||
+        op_series_create(ctx, run, &r->surface_step, "/surface/position/step", OP_SERIES_INT64, 0, NULL, NULL,
+                         "frame index") != OP_OK ||
+        op_series_create(ctx, run, &r->surface_time, "/surface/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
+                         NULL) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+/* Each body's visual mesh skinned by its current state, as `opsim export --skinned` does. */
+static int append_surface(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    if (!r->store_surface)
+        return OP_OK;
+    size_t offset = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_body *body = &w->bodies[b];
+        const op_model *m = body->model;
+        op_skin_apply(&m->skin, &m->graph, &body->state, m->mesh.vertices, &r->surface_rows[3 * offset]);
+        offset += (size_t)m->mesh.vertex_count;
+    }
+    if (op_series_append(ctx, &r->run, &r->surface, r->surface_rows, 1) != OP_OK ||
+        append_step_time(ctx, r, &r->surface_step, &r->surface_time, w) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
 static int append_state(op_ctx *ctx, recorder *r, const op_world *w)
 {
     int offset = 0;
@@ -160,7 +226,7 @@ static int append_state(op_ctx *ctx, recorder *r, const op_world *w)
         append_step_time(ctx, r, &r->position_step, &r->position_time, w) != OP_OK ||
         append_step_time(ctx, r, &r->orientation_step, &r->orientation_time, w) != OP_OK)
         return ctx->status;
-    return OP_OK;
+    return append_surface(ctx, r, w);
 }
 
 static int append_observables(op_ctx *ctx, recorder *r, const op_scene *scene)
@@ -196,11 +262,26 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
     return append_observables(ctx, r, scene);
 }
 
+op_record_def op_default_record_def(void)
+{
+    return (op_record_def){ .progress = NULL, .store_surface = 1 };
+}
+
 int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance, FILE *progress)
 {
+    op_record_def def = op_default_record_def();
+    def.progress = progress;
+    return op_record_run_def(ctx, scene, path, provenance, &def);
+}
+
+int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance,
+                      const op_record_def *def)
+{
+    FILE *progress = def->progress;
     recorder *r = op_calloc(ctx, 1, sizeof *r);
     if (!r)
         return ctx->status;
+    r->store_surface = def->store_surface;
     op_world *w = &scene->world;
     const op_world_def *d = &w->def;
     size_t cells = (size_t)d->substeps * (size_t)(d->iterations + 1);
@@ -211,7 +292,7 @@ int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_prove
     r->energy = op_calloc(ctx, cells, sizeof(op_energy));
     if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
         write_bodies(ctx, r, w) == OP_OK && write_parameters(ctx, r, scene) == OP_OK &&
-        create_series(ctx, r, scene) == OP_OK && append_state(ctx, r, w) == OP_OK &&
+        create_series(ctx, r, scene) == OP_OK && create_surface(ctx, r, w) == OP_OK && append_state(ctx, r, w) == OP_OK &&
         append_observables(ctx, r, scene) == OP_OK && op_runfile_flush(ctx, &r->run) == OP_OK) {
         op_frame_stats stats = { .energy = r->energy };
         for (int frame = 1; frame <= scene->run.frames; ++frame) {
@@ -237,6 +318,7 @@ int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_prove
     free(r->orientations);
     free(r->energy_rows);
     free(r->energy);
+    free(r->surface_rows);
     free(r);
     return ctx->status;
 }

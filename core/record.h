@@ -22,7 +22,19 @@
  *                                     (only when log_energy)
  *   /timing/{local,global,collision,chebyshev,total} [F] (ms): every frame (chebyshev: the
  *                                     extrapolation after each iteration, 0 when off)
- *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame */
+ *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame
+ *   /particles/index [N] int64        0 .. N-1: the first n entries list the particles of any
+ *                                     body of n (the XDMF sidecar's polyvertex cells, xdmf.h)
+ *   /parameters                       store_surface (0/1); /parameters/<body>: vertex_offset
+ *   /surface/position/value [T][V][3] (only when store_surface) every body's visual mesh
+ *                                     skinned by its particles (Eq. 2) at each output frame,
+ *                                     as `opsim export --skinned` computes it; V runs over the
+ *                                     bodies in order, body b from its vertex_offset; step [T]
+ *                                     and time [T] as for the particles. Size: 24 bytes per
+ *                                     vertex per output frame (fig4's dinosaur, 4,334 vertices
+ *                                     and 151 frames: 15.7 MB, ten times the particle states;
+ *                                     Fig. 7's 180 models, 704K vertices: 17 MB a frame), hence
+ *                                     the opt-out (`opsim run --no-surface`) */
 #ifndef OPSIM_RECORD_H
 #define OPSIM_RECORD_H
 
@@ -31,9 +43,20 @@
 #include "runfile.h"
 #include "scene.h"
 
-/* Runs scene->run.frames frames and writes `path`. `progress`, when not NULL, gets a
- * carriage-return progress line (the command line passes stderr when it is a terminal). On
- * failure nothing is left under `path`. */
+/* How a run is recorded, beyond what the scene fixes. */
+typedef struct op_record_def {
+    FILE *progress;    /* a carriage-return progress line per frame, or NULL (the command line
+                          passes stderr when it is a terminal) */
+    int store_surface; /* 1: write /surface/position (the skinned vertices) */
+} op_record_def;
+
+/* No progress line; the surface stored. */
+op_record_def op_default_record_def(void);
+
+/* Runs scene->run.frames frames and writes `path`. On failure nothing is left under `path`. */
+int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance,
+                      const op_record_def *def);
+/* op_record_run_def with the defaults and `progress`. */
 int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance, FILE *progress);
 
 #endif

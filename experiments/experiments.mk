@@ -169,3 +169,4 @@ fig5: $(FIGURES)/fig5-snapshots.png $(FIGURES)/fig5-falling.png $(FIGURES)/fig5-
 
 include experiments/fig3.mk
 include experiments/convergence.mk
+include experiments/sweep-example.mk

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "build.h"
 #include "chebyshev.h"
 #include "converge.h"
@@ -22,6 +24,8 @@
 #include "scene.h"
 #include "shapes.h"
 #include "solver.h"
+#include "sweep.h"
+#include "xdmf.h"
 
 enum { EXIT_USAGE = 64, EXIT_DATA = 65, EXIT_SOFTWARE = 70, EXIT_IO = 74 };
 
@@ -309,14 +313,24 @@ static int command_graph(int argc, char **argv, const char *command_line)
 
 static const char info_help[] = "usage: opsim info RUN.h5\n\nPrints the provenance, bodies, groups and datasets of a run file.\n";
 
-static int command_info(int argc, char **argv)
+/* A command taking one run file and nothing else: -1 when argv[1] is that file, else the exit
+ * status to return (0 after printing `help` for --help, 64 for anything else). */
+static int check_single_run_file(const char *command, const char *help, int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-        fputs(info_help, stdout);
+        fputs(help, stdout);
         return 0;
     }
     if (argc != 2 || argv[1][0] == '-')
-        return usage_error("info", "%s", "give exactly one run file");
+        return usage_error(command, "%s", "give exactly one run file");
+    return -1;
+}
+
+static int command_info(int argc, char **argv)
+{
+    int status = check_single_run_file("info", info_help, argc, argv);
+    if (status >= 0)
+        return status;
     op_ctx ctx;
     op_ctx_init(&ctx);
     if (op_runfile_info(&ctx, argv[1], stdout) != OP_OK)
@@ -328,11 +342,16 @@ static const char export_help[] =
     "usage: opsim export RUN.h5 DATASET\n"
     "       opsim export RUN.h5 --triangles BODY | --axes BODY\n"
     "       opsim export RUN.h5 --skinned BODY --frame F | --particles BODY --frame F\n"
+    "       opsim export RUN.h5 --obj DIR [--frames all|last|F,F,...] [--body BODY]\n"
     "       opsim export RUN.h5 --attribute OBJECT NAME\n"
     "\n"
     "Prints tab-separated text for gnuplot: DATASET (e.g. /graph/dino/radii) one row per leading\n"
-    "index; --triangles BODY: the rest surface as closed triangle outlines, one per block (blocks\n"
-    "are separated by two blank lines so splot draws no grid between them);\n"
+    "index, so a time series is one line per frame or sub-step: /observables/NAME/value and\n"
+    "/observables/NAME/time (one value per frame), /timing/total (ms per frame; also local,\n"
+    "global, collision, chebyshev), /solver/energy/total (one row per sub-step: E before and\n"
+    "after each iteration; also kinetic, elastic, constraint).\n"
+    "--triangles BODY: the rest surface as closed triangle outlines, one per block (blocks are\n"
+    "separated by two blank lines so splot draws no grid between them);\n"
     "--axes BODY: each particle's three principal axes as segments through its centre, scaled by\n"
     "the radii, with columns x y z particle axis(0..2).\n"
     "--skinned BODY --frame F: the visual surface at output frame F, skinned by the particles\n"
@@ -340,6 +359,10 @@ static const char export_help[] =
     "current axes R_i E_i of the particles at frame F, like --axes. F is a frame index\n"
     "recorded in /particles/position/step, or 'last'. Both start with a comment line\n"
     "'# BODY frame F time T' (T in seconds).\n"
+    "--obj DIR: the skinned surface as OBJ files DIR/BODY-FFFFFF.obj (F the frame index, six\n"
+    "digits), one per body (or only --body BODY) and output frame (--frames: all, the default;\n"
+    "last; or frame indices and 'last' separated by commas), each written under a temporary name\n"
+    "and renamed when complete; DIR is made if missing; prints each path written.\n"
     "--attribute OBJECT NAME: one numeric attribute, e.g. /parameters/bar_k stiffness.\n";
 
 static int export_triangles(op_ctx *ctx, const char *path, const char *body)
@@ -385,11 +408,14 @@ static int export_axes(op_ctx *ctx, const char *path, const char *body)
 }
 
 /* One body at one output frame of a run: its rest graph (and mesh and skin when asked for),
- * and its particles' centres and rotations at that frame. */
+ * its place in the shared particle series, and its particles' centres and rotations at that
+ * frame. */
 typedef struct frame_state {
     op_graph graph;
     op_mesh mesh;
     op_skin skin;
+    int64_t offset;   /* the body's first particle in /particles/.../value */
+    long total;       /* particles of every body */
     double *position; /* [n][3] */
     double *rotation; /* [n][9] */
     long long frame;
@@ -406,13 +432,13 @@ static void frame_state_free(frame_state *f)
     memset(f, 0, sizeof *f);
 }
 
-/* The output row whose step is `frame_text` (a frame index or "last"). An unknown frame names
- * the frames the run has. */
-static int find_frame_row(op_ctx *ctx, const char *path, const char *frame_text, long *row)
+/* Every output frame's index, /particles/position/step, into a new array of *rows. */
+static int read_steps(op_ctx *ctx, const char *path, int64_t **steps, long *rows)
 {
     const char *steps_path = "/particles/position/step";
     int rank = 0;
     int64_t dims[OP_RUNFILE_MAX_RANK];
+    *steps = NULL;
     if (op_runfile_dataset_shape(ctx, path, steps_path, &rank, dims) != OP_OK) {
         if (ctx->status == OP_ERR_INVALID)
             snprintf(ctx->message + strlen(ctx->message), sizeof ctx->message - strlen(ctx->message),
@@ -421,14 +447,21 @@ static int find_frame_row(op_ctx *ctx, const char *path, const char *frame_text,
     }
     if (rank != 1 || dims[0] < 1)
         return OP_FAIL(ctx, OP_ERR_INVALID, "%s: %s holds no output frames", path, steps_path);
-    long rows = (long)dims[0];
-    int64_t *steps = op_calloc(ctx, (size_t)rows, sizeof *steps);
-    if (!steps)
+    *rows = (long)dims[0];
+    *steps = op_calloc(ctx, (size_t)*rows, sizeof **steps);
+    if (*steps && op_runfile_read_rows_int64(ctx, path, steps_path, 0, *rows, *steps, *rows) != OP_OK)
+        OP_FREE(*steps);
+    return ctx->status;
+}
+
+/* The output row whose step is `frame_text` (a frame index or "last"). An unknown frame names
+ * the frames the run has. */
+static int find_frame_row(op_ctx *ctx, const char *path, const char *frame_text, long *row)
+{
+    int64_t *steps;
+    long rows = 0;
+    if (read_steps(ctx, path, &steps, &rows) != OP_OK)
         return ctx->status;
-    if (op_runfile_read_rows_int64(ctx, path, steps_path, 0, rows, steps, rows) != OP_OK) {
-        free(steps);
-        return ctx->status;
-    }
     *row = -1;
     if (strcmp(frame_text, "last") == 0)
         *row = rows - 1;
@@ -465,8 +498,8 @@ static int find_frame_row(op_ctx *ctx, const char *path, const char *frame_text,
     return ctx->status;
 }
 
-static int read_frame_state(op_ctx *ctx, const char *path, const char *body, const char *frame_text,
-                            int with_mesh, frame_state *f)
+/* The body's rest data and place in the series, with room for one frame of its state. */
+static int read_frame_body(op_ctx *ctx, const char *path, const char *body, int with_mesh, frame_state *f)
 {
     memset(f, 0, sizeof *f);
     if (op_runfile_read_body(ctx, path, body, &f->graph, with_mesh ? &f->mesh : NULL,
@@ -474,39 +507,61 @@ static int read_frame_state(op_ctx *ctx, const char *path, const char *body, con
         return ctx->status;
     char object[128];
     snprintf(object, sizeof object, "/parameters/%s", body);
-    int64_t offset = 0;
-    long row = 0;
     int rank = 0;
     int64_t dims[OP_RUNFILE_MAX_RANK];
-    if (find_frame_row(ctx, path, frame_text, &row) != OP_OK ||
-        op_runfile_read_attribute_int(ctx, path, object, "particle_offset", &offset) != OP_OK ||
+    if (op_runfile_read_attribute_int(ctx, path, object, "particle_offset", &f->offset) != OP_OK ||
         op_runfile_dataset_shape(ctx, path, "/particles/position/value", &rank, dims) != OP_OK)
         return ctx->status;
     int n = f->graph.particle_count;
-    if (rank != 3 || dims[2] != 3 || offset < 0 || offset + n > dims[1])
+    if (rank != 3 || dims[2] != 3 || f->offset < 0 || f->offset + n > dims[1])
         return OP_FAIL(ctx, OP_ERR_INVALID,
                        "%s: body %s (particles %lld to %lld) does not fit /particles/position/value "
                        "of %lld particles",
-                       path, body, (long long)offset, (long long)offset + n - 1,
+                       path, body, (long long)f->offset, (long long)f->offset + n - 1,
                        rank >= 2 ? (long long)dims[1] : 0LL);
-    long total = (long)dims[1];
-    double *all_x = op_calloc(ctx, 3 * (size_t)total, sizeof *all_x);
-    double *all_r = op_calloc(ctx, 9 * (size_t)total, sizeof *all_r);
+    f->total = (long)dims[1];
     f->position = op_calloc(ctx, 3 * (size_t)n, sizeof *f->position);
     f->rotation = op_calloc(ctx, 9 * (size_t)n, sizeof *f->rotation);
+    return ctx->status;
+}
+
+/* The body's particles at output row `row` (its frame index and time too). */
+static int read_frame_row(op_ctx *ctx, const char *path, long row, frame_state *f)
+{
+    long total = f->total;
+    size_t n = (size_t)f->graph.particle_count;
+    double *all_x = op_calloc(ctx, 3 * (size_t)total, sizeof *all_x);
+    double *all_r = op_calloc(ctx, 9 * (size_t)total, sizeof *all_r);
     int64_t step = 0;
     if (ctx->status == OP_OK &&
         op_runfile_read_rows(ctx, path, "/particles/position/value", row, 1, all_x, 3 * total) == OP_OK &&
         op_runfile_read_rows(ctx, path, "/particles/orientation/value", row, 1, all_r, 9 * total) == OP_OK &&
         op_runfile_read_rows_int64(ctx, path, "/particles/position/step", row, 1, &step, 1) == OP_OK &&
         op_runfile_read_rows(ctx, path, "/particles/position/time", row, 1, &f->time, 1) == OP_OK) {
-        memcpy(f->position, &all_x[3 * offset], 3 * (size_t)n * sizeof(double));
-        memcpy(f->rotation, &all_r[9 * offset], 9 * (size_t)n * sizeof(double));
+        memcpy(f->position, &all_x[3 * f->offset], 3 * n * sizeof(double));
+        memcpy(f->rotation, &all_r[9 * f->offset], 9 * n * sizeof(double));
         f->frame = step;
     }
     free(all_x);
     free(all_r);
     return ctx->status;
+}
+
+static int read_frame_state(op_ctx *ctx, const char *path, const char *body, const char *frame_text,
+                            int with_mesh, frame_state *f)
+{
+    long row = 0;
+    memset(f, 0, sizeof *f);
+    if (find_frame_row(ctx, path, frame_text, &row) == OP_OK && read_frame_body(ctx, path, body, with_mesh, f) == OP_OK)
+        read_frame_row(ctx, path, row, f);
+    return ctx->status;
+}
+
+/* The body's visual surface skinned by its particles at the frame read (Eq. 2). */
+static void skin_frame(const frame_state *f, double *vertices)
+{
+    op_state state = { .particle_count = f->graph.particle_count, .position = f->position, .rotation = f->rotation };
+    op_skin_apply(&f->skin, &f->graph, &state, f->mesh.vertices, vertices);
 }
 
 static int export_skinned(op_ctx *ctx, const char *path, const char *body, const char *frame)
@@ -515,10 +570,7 @@ static int export_skinned(op_ctx *ctx, const char *path, const char *body, const
     if (read_frame_state(ctx, path, body, frame, 1, &f) == OP_OK) {
         double *vertices = op_calloc(ctx, 3 * (size_t)f.mesh.vertex_count, sizeof *vertices);
         if (vertices) {
-            op_state state = { .particle_count = f.graph.particle_count,
-                               .position = f.position,
-                               .rotation = f.rotation };
-            op_skin_apply(&f.skin, &f.graph, &state, f.mesh.vertices, vertices);
+            skin_frame(&f, vertices);
             printf("# %s frame %lld time %.9g\n", body, f.frame, f.time);
             for (int t = 0; t < f.mesh.face_count; ++t) {
                 for (int k = 0; k <= 3; ++k) {
@@ -552,6 +604,98 @@ static int export_particles(op_ctx *ctx, const char *path, const char *body, con
     return ctx->status;
 }
 
+/* DIR, made unless it exists (its parent must). */
+static int make_directory(op_ctx *ctx, const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot create the directory: %s", dir, strerror(errno));
+    return OP_OK;
+}
+
+/* The output rows `frames` names: "all", or a comma-separated list of frame indices and
+ * 'last' (each checked by valid_frame_list), in the order given. */
+static int select_rows(op_ctx *ctx, const char *path, const char *frames, long **rows, long *count)
+{
+    int64_t *steps;
+    long recorded = 0;
+    *rows = NULL;
+    *count = 0;
+    if (read_steps(ctx, path, &steps, &recorded) != OP_OK)
+        return ctx->status;
+    free(steps);
+    int all = strcmp(frames, "all") == 0;
+    long wanted = all ? recorded : 1;
+    for (const char *c = frames; !all && *c; ++c)
+        wanted += *c == ',';
+    *rows = op_calloc(ctx, (size_t)wanted, sizeof **rows);
+    if (*rows && all)
+        for (*count = 0; *count < recorded; ++*count)
+            (*rows)[*count] = *count;
+    for (const char *item = frames; *rows && !all;) {
+        char text[32];
+        size_t length = strcspn(item, ",");
+        snprintf(text, sizeof text, "%.*s", (int)length, item);
+        if (find_frame_row(ctx, path, text, &(*rows)[(*count)++]) != OP_OK || !item[length])
+            break;
+        item += length + 1;
+    }
+    if (ctx->status != OP_OK)
+        OP_FREE(*rows);
+    return ctx->status;
+}
+
+/* `--obj DIR`: the skinned surface of each chosen body at each chosen frame, one OBJ file each
+ * (DIR/BODY-FFFFFF.obj, F the frame index, six digits so names sort), each written atomically
+ * by the mesh writer; every path written is printed. */
+static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char *frames, const char *only_body)
+{
+    char (*names)[OP_RUNFILE_NAME_SIZE] = op_calloc(ctx, OP_RUNFILE_MAX_BODIES, sizeof *names);
+    long *rows = NULL, row_count = 0;
+    int body_count = 0;
+    if (names && select_rows(ctx, path, frames, &rows, &row_count) == OP_OK &&
+        op_runfile_body_names(ctx, path, names, OP_RUNFILE_MAX_BODIES, &body_count) == OP_OK && only_body) {
+        /* the one body asked for, checked before DIR is made */
+        int found = 0;
+        char list[1024] = "";
+        for (int b = 0; b < body_count; ++b) {
+            found |= strcmp(names[b], only_body) == 0;
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", b ? ", " : "", names[b]);
+        }
+        if (!found)
+            OP_FAIL(ctx, OP_ERR_INVALID, "%s: no body %s (its bodies: %s)", path, only_body, list);
+        snprintf(names[0], sizeof names[0], "%s", only_body);
+        body_count = 1;
+    }
+    if (ctx->status != OP_OK || make_directory(ctx, dir) != OP_OK) {
+        free(names);
+        free(rows);
+        return ctx->status;
+    }
+    for (int b = 0; b < body_count && ctx->status == OP_OK; ++b) {
+        frame_state f;
+        double *vertices = NULL;
+        if (read_frame_body(ctx, path, names[b], 1, &f) == OP_OK)
+            vertices = op_calloc(ctx, 3 * (size_t)f.mesh.vertex_count, sizeof *vertices);
+        /* the rest mesh's triangles around the skinned vertices */
+        op_mesh surface = f.mesh;
+        surface.vertices = vertices;
+        for (long r = 0; r < row_count && ctx->status == OP_OK; ++r) {
+            char file[4200];
+            if (read_frame_row(ctx, path, rows[r], &f) != OP_OK)
+                break;
+            skin_frame(&f, vertices);
+            snprintf(file, sizeof file, "%s/%s-%06lld.obj", dir, names[b], f.frame);
+            if (op_mesh_write_obj(ctx, file, &surface) == OP_OK)
+                printf("%s\n", file);
+        }
+        free(vertices);
+        frame_state_free(&f);
+    }
+    free(names);
+    free(rows);
+    return ctx->status;
+}
+
 /* A frame is a non-negative whole number or "last". */
 static int valid_frame_text(const char *text)
 {
@@ -561,6 +705,25 @@ static int valid_frame_text(const char *text)
     errno = 0;
     long long value = strtoll(text, &end, 10);
     return !errno && end != text && !*end && value >= 0;
+}
+
+/* `--frames`: "all", or frame indices and 'last' separated by commas. */
+static int valid_frame_list(const char *text)
+{
+    if (strcmp(text, "all") == 0)
+        return 1;
+    for (const char *item = text;; ++item) {
+        char one[32];
+        size_t length = strcspn(item, ",");
+        if (length == 0 || length >= sizeof one)
+            return 0;
+        snprintf(one, sizeof one, "%.*s", (int)length, item);
+        if (!valid_frame_text(one))
+            return 0;
+        item += length;
+        if (!*item)
+            return 1;
+    }
 }
 
 static int command_export(int argc, char **argv)
@@ -607,37 +770,81 @@ static int command_export(int argc, char **argv)
             export_skinned(&ctx, argv[1], body, frame);
         else
             export_particles(&ctx, argv[1], body, frame);
+    } else if (argc >= 4 && argv[1][0] != '-' &&
+               (strcmp(argv[2], "--obj") == 0 || strcmp(argv[2], "--frames") == 0 || strcmp(argv[2], "--body") == 0)) {
+        /* RUN --obj DIR [--frames LIST] [--body NAME], the options in any order */
+        static const char *const option[3] = { "--obj", "--frames", "--body" };
+        const char *value[3] = { NULL, NULL, NULL };
+        for (int i = 2; i < argc; i += 2) {
+            int k = 0;
+            while (k < 3 && strcmp(argv[i], option[k]) != 0)
+                ++k;
+            if (k == 3 || value[k])
+                return usage_error("export", "unexpected '%s': give --obj DIR, at most one --frames LIST and one --body NAME",
+                                   argv[i]);
+            if (i + 1 >= argc || argv[i + 1][0] == '\0')
+                return usage_error("export", "%s needs a value", argv[i]);
+            value[k] = argv[i + 1];
+        }
+        const char *frames = value[1] ? value[1] : "all";
+        if (!value[0])
+            return usage_error("export", "%s", "--frames and --body go with --obj DIR");
+        if (!valid_frame_list(frames))
+            return usage_error("export", "--frames needs 'all', or frame indices and 'last' separated by commas "
+                               "(e.g. 0,30,last), not '%s'", frames);
+        export_obj(&ctx, argv[1], value[0], frames, value[2]);
     } else
         return usage_error("export", "%s",
                            "give RUN.h5 and a DATASET, --triangles BODY, --axes BODY, "
-                           "--skinned BODY / --particles BODY with --frame F, or --attribute OBJECT NAME");
+                           "--skinned BODY / --particles BODY with --frame F, --obj DIR, or --attribute OBJECT NAME");
     return ctx.status == OP_OK ? 0 : report_failure(&ctx);
 }
 
 /* ---- opsim run / solvers ------------------------------------------------------------ */
 
 static const char run_help[] =
-    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] --out RUN.h5\n"
+    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] --out RUN.h5\n"
     "\n"
     "Runs the experiment CONFIG (format: core/scene.h, examples in experiments/) and records it\n"
     "into RUN.h5 (layout: core/record.h). --set replaces or adds a key before the config is\n"
     "read, e.g. --set world.iterations=100 --set 'body bar.stiffness=2e9' --set solver.rotations=jacobi.\n"
-    "A progress line goes to stderr when it is a terminal. On failure no RUN.h5 is written.\n";
+    "The skinned surface of every body is stored at each output frame (/surface/position, 24 bytes\n"
+    "per vertex and frame) unless --no-surface. Then writes the XDMF sidecar RUN.xmf beside it\n"
+    "(core/xdmf.h): open that in ParaView. A progress line goes to stderr when it is a terminal.\n"
+    "On failure no RUN.h5 is written; if only the sidecar fails, RUN.h5 stays and the exit status\n"
+    "says why (`opsim xdmf RUN.h5` writes it again).\n";
+
+/* `opsim run`: one config, its overrides, recorded into `out`, then the sidecar beside it. */
+static int record_config(op_ctx *ctx, const char *config, int override_count, const char *const *overrides,
+                         const char *out, const char *command_line, const op_record_def *def)
+{
+    op_scene scene;
+    if (op_scene_load(ctx, config, override_count, overrides, &scene) != OP_OK)
+        return ctx->status;
+    op_provenance prov = { .command_line = command_line, .config_text = scene.config_text, .seed = 0 };
+    if (op_record_run_def(ctx, &scene, out, &prov, def) == OP_OK)
+        op_xdmf_write(ctx, out);
+    op_scene_free(&scene);
+    return ctx->status;
+}
 
 static int command_run(int argc, char **argv, const char *command_line)
 {
     static const struct option options[] = { { "set", required_argument, 0, 's' },
                                               { "out", required_argument, 0, 'o' },
+                                              { "no-surface", no_argument, 0, 'n' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
     const char **overrides = calloc((size_t)argc, sizeof *overrides), *out = NULL;
     int override_count = 0, c;
+    op_record_def def = op_default_record_def();
     if (!overrides)
         return EXIT_SOFTWARE;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
         case 's': overrides[override_count++] = optarg; break;
         case 'o': out = optarg; break;
+        case 'n': def.store_surface = 0; break;
         case 'h': fputs(run_help, stdout); free(overrides); return 0;
         default: free(overrides); return usage_error("run", "%s", "unknown option");
         }
@@ -648,13 +855,126 @@ static int command_run(int argc, char **argv, const char *command_line)
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_scene scene;
-    if (op_scene_load(&ctx, argv[optind], override_count, overrides, &scene) == OP_OK) {
-        op_provenance prov = { .command_line = command_line, .config_text = scene.config_text, .seed = 0 };
-        op_record_run(&ctx, &scene, out, &prov, isatty(STDERR_FILENO) ? stderr : NULL);
-        op_scene_free(&scene);
-    }
+    def.progress = isatty(STDERR_FILENO) ? stderr : NULL;
+    record_config(&ctx, argv[optind], override_count, overrides, out, command_line, &def);
     free(overrides);
+    return ctx.status == OP_OK ? 0 : report_failure(&ctx);
+}
+
+/* ---- opsim xdmf --------------------------------------------------------------------- */
+
+static const char xdmf_help[] =
+    "usage: opsim xdmf RUN.h5\n"
+    "\n"
+    "Writes (again) the XDMF sidecar RUN.xmf beside a run file made by 'opsim run' (core/xdmf.h):\n"
+    "per output frame, each body's skinned surface as triangles (when the run stored it) and its\n"
+    "particles as points with their orientation, radii and rest axes. Open RUN.xmf in ParaView\n"
+    "(File > Open, then the XDMF reader) and play the frames. Prints the sidecar's path.\n";
+
+static int command_xdmf(int argc, char **argv)
+{
+    int status = check_single_run_file("xdmf", xdmf_help, argc, argv);
+    if (status >= 0)
+        return status;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    char sidecar[4200];
+    if (op_xdmf_write(&ctx, argv[1]) != OP_OK || op_xdmf_path(&ctx, argv[1], sidecar, sizeof sidecar) != OP_OK)
+        return report_failure(&ctx);
+    printf("%s\n", sidecar);
+    return 0;
+}
+
+/* ---- opsim sweep -------------------------------------------------------------------- */
+
+static const char sweep_help[] =
+    "usage: opsim sweep CONFIG.ini [--set SECTION.KEY=VALUE ...] --grid SECTION.KEY=V1,V2,...\n"
+    "                   [--grid ...] --out DIR [--print-make | --run]\n"
+    "\n"
+    "A parameter sweep (core/sweep.h): one run of CONFIG per combination of the grids' values\n"
+    "(the Cartesian product; the first grid varies slowest), each with the --set overrides and\n"
+    "one --set per grid, recorded into DIR/run-NNN.h5 (and its sidecar DIR/run-NNN.xmf). The\n"
+    "first combination's config is loaded at once, so a misspelt key fails here. DIR is made if\n"
+    "missing. Writes DIR/sweep.tsv: one line per run, its run file and each grid's value, after\n"
+    "'#' lines naming the config, the --set overrides and the grid keys. Then:\n"
+    "  (default)     writes DIR/sweep.mk, one make rule per run: make -f DIR/sweep.mk -j2 runs\n"
+    "                them two at a time (from the project root; OPSIM=... for another binary)\n"
+    "  --print-make  the same, and prints the fragment\n"
+    "  --run         runs them here, one after the other, instead of writing DIR/sweep.mk\n"
+    "On a Slurm cluster tools/sweep-slurm.sh runs line $SLURM_ARRAY_TASK_ID of DIR/sweep.tsv;\n"
+    "plots/overlay.gp draws one observable of every run (sweep='DIR/sweep.tsv').\n"
+    "Example: opsim sweep experiments/fig2.ini --set run.frames=90 --grid world.iterations=10,100 \\\n"
+    "             --grid 'body bar_k.stiffness=5e8,1e9' --out sweep\n";
+
+static int command_sweep(int argc, char **argv, const char *command_line, const char *opsim)
+{
+    static const struct option options[] = { { "set", required_argument, 0, 's' },
+                                              { "grid", required_argument, 0, 'g' },
+                                              { "out", required_argument, 0, 'o' },
+                                              { "print-make", no_argument, 0, 'p' },
+                                              { "run", no_argument, 0, 'r' },
+                                              { "help", no_argument, 0, 'h' },
+                                              { 0, 0, 0, 0 } };
+    const char **sets = calloc((size_t)argc, sizeof *sets), **grids = calloc((size_t)argc, sizeof *grids);
+    const char *out = NULL;
+    int set_count = 0, grid_count = 0, print_make = 0, run_here = 0, status = 0, c;
+    if (!sets || !grids) {
+        free(sets), free(grids);
+        return EXIT_SOFTWARE;
+    }
+    while (status == 0 && (c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (c) {
+        case 's': sets[set_count++] = optarg; break;
+        case 'g': grids[grid_count++] = optarg; break;
+        case 'o': out = optarg; break;
+        case 'p': print_make = 1; break;
+        case 'r': run_here = 1; break;
+        case 'h': fputs(sweep_help, stdout); status = -1; break;
+        default: status = usage_error("sweep", "%s", "unknown option");
+        }
+    }
+    if (status == 0 && (optind != argc - 1 || !out || grid_count == 0))
+        status = usage_error("sweep", "%s", "give one CONFIG.ini, at least one --grid SECTION.KEY=V1,V2,... and --out DIR");
+    if (status == 0 && print_make && run_here)
+        status = usage_error("sweep", "%s", "--print-make and --run exclude each other");
+    if (status != 0) {
+        free(sets), free(grids);
+        return status < 0 ? 0 : status;
+    }
+    const char *config = argv[optind];
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_sweep sweep;
+    if (op_sweep_init(&ctx, &sweep, config, out, set_count, sets) == OP_OK)
+        for (int g = 0; g < grid_count && ctx.status == OP_OK; ++g)
+            op_sweep_add_grid(&ctx, &sweep, grids[g]);
+    char **overrides = NULL;
+    int override_count = 0;
+    if (ctx.status == OP_OK && op_sweep_overrides(&ctx, &sweep, 0, &overrides, &override_count) == OP_OK) {
+        op_scene scene;
+        if (op_scene_load(&ctx, config, override_count, (const char *const *)overrides, &scene) == OP_OK)
+            op_scene_free(&scene);
+        op_sweep_free_strings(overrides, override_count);
+    }
+    if (ctx.status == OP_OK && make_directory(&ctx, out) == OP_OK &&
+        op_sweep_write_table(&ctx, &sweep, command_line) == OP_OK && !run_here &&
+        op_sweep_write_make(&ctx, &sweep, command_line, print_make ? stdout : NULL) == OP_OK && !print_make)
+        printf("%s/sweep.tsv: %ld runs; run them with: make -f %s/sweep.mk -j2\n", out, sweep.run_count, out);
+    op_record_def def = op_default_record_def();
+    def.progress = isatty(STDERR_FILENO) ? stderr : NULL;
+    for (long r = 0; run_here && r < sweep.run_count && ctx.status == OP_OK; ++r) {
+        char path[4200], *words = op_sweep_command(&ctx, &sweep, opsim, r, OP_SWEEP_WORDS);
+        if (words && op_sweep_run_path(&ctx, &sweep, r, path, sizeof path) == OP_OK &&
+            op_sweep_overrides(&ctx, &sweep, r, &overrides, &override_count) == OP_OK) {
+            if (record_config(&ctx, config, override_count, (const char *const *)overrides, path, words, &def) ==
+                OP_OK)
+                printf("%s (%ld of %ld)\n", path, r + 1, sweep.run_count);
+            op_sweep_free_strings(overrides, override_count);
+        }
+        free(words);
+    }
+    op_sweep_free(&sweep);
+    free(sets), free(grids);
     return ctx.status == OP_OK ? 0 : report_failure(&ctx);
 }
 
@@ -871,7 +1191,6 @@ static int command_converge(int argc, char **argv, const char *command_line)
     op_scene scene, second;
     int loaded = 0;
     double *seconds = NULL, *energy = NULL;
-    char *temp = NULL;
     if (status == 0) {
         const char *config = argv[optind];
         for (int i = 0; i < override_count; ++i)
@@ -887,41 +1206,30 @@ static int command_converge(int argc, char **argv, const char *command_line)
         energy = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
         if (ctx.status == OP_OK)
             op_converge(&ctx, &scene, &second, frames, iterations, seconds, energy);
-        size_t temp_size = strlen(out) + 32;
-        temp = ctx.status == OP_OK ? op_calloc(&ctx, temp_size, 1) : NULL;
-        if (temp) {
-            snprintf(temp, temp_size, "%s.%ld.tmp", out, (long)getpid());
-            FILE *file = fopen(temp, "w");
-            if (!file)
-                OP_FAIL(&ctx, OP_ERR_IO, "%s: cannot write: %s", temp, strerror(errno));
-            else {
-                char run_solver[2048], study_solver[2048];
-                describe_solver(&scene.world, run_solver, sizeof run_solver);
-                describe_solver(&second.world, study_solver, sizeof study_solver);
-                const op_world *w = &second.world;
-                fprintf(file, "# opsim converge (opsim %s, git %s): energy of one sub-step against iteration\n",
-                        OPSIM_VERSION, OPSIM_GIT_REV);
-                fprintf(file, "# command = %s\n# config = %s\n", command_line, config);
-                for (int i = 0; i < override_count; ++i)
-                    fprintf(file, "# set = %s\n", overrides[i]);
-                for (int i = 0; i < study_only; ++i)
-                    fprintf(file, "# study set = %s\n", owned[i]);
-                fprintf(file, "# frame = %d (frames run before the studied sub-step, sub-step %ld of the run)\n",
-                        frames, w->substep + 1);
-                fprintf(file, "# h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
-                        w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
-                fprintf(file, "# iterations = %d\n# run solver = %s\n# study solver = %s\n", iterations, run_solver,
-                        study_solver);
-                fprintf(file, "# k\tseconds\tenergy\n");
-                for (int k = 0; k <= iterations; ++k)
-                    fprintf(file, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
-                if (ferror(file) | (fclose(file) != 0))
-                    OP_FAIL(&ctx, OP_ERR_IO, "%s: cannot write: %s", temp, strerror(errno));
-                else if (rename(temp, out) != 0)
-                    OP_FAIL(&ctx, OP_ERR_IO, "%s: cannot rename %s onto it: %s", out, temp, strerror(errno));
-                if (ctx.status != OP_OK)
-                    remove(temp);
-            }
+        op_atomic_file file;
+        if (ctx.status == OP_OK && op_atomic_open(&ctx, &file, out) == OP_OK) {
+            char run_solver[2048], study_solver[2048];
+            describe_solver(&scene.world, run_solver, sizeof run_solver);
+            describe_solver(&second.world, study_solver, sizeof study_solver);
+            const op_world *w = &second.world;
+            FILE *f = file.file;
+            fprintf(f, "# opsim converge (opsim %s, git %s): energy of one sub-step against iteration\n",
+                    OPSIM_VERSION, OPSIM_GIT_REV);
+            fprintf(f, "# command = %s\n# config = %s\n", command_line, config);
+            for (int i = 0; i < override_count; ++i)
+                fprintf(f, "# set = %s\n", overrides[i]);
+            for (int i = 0; i < study_only; ++i)
+                fprintf(f, "# study set = %s\n", owned[i]);
+            fprintf(f, "# frame = %d (frames run before the studied sub-step, sub-step %ld of the run)\n", frames,
+                    w->substep + 1);
+            fprintf(f, "# h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
+                    w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
+            fprintf(f, "# iterations = %d\n# run solver = %s\n# study solver = %s\n", iterations, run_solver,
+                    study_solver);
+            fprintf(f, "# k\tseconds\tenergy\n");
+            for (int k = 0; k <= iterations; ++k)
+                fprintf(f, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
+            op_atomic_commit(&ctx, &file);
         }
         if (ctx.status != OP_OK)
             status = report_failure(&ctx);
@@ -932,7 +1240,7 @@ static int command_converge(int argc, char **argv, const char *command_line)
         op_scene_free(&second);
     for (int i = 0; i < study_only; ++i)
         free(owned[i]);
-    free(owned), free(overrides), free(study), free(seconds), free(energy), free(temp);
+    free(owned), free(overrides), free(study), free(seconds), free(energy);
     return status < 0 ? 0 : status;
 }
 
@@ -966,8 +1274,10 @@ static const char main_help[] =
     "  converge energy against iteration and time for one sub-step (convergence study)\n"
     "  graph    build one body's particle graph and skinning into a run file\n"
     "  mesh     prepare a mesh: rotate, scale to metres, write OBJ\n"
+    "  sweep    a grid of runs of one config: a table, and a Makefile (or runs them)\n"
     "  info     print what a run file holds\n"
-    "  export   print a run-file dataset as tab-separated text\n"
+    "  export   print a run-file dataset as tab-separated text, or write OBJ files\n"
+    "  xdmf     write a run file's XDMF sidecar for ParaView (opsim run writes it too)\n"
     "\n"
     "'opsim COMMAND --help' describes each. Exit status: 0 success, 64 usage error,\n"
     "65 bad input data, 74 input/output error, 70 internal error.\n";
@@ -1008,6 +1318,10 @@ int main(int argc, char **argv)
         status = command_info(argc - 1, argv + 1);
     else if (strcmp(command, "export") == 0)
         status = command_export(argc - 1, argv + 1);
+    else if (strcmp(command, "xdmf") == 0)
+        status = command_xdmf(argc - 1, argv + 1);
+    else if (strcmp(command, "sweep") == 0)
+        status = command_sweep(argc - 1, argv + 1, command_line, argv[0]);
     else
         status = usage_error("", "unknown command '%s'", command);
     free(command_line);

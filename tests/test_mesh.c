@@ -553,7 +553,7 @@ static void test_write_obj_round_trip_is_bitwise(void **state)
     op_ctx_init(&ctx);
     assert_int_equal(op_mesh_write_obj(&ctx, path, &mesh), OP_OK);
     char temporary[700];
-    snprintf(temporary, sizeof temporary, "%s.tmp.%ld", path, (long)getpid());
+    snprintf(temporary, sizeof temporary, "%s.%ld.tmp", path, (long)getpid());
     assert_false(file_exists(temporary));
 
     op_mesh back = { 0 };
@@ -631,7 +631,7 @@ static void test_write_obj_failed_rename_removes_temporary(void **state)
     snprintf(expected, sizeof expected, "%s: cannot write: %s", path, strerror(EISDIR));
     assert_string_equal(ctx.message, expected);
     char temporary[700];
-    snprintf(temporary, sizeof temporary, "%s.tmp.%ld", path, (long)getpid());
+    snprintf(temporary, sizeof temporary, "%s.%ld.tmp", path, (long)getpid());
     assert_false(file_exists(temporary));
     assert_int_equal(rmdir(path), 0);
     op_mesh_free(&mesh);

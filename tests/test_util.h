@@ -46,4 +46,53 @@ static inline const char *test_tmp_path(const char *suffix)
     return path;
 }
 
+/* The exit status of a shell command, formatted like printf (the tests run from the project
+ * root, so bin/opsim is the program under test); fails the test if it did not exit. */
+#include <stdlib.h>
+#include <sys/wait.h>
+static inline int test_shell(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static inline int test_shell(const char *format, ...)
+{
+    char command[4096];
+    va_list args;
+    va_start(args, format);
+    int length = vsnprintf(command, sizeof command, format, args);
+    va_end(args);
+    if (length < 0 || (size_t)length >= sizeof command)
+        fail_msg("command too long: %.200s", command);
+    int status = system(command);
+    if (status == -1 || !WIFEXITED(status))
+        fail_msg("%s: did not exit (status %d)", command, status);
+    return WEXITSTATUS(status);
+}
+
+/* A whole text file in a new string (NULL when it cannot be read). */
+static inline char *test_read_file(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return NULL;
+    char *text = NULL;
+    size_t size = 0, used = 0;
+    for (;;) {
+        if (used + 4096 + 1 > size) {
+            size = 2 * size + 4096 + 1;
+            char *grown = realloc(text, size);
+            if (!grown) {
+                free(text);
+                fclose(file);
+                return NULL;
+            }
+            text = grown;
+        }
+        size_t got = fread(text + used, 1, 4096, file);
+        used += got;
+        if (got < 4096)
+            break;
+    }
+    fclose(file);
+    text[used] = '\0';
+    return text;
+}
+
 #endif

@@ -1,0 +1,28 @@
+/* Text files written whole or not at all: the file is written under a temporary name beside
+ * its final path ("<path>.<pid>.tmp") and renamed onto the path only when every byte reached
+ * it, so a failed or killed writer never leaves a partial file under the final name (the run
+ * files do the same through HDF5, core/runfile.h). */
+#ifndef OPSIM_ATOMIC_H
+#define OPSIM_ATOMIC_H
+
+#include <stdio.h>
+
+#include "ctx.h"
+
+typedef struct op_atomic_file {
+    FILE *file; /* write here between open and commit */
+    char *path; /* the final name */
+    char *temp; /* the temporary name */
+} op_atomic_file;
+
+/* Creates the temporary file; on failure (OP_ERR_IO naming the path, the temporary name and
+ * the reason) *f is left closed and nothing exists on disk. */
+int op_atomic_open(op_ctx *ctx, op_atomic_file *f, const char *path);
+/* Closes the file and renames it onto the final path. A write error seen by the stream, a
+ * failed close or a failed rename is OP_ERR_IO "<path>: cannot write: <reason>", and the
+ * temporary file is removed. *f is closed either way. */
+int op_atomic_commit(op_ctx *ctx, op_atomic_file *f);
+/* Closes and removes the temporary file; safe on a closed *f. */
+void op_atomic_abort(op_atomic_file *f);
+
+#endif
