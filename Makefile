@@ -27,7 +27,7 @@ REPORT_SRC  := $(wildcard reports/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test bench reproduce graphs clean distclean help FORCE
+.PHONY: all deps data test bench reproduce graphs table1 clean distclean help FORCE
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report

@@ -1,5 +1,6 @@
-/* Per-frame stage timings of the paper's Table 1 scenes that have a config in experiments/,
- * beside the paper's own numbers (read from reports/paper_table1.tsv).
+/* Per-frame stage timings of the paper's Table 1 scenes, one config in experiments/ each,
+ * beside the paper's own numbers (read from reports/paper_table1.tsv). `make bench` prints the
+ * table; `make table1` writes its CSV lines for reports/table1.md (bin/opsim-report table1).
  *
  * Each scene is run R times, each time loaded afresh with world.log_energy=false (the energy is
  * a harness measurement, not part of the method), W warm-up frames, then F timed frames; by
@@ -9,13 +10,19 @@
  * medians reported (each stage's median on its own, so the stage medians need not add up to the
  * total's), with the least and greatest of the R per-repeat total medians beside them.
  *
+ * Skinning (Eq. 2: every body's visual mesh from its particles, op_skin_apply) is not part of
+ * the world's step: the paper skinned on the GPU and left it out of its timings. It is timed
+ * here after every timed frame, on the CPU, as a column of its own and not in the total.
+ *
  * Bar stiffness (Fig. 2) simulates three bars; the paper's row is one bar, so it is reported
  * both for the scene and per bar (every time and count divided by 3).
  *
  * Run from the project root (make bench does): the configs and the model catalogue are found
  * by relative path. Options: -w W, -r R, -f F, -s TEXT (only configs whose path contains TEXT),
  * -o FILE (the CSV lines to FILE instead of standard output), -x SECTION.KEY=VALUE (a further
- * config override, e.g. -x solver.rotations=jacobi; repeatable), -v (each repeat's median). */
+ * config override, e.g. -x solver.rotations=jacobi; repeatable), -v (each repeat's median).
+ * The run's thread count is the world's (run.threads, e.g. -x run.threads=2); it is printed
+ * and written to the CSV. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +54,10 @@ static const scene_def SCENES[] = {
     { "Bar stiffness", "experiments/fig2.ini", 1 },
     { "Dinosaur inverted", "experiments/fig4.ini", 0 },
     { "Dinosaur falling", "experiments/fig5.ini", 0 },
+    { "Sheet", "experiments/fig6-rod.ini", 0 },
+    { "Bunny and sheet", "experiments/fig6-bunny.ini", 0 },
+    { "52 models", "experiments/fig7-52.ini", 0 },
+    { "180 models", "experiments/fig7-180.ini", 0 },
 };
 enum { SCENE_COUNT = sizeof SCENES / sizeof SCENES[0] };
 
@@ -64,8 +75,9 @@ typedef struct paper_row {
 typedef struct result {
     const char *example, *config;
     int divisor; /* 1, or the body count for a per-body row */
-    int bodies, nodes, edges, substeps, iterations, frames;
+    int bodies, nodes, edges, vertices, faces, substeps, iterations, frames;
     double ms[STAGE_COUNT];        /* medians per frame */
+    double skinning_ms;            /* median per frame, not in ms[STAGE_TOTAL] */
     double total_lo, total_hi;     /* least and greatest per-repeat median of the total */
     paper_row paper;
 } result;
@@ -135,18 +147,54 @@ static void describe(const scene_def *def, const op_world *world, result *out)
     out->divisor = 1;
     out->bodies = world->body_count;
     for (int b = 0; b < world->body_count; ++b) {
-        out->nodes += world->bodies[b].graph->particle_count;
-        out->edges += world->bodies[b].graph->edge_count;
+        const op_body *body = &world->bodies[b];
+        out->nodes += body->graph->particle_count;
+        out->edges += body->graph->edge_count;
+        out->vertices += body->model->mesh.vertex_count;
+        out->faces += body->model->mesh.polygon_count;
     }
     out->substeps = world->def.substeps;
     out->iterations = world->def.iterations;
+}
+
+/* Skins every body's visual mesh into skinned[b]; returns the milliseconds it took. */
+static double skin_world(const op_world *world, double *const *skinned)
+{
+    double start = op_now();
+    for (int b = 0; b < world->body_count; ++b) {
+        const op_body *body = &world->bodies[b];
+        op_skin_apply(&body->model->skin, body->graph, &body->state, body->model->mesh.vertices, skinned[b]);
+    }
+    return 1e3 * (op_now() - start);
+}
+
+/* skinned[b]: room for body b's skinned vertices; NULL when out of memory. */
+static double **skin_buffers(const op_world *world)
+{
+    double **skinned = calloc((size_t)world->body_count, sizeof *skinned);
+    for (int b = 0; skinned && b < world->body_count; ++b)
+        if (!(skinned[b] = malloc(3 * (size_t)world->bodies[b].model->mesh.vertex_count * sizeof(double)))) {
+            while (b > 0)
+                free(skinned[--b]);
+            free(skinned);
+            skinned = NULL;
+        }
+    return skinned;
+}
+
+static void free_skin_buffers(double **skinned, int count)
+{
+    for (int b = 0; skinned && b < count; ++b)
+        free(skinned[b]);
+    free(skinned);
 }
 
 /* Runs one scene R times; fills `out` (the scene row). *frames ≤ 0 asks for the scene's own
  * length less the warm-up. Returns 0, or −1 after printing why. */
 static int measure(const scene_def *def, int warmup, int repeats, int frames, result *out)
 {
-    double *samples[STAGE_COUNT] = { NULL }, *repeat_total = calloc((size_t)repeats, sizeof(double));
+    double *samples[STAGE_COUNT] = { NULL }, *skinning = NULL;
+    double *repeat_total = calloc((size_t)repeats, sizeof(double));
     int status = repeat_total ? 0 : -1;
     for (int r = 0; r < repeats && status == 0; ++r) {
         op_ctx ctx;
@@ -165,7 +213,12 @@ static int measure(const scene_def *def, int warmup, int repeats, int frames, re
             for (int st = 0; st < STAGE_COUNT; ++st)
                 if (!(samples[st] = calloc((size_t)repeats * (size_t)frames, sizeof(double))))
                     status = -1;
+            if (!(skinning = calloc((size_t)repeats * (size_t)frames, sizeof(double))))
+                status = -1;
         }
+        double **skinned = skin_buffers(&scene.world);
+        if (!skinned)
+            status = -1;
         op_frame_stats stats = { .energy = NULL };
         for (int f = 0; f < warmup + frames && status == 0; ++f) {
             if (op_world_step(&ctx, &scene.world, &stats) != OP_OK) {
@@ -177,8 +230,10 @@ static int measure(const scene_def *def, int warmup, int repeats, int frames, re
                 samples[STAGE_GLOBAL][k] = stats.global_ms;
                 samples[STAGE_COLLISION][k] = stats.collision_ms;
                 samples[STAGE_TOTAL][k] = stats.total_ms;
+                skinning[k] = skin_world(&scene.world, skinned);
             }
         }
+        free_skin_buffers(skinned, scene.world.body_count);
         op_scene_free(&scene);
         if (status == 0) {
             /* a copy: median() sorts, and the samples are needed in order afterwards */
@@ -197,6 +252,7 @@ static int measure(const scene_def *def, int warmup, int repeats, int frames, re
     if (status == 0) {
         for (int st = 0; st < STAGE_COUNT; ++st)
             out->ms[st] = median(samples[st], repeats * frames);
+        out->skinning_ms = median(skinning, repeats * frames);
         qsort(repeat_total, (size_t)repeats, sizeof(double), compare_double);
         out->total_lo = repeat_total[0];
         out->total_hi = repeat_total[repeats - 1];
@@ -205,6 +261,7 @@ static int measure(const scene_def *def, int warmup, int repeats, int frames, re
     }
     for (int st = 0; st < STAGE_COUNT; ++st)
         free(samples[st]);
+    free(skinning);
     free(repeat_total);
     return status;
 }
@@ -216,8 +273,11 @@ static result per_body(const result *scene)
     r.divisor = scene->bodies;
     r.nodes = scene->nodes / scene->bodies;
     r.edges = scene->edges / scene->bodies;
+    r.vertices = scene->vertices / scene->bodies;
+    r.faces = scene->faces / scene->bodies;
     for (int s = 0; s < STAGE_COUNT; ++s)
         r.ms[s] = scene->ms[s] / scene->bodies;
+    r.skinning_ms = scene->skinning_ms / scene->bodies;
     r.total_lo = scene->total_lo / scene->bodies;
     r.total_hi = scene->total_hi / scene->bodies;
     return r;
@@ -241,6 +301,7 @@ static void print_row(const result *r, int show_paper)
     printf("%-19s %6d %6d %3dx%-3d", name, r->nodes, r->edges, r->substeps, r->iterations);
     for (int s = 0; s < STAGE_COUNT; ++s)
         print_ms(r->ms[s]);
+    print_ms(r->skinning_ms);
     printf(" %8.2f %7.3f-%-7.3f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo,
            r->total_hi);
     if (show_paper && r->paper.found) {
@@ -254,12 +315,13 @@ static void print_row(const result *r, int show_paper)
 
 static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
 {
-    fprintf(out, "csv,scene,example=%s,config=%s,per=%s,bodies=%d,nodes=%d,edges=%d,ns=%d,ni=%d,warmup=%d,"
-                 "repeats=%d,frames=%d",
-            r->example, r->config, r->divisor > 1 ? "body" : "scene", r->bodies, r->nodes, r->edges, r->substeps,
-            r->iterations, warmup, repeats, r->frames);
+    fprintf(out, "csv,scene,example=%s,config=%s,per=%s,bodies=%d,nodes=%d,edges=%d,vertices=%d,faces=%d,ns=%d,"
+                 "ni=%d,warmup=%d,repeats=%d,frames=%d",
+            r->example, r->config, r->divisor > 1 ? "body" : "scene", r->bodies, r->nodes, r->edges, r->vertices,
+            r->faces, r->substeps, r->iterations, warmup, repeats, r->frames);
     for (int s = 0; s < STAGE_COUNT; ++s)
         fprintf(out, ",%s_ms=%.4f", STAGE_NAMES[s], r->ms[s]);
+    fprintf(out, ",skinning_ms=%.4f", r->skinning_ms);
     fprintf(out, ",iteration_us=%.3f,total_repeat_lo_ms=%.4f,total_repeat_hi_ms=%.4f",
             1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo, r->total_hi);
     if (show_paper && r->paper.found) {
@@ -349,14 +411,15 @@ int main(int argc, char **argv)
     printf("Table 1 scenes, ms per frame: median over %d runs of each scene (%d warm-up frames, then the timed "
            "ones), energy logging off, one thread\n",
            repeats, warmup);
-    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %8s %15s  | %-31s %8s\n", "", "", "", "", "ours", "", "", "", "",
-           "run medians", "the paper", "");
-    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %8s %15s  | %7s %7s %7s %7s %8s\n", "example", "nodes", "edges",
-           "ns x ni", "local", "global", "collide", "total", "us/iter", "least-most", "local", "global",
+    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s  | %-31s %8s\n", "", "", "", "", "ours", "", "", "",
+           "", "", "run medians", "the paper", "");
+    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s  | %7s %7s %7s %7s %8s\n", "example", "nodes", "edges",
+           "ns x ni", "local", "global", "collide", "total", "skin", "us/iter", "least-most", "local", "global",
            "collide", "total", "ratio");
     for (int r = 0; r < row_count; ++r)
         print_row(&rows[r], show_paper[r]);
-    printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. us/iter = total / (ns ni); ratio = paper total / our\n"
+    printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. skin: skinning every visual vertex, on the CPU, not in\n"
+           " our total (the paper skinned on the GPU). us/iter = total / (ns ni); ratio = paper total / our\n"
            " total. Bar stiffness simulates three bars: the paper's row is compared with our time per bar.)\n",
            PAPER_TABLE);
     FILE *csv = stdout;

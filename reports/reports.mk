@@ -22,3 +22,26 @@ reports/figures/graph-%.png: data/results/graphs/%.h5 plots/graph.gp plots/style
 reports/graphs.md: $(GRAPH_RUNS) $(GRAPH_FIGURES) bin/opsim-report reports/paper_table1.tsv
 	bin/opsim-report graphs --models data/models.tsv --paper reports/paper_table1.tsv \
 	    --runs data/results/graphs --figures figures --out $@
+
+# Table 1: every row's scene timed by bench_scenes (REPEATS runs of each scene's own frames
+# after 20 warm-up frames, energy logging off, OpenMP's default thread count), then the
+# paper's table beside ours with the machine, threads and flags. bench.txt keeps the printed
+# table. The time depends on the machine's load: nothing else should run meanwhile.
+TABLE1_DIR     := data/results/table1
+TABLE1_REPEATS := 3
+TABLE1_CONFIGS := experiments/fig1.ini experiments/fig2.ini experiments/fig4.ini experiments/fig5.ini \
+                  experiments/fig6-rod.ini experiments/fig6-bunny.ini experiments/fig7-52.ini experiments/fig7-180.ini
+
+table1: reports/table1.md
+
+$(TABLE1_DIR)/bench.csv: bin/bench/bench_scenes $(TABLE1_CONFIGS) data/models.tsv reports/paper_table1.tsv | data
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)bin/bench/bench_scenes -r $(TABLE1_REPEATS) -o $@.tmp > $(TABLE1_DIR)/bench.txt \
+	    && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
+
+reports/table1.md: $(TABLE1_DIR)/bench.csv bin/opsim-report reports/paper_table1.tsv build/flags
+	@$(if $(Q),echo "  REPORT  $@")
+	$(Q)bin/opsim-report table1 --paper reports/paper_table1.tsv --bench $< --flags build/flags --out $@
+
+.PRECIOUS: $(TABLE1_DIR)/bench.csv
