@@ -29,8 +29,9 @@ typedef struct section_kind {
 } section_kind;
 
 static const char *const run_keys[] = { "frames", "output_every", "models", NULL };
-static const char *const world_keys[] = { "frame_time", "substeps", "iterations", "gravity",
-                                          "floor",      "friction", "log_energy", NULL };
+static const char *const world_keys[] = { "frame_time", "substeps",   "iterations",       "gravity",
+                                          "floor",      "friction",   "collisions",       "collision_passes",
+                                          "collision_margin",         "log_energy",       NULL };
 static const char *const model_keys[] = { "particles", "seed", "voxels", "density", NULL };
 static const char *const body_keys[] = { "model", "stiffness", "position", "rotation", "velocity", "start", NULL };
 static const char *const pin_keys[] = { "body", "particle", "hold", NULL };
@@ -700,6 +701,16 @@ static int load_world(loader *l)
         if (entry_numbers(ctx, c, e, 1, "a friction coefficient", &def.friction) != OP_OK)
             return ctx->status;
         if (def.friction < 0)
+            return entry_fail(ctx, c, e, OP_ERR_INVALID, "must not be negative");
+    }
+    if ((e = lookup(c, s, "collisions")) && entry_choice(ctx, c, e, "off|on", &def.collisions) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "collision_passes")) && entry_int(ctx, c, e, 1, 1000, &def.collision_passes) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "collision_margin"))) {
+        if (entry_numbers(ctx, c, e, 1, "a distance in m", &def.collision_margin) != OP_OK)
+            return ctx->status;
+        if (def.collision_margin < 0)
             return entry_fail(ctx, c, e, OP_ERR_INVALID, "must not be negative");
     }
     if ((e = lookup(c, s, "log_energy"))) {
