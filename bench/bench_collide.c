@@ -15,21 +15,10 @@
 #include <string.h>
 
 #include "../tests/random_cloud.h"
+#include "bench_median.h"
 #include "collide.h"
 #include "platform.h"
 #include "timer.h"
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 typedef struct timing {
     double broad_ms, collide_ms;
@@ -103,8 +92,8 @@ static int measure(random_cloud *cloud, double *start, double *result, int threa
     }
     if (status == 0) {
         save_state(cloud, result);
-        out->broad_ms = median(broad, repeats);
-        out->collide_ms = median(full, repeats);
+        out->broad_ms = bench_median(broad, repeats);
+        out->collide_ms = bench_median(full, repeats);
     } else {
         fprintf(stderr, "bench_collide: %s\n", ctx.status ? ctx.message : "out of memory");
     }

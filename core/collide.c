@@ -321,7 +321,7 @@ void op_broad_phase_free(op_broad_phase *bp)
  * −share_i times the same. */
 struct op_contact {
     double penetration; /* p: h_i(n) + h_j(n) − L */
-    double shift[3];    /* p n */
+    double shift[3];    /* p n, less the static friction */
     double dv[3];       /* the change of v_j − v_i: the approach removed, then friction */
     double share_i, share_j;
     int active;         /* p > 0 and some particle can move */
@@ -333,9 +333,10 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
         return OP_OK;
     size_t n = (size_t)count + (size_t)count / 2;
     c->capacity = 0;
-    if (!RENEW(ctx, c->position, 3 * n) || !RENEW(ctx, c->velocity, 3 * n) || !RENEW(ctx, c->start, 3 * n) || !RENEW(ctx, c->axes, 9 * n) ||
-        !RENEW(ctx, c->radii, 3 * n) || !RENEW(ctx, c->bound, n) || !RENEW(ctx, c->inverse_mass, n) ||
-        !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) || !RENEW(ctx, c->incidence_start, n + 2))
+    if (!RENEW(ctx, c->position, 3 * n) || !RENEW(ctx, c->velocity, 3 * n) || !RENEW(ctx, c->start, 3 * n) ||
+        !RENEW(ctx, c->axes, 9 * n) || !RENEW(ctx, c->radii, 3 * n) || !RENEW(ctx, c->bound, n) ||
+        !RENEW(ctx, c->inverse_mass, n) || !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
+        !RENEW(ctx, c->incidence_start, n + 2))
         return ctx->status;
     c->capacity = (int)n;
     return OP_OK;
@@ -463,7 +464,7 @@ static void apply(op_collider *c, const op_pair *pairs, const op_contact_def *de
         const struct op_contact *con = &c->contact[k];
         if (!con->active)
             continue;
-        int most = c->touching[pairs[k].i] > c->touching[pairs[k].j] ? c->touching[pairs[k].i] : c->touching[pairs[k].j];
+        int ti = c->touching[pairs[k].i], tj = c->touching[pairs[k].j], most = ti > tj ? ti : tj;
         double share = (pairs[k].i == q ? -con->share_i : con->share_j) / most;
         v3_axpy(x, share, con->shift);
         v3_axpy(v, share, con->dv);

@@ -139,8 +139,9 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
     for (int k = 0; k < COLLISION_SERIES; ++k) {
         char path[64];
         snprintf(path, sizeof path, "/collision/%s", collision_names[k]);
-        if (op_series_create(ctx, run, &r->collision[k], path, k < COLLISION_COUNTS ? OP_SERIES_INT64 : OP_SERIES_FLOAT64,
-                             0, NULL, k < COLLISION_COUNTS ? NULL : "m", collision_descriptions[k]) != OP_OK)
+        int count = k < COLLISION_COUNTS;
+        if (op_series_create(ctx, run, &r->collision[k], path, count ? OP_SERIES_INT64 : OP_SERIES_FLOAT64, 0, NULL,
+                             count ? NULL : "m", collision_descriptions[k]) != OP_OK)
             return ctx->status;
     }
     for (int o = 0; o < scene->observable_count; ++o) {
@@ -217,11 +218,11 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
             return ctx->status;
     int64_t counts[COLLISION_COUNTS] = { stats->floor_contacts, stats->collision_pairs, stats->collision_contacts };
     double depths[COLLISION_SERIES - COLLISION_COUNTS] = { stats->max_penetration, stats->max_floor_penetration };
-    for (int k = 0; k < COLLISION_SERIES; ++k)
-        if (op_series_append(ctx, &r->run, &r->collision[k],
-                             k < COLLISION_COUNTS ? (const void *)&counts[k] : (const void *)&depths[k - COLLISION_COUNTS],
-                             1) != OP_OK)
+    for (int k = 0; k < COLLISION_SERIES; ++k) {
+        const void *row = k < COLLISION_COUNTS ? (const void *)&counts[k] : (const void *)&depths[k - COLLISION_COUNTS];
+        if (op_series_append(ctx, &r->run, &r->collision[k], row, 1) != OP_OK)
             return ctx->status;
+    }
     return append_observables(ctx, r, scene);
 }
 

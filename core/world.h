@@ -13,9 +13,9 @@
  *     UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
  *     COLLIDE          the floor first, then, when collisions = on and there are two bodies or
  *                      more, the pairs of particles of different bodies (core/collide.h): the
- *                      floor's corrections are in the positions the pairs start from, and what
- *                      the pairs push back below the floor is recorded (max_floor_penetration)
- *                      and removed by the next sub-step's floor
+ *                      pairs start from the floor's corrections, and the floor bounds each of
+ *                      their passes, so no pair resolves by pushing a particle into it; what
+ *                      is left below the floor and between bodies is measured after both
  *
  * Timings are per frame in milliseconds from a monotonic clock. */
 #ifndef OPSIM_WORLD_H
