@@ -8,8 +8,11 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 
 # Bitwise-repeatable floating point: no contraction into FMA, no fast-math.
 OPT      ?= -O3
-CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fno-fast-math \
+# OpenMP: the contact stage's broad phase and Jacobi passes (core/collide.h), bitwise the same
+# result for every thread count.
+CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fno-fast-math -fopenmp \
             -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP
+LDFLAGS  := -fopenmp
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config and HDF5.
 CPPFLAGS = -Icore -Isolvers -I/usr/include/suitesparse $(shell pkg-config --cflags hdf5 2>/dev/null) \
            -DOPSIM_VERSION='"$(VERSION)"' -DOPSIM_GIT_REV='"$(GIT_REV)"' \
@@ -62,22 +65,22 @@ build/libopsim.a: $(CORE_OBJ)
 bin/opsim: build/experiments/opsim.o build/libopsim.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/opsim-report: $(REPORT_SRC:%.c=build/%.o) build/libopsim.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/tests/%: build/tests/%.o build/libopsim.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 bin/bench/%: build/bench/%.o build/libopsim.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 include data/data.mk
 include reports/reports.mk

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_median.h"
 #include "math3.h"
 #include "platform.h"
 #include "polar.h"
@@ -106,12 +107,6 @@ static double now_ns(void)
     return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median over N_RUNS passes of the ns per call; *checksum accumulates every output so the
  * calls cannot be optimised away. */
 static double median_ns(const double *c, double *r, int use_svd, double *checksum)
@@ -129,7 +124,7 @@ static double median_ns(const double *c, double *r, int use_svd, double *checksu
         for (int k = 0; k < 9 * N_MATRICES; ++k)
             *checksum += r[k];
     }
-    qsort(per_call, N_RUNS, sizeof per_call[0], compare_double);
+    qsort(per_call, N_RUNS, sizeof per_call[0], bench_compare_double);
     return per_call[N_RUNS / 2];
 }
 
@@ -162,7 +157,7 @@ static double median_warm_ns(const double *c, const double *q0, double *q, doubl
         for (int k = 0; k < 9 * N_MATRICES; ++k)
             *checksum += r[k];
     }
-    qsort(per_call, N_RUNS, sizeof per_call[0], compare_double);
+    qsort(per_call, N_RUNS, sizeof per_call[0], bench_compare_double);
     return per_call[N_RUNS / 2];
 }
 

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_median.h"
 #include "ctx.h"
 #include "platform.h"
 #include "scene.h"
@@ -81,19 +82,6 @@ typedef struct result {
     double total_lo, total_hi;     /* least and greatest per-repeat median of the total */
     paper_row paper;
 } result;
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (sorts v). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static double paper_number(const char *field)
 {
@@ -236,14 +224,14 @@ static int measure(const scene_def *def, int warmup, int repeats, int frames, re
         free_skin_buffers(skinned, scene.world.body_count);
         op_scene_free(&scene);
         if (status == 0) {
-            /* a copy: median() sorts, and the samples are needed in order afterwards */
+            /* a copy: bench_median() sorts, and the samples are needed in order afterwards */
             double *copy = calloc((size_t)frames, sizeof(double));
             if (!copy) {
                 status = -1;
                 break;
             }
             memcpy(copy, &samples[STAGE_TOTAL][(size_t)r * (size_t)frames], (size_t)frames * sizeof(double));
-            repeat_total[r] = median(copy, frames);
+            repeat_total[r] = bench_median(copy, frames);
             free(copy);
             if (verbose)
                 fprintf(stderr, "%s repeat %d: median total %.4f ms\n", def->config, r, repeat_total[r]);
@@ -251,9 +239,9 @@ static int measure(const scene_def *def, int warmup, int repeats, int frames, re
     }
     if (status == 0) {
         for (int st = 0; st < STAGE_COUNT; ++st)
-            out->ms[st] = median(samples[st], repeats * frames);
-        out->skinning_ms = median(skinning, repeats * frames);
-        qsort(repeat_total, (size_t)repeats, sizeof(double), compare_double);
+            out->ms[st] = bench_median(samples[st], repeats * frames);
+        out->skinning_ms = bench_median(skinning, repeats * frames);
+        qsort(repeat_total, (size_t)repeats, sizeof(double), bench_compare_double);
         out->total_lo = repeat_total[0];
         out->total_hi = repeat_total[repeats - 1];
     } else if (!repeat_total) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collide.h"
 #include "math3.h"
 #include "polar.h"
 
@@ -119,20 +120,12 @@ static double deflection(const op_body *body, int vertex)
     return -(now[1] - placed[1]);
 }
 
-/* The lowest point of each ellipsoid along +y (DESIGN §4). */
+/* The lowest point of the body's ellipsoids along +y (DESIGN §4). */
 static double lowest_point(const op_body *body)
 {
-    const op_graph *g = body->graph;
     double lowest = INFINITY;
-    for (int i = 0; i < g->particle_count; ++i) {
-        double axes[9];
-        m3_mul(axes, &body->state.rotation[9 * i], &g->rest_axes[9 * i]);
-        const double *r = &g->radii[3 * i];
-        double reach2 = 0.0;
-        for (int a = 0; a < 3; ++a)
-            reach2 += r[a] * r[a] * axes[3 + a] * axes[3 + a];
-        lowest = fmin(lowest, body->state.position[3 * i + 1] - sqrt(reach2));
-    }
+    for (int i = 0; i < body->graph->particle_count; ++i)
+        lowest = fmin(lowest, op_particle_lowest_point(body, i));
     return lowest;
 }
 

@@ -10,6 +10,17 @@
 enum { ENERGY_TERMS = 4, TIMING_STAGES = 5 };
 static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };
 static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "chebyshev", "total" };
+/* /collision/<name>: counts, then penetrations (op_frame_stats) */
+enum { COLLISION_COUNTS = 3, COLLISION_SERIES = 5 };
+static const char *const collision_names[COLLISION_SERIES] = { "floor_contacts", "pairs", "contacts", "max_penetration",
+                                                               "max_floor_penetration" };
+static const char *const collision_descriptions[COLLISION_SERIES] = {
+    "particles pushed out of the floor, summed over the frame's sub-steps",
+    "candidate pairs of particles of different bodies (broad phase), summed over the sub-steps",
+    "candidate pairs that penetrated, summed over the sub-steps",
+    "largest ellipsoid-ellipsoid penetration left after a sub-step's contacts, over the sub-steps",
+    "deepest reach below the floor left after a sub-step's contacts, over the sub-steps",
+};
 
 typedef struct recorder {
     op_runfile run;
@@ -17,6 +28,7 @@ typedef struct recorder {
     op_series orientation, orientation_step, orientation_time;
     op_series energy_series[ENERGY_TERMS];
     op_series timing[TIMING_STAGES];
+    op_series collision[COLLISION_SERIES];
     op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
     op_series surface, surface_step, surface_time;     /* open only when def->store_surface */
     int store_surface;
@@ -44,6 +56,9 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_int(ctx, run, p, "floor", d->floor) != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "floor_height", d->floor_height) != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "friction", d->friction) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "collisions", d->collisions) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "collision_passes", d->collision_passes) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "collision_margin", d->collision_margin) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "solver", w->solver->name) != OP_OK)
         return ctx->status;
@@ -122,6 +137,14 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         char path[64];
         snprintf(path, sizeof path, "/timing/%s", timing_names[t]);
         if (op_series_create(ctx, run, &r->timing[t], path, OP_SERIES_FLOAT64, 0, NULL, "ms", "per frame") != OP_OK)
+            return ctx->status;
+    }
+    for (int k = 0; k < COLLISION_SERIES; ++k) {
+        char path[64];
+        snprintf(path, sizeof path, "/collision/%s", collision_names[k]);
+        int count = k < COLLISION_COUNTS;
+        if (op_series_create(ctx, run, &r->collision[k], path, count ? OP_SERIES_INT64 : OP_SERIES_FLOAT64, 0, NULL,
+                             count ? NULL : "m", collision_descriptions[k]) != OP_OK)
             return ctx->status;
     }
     for (int o = 0; o < scene->observable_count; ++o) {
@@ -259,6 +282,13 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
     for (int t = 0; t < TIMING_STAGES; ++t)
         if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
             return ctx->status;
+    int64_t counts[COLLISION_COUNTS] = { stats->floor_contacts, stats->collision_pairs, stats->collision_contacts };
+    double depths[COLLISION_SERIES - COLLISION_COUNTS] = { stats->max_penetration, stats->max_floor_penetration };
+    for (int k = 0; k < COLLISION_SERIES; ++k) {
+        const void *row = k < COLLISION_COUNTS ? (const void *)&counts[k] : (const void *)&depths[k - COLLISION_COUNTS];
+        if (op_series_append(ctx, &r->run, &r->collision[k], row, 1) != OP_OK)
+            return ctx->status;
+    }
     return append_observables(ctx, r, scene);
 }
 

@@ -5,6 +5,7 @@
  * Written beyond the bodies (runfile.h):
  *   /parameters                       attributes: frames, output_every, frame_time, substeps,
  *                                     iterations, gravity, floor, floor_height, friction,
+ *                                     collisions (0/1), collision_passes, collision_margin (m),
  *                                     log_energy, solver, solver_<option> (strings as given,
  *                                     defaults filled in, the common chebyshev* options
  *                                     included); typed copies of the Chebyshev settings
@@ -22,6 +23,15 @@
  *                                     (only when log_energy)
  *   /timing/{local,global,collision,chebyshev,total} [F] (ms): every frame (chebyshev: the
  *                                     extrapolation after each iteration, 0 when off)
+ *   /collision/{floor_contacts,pairs,contacts} [F] (int64): every frame, summed over its
+ *                                     sub-steps: particles pushed out of the floor, candidate
+ *                                     pairs of particles of different bodies (broad phase), and
+ *                                     those that penetrated (core/collide.h; 0 with one body or
+ *                                     collisions = off)
+ *   /collision/{max_penetration,max_floor_penetration} [F] (m): every frame, the largest over
+ *                                     its sub-steps of what is left at the end of COLLIDE: the
+ *                                     deepest ellipsoid-ellipsoid penetration over the candidate
+ *                                     pairs, and the deepest reach below the floor (0 without one)
  *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame
  *   /particles/index [N] int64        0 .. N-1: the first n entries list the particles of any
  *                                     body of n (the XDMF sidecar's polyvertex cells, xdmf.h)

@@ -29,8 +29,9 @@ typedef struct section_kind {
 } section_kind;
 
 static const char *const run_keys[] = { "frames", "output_every", "models", NULL };
-static const char *const world_keys[] = { "frame_time", "substeps", "iterations", "gravity",
-                                          "floor",      "friction", "log_energy", NULL };
+static const char *const world_keys[] = { "frame_time", "substeps",   "iterations",       "gravity",
+                                          "floor",      "friction",   "collisions",       "collision_passes",
+                                          "collision_margin",         "log_energy",       NULL };
 static const char *const model_keys[] = { "particles", "seed", "voxels", "density", NULL };
 static const char *const body_keys[] = { "model", "stiffness", "position", "rotation", "velocity", "start", NULL };
 static const char *const pin_keys[] = { "body", "particle", "hold", NULL };
@@ -573,6 +574,16 @@ static int entry_numbers(op_ctx *ctx, const config *c, const entry *e, int count
     return parse_numbers(ctx, c, e, e->value, strlen(e->value), count, form, out);
 }
 
+/* One finite number, not negative. */
+static int entry_not_negative(op_ctx *ctx, const config *c, const entry *e, const char *form, double *out)
+{
+    if (entry_numbers(ctx, c, e, 1, form, out) != OP_OK)
+        return ctx->status;
+    if (*out < 0)
+        return entry_fail(ctx, c, e, OP_ERR_INVALID, "must not be negative");
+    return OP_OK;
+}
+
 static int entry_int(op_ctx *ctx, const config *c, const entry *e, long lo, long hi, int *out)
 {
     char *end;
@@ -696,12 +707,16 @@ static int load_world(loader *l)
         if (def.floor && entry_numbers(ctx, c, e, 1, "off or a height in m", &def.floor_height) != OP_OK)
             return ctx->status;
     }
-    if ((e = lookup(c, s, "friction"))) {
-        if (entry_numbers(ctx, c, e, 1, "a friction coefficient", &def.friction) != OP_OK)
-            return ctx->status;
-        if (def.friction < 0)
-            return entry_fail(ctx, c, e, OP_ERR_INVALID, "must not be negative");
-    }
+    if ((e = lookup(c, s, "friction")) &&
+        entry_not_negative(ctx, c, e, "a friction coefficient", &def.friction) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "collisions")) && entry_choice(ctx, c, e, "off|on", &def.collisions) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "collision_passes")) && entry_int(ctx, c, e, 1, 1000, &def.collision_passes) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "collision_margin")) &&
+        entry_not_negative(ctx, c, e, "a distance in m", &def.collision_margin) != OP_OK)
+        return ctx->status;
     if ((e = lookup(c, s, "log_energy"))) {
         int choice = 0;
         if (entry_choice(ctx, c, e, "false|true", &choice) != OP_OK)

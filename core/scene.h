@@ -6,7 +6,11 @@
  *                output_every = 1        frames between stored states (the first and last are kept)
  *                models = data/models.tsv  the model catalogue
  *   [world]      frame_time = 0.0333333333333333  substeps = 1  iterations = 10
- *                gravity = 0 -9.81 0     floor = off | HEIGHT    friction = 0.5
+ *                gravity = 0 -9.81 0     floor = off | HEIGHT    friction = 0.5 (floor and bodies)
+ *                collisions = on | off   contacts between the particles of different bodies
+ *                                        (core/collide.h); they run only with two bodies or more
+ *                collision_passes = 4    Jacobi passes of those contacts (1 to 1000)
+ *                collision_margin = 0    m added to the broad phase's reach (not negative)
  *                log_energy = true | false
  *   [solver]     name = arap, then the variant's options (opsim solvers lists them)
  *   [model NAME] particles = N  seed = S  voxels = R  density = RHO

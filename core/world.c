@@ -1,5 +1,5 @@
-/* The world and its frame loop: the stage list of world.h, the floor contact, and the
- * ownership of models, bodies, scripts and solver states. */
+/* The world and its frame loop: the stage list of world.h and the ownership of models,
+ * bodies, scripts and solver states; contacts are core/collide.c's. */
 #include "world.h"
 
 #include <math.h>
@@ -27,6 +27,9 @@ op_world_def op_default_world_def(void)
                            .floor = 0,
                            .floor_height = 0.0,
                            .friction = 0.5,
+                           .collisions = 1,
+                           .collision_passes = OP_COLLIDE_DEFAULT_PASSES,
+                           .collision_margin = 0.0,
                            .log_energy = 1 };
 }
 
@@ -34,10 +37,12 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
 {
     memset(world, 0, sizeof *world);
     if (!(isfinite(def->frame_time) && def->frame_time > 0) || def->substeps < 1 || def->iterations < 0 ||
-        !v3_isfinite(def->gravity) || !isfinite(def->floor_height) || !(def->friction >= 0))
+        !v3_isfinite(def->gravity) || !isfinite(def->floor_height) || !(def->friction >= 0) ||
+        def->collision_passes < 1 || !(isfinite(def->collision_margin) && def->collision_margin >= 0))
         return OP_FAIL(ctx, OP_ERR_INVALID,
                        "world: frame_time must be positive, substeps at least 1, iterations not negative, "
-                       "gravity and floor finite, friction not negative");
+                       "gravity and floor finite, friction not negative, collision_passes at least 1, "
+                       "collision_margin finite and not negative");
     world->def = *def;
     world->models = op_calloc(ctx, OP_WORLD_MAX_MODELS, sizeof(op_model));
     world->bodies = op_calloc(ctx, OP_WORLD_MAX_BODIES, sizeof(op_body));
@@ -122,6 +127,7 @@ void op_world_free(op_world *world)
         for (int b = 0; b < world->body_count; ++b)
             op_chebyshev_free(&world->chebyshev[b]);
     OP_FREE(world->chebyshev);
+    op_collider_free(&world->collider);
     if (world->bodies)
         for (int b = 0; b < world->body_count; ++b)
             op_body_free(&world->bodies[b]);
@@ -189,42 +195,6 @@ static void update_velocity(op_body *body, double h)
         m3_sub(rate, &body->state.rotation[9 * i], &body->start_rotation[9 * i]);
         m3_scale(rate, rate, 1.0 / h);
     }
-}
-
-/* The floor (DESIGN §4): an ellipsoid's lowest point along the normal n = +y is
- * x·n − √(nᵀ E diag(a², b², c²) Eᵀ n), E = R Ē. A penetrating particle is pushed up to touch,
- * loses its downward velocity, and Coulomb friction takes up to μ times that normal velocity
- * change off its tangential velocity. Returns the number of contacts. */
-static int collide_floor(const op_world *world, op_body *body)
-{
-    const op_graph *g = body->graph;
-    double mu = world->def.friction, floor = world->def.floor_height;
-    int contacts = 0;
-    for (int i = 0; i < g->particle_count; ++i) {
-        if (body->position_pinned[i])
-            continue;
-        double axes[9];
-        m3_mul(axes, &body->state.rotation[9 * i], &g->rest_axes[9 * i]);
-        const double *r = &g->radii[3 * i];
-        double reach2 = 0.0;
-        for (int a = 0; a < 3; ++a)
-            reach2 += r[a] * r[a] * axes[3 + a] * axes[3 + a]; /* (row y of E)·diag(r²)·(row y of E) */
-        double *x = &body->state.position[3 * i], *v = &body->state.velocity[3 * i];
-        double depth = floor - (x[1] - sqrt(reach2));
-        if (!(depth > 0))
-            continue;
-        ++contacts;
-        x[1] += depth;
-        double normal_change = v[1] < 0 ? -v[1] : 0.0;
-        v[1] += normal_change;
-        double tangential = sqrt(v[0] * v[0] + v[2] * v[2]);
-        if (tangential > 0) {
-            double keep = fmax(0.0, 1.0 - mu * normal_change / tangential);
-            v[0] *= keep;
-            v[2] *= keep;
-        }
-    }
-    return contacts;
 }
 
 double op_world_energy(const op_world *world, double h, op_energy *sum)
@@ -317,6 +287,34 @@ int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double 
     return ctx->status;
 }
 
+/* The floor, then the body pairs (world.h, COLLIDE); what is left below the floor is measured
+ * after both. */
+static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
+{
+    const op_world_def *def = &world->def;
+    if (def->floor)
+        for (int b = 0; b < world->body_count; ++b)
+            stats->floor_contacts += op_collide_floor(&world->bodies[b], def->floor_height, def->friction);
+    if (def->collisions && world->body_count > 1) {
+        op_contact_def contact = { .passes = def->collision_passes,
+                                   .floor = def->floor,
+                                   .floor_height = def->floor_height,
+                                   .margin = def->collision_margin,
+                                   .friction = def->friction };
+        op_contact_stats found;
+        if (op_collide_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact, &found) != OP_OK)
+            return ctx->status;
+        stats->collision_pairs += found.pairs;
+        stats->collision_contacts += found.contacts;
+        stats->max_penetration = fmax(stats->max_penetration, found.max_penetration);
+    }
+    if (def->floor)
+        for (int b = 0; b < world->body_count; ++b)
+            stats->max_floor_penetration =
+                fmax(stats->max_floor_penetration, op_floor_penetration(&world->bodies[b], def->floor_height));
+    return OP_OK;
+}
+
 int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
 {
     const op_world_def *def = &world->def;
@@ -324,7 +322,8 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     op_stage_times solve = { 0 };
     double collide_seconds = 0.0;
     int row_length = def->iterations + 1;
-    stats->floor_contacts = 0;
+    stats->floor_contacts = stats->collision_pairs = stats->collision_contacts = 0;
+    stats->max_penetration = stats->max_floor_penetration = 0.0;
     for (int sub = 0; sub < def->substeps; ++sub) {
         op_energy *energy_row = def->log_energy ? &stats->energy[sub * row_length] : NULL;
         for (op_stage stage = OP_STAGE_PREDICT; stage < OP_STAGE_COUNT; ++stage) {
@@ -350,14 +349,13 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 for (int b = 0; b < world->body_count; ++b)
                     update_velocity(&world->bodies[b], h);
                 break;
-            case OP_STAGE_COLLIDE:
-                if (def->floor) {
-                    double start = op_now();
-                    for (int b = 0; b < world->body_count; ++b)
-                        stats->floor_contacts += collide_floor(world, &world->bodies[b]);
-                    collide_seconds += op_now() - start;
-                }
+            case OP_STAGE_COLLIDE: {
+                double start = op_now();
+                if (stage_collide(ctx, world, stats) != OP_OK)
+                    return ctx->status;
+                collide_seconds += op_now() - start;
                 break;
+            }
             case OP_STAGE_COUNT:
                 break;
             }

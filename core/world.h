@@ -11,7 +11,11 @@
  *                      local or global); the energy is logged after each iteration when
  *                      logging is on, i.e. of the extrapolated state
  *     UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
- *     COLLIDE          floor contact and friction (DESIGN §4)
+ *     COLLIDE          the floor first, then, when collisions = on and there are two bodies or
+ *                      more, the pairs of particles of different bodies (core/collide.h): the
+ *                      pairs start from the floor's corrections, and the floor bounds each of
+ *                      their passes, so no pair resolves by pushing a particle into it; what
+ *                      is left below the floor and between bodies is measured after both
  *
  * Timings are per frame in milliseconds from a monotonic clock. */
 #ifndef OPSIM_WORLD_H
@@ -19,6 +23,7 @@
 
 #include "body.h"
 #include "chebyshev.h"
+#include "collide.h"
 #include "energy.h"
 #include "model.h"
 #include "script.h"
@@ -31,7 +36,10 @@ typedef struct op_world_def {
     double gravity[3];   /* m/s² */
     int floor;           /* 1: a floor plane y = floor_height with normal +y */
     double floor_height; /* m */
-    double friction;     /* Coulomb coefficient for floor contacts */
+    double friction;     /* Coulomb coefficient for floor and body contacts */
+    int collisions;      /* 1: contacts between the particles of different bodies */
+    int collision_passes; /* Jacobi passes of the body contacts (collide.h) */
+    double collision_margin; /* m, added to the broad phase's reach */
     int log_energy;      /* evaluate E after every iteration (off for timing runs) */
 } op_world_def;
 
@@ -41,6 +49,12 @@ typedef struct op_frame_stats {
     double local_ms, global_ms, collision_ms, total_ms;
     double chebyshev_ms; /* the Chebyshev extrapolation (0 when chebyshev = off) */
     int floor_contacts;  /* particles pushed out of the floor this frame */
+    /* Body contacts (collide.h), 0 where they do not run: counts summed over the frame's
+     * sub-steps, penetrations the largest left at the end of a sub-step's COLLIDE. */
+    int collision_pairs;          /* candidate pairs of the broad phase */
+    int collision_contacts;       /* of them, pairs that penetrated */
+    double max_penetration;       /* m, between ellipsoids of different bodies */
+    double max_floor_penetration; /* m, below the floor (0 without a floor) */
     /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
      * column k after the k-th. Filled only when def.log_energy. */
     op_energy *energy;
@@ -61,6 +75,7 @@ typedef struct op_world {
     void **solver_state; /* [body_count], made by op_world_start */
     op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
     op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
+    op_collider collider;           /* the body contacts' workspace */
     double time;         /* s since the start */
     long frame;          /* frames completed */
     long substep;        /* sub-steps completed */

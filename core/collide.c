@@ -1,0 +1,567 @@
+/* Contact: the floor, the cell-sorted grid broad phase, the ellipsoid narrow phase and the
+ * Jacobi response with friction (collide.h). */
+#include "collide.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "math3.h"
+
+static const double up[3] = { 0.0, 1.0, 0.0 };
+
+double op_support_distance(const double axes[9], const double radii[3], const double n[3])
+{
+    double u[3];
+    m3_mul_tv(u, axes, n); /* n in the ellipsoid's own axes */
+    double reach2 = 0.0;
+    for (int a = 0; a < 3; ++a)
+        reach2 += radii[a] * radii[a] * u[a] * u[a];
+    return sqrt(reach2);
+}
+
+double op_particle_lowest_point(const op_body *body, int i)
+{
+    double axes[9];
+    m3_mul(axes, &body->state.rotation[9 * i], &body->graph->rest_axes[9 * i]);
+    return body->state.position[3 * i + 1] - op_support_distance(axes, &body->graph->radii[3 * i], up);
+}
+
+/* Coulomb friction on a tangential velocity after a normal velocity change `normal_change`
+ * (not negative): the factor that keeps min(|v_t|, μ Δv_n) off it, as a fraction of v_t. */
+static double friction_keep(double friction, double normal_change, double tangential)
+{
+    return fmax(0.0, 1.0 - friction * normal_change / tangential);
+}
+
+int op_collide_floor(op_body *body, double height, double friction)
+{
+    int contacts = 0;
+    for (int i = 0; i < body->graph->particle_count; ++i) {
+        if (body->position_pinned[i])
+            continue;
+        double depth = height - op_particle_lowest_point(body, i);
+        if (!(depth > 0))
+            continue;
+        ++contacts;
+        double *x = &body->state.position[3 * i], *v = &body->state.velocity[3 * i];
+        x[1] += depth;
+        double normal_change = v[1] < 0 ? -v[1] : 0.0;
+        v[1] += normal_change;
+        double tangential = sqrt(v[0] * v[0] + v[2] * v[2]);
+        if (tangential > 0) {
+            double keep = friction_keep(friction, normal_change, tangential);
+            v[0] *= keep;
+            v[2] *= keep;
+        }
+    }
+    return contacts;
+}
+
+double op_floor_penetration(const op_body *body, double height)
+{
+    double deepest = 0.0;
+    for (int i = 0; i < body->graph->particle_count; ++i)
+        if (!body->position_pinned[i])
+            deepest = fmax(deepest, height - op_particle_lowest_point(body, i));
+    return deepest;
+}
+
+/* ---- broad phase ---- */
+
+enum { CELL_BITS = 21, ROWS = 5 };
+
+/* Replaces the array p by `count` zeroed elements; false when out of memory. */
+#define RENEW(ctx, p, count) (free(p), ((p) = op_calloc((ctx), (count), sizeof *(p))) != NULL)
+
+static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int threads)
+{
+    if (count > bp->particle_capacity) {
+        size_t n = (size_t)count + (size_t)count / 2;
+        bp->particle_capacity = 0;
+        if (!RENEW(ctx, bp->key, n) || !RENEW(ctx, bp->key_scratch, n) || !RENEW(ctx, bp->order, n) ||
+            !RENEW(ctx, bp->order_scratch, n) || !RENEW(ctx, bp->sorted, 4 * n) ||
+            !RENEW(ctx, bp->sorted_group, n) || !RENEW(ctx, bp->cell_start, n + 1) || !RENEW(ctx, bp->cell_key, n))
+            return ctx->status;
+        bp->particle_capacity = (int)n;
+    }
+    if (threads > bp->thread_capacity) {
+        for (int t = 0; t < bp->thread_capacity; ++t)
+            free(bp->thread_pairs[t]);
+        bp->thread_capacity = 0;
+        if (!RENEW(ctx, bp->thread_pairs, (size_t)threads) ||
+            !RENEW(ctx, bp->thread_pair_capacity, (size_t)threads) ||
+            !RENEW(ctx, bp->thread_pair_count, (size_t)threads))
+            return ctx->status;
+        bp->thread_capacity = threads;
+    }
+    return OP_OK;
+}
+
+static uint64_t cell_key(uint64_t x, uint64_t y, uint64_t z)
+{
+    return x | y << CELL_BITS | z << (2 * CELL_BITS);
+}
+
+/* Stable LSD radix sort of key[count], payload alongside unless NULL, a byte a pass over the
+ * bytes `largest` uses; the sorted arrays end up in *key and *payload (the scratch arrays swap
+ * with them). Equal keys keep the order they came in. */
+static void radix_sort(int count, uint64_t largest, uint64_t **key, uint64_t **key_scratch, int **payload,
+                       int **payload_scratch)
+{
+    for (int shift = 0; shift < 64 && largest >> shift; shift += 8) {
+        int start[257] = { 0 };
+        const uint64_t *from = *key;
+        for (int s = 0; s < count; ++s)
+            start[(from[s] >> shift & 255) + 1]++;
+        for (int d = 0; d < 256; ++d)
+            start[d + 1] += start[d];
+        for (int s = 0; s < count; ++s) {
+            int to = start[from[s] >> shift & 255]++;
+            (*key_scratch)[to] = from[s];
+            if (payload)
+                (*payload_scratch)[to] = (*payload)[s];
+        }
+        uint64_t *swap_key = *key;
+        *key = *key_scratch;
+        *key_scratch = swap_key;
+        if (payload) {
+            int *swap = *payload;
+            *payload = *payload_scratch;
+            *payload_scratch = swap;
+        }
+    }
+}
+
+/* The first occupied cell whose key is not below `key`. */
+static int first_cell_from(const uint64_t *cell_key, int cells, uint64_t key)
+{
+    int lo = 0, hi = cells;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (cell_key[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Appends a pair key to a thread's buffer, growing it; 0 when out of memory. */
+static int push_pair(op_broad_phase *bp, int thread, uint64_t key)
+{
+    int used = bp->thread_pair_count[thread];
+    if (used == bp->thread_pair_capacity[thread]) {
+        int capacity = used ? 2 * used : 1024;
+        uint64_t *grown = realloc(bp->thread_pairs[thread], (size_t)capacity * sizeof *grown);
+        if (!grown)
+            return 0;
+        bp->thread_pairs[thread] = grown;
+        bp->thread_pair_capacity[thread] = capacity;
+    }
+    bp->thread_pairs[thread][used] = key;
+    bp->thread_pair_count[thread] = used + 1;
+    return 1;
+}
+
+/* Sorts the particles by cell: bp->key, bp->order, bp->sorted, bp->sorted_group by sorted
+ * position, the occupied cells in bp->cell_key and bp->cell_start. Returns the cell count. */
+static int sort_into_cells(op_broad_phase *bp, int count, const double *position, const double *bound,
+                           const int *group, const double lo[3], double cell)
+{
+    double inverse = 1.0 / cell;
+    uint64_t largest = 0;
+    for (int i = 0; i < count; ++i) {
+        uint64_t c[3];
+        for (int d = 0; d < 3; ++d) /* from 1, so that the cells around never go below 0 */
+            c[d] = (uint64_t)floor((position[3 * i + d] - lo[d]) * inverse) + 1;
+        bp->key[i] = cell_key(c[0], c[1], c[2]);
+        bp->order[i] = i;
+        if (bp->key[i] > largest)
+            largest = bp->key[i];
+    }
+    radix_sort(count, largest, &bp->key, &bp->key_scratch, &bp->order, &bp->order_scratch);
+    int cells = 0;
+    for (int s = 0; s < count; ++s) {
+        int i = bp->order[s];
+        if (s == 0 || bp->key[s] != bp->key[s - 1]) {
+            bp->cell_key[cells] = bp->key[s];
+            bp->cell_start[cells++] = s;
+        }
+        v3_copy(&bp->sorted[4 * s], &position[3 * i]);
+        bp->sorted[4 * s + 3] = bound[i];
+        bp->sorted_group[s] = group[i];
+    }
+    bp->cell_start[cells] = count;
+    return cells;
+}
+
+int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double *position, const double *bound,
+                        const int *group, double margin)
+{
+    bp->pair_count = 0;
+    if (!(isfinite(margin) && margin >= 0))
+        return OP_FAIL(ctx, OP_ERR_INVALID, "broad phase: the margin must be finite and not negative");
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY }, largest = 0.0;
+    for (int i = 0; i < count; ++i) {
+        const double *x = &position[3 * i];
+        if (!v3_isfinite(x) || !(isfinite(bound[i]) && bound[i] >= 0))
+            return OP_FAIL(ctx, OP_ERR_INVALID,
+                           "broad phase: particle %d has a non-finite position or a bad bounding radius", i);
+        for (int d = 0; d < 3; ++d) {
+            lo[d] = fmin(lo[d], x[d]);
+            hi[d] = fmax(hi[d], x[d]);
+        }
+        largest = fmax(largest, bound[i]);
+    }
+    if (count < 2)
+        return OP_OK;
+    int threads = omp_get_max_threads();
+    if (broad_reserve(ctx, bp, count, threads) != OP_OK)
+        return ctx->status;
+    double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    double cell = fmax((2.0 * largest + margin) * (1.0 + 0x1p-20), extent * 0x1p-20);
+    if (!(cell > 0)) /* every bound and the margin zero, every centre at one point: no pairs */
+        return OP_OK;
+    int cells = sort_into_cells(bp, count, position, bound, group, lo, cell);
+
+    /* The neighbour cells after a cell in key order, as rows of consecutive keys: the cell itself
+     * and x + 1; x − 1 … x + 1 at (y + 1, z); the three rows at z + 1. Each row's first key is
+     * the cell's plus an offset (no carries: every coordinate is at least 1 and below 2^21 − 1).
+     * A pair is found from the particle that sorts first, once. */
+    const uint64_t centre = cell_key(1, 1, 1);
+    const uint64_t row_first[ROWS] = { 0, cell_key(0, 2, 1) - centre, cell_key(0, 0, 2) - centre,
+                                       cell_key(0, 1, 2) - centre, cell_key(0, 2, 2) - centre };
+    const uint64_t row_last[ROWS] = { 1, row_first[1] + 2, row_first[2] + 2, row_first[3] + 2, row_first[4] + 2 };
+    int failed = 0;
+    uint64_t n = (uint64_t)count;
+#pragma omp parallel num_threads(threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
+    {
+        int thread = omp_get_thread_num(), previous = -2, cursor[ROWS];
+        bp->thread_pair_count[thread] = 0;
+#pragma omp for schedule(static)
+        for (int s = 0; s < count; ++s) {
+            uint64_t key = bp->key[s];
+            const double *a = &bp->sorted[4 * s];
+            for (int r = 0; r < ROWS; ++r) {
+                /* keys grow with s, so a row's first cell only moves on: a search only where a
+                 * thread's run of positions starts */
+                if (s != previous + 1)
+                    cursor[r] = first_cell_from(bp->cell_key, cells, key + row_first[r]);
+                while (cursor[r] < cells && bp->cell_key[cursor[r]] < key + row_first[r])
+                    ++cursor[r];
+                int last = cursor[r];
+                while (last < cells && bp->cell_key[last] <= key + row_last[r])
+                    ++last;
+                int from = bp->cell_start[cursor[r]];
+                for (int t = from > s ? from : s + 1; t < bp->cell_start[last]; ++t) {
+                    const double *b = &bp->sorted[4 * t];
+                    double reach = a[3] + b[3] + margin;
+                    if (bp->sorted_group[t] == bp->sorted_group[s] || !(v3_dist2(a, b) < reach * reach))
+                        continue;
+                    uint64_t i = (uint64_t)bp->order[s], j = (uint64_t)bp->order[t];
+                    if (!push_pair(bp, thread, i < j ? i * n + j : j * n + i)) {
+#pragma omp atomic write
+                        failed = 1;
+                    }
+                }
+            }
+            previous = s;
+        }
+    }
+    if (failed)
+        return OP_FAIL(ctx, OP_ERR_NOMEM, "broad phase: out of memory for the candidate pairs");
+    int pairs = 0;
+    for (int t = 0; t < threads; ++t)
+        pairs += bp->thread_pair_count[t];
+    if (pairs > bp->pair_capacity) {
+        size_t capacity = (size_t)pairs + (size_t)pairs / 2;
+        bp->pair_capacity = 0;
+        if (!RENEW(ctx, bp->pairs, capacity) || !RENEW(ctx, bp->pair_key, capacity) ||
+            !RENEW(ctx, bp->pair_key_scratch, capacity))
+            return ctx->status;
+        bp->pair_capacity = (int)capacity;
+    }
+    for (int t = 0, at = 0; t < threads; at += bp->thread_pair_count[t++])
+        if (bp->thread_pair_count[t])
+            memcpy(&bp->pair_key[at], bp->thread_pairs[t], (size_t)bp->thread_pair_count[t] * sizeof *bp->pair_key);
+    /* sorted by i·n + j, i.e. by (i, j): the same list however the threads shared the work */
+    radix_sort(pairs, n * n - 1, &bp->pair_key, &bp->pair_key_scratch, NULL, NULL);
+    for (int k = 0; k < pairs; ++k)
+        bp->pairs[k] = (op_pair){ (int)(bp->pair_key[k] / n), (int)(bp->pair_key[k] % n) };
+    bp->pair_count = pairs;
+    return OP_OK;
+}
+
+void op_broad_phase_free(op_broad_phase *bp)
+{
+    for (int t = 0; t < bp->thread_capacity; ++t)
+        free(bp->thread_pairs[t]);
+    OP_FREE(bp->thread_pairs);
+    OP_FREE(bp->thread_pair_capacity);
+    OP_FREE(bp->thread_pair_count);
+    OP_FREE(bp->pairs);
+    OP_FREE(bp->pair_key);
+    OP_FREE(bp->pair_key_scratch);
+    OP_FREE(bp->key);
+    OP_FREE(bp->key_scratch);
+    OP_FREE(bp->order);
+    OP_FREE(bp->order_scratch);
+    OP_FREE(bp->sorted);
+    OP_FREE(bp->sorted_group);
+    OP_FREE(bp->cell_start);
+    OP_FREE(bp->cell_key);
+    bp->pair_count = bp->pair_capacity = bp->particle_capacity = bp->thread_capacity = 0;
+}
+
+/* ---- narrow phase and response ---- */
+
+/* One pass's correction of a pair: j moves by share_j·shift and its velocity by share_j·dv, i by
+ * −share_i times the same. */
+struct op_contact {
+    double penetration; /* p: h_i(n) + h_j(n) − L */
+    double shift[3];    /* p n, less the static friction */
+    double dv[3];       /* the change of v_j − v_i: the approach removed, then friction */
+    double share_i, share_j;
+    int active;         /* p > 0 and some particle can move */
+};
+
+static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
+{
+    if (count <= c->capacity)
+        return OP_OK;
+    size_t n = (size_t)count + (size_t)count / 2;
+    c->capacity = 0;
+    if (!RENEW(ctx, c->position, 3 * n) || !RENEW(ctx, c->velocity, 3 * n) || !RENEW(ctx, c->start, 3 * n) ||
+        !RENEW(ctx, c->axes, 9 * n) || !RENEW(ctx, c->radii, 3 * n) || !RENEW(ctx, c->bound, n) ||
+        !RENEW(ctx, c->inverse_mass, n) || !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
+        !RENEW(ctx, c->incidence_start, n + 2))
+        return ctx->status;
+    c->capacity = (int)n;
+    return OP_OK;
+}
+
+static void gather(op_collider *c, const op_body *bodies, int body_count)
+{
+    for (int b = 0, g = 0; b < body_count; ++b) {
+        const op_body *body = &bodies[b];
+        const op_graph *graph = body->graph;
+        for (int i = 0; i < graph->particle_count; ++i, ++g) {
+            const double *r = &graph->radii[3 * i];
+            v3_copy(&c->position[3 * g], &body->state.position[3 * i]);
+            v3_copy(&c->velocity[3 * g], &body->state.velocity[3 * i]);
+            v3_copy(&c->start[3 * g], &body->start_position[3 * i]);
+            m3_mul(&c->axes[9 * g], &body->state.rotation[9 * i], &graph->rest_axes[9 * i]);
+            v3_copy(&c->radii[3 * g], r);
+            c->bound[g] = fmax(r[0], fmax(r[1], r[2]));
+            c->inverse_mass[g] = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
+            c->group[g] = b;
+        }
+    }
+}
+
+static void scatter(const op_collider *c, op_body *bodies, int body_count)
+{
+    for (int b = 0, g = 0; b < body_count; ++b) {
+        op_state *s = &bodies[b].state;
+        memcpy(s->position, &c->position[3 * g], 3 * (size_t)s->particle_count * sizeof(double));
+        memcpy(s->velocity, &c->velocity[3 * g], 3 * (size_t)s->particle_count * sizeof(double));
+        g += s->particle_count;
+    }
+}
+
+/* The pairs incident to each particle, in pair order (the pairs are visited in order). */
+static void build_incidence(op_collider *c, int count, const op_pair *pairs, int pair_count)
+{
+    int *start = c->incidence_start;
+    memset(start, 0, ((size_t)count + 2) * sizeof *start);
+    for (int k = 0; k < pair_count; ++k) {
+        start[pairs[k].i + 2]++;
+        start[pairs[k].j + 2]++;
+    }
+    for (int p = 0; p < count; ++p)
+        start[p + 2] += start[p + 1];
+    for (int k = 0; k < pair_count; ++k) {
+        c->incidence[start[pairs[k].i + 1]++] = k;
+        c->incidence[start[pairs[k].j + 1]++] = k;
+    }
+}
+
+/* Coulomb friction along a contact normal n after a normal change `normal_change` (not
+ * negative): takes the tangential part of `relative` off `change`, or μ·normal_change of it when
+ * that is less. */
+static void take_tangential(double change[3], const double relative[3], const double n[3], double friction,
+                            double normal_change)
+{
+    double tangent[3];
+    v3_copy(tangent, relative);
+    v3_axpy(tangent, -v3_dot(relative, n), n);
+    double tangential = v3_norm(tangent);
+    if (tangential > 0)
+        v3_axpy(change, friction_keep(friction, normal_change, tangential) - 1.0, tangent);
+}
+
+static void evaluate(const op_collider *c, const op_pair *pair, double friction, struct op_contact *out)
+{
+    int i = pair->i, j = pair->j;
+    double wi = c->inverse_mass[i], wj = c->inverse_mass[j], total = wi + wj;
+    out->active = 0;
+    out->penetration = 0.0;
+    if (!(total > 0))
+        return;
+    double n[3], length;
+    v3_sub(n, &c->position[3 * j], &c->position[3 * i]);
+    length = v3_norm(n);
+    if (length > 0)
+        v3_scale(n, n, 1.0 / length);
+    else
+        v3_copy(n, up);
+    double p = op_support_distance(&c->axes[9 * i], &c->radii[3 * i], n) +
+               op_support_distance(&c->axes[9 * j], &c->radii[3 * j], n) - length;
+    out->penetration = p;
+    if (!(p > 0))
+        return;
+    out->active = 1;
+    out->share_i = wi / total;
+    out->share_j = wj / total;
+    /* static friction on the positions: the pair's relative tangential displacement over the
+     * sub-step, up to μ p of it, is undone with the separation */
+    double moved_i[3], moved_j[3], relative[3];
+    v3_sub(moved_i, &c->position[3 * i], &c->start[3 * i]);
+    v3_sub(moved_j, &c->position[3 * j], &c->start[3 * j]);
+    v3_sub(relative, moved_j, moved_i);
+    v3_scale(out->shift, n, p);
+    take_tangential(out->shift, relative, n, friction, p);
+    v3_sub(relative, &c->velocity[3 * j], &c->velocity[3 * i]);
+    double normal = v3_dot(relative, n);
+    v3_set(out->dv, 0.0, 0.0, 0.0);
+    if (normal < 0) {
+        v3_axpy(out->dv, -normal, n);
+        take_tangential(out->dv, relative, n, friction, -normal);
+    }
+}
+
+/* How many penetrating pairs particle q is in. */
+static int count_touching(const op_collider *c, int q)
+{
+    int touching = 0;
+    for (int e = c->incidence_start[q]; e < c->incidence_start[q + 1]; ++e)
+        touching += c->contact[c->incidence[e]].active;
+    return touching;
+}
+
+/* Particle q's share of its penetrating pairs' corrections, each pair's divided by the larger
+ * contact count of its two particles; then the floor, when there is one, puts q back on top and
+ * takes its downward velocity. */
+static void apply(op_collider *c, const op_pair *pairs, const op_contact_def *def, int q)
+{
+    if (c->inverse_mass[q] == 0 || c->touching[q] == 0)
+        return;
+    double *x = &c->position[3 * q], *v = &c->velocity[3 * q];
+    for (int e = c->incidence_start[q]; e < c->incidence_start[q + 1]; ++e) {
+        int k = c->incidence[e];
+        const struct op_contact *con = &c->contact[k];
+        if (!con->active)
+            continue;
+        int ti = c->touching[pairs[k].i], tj = c->touching[pairs[k].j], most = ti > tj ? ti : tj;
+        double share = (pairs[k].i == q ? -con->share_i : con->share_j) / most;
+        v3_axpy(x, share, con->shift);
+        v3_axpy(v, share, con->dv);
+    }
+    if (def->floor) {
+        double depth = def->floor_height - (x[1] - op_support_distance(&c->axes[9 * q], &c->radii[3 * q], up));
+        if (depth > 0) {
+            x[1] += depth;
+            v[1] = fmax(v[1], 0.0);
+        }
+    }
+}
+
+int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
+                      op_contact_stats *stats)
+{
+    *stats = (op_contact_stats){ 0 };
+    if (def->passes < 1 || !(isfinite(def->friction) && def->friction >= 0))
+        return OP_FAIL(ctx, OP_ERR_INVALID, "collisions: passes must be at least 1 and friction not negative");
+    int count = 0;
+    for (int b = 0; b < body_count; ++b)
+        count += bodies[b].graph->particle_count;
+    if (collider_reserve(ctx, c, count) != OP_OK)
+        return ctx->status;
+    gather(c, bodies, body_count);
+    op_broad_phase *bp = &c->broad;
+    if (op_broad_phase_find(ctx, bp, count, c->position, c->bound, c->group, def->margin) != OP_OK)
+        return ctx->status;
+    int pair_count = bp->pair_count;
+    stats->pairs = pair_count;
+    if (pair_count <= 0)
+        return OP_OK;
+    if (pair_count > c->pair_capacity) {
+        size_t n = (size_t)pair_count + (size_t)pair_count / 2;
+        c->pair_capacity = 0;
+        if (!RENEW(ctx, c->incidence, 2 * n) || !RENEW(ctx, c->contact, n) || !RENEW(ctx, c->touched, n))
+            return ctx->status;
+        c->pair_capacity = (int)n;
+    }
+    build_incidence(c, count, bp->pairs, pair_count);
+    memset(c->touched, 0, (size_t)pair_count * sizeof *c->touched);
+    const op_pair *pairs = bp->pairs;
+    /* One parallel region for every pass: its barriers cost less than a fork per loop. */
+    int active = 0;
+    double deepest = 0.0;
+#pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
+    {
+        for (int pass = 0;; ++pass) {
+#pragma omp single
+            {
+                active = 0;
+                deepest = 0.0;
+            }
+#pragma omp for schedule(static) reduction(+ : active) reduction(max : deepest)
+            for (int k = 0; k < pair_count; ++k) {
+                struct op_contact *con = &c->contact[k];
+                evaluate(c, &pairs[k], def->friction, con);
+                if (con->active) {
+                    ++active;
+                    deepest = fmax(deepest, con->penetration);
+                    if (pass < def->passes)
+                        c->touched[k] = 1;
+                }
+            }
+            /* every thread reads the reduced values before any reaches the next pass's reset */
+            if (pass == def->passes || active == 0)
+                break;
+#pragma omp for schedule(static)
+            for (int q = 0; q < count; ++q)
+                c->touching[q] = count_touching(c, q);
+#pragma omp for schedule(static)
+            for (int q = 0; q < count; ++q)
+                apply(c, pairs, def, q);
+        }
+    }
+    stats->max_penetration = deepest;
+    for (int k = 0; k < pair_count; ++k)
+        stats->contacts += c->touched[k];
+    scatter(c, bodies, body_count);
+    return OP_OK;
+}
+
+void op_collider_free(op_collider *c)
+{
+    op_broad_phase_free(&c->broad);
+    OP_FREE(c->position);
+    OP_FREE(c->velocity);
+    OP_FREE(c->start);
+    OP_FREE(c->axes);
+    OP_FREE(c->radii);
+    OP_FREE(c->bound);
+    OP_FREE(c->inverse_mass);
+    OP_FREE(c->group);
+    OP_FREE(c->touching);
+    OP_FREE(c->incidence_start);
+    OP_FREE(c->incidence);
+    OP_FREE(c->contact);
+    OP_FREE(c->touched);
+    c->capacity = c->pair_capacity = 0;
+}

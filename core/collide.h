@@ -1,0 +1,165 @@
+/* Contact (DESIGN §4; the paper's Sec. 4 around Fig. 5 and Fig. 6, after Müller & Chentanez
+ * 2011): the floor, the broad phase between bodies, the ellipsoid narrow phase and the response
+ * with Coulomb friction. One module owns them so that the floor and the pairs share one support
+ * distance and one friction model.
+ *
+ * Support distance. An ellipsoid with centre x, current axes E = R Ē (columns) and semi-axes
+ * (a, b, c) reaches h(n) = √(nᵀ E diag(a², b², c²) Eᵀ n) beyond x along a unit direction n
+ * (the support function of the ellipsoid: the largest n·(p − x) over its points p).
+ *
+ * Floor (y = height, normal +y). A particle whose lowest point x_y − h(+y) is below the floor is
+ * pushed up to touch it, loses its downward velocity, and Coulomb friction takes up to μ times
+ * that normal velocity change off its tangential velocity. Position-pinned particles are left.
+ *
+ * Broad phase: a uniform grid, cell-sorted. Particle i has a bounding sphere of radius ρ_i
+ * (its largest semi-axis); a pair (i, j) is a candidate when i and j belong to different groups
+ * (bodies) and |x_i − x_j| < ρ_i + ρ_j + margin. The cell size is the largest such threshold,
+ * 2 max ρ + margin, enlarged by 2⁻²⁰ of itself so that rounding in the cell coordinates can never
+ * put a candidate pair two cells apart; hence every candidate of i lies in the 27 cells around
+ * i's. The cell size is never less than 2⁻²⁰ of the cloud's largest extent, so that a cell
+ * coordinate fits 21 bits and a cell key (x, y, z) packs into 63 (a body flung far away makes
+ * the cells coarse, not the keys wrong). Particles are sorted by (cell key, global index) with a
+ * stable radix sort. Every particle then scans the rest of its own cell and the 13 neighbour
+ * cells that come after it in key order (its half of the 27; the cells of a row of three are
+ * consecutive keys, found by cursors that only move forward as the particle's key grows), so
+ * each pair is seen once, from the particle that sorts first. The queries run in parallel over
+ * the particles (OpenMP, static schedule) into per-thread lists, which are concatenated and
+ * radix-sorted by i·n + j: the pair list is sorted by (i, j), the same whatever the thread
+ * count.
+ *
+ * Narrow phase (pair i, j, bodies A ≠ B): d = x_j − x_i, L = |d|, n = d/L (+y when the centres
+ * coincide), penetration p = h_i(n) + h_j(n) − L. This is the separating-axis test along the
+ * centre line only, as the paper does ("separating them outward in the inter-center direction"):
+ * it can call a pair of long ellipsoids side by side touching when their surfaces are apart,
+ * never the reverse.
+ *
+ * Response, with inverse masses w = 1/m (0 for position-pinned particles; a pair of two such is
+ * skipped) and W = w_i + w_j. When p > 0 the pair separates along n, x_i −= (w_i/W) s and
+ * x_j += (w_j/W) s with s = p n less static friction: the relative tangential displacement of
+ * the two centres over the sub-step (from the positions the sub-step started at) is undone, up
+ * to μ p of it. Without that a body resting on a tilted contact slides down it whatever μ, since
+ * separating along n turns each sub-step's vertical sink under gravity into tangential motion
+ * (Macklin et al. 2014's position-level friction; the floor needs none, its n being vertical).
+ * When the centres approach, v_rel·n < 0 with v_rel = v_j − v_i, that normal component is
+ * removed (inelastic) and Coulomb friction takes min(|v_t|, μ |Δv_n|) off the relative
+ * tangential velocity v_t, split by inverse mass as the separation is: the floor's rule between
+ * two moving particles. μ is the world's friction, for both.
+ *
+ * Resolution: Jacobi passes. A particle can touch several particles of other bodies; resolving
+ * pairs one after another (Gauss–Seidel) would depend on the order and could not be split
+ * between threads without changing the result. Each pass computes every pair's correction from
+ * the positions and velocities the pass starts with (in parallel over pairs); each particle
+ * counts its penetrating pairs, then adds its share of each one's correction in canonical pair
+ * order (a CSR of the pairs incident to each particle), the pair's correction divided by the
+ * larger count of its two particles (in parallel over particles). Dividing both ends of a pair by
+ * the same number keeps the corrections equal and opposite, so contacts never move a pile's
+ * centre of mass or change its momentum; dividing each particle by its own count, as constraint
+ * averaging does, would, and makes resting stacks creep. After each particle's update the floor,
+ * when there is one, bounds it (pushed back on top, downward velocity removed): the floor is
+ * immovable, so a pair cannot resolve by pushing a particle into it. The result is bitwise the
+ * same for every thread count; passes stop early once no pair penetrates.
+ *
+ * Passes: one resolves an isolated pair exactly, but a particle caught between several others
+ * moves by a fraction of its corrections, so a stack needs more. Two tori stacked on the floor
+ * (tests/test_collide.c) keep, once settled, at most 5.6 mm of penetration with 1 pass, 0.49 mm
+ * with 2, 38 µm with 4 and 3.3 µm with 8 (the smallest semi-axis is 90 mm); each pass costs one
+ * narrow phase. OP_COLLIDE_DEFAULT_PASSES = 8 keeps a pile's penetration far below what the eye
+ * sees at a small cost beside the solver's.
+ *
+ * Candidate pairs are found once per call, from the positions before the passes: a pair that
+ * only comes within reach through the passes' own corrections waits for the next sub-step (a
+ * margin > 0 catches it earlier). */
+#ifndef OPSIM_COLLIDE_H
+#define OPSIM_COLLIDE_H
+
+#include <stdint.h>
+
+#include "body.h"
+#include "ctx.h"
+
+/* OP_COLLIDE_PARALLEL_MIN: fewer particles (broad phase) or candidate pairs (passes) than this
+ * run on one thread, where starting the others costs more than the work: on a 2-core machine
+ * (bench/bench_collide.c with the threshold at 0) two threads start to pay from about 500
+ * particles in the broad phase and 400 pairs in the passes. */
+enum { OP_COLLIDE_DEFAULT_PASSES = 8, OP_COLLIDE_PARALLEL_MIN = 512 };
+
+/* h(n) = √(nᵀ E diag(r²) Eᵀ n) for axes E (columns, row-major), semi-axes r, unit n. */
+double op_support_distance(const double axes[9], const double radii[3], const double n[3]);
+
+/* The lowest point of particle i's ellipsoid along +y: x_y − h(+y). */
+double op_particle_lowest_point(const op_body *body, int i);
+/* The floor contact of every particle of the body; returns the number of contacts. */
+int op_collide_floor(op_body *body, double height, double friction);
+/* How far the deepest position-free particle reaches below the floor (m), 0 when none does. */
+double op_floor_penetration(const op_body *body, double height);
+
+/* A candidate pair by global particle index, i < j. */
+typedef struct op_pair {
+    int i, j;
+} op_pair;
+
+/* The broad phase's result and its workspace, kept between calls. Zero-initialise before the
+ * first call. */
+typedef struct op_broad_phase {
+    int pair_count;
+    op_pair *pairs; /* [pair_count], sorted by (i, j) */
+    int pair_capacity, particle_capacity, thread_capacity;
+    uint64_t *key, *key_scratch;        /* [n] cell keys, ascending after the sort */
+    int *order, *order_scratch;         /* [n] the particle at each sorted position */
+    double *sorted;                     /* [n][4] its centre and bounding radius */
+    int *sorted_group;                  /* [n] its group */
+    int *cell_start;                    /* [cells + 1] first sorted position of each occupied cell */
+    uint64_t *cell_key;                 /* [cells] ascending */
+    uint64_t *pair_key, *pair_key_scratch; /* [pairs] i·n + j, to sort the pairs */
+    uint64_t **thread_pairs;            /* [threads][capacity] the pair keys each thread found */
+    int *thread_pair_capacity, *thread_pair_count; /* [threads] */
+} op_broad_phase;
+
+/* The candidate pairs of `count` particles: centres position[count][3], bounding radii
+ * bound[count] (not negative), group[count] (pairs within a group are never candidates) and
+ * margin (m, not negative), into bp->pairs. Non-finite input is OP_ERR_INVALID. */
+int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double *position, const double *bound,
+                        const int *group, double margin);
+void op_broad_phase_free(op_broad_phase *bp);
+
+typedef struct op_contact_def {
+    int passes;      /* Jacobi passes, at least 1 */
+    int floor;       /* 1: the floor y = floor_height bounds every pass (see above) */
+    double floor_height;
+    double margin;   /* m, added to the broad phase's threshold */
+    double friction; /* Coulomb coefficient μ */
+} op_contact_def;
+
+typedef struct op_contact_stats {
+    int pairs;              /* candidate pairs of the broad phase */
+    int contacts;           /* of them, pairs that penetrated in some pass */
+    double max_penetration; /* m: the largest p left over the candidate pairs after the passes, 0
+                               when none penetrates */
+} op_contact_stats;
+
+/* Every particle of every body in one list (global index: body by body, in order), the
+ * candidate pairs, and the per-pass workspace; kept between calls. Zero-initialise. */
+typedef struct op_collider {
+    op_broad_phase broad;
+    int capacity, pair_capacity;
+    double *position, *velocity; /* [n][3] */
+    double *start;               /* [n][3] the position at the sub-step's start */
+    double *axes;                /* [n][9] E = R Ē */
+    double *radii;               /* [n][3] */
+    double *bound;               /* [n] largest semi-axis */
+    double *inverse_mass;        /* [n] 0 where the position is pinned */
+    int *group;                  /* [n] body index */
+    int *touching;               /* [n] penetrating pairs of each particle in the current pass */
+    int *incidence_start;        /* [n + 1] CSR of the pairs incident to each particle */
+    int *incidence;              /* [2 · pairs] pair indices, ascending within a particle */
+    struct op_contact *contact;  /* [pairs] one pass's correction of each pair */
+    unsigned char *touched;      /* [pairs] penetrated in some pass */
+} op_collider;
+
+/* Collisions between the particles of different bodies (narrow phase and response above),
+ * updating positions and velocities. Orientations and rotation rates are left alone. */
+int op_collide_bodies(op_ctx *ctx, op_collider *collider, op_body *bodies, int body_count,
+                      const op_contact_def *def, op_contact_stats *stats);
+void op_collider_free(op_collider *collider);
+
+#endif

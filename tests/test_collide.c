@@ -1,0 +1,636 @@
+/* Tests of core/collide.c: the broad phase finds exactly the bounding-sphere pairs of a brute
+ * force on random clouds (and so every pair the narrow phase calls penetrating); the support
+ * distance is the largest reach found by a search over the ellipsoid's surface; one pass
+ * resolves an isolated pair exactly, split by inverse mass, with the approach removed and
+ * Coulomb friction; two tori dropped onto each other and the floor come to rest apart; the
+ * contacts give bitwise the same state on one thread and on two; the run file records what the
+ * world reports. Run from the project root (the scenes use data/models.tsv's torus12). */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collide.h"
+#include "energy.h"
+#include "math3.h"
+#include "random_cloud.h"
+#include "record.h"
+#include "scene.h"
+#include "test_util.h"
+
+/* ---- helpers ---- */
+
+/* The cloud's particles in one list, body after body, as the world numbers them. */
+typedef struct flat_cloud {
+    int count;
+    double *position, *bound, *axes, *radii;
+    int *group;
+} flat_cloud;
+
+static flat_cloud flatten(const random_cloud *cloud)
+{
+    flat_cloud f = { 0 };
+    for (int b = 0; b < cloud->body_count; ++b)
+        f.count += cloud->bodies[b].graph->particle_count;
+    f.position = calloc(3 * (size_t)f.count, sizeof(double));
+    f.bound = calloc((size_t)f.count, sizeof(double));
+    f.axes = calloc(9 * (size_t)f.count, sizeof(double));
+    f.radii = calloc(3 * (size_t)f.count, sizeof(double));
+    f.group = calloc((size_t)f.count, sizeof(int));
+    assert_true(f.position && f.bound && f.axes && f.radii && f.group);
+    for (int b = 0, g = 0; b < cloud->body_count; ++b) {
+        const op_body *body = &cloud->bodies[b];
+        for (int i = 0; i < body->graph->particle_count; ++i, ++g) {
+            const double *r = &body->graph->radii[3 * i];
+            v3_copy(&f.position[3 * g], &body->state.position[3 * i]);
+            v3_copy(&f.radii[3 * g], r);
+            f.bound[g] = fmax(r[0], fmax(r[1], r[2]));
+            m3_mul(&f.axes[9 * g], &body->state.rotation[9 * i], &body->graph->rest_axes[9 * i]);
+            f.group[g] = b;
+        }
+    }
+    return f;
+}
+
+static void flat_free(flat_cloud *f)
+{
+    free(f->position);
+    free(f->bound);
+    free(f->axes);
+    free(f->radii);
+    free(f->group);
+}
+
+static int compare_pair(const void *a, const void *b)
+{
+    const op_pair *p = a, *q = b;
+    return p->i != q->i ? (p->i > q->i) - (p->i < q->i) : (p->j > q->j) - (p->j < q->j);
+}
+
+/* h_i(n) + h_j(n) − |x_j − x_i| along the centre line, as collide.h defines it. */
+static double penetration(const flat_cloud *f, int i, int j)
+{
+    double n[3];
+    v3_sub(n, &f->position[3 * j], &f->position[3 * i]);
+    double length = v3_norm(n);
+    v3_scale(n, n, 1.0 / length);
+    return op_support_distance(&f->axes[9 * i], &f->radii[3 * i], n) +
+           op_support_distance(&f->axes[9 * j], &f->radii[3 * j], n) - length;
+}
+
+static void load_text(op_scene *scene, const char *text, int count, const char *const *overrides)
+{
+    const char *path = test_tmp_path(".ini");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (op_scene_load(&ctx, path, count, overrides, scene) != OP_OK)
+        fail_msg("%s", ctx.message);
+}
+
+static void step(op_scene *scene, op_frame_stats *stats)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (op_world_step(&ctx, &scene->world, stats) != OP_OK)
+        fail_msg("%s", ctx.message);
+}
+
+/* ---- the broad phase ---- */
+
+typedef struct cloud_case {
+    uint64_t seed;
+    int bodies, per_body;
+    double side, r_min, r_max, margin;
+} cloud_case;
+
+/* Every case but the one-body cloud has 512 particles or more, so two threads do share it. */
+static const cloud_case clouds[] = {
+    { 1, 8, 80, 1.0, 0.01, 0.08, 0.0 },     /* dense */
+    { 2, 20, 30, 3.0, 0.02, 0.06, 0.01 },   /* sparse, with a margin */
+    { 3, 3, 200, 0.5, 0.005, 0.05, 0.0 },   /* few bodies, many particles each */
+    { 4, 50, 20, 2.0, 0.001, 0.1, 0.0 },    /* a hundredfold range of sizes */
+    { 5, 1, 300, 0.5, 0.01, 0.05, 0.0 },    /* one body: never a pair */
+    { 6, 8, 80, 1.0, 0.01, 0.08, 0.0 },     /* as the first, one particle flung 10^7 m away */
+};
+
+static void test_broad_phase_matches_brute_force(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < sizeof clouds / sizeof clouds[0]; ++c) {
+        const cloud_case *k = &clouds[c];
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        random_cloud cloud = { 0 };
+        if (random_cloud_make(&ctx, &cloud, k->seed, k->bodies, k->per_body, k->side, k->r_min, k->r_max) != OP_OK)
+            fail_msg("%s", ctx.message);
+        flat_cloud f = flatten(&cloud);
+        if (k->seed == 6)
+            f.position[0] = 1e7;
+        int capacity = 1024, expected = 0, penetrating = 0;
+        op_pair *brute = malloc((size_t)capacity * sizeof *brute);
+        assert_non_null(brute);
+        for (int i = 0; i < f.count; ++i)
+            for (int j = i + 1; j < f.count; ++j) {
+                double reach = f.bound[i] + f.bound[j] + k->margin;
+                if (f.group[i] == f.group[j] || !(v3_dist2(&f.position[3 * i], &f.position[3 * j]) < reach * reach))
+                    continue;
+                if (expected == capacity)
+                    assert_non_null(brute = realloc(brute, (size_t)(capacity *= 2) * sizeof *brute));
+                brute[expected++] = (op_pair){ i, j };
+            }
+        for (int threads = 1; threads <= 2; ++threads) {
+            omp_set_num_threads(threads);
+            op_broad_phase bp = { 0 };
+            assert_int_equal(op_broad_phase_find(&ctx, &bp, f.count, f.position, f.bound, f.group, k->margin), OP_OK);
+            assert_int_equal(bp.pair_count, expected);
+            for (int p = 0; p < expected; ++p)
+                if (compare_pair(&bp.pairs[p], &brute[p]) != 0)
+                    fail_msg("cloud %d, %d threads: pair %d is (%d, %d), brute force (%d, %d)", (int)k->seed, threads,
+                             p, bp.pairs[p].i, bp.pairs[p].j, brute[p].i, brute[p].j);
+            /* the bounding sphere holds the ellipsoid: no penetrating pair is left out */
+            penetrating = 0;
+            for (int i = 0; i < f.count; ++i)
+                for (int j = i + 1; j < f.count; ++j)
+                    if (f.group[i] != f.group[j] && penetration(&f, i, j) > 0) {
+                        ++penetrating;
+                        assert_non_null(bsearch(&(op_pair){ i, j }, bp.pairs, (size_t)bp.pair_count,
+                                                sizeof(op_pair), compare_pair));
+                    }
+            op_broad_phase_free(&bp);
+        }
+        print_message("cloud %d: %d particles in %d bodies, %d candidate pairs, %d penetrating\n", (int)k->seed,
+                      f.count, k->bodies, expected, penetrating);
+        if (k->bodies > 1)
+            assert_true(penetrating > 0 && expected > penetrating);
+        else
+            assert_int_equal(expected, 0);
+        free(brute);
+        flat_free(&f);
+        random_cloud_free(&cloud);
+    }
+    omp_set_num_threads(2);
+}
+
+static void test_broad_phase_rejects_bad_input(void **state)
+{
+    (void)state;
+    double position[6] = { 0, 0, 0, NAN, 0, 0 }, bound[2] = { 0.1, 0.1 };
+    int group[2] = { 0, 1 };
+    op_broad_phase bp = { 0 };
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    assert_int_equal(op_broad_phase_find(&ctx, &bp, 2, position, bound, group, 0.0), OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "particle 1"));
+    position[3] = 0.05;
+    op_ctx_init(&ctx);
+    assert_int_equal(op_broad_phase_find(&ctx, &bp, 2, position, bound, group, -1.0), OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_broad_phase_find(&ctx, &bp, 2, position, bound, group, 0.0), OP_OK);
+    assert_int_equal(bp.pair_count, 1);
+    op_broad_phase_free(&bp);
+}
+
+/* ---- the support distance ---- */
+
+/* The largest n·(p − x) over the surface points p = x + E diag(r) s, |s| = 1, found without
+ * the closed form: the best of a grid over the sphere, then grids ever finer on the tangent
+ * plane at the best point so far. n·E diag(r) s falls with the angle between s and its
+ * maximiser, so the best grid point is the nearest one and the maximiser stays in the window. */
+static double support_by_search(const double axes[9], const double radii[3], const double n[3])
+{
+    double c[3]; /* the value at s is c·s */
+    m3_mul_tv(c, axes, n);
+    for (int a = 0; a < 3; ++a)
+        c[a] *= radii[a];
+    double best[3] = { 0, 0, 1 }, value = -INFINITY;
+    for (int t = 0; t <= 32; ++t)
+        for (int p = 0; p < 64; ++p) {
+            double theta = M_PI * t / 32, phi = 2 * M_PI * p / 64;
+            double s[3] = { sin(theta) * cos(phi), sin(theta) * sin(phi), cos(theta) };
+            if (v3_dot(c, s) > value) {
+                value = v3_dot(c, s);
+                v3_copy(best, s);
+            }
+        }
+    double width = 0.2;
+    for (int round = 0; round < 30; ++round, width /= 4) {
+        double u[3], w[3], centre[3];
+        v3_copy(centre, best);
+        v3_cross(u, centre, fabs(centre[0]) < 0.6 ? (const double[3]){ 1, 0, 0 } : (const double[3]){ 0, 1, 0 });
+        v3_scale(u, u, 1.0 / v3_norm(u));
+        v3_cross(w, centre, u);
+        for (int a = -8; a <= 8; ++a)
+            for (int b = -8; b <= 8; ++b) {
+                double s[3];
+                v3_copy(s, centre);
+                v3_axpy(s, width * a / 8, u);
+                v3_axpy(s, width * b / 8, w);
+                v3_scale(s, s, 1.0 / v3_norm(s));
+                if (v3_dot(c, s) > value) {
+                    value = v3_dot(c, s);
+                    v3_copy(best, s);
+                }
+            }
+    }
+    return value;
+}
+
+static void test_support_distance_matches_search(void **state)
+{
+    (void)state;
+    op_rng rng = op_rng_seeded(17);
+    double worst = 0.0;
+    for (int k = 0; k < 300; ++k) {
+        double radii[3], axes[9], n[3];
+        for (int a = 0; a < 3; ++a)
+            radii[a] = 0.01 + op_rng_uniform(&rng);
+        random_cloud_rotation(&rng, axes);
+        for (int a = 0; a < 3; ++a)
+            n[a] = op_rng_uniform(&rng) - 0.5;
+        v3_scale(n, n, 1.0 / v3_norm(n));
+        double closed = op_support_distance(axes, radii, n), searched = support_by_search(axes, radii, n);
+        worst = fmax(worst, fabs(closed - searched) / searched);
+        if (!(fabs(closed - searched) <= 1e-9 * searched))
+            fail_msg("ellipsoid %d: closed form %.17g, search %.17g", k, closed, searched);
+    }
+    print_message("support distance against the surface search: worst relative difference %.3g\n", worst);
+    /* along an axis, the semi-axis itself */
+    double axes[9], radii[3] = { 0.3, 0.2, 0.1 };
+    random_cloud_rotation(&rng, axes);
+    for (int a = 0; a < 3; ++a) {
+        double column[3] = { axes[a], axes[3 + a], axes[6 + a] };
+        assert_close(op_support_distance(axes, radii, column), radii[a], 1e-15);
+    }
+}
+
+/* ---- the response ---- */
+
+/* Two one-particle bodies: A, an ellipsoid (0.1, 0.05, 0.05) at the origin; B, a sphere of
+ * radius 0.1 at (0.15, 0, 0): p = 0.05 along n = +x. */
+typedef struct two_bodies {
+    op_model model[2];
+    op_body body[2];
+} two_bodies;
+
+static void two_bodies_make(two_bodies *t, const double va[3], const double vb[3])
+{
+    const double radii[2][3] = { { 0.1, 0.05, 0.05 }, { 0.1, 0.1, 0.1 } }, at[2][3] = { { 0, 0, 0 }, { 0.15, 0, 0 } };
+    double identity[9];
+    m3_identity(identity);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    memset(t, 0, sizeof *t);
+    for (int b = 0; b < 2; ++b) {
+        assert_int_equal(op_graph_alloc(&ctx, &t->model[b].graph, 1, 0), OP_OK);
+        v3_copy(t->model[b].graph.radii, radii[b]);
+        m3_identity(t->model[b].graph.rest_axes);
+        op_graph_derive(&t->model[b].graph, 1000.0);
+        assert_int_equal(op_body_init(&ctx, &t->body[b], b ? "b" : "a", &t->model[b], 0.0, identity, at[b]), OP_OK);
+        v3_copy(t->body[b].state.velocity, b ? vb : va);
+    }
+}
+
+static void two_bodies_free(two_bodies *t)
+{
+    for (int b = 0; b < 2; ++b) {
+        op_body_free(&t->body[b]);
+        op_graph_free(&t->model[b].graph);
+    }
+}
+
+static op_contact_stats collide_once(two_bodies *t, double friction)
+{
+    op_collider collider = { 0 };
+    op_contact_def def = { .passes = 1, .friction = friction };
+    op_contact_stats stats;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    assert_int_equal(op_collide_bodies(&ctx, &collider, t->body, 2, &def, &stats), OP_OK);
+    op_collider_free(&collider);
+    return stats;
+}
+
+static void test_isolated_pair_in_one_pass(void **state)
+{
+    (void)state;
+    const double va[3] = { 1.0, 0.0, 0.5 }, vb[3] = { -1.0, 0.0, 0.0 }, p = 0.05;
+    two_bodies t;
+    two_bodies_make(&t, va, vb);
+    double ma = t.model[0].graph.mass[0], mb = t.model[1].graph.mass[0], wa = 1 / ma, wb = 1 / mb;
+    op_contact_stats stats = collide_once(&t, 0.1);
+    assert_int_equal(stats.pairs, 1);
+    assert_int_equal(stats.contacts, 1);
+    assert_le(stats.max_penetration, 1e-15);
+    const double *xa = t.body[0].state.position, *xb = t.body[1].state.position;
+    const double *ua = t.body[0].state.velocity, *ub = t.body[1].state.velocity;
+    /* separated along +x by inverse mass: now touching */
+    assert_close(xa[0], -wa / (wa + wb) * p, 1e-15);
+    assert_close(xb[0], 0.15 + wb / (wa + wb) * p, 1e-15);
+    assert_close(xb[0] - xa[0], 0.2, 1e-15);
+    for (int d = 0; d < 3; ++d) /* momentum kept */
+        assert_close(ma * ua[d] + mb * ub[d], ma * va[d] + mb * vb[d], 1e-15);
+    /* the approach (−2 m/s) removed; friction takes μ·2 = 0.2 m/s off the 0.5 m/s sliding */
+    assert_close(ub[0] - ua[0], 0.0, 1e-14);
+    assert_close(ub[1] - ua[1], 0.0, 1e-14);
+    assert_close(ub[2] - ua[2], -0.3, 1e-14);
+    two_bodies_free(&t);
+
+    /* A pinned: B takes the whole separation and the whole velocity change */
+    two_bodies_make(&t, va, vb);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    assert_int_equal(op_body_add_pin(&ctx, &t.body[0], 0, 1, 0), OP_OK);
+    stats = collide_once(&t, 0.1);
+    assert_int_equal(stats.contacts, 1);
+    assert_close(t.body[0].state.position[0], 0.0, 0);
+    assert_close(t.body[0].state.velocity[0], va[0], 0);
+    assert_close(t.body[1].state.position[0], 0.2, 1e-15);
+    assert_close(t.body[1].state.velocity[0], va[0], 1e-14);
+    two_bodies_free(&t);
+
+    /* both pinned: nothing can move, the pair is skipped */
+    two_bodies_make(&t, va, vb);
+    assert_int_equal(op_body_add_pin(&ctx, &t.body[0], 0, 1, 0), OP_OK);
+    assert_int_equal(op_body_add_pin(&ctx, &t.body[1], 0, 1, 0), OP_OK);
+    stats = collide_once(&t, 0.1);
+    assert_int_equal(stats.pairs, 1);
+    assert_int_equal(stats.contacts, 0);
+    assert_close(t.body[1].state.position[0], 0.15, 0);
+    two_bodies_free(&t);
+
+    /* already separating: the positions are still pushed apart, the velocities left alone */
+    two_bodies_make(&t, (const double[3]){ -1, 0, 0.5 }, (const double[3]){ 1, 0, 0 });
+    collide_once(&t, 0.1);
+    assert_close(t.body[0].state.velocity[0], -1.0, 0);
+    assert_close(t.body[0].state.velocity[2], 0.5, 0);
+    assert_close(t.body[1].state.velocity[0], 1.0, 0);
+    assert_close(t.body[1].state.position[0] - t.body[0].state.position[0], 0.2, 1e-15);
+    two_bodies_free(&t);
+}
+
+/* ---- whole scenes ---- */
+
+/* Two 12-particle tori, the upper one offset and tilted, dropped onto each other and the floor;
+ * 6 sub-steps x 2 iterations, as the paper's scenes with collisions between models. */
+static const char stack_scene[] = "[run]\nframes = 120\n"
+                                  "[world]\nsubsteps = 6\niterations = 2\nfloor = 0\nfriction = 0.5\n"
+                                  "[body low]\nmodel = torus12\nstiffness = 1e7\nposition = 0 0.2 0\n"
+                                  "[body high]\nmodel = torus12\nstiffness = 1e7\nposition = 0.1 0.6 0\n"
+                                  "rotation = 1 0 0 15\n";
+
+/* The deepest ellipsoid–ellipsoid penetration over every pair of particles of different
+ * bodies, from the bodies' state alone (no broad phase). */
+static double deepest_penetration(const op_world *w)
+{
+    random_cloud as_cloud = { .body_count = w->body_count, .bodies = w->bodies };
+    flat_cloud f = flatten(&as_cloud);
+    double deepest = 0.0;
+    for (int i = 0; i < f.count; ++i)
+        for (int j = i + 1; j < f.count; ++j)
+            if (f.group[i] != f.group[j])
+                deepest = fmax(deepest, penetration(&f, i, j));
+    flat_free(&f);
+    return deepest;
+}
+
+static double mean_height(const op_body *body)
+{
+    double sum = 0.0;
+    for (int i = 0; i < body->graph->particle_count; ++i)
+        sum += body->state.position[3 * i + 1];
+    return sum / body->graph->particle_count;
+}
+
+typedef struct settled {
+    double penetration, floor_penetration; /* the largest the world reports over the last second */
+    double final_penetration;              /* deepest_penetration at the end */
+    double gap, kinetic, smallest_radius;
+} settled;
+
+static settled drop_stack(const char *passes, const char *collisions)
+{
+    char set_passes[64], set_collisions[64];
+    snprintf(set_passes, sizeof set_passes, "world.collision_passes=%s", passes);
+    snprintf(set_collisions, sizeof set_collisions, "world.collisions=%s", collisions);
+    const char *const overrides[] = { "world.log_energy=false", set_passes, set_collisions };
+    op_scene scene;
+    load_text(&scene, stack_scene, 3, overrides);
+    settled out = { .smallest_radius = INFINITY };
+    for (int b = 0; b < 2; ++b)
+        for (int i = 0; i < scene.world.bodies[b].graph->particle_count; ++i)
+            out.smallest_radius = fmin(out.smallest_radius, scene.world.bodies[b].graph->radii[3 * i + 2]);
+    op_frame_stats stats = { 0 };
+    for (int frame = 1; frame <= scene.run.frames; ++frame) {
+        step(&scene, &stats);
+        if (frame > scene.run.frames - 30) {
+            out.penetration = fmax(out.penetration, stats.max_penetration);
+            out.floor_penetration = fmax(out.floor_penetration, stats.max_floor_penetration);
+        }
+    }
+    out.final_penetration = deepest_penetration(&scene.world);
+    out.gap = mean_height(&scene.world.bodies[1]) - mean_height(&scene.world.bodies[0]);
+    out.kinetic = op_energy_motion(&scene.world.bodies[0]) + op_energy_motion(&scene.world.bodies[1]);
+    op_scene_free(&scene);
+    return out;
+}
+
+static void test_stacked_bodies_settle_apart(void **state)
+{
+    (void)state;
+    settled s[4];
+    char passes[16];
+    for (int k = 0; k < 4; ++k) {
+        snprintf(passes, sizeof passes, "%d", 1 << k);
+        s[k] = drop_stack(passes, "on");
+        print_message("%d passes: over the last second, penetration %.3g m, below the floor %.3g m (smallest semi-axis "
+                      "%.3f m); at rest %.3g m, the upper torus %.3f m above, kinetic energy %.2g J\n",
+                      1 << k, s[k].penetration, s[k].floor_penetration, s[k].smallest_radius, s[k].final_penetration,
+                      s[k].gap, s[k].kinetic);
+    }
+    const settled *d = &s[3]; /* OP_COLLIDE_DEFAULT_PASSES */
+    assert_int_equal(1 << 3, OP_COLLIDE_DEFAULT_PASSES);
+    assert_le(d->penetration, 0.05 * d->smallest_radius);
+    assert_le(d->floor_penetration, 0.05 * d->smallest_radius);
+    assert_le(d->final_penetration, 0.05 * d->smallest_radius);
+    assert_true(d->gap > 0.15); /* resting on the lower torus, which rests on the floor */
+    /* at rest: kinetic energy below 0.1% of what the fall released (the upper torus, 64 kg, fell
+     * 0.2 m onto the lower one: 126 J) */
+    assert_le(d->kinetic, 1e-3 * 126.0);
+    /* more passes leave less */
+    assert_true(s[3].penetration < s[0].penetration);
+    /* without the contacts the upper torus sinks into the lower one */
+    settled off = drop_stack("8", "off");
+    print_message("collisions off: penetration at rest %.3g m, the upper torus %.3f m above\n", off.final_penetration,
+                  off.gap);
+    assert_true(off.final_penetration > 0.5 * off.smallest_radius);
+    assert_true(off.gap < 0.1);
+}
+
+/* Every body's positions and velocities, in order. */
+static double *world_state(const op_world *w)
+{
+    int n = op_world_particle_count(w);
+    double *out = calloc(6 * (size_t)n, sizeof(double));
+    assert_non_null(out);
+    for (int b = 0, g = 0; b < w->body_count; g += w->bodies[b++].graph->particle_count) {
+        const op_state *s = &w->bodies[b].state;
+        memcpy(&out[3 * g], s->position, 3 * (size_t)s->particle_count * sizeof(double));
+        memcpy(&out[3 * n + 3 * g], s->velocity, 3 * (size_t)s->particle_count * sizeof(double));
+    }
+    return out;
+}
+
+/* 48 tori (576 particles, more than OP_COLLIDE_PARALLEL_MIN) in three staggered layers, falling
+ * into a heap on the floor. */
+static char *heap_scene(void)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    fprintf(out, "[run]\nframes = 40\n[world]\nsubsteps = 6\niterations = 2\nfloor = 0\nlog_energy = false\n");
+    for (int k = 0; k < 48; ++k)
+        fprintf(out, "[body t%d]\nmodel = torus12\nstiffness = 1e7\nposition = %.2f %.2f %.2f\nrotation = 1 0 1 %d\n",
+                k, 0.7 * (k % 4) + 0.3 * (k / 16), 0.3 + 0.45 * (k / 16), 0.7 * (k / 4 % 4), 7 * k);
+    fclose(out);
+    return text;
+}
+
+static void test_same_state_on_one_and_two_threads(void **state)
+{
+    (void)state;
+    /* the module on a random cloud of 4,000 ellipsoids, deep in each other */
+    double *after[2];
+    op_contact_stats found[2];
+    for (int threads = 1; threads <= 2; ++threads) {
+        omp_set_num_threads(threads);
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        random_cloud cloud = { 0 };
+        assert_int_equal(random_cloud_make(&ctx, &cloud, 99, 100, 40, 1.6, 0.02, 0.06), OP_OK);
+        op_collider collider = { 0 };
+        op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES, .friction = 0.5 };
+        assert_int_equal(op_collide_bodies(&ctx, &collider, cloud.bodies, cloud.body_count, &def, &found[threads - 1]),
+                         OP_OK);
+        op_world as_world = { .body_count = cloud.body_count, .bodies = cloud.bodies };
+        after[threads - 1] = world_state(&as_world);
+        op_collider_free(&collider);
+        random_cloud_free(&cloud);
+    }
+    assert_true(found[0].pairs > OP_COLLIDE_PARALLEL_MIN && found[0].contacts > 0);
+    assert_int_equal(found[0].pairs, found[1].pairs);
+    assert_int_equal(found[0].contacts, found[1].contacts);
+    assert_memory_equal(&found[0].max_penetration, &found[1].max_penetration, sizeof(double));
+    assert_memory_equal(after[0], after[1], 6 * 4000 * sizeof(double));
+    free(after[0]);
+    free(after[1]);
+
+    /* a whole scene: 48 tori falling into a heap */
+    char *text = heap_scene();
+    int most_pairs = 0, contacts = 0;
+    for (int threads = 1; threads <= 2; ++threads) {
+        omp_set_num_threads(threads);
+        op_scene scene;
+        load_text(&scene, text, 0, NULL);
+        op_frame_stats stats = { 0 };
+        for (int frame = 0; frame < scene.run.frames; ++frame) {
+            step(&scene, &stats);
+            most_pairs = stats.collision_pairs > most_pairs ? stats.collision_pairs : most_pairs;
+            contacts += stats.collision_contacts;
+        }
+        after[threads - 1] = world_state(&scene.world);
+        op_scene_free(&scene);
+    }
+    print_message("heap of 48 tori: up to %d candidate pairs a frame, %d contacts over both runs\n", most_pairs,
+                  contacts);
+    assert_true(contacts > 0);
+    assert_memory_equal(after[0], after[1], 6 * 576 * sizeof(double));
+    free(after[0]);
+    free(after[1]);
+    free(text);
+    omp_set_num_threads(2);
+}
+
+/* ---- the run file ---- */
+
+static void test_run_file_records_the_contacts(void **state)
+{
+    (void)state;
+    enum { FRAMES = 30 };
+    const char *const overrides[] = { "run.frames=30" };
+    op_scene scene;
+    load_text(&scene, stack_scene, 1, overrides);
+    /* the same scene stepped directly: what the run file must hold */
+    int64_t pairs[FRAMES], contacts[FRAMES], floor_contacts[FRAMES];
+    double depth[FRAMES], floor_depth[FRAMES];
+    op_scene direct;
+    load_text(&direct, stack_scene, 1, overrides);
+    op_energy *energy = calloc((size_t)direct.world.def.substeps * (size_t)(direct.world.def.iterations + 1),
+                               sizeof *energy);
+    assert_non_null(energy);
+    op_frame_stats stats = { .energy = energy };
+    for (int f = 0; f < FRAMES; ++f) {
+        step(&direct, &stats);
+        pairs[f] = stats.collision_pairs;
+        contacts[f] = stats.collision_contacts;
+        floor_contacts[f] = stats.floor_contacts;
+        depth[f] = stats.max_penetration;
+        floor_depth[f] = stats.max_floor_penetration;
+    }
+    free(energy);
+    op_scene_free(&direct);
+    assert_true(contacts[FRAMES - 1] > 0 && floor_contacts[FRAMES - 1] > 0);
+
+    const char *path = test_tmp_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_provenance prov = { .command_line = "test", .config_text = scene.config_text, .seed = 0 };
+    if (op_record_run(&ctx, &scene, path, &prov, NULL) != OP_OK)
+        fail_msg("%s", ctx.message);
+    op_scene_free(&scene);
+    int64_t read_int[FRAMES];
+    double read_double[FRAMES];
+    const struct {
+        const char *name;
+        const int64_t *ints;
+        const double *doubles;
+    } expected[] = { { "/collision/pairs", pairs, NULL },
+                     { "/collision/contacts", contacts, NULL },
+                     { "/collision/floor_contacts", floor_contacts, NULL },
+                     { "/collision/max_penetration", NULL, depth },
+                     { "/collision/max_floor_penetration", NULL, floor_depth } };
+    for (size_t k = 0; k < sizeof expected / sizeof expected[0]; ++k) {
+        if (expected[k].ints) {
+            if (op_runfile_read_rows_int64(&ctx, path, expected[k].name, 0, FRAMES, read_int, FRAMES) != OP_OK)
+                fail_msg("%s", ctx.message);
+            assert_memory_equal(read_int, expected[k].ints, sizeof read_int);
+        } else {
+            if (op_runfile_read_rows(&ctx, path, expected[k].name, 0, FRAMES, read_double, FRAMES) != OP_OK)
+                fail_msg("%s", ctx.message);
+            assert_memory_equal(read_double, expected[k].doubles, sizeof read_double);
+        }
+    }
+    for (int f = 0; f < FRAMES; ++f)
+        assert_true(contacts[f] <= pairs[f]);
+    double passes;
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/parameters", "collision_passes", &passes), OP_OK);
+    assert_close(passes, OP_COLLIDE_DEFAULT_PASSES, 0);
+    remove(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_broad_phase_matches_brute_force),
+        cmocka_unit_test(test_broad_phase_rejects_bad_input),
+        cmocka_unit_test(test_support_distance_matches_search),
+        cmocka_unit_test(test_isolated_pair_in_one_pass),
+        cmocka_unit_test(test_stacked_bodies_settle_apart),
+        cmocka_unit_test(test_same_state_on_one_and_two_threads),
+        cmocka_unit_test(test_run_file_records_the_contacts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
