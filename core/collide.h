@@ -88,8 +88,11 @@ double op_support_distance(const double axes[9], const double radii[3], const do
 
 /* The lowest point of particle i's ellipsoid along +y: x_y − h(+y). */
 double op_particle_lowest_point(const op_body *body, int i);
-/* The floor contact of every particle of the body; returns the number of contacts. */
-int op_collide_floor(op_body *body, double height, double friction);
+/* The floor contact of every particle of the body; returns the number of contacts and, in
+ * *deepest_after, how far the deepest position-free particle still reaches below the floor
+ * (rounding only: a particle that did not touch the floor is above it, one that did is pushed
+ * to touch), which is op_floor_penetration afterwards at the cost of the contacts alone. */
+int op_collide_floor(op_body *body, double height, double friction, double *deepest_after);
 /* How far the deepest position-free particle reaches below the floor (m), 0 when none does. */
 double op_floor_penetration(const op_body *body, double height);
 

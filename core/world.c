@@ -292,9 +292,13 @@ int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double 
 static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
 {
     const op_world_def *def = &world->def;
+    double floor_left = 0.0;
     if (def->floor)
-        for (int b = 0; b < world->body_count; ++b)
-            stats->floor_contacts += op_collide_floor(&world->bodies[b], def->floor_height, def->friction);
+        for (int b = 0; b < world->body_count; ++b) {
+            double deepest;
+            stats->floor_contacts += op_collide_floor(&world->bodies[b], def->floor_height, def->friction, &deepest);
+            floor_left = fmax(floor_left, deepest);
+        }
     if (def->collisions && world->body_count > 1) {
         op_contact_def contact = { .passes = def->collision_passes,
                                    .floor = def->floor,
@@ -307,11 +311,13 @@ static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
         stats->collision_pairs += found.pairs;
         stats->collision_contacts += found.contacts;
         stats->max_penetration = fmax(stats->max_penetration, found.max_penetration);
+        /* the pairs moved particles after the floor: measure again */
+        floor_left = 0.0;
+        if (def->floor)
+            for (int b = 0; b < world->body_count; ++b)
+                floor_left = fmax(floor_left, op_floor_penetration(&world->bodies[b], def->floor_height));
     }
-    if (def->floor)
-        for (int b = 0; b < world->body_count; ++b)
-            stats->max_floor_penetration =
-                fmax(stats->max_floor_penetration, op_floor_penetration(&world->bodies[b], def->floor_height));
+    stats->max_floor_penetration = fmax(stats->max_floor_penetration, floor_left);
     return OP_OK;
 }
 
