@@ -695,3 +695,114 @@ int op_mesh_is_closed(const op_mesh *mesh)
     free(keys);
     return closed;
 }
+
+/* ---- coarse surfaces for pictures ---- */
+
+typedef struct cluster_item {
+    uint64_t key;
+    int vertex;
+} cluster_item;
+
+static int compare_cluster_item(const void *x, const void *y)
+{
+    const cluster_item *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->vertex > b->vertex) - (a->vertex < b->vertex);
+}
+
+/* Clusters the vertices on a grid of cells `cell` wide from `lo` and writes the surviving
+ * triangles into faces (room for the mesh's); returns their number. */
+static int cluster_with_cell(const op_mesh *mesh, const double lo[3], double cell, cluster_item *items, int *rep,
+                             int *faces)
+{
+    int n = mesh->vertex_count;
+    for (int v = 0; v < n; ++v) {
+        uint64_t key = 0;
+        for (int d = 0; d < 3; ++d) {
+            double c = floor((mesh->vertices[3 * v + d] - lo[d]) / cell);
+            key = key << 21 | (uint64_t)fmin(fmax(c, 0.0), (double)((1 << 21) - 1));
+        }
+        items[v] = (cluster_item){ key, v };
+    }
+    qsort(items, (size_t)n, sizeof *items, compare_cluster_item);
+    for (int first = 0, last; first < n; first = last) {
+        double mean[3] = { 0, 0, 0 };
+        for (last = first; last < n && items[last].key == items[first].key; ++last)
+            for (int d = 0; d < 3; ++d)
+                mean[d] += mesh->vertices[3 * items[last].vertex + d];
+        for (int d = 0; d < 3; ++d)
+            mean[d] /= last - first;
+        int best = items[first].vertex;
+        double best_distance = INFINITY;
+        for (int k = first; k < last; ++k) {
+            const double *p = &mesh->vertices[3 * items[k].vertex];
+            double distance = 0.0;
+            for (int d = 0; d < 3; ++d)
+                distance += (p[d] - mean[d]) * (p[d] - mean[d]);
+            if (distance < best_distance) /* ascending vertex order: ties keep the lowest index */
+                best_distance = distance, best = items[k].vertex;
+        }
+        for (int k = first; k < last; ++k)
+            rep[items[k].vertex] = best;
+    }
+    int count = 0;
+    for (int t = 0; t < mesh->face_count; ++t) {
+        int a = rep[mesh->faces[3 * t]], b = rep[mesh->faces[3 * t + 1]], c = rep[mesh->faces[3 * t + 2]];
+        if (a != b && b != c && a != c) {
+            faces[3 * count] = a, faces[3 * count + 1] = b, faces[3 * count + 2] = c;
+            ++count;
+        }
+    }
+    return count;
+}
+
+int op_mesh_cluster_faces(op_ctx *ctx, const op_mesh *mesh, int max_faces, int **faces, int *count)
+{
+    *faces = NULL;
+    *count = 0;
+    if (max_faces < 1)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "a coarse surface needs at least one face, not %d", max_faces);
+    int *best = op_calloc(ctx, 3 * (size_t)(mesh->face_count > 0 ? mesh->face_count : 1), sizeof(int));
+    if (!best)
+        return ctx->status;
+    if (mesh->face_count <= max_faces) {
+        memcpy(best, mesh->faces, 3 * (size_t)mesh->face_count * sizeof(int));
+        *faces = best;
+        *count = mesh->face_count;
+        return OP_OK;
+    }
+    cluster_item *items = op_calloc(ctx, (size_t)mesh->vertex_count, sizeof *items);
+    int *rep = op_calloc(ctx, (size_t)mesh->vertex_count, sizeof(int));
+    int *trial = op_calloc(ctx, 3 * (size_t)mesh->face_count, sizeof(int));
+    if (ctx->status == OP_OK) {
+        double lo[3], hi[3];
+        op_mesh_bounds(mesh, lo, hi);
+        double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+        /* bisection on log(cell): the fine end keeps nearly every triangle, the coarse end (the
+         * whole box, at most 8 clusters) keeps at most a handful */
+        double fine = log(extent * 0x1p-20), coarse = log(extent > 0 ? extent : 1.0);
+        for (int step = 0; step < 24; ++step) {
+            double middle = 0.5 * (fine + coarse);
+            int kept = cluster_with_cell(mesh, lo, exp(middle), items, rep, trial);
+            if (kept <= max_faces) {
+                coarse = middle;
+                if (kept > *count || !*count) {
+                    *count = kept;
+                    memcpy(best, trial, 3 * (size_t)kept * sizeof(int));
+                }
+            } else
+                fine = middle;
+        }
+        *faces = best;
+    }
+    free(items);
+    free(rep);
+    free(trial);
+    if (ctx->status != OP_OK) {
+        free(best);
+        *faces = NULL;
+        *count = 0;
+    }
+    return ctx->status;
+}

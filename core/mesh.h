@@ -40,4 +40,13 @@ void op_mesh_bounds(const op_mesh *mesh, double lo[3], double hi[3]);
 /* Every edge shared by exactly two triangles, used once in each direction. */
 int op_mesh_is_closed(const op_mesh *mesh);
 
+/* A coarse stand-in of the surface, for pictures of scenes too big to draw whole: vertex
+ * clustering on a uniform grid (Rossignac & Borrel 1993), each corner replaced by its cluster's
+ * representative, the cluster's vertex nearest the cluster's mean, and triangles that collapse
+ * dropped. The result indexes the mesh's own vertices, so anything per vertex (the skinned
+ * positions of Eq. 2) serves it as it is. The grid is the finest a bisection finds with at most
+ * max_faces triangles; a mesh with no more than that is returned whole. *faces
+ * ([*count][3], malloc'd) keeps each survivor's winding. */
+int op_mesh_cluster_faces(op_ctx *ctx, const op_mesh *mesh, int max_faces, int **faces, int *count);
+
 #endif

@@ -96,6 +96,14 @@ static int write_bodies(op_ctx *ctx, recorder *r, const op_world *w)
     for (int b = 0; b < w->body_count; ++b) {
         const op_body *body = &w->bodies[b];
         const op_model *m = body->model;
+        int first = 0; /* the first body of this model: instances link to its groups */
+        while (w->bodies[first].model != m)
+            ++first;
+        if (first < b) {
+            if (op_runfile_write_instance(ctx, &r->run, body->name, w->bodies[first].name) != OP_OK)
+                return ctx->status;
+            continue;
+        }
         op_body_info info = { .kind = op_body_kind_name(m->build.kind),
                               .source = m->source,
                               .particles_requested = m->build.particles,

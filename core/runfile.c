@@ -666,6 +666,43 @@ static int write_body_impl(op_ctx *ctx, op_runfile *run, const char *name,
     return OP_OK;
 }
 
+static int write_instance_impl(op_ctx *ctx, op_runfile *run, const char *name, const char *earlier)
+{
+    const char *path = run->final_path;
+    if (run->file <= 0)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: run file is not open", path);
+    if (!valid_body_name(name))
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: invalid body name \"%.80s\" (1 to 63 of A-Z a-z 0-9 _ -)", path,
+                       name ? name : "(null)");
+    int found = 0;
+    for (int b = 0; b < run->body_count; b++) {
+        if (strcmp(run->body_names[b], name) == 0)
+            return OP_FAIL(ctx, OP_ERR_INVALID, "%s: body %s written twice", path, name);
+        found |= earlier && strcmp(run->body_names[b], earlier) == 0;
+    }
+    if (!found)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: body %s: the body it instances, %s, is not in the file", path, name,
+                       earlier ? earlier : "(null)");
+    if (run->body_count >= OP_RUNFILE_MAX_BODIES)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: body %s: more than %d bodies", path, name, OP_RUNFILE_MAX_BODIES);
+    static const char *const parts[2] = { "graph", "mesh" };
+    for (int p = 0; p < 2; ++p) {
+        char from[80], to[80];
+        snprintf(from, sizeof from, "/%s/%s", parts[p], earlier);
+        snprintf(to, sizeof to, "/%s/%s", parts[p], name);
+        if (H5Lcreate_hard(run->file, from, run->file, to, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+            int rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot link %s to %s", path, to, from);
+            if (p == 1) { /* a half-written body would contradict the body list */
+                snprintf(to, sizeof to, "/graph/%s", name);
+                H5Ldelete(run->file, to, H5P_DEFAULT);
+            }
+            return rc;
+        }
+    }
+    snprintf(run->body_names[run->body_count++], OP_RUNFILE_NAME_SIZE, "%s", name);
+    return OP_OK;
+}
+
 static int commit_impl(op_ctx *ctx, op_runfile *run)
 {
     const char *path = run->final_path;
@@ -2177,6 +2214,14 @@ int op_runfile_write_body(op_ctx *ctx, op_runfile *run, const char *name, const 
 {
     h5_quiet q = quiet_begin();
     int rc = write_body_impl(ctx, run, name, info, graph, mesh, skin);
+    quiet_end(q);
+    return rc;
+}
+
+int op_runfile_write_instance(op_ctx *ctx, op_runfile *run, const char *name, const char *earlier)
+{
+    h5_quiet q = quiet_begin();
+    int rc = write_instance_impl(ctx, run, name, earlier);
     quiet_end(q);
     return rc;
 }

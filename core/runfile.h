@@ -11,6 +11,8 @@
  *                     particles (n), edges (m)
  *   /mesh/<body>/     rest_vertices [V,3], faces [F,3], skin_index [V,K], skin_weight [V,K];
  *                     attribute: polygons (face count before triangulation)
+ *                     (a body instancing the model of an earlier one: both groups are hard
+ *                     links to the earlier body's, op_runfile_write_instance)
  *
  * and, from the simulation, time series whose first dimension grows by one row per output
  * frame or sub-step (op_series below), e.g. /particles/position/value [T,N,3],
@@ -44,7 +46,7 @@ typedef struct op_body_info {
 
 /* Bodies per run file, and the size of a body name buffer: names are 1 to 63 characters from
  * [A-Za-z0-9_-], so they are safe as HDF5 link names and in file names. */
-enum { OP_RUNFILE_MAX_BODIES = 64, OP_RUNFILE_NAME_SIZE = 64 };
+enum { OP_RUNFILE_MAX_BODIES = 1024, OP_RUNFILE_NAME_SIZE = 64 };
 
 /* Series open at once in one run: position, orientation and their step/time, four energies,
  * five timings and value/step/time of up to 32 observables fit with room to spare. */
@@ -67,6 +69,12 @@ int op_runfile_create(op_ctx *ctx, op_runfile *run, const char *path, const op_p
  * absent from the file and the run can still be committed or aborted. */
 int op_runfile_write_body(op_ctx *ctx, op_runfile *run, const char *name, const op_body_info *info,
                           const op_graph *graph, const op_mesh *mesh, const op_skin *skin);
+/* Another body instancing the model of `earlier`, a body already written: /graph/<name> and
+ * /mesh/<name> are hard links to the earlier body's groups, so every HDF5 reader (h5py, h5dump,
+ * the XDMF sidecar) finds the groups under both names while the file holds them once (Fig. 7's
+ * 180 models would otherwise store 42 copies of each mesh). Same checks on the name as
+ * op_runfile_write_body; OP_ERR_INVALID when `earlier` is not a body of the run. */
+int op_runfile_write_instance(op_ctx *ctx, op_runfile *run, const char *name, const char *earlier);
 /* Closes every series still open, writes the body list, flushes, closes and renames to the
  * final path. */
 int op_runfile_commit(op_ctx *ctx, op_runfile *run);

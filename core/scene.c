@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "math3.h"
+#include "rng.h"
 
 enum { NAME_SIZE = 64, MAX_DIRECTIONS = 16 };
 
@@ -33,7 +34,9 @@ static const char *const world_keys[] = { "frame_time", "substeps",   "iteration
                                           "floor",      "friction",   "collisions",       "collision_passes",
                                           "collision_margin",         "log_energy",       NULL };
 static const char *const model_keys[] = { "particles", "seed", "voxels", "density", NULL };
-static const char *const body_keys[] = { "model", "stiffness", "position", "rotation", "velocity", "start", NULL };
+static const char *const body_keys[] = { "model",  "stiffness", "position", "rotation",        "velocity",
+                                         "start",  "copies",    "grid",     "spacing",         "random_rotation",
+                                         NULL };
 static const char *const pin_keys[] = { "body", "particle", "hold", NULL };
 static const char *const constraint_keys[] = { "body", "type", "vertices", "directions", "weight", "script", NULL };
 static const char *const script_keys[] = { "pivot", "key", NULL };
@@ -619,18 +622,6 @@ static int entry_word(const entry *e, const char **rest)
     return (int)length;
 }
 
-static int body_of(op_ctx *ctx, const config *c, const entry *e, const int *index, int *body)
-{
-    int s = find_section(c, "body", e->value);
-    if (s < 0) {
-        char names[256];
-        names_of(c, "body", names, sizeof names);
-        return entry_fail(ctx, c, e, OP_ERR_INVALID, "no [body %s] (bodies: %s)", e->value, names);
-    }
-    *body = index[s];
-    return OP_OK;
-}
-
 /* "nearest X Y Z": the vertex of the body's model nearest to the point (model frame). `form`
  * is what the key accepts, for the message. */
 static int nearest_vertex(op_ctx *ctx, const config *c, const entry *e, const op_body *body, const char *form,
@@ -655,11 +646,48 @@ typedef struct loader {
     op_ctx *ctx;
     const config *c;
     op_scene *scene;
-    int *index;          /* [section] the body, the script or the first constraint it made; −1 */
+    int *index;          /* [section] the (first) body, the script or the first constraint it made; −1 */
+    int *copies;         /* [section] the bodies a [body] section made, consecutive from index */
     op_build_def *build; /* [section] the build of a [model] section */
     const op_solver_type *solver;
     op_solver_settings settings;
 } loader;
+
+/* The bodies `e` names: every copy of a [body NAME] section (*count of them from *first), or
+ * one copy by its own name (NAME-K). */
+static int bodies_of(op_ctx *ctx, const loader *l, const entry *e, int *first, int *count)
+{
+    const config *c = l->c;
+    int s = find_section(c, "body", e->value);
+    if (s >= 0) {
+        *first = l->index[s];
+        *count = l->copies[s];
+        return OP_OK;
+    }
+    const op_world *world = &l->scene->world;
+    for (int b = 0; b < world->body_count; ++b)
+        if (strcmp(world->bodies[b].name, e->value) == 0) {
+            *first = b;
+            *count = 1;
+            return OP_OK;
+        }
+    char names[256];
+    names_of(c, "body", names, sizeof names);
+    return entry_fail(ctx, c, e, OP_ERR_INVALID, "no [body %s] and no copy of that name (bodies: %s)", e->value,
+                      names);
+}
+
+/* The one body `e` names; a section of several copies is an error. */
+static int body_of(op_ctx *ctx, const loader *l, const entry *e, int *body)
+{
+    int count;
+    if (bodies_of(ctx, l, e, body, &count) != OP_OK)
+        return ctx->status;
+    if (count != 1)
+        return entry_fail(ctx, l->c, e, OP_ERR_INVALID, "[body %s] makes %d copies; name one of them (%s)", e->value,
+                          count, l->scene->world.bodies[*body].name);
+    return OP_OK;
+}
 
 static int load_run(loader *l)
 {
@@ -855,6 +883,24 @@ static int load_script(loader *l, int s)
     return OP_OK;
 }
 
+/* A uniformly distributed rotation (Shoemake's unit quaternion from three uniform numbers). */
+static void random_rotation(op_rng *rng, double rotation[9])
+{
+    double u1 = op_rng_uniform(rng), u2 = 2.0 * M_PI * op_rng_uniform(rng), u3 = 2.0 * M_PI * op_rng_uniform(rng);
+    double w = sqrt(u1) * cos(u3), axis[3] = { sqrt(1.0 - u1) * sin(u2), sqrt(1.0 - u1) * cos(u2), sqrt(u1) * sin(u3) };
+    double length = v3_norm(axis);
+    m3_identity(rotation);
+    if (length > 0.0) {
+        v3_scale(axis, axis, 1.0 / length);
+        op_axis_angle_matrix(axis, 2.0 * atan2(length, w), rotation);
+    }
+}
+
+/* A [body] section makes `copies` bodies NAME-K (K zero-padded to the width of copies − 1; just
+ * NAME when there is one), copy K placed at position + K (dx, dy, dz), or with a grid at
+ * position + (ix dx, iy dy, iz dz), ix = K mod NX, iz = (K div NX) mod NZ, iy = K div (NX NZ):
+ * rows along x, then along z, then layers up y. With random_rotation = SEED each copy is first turned by its own uniformly random
+ * rotation (one seeded stream for the section, in copy order), then by `rotation`. */
 static int load_body(loader *l, int s)
 {
     op_ctx *ctx = l->ctx;
@@ -863,7 +909,7 @@ static int load_body(loader *l, int s)
     const entry *model_entry = required(ctx, c, s, "model"), *e;
     if (!model_entry || !(e = required(ctx, c, s, "stiffness")))
         return ctx->status;
-    double stiffness, position[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 }, rotation[9];
+    double stiffness, position[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 }, rotation[9], spacing[3] = { 0, 0, 0 };
     if (entry_numbers(ctx, c, e, 1, "a stiffness in kg/(m³ s²)", &stiffness) != OP_OK)
         return ctx->status;
     if (stiffness < 0)
@@ -886,22 +932,78 @@ static int load_body(loader *l, int s)
         return ctx->status;
     if (collapsed && v3_norm(velocity) != 0.0)
         return entry_fail(ctx, c, velocity_entry, OP_ERR_INVALID, "a collapsed start begins at rest");
+    int copies = 1, grid[3] = { 1, 1, 1 };
+    const entry *copies_entry = lookup(c, s, "copies");
+    if (copies_entry && entry_int(ctx, c, copies_entry, 1, OP_WORLD_MAX_BODIES, &copies) != OP_OK)
+        return ctx->status;
+    const entry *grid_entry = lookup(c, s, "grid");
+    if ((e = grid_entry)) {
+        double cells[3];
+        if (entry_numbers(ctx, c, e, 3, "NX NY NZ", cells) != OP_OK)
+            return ctx->status;
+        for (int d = 0; d < 3; ++d) {
+            if (!(cells[d] >= 1 && cells[d] <= OP_WORLD_MAX_BODIES && cells[d] == floor(cells[d])))
+                return entry_fail(ctx, c, e, OP_ERR_INVALID, "NX NY NZ must be whole numbers in [1, %d]",
+                                  OP_WORLD_MAX_BODIES);
+            grid[d] = (int)cells[d];
+        }
+        if ((long)grid[0] * grid[1] * grid[2] < copies)
+            return entry_fail(ctx, c, e, OP_ERR_INVALID, "%d cells for %d copies", grid[0] * grid[1] * grid[2],
+                              copies);
+    }
+    if ((e = lookup(c, s, "spacing")) && entry_numbers(ctx, c, e, 3, "DX DY DZ", spacing) != OP_OK)
+        return ctx->status;
+    op_rng rng = op_rng_seeded(0);
+    const entry *random_entry = lookup(c, s, "random_rotation");
+    if (random_entry) {
+        char *end;
+        errno = 0;
+        unsigned long long seed = strtoull(random_entry->value, &end, 10);
+        if (errno || end == random_entry->value || *end || strchr(random_entry->value, '-'))
+            return entry_fail(ctx, c, random_entry, OP_ERR_INVALID, "must be a seed, a whole number in [0, %llu]",
+                              (unsigned long long)UINT64_MAX);
+        rng = op_rng_seeded((uint64_t)seed);
+    }
+    if (collapsed && copies > 1)
+        return entry_fail(ctx, c, copies_entry, OP_ERR_INVALID, "a collapsed start takes one copy");
     int model_section = find_section(c, "model", model_entry->value);
     op_build_def build = op_default_build_def();
     build.particles = 0;
     if (model_section >= 0)
         build = l->build[model_section];
     const op_model *model;
-    op_body *body;
     op_ctx inner;
     op_ctx_init(&inner);
     if (op_world_model(&inner, world, l->scene->run.catalogue, model_entry->value, &build, &model) != OP_OK)
         return entry_fail(ctx, c, model_entry, inner.status, "%s", inner.message);
-    if (op_world_add_body(&inner, world, c->sections[s].name, model, stiffness, rotation, position, &body) != OP_OK)
-        return section_fail(ctx, c, s, inner.status, "%s", inner.message);
-    for (int i = 0; i < body->state.particle_count; ++i)
-        v3_copy(&body->state.velocity[3 * i], velocity);
-    l->index[s] = world->body_count - 1;
+    int width = snprintf(NULL, 0, "%d", copies - 1);
+    l->index[s] = world->body_count;
+    for (int k = 0; k < copies; ++k) {
+        char name[sizeof world->bodies[0].name];
+        if (copies == 1)
+            snprintf(name, sizeof name, "%s", c->sections[s].name);
+        else if (snprintf(name, sizeof name, "%s-%0*d", c->sections[s].name, width, k) >= (int)sizeof name)
+            return entry_fail(ctx, c, copies_entry, OP_ERR_INVALID, "copy names would exceed %zu characters",
+                              sizeof name - 1);
+        double placed[3], turn[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, turned[9];
+        int cell[3] = { k, k, k }; /* without a grid, a row: copy K at position + K spacing */
+        if (grid_entry) {
+            cell[0] = k % grid[0];
+            cell[1] = k / (grid[0] * grid[2]);
+            cell[2] = k / grid[0] % grid[2];
+        }
+        for (int d = 0; d < 3; ++d)
+            placed[d] = position[d] + cell[d] * spacing[d];
+        if (random_entry)
+            random_rotation(&rng, turn);
+        m3_mul(turned, rotation, turn);
+        op_body *body;
+        if (op_world_add_body(&inner, world, name, model, stiffness, turned, placed, &body) != OP_OK)
+            return section_fail(ctx, c, s, inner.status, "%s", inner.message);
+        for (int i = 0; i < body->state.particle_count; ++i)
+            v3_copy(&body->state.velocity[3 * i], velocity);
+    }
+    l->copies[s] = copies;
     return OP_OK;
 }
 
@@ -911,19 +1013,22 @@ static int load_pin(loader *l, int s)
     const config *c = l->c;
     const entry *body_entry = required(ctx, c, s, "body"), *particle = required(ctx, c, s, "particle"),
                 *hold = required(ctx, c, s, "hold");
-    int b = 0, index = 0, held = 0;
-    if (!body_entry || !particle || !hold || body_of(ctx, c, body_entry, l->index, &b) != OP_OK ||
+    int first = 0, count = 0, held = 0;
+    if (!body_entry || !particle || !hold || bodies_of(ctx, l, body_entry, &first, &count) != OP_OK ||
         entry_choice(ctx, c, hold, "position|orientation|both", &held) != OP_OK)
         return ctx->status;
-    op_body *body = &l->scene->world.bodies[b];
-    if (strcmp(particle->value, "centre") == 0)
-        index = op_body_centre_particle(body);
-    else if (entry_int(ctx, c, particle, 0, body->graph->particle_count - 1, &index) != OP_OK)
-        return ctx->status;
-    op_ctx inner;
-    op_ctx_init(&inner);
-    if (op_body_add_pin(&inner, body, index, held != 1, held != 0) != OP_OK)
-        return section_fail(ctx, c, s, inner.status, "%s", inner.message);
+    for (int b = first; b < first + count; ++b) {
+        op_body *body = &l->scene->world.bodies[b];
+        int index = 0;
+        if (strcmp(particle->value, "centre") == 0)
+            index = op_body_centre_particle(body);
+        else if (entry_int(ctx, c, particle, 0, body->graph->particle_count - 1, &index) != OP_OK)
+            return ctx->status;
+        op_ctx inner;
+        op_ctx_init(&inner);
+        if (op_body_add_pin(&inner, body, index, held != 1, held != 0) != OP_OK)
+            return section_fail(ctx, c, s, inner.status, "%s", inner.message);
+    }
     return OP_OK;
 }
 
@@ -951,57 +1056,16 @@ static int collapse(loader *l, int s)
     return OP_OK;
 }
 
-static int load_constraint(loader *l, int s)
+/* The constraints of one [constraint] section on one body: one per selected vertex and
+ * direction (a position constraint is one pass with a direction that is not used). */
+static int add_constraints(loader *l, int s, op_body *body, int kind, int direction_count,
+                           double directions[][3], double weight, int script)
 {
     op_ctx *ctx = l->ctx;
     const config *c = l->c;
-    const entry *body_entry = required(ctx, c, s, "body"), *type = required(ctx, c, s, "type"),
-                *vertices = required(ctx, c, s, "vertices"), *weight_entry = required(ctx, c, s, "weight"), *e;
-    int b = 0, kind = 0, script = -1;
-    double weight;
-    if (!body_entry || !type || !vertices || !weight_entry || body_of(ctx, c, body_entry, l->index, &b) != OP_OK ||
-        entry_choice(ctx, c, type, "position|direction", &kind) != OP_OK ||
-        entry_numbers(ctx, c, weight_entry, 1, "a weight", &weight) != OP_OK)
-        return ctx->status;
-    if (!(weight > 0))
-        return entry_fail(ctx, c, weight_entry, OP_ERR_INVALID, "must be positive");
-    op_body *body = &l->scene->world.bodies[b];
-    if ((e = lookup(c, s, "script"))) {
-        int ss = find_section(c, "script", e->value);
-        if (ss < 0) {
-            char names[256];
-            names_of(c, "script", names, sizeof names);
-            return entry_fail(ctx, c, e, OP_ERR_INVALID, "no [script %s] (scripts: %s)", e->value, names);
-        }
-        script = l->index[ss];
-    }
-    /* a position constraint is one pass over the vertices with a direction that is not used */
-    double directions[MAX_DIRECTIONS][3] = { { 0, 0, 0 } };
-    int direction_count = kind == OP_CONSTRAINT_POSITION ? 1 : 0;
-    const char *form = "DX DY DZ[; DX DY DZ ...]";
-    for (int k = find_entry(c, s, "directions", 0); k >= 0; k = find_entry(c, s, "directions", k + 1)) {
-        e = &c->entries[k];
-        if (kind == OP_CONSTRAINT_POSITION)
-            return entry_fail(ctx, c, e, OP_ERR_INVALID, "only type = direction takes directions");
-        for (const char *p = e->value;; ++p) {
-            size_t length = strcspn(p, ";");
-            if (direction_count == MAX_DIRECTIONS)
-                return entry_fail(ctx, c, e, OP_ERR_INVALID, "more than %d directions", MAX_DIRECTIONS);
-            double *d = directions[direction_count++];
-            if (parse_numbers(ctx, c, e, p, length, 3, form, d) != OP_OK)
-                return ctx->status;
-            if (!(v3_norm(d) > 0))
-                return entry_fail(ctx, c, e, OP_ERR_INVALID, "a zero direction");
-            p += length;
-            if (!*p)
-                break;
-        }
-    }
-    if (direction_count == 0)
-        return section_fail(ctx, c, s, OP_ERR_PARSE, "missing key 'directions' (type = direction)");
+    const entry *vertices = lookup(c, s, "vertices");
     const char *rest;
     int word = entry_word(vertices, &rest), selected = 0;
-    l->index[s] = body->constraint_count;
     op_ctx inner;
     op_ctx_init(&inner);
     if (word == 3 && strncmp(vertices->value, "box", 3) == 0) {
@@ -1038,6 +1102,62 @@ static int load_constraint(loader *l, int s)
     return OP_OK;
 }
 
+static int load_constraint(loader *l, int s)
+{
+    op_ctx *ctx = l->ctx;
+    const config *c = l->c;
+    const entry *body_entry = required(ctx, c, s, "body"), *type = required(ctx, c, s, "type"),
+                *vertices = required(ctx, c, s, "vertices"), *weight_entry = required(ctx, c, s, "weight"), *e;
+    int first = 0, count = 0, kind = 0, script = -1;
+    double weight;
+    if (!body_entry || !type || !vertices || !weight_entry || bodies_of(ctx, l, body_entry, &first, &count) != OP_OK ||
+        entry_choice(ctx, c, type, "position|direction", &kind) != OP_OK ||
+        entry_numbers(ctx, c, weight_entry, 1, "a weight", &weight) != OP_OK)
+        return ctx->status;
+    if (!(weight > 0))
+        return entry_fail(ctx, c, weight_entry, OP_ERR_INVALID, "must be positive");
+    if ((e = lookup(c, s, "script"))) {
+        int ss = find_section(c, "script", e->value);
+        if (ss < 0) {
+            char names[256];
+            names_of(c, "script", names, sizeof names);
+            return entry_fail(ctx, c, e, OP_ERR_INVALID, "no [script %s] (scripts: %s)", e->value, names);
+        }
+        script = l->index[ss];
+    }
+    /* a position constraint is one pass over the vertices with a direction that is not used */
+    double directions[MAX_DIRECTIONS][3] = { { 0, 0, 0 } };
+    int direction_count = kind == OP_CONSTRAINT_POSITION ? 1 : 0;
+    const char *form = "DX DY DZ[; DX DY DZ ...]";
+    for (int k = find_entry(c, s, "directions", 0); k >= 0; k = find_entry(c, s, "directions", k + 1)) {
+        e = &c->entries[k];
+        if (kind == OP_CONSTRAINT_POSITION)
+            return entry_fail(ctx, c, e, OP_ERR_INVALID, "only type = direction takes directions");
+        for (const char *p = e->value;; ++p) {
+            size_t length = strcspn(p, ";");
+            if (direction_count == MAX_DIRECTIONS)
+                return entry_fail(ctx, c, e, OP_ERR_INVALID, "more than %d directions", MAX_DIRECTIONS);
+            double *d = directions[direction_count++];
+            if (parse_numbers(ctx, c, e, p, length, 3, form, d) != OP_OK)
+                return ctx->status;
+            if (!(v3_norm(d) > 0))
+                return entry_fail(ctx, c, e, OP_ERR_INVALID, "a zero direction");
+            p += length;
+            if (!*p)
+                break;
+        }
+    }
+    if (direction_count == 0)
+        return section_fail(ctx, c, s, OP_ERR_PARSE, "missing key 'directions' (type = direction)");
+    /* an observable reads this index only for a section on one body (position_error) */
+    l->index[s] = l->scene->world.bodies[first].constraint_count;
+    for (int b = first; b < first + count; ++b)
+        if (add_constraints(l, s, &l->scene->world.bodies[b], kind, direction_count, directions, weight, script) !=
+            OP_OK)
+            return ctx->status;
+    return OP_OK;
+}
+
 static int load_observable(loader *l, int s)
 {
     op_ctx *ctx = l->ctx;
@@ -1057,7 +1177,7 @@ static int load_observable(loader *l, int s)
     int whole_world = o->kind == OP_OBSERVE_LOWEST_POINT || o->kind == OP_OBSERVE_KINETIC_ENERGY;
     if (!(e = lookup(c, s, "body")) && !whole_world)
         return section_fail(ctx, c, s, OP_ERR_PARSE, "missing key 'body'");
-    if (e && body_of(ctx, c, e, l->index, &o->body) != OP_OK)
+    if (e && body_of(ctx, l, e, &o->body) != OP_OK)
         return ctx->status;
     const entry *vertex = lookup(c, s, "vertex"), *constraint = lookup(c, s, "constraint");
     if (o->kind != OP_OBSERVE_DEFLECTION && vertex)
@@ -1128,6 +1248,7 @@ static int interpret(op_ctx *ctx, const config *c, op_scene *scene)
 {
     loader l = { .ctx = ctx, .c = c, .scene = scene };
     l.index = op_calloc(ctx, (size_t)c->section_count, sizeof *l.index);
+    l.copies = op_calloc(ctx, (size_t)c->section_count, sizeof *l.copies);
     l.build = op_calloc(ctx, (size_t)c->section_count, sizeof *l.build);
     if (ctx->status == OP_OK) {
         for (int s = 0; s < c->section_count; ++s)
@@ -1141,6 +1262,7 @@ static int interpret(op_ctx *ctx, const config *c, op_scene *scene)
             start(&l);
     }
     free(l.index);
+    free(l.copies);
     free(l.build);
     return ctx->status;
 }

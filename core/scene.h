@@ -25,12 +25,24 @@
  *                start = rest | collapsed   collapsed: every particle at the position of the
  *                                        body's first pin that holds a position (Fig. 4);
  *                                        orientations stay at the placement, velocities 0
- *                                        (a non-zero velocity is an error)
- *   [pin NAME]   body = BODY
+ *                                        (a non-zero velocity is an error; one copy only)
+ *                copies = N              N instances of the model (default 1), named NAME-K,
+ *                                        K = 0 .. N−1 zero-padded (NAME itself when N = 1);
+ *                                        they share the model's graph, mesh and skinning
+ *                spacing = DX DY DZ      copy K sits at position + K (DX, DY, DZ): a row
+ *                                        (default 0 0 0)
+ *                grid = NX NY NZ         or, with a grid of at least N cells, at position +
+ *                                        (ix DX, iy DY, iz DZ), ix = K mod NX, iz = (K div NX)
+ *                                        mod NZ, iy = K div (NX NZ): rows along x, then z, then
+ *                                        layers up y
+ *                random_rotation = SEED  each copy first turned by its own uniformly random
+ *                                        rotation (one seeded stream per section), then by
+ *                                        `rotation`
+ *   [pin NAME]   body = BODY             a [body] section (every copy of it) or one copy (NAME-K)
  *                particle = centre | INDEX   centre: the particle nearest the body's rest centre of mass
  *                hold = position | orientation | both        (all three required)
  *   [constraint NAME]
- *                body = BODY  type = position | direction
+ *                body = BODY  type = position | direction   (BODY as for pins: every copy or one)
  *                vertices = nearest X Y Z | box X0 Y0 Z0 X1 Y1 Z1   (model frame: one vertex,
  *                                        or every vertex in the box, bounds included, one
  *                                        constraint each; an empty box is an error)
@@ -42,7 +54,8 @@
  *                key = T  TX TY TZ  AX AY AZ DEG   (repeated, increasing T; at least one)
  *   [observable NAME]
  *                type = deflection | rest_shape_error | lowest_point | kinetic_energy | position_error
- *                body = BODY             (optional for lowest_point and kinetic_energy: whole world)
+ *                body = BODY             one body: a [body] section of one copy, or a copy NAME-K
+ *                                        (optional for lowest_point and kinetic_energy: whole world)
  *                vertex = nearest X Y Z  (deflection)
  *                constraint = NAME       (position_error: the constraint section's first vertex;
  *                                        a position constraint on the same body)

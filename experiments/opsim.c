@@ -3,6 +3,7 @@
  * picks the exit status (64 usage, 65 bad input data, 74 i/o, 70 anything else). */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,7 +342,7 @@ static int command_info(int argc, char **argv)
 static const char export_help[] =
     "usage: opsim export RUN.h5 DATASET\n"
     "       opsim export RUN.h5 --triangles BODY | --axes BODY\n"
-    "       opsim export RUN.h5 --skinned BODY --frame F | --particles BODY --frame F\n"
+    "       opsim export RUN.h5 --skinned BODY --frame F [--faces N] | --particles BODY --frame F\n"
     "       opsim export RUN.h5 --obj DIR [--frames all|last|F,F,...] [--body BODY]\n"
     "       opsim export RUN.h5 --attribute OBJECT NAME\n"
     "\n"
@@ -358,7 +359,9 @@ static const char export_help[] =
     "(Eq. 2), as closed triangle outlines like --triangles; --particles BODY --frame F: the\n"
     "current axes R_i E_i of the particles at frame F, like --axes. F is a frame index\n"
     "recorded in /particles/position/step, or 'last'. Both start with a comment line\n"
-    "'# BODY frame F time T' (T in seconds).\n"
+    "'# BODY frame F time T' (T in seconds). --faces N: at most N triangles, a coarse stand-in of\n"
+    "the surface by vertex clustering (its corners are mesh vertices, skinned as they are), for\n"
+    "pictures of scenes too big to draw whole.\n"
     "--obj DIR: the skinned surface as OBJ files DIR/BODY-FFFFFF.obj (F the frame index, six\n"
     "digits), one per body (or only --body BODY) and output frame (--frames: all, the default;\n"
     "last; or frame indices and 'last' separated by commas), each written under a temporary name\n"
@@ -564,23 +567,29 @@ static void skin_frame(const frame_state *f, double *vertices)
     op_skin_apply(&f->skin, &f->graph, &state, f->mesh.vertices, vertices);
 }
 
-static int export_skinned(op_ctx *ctx, const char *path, const char *body, const char *frame)
+/* max_faces > 0: the coarse surface of op_mesh_cluster_faces, for pictures of big scenes. */
+static int export_skinned(op_ctx *ctx, const char *path, const char *body, const char *frame, int max_faces)
 {
     frame_state f;
     if (read_frame_state(ctx, path, body, frame, 1, &f) == OP_OK) {
         double *vertices = op_calloc(ctx, 3 * (size_t)f.mesh.vertex_count, sizeof *vertices);
-        if (vertices) {
+        int *faces = f.mesh.faces, face_count = f.mesh.face_count;
+        if (vertices && max_faces > 0)
+            op_mesh_cluster_faces(ctx, &f.mesh, max_faces, &faces, &face_count);
+        if (ctx->status == OP_OK) {
             skin_frame(&f, vertices);
             printf("# %s frame %lld time %.9g\n", body, f.frame, f.time);
-            for (int t = 0; t < f.mesh.face_count; ++t) {
+            for (int t = 0; t < face_count; ++t) {
                 for (int k = 0; k <= 3; ++k) {
-                    const double *p = &vertices[3 * f.mesh.faces[3 * t + k % 3]];
+                    const double *p = &vertices[3 * faces[3 * t + k % 3]];
                     printf("%.9g\t%.9g\t%.9g\n", p[0], p[1], p[2]);
                 }
                 printf("\n\n");
             }
-            free(vertices);
         }
+        if (faces != f.mesh.faces)
+            free(faces);
+        free(vertices);
     }
     frame_state_free(&f);
     return ctx->status;
@@ -747,13 +756,15 @@ static int command_export(int argc, char **argv)
     } else if (argc >= 3 && argv[1][0] != '-' &&
              (strcmp(argv[2], "--skinned") == 0 || strcmp(argv[2], "--particles") == 0 ||
               strcmp(argv[2], "--frame") == 0)) {
-        /* RUN (--skinned BODY | --particles BODY) --frame F, the two options in either order. */
-        const char *what = NULL, *body = NULL, *frame = NULL;
+        /* RUN (--skinned BODY [--faces N] | --particles BODY) --frame F, the options in any order. */
+        const char *what = NULL, *body = NULL, *frame = NULL, *faces = NULL;
         for (int i = 2; i < argc; i += 2) {
             if (i + 1 >= argc || argv[i + 1][0] == '\0')
                 return usage_error("export", "%s needs a value", argv[i]);
             if (strcmp(argv[i], "--frame") == 0 && !frame)
                 frame = argv[i + 1];
+            else if (strcmp(argv[i], "--faces") == 0 && !faces)
+                faces = argv[i + 1];
             else if ((strcmp(argv[i], "--skinned") == 0 || strcmp(argv[i], "--particles") == 0) && !what) {
                 what = argv[i];
                 body = argv[i + 1];
@@ -766,8 +777,16 @@ static int command_export(int argc, char **argv)
             return usage_error("export", "%s needs --frame F (a frame index or 'last')", what);
         if (!valid_frame_text(frame))
             return usage_error("export", "--frame needs a frame index (0, 1, ...) or 'last', not '%s'", frame);
+        long max_faces = 0;
+        if (faces) {
+            char *end;
+            max_faces = strtol(faces, &end, 10);
+            if (*end || end == faces || max_faces < 1 || max_faces > INT_MAX || strcmp(what, "--skinned") != 0)
+                return usage_error("export", "--faces goes with --skinned and needs a whole number of triangles "
+                                   "(1 or more), not '%s'", faces);
+        }
         if (strcmp(what, "--skinned") == 0)
-            export_skinned(&ctx, argv[1], body, frame);
+            export_skinned(&ctx, argv[1], body, frame, (int)max_faces);
         else
             export_particles(&ctx, argv[1], body, frame);
     } else if (argc >= 4 && argv[1][0] != '-' &&

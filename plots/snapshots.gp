@@ -19,6 +19,8 @@
 #   room=1.0             zoom out: the x and z ranges are widened by this factor
 #   panel=380            panel size in PNG pixels;  pad=0.05  margin around the bodies (fraction)
 #   light=0.35           share of directional light in the shading (0 flat, 1 strongest)
+#   faces=N              draw each body's coarse stand-in of at most N triangles (opsim export
+#                        --faces: vertex clustering), for scenes too big to draw whole
 #   opsim='bin/opsim'
 if (!exists("run") || !exists("out")) {
     print "snapshots.gp: give -e \"run='RUN.h5'; out='BASE'\" (writes BASE.png and BASE.pdf)"
@@ -74,7 +76,9 @@ raw(f, b) = sprintf("%s/%s-%s.txt", tmp, word(bodies, b), word(frames, f))
 quad(f, b) = sprintf("%s/%s-%s.quads", tmp, word(bodies, b), word(frames, f))
 rest_raw(b) = sprintf("%s/%s-rest.txt", tmp, word(bodies, b))
 ghost_raw(b) = sprintf("%s/%s-ghost.txt", tmp, word(bodies, b))
-export(b, fr, file) = system(sprintf("%s export '%s' --skinned %s --frame %s > %s", opsim, run, b, fr, file))
+if (exists("faces") && tone) { eval fail("tone=1 shades by the whole rest surface; it does not go with faces=N") }
+coarse = exists("faces") ? sprintf(" --faces %d", faces) : ""
+export(b, fr, file) = system(sprintf("%s export '%s' --skinned %s --frame %s%s > %s", opsim, run, b, fr, coarse, file))
 color(b) = word(colors, (b - 1) % words(colors) + 1)
 # "#RRGGBB" as an integer, for awk.
 color_int(b) = (c_ = color(b), 65536 * hex2(c_[2:3]) + 256 * hex2(c_[4:5]) + hex2(c_[6:7]))

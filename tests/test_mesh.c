@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 #include "mesh.h"
+#include "shapes.h"
 
 /* test_tmp_path reuses its buffer, so each test keeps its own copy. */
 typedef struct temp_file {
@@ -706,6 +707,57 @@ static void test_bounds(void **state)
     }
 }
 
+/* The coarse stand-in of a torus (2,304 triangles): at most the faces asked for and more than
+ * a third of them, corners that are distinct vertices of the mesh, and the winding kept: all
+ * but 2% of the faces still face away from the tube's core circle (clustering can fold a few;
+ * at a few dozen faces for the whole torus, half fold). A mesh within the budget comes back
+ * whole. */
+static void test_cluster_faces(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_mesh torus;
+    assert_int_equal(op_shape_mesh(&ctx, "torus", &torus), OP_OK);
+    for (int budget = 120; budget <= 1920; budget *= 2) {
+        int *faces = NULL, count = 0, inward = 0;
+        assert_int_equal(op_mesh_cluster_faces(&ctx, &torus, budget, &faces, &count), OP_OK);
+        assert_true(count <= budget && 3 * count > budget);
+        for (int t = 0; t < count; ++t) {
+            const int *f = &faces[3 * t];
+            double p[3][3], centre[3] = { 0, 0, 0 }, normal[3], u[3], v[3];
+            for (int k = 0; k < 3; ++k) {
+                assert_true(f[k] >= 0 && f[k] < torus.vertex_count);
+                for (int d = 0; d < 3; ++d) {
+                    p[k][d] = torus.vertices[3 * f[k] + d];
+                    centre[d] += p[k][d] / 3;
+                }
+            }
+            assert_true(f[0] != f[1] && f[1] != f[2] && f[0] != f[2]);
+            for (int d = 0; d < 3; ++d)
+                u[d] = p[1][d] - p[0][d], v[d] = p[2][d] - p[0][d];
+            normal[0] = u[1] * v[2] - u[2] * v[1];
+            normal[1] = u[2] * v[0] - u[0] * v[2];
+            normal[2] = u[0] * v[1] - u[1] * v[0];
+            /* the core circle of radius 0.3 in the xz-plane */
+            double ring = sqrt(centre[0] * centre[0] + centre[2] * centre[2]);
+            double out[3] = { centre[0] - 0.3 * centre[0] / ring, centre[1], centre[2] - 0.3 * centre[2] / ring };
+            inward += !(normal[0] * out[0] + normal[1] * out[1] + normal[2] * out[2] > 0);
+        }
+        print_message("budget %4d: %4d faces, %d facing inward\n", budget, count, inward);
+        assert_true(50 * inward <= count);
+        free(faces);
+    }
+    int *faces = NULL, count = 0;
+    assert_int_equal(op_mesh_cluster_faces(&ctx, &torus, torus.face_count, &faces, &count), OP_OK);
+    assert_int_equal(count, torus.face_count);
+    assert_memory_equal(faces, torus.faces, 3 * sizeof(int) * (size_t)count);
+    free(faces);
+    assert_int_equal(op_mesh_cluster_faces(&ctx, &torus, 0, &faces, &count), OP_ERR_USAGE);
+    assert_null(faces);
+    op_mesh_free(&torus);
+}
+
 static void test_check_rejects_bad_meshes(void **state)
 {
     (void)state;
@@ -820,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_write_obj_refuses_invalid_mesh),
         cmocka_unit_test(test_is_closed),
         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_cluster_faces),
         cmocka_unit_test(test_check_rejects_bad_meshes),
         cmocka_unit_test(test_alloc_and_free),
         cmocka_unit_test(test_print),

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <hdf5.h>
@@ -818,6 +819,63 @@ static void test_same_body_same_datasets(void **state)
     }
     free_body(&b);
     free_body(&again);
+}
+
+/* An instance's groups are links to the first body's: the same bytes under both names, read
+ * back as the same body, and stored once (the file hardly grows with a second instance). */
+static void test_instances_link_the_first_body(void **state)
+{
+    (void)state;
+    body b;
+    make_body(&b, 40);
+    const char *one = fresh_path(".h5"), *three = fresh_path(".h5");
+    write_chain(one, &b);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_runfile run;
+    assert_int_equal(op_runfile_create(&ctx, &run, three, &PROVENANCE), OP_OK);
+    assert_int_equal(op_runfile_write_body(&ctx, &run, "chain", &INFO, &b.graph, &b.mesh, &b.skin), OP_OK);
+    assert_int_equal(op_runfile_write_instance(&ctx, &run, "chain-1", "chain"), OP_OK);
+    assert_int_equal(op_runfile_write_instance(&ctx, &run, "chain-2", "chain-1"), OP_OK);
+    assert_int_equal(op_runfile_write_instance(&ctx, &run, "chain-2", "chain"), OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "written twice"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_write_instance(&ctx, &run, "other", "chian"), OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "chian"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_write_instance(&ctx, &run, "bad name", "chain"), OP_ERR_INVALID);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_commit(&ctx, &run), OP_OK);
+
+    char names[4][OP_RUNFILE_NAME_SIZE];
+    int count = 0;
+    assert_int_equal(op_runfile_body_names(&ctx, three, names, 4, &count), OP_OK);
+    assert_int_equal(count, 3);
+    assert_string_equal(names[2], "chain-2");
+    assert_int_equal(op_runfile_check(&ctx, three), OP_OK);
+    const char *datasets[] = { "rest_position", "radii", "edges", "rest_vertices", "skin_weight" };
+    for (size_t i = 0; i < sizeof datasets / sizeof datasets[0]; i++) {
+        char first[128], linked[128];
+        const char *group = i < 3 ? "graph" : "mesh";
+        snprintf(first, sizeof first, "/%s/chain/%s", group, datasets[i]);
+        snprintf(linked, sizeof linked, "/%s/chain-2/%s", group, datasets[i]);
+        size_t size_a, size_b;
+        void *a = raw_dataset(three, first, &size_a), *c = raw_dataset(three, linked, &size_b);
+        assert_int_equal(size_a, size_b);
+        assert_memory_equal(a, c, size_a);
+        free(a);
+        free(c);
+    }
+    op_graph graph = { 0 };
+    assert_int_equal(op_runfile_read_body(&ctx, three, "chain-1", &graph, NULL, NULL), OP_OK);
+    assert_int_equal(graph.particle_count, b.graph.particle_count);
+    assert_memory_equal(graph.rest_position, b.graph.rest_position, 3 * sizeof(double) * (size_t)graph.particle_count);
+    op_graph_free(&graph);
+    struct stat single, triple;
+    assert_int_equal(stat(one, &single), 0);
+    assert_int_equal(stat(three, &triple), 0);
+    assert_le((double)triple.st_size, 1.1 * (double)single.st_size);
+    free_body(&b);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1639,6 +1697,7 @@ int main(void)
         cmocka_unit_test(test_check_rejects_bad_contents),
         cmocka_unit_test(test_read_errors_name_file_and_body),
         cmocka_unit_test(test_same_body_same_datasets),
+        cmocka_unit_test(test_instances_link_the_first_body),
         cmocka_unit_test(test_series_append_in_batches_is_bitwise),
         cmocka_unit_test(test_series_energy_table_and_timing_column),
         cmocka_unit_test(test_series_with_no_rows),

@@ -336,6 +336,16 @@ static const error_case error_cases[] = {
       NULL, OP_ERR_PARSE, 9 },
     { "script times not increasing", "[script s]\nkey = 1 0 0 0 1 0 0 0\nkey = 1 0 0 0 1 0 0 0\n", NULL,
       OP_ERR_INVALID, 3 },
+    { "zero copies", BAR "copies = 0\n", NULL, OP_ERR_INVALID, 4 },
+    { "grid too small for the copies", BAR "copies = 5\ngrid = 2 1 2\n", NULL, OP_ERR_INVALID, 5 },
+    { "fractional grid", BAR "copies = 2\ngrid = 1.5 1 2\n", NULL, OP_ERR_INVALID, 5 },
+    { "negative seed", BAR "copies = 2\nrandom_rotation = -3\n", NULL, OP_ERR_INVALID, 5 },
+    { "collapsed copies", BAR "copies = 2\nstart = collapsed\n[pin p]\nbody = bar\nparticle = 0\nhold = both\n",
+      NULL, OP_ERR_INVALID, 4 },
+    { "observable of several copies", BAR "copies = 3\n[observable o]\ntype = rest_shape_error\nbody = bar\n", NULL,
+      OP_ERR_INVALID, 7 },
+    { "unknown copy", BAR "copies = 3\n[pin p]\nbody = bar-3\nparticle = 0\nhold = both\n", NULL, OP_ERR_INVALID,
+      6 },
     { "unknown observable type", BAR "[observable o]\ntype = speed\n", NULL, OP_ERR_INVALID, 5 },
     { "deflection without a vertex", BAR "[observable o]\ntype = deflection\nbody = bar\n", NULL, OP_ERR_PARSE, 4 },
     { "unknown solver", "[world]\niterations = 1\n[solver]\nname = newton\n", NULL, OP_ERR_INVALID, 4 },
@@ -516,6 +526,57 @@ static void test_deflection_lowest_point_energy(void **state)
 }
 
 /* A load that fails after models and bodies exist leaves nothing allocated (valgrind). */
+/* A [body] section of copies: names NAME-K, placements on the grid or the row, the seeded
+ * random turns (rotations, distinct, the same on every load), one shared model, and pins and
+ * constraints that name the section reaching every copy while a copy's own name reaches one. */
+static void test_copies(void **state)
+{
+    (void)state;
+    static const char text[] = "[body col]\nmodel = column10\nstiffness = 1e4\ncopies = 12\ngrid = 2 3 2\n"
+                               "spacing = 1 2 3\nposition = 10 20 30\nrandom_rotation = 7\n"
+                               "[body row]\nmodel = column10\nstiffness = 1e4\ncopies = 3\nspacing = 0 0 -2\n"
+                               "[pin feet]\nbody = col\nparticle = 0\nhold = position\n"
+                               "[pin one]\nbody = row-1\nparticle = 3\nhold = both\n"
+                               "[constraint c]\nbody = row\ntype = position\nvertices = nearest 0 0.5 0\nweight = 1\n";
+    op_scene scene, again;
+    load_ok(text, 0, NULL, &scene);
+    load_ok(text, 0, NULL, &again);
+    const op_world *w = &scene.world;
+    assert_int_equal(w->body_count, 15);
+    assert_int_equal(w->model_count, 1);
+    assert_string_equal(w->bodies[0].name, "col-00");
+    assert_string_equal(w->bodies[11].name, "col-11");
+    assert_string_equal(w->bodies[12].name, "row-0");
+    for (int k = 0; k < 12; ++k) {
+        const op_body *b = &w->bodies[k];
+        /* rows along x (2), then z (2), then layers up y (3) */
+        double expected[3] = { 10 + 1.0 * (k % 2), 20 + 2.0 * (k / 4), 30 + 3.0 * (k / 2 % 2) };
+        for (int d = 0; d < 3; ++d)
+            assert_close(b->placement_translation[d], expected[d], 0);
+        assert_true(b->model == w->bodies[0].model);
+        assert_le(m3_orthonormality_error(b->placement_rotation), 1e-14);
+        assert_close(m3_det(b->placement_rotation), 1.0, 1e-14);
+        assert_memory_equal(b->placement_rotation, again.world.bodies[k].placement_rotation, sizeof(double[9]));
+        for (int j = 0; j < k; ++j) /* each copy its own turn */
+            assert_true(memcmp(b->placement_rotation, w->bodies[j].placement_rotation, sizeof(double[9])) != 0);
+        assert_int_equal(b->pin_count, 1);
+        assert_true(b->position_pinned[0] && !b->rotation_pinned[0]);
+        assert_int_equal(b->constraint_count, 0);
+    }
+    for (int k = 0; k < 3; ++k) {
+        const op_body *b = &w->bodies[12 + k];
+        double expected[3] = { 0, 0, -2.0 * k };
+        for (int d = 0; d < 3; ++d)
+            assert_close(b->placement_translation[d], expected[d], 0);
+        static const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+        assert_memory_equal(b->placement_rotation, identity, sizeof identity);
+        assert_int_equal(b->pin_count, k == 1);
+        assert_int_equal(b->constraint_count, 1);
+    }
+    op_scene_free(&scene);
+    op_scene_free(&again);
+}
+
 static void test_free_after_failure(void **state)
 {
     (void)state;
@@ -540,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_collapsed_start),
         cmocka_unit_test(test_rest_shape_error),
         cmocka_unit_test(test_deflection_lowest_point_energy),
+        cmocka_unit_test(test_copies),
         cmocka_unit_test(test_free_after_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
