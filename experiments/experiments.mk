@@ -1,6 +1,7 @@
-# The paper's Figures 1, 2, 4 and 5: run files under data/results/figN/ (bin/opsim run on
-# experiments/figN.ini, variants through --set) and pictures under reports/figures/figN-*.png
-# and .pdf (plots/*.gp, one gnuplot run writes both). `make figures` makes all four.
+# The paper's Figures 1, 2 and 4 to 7: run files under data/results/figN/ (bin/opsim run on
+# experiments/figN*.ini, variants through --set) and pictures under reports/figures/figN-*.png
+# and .pdf (plots/*.gp, one gnuplot run writes both). `make figures` makes all of them and
+# Fig. 3 (experiments/fig3.mk).
 #
 #   fig1  fig1-snapshots          the bar twisted and moved, 8 frames       (fig1.ini)
 #   fig2  fig2-snapshots          the three bars k, 2k, 4k at the last frame (fig2.ini)
@@ -13,13 +14,19 @@
 #         fig5-iterations         energy against iteration, Gauss-Seidel vs Jacobi rotations:
 #                                 fig4 frame 1 (1000 iterations, same start), fig4 frame 5,
 #                                 fig5 frame 30 (solver.rotations=jacobi variants of both)
+#   fig6  fig6-rod-snapshots      the sheet on the spinning rod                (fig6-rod.ini)
+#         fig6-bunny-snapshots    the bunny falling onto the held sheet        (fig6-bunny.ini)
+#         fig6-contacts           penetration left and penetrating pairs per frame
+#   fig7  fig7-52-snapshots       52 models into the fenced floor              (fig7-52.ini)
+#         fig7-180-snapshots      180 models                                   (fig7-180.ini)
+#         fig7-contacts           penetration left and penetrating pairs, both scenes
 #
 # Run files depend on bin/opsim, their config and data/models.tsv (and need the meshes: `| data`);
 # figures on their run files, their plot script and plots/style.gp. Run files are precious.
 
 RESULTS := data/results
 FIGURES := reports/figures
-FIGURE_TARGETS := fig1 fig2 fig3 fig4 fig5
+FIGURE_TARGETS := fig1 fig2 fig3 fig4 fig5 fig6 fig7
 
 .PHONY: figures $(FIGURE_TARGETS)
 figures: $(FIGURE_TARGETS)
@@ -164,8 +171,74 @@ $(FIGURES)/fig5-iterations.png $(FIGURES)/fig5-iterations.pdf &: $(FIG5_RUN) $(F
 
 fig5: $(FIGURES)/fig5-snapshots.png $(FIGURES)/fig5-falling.png $(FIGURES)/fig5-iterations.png
 
+# ---- Fig. 6 -----------------------------------------------------------------------------------
+FIG6_ROD := $(RESULTS)/fig6/rod.h5
+FIG6_BUNNY := $(RESULTS)/fig6/bunny.h5
+
+$(FIG6_ROD): experiments/fig6-rod.ini $(RUN_DEPS) | data
+	$(call run_figure,$<)
+
+$(FIG6_BUNNY): experiments/fig6-bunny.ini $(RUN_DEPS) | data
+	$(call run_figure,$<)
+
+FIG6_ROD_SNAPSHOTS_ARGS = run='$(FIG6_ROD)'; frames='0 30 46 60 76 90 120 last'; layout='2,4'; \
+    view='70,20'; panel=400; \
+    title='Fig. 6 (left): a sheet tied by its top corners to a rod (not drawn) that spins about the vertical'
+FIG6_BUNNY_SNAPSHOTS_ARGS = run='$(FIG6_BUNNY)'; frames='0 8 12 16 20 30 50 last'; layout='2,4'; \
+    view='70,20'; panel=400; \
+    title='Fig. 6 (right): a bunny falls onto a sheet held at its four corners (6 sub-steps x 2 iterations)'
+
+$(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-rod-snapshots.pdf &: $(FIG6_ROD) plots/snapshots.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/snapshots.gp,$(FIG6_ROD_SNAPSHOTS_ARGS))
+
+$(FIGURES)/fig6-bunny-snapshots.png $(FIGURES)/fig6-bunny-snapshots.pdf &: $(FIG6_BUNNY) plots/snapshots.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/snapshots.gp,$(FIG6_BUNNY_SNAPSHOTS_ARGS))
+
+# (the titles' double quotes are inside the shell's double-quoted -e, hence \")
+FIG6_CONTACTS_ARGS = runs='$(FIG6_BUNNY)'; titles='\"bunny and sheet\"'; \
+    title='Fig. 6 (right), measured: contacts between the bunny and the sheet'
+
+$(FIGURES)/fig6-contacts.png $(FIGURES)/fig6-contacts.pdf &: $(FIG6_BUNNY) plots/contacts.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/contacts.gp,$(FIG6_CONTACTS_ARGS))
+
+fig6: $(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-bunny-snapshots.png $(FIGURES)/fig6-contacts.png
+
+# ---- Fig. 7 -----------------------------------------------------------------------------------
+# The skinned surfaces are not stored (--no-surface: 16 MB a frame for the 52 models); the
+# snapshots skin a coarse stand-in of each mesh from the particles (snapshots.gp faces=N).
+FIG7_52 := $(RESULTS)/fig7/models52.h5
+FIG7_180 := $(RESULTS)/fig7/models180.h5
+
+$(FIG7_52): experiments/fig7-52.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface)
+
+$(FIG7_180): experiments/fig7-180.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface)
+
+FIG7_52_SNAPSHOTS_ARGS = run='$(FIG7_52)'; frames='0 20 40 last'; layout='2,2'; view='60,30'; \
+    panel=600; faces=1500; groups=1; \
+    title='Fig. 7 (left): 52 models (100 particles each; columns 10) fall into a fenced floor'
+FIG7_180_SNAPSHOTS_ARGS = run='$(FIG7_180)'; frames='0 last'; layout='1,2'; view='60,30'; \
+    panel=700; faces=600; groups=1; \
+    title='Fig. 7 (right): 180 models (30 particles each, tori 12; columns 10)'
+
+$(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-52-snapshots.pdf &: $(FIG7_52) plots/snapshots.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/snapshots.gp,$(FIG7_52_SNAPSHOTS_ARGS))
+
+$(FIGURES)/fig7-180-snapshots.png $(FIGURES)/fig7-180-snapshots.pdf &: $(FIG7_180) plots/snapshots.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/snapshots.gp,$(FIG7_180_SNAPSHOTS_ARGS))
+
+FIG7_CONTACTS_ARGS = runs='$(FIG7_52) $(FIG7_180)'; titles='\"52 models\" \"180 models\"'; \
+    title='Fig. 7, measured: contacts between the models and with the floor'
+
+$(FIGURES)/fig7-contacts.png $(FIGURES)/fig7-contacts.pdf &: $(FIG7_52) $(FIG7_180) plots/contacts.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/contacts.gp,$(FIG7_CONTACTS_ARGS))
+
+fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGURES)/fig7-contacts.png
+
 .PRECIOUS: $(FIG1_RUN) $(FIG2_RUN) $(FIG2_SWEEP) $(FIG4_RUN) $(FIG4_JACOBI) $(FIG4_LONG) \
-           $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5
+           $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5 \
+           $(FIG6_ROD) $(FIG6_BUNNY) $(FIG7_52) $(FIG7_180)
 
 include experiments/fig3.mk
 include experiments/convergence.mk

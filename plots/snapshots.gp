@@ -19,6 +19,8 @@
 #   room=1.0             zoom out: the x and z ranges are widened by this factor
 #   panel=380            panel size in PNG pixels;  pad=0.05  margin around the bodies (fraction)
 #   light=0.35           share of directional light in the shading (0 flat, 1 strongest)
+#   groups=1             one colour per group of bodies (a name up to its first '-' or '_':
+#                        the copies of one [body] section)
 #   faces=N              draw each body's coarse stand-in of at most N triangles (opsim export
 #                        --faces: vertex clustering), for scenes too big to draw whole
 #   opsim='bin/opsim'
@@ -79,7 +81,21 @@ ghost_raw(b) = sprintf("%s/%s-ghost.txt", tmp, word(bodies, b))
 if (exists("faces") && tone) { eval fail("tone=1 shades by the whole rest surface; it does not go with faces=N") }
 coarse = exists("faces") ? sprintf(" --faces %d", faces) : ""
 export(b, fr, file) = system(sprintf("%s export '%s' --skinned %s --frame %s%s > %s", opsim, run, b, fr, coarse, file))
-color(b) = word(colors, (b - 1) % words(colors) + 1)
+# groups=1: one colour per group of bodies, the group being a body name up to its first '-' or
+# '_' (the copies dino-00, dino-01 ... of one [body dino] section; fence_north-0, fence_west-1).
+group_name(s) = (d_ = strstrt(s, "-"), u_ = strstrt(s, "_"), \
+                 c_ = (d_ > 0 && (u_ == 0 || d_ < u_)) ? d_ : u_, c_ > 1 ? s[1:c_-1] : s)
+array colour_slot[nb]
+group_list = ""
+do for [b = 1:nb] {
+    colour_slot[b] = b
+    if (exists("groups") && groups) {
+        g_ = group_name(word(bodies, b))
+        if (strstrt(" ".group_list." ", " ".g_." ") == 0) { group_list = group_list." ".g_ }
+        do for [k = 1:words(group_list)] { if (word(group_list, k) eq g_) { colour_slot[b] = k } }
+    }
+}
+color(b) = word(colors, (colour_slot[b] - 1) % words(colors) + 1)
 # "#RRGGBB" as an integer, for awk.
 color_int(b) = (c_ = color(b), 65536 * hex2(c_[2:3]) + 256 * hex2(c_[4:5]) + hex2(c_[6:7]))
 hexdigit(h) = strstrt("0123456789abcdef", system("echo ".h." | tr A-F a-f")) - 1

@@ -1,0 +1,65 @@
+# Contacts of many-body runs (Fig. 6 and 7), measured: per frame, the largest penetration left
+# between the ellipsoids of different bodies after the contacts (/collision/max_penetration,
+# solid) and below the floor (/collision/max_floor_penetration, dashed), in mm (top), and the
+# pairs of particles that penetrated in some pass (/collision/contacts, summed over the frame's
+# sub-steps, bottom). Time from the frame index and /parameters frame_time. Writes OUT.png and
+# OUT.pdf.
+#
+# usage: gnuplot -e "runs='a.h5 b.h5'; titles='\"52 models\" \"180 models\"'; out='BASE'" plots/contacts.gp
+# options: titles (one per run, double-quoted words; default the file names), title='...',
+#          opsim='bin/opsim'
+if (!exists("runs") || !exists("out")) {
+    print "contacts.gp: give -e \"runs='A.h5 B.h5'; out='BASE'\" (writes BASE.png and BASE.pdf)"
+    exit status 2
+}
+if (!exists("opsim")) opsim = "bin/opsim"
+if (!exists("titles")) titles = runs
+if (!exists("title")) title = "contacts between bodies and with the floor"
+if (out[strlen(out)-3:] eq ".png" || out[strlen(out)-3:] eq ".pdf") out = out[1:strlen(out)-4]
+n = words(runs)
+if (n < 1 || words(titles) != n) {
+    print sprintf("contacts.gp: %d runs but %d titles", n, words(titles))
+    exit status 2
+}
+
+# ---- inputs: run i's columns (pairs penetration, floor penetration, contacts) in tmp/i --------
+tmp = system("mktemp -d")
+ok = 1
+array frame_time[n]
+do for [i = 1:n] {
+    run = word(runs, i)
+    dummy = system(sprintf("%s export '%s' /collision/max_penetration > %s/a && %s export '%s' /collision/max_floor_penetration > %s/b && %s export '%s' /collision/contacts > %s/c && paste %s/a %s/b %s/c > %s/%d", \
+                           opsim, run, tmp, opsim, run, tmp, opsim, run, tmp, tmp, tmp, tmp, tmp, i))
+    ok = ok && GPVAL_SYSTEM_ERRNO == 0
+    frame_time[i] = real(system(sprintf("%s export '%s' --attribute /parameters frame_time 2>/dev/null || echo 0", opsim, run)))
+    ok = ok && frame_time[i] > 0
+}
+if (!ok) {
+    dummy = system("rm -rf ".tmp)
+    print "contacts.gp: cannot read /collision/* or /parameters frame_time of ".runs
+    exit status 1
+}
+
+# ---- drawing --------------------------------------------------------------------------------
+load "plots/style.gp"
+do for [format in "png pdf"] {
+    if (format eq "png") { set terminal pngcairo size 1000,700 font "sans,11"; set output out.".png" }
+    if (format eq "pdf") { set terminal pdfcairo size 7in,4.9in font "sans,9"; set output out.".pdf" }
+    set multiplot layout 2,1 title title
+    set grid lc rgb "#dddddd"
+    set key top right
+    set xlabel "time (s)"
+    set ylabel "penetration left (mm)"
+    set yrange [0:*]
+    # frame k (1-based row) ends at t = k h
+    plot for [i = 1:n] sprintf("%s/%d", tmp, i) using (($0 + 1) * frame_time[i]):(1e3 * $1) with lines lt i \
+             title word(titles, i)." between bodies", \
+         for [i = 1:n] sprintf("%s/%d", tmp, i) using (($0 + 1) * frame_time[i]):(1e3 * $2) with lines lt i dt 2 \
+             title word(titles, i)." below the floor"
+    set ylabel "penetrating pairs per frame"
+    plot for [i = 1:n] sprintf("%s/%d", tmp, i) using (($0 + 1) * frame_time[i]):3 with lines lt i \
+             title word(titles, i)
+    unset multiplot
+    set output
+}
+dummy = system("rm -rf ".tmp)
