@@ -347,9 +347,51 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
     if (!RENEW(ctx, c->position, 3 * n) || !RENEW(ctx, c->velocity, 3 * n) || !RENEW(ctx, c->start, 3 * n) ||
         !RENEW(ctx, c->axes, 9 * n) || !RENEW(ctx, c->radii, 3 * n) || !RENEW(ctx, c->bound, n) ||
         !RENEW(ctx, c->inverse_mass, n) || !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
-        !RENEW(ctx, c->incidence_start, n + 2))
+        !RENEW(ctx, c->incidence_start, n + 2) || !RENEW(ctx, c->searched_position, 3 * n))
         return ctx->status;
     c->capacity = (int)n;
+    c->searched_count = 0; /* the searched positions are gone with the old arrays */
+    return OP_OK;
+}
+
+/* The candidate pairs of this call into c->near (collide.h, "Reuse between calls"): a grid
+ * search widened by the skin when the last one's pairs may miss some, then the pairs within
+ * reach now, tested exactly as op_broad_phase_find tests them. */
+static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin, int *searched)
+{
+    op_broad_phase *bp = &c->broad;
+    int search = c->searched_count != count || c->searched_margin != margin;
+    /* a little under half the skin, so that rounding in the test cannot matter */
+    double allowed = 0.49 * c->skin, allowed2 = allowed * allowed;
+    for (int q = 0; q < count && !search; ++q)
+        search = !(v3_dist2(&c->position[3 * q], &c->searched_position[3 * q]) <= allowed2);
+    if (search) {
+        double largest = 0.0;
+        for (int q = 0; q < count; ++q)
+            largest = fmax(largest, c->bound[q]);
+        c->searched_count = 0;
+        if (op_broad_phase_find(ctx, bp, count, c->position, c->bound, c->group, margin + largest) != OP_OK)
+            return ctx->status;
+        memcpy(c->searched_position, c->position, 3 * (size_t)count * sizeof(double));
+        c->searched_count = count;
+        c->searched_margin = margin;
+        c->skin = largest;
+    }
+    *searched = search;
+    if (bp->pair_count > c->near_capacity) {
+        size_t n = (size_t)bp->pair_count + (size_t)bp->pair_count / 2;
+        c->near_capacity = 0;
+        if (!RENEW(ctx, c->near, n))
+            return ctx->status;
+        c->near_capacity = (int)n;
+    }
+    c->near_count = 0;
+    for (int k = 0; k < bp->pair_count; ++k) {
+        int i = bp->pairs[k].i, j = bp->pairs[k].j;
+        double reach = c->bound[i] + c->bound[j] + margin;
+        if (v3_dist2(&c->position[3 * i], &c->position[3 * j]) < reach * reach)
+            c->near[c->near_count++] = bp->pairs[k];
+    }
     return OP_OK;
 }
 
@@ -501,10 +543,9 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     if (collider_reserve(ctx, c, count) != OP_OK)
         return ctx->status;
     gather(c, bodies, body_count);
-    op_broad_phase *bp = &c->broad;
-    if (op_broad_phase_find(ctx, bp, count, c->position, c->bound, c->group, def->margin) != OP_OK)
+    if (find_near_pairs(ctx, c, count, def->margin, &stats->searched) != OP_OK)
         return ctx->status;
-    int pair_count = bp->pair_count;
+    int pair_count = c->near_count;
     stats->pairs = pair_count;
     if (pair_count <= 0)
         return OP_OK;
@@ -515,9 +556,9 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
             return ctx->status;
         c->pair_capacity = (int)n;
     }
-    build_incidence(c, count, bp->pairs, pair_count);
+    build_incidence(c, count, c->near, pair_count);
     memset(c->touched, 0, (size_t)pair_count * sizeof *c->touched);
-    const op_pair *pairs = bp->pairs;
+    const op_pair *pairs = c->near;
     /* One parallel region for every pass: its barriers cost less than a fork per loop. */
     int active = 0;
     double deepest = 0.0;
@@ -574,5 +615,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->incidence);
     OP_FREE(c->contact);
     OP_FREE(c->touched);
-    c->capacity = c->pair_capacity = 0;
+    OP_FREE(c->searched_position);
+    OP_FREE(c->near);
+    c->capacity = c->pair_capacity = c->near_capacity = c->near_count = c->searched_count = 0;
 }

@@ -68,7 +68,14 @@
  *
  * Candidate pairs are found once per call, from the positions before the passes: a pair that
  * only comes within reach through the passes' own corrections waits for the next sub-step (a
- * margin > 0 catches it earlier). */
+ * margin > 0 catches it earlier).
+ *
+ * Reuse between calls (a Verlet list): the grid search is run with its reach widened by a skin
+ * (the largest bounding radius), and its pairs are kept while no particle has moved more than a
+ * little under half the skin from where that search saw it; every pair within reach now was
+ * within reach plus skin then. Each call filters the kept pairs down to those within reach now,
+ * with the same arithmetic as the search, so the candidates, and the result, are bit for bit
+ * those of a fresh search; a resting pile skips the grid for most sub-steps. */
 #ifndef OPSIM_COLLIDE_H
 #define OPSIM_COLLIDE_H
 
@@ -138,6 +145,7 @@ typedef struct op_contact_stats {
     int contacts;           /* of them, pairs that penetrated in some pass */
     double max_penetration; /* m: the largest p left over the candidate pairs after the passes, 0
                                when none penetrates */
+    int searched;           /* 1 when the grid search ran, 0 when its last pairs were reused */
 } op_contact_stats;
 
 /* Every particle of every body in one list (global index: body by body, in order), the
@@ -157,6 +165,13 @@ typedef struct op_collider {
     int *incidence;              /* [2 · pairs] pair indices, ascending within a particle */
     struct op_contact *contact;  /* [pairs] one pass's correction of each pair */
     unsigned char *touched;      /* [pairs] penetrated in some pass */
+    /* the reuse of a search (above) */
+    int searched_count;          /* particles at the last grid search; 0: none yet */
+    double searched_margin;      /* its margin */
+    double skin;                 /* m, the widening of its reach */
+    double *searched_position;   /* [n][3] the positions it saw */
+    int near_count, near_capacity;
+    op_pair *near;               /* [near_count] this call's candidates: the kept pairs within reach */
 } op_collider;
 
 /* Collisions between the particles of different bodies (narrow phase and response above),

@@ -3,8 +3,8 @@
  * distance is the largest reach found by a search over the ellipsoid's surface; one pass
  * resolves an isolated pair exactly, split by inverse mass, with the approach removed and
  * Coulomb friction; two tori dropped onto each other and the floor come to rest apart; the
- * contacts give bitwise the same state on one thread and on two; the run file records what the
- * world reports. Run from the project root (the scenes use data/models.tsv's torus12). */
+ * contacts give bitwise the same state on one thread and on two, and with the search reused
+ * between calls as with a fresh one; the run file records what the world reports. Run from the project root (the scenes use data/models.tsv's torus12). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,6 +554,55 @@ static void test_same_state_on_one_and_two_threads(void **state)
     omp_set_num_threads(2);
 }
 
+/* A collider that keeps its search (collide.h, "Reuse between calls") against a fresh one each
+ * call, over a cloud whose particles move a little between calls and, every fifth call, far:
+ * the same pairs, contacts, penetration and state bit for bit after every call, with the grid
+ * searched only when something moved far. */
+static void test_reused_search_matches_fresh_search(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    random_cloud kept = { 0 }, fresh = { 0 };
+    assert_int_equal(random_cloud_make(&ctx, &kept, 7, 40, 50, 1.6, 0.02, 0.06), OP_OK);
+    assert_int_equal(random_cloud_make(&ctx, &fresh, 7, 40, 50, 1.6, 0.02, 0.06), OP_OK);
+    op_collider reused = { 0 };
+    op_contact_def def = { .passes = 4, .friction = 0.5, .margin = 0.002 };
+    op_rng rng = op_rng_seeded(11);
+    int searches = 0, calls = 12;
+    for (int call = 0; call < calls; ++call) {
+        double step = call % 5 == 4 ? 0.05 : 0.002; /* the skin is the largest radius, 0.06 */
+        for (int b = 0; b < kept.body_count; ++b)
+            for (int i = 0; i < kept.bodies[b].graph->particle_count; ++i)
+                for (int d = 0; d < 3; ++d) {
+                    double move = step * (2.0 * op_rng_uniform(&rng) - 1.0);
+                    kept.bodies[b].state.position[3 * i + d] += move;
+                    fresh.bodies[b].state.position[3 * i + d] += move;
+                }
+        op_collider once = { 0 };
+        op_contact_stats a, b;
+        assert_int_equal(op_collide_bodies(&ctx, &reused, kept.bodies, kept.body_count, &def, &a), OP_OK);
+        assert_int_equal(op_collide_bodies(&ctx, &once, fresh.bodies, fresh.body_count, &def, &b), OP_OK);
+        op_collider_free(&once);
+        assert_true(b.searched && a.pairs > 0 && a.contacts > 0);
+        searches += a.searched;
+        assert_int_equal(a.pairs, b.pairs);
+        assert_int_equal(a.contacts, b.contacts);
+        assert_memory_equal(&a.max_penetration, &b.max_penetration, sizeof(double));
+        op_world wa = { .body_count = kept.body_count, .bodies = kept.bodies };
+        op_world wb = { .body_count = fresh.body_count, .bodies = fresh.bodies };
+        double *sa = world_state(&wa), *sb = world_state(&wb);
+        assert_memory_equal(sa, sb, 6 * 2000 * sizeof(double));
+        free(sa);
+        free(sb);
+    }
+    print_message("%d grid searches in %d calls\n", searches, calls);
+    assert_true(searches >= 3 && searches < calls);
+    op_collider_free(&reused);
+    random_cloud_free(&kept);
+    random_cloud_free(&fresh);
+}
+
 /* ---- the run file ---- */
 
 static void test_run_file_records_the_contacts(void **state)
@@ -630,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_isolated_pair_in_one_pass),
         cmocka_unit_test(test_stacked_bodies_settle_apart),
         cmocka_unit_test(test_same_state_on_one_and_two_threads),
+        cmocka_unit_test(test_reused_search_matches_fresh_search),
         cmocka_unit_test(test_run_file_records_the_contacts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
