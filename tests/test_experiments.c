@@ -1,8 +1,9 @@
 /* The paper's experiments as the configs in experiments/ run them: Fig. 4's recovery from the
- * collapsed start, Fig. 2's ordering of deflections by stiffness, and the bitwise repeatability
- * of whole run files. These run the real configs (shortened where that keeps the claim). */
+ * collapsed start, Fig. 2's ordering of deflections by stiffness, Fig. 7's 52 models the same
+ * on one thread and two, and the bitwise repeatability of whole run files. These run the real configs (shortened where that keeps the claim). */
 #include "test_util.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,57 @@ static void test_identical_runs_give_identical_files(void **state)
     remove(paths[1]);
 }
 
+/* Every body's positions and rotations, in order. */
+static double *world_state(const op_world *w, int *length)
+{
+    int n = op_world_particle_count(w);
+    double *out = calloc(12 * (size_t)n, sizeof(double));
+    assert_non_null(out);
+    for (int b = 0, g = 0; b < w->body_count; g += w->bodies[b++].graph->particle_count) {
+        const op_state *s = &w->bodies[b].state;
+        memcpy(&out[3 * g], s->position, 3 * (size_t)s->particle_count * sizeof(double));
+        memcpy(&out[3 * (size_t)n + 9 * g], s->rotation, 9 * (size_t)s->particle_count * sizeof(double));
+    }
+    *length = 12 * n;
+    return out;
+}
+
+/* Fig. 7's 52 models: 60 frames (through the fall and the first impacts) with nothing
+ * non-finite, the contacts at work, and bitwise the same positions and rotations on one
+ * thread as on two. */
+static void test_fig7_52_models_same_on_one_and_two_threads(void **state)
+{
+    (void)state;
+    const char *const overrides[] = { "world.log_energy=false" };
+    double *after[2];
+    int length = 0, contacts[2] = { 0, 0 };
+    for (int threads = 1; threads <= 2; ++threads) {
+        omp_set_num_threads(threads);
+        op_ctx ctx;
+        op_scene scene;
+        load(&ctx, &scene, "experiments/fig7-52.ini", 1, overrides);
+        assert_int_equal(scene.world.body_count, 52);
+        op_frame_stats stats = { 0 };
+        for (int f = 0; f < 60; ++f) {
+            if (op_world_step(&ctx, &scene.world, &stats) != OP_OK)
+                fail_msg("frame %d on %d thread(s): %s", f, threads, ctx.message);
+            contacts[threads - 1] += stats.collision_contacts;
+        }
+        after[threads - 1] = world_state(&scene.world, &length);
+        for (int k = 0; k < length; ++k)
+            if (!isfinite(after[threads - 1][k]))
+                fail_msg("value %d of the state is not finite", k);
+        op_scene_free(&scene);
+    }
+    print_message("52 models, 60 frames: %d penetrating pairs over the frames\n", contacts[0]);
+    assert_true(contacts[0] > 1000);
+    assert_int_equal(contacts[0], contacts[1]);
+    assert_memory_equal(after[0], after[1], (size_t)length * sizeof(double));
+    free(after[0]);
+    free(after[1]);
+    omp_set_num_threads(2);
+}
+
 static void test_failed_run_leaves_no_file(void **state)
 {
     (void)state;
@@ -170,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_fig4_recovers_rest_shape),
         cmocka_unit_test(test_fig2_stiffer_bars_deflect_less),
         cmocka_unit_test(test_identical_runs_give_identical_files),
+        cmocka_unit_test(test_fig7_52_models_same_on_one_and_two_threads),
         cmocka_unit_test(test_failed_run_leaves_no_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
