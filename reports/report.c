@@ -4,8 +4,9 @@
  *   graphs   the graph statistics of every model (data/models.tsv) beside the paper's Table 1
  *            counts, with each model's picture;
  *   table1   the paper's Table 1 beside our timings, from bench_scenes' CSV lines (make table1),
- *            with the machine, thread count and compiler flags they were measured with.
- * What the sections share is declared in report.h. */
+ *            with the machine, thread count and compiler flags they were measured with;
+ *   report   reports/REPORT.md from its template reports/REPORT.md.in (reports/report_md.c).
+ * This file holds the first two, what the sections share (report.h) and main. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,10 +361,17 @@ static const char help[] =
     "                           --runs DIR --figures DIR --out REPORT.md\n"
     "       opsim-report table1 --paper reports/paper_table1.tsv --bench BENCH.csv\n"
     "                           --flags build/flags --out TABLE1.md\n"
+    "       opsim-report report --template reports/REPORT.md.in --results data/results\n"
+    "                           --paper reports/paper_table1.tsv --flags build/flags\n"
+    "                           --figures DIR [--depfile FILE.d] --out REPORT.md\n"
+    "       opsim-report placeholders\n"
     "\n"
-    "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV lines.\n"
-    "--figures is the pictures' directory as the report refers to it (relative to the report).\n"
-    "Reports are written to a temporary name and renamed; on any error nothing is written.\n";
+    "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV lines,\n"
+    "report from a template whose {{placeholders}} are computed from the run files and tables\n"
+    "under --results (`opsim-report placeholders` lists them). --figures is the pictures'\n"
+    "directory as the report refers to it (relative to the report). --depfile writes a make\n"
+    "rule: the report depends on every file it read. Reports are written to a temporary name\n"
+    "and renamed; on any error nothing is written.\n";
 
 /* Exit status as bin/opsim's: 64 usage, 65 bad input data, 74 input/output. */
 static int exit_status(const op_ctx *ctx)
@@ -383,13 +391,18 @@ int main(int argc, char **argv)
         fputs(help, stdout);
         return 0;
     }
-    int graphs = strcmp(section, "graphs") == 0, table1 = strcmp(section, "table1") == 0;
-    if ((!graphs && !table1) || argc % 2) {
+    if (strcmp(section, "placeholders") == 0 && argc == 2) {
+        report_md_placeholders(stdout);
+        return 0;
+    }
+    int graphs = strcmp(section, "graphs") == 0, table1 = strcmp(section, "table1") == 0,
+        report = strcmp(section, "report") == 0;
+    if ((!graphs && !table1 && !report) || argc % 2) {
         fputs(help, stderr);
         return 64;
     }
     const char *models = NULL, *paper = NULL, *runs = NULL, *figures = NULL, *out_path = NULL;
-    const char *bench = NULL, *flags = NULL;
+    const char *bench = NULL, *flags = NULL, *template = NULL, *results = NULL, *depfile = NULL;
     for (int a = 2; a + 1 < argc; a += 2) {
         const char *key = argv[a], *value = argv[a + 1];
         if (strcmp(key, "--models") == 0) models = value;
@@ -399,27 +412,38 @@ int main(int argc, char **argv)
         else if (strcmp(key, "--out") == 0) out_path = value;
         else if (strcmp(key, "--bench") == 0) bench = value;
         else if (strcmp(key, "--flags") == 0) flags = value;
+        else if (strcmp(key, "--template") == 0) template = value;
+        else if (strcmp(key, "--results") == 0) results = value;
+        else if (strcmp(key, "--depfile") == 0) depfile = value;
         else {
             fprintf(stderr, "opsim-report: unknown option '%s'\n", key);
             return 64;
         }
     }
-    if (graphs ? !models || !paper || !runs || !figures || !out_path : !paper || !bench || !flags || !out_path) {
+    if (graphs ? !models || !paper || !runs || !figures || !out_path
+        : table1 ? !paper || !bench || !flags || !out_path
+                 : !template || !results || !paper || !flags || !figures || !out_path) {
         fputs(help, stderr);
         return 64;
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_atomic_file file;
-    if (op_atomic_open(&ctx, &file, out_path) == OP_OK) {
-        if (graphs)
-            report_graphs(&ctx, models, paper, runs, figures, file.file);
-        else
-            report_table1(&ctx, paper, bench, flags, file.file);
-        if (ctx.status == OP_OK)
-            op_atomic_commit(&ctx, &file);
-        else
-            op_atomic_abort(&file);
+    if (report) {
+        report_md_def def = { .template_path = template, .results = results, .paper = paper, .flags = flags,
+                              .figures = figures, .out = out_path, .depfile = depfile };
+        report_md(&ctx, &def);
+    } else {
+        op_atomic_file file;
+        if (op_atomic_open(&ctx, &file, out_path) == OP_OK) {
+            if (graphs)
+                report_graphs(&ctx, models, paper, runs, figures, file.file);
+            else
+                report_table1(&ctx, paper, bench, flags, file.file);
+            if (ctx.status == OP_OK)
+                op_atomic_commit(&ctx, &file);
+            else
+                op_atomic_abort(&file);
+        }
     }
     if (ctx.status != OP_OK)
         fprintf(stderr, "opsim-report: %s\n", ctx.message);
