@@ -30,7 +30,7 @@ REPORT_SRC  := $(wildcard reports/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test bench reproduce graphs table1 clean distclean help FORCE
+.PHONY: all deps data test bench reproduce graphs table1 report clean distclean help FORCE
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -41,6 +41,7 @@ help:
 	@echo "make test         build and run every test (cmocka)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
+	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
 	@echo "make sweep-example  a 2x2 parameter sweep of Fig. 2 and its overlay figure"
 	@echo "make bench        per-stage timing tables (bench/)"
 	@echo "make deps         install the Debian packages opsim needs"
@@ -86,19 +87,20 @@ include data/data.mk
 include reports/reports.mk
 include experiments/experiments.mk
 
-test: $(TEST_BIN) bin/opsim | data
+test: $(TEST_BIN) bin/opsim bin/opsim-report | data
 	@tools/run-tests.sh $(TEST_BIN)
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 
-reproduce: graphs figures convergence
+reproduce: report
 
 clean:
 	rm -rf build bin
 
 distclean: clean
-	rm -rf data/cache data/meshes data/results reports/figures reports/graphs.md
+	rm -rf data/cache data/meshes data/results reports/figures reports/graphs.md reports/table1.md \
+	    reports/convergence.md reports/REPORT.md
 
 .SECONDARY:
 -include $(CORE_OBJ:.o=.d) $(TEST_SRC:%.c=build/%.d) $(BENCH_SRC:%.c=build/%.d) $(REPORT_SRC:%.c=build/%.d) build/experiments/opsim.d

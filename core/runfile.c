@@ -2198,6 +2198,46 @@ static int read_attribute_impl(op_ctx *ctx, const char *path, const char *object
     return rc;
 }
 
+static int read_attribute_string_impl(op_ctx *ctx, const char *path, const char *object,
+                                      const char *name, char *out, size_t size)
+{
+    if (!object || !*object || !name || !*name)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "%s: no attribute name given", path ? path : "");
+    hid_t file = open_file(ctx, path, H5F_ACC_RDONLY);
+    if (file < 0)
+        return ctx->status;
+    int rc = OP_OK;
+    hid_t attr = -1;
+    if (strcmp(object, "/") != 0 && !object_exists(file, object))
+        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: no group or dataset %s (looking for attribute %s)",
+                     path, object, name);
+    else if ((attr = open_attribute(ctx, path, file, object, name)) < 0)
+        rc = ctx->status;
+    else {
+        char what[160];
+        snprintf(what, sizeof what, "%s of %s", name, object);
+        char **strings;
+        size_t count;
+        rc = read_strings(ctx, path, attr, what, &strings, &count);
+        if (!rc) {
+            if (count != 1)
+                rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: attribute %s holds %zu strings, not one",
+                             path, what, count);
+            else if (strlen(strings[0]) >= size)
+                rc = OP_FAIL(ctx, OP_ERR_INVALID,
+                             "%s: attribute %s has %zu characters, more than the %zu given room for",
+                             path, what, strlen(strings[0]), size ? size - 1 : 0);
+            else
+                memcpy(out, strings[0], strlen(strings[0]) + 1);
+            free_strings(strings, count);
+        }
+    }
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Fclose(file);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Public entry points: each runs its implementation with HDF5 kept quiet.                    */
 
@@ -2413,5 +2453,21 @@ int op_runfile_read_attribute_int(op_ctx *ctx, const char *path, const char *obj
     h5_quiet q = quiet_begin();
     int rc = read_attribute_impl(ctx, path, object, name, H5T_NATIVE_INT64, value);
     quiet_end(q);
+    return rc;
+}
+
+int op_runfile_read_attribute_string(op_ctx *ctx, const char *path, const char *object,
+                                     const char *name, char *out, size_t size)
+{
+    if (out && size)
+        out[0] = '\0';
+    if (!out || !size)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: attribute %s: no output buffer", path ? path : "",
+                       name ? name : "");
+    h5_quiet q = quiet_begin();
+    int rc = read_attribute_string_impl(ctx, path, object, name, out, size);
+    quiet_end(q);
+    if (rc)
+        out[0] = '\0';
     return rc;
 }

@@ -188,6 +188,12 @@ int op_runfile_read_attribute_double(op_ctx *ctx, const char *path, const char *
                                      const char *name, double *value);
 int op_runfile_read_attribute_int(op_ctx *ctx, const char *path, const char *object,
                                   const char *name, int64_t *value);
+/* One string attribute (fixed- or variable-length, e.g. the root's git_revision or
+ * /parameters/<body>'s model) into out[0 .. size-1], '\0'-terminated. A missing object or
+ * attribute, a number, an array of strings or a string of size or more bytes is
+ * OP_ERR_INVALID naming the file, the object and the attribute; out is then "". */
+int op_runfile_read_attribute_string(op_ctx *ctx, const char *path, const char *object,
+                                     const char *name, char *out, size_t size);
 
 /* The run file's check function (after cholmod_check_*): the root attributes are present, the
  * "bodies" list matches the /graph and /mesh groups, and every body has all its datasets and

@@ -1,30 +1,26 @@
 /* opsim-report: writes the generated markdown reports from run files. Every number in a
- * report comes from a run file or from the paper's table (reports/paper_table1.tsv); nothing is
- * typed in. Sections:
+ * report comes from a run file, a table generated from run files, or the paper's table
+ * (reports/paper_table1.tsv); nothing is typed in. Sections:
  *   graphs   the graph statistics of every model (data/models.tsv) beside the paper's Table 1
  *            counts, with each model's picture;
  *   table1   the paper's Table 1 beside our timings, from bench_scenes' CSV lines (make table1),
- *            with the machine, thread count and compiler flags they were measured with. */
+ *            with the machine, thread count and compiler flags they were measured with;
+ *   report   reports/REPORT.md from its template reports/REPORT.md.in (reports/report_md.c).
+ * This file holds the first two, what the sections share (report.h) and main. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "atomic.h"
 #include "ctx.h"
 #include "graph.h"
 #include "mesh.h"
+#include "report.h"
 #include "runfile.h"
 
-enum { MAX_ROWS = 64, MAX_FIELDS = 16, FIELD_SIZE = 256 };
-
-/* A tab-separated table with '#' comment lines, as in data/models.tsv. */
-typedef struct table {
-    int rows, columns[MAX_ROWS];
-    char cell[MAX_ROWS][MAX_FIELDS][FIELD_SIZE];
-} table;
-
-static int read_table(op_ctx *ctx, const char *path, int min_columns, table *t)
+int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -37,19 +33,19 @@ static int read_table(op_ctx *ctx, const char *path, int min_columns, table *t)
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
-        if (t->rows == MAX_ROWS) {
+        if (t->rows == REPORT_MAX_ROWS) {
             fclose(f);
-            return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d rows", path, number, MAX_ROWS);
+            return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d rows", path, number, REPORT_MAX_ROWS);
         }
         int c = 0;
-        for (char *field = line, *tab; field && c < MAX_FIELDS; field = tab ? tab + 1 : NULL, ++c) {
+        for (char *field = line, *tab; field && c < REPORT_MAX_FIELDS; field = tab ? tab + 1 : NULL, ++c) {
             tab = strchr(field, '\t');
             if (tab)
                 *tab = '\0';
-            if (strlen(field) >= FIELD_SIZE) {
+            if (strlen(field) >= REPORT_FIELD_SIZE) {
                 fclose(f);
                 return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: field %d is longer than %d characters", path, number,
-                               c + 1, FIELD_SIZE - 1);
+                               c + 1, REPORT_FIELD_SIZE - 1);
             }
             strcpy(t->cell[t->rows][c], field);
         }
@@ -65,13 +61,13 @@ static int read_table(op_ctx *ctx, const char *path, int min_columns, table *t)
 }
 
 typedef struct model_counts {
-    char name[FIELD_SIZE];
+    char name[REPORT_FIELD_SIZE];
     const char *kind, *source;
     long nodes, edges, vertices, polygons, triangles;
     int min_degree, max_degree;
 } model_counts;
 
-static int count_model(op_ctx *ctx, const char *runs, const table *models, int row, model_counts *out)
+static int count_model(op_ctx *ctx, const char *runs, const report_table *models, int row, model_counts *out)
 {
     char path[4096];
     snprintf(out->name, sizeof out->name, "%s", models->cell[row][0]);
@@ -112,7 +108,7 @@ static const model_counts *find_model(const model_counts *models, int count, con
 static int sum_composition(op_ctx *ctx, const char *composition, const model_counts *models, int count,
                            long totals[4])
 {
-    char copy[FIELD_SIZE];
+    char copy[REPORT_FIELD_SIZE];
     snprintf(copy, sizeof copy, "%s", composition);
     memset(totals, 0, 4 * sizeof(long));
     for (char *save = NULL, *term = strtok_r(copy, "+", &save); term; term = strtok_r(NULL, "+", &save)) {
@@ -142,9 +138,9 @@ static void print_ratio(FILE *out, long ours, const char *paper)
 static int report_graphs(op_ctx *ctx, const char *models_path, const char *paper_path, const char *runs,
                          const char *figures, FILE *out)
 {
-    static table models, paper;
-    static model_counts counts[MAX_ROWS];
-    if (read_table(ctx, models_path, 5, &models) != OP_OK || read_table(ctx, paper_path, 13, &paper) != OP_OK)
+    static report_table models, paper;
+    static model_counts counts[REPORT_MAX_ROWS];
+    if (report_read_table(ctx, models_path, 5, &models) != OP_OK || report_read_table(ctx, paper_path, 13, &paper) != OP_OK)
         return ctx->status;
     for (int m = 0; m < models.rows; ++m)
         if (count_model(ctx, runs, &models, m, &counts[m]) != OP_OK)
@@ -203,14 +199,7 @@ static int report_graphs(op_ctx *ctx, const char *models_path, const char *paper
     return OP_OK;
 }
 
-/* One measured row of bench_scenes: "csv,scene,key=value,key=value,..." */
-typedef struct bench_row {
-    int count;
-    char key[48][48];
-    char value[48][FIELD_SIZE];
-} bench_row;
-
-static const char *bench_value(const bench_row *row, const char *key)
+const char *report_bench_value(const report_bench_row *row, const char *key)
 {
     for (int k = 0; k < row->count; ++k)
         if (strcmp(row->key[k], key) == 0)
@@ -218,8 +207,7 @@ static const char *bench_value(const bench_row *row, const char *key)
     return NULL;
 }
 
-/* The rows of bench_scenes' CSV that describe a whole scene (per=scene), in file order. */
-static int read_bench(op_ctx *ctx, const char *path, bench_row *rows, int *count)
+int report_read_bench(op_ctx *ctx, const char *path, report_bench_row *rows, int *count)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -232,15 +220,16 @@ static int read_bench(op_ctx *ctx, const char *path, bench_row *rows, int *count
         line[strcspn(line, "\r\n")] = '\0';
         if (strncmp(line, "csv,scene,", 10) != 0)
             continue;
-        if (*count == MAX_ROWS) {
+        if (*count == REPORT_MAX_ROWS) {
             fclose(f);
-            return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d rows", path, number, MAX_ROWS);
+            return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d rows", path, number, REPORT_MAX_ROWS);
         }
-        bench_row *row = &rows[*count];
+        report_bench_row *row = &rows[*count];
         row->count = 0;
         for (char *save = NULL, *field = strtok_r(line + 10, ",", &save); field; field = strtok_r(NULL, ",", &save)) {
             char *equals = strchr(field, '=');
-            if (!equals || row->count == 48 || equals - field >= 48 || strlen(equals + 1) >= FIELD_SIZE) {
+            if (!equals || row->count == REPORT_BENCH_KEYS || equals - field >= REPORT_BENCH_KEY_SIZE ||
+                strlen(equals + 1) >= REPORT_FIELD_SIZE) {
                 fclose(f);
                 return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: field '%s' is not key=value", path, number, field);
             }
@@ -248,15 +237,16 @@ static int read_bench(op_ctx *ctx, const char *path, bench_row *rows, int *count
             strcpy(row->key[row->count], field);
             strcpy(row->value[row->count++], equals + 1);
         }
-        static const char *const required[] = { "example", "per", "threads", "nodes", "edges", "vertices", "faces",
-                                                "ns", "ni", "local_ms", "global_ms", "collision_ms", "total_ms",
-                                                "skinning_ms", "warmup", "frames", "repeats" };
+        static const char *const required[] = { "example", "config", "per", "threads", "nodes", "edges",
+                                                "vertices", "faces", "ns", "ni", "local_ms", "global_ms",
+                                                "collision_ms", "total_ms", "skinning_ms", "warmup", "frames",
+                                                "repeats" };
         for (size_t k = 0; k < sizeof required / sizeof required[0]; ++k)
-            if (!bench_value(row, required[k])) {
+            if (!report_bench_value(row, required[k])) {
                 fclose(f);
                 return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: no %s=", path, number, required[k]);
             }
-        if (strcmp(bench_value(row, "per"), "scene") == 0)
+        if (strcmp(report_bench_value(row, "per"), "scene") == 0)
             ++*count;
     }
     fclose(f);
@@ -265,8 +255,7 @@ static int read_bench(op_ctx *ctx, const char *path, bench_row *rows, int *count
     return OP_OK;
 }
 
-/* The processor's name from /proc/cpuinfo ("unknown" elsewhere). */
-static void cpu_model(char *out, size_t size)
+void report_cpu_model(char *out, size_t size)
 {
     snprintf(out, size, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -290,27 +279,21 @@ static void print_paper_ms(FILE *out, const char *cell)
     fprintf(out, " %s |", strcmp(cell, "-") == 0 ? "–" : cell);
 }
 
-static int report_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
-                         FILE *out)
+int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
+                        FILE *out)
 {
-    static table paper, flags;
-    static bench_row rows[MAX_ROWS];
     int count = 0;
-    if (read_table(ctx, paper_path, 13, &paper) != OP_OK || read_bench(ctx, bench_path, rows, &count) != OP_OK ||
-        read_table(ctx, flags_path, 1, &flags) != OP_OK)
-        return ctx->status;
+    report_table *paper = op_calloc(ctx, 1, sizeof *paper), *flags = op_calloc(ctx, 1, sizeof *flags);
+    report_bench_row *rows = op_calloc(ctx, REPORT_MAX_ROWS, sizeof *rows);
+    if (!paper || !flags || !rows || report_read_table(ctx, paper_path, 13, paper) != OP_OK ||
+        report_read_bench(ctx, bench_path, rows, &count) != OP_OK || report_read_table(ctx, flags_path, 1, flags) != OP_OK)
+        goto done;
     char cpu[256];
-    cpu_model(cpu, sizeof cpu);
-    time_t now = time(NULL);
-    char date[32];
-    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    const bench_row *first = &rows[0];
-    fprintf(out, "# Table 1: timings, the paper's beside ours\n\n");
-    fprintf(out, "Generated by `make table1` (opsim %s, git %s) on %s from `%s`; do not edit.\n\n", OPSIM_VERSION,
-            OPSIM_GIT_REV, date, bench_path);
+    report_cpu_model(cpu, sizeof cpu);
+    const report_bench_row *first = &rows[0];
     fprintf(out, "Ours: %s, %s thread(s), `%s`; double precision. The paper: MacBook Pro, Intel Core i7 "
                  "2.9 GHz, 4 cores for the two Fig. 7 scenes, skinning on the GPU.\n\n",
-            cpu, bench_value(first, "threads"), flags.cell[0][0]);
+            cpu, report_bench_value(first, "threads"), flags->cell[0][0]);
     fprintf(out, "Milliseconds per frame (h = 1/30 s), each stage's median over %s runs of each scene's own "
                  "frames after %s warm-up frames, energy logging off (`bench/bench_scenes.c`). Stage medians "
                  "are taken one by one, so they need not add up to the total. *skinning*: every visual "
@@ -318,40 +301,59 @@ static int report_table1(op_ctx *ctx, const char *paper_path, const char *bench_
                  "paper's total over ours. Our meshes are the CGAL sample meshes, not the paper's (more "
                  "vertices), and our graphs have fewer edges for the bunny, armadillo and torus "
                  "(`reports/graphs.md`).\n\n",
-            bench_value(first, "repeats"), bench_value(first, "warmup"));
+            report_bench_value(first, "repeats"), report_bench_value(first, "warmup"));
     fprintf(out, "| example | fig. | | nodes | edges | vertices | faces | n_s × n_i | local | global | collision | "
                  "total | skinning | ratio |\n");
     fprintf(out, "|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
-    for (int r = 0; r < paper.rows; ++r) {
-        const char *example = paper.cell[r][0];
-        const bench_row *ours = NULL;
+    for (int r = 0; r < paper->rows; ++r) {
+        const char *example = paper->cell[r][0];
+        const report_bench_row *ours = NULL;
         for (int b = 0; b < count && !ours; ++b)
-            if (strcmp(bench_value(&rows[b], "example"), example) == 0)
+            if (strcmp(report_bench_value(&rows[b], "example"), example) == 0)
                 ours = &rows[b];
-        fprintf(out, "| %s | %s | paper | %s | %s | %s | %s | %s × %s |", example, paper.cell[r][1], paper.cell[r][2],
-                paper.cell[r][3], paper.cell[r][4], paper.cell[r][5], paper.cell[r][6], paper.cell[r][7]);
+        fprintf(out, "| %s | %s | paper | %s | %s | %s | %s | %s × %s |", example, paper->cell[r][1],
+                paper->cell[r][2], paper->cell[r][3], paper->cell[r][4], paper->cell[r][5], paper->cell[r][6],
+                paper->cell[r][7]);
         for (int c = 8; c < 12; ++c)
-            print_paper_ms(out, paper.cell[r][c]);
+            print_paper_ms(out, paper->cell[r][c]);
         fprintf(out, " GPU | |\n");
         if (!ours) {
             fprintf(out, "| | | ours | not measured | | | | | | | | | | |\n");
             continue;
         }
-        double total = strtod(bench_value(ours, "total_ms"), NULL), paper_total = strtod(paper.cell[r][11], NULL);
+        double total = strtod(report_bench_value(ours, "total_ms"), NULL);
+        double paper_total = strtod(paper->cell[r][11], NULL);
         fprintf(out, "| | | ours | %s | %s | %s | %s | %s × %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f× |\n",
-                bench_value(ours, "nodes"), bench_value(ours, "edges"), bench_value(ours, "vertices"),
-                bench_value(ours, "faces"), bench_value(ours, "ns"), bench_value(ours, "ni"),
-                strtod(bench_value(ours, "local_ms"), NULL), strtod(bench_value(ours, "global_ms"), NULL),
-                strtod(bench_value(ours, "collision_ms"), NULL), total,
-                strtod(bench_value(ours, "skinning_ms"), NULL), total > 0 ? paper_total / total : 0.0);
-        if (strtol(bench_value(ours, "bodies"), NULL, 10) > 1 && strcmp(example, "Bar stiffness") == 0)
-            fprintf(out, "| | | ours per bar | | | | | | | | | %.3f | | %.1f× |\n",
-                    total / strtod(bench_value(ours, "bodies"), NULL),
-                    paper_total * strtod(bench_value(ours, "bodies"), NULL) / total);
+                report_bench_value(ours, "nodes"), report_bench_value(ours, "edges"),
+                report_bench_value(ours, "vertices"), report_bench_value(ours, "faces"),
+                report_bench_value(ours, "ns"), report_bench_value(ours, "ni"),
+                strtod(report_bench_value(ours, "local_ms"), NULL), strtod(report_bench_value(ours, "global_ms"), NULL),
+                strtod(report_bench_value(ours, "collision_ms"), NULL), total,
+                strtod(report_bench_value(ours, "skinning_ms"), NULL), total > 0 ? paper_total / total : 0.0);
+        const char *bodies = report_bench_value(ours, "bodies");
+        if (bodies && strtol(bodies, NULL, 10) > 1 && strcmp(example, "Bar stiffness") == 0)
+            fprintf(out, "| | | ours per bar | | | | | | | | | %.3f | | %.1f× |\n", total / strtod(bodies, NULL),
+                    paper_total * strtod(bodies, NULL) / total);
     }
     fprintf(out, "\nBar stiffness simulates three bars; the paper's row describes one, so the time per bar is "
                  "given too. Times from one machine are noisy: compare ratios measured in one run.\n");
-    return OP_OK;
+done:
+    free(paper);
+    free(flags);
+    free(rows);
+    return ctx->status;
+}
+
+static int report_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
+                         FILE *out)
+{
+    time_t now = time(NULL);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    fprintf(out, "# Table 1: timings, the paper's beside ours\n\n");
+    fprintf(out, "Generated by `make table1` (opsim %s, git %s) on %s from `%s`; do not edit.\n\n", OPSIM_VERSION,
+            OPSIM_GIT_REV, date, bench_path);
+    return report_write_table1(ctx, paper_path, bench_path, flags_path, out);
 }
 
 static const char help[] =
@@ -359,24 +361,48 @@ static const char help[] =
     "                           --runs DIR --figures DIR --out REPORT.md\n"
     "       opsim-report table1 --paper reports/paper_table1.tsv --bench BENCH.csv\n"
     "                           --flags build/flags --out TABLE1.md\n"
+    "       opsim-report report --template reports/REPORT.md.in --results data/results\n"
+    "                           --paper reports/paper_table1.tsv --flags build/flags\n"
+    "                           --figures DIR [--depfile FILE.d] --out REPORT.md\n"
+    "       opsim-report placeholders\n"
     "\n"
-    "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV lines.\n"
-    "--figures is the pictures' directory as the report refers to it (relative to the report).\n"
-    "The report is written to a temporary name and renamed.\n";
+    "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV lines,\n"
+    "report from a template whose {{placeholders}} are computed from the run files and tables\n"
+    "under --results (`opsim-report placeholders` lists them). --figures is the pictures'\n"
+    "directory as the report refers to it (relative to the report). --depfile writes a make\n"
+    "rule: the report depends on every file it read. Reports are written to a temporary name\n"
+    "and renamed; on any error nothing is written.\n";
+
+/* Exit status as bin/opsim's: 64 usage, 65 bad input data, 74 input/output. */
+static int exit_status(const op_ctx *ctx)
+{
+    switch (ctx->status) {
+    case OP_OK: return 0;
+    case OP_ERR_USAGE: return 64;
+    case OP_ERR_IO: return 74;
+    default: return 65;
+    }
+}
 
 int main(int argc, char **argv)
 {
-    const char *models = NULL, *paper = NULL, *runs = NULL, *figures = NULL, *out_path = NULL;
-    const char *bench = NULL, *flags = NULL;
-    int graphs = argc >= 2 && strcmp(argv[1], "graphs") == 0, table1 = argc >= 2 && strcmp(argv[1], "table1") == 0;
-    if (!graphs && !table1) {
-        if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
-            fputs(help, stdout);
-            return 0;
-        }
+    const char *section = argc >= 2 ? argv[1] : "";
+    if (strcmp(section, "--help") == 0) {
+        fputs(help, stdout);
+        return 0;
+    }
+    if (strcmp(section, "placeholders") == 0 && argc == 2) {
+        report_md_placeholders(stdout);
+        return 0;
+    }
+    int graphs = strcmp(section, "graphs") == 0, table1 = strcmp(section, "table1") == 0,
+        report = strcmp(section, "report") == 0;
+    if ((!graphs && !table1 && !report) || argc % 2) {
         fputs(help, stderr);
         return 64;
     }
+    const char *models = NULL, *paper = NULL, *runs = NULL, *figures = NULL, *out_path = NULL;
+    const char *bench = NULL, *flags = NULL, *template = NULL, *results = NULL, *depfile = NULL;
     for (int a = 2; a + 1 < argc; a += 2) {
         const char *key = argv[a], *value = argv[a + 1];
         if (strcmp(key, "--models") == 0) models = value;
@@ -386,33 +412,40 @@ int main(int argc, char **argv)
         else if (strcmp(key, "--out") == 0) out_path = value;
         else if (strcmp(key, "--bench") == 0) bench = value;
         else if (strcmp(key, "--flags") == 0) flags = value;
+        else if (strcmp(key, "--template") == 0) template = value;
+        else if (strcmp(key, "--results") == 0) results = value;
+        else if (strcmp(key, "--depfile") == 0) depfile = value;
         else {
             fprintf(stderr, "opsim-report: unknown option '%s'\n", key);
             return 64;
         }
     }
-    if (graphs ? !models || !paper || !runs || !figures || !out_path || argc % 2
-               : !paper || !bench || !flags || !out_path || argc % 2) {
+    if (graphs ? !models || !paper || !runs || !figures || !out_path
+        : table1 ? !paper || !bench || !flags || !out_path
+                 : !template || !results || !paper || !flags || !figures || !out_path) {
         fputs(help, stderr);
         return 64;
     }
-    char temp[4200];
-    snprintf(temp, sizeof temp, "%s.tmp", out_path);
-    FILE *out = fopen(temp, "w");
-    if (!out) {
-        fprintf(stderr, "opsim-report: %s: cannot create: %s\n", temp, strerror(errno));
-        return 74;
-    }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    if (graphs)
-        report_graphs(&ctx, models, paper, runs, figures, out);
-    else
-        report_table1(&ctx, paper, bench, flags, out);
-    int write_failed = ferror(out) | (fclose(out) != 0);
-    if (ctx.status == OP_OK && !write_failed && rename(temp, out_path) == 0)
-        return 0;
-    remove(temp);
-    fprintf(stderr, "opsim-report: %s\n", ctx.status != OP_OK ? ctx.message : "cannot write the report");
-    return ctx.status == OP_OK ? 74 : 65;
+    if (report) {
+        report_md_def def = { .template_path = template, .results = results, .paper = paper, .flags = flags,
+                              .figures = figures, .out = out_path, .depfile = depfile };
+        report_md(&ctx, &def);
+    } else {
+        op_atomic_file file;
+        if (op_atomic_open(&ctx, &file, out_path) == OP_OK) {
+            if (graphs)
+                report_graphs(&ctx, models, paper, runs, figures, file.file);
+            else
+                report_table1(&ctx, paper, bench, flags, file.file);
+            if (ctx.status == OP_OK)
+                op_atomic_commit(&ctx, &file);
+            else
+                op_atomic_abort(&file);
+        }
+    }
+    if (ctx.status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+    return exit_status(&ctx);
 }

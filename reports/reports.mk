@@ -1,4 +1,5 @@
-# Reports: the graphs of every model (data/models.tsv), their pictures, and reports/graphs.md.
+# Reports: the graphs of every model (data/models.tsv), their pictures, and reports/graphs.md;
+# Table 1 (reports/table1.md); and reports/REPORT.md, the paper's claims beside our numbers.
 MODELS        := $(shell awk -F'\t' '!/^#/ && NF { print $$1 }' data/models.tsv)
 GRAPH_RUNS    := $(MODELS:%=data/results/graphs/%.h5)
 GRAPH_FIGURES := $(MODELS:%=reports/figures/graph-%.png)
@@ -45,3 +46,26 @@ reports/table1.md: $(TABLE1_DIR)/bench.csv bin/opsim-report reports/paper_table1
 	$(Q)bin/opsim-report table1 --paper reports/paper_table1.tsv --bench $< --flags build/flags --out $@
 
 .PRECIOUS: $(TABLE1_DIR)/bench.csv
+
+# Under `make reproduce` or `make report` the benchmark waits until every experiment is done, so
+# that `make -j` runs nothing beside it while it times the scenes.
+ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
+$(TABLE1_DIR)/bench.csv: | graphs figures convergence fig6 fig7
+endif
+
+# REPORT.md: reports/REPORT.md.in with every {{placeholder}} computed from the files under
+# data/results/ (reports/report_md.c says how). Every experiment is made first (order-only, so
+# that these phony targets do not force a rewrite); the report then depends on exactly the
+# files it read, listed by opsim-report in build/report.d, which also names the template,
+# reports/paper_table1.tsv and build/flags. Re-running rewrites it only when one of them, the
+# template or bin/opsim-report changed.
+REPORT_DEPFILE := build/report.d
+
+report: reports/REPORT.md
+
+reports/REPORT.md: reports/REPORT.md.in bin/opsim-report | graphs figures convergence fig6 fig7 table1
+	@$(if $(Q),echo "  REPORT  $@")
+	$(Q)bin/opsim-report report --template $< --results $(RESULTS) --paper reports/paper_table1.tsv \
+	    --flags build/flags --figures figures --depfile $(REPORT_DEPFILE) --out $@
+
+-include $(REPORT_DEPFILE)

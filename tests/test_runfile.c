@@ -1677,6 +1677,31 @@ static void test_read_rows_of_a_series(void **state)
     assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/", "command_line", &k),
                      OP_ERR_INVALID);
     assert_non_null(strstr(ctx.message, "not one number"));
+
+    /* String attributes: the root's, whole; too long for the buffer, a number, a missing one. */
+    op_ctx_init(&ctx);
+    char text[64] = "junk";
+    assert_int_equal(op_runfile_read_attribute_string(&ctx, path, "/", "program", text, sizeof text),
+                     OP_OK);
+    assert_string_equal(text, "opsim");
+    assert_int_equal(op_runfile_read_attribute_string(&ctx, path, "/", "program", text, 5),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "program of /"));
+    assert_string_equal(text, "");
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_read_attribute_string(&ctx, path, "/parameters/chain", "stiffness",
+                                                      text, sizeof text),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "is not a string"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_read_attribute_string(&ctx, path, "/parameters/dino", "model", text,
+                                                      sizeof text),
+                     OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "no group or dataset /parameters/dino"));
+    op_ctx_init(&ctx);
+    assert_int_equal(op_runfile_read_attribute_string(&ctx, "build/test-tmp/missing.h5", "/", "program",
+                                                      text, sizeof text),
+                     OP_ERR_IO);
 }
 
 int main(void)

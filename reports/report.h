@@ -1,0 +1,59 @@
+/* What the sections of opsim-report share: the tab-separated tables (data/models.tsv,
+ * reports/paper_table1.tsv, the experiments' TSVs), bench_scenes' CSV lines, the machine's
+ * processor name, and Table 1 set beside ours (written by `table1` and inside `report`). */
+#ifndef OPSIM_REPORT_H
+#define OPSIM_REPORT_H
+
+#include <stdio.h>
+
+#include "ctx.h"
+
+enum { REPORT_MAX_ROWS = 64, REPORT_MAX_FIELDS = 16, REPORT_FIELD_SIZE = 256 };
+
+/* A tab-separated table; '#' lines and empty lines are skipped. */
+typedef struct report_table {
+    int rows, columns[REPORT_MAX_ROWS];
+    char cell[REPORT_MAX_ROWS][REPORT_MAX_FIELDS][REPORT_FIELD_SIZE];
+} report_table;
+
+/* Every row must have at least min_columns fields (OP_ERR_PARSE naming file and line). */
+int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t);
+
+/* One measured row of bench_scenes: "csv,scene,key=value,key=value,..." */
+enum { REPORT_BENCH_KEYS = 48, REPORT_BENCH_KEY_SIZE = 48 };
+typedef struct report_bench_row {
+    int count;
+    char key[REPORT_BENCH_KEYS][REPORT_BENCH_KEY_SIZE];
+    char value[REPORT_BENCH_KEYS][REPORT_FIELD_SIZE];
+} report_bench_row;
+
+/* The value of `key` in the row, NULL when it has none. */
+const char *report_bench_value(const report_bench_row *row, const char *key);
+/* The rows describing a whole scene (per=scene), in file order, into rows[REPORT_MAX_ROWS];
+ * a file without any is OP_ERR_PARSE. */
+int report_read_bench(op_ctx *ctx, const char *path, report_bench_row *rows, int *count);
+
+/* The processor's name from /proc/cpuinfo ("unknown" elsewhere). */
+void report_cpu_model(char *out, size_t size);
+
+/* The paper's Table 1 (reports/paper_table1.tsv) row by row with our measured row from
+ * bench_scenes' CSV under each, and the notes that make it readable; no title. */
+int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
+                        FILE *out);
+
+/* The `report` section (reports/report_md.c): REPORT.md from its template. */
+typedef struct report_md_def {
+    const char *template_path; /* reports/REPORT.md.in */
+    const char *results;       /* data/results: run files and tables, named relative to it */
+    const char *paper;         /* reports/paper_table1.tsv */
+    const char *flags;         /* build/flags */
+    const char *figures;       /* the pictures' directory relative to the report ("figures") */
+    const char *out;           /* reports/REPORT.md */
+    const char *depfile;       /* make dependencies of `out` on what was read, or NULL */
+} report_md_def;
+
+int report_md(op_ctx *ctx, const report_md_def *def);
+/* The placeholders report_md knows, one per line with what each writes. */
+void report_md_placeholders(FILE *out);
+
+#endif

@@ -1,0 +1,336 @@
+/* Tests for `opsim-report report` (reports/report_md.c) on the real template,
+ * reports/REPORT.md.in, over a small results tree the test makes: three-frame runs of the
+ * paper's configs, two-body and three-body stand-ins for the Fig. 6 and 7 run files (short runs
+ * of configs written here, with the body names the template reads), hand-written tables whose
+ * numbers the report must carry through, and empty pictures under the names the template
+ * promises. The report must hold every section, table and picture, carry the numbers, and fail
+ * with the template line, the placeholder and the file named when an input is missing or the
+ * template is wrong, writing nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "test_util.h"
+
+static char dir[512];
+
+static void make_dir(const char *sub)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    assert_int_equal(test_shell("mkdir -p '%s'", path), 0);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int exists(const char *name)
+{
+    char path[1024];
+    struct stat info;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &info) == 0;
+}
+
+static char *read_in_dir(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = test_read_file(path);
+    assert_non_null(text);
+    return text;
+}
+
+static void run_config(const char *config, const char *extra, const char *out)
+{
+    assert_int_equal(test_shell("bin/opsim run %s --set run.frames=3 --set run.output_every=1 %s --no-surface "
+                                "--out '%s/results/%s' > /dev/null",
+                                config, extra, dir, out),
+                     0);
+}
+
+/* Two columns side by side, overlapping, just above the floor: contacts between the bodies and
+ * with the floor within three frames. The names are the ones the template reads. */
+static const char FIG6_STANDIN[] = "[run]\nframes = 3\n[world]\nsubsteps = 2\niterations = 2\ngravity = 0 -9.81 0\n"
+                                   "floor = 0\nfriction = 0.5\n[solver]\nname = arap\n"
+                                   "[body sheet]\nmodel = column10\nstiffness = 1e7\nposition = 0 0.52 0\n"
+                                   "[body bunny]\nmodel = column10\nstiffness = 2e7\nposition = 0.05 0.52 0\n"
+                                   "[observable lowest]\ntype = lowest_point\n"
+                                   "[observable kinetic]\ntype = kinetic_energy\n";
+static const char FIG7_STANDIN[] = "[run]\nframes = 3\n[world]\nsubsteps = 2\niterations = 2\ngravity = 0 -9.81 0\n"
+                                   "floor = 0\nfriction = 0.5\n[solver]\nname = arap\n"
+                                   "[body a]\nmodel = column10\nstiffness = 1e7\nposition = 0 0.52 0\n"
+                                   "[body b]\nmodel = column10\nstiffness = 1e7\nposition = 0.05 0.52 0\n"
+                                   "[body c]\nmodel = torus12\nstiffness = 1e7\nposition = 1 0.2 0\n"
+                                   "[observable lowest]\ntype = lowest_point\n"
+                                   "[observable kinetic]\ntype = kinetic_energy\n";
+
+/* Fig. 2's three bars, deflections halving as k doubles. */
+static const char DEFLECTION[] = "# run\tbody\tstiffness\ttip_deflection_m\tfinal_kinetic_J\tindex\n"
+                                 "fig2\tbar_k\t500000000\t0.4\t0\t0\n"
+                                 "fig2\tbar_2k\t1000000000\t0.2\t0\t1\n"
+                                 "fig2\tbar_4k\t2000000000\t0.1\t0\t2\n";
+/* arap across iterations: 0.20, 0.21, 0.22 (spread 0.02 / 0.21); across time steps at 10
+ * iterations: 0.20, 0.19, 0.23. */
+static const char STEADY[] = "arap\t10\t0.033333333333333333\t0.20\t2e-6\n"
+                             "arap\t100\t0.033333333333333333\t0.21\t2e-6\n"
+                             "arap\t1000\t0.033333333333333333\t0.22\t2e-6\n"
+                             "arap\t10\t0.016666666666666666\t0.19\t2e-6\n"
+                             "arap\t10\t0.0083333333333333332\t0.23\t2e-6\n"
+                             "shape-matching\t100\t0.033333333333333333\t0.9\t0.01\n"
+                             "shape-matching\t1000\t0.033333333333333333\t0.6\t0.01\n"
+                             "shape-matching\t10000\t0.033333333333333333\t0.3\t0.01\n"
+                             "shape-matching\t1000\t0.016666666666666666\t0.4\t0.01\n"
+                             "shape-matching\t1000\t0.0083333333333333332\t0.2\t0.01\n";
+static const char CONVERGENCE[] =
+    "# scene\tvariant\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\trho\t"
+    "final_relative_error\tE0_J\tEstar_J\titerations\tframe\th_s\tconfig\n"
+    "dino\tgs\t8\t0.1\t50\t1.000\t120\t2.000\t-\t1e-11\t500\t50\t300\t15\t0.0111\texperiments/fig5.ini\n"
+    "dino\tjacobi\t9\t0.1\t60\t1.200\t150\t3.000\t-\t1e-9\t500\t50\t300\t15\t0.0111\texperiments/fig5.ini\n"
+    "dino\tgs-chebyshev\t9\t0.2\t20\t0.500\t40\t1.000\t0.97\t1e-17\t500\t50\t300\t15\t0.0111\texperiments/fig5.ini\n"
+    "dino\tjacobi-chebyshev\t-\t-\t-\t-\t-\t-\t0.97\t32\t500\t50\t300\t15\t0.0111\texperiments/fig5.ini\n";
+
+/* One per=scene line for each of the paper's Table 1 rows; 25 ms a frame is 40 per second. */
+static void write_bench(void)
+{
+    static const char *const rows[][3] = {
+        { "Bar manipulation", "fig1", "1" }, { "Bar stiffness", "fig2", "3" }, { "Dinosaur inverted", "fig4", "1" },
+        { "Dinosaur falling", "fig5", "1" }, { "Sheet", "fig6-rod", "1" },     { "Bunny and sheet", "fig6-bunny", "2" },
+        { "52 models", "fig7-52", "52" },    { "180 models", "fig7-180", "180" },
+    };
+    char text[8192] = "";
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
+        snprintf(text + strlen(text), sizeof text - strlen(text),
+                 "csv,scene,example=%s,config=experiments/%s.ini,per=scene,bodies=%s,nodes=10,edges=9,vertices=100,"
+                 "faces=200,ns=6,ni=2,warmup=20,repeats=3,frames=40,threads=2,local_ms=10.0000,global_ms=5.0000,"
+                 "collision_ms=10.0000,total_ms=25.0000,skinning_ms=15.0000\n",
+                 rows[r][0], rows[r][1], rows[r][2]);
+    write_file("results/table1/bench.csv", text);
+}
+
+/* Empty pictures under every name the template's {{figure NAME}} placeholders use. */
+static int touch_figures(void)
+{
+    char *template = test_read_file("reports/REPORT.md.in");
+    assert_non_null(template);
+    int count = 0;
+    for (const char *p = strstr(template, "{{figure "); p; p = strstr(p + 1, "{{figure ")) {
+        char name[128], file[256];
+        assert_int_equal(sscanf(p, "{{figure %127[^}]}}", name), 1);
+        snprintf(file, sizeof file, "report/figures/%s.png", name);
+        write_file(file, "");
+        ++count;
+    }
+    free(template);
+    return count;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-report"));
+    static const char *const subs[] = { "results/fig1", "results/fig2", "results/fig3", "results/fig4",
+                                        "results/fig5", "results/fig6", "results/fig7", "results/convergence",
+                                        "results/table1", "report/figures" };
+    for (size_t s = 0; s < sizeof subs / sizeof subs[0]; ++s)
+        make_dir(subs[s]);
+    run_config("experiments/fig1.ini", "", "fig1/bar.h5");
+    run_config("experiments/fig2.ini", "", "fig2/bars.h5");
+    run_config("experiments/fig4.ini", "", "fig4/dino.h5");
+    run_config("experiments/fig4.ini", "--set solver.rotations=jacobi", "fig4/dino-jacobi.h5");
+    run_config("experiments/fig5.ini", "", "fig5/dino.h5");
+    run_config("experiments/fig5.ini", "--set solver.rotations=jacobi", "fig5/dino-jacobi.h5");
+    write_file("fig6.ini", FIG6_STANDIN);
+    write_file("fig7.ini", FIG7_STANDIN);
+    char config[600];
+    snprintf(config, sizeof config, "'%s/fig6.ini'", dir);
+    run_config(config, "", "fig6/bunny.h5");
+    run_config(config, "", "fig6/rod.h5");
+    snprintf(config, sizeof config, "'%s/fig7.ini'", dir);
+    run_config(config, "", "fig7/models52.h5");
+    run_config(config, "", "fig7/models180.h5");
+    write_file("results/fig2/deflection.tsv", DEFLECTION);
+    write_file("results/fig3/steady.tsv", STEADY);
+    write_file("results/convergence/table.tsv", CONVERGENCE);
+    write_bench();
+    write_file("flags", "cc " OPSIM_CFLAGS "\n");
+    write_file("report/convergence.md", "");
+    write_file("report/table1.md", "");
+    write_file("report/graphs.md", "");
+    assert_true(touch_figures() >= 16);
+    return 0;
+}
+
+/* Runs the generator on `template` into report/OUT with its depfile, standard error into
+ * report/OUT.err; the exit status. */
+static int report(const char *template, const char *out)
+{
+    return test_shell("bin/opsim-report report --template '%s' --results '%s/results' --paper reports/paper_table1.tsv "
+                      "--flags '%s/flags' --figures figures --depfile '%s/report/%s.d' --out '%s/report/%s' "
+                      "2> '%s/report/%s.err'",
+                      template, dir, dir, dir, out, dir, out, dir, out);
+}
+
+static void assert_contains(const char *text, const char *part)
+{
+    if (!strstr(text, part))
+        fail_msg("the report lacks \"%s\"", part);
+}
+
+static void test_report_has_every_section_table_and_picture(void **state)
+{
+    (void)state;
+    assert_int_equal(report("reports/REPORT.md.in", "REPORT.md"), 0);
+    char *text = read_in_dir("report/REPORT.md");
+    assert_null(strstr(text, "{{"));
+    assert_null(strstr(text, "}}"));
+
+    static const char *const sections[] = { "## Provenance", "## Fig. 1:", "## Fig. 2:", "## Fig. 3:", "## Fig. 4:",
+                                            "## Fig. 5:", "## Fig. 6:", "## Fig. 7:", "## The convergence study",
+                                            "## Table 1", "## Where we depart from the paper",
+                                            "## What this report cannot show" };
+    for (size_t s = 0; s < sizeof sections / sizeof sections[0]; ++s)
+        assert_contains(text, sections[s]);
+    static const char *const pictures[] = { "fig1-snapshots", "fig2-snapshots", "fig2-deflection", "fig3-stiffness",
+                                            "fig4-snapshots", "fig4-recovery",  "fig5-snapshots",  "fig5-falling",
+                                            "fig5-iterations", "fig6-rod-snapshots", "fig6-bunny-snapshots",
+                                            "fig6-contacts", "fig7-52-snapshots", "fig7-180-snapshots",
+                                            "fig7-contacts", "convergence" };
+    for (size_t p = 0; p < sizeof pictures / sizeof pictures[0]; ++p) {
+        char link[128];
+        snprintf(link, sizeof link, "](figures/%s.png)", pictures[p]);
+        assert_contains(text, link);
+    }
+    assert_contains(text, "[`reports/convergence.md`](convergence.md)");
+    assert_contains(text, "[`reports/table1.md`](table1.md)");
+
+    /* Provenance: the version and revision (whichever the generator was built at), the flags,
+     * every run file with its writer. */
+    assert_contains(text, "| opsim | " OPSIM_VERSION ", report written by git revision ");
+    assert_contains(text, "`cc " OPSIM_CFLAGS "`");
+    assert_contains(text, "| input | written | opsim git revision | compiler flags |");
+    char row[1024];
+    snprintf(row, sizeof row, "| `%s/results/fig7/models180.h5` |", dir);
+    assert_contains(text, row);
+    assert_contains(text, " | as `build/flags` |");
+
+    /* Fig. 1, 4 and 5 from three-frame runs: counts, finite frames, events not yet reached. */
+    assert_contains(text, "The bar's graph has\n20 particles and 19 edges");
+    assert_contains(text, "| output frames with every particle position and rotation finite | 4 of 4 |");
+    assert_contains(text, "not within the run's 0.1 s");
+    assert_contains(text, "| first floor contact | no floor contact within the run's 0.1 s |");
+    /* Fig. 2 and 3 carry the hand-written tables' numbers. */
+    assert_contains(text, "| `fig2` | bar_k | 5×10<sup>8</sup> | 400 | 2 | 1 |");
+    assert_contains(text, "| `fig2` | bar_4k | 2×10<sup>9</sup> | 100 | – | 1 |");
+    assert_contains(text, "| arap | 1000 | 1/30 | 220 | 0.002 |");
+    assert_contains(text, "| ours (`arap`) | 9.52 % (max / min 1.1) | 19.4 % (max / min 1.21) |");
+    /* Fig. 6 and 7: bodies by model, finite frames, the timing table from bench.csv. */
+    assert_contains(text, "| `fig6/bunny.h5` | 2: 2 × column10 | 20 | 18 | 3 (3) | 4 of 4 |");
+    assert_contains(text, "| `fig7/models52.h5` | 3: 2 × column10, torus12 |");
+    assert_contains(text, "| 52 models (`fig7-52.ini`) | 6 × 2 | 26.2 | 30 / 11 / 59 % | 25 | 40 / 20 / 40 % | 40 | 25 |");
+    /* The convergence study's speed-ups, and one that never converges. */
+    assert_contains(text, "| dino | Gauss–Seidel | 50 → 20 (2.50×) | 1.000 → 0.500 (2.00×) | 120 → 40 (3.00×) |");
+    assert_contains(text, "| dino | Jacobi | 60 → – | 1.200 → – | 150 → – | 3.000 → – |");
+    /* Table 1: the paper's eight rows, each with ours under it. */
+    int ours = 0;
+    for (const char *p = strstr(text, "| | | ours | 10 |"); p; p = strstr(p + 1, "| | | ours | 10 |"))
+        ++ours;
+    assert_int_equal(ours, 8);
+    /* The deviations quote the runs' parameters and the paper's counts. */
+    assert_contains(text, "with ρ = 1000 kg/m³");
+    assert_contains(text, "g = (0, -9.81, 0) m/s²");
+    assert_contains(text, "Fig. 6 sheet k = 1×10<sup>7</sup>, bunny k =\n  2×10<sup>7</sup>");
+    assert_contains(text, "(the paper's:\n  100 and 261)");
+    free(text);
+
+    /* The depfile names the template and every input under their paths. */
+    char *deps = read_in_dir("report/REPORT.md.d");
+    assert_contains(deps, "/report/REPORT.md: \\\n  reports/REPORT.md.in \\\n");
+    snprintf(row, sizeof row, "  %s/results/fig6/rod.h5 \\\n", dir);
+    assert_contains(deps, row);
+    snprintf(row, sizeof row, "  %s/report/figures/fig7-contacts.png \\\n", dir);
+    assert_contains(deps, row);
+    snprintf(row, sizeof row, "\n%s/results/table1/bench.csv:\n", dir);
+    assert_contains(deps, row);
+    free(deps);
+}
+
+/* Moves an input away, runs the report, checks that it failed naming the file and the make
+ * target and wrote nothing, and puts the input back. */
+static void assert_fails_without(const char *input, const char *placeholder, const char *target)
+{
+    char from[1024], to[1100];
+    snprintf(from, sizeof from, "%s/%s", dir, input);
+    snprintf(to, sizeof to, "%s.away", from);
+    assert_int_equal(rename(from, to), 0);
+    assert_int_equal(report("reports/REPORT.md.in", "missing.md"), 74);
+    assert_int_equal(rename(to, from), 0);
+    char *err = read_in_dir("report/missing.md.err");
+    char expected[1200];
+    snprintf(expected, sizeof expected, "opsim-report: reports/REPORT.md.in:");
+    assert_contains(err, expected);
+    assert_contains(err, placeholder);
+    snprintf(expected, sizeof expected, "%s: no such file (`make %s` writes it)\n", from, target);
+    assert_contains(err, expected);
+    free(err);
+    assert_false(exists("report/missing.md"));
+    assert_false(exists("report/missing.md.d"));
+    assert_int_equal(test_shell("ls '%s/report' | grep -q tmp", dir), 1);
+}
+
+static void test_missing_input_fails_naming_placeholder_and_file(void **state)
+{
+    (void)state;
+    assert_fails_without("results/fig6/bunny.h5", ": {{run fig6/bunny substeps}}: ", "fig6");
+    assert_fails_without("results/fig7/models180.h5", ": {{run fig7/models180 models}}: ", "fig7");
+    assert_fails_without("results/table1/bench.csv", ": {{bench fig1 threads}}: ", "table1");
+    assert_fails_without("results/fig3/steady.tsv", ": {{steady.table}}: ", "fig3");
+    assert_fails_without("report/figures/fig7-contacts.png", ": {{figure fig7-contacts}}: ", "fig7");
+    assert_fails_without("report/convergence.md", ": {{link convergence.md}}: ", "convergence");
+}
+
+/* A template error names the template's line and the placeholder; an existing report is left
+ * as it was. */
+static void assert_template_fails(const char *template_text, const char *message)
+{
+    write_file("bad.md.in", template_text);
+    write_file("report/old.md", "the previous report\n");
+    char template[600];
+    snprintf(template, sizeof template, "%s/bad.md.in", dir);
+    assert_int_equal(report(template, "old.md"), 65);
+    char *err = read_in_dir("report/old.md.err"), *old = read_in_dir("report/old.md");
+    assert_contains(err, message);
+    assert_string_equal(old, "the previous report\n");
+    free(err);
+    free(old);
+}
+
+static void test_template_errors_name_line_and_placeholder(void **state)
+{
+    (void)state;
+    assert_template_fails("# title\n\n{{no_such_number fig1/bar}}\n",
+                          "bad.md.in:3: {{no_such_number fig1/bar}}: unknown placeholder 'no_such_number'");
+    assert_template_fails("{{version}}\n{{run fig1/bar}}\n", "bad.md.in:2: {{run fig1/bar}}: usage: {{run RUN FIELD [UNIT]}}");
+    assert_template_fails("{{run fig1/bar colour}}\n", "bad.md.in:1: {{run fig1/bar colour}}: no run field 'colour'");
+    assert_template_fails("{{run fig1/bar min_radius inch}}\n", "unknown unit 'inch'");
+    assert_template_fails("{{observable fig1/bar no_such max}}\n", "no dataset /observables/no_such/value");
+    assert_template_fails("a\nb {{run fig1/bar\nparticles}}\n", "bad.md.in:2: '{{' without '}}' on the same line");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_report_has_every_section_table_and_picture),
+        cmocka_unit_test(test_missing_input_fails_naming_placeholder_and_file),
+        cmocka_unit_test(test_template_errors_name_line_and_placeholder),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
