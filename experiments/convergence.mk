@@ -52,7 +52,7 @@ convergence: $(CONV_REPORT) $(FIGURES)/convergence.png
 define conv_converge
 @mkdir -p $(dir $@)
 @$(if $(Q),echo "  RUN     $@")
-$(Q)bin/opsim converge $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --iterations $(2) $(3) --out $@
+$(Q)$(OPSIM_RUN) converge $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --iterations $(2) $(3) --out $@
 endef
 
 # The rules of one scene. In the template $$ is make's $ after $(call), $$$$ the shell's $.
@@ -66,13 +66,13 @@ $(CONV_DIR)/$(1)-jacobi.tsv: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
 $(CONV_DIR)/$(1)-rho-%.txt: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
 	@mkdir -p $$(dir $$@)
 	@$$(if $$(Q),echo "  RHO     $$@")
-	$$(Q)bin/opsim estimate-rho $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --set solver.rotations=$$* \
+	$$(Q)$(OPSIM_RUN) estimate-rho $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --set solver.rotations=$$* \
 	    > $$@.tmp && mv $$@.tmp $$@ || { rm -f $$@.tmp; exit 1; }
 $(CONV_DIR)/$(1)-%-chebyshev.tsv: $(CONV_DIR)/$(1)-rho-%.txt $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
 	@$$(if $$(Q),echo "  RUN     $$@")
 	$$(Q)rho=$$$$(sed -n 's/^chebyshev_rho = //p' $$<); source=$$$$(sed -n 's/^chebyshev_rho_source = //p' $$<); \
 	[ -n "$$$$rho" ] || { echo "$$<: no chebyshev_rho line" >&2; exit 1; }; \
-	bin/opsim converge $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --iterations $(CONV_ITERATIONS) \
+	$(OPSIM_RUN) converge $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --iterations $(CONV_ITERATIONS) \
 	    --solver rotations=$$* --solver chebyshev=on --solver "chebyshev_rho=$$$$rho" \
 	    --solver "chebyshev_rho_source=$$$$source" --out $$@
 endef

@@ -26,6 +26,13 @@
 
 RESULTS := data/results
 FIGURES := reports/figures
+# Runs under make take one OpenMP thread each (RUN_THREADS): make -j already runs them side by
+# side, and two runs with a team of two threads each on two cores wait on each other at every
+# barrier (a frame of the 180 models took a second rather than 25 ms). Results are bitwise the
+# same for any thread count (tests/test_experiments.c); Table 1's benchmark runs alone, after
+# every experiment, with OpenMP's default team (reports/reports.mk).
+RUN_THREADS ?= 1
+OPSIM_RUN := OMP_NUM_THREADS=$(RUN_THREADS) bin/opsim
 FIGURE_TARGETS := fig1 fig2 fig3 fig4 fig5 fig6 fig7
 
 .PHONY: figures $(FIGURE_TARGETS)
@@ -36,7 +43,7 @@ figures: $(FIGURE_TARGETS)
 define run_figure
 @mkdir -p $(dir $@)
 @$(if $(Q),echo "  RUN     $@")
-$(Q)bin/opsim run $(1) $(2) --out $@
+$(Q)$(OPSIM_RUN) run $(1) $(2) --out $@
 endef
 
 # $(call plot_figure,SCRIPT,GNUPLOT ASSIGNMENTS): writes $(basename $@).png and .pdf. The
@@ -83,7 +90,7 @@ $(RESULTS)/fig2/bars-x%.h5: experiments/fig2.ini $(RUN_DEPS) | data
 	        printf "%s.stiffness=%.17g\n", s, v * f }' $< | \
 	{ set --; while IFS= read -r s; do set -- "$$@" --set "$$s"; done; \
 	  [ $$# -gt 0 ] || { echo "$<: no stiffness in any [body] section" >&2; exit 1; }; \
-	  $(if $(Q),,set -x;) bin/opsim run $< "$$@" --out $@; }
+	  $(if $(Q),,set -x;) $(OPSIM_RUN) run $< "$$@" --out $@; }
 
 # One line per bar: tag, body, k, last tip deflection, last kinetic energy of its run, index in
 # its run. The deflection observable of body bar_X is tip_X (fig2.ini's naming).
