@@ -57,6 +57,7 @@ typedef struct arap_solver {
     int *row_of;           /* [n] row in the global system, −1 where the position is pinned */
     double factored_h;     /* h of the current factor, 0 before the first */
     op_sparse_factor *factor;
+    op_sparse_workspace work; /* for solves with the factor */
     double *rhs;           /* [free_count][3] */
     /* rest-state quantities, fixed for the run */
     double *reference;     /* [n][3] x_ref = P x̄ + t, the placed rest positions */
@@ -99,6 +100,7 @@ static void arap_destroy(void *self)
     if (!s)
         return;
     op_sparse_factor_free(&s->factor);
+    op_sparse_workspace_free(&s->work);
     free(s->row_of);
     free(s->rhs);
     free(s->reference);
@@ -331,8 +333,9 @@ static int factor_global_matrix(op_ctx *ctx, arap_solver *s, const op_body *body
                 }
         }
         op_sparse_factor_free(&s->factor);
-        if (s->free_count > 0)
-            op_sparse_factor_create(ctx, s->free_count, count, rows, cols, values, &s->factor);
+        if (s->free_count > 0 &&
+            op_sparse_factor_create(ctx, s->free_count, count, rows, cols, values, &s->factor) == OP_OK)
+            op_sparse_workspace_reserve(ctx, &s->work, s->factor);
         s->factored_h = h;
     }
     free(rows);
@@ -775,7 +778,7 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
                 v3_axpy(&s->rhs[3 * row], con->weight * con->influence[l], residual);
         }
     }
-    if (op_sparse_solve3(ctx, s->factor, s->rhs) != OP_OK)
+    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK)
         return ctx->status;
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];
