@@ -108,13 +108,31 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
                                   world->bodies[b].graph->particle_count) != OP_OK)
                 return ctx->status;
     }
+    for (int b = 0; b < world->body_count; ++b)
+        if (op_body_check(ctx, &world->bodies[b]) != OP_OK)
+            return ctx->status;
+    return op_world_remake_solver_states(ctx, world);
+}
+
+int op_world_remake_solver_states(op_ctx *ctx, op_world *world)
+{
+    void **twins = op_calloc(ctx, (size_t)world->body_count, sizeof(void *));
+    if (!twins)
+        return ctx->status;
     double h = world->def.frame_time / world->def.substeps;
     for (int b = 0; b < world->body_count; ++b) {
-        if (op_body_check(ctx, &world->bodies[b]) != OP_OK ||
-            solver->create(ctx, &world->solver_settings, &world->bodies[b], h, &world->solver_state[b]) != OP_OK)
-            return ctx->status;
+        world->solver->destroy(world->solver_state[b]);
+        world->solver_state[b] = NULL;
+        int twin_count = 0;
+        for (int a = 0; a < b; ++a)
+            if (world->bodies[a].model == world->bodies[b].model)
+                twins[twin_count++] = world->solver_state[a];
+        if (world->solver->create(ctx, &world->solver_settings, &world->bodies[b], h, twins, twin_count,
+                                  &world->solver_state[b]) != OP_OK)
+            break;
     }
-    return OP_OK;
+    free(twins);
+    return ctx->status;
 }
 
 void op_world_free(op_world *world)

@@ -90,6 +90,10 @@ int op_world_add_body(op_ctx *ctx, op_world *world, const char *name, const op_m
                       const double placement_rotation[9], const double placement_translation[3], op_body **body);
 /* Creates each body's solver state; call once all bodies, pins and constraints are in. */
 int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, const op_solver_settings *settings);
+/* Makes every body's solver state afresh from the bodies as they are now (what op_world_start
+ * does once; a study that takes over another world's state does it again), in body order, each
+ * given the states of the earlier bodies of its model as twins (solver.h). */
+int op_world_remake_solver_states(op_ctx *ctx, op_world *world);
 /* Advances one frame. stats->energy must hold substeps × (iterations + 1) entries when
  * def.log_energy is on. */
 int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
