@@ -10,6 +10,11 @@
  *   world: collide   floor contact and friction
  * The solver owns no file and computes no reported metric: the harness does.
  *
+ * Threads: the world runs begin_substep, iterate and resync of different bodies on different
+ * threads at once (core/world.h), so a variant's calls for one body may touch only that body,
+ * its own state and data that is read-only while bodies run (the model, anything shared with a
+ * twin). Each call gets a context of its own.
+ *
  * Twins: create receives the states the variant already made for the earlier bodies instancing
  * the same model (in body order), so that it can share what is provably the same for both,
  * read-only (arap shares the global step's factor when the matrices match). Either state may be

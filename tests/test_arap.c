@@ -564,6 +564,7 @@ static void test_shared_factor_moves_each_body_as_alone(void **state)
     omp_set_num_threads(2);
     op_world all;
     make_instances(&all, instances, 0, BODIES);
+    assert_true(all.parallel);
     assert_int_equal(distinct_factors(&all), 4);
     for (int frame = 0; frame < FRAMES; ++frame)
         step_world(&all);
