@@ -8,8 +8,8 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 
 # Bitwise-repeatable floating point: no contraction into FMA, no fast-math.
 OPT      ?= -O3
-# OpenMP: the contact stage's broad phase and Jacobi passes (core/collide.h), bitwise the same
-# result for every thread count.
+# OpenMP: the world's per-body stages (core/world.h) and the contact stage's broad phase and
+# Jacobi passes (core/collide.h), bitwise the same result for every thread count.
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fno-fast-math -fopenmp \
             -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP
 LDFLAGS  := -fopenmp

@@ -38,14 +38,7 @@ static int take_state(op_ctx *ctx, op_world *to, const op_world *from)
     to->time = from->time;
     to->frame = from->frame;
     to->substep = from->substep;
-    double h = to->def.frame_time / to->def.substeps;
-    for (int b = 0; b < to->body_count; ++b) {
-        to->solver->destroy(to->solver_state[b]);
-        to->solver_state[b] = NULL;
-        if (to->solver->create(ctx, &to->solver_settings, &to->bodies[b], h, &to->solver_state[b]) != OP_OK)
-            return ctx->status;
-    }
-    return OP_OK;
+    return op_world_remake_solver_states(ctx, to);
 }
 
 int op_converge(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, double *seconds,

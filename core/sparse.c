@@ -1,12 +1,15 @@
-/* The CHOLMOD wrapper behind sparse.h: triplet assembly, a simplicial LDLᵀ factor with its own
- * cholmod_common, the positive-definiteness check CHOLMOD's LDLᵀ does not make, and the
- * three-column solve with workspace kept from one call to the next. */
+/* The CHOLMOD wrapper behind sparse.h: triplet assembly, a simplicial LDLᵀ factor made with a
+ * cholmod_common of its own and copied out of CHOLMOD, the positive-definiteness check CHOLMOD's
+ * LDLᵀ does not make, the factor's reference count, and the three-column solve on the copy with
+ * the caller's workspace. */
 #include "sparse.h"
 
 #include <cholmod.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
 #include <emmintrin.h>
 #endif
@@ -20,25 +23,18 @@
  * digit left anyway. */
 #define PIVOT_TOL (32.0 * DBL_EPSILON)
 
+/* The simplicial LDLᵀ factor copied out of CHOLMOD for op_sparse_solve3's own triangular solves:
+ * L below the diagonal by columns (column j at [column_start[j], column_start[j + 1]) of row and
+ * value) and by rows (row i at [row_start[i], row_start[i + 1]) of column and row_value,
+ * ascending), D(j) in pivot[j]. Both triangular solves run row by row of their triangle, summing
+ * in registers, so that no entry of the solution waits on a chain of stores to itself. Nothing
+ * of CHOLMOD is kept: once made, the factor is only read. */
 struct op_sparse_factor {
-    /* One per factor, not one per process: CHOLMOD keeps workspace and status in it, so two
-     * factors can be used from two threads; one factor must not be used by two at once. */
-    cholmod_common common;
-    cholmod_factor *L;
-    cholmod_dense *B;          /* n×3 column-major: the row-major right-hand side transposed */
-    cholmod_dense *X, *Y, *E;  /* cholmod_solve2's solution and workspace, kept between calls */
-    /* The simplicial LDLᵀ factor copied out for op_sparse_solve3's own triangular solves: L below
-     * the diagonal by columns (column j at [column_start[j], column_start[j + 1]) of row and
-     * value) and by rows (row i at [row_start[i], row_start[i + 1]) of column and row_value,
-     * ascending), D(j) in pivot[j]; pivot is NULL when L is not a simplicial LDLᵀ (then
-     * cholmod_solve2 solves). Both triangular solves run row by row of their triangle, summing
-     * in registers, so that no entry of the solution waits on a chain of stores to itself. */
     int *perm, *column_start, *row, *row_start, *column;
     double *value, *row_value, *pivot;
-    double *work;              /* [2][n][4]: x, y, z and a zero pad, in the factor's order:
-                                  L⁻¹ P b, then D⁻¹ L⁻¹ P b and the solution */
     int n;
     long nonzeros;
+    atomic_int holders; /* op_sparse_factor_retain / op_sparse_factor_free */
 };
 
 static const char *cholmod_status_text(int status)
@@ -145,35 +141,33 @@ static int check_pivots(op_ctx *ctx, const cholmod_factor *L, const double *diag
     return OP_OK;
 }
 
-/* Copies L's columns out of CHOLMOD (see the struct). */
-static int copy_factor(op_ctx *ctx, op_sparse_factor *f)
+/* Copies L's columns out of CHOLMOD (see the struct); L is a simplicial LDLᵀ. */
+static int copy_factor(op_ctx *ctx, op_sparse_factor *f, const cholmod_factor *L)
 {
-    const cholmod_factor *L = f->L;
-    if (L->is_super || L->is_ll || L->xtype != CHOLMOD_REAL)
-        return OP_OK;
     int n = f->n;
     const int *lp = L->p, *li = L->i, *lnz = L->nz, *perm = L->Perm;
     const double *lx = L->x;
     long below = 0;
     for (int j = 0; j < n; ++j)
         below += lnz[j] - 1;
+    size_t entries = (size_t)(below ? below : 1);
     f->perm = op_calloc(ctx, (size_t)n, sizeof(int));
     f->column_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    f->row = op_calloc(ctx, (size_t)(below ? below : 1), sizeof(int));
-    f->value = op_calloc(ctx, (size_t)(below ? below : 1), sizeof(double));
+    f->row = op_calloc(ctx, entries, sizeof(int));
+    f->value = op_calloc(ctx, entries, sizeof(double));
     f->row_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    f->column = op_calloc(ctx, (size_t)(below ? below : 1), sizeof(int));
-    f->row_value = op_calloc(ctx, (size_t)(below ? below : 1), sizeof(double));
-    f->work = op_calloc(ctx, 8 * (size_t)n, sizeof(double));
-    double *pivot = op_calloc(ctx, (size_t)n, sizeof(double));
+    f->column = op_calloc(ctx, entries, sizeof(int));
+    f->row_value = op_calloc(ctx, entries, sizeof(double));
+    f->pivot = op_calloc(ctx, (size_t)n, sizeof(double));
+    int *fill = op_calloc(ctx, (size_t)n, sizeof(int));
     if (ctx->status != OP_OK) {
-        free(pivot);
+        free(fill);
         return ctx->status;
     }
     int count = 0;
     for (int j = 0; j < n; ++j) {
         f->perm[j] = perm ? perm[j] : j;
-        pivot[j] = lx[lp[j]];
+        f->pivot[j] = lx[lp[j]];
         f->column_start[j] = count;
         for (int p = lp[j] + 1; p < lp[j] + lnz[j]; ++p) {
             f->row[count] = li[p];
@@ -185,11 +179,6 @@ static int copy_factor(op_ctx *ctx, op_sparse_factor *f)
         f->row_start[f->row[p] + 1]++;
     for (int i = 0; i < n; ++i)
         f->row_start[i + 1] += f->row_start[i];
-    int *fill = op_calloc(ctx, (size_t)n, sizeof(int));
-    if (!fill) {
-        free(pivot);
-        return ctx->status;
-    }
     /* columns in ascending order, so each row's entries ascend */
     for (int j = 0; j < n; ++j)
         for (int p = f->column_start[j]; p < f->column_start[j + 1]; ++p) {
@@ -198,7 +187,6 @@ static int copy_factor(op_ctx *ctx, op_sparse_factor *f)
             f->row_value[slot] = f->value[p];
         }
     free(fill);
-    f->pivot = pivot; /* last: a non-NULL pivot says the copy is complete */
     return OP_OK;
 }
 
@@ -217,7 +205,10 @@ int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, cons
         return OP_ERR_NOMEM;
     }
     f->n = n;
-    cholmod_common *c = &f->common;
+    atomic_init(&f->holders, 1);
+    /* One cholmod_common per factorisation, not one per process: CHOLMOD keeps workspace and
+     * status in it, so factors can be made on several threads at once. */
+    cholmod_common common, *c = &common;
     cholmod_start(c);
     /* Core never prints; every failure is read from c->status instead. */
     c->print = 0;
@@ -230,33 +221,34 @@ int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, cons
     c->final_ll = 0;
 
     cholmod_sparse *a = NULL;
+    cholmod_factor *L = NULL;
     status = assemble(ctx, c, n, count, rows, cols, values, diag, &a);
     if (status == OP_OK)
         status = check_diagonal(ctx, n, diag);
     if (status == OP_OK) {
-        f->L = cholmod_analyze(a, c);
-        if (!f->L || c->status < CHOLMOD_OK)
+        L = cholmod_analyze(a, c);
+        if (!L || c->status < CHOLMOD_OK)
             status = cholmod_failure(ctx, c, "cholmod_analyze");
     }
     /* cholmod_factorize returns TRUE for a matrix that is not positive definite: the status and
      * the pivots say. */
-    if (status == OP_OK && (!cholmod_factorize(a, f->L, c) || c->status < CHOLMOD_OK))
+    if (status == OP_OK && (!cholmod_factorize(a, L, c) || c->status < CHOLMOD_OK))
         status = cholmod_failure(ctx, c, "cholmod_factorize");
+    /* The pivot check and the solve read L as a simplicial LDLᵀ, which is what was asked for;
+     * anything else is CHOLMOD not doing as told, not bad input. */
+    if (status == OP_OK && (L->is_super || L->is_ll || L->xtype != CHOLMOD_REAL))
+        status = OP_FAIL(ctx, OP_ERR_LIBRARY, "CHOLMOD returned a %s factor where a real simplicial LDL' one was "
+                         "asked for", L->is_super ? "supernodal" : L->is_ll ? "simplicial LL'" : "complex");
     if (status == OP_OK)
-        status = check_pivots(ctx, f->L, diag);
-    cholmod_free_sparse(&a, c);
-    free(diag);
+        status = check_pivots(ctx, L, diag);
     if (status == OP_OK) {
         f->nonzeros = (long)c->lnz;
-        f->B = cholmod_zeros((size_t)n, 3, CHOLMOD_REAL, c);
-        if (!f->B)
-            status = cholmod_failure(ctx, c, "cholmod_zeros");
+        status = copy_factor(ctx, f, L);
     }
-    /* One solve of B = 0 allocates X, Y and E, so that op_sparse_solve3 never does. */
-    if (status == OP_OK && !cholmod_solve2(CHOLMOD_A, f->L, f->B, NULL, &f->X, NULL, &f->Y, &f->E, c))
-        status = cholmod_failure(ctx, c, "cholmod_solve2");
-    if (status == OP_OK)
-        status = copy_factor(ctx, f);
+    cholmod_free_sparse(&a, c);
+    cholmod_free_factor(&L, c);
+    cholmod_finish(c);
+    free(diag);
     if (status != OP_OK) {
         op_sparse_factor_free(&f);
         return status;
@@ -265,18 +257,21 @@ int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, cons
     return OP_OK;
 }
 
+op_sparse_factor *op_sparse_factor_retain(op_sparse_factor *factor)
+{
+    atomic_fetch_add_explicit(&factor->holders, 1, memory_order_relaxed);
+    return factor;
+}
+
 void op_sparse_factor_free(op_sparse_factor **factor)
 {
     if (!factor || !*factor)
         return;
     op_sparse_factor *f = *factor;
-    cholmod_common *c = &f->common;
-    cholmod_free_factor(&f->L, c);
-    cholmod_free_dense(&f->B, c);
-    cholmod_free_dense(&f->X, c);
-    cholmod_free_dense(&f->Y, c);
-    cholmod_free_dense(&f->E, c);
-    cholmod_finish(c);
+    *factor = NULL;
+    /* acquire-release: the last holder sees every other holder done with the factor */
+    if (atomic_fetch_sub_explicit(&f->holders, 1, memory_order_acq_rel) != 1)
+        return;
     free(f->perm);
     free(f->column_start);
     free(f->row);
@@ -285,33 +280,38 @@ void op_sparse_factor_free(op_sparse_factor **factor)
     free(f->column);
     free(f->row_value);
     free(f->pivot);
-    free(f->work);
-    OP_FREE(*factor);
+    free(f);
 }
 
-/* cholmod_solve2 (CHOLMOD 3.0) allocates the simplicial solve's workspace Y as 4×n (it solves
- * up to four columns at a time) but leaves it shaped 3×n after a 3-column solve; the next call
- * then finds the shape wrong and allocates Y afresh. Restoring the shape, where Y has the room,
- * keeps the solve free of allocation (the tests count CHOLMOD's allocations). Should a later
- * CHOLMOD want another shape, it reallocates as before: correct, only not allocation-free. */
-static void restore_workspace_shape(cholmod_dense *y, size_t n)
+int op_sparse_workspace_reserve(op_ctx *ctx, op_sparse_workspace *work, const op_sparse_factor *factor)
 {
-    if (y->nzmax >= 4 * n) {
-        y->nrow = 4;
-        y->ncol = n;
-        y->d = 4;
-    }
+    if (work->capacity >= factor->n)
+        return OP_OK;
+    double *data = op_calloc(ctx, 8 * (size_t)factor->n, sizeof(double));
+    if (!data)
+        return ctx->status;
+    free(work->data);
+    work->data = data;
+    work->capacity = factor->n;
+    return OP_OK;
+}
+
+void op_sparse_workspace_free(op_sparse_workspace *work)
+{
+    free(work->data);
+    memset(work, 0, sizeof *work);
 }
 
 /* P A Pᵀ = L D Lᵀ: w = L⁻¹ P b, v = D⁻¹ w, then Lᵀ x' = v in place in v and x = Pᵀ x', the three
- * columns side by side (x and y in one SSE2 register, z and the zero pad in another). */
-static void ldl_solve3(op_sparse_factor *f, double *rhs)
+ * columns side by side (x and y in one SSE2 register, z and a zero pad in another). work holds
+ * w and v, [n][4] each. */
+static void ldl_solve3(const op_sparse_factor *f, double *work, double *rhs)
 {
     int n = f->n;
     const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
               *column = f->column;
     const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
-    double *w = f->work, *v = f->work + 4 * (size_t)n;
+    double *w = work, *v = work + 4 * (size_t)n;
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
     for (int i = 0; i < n; ++i) {
         const double *b = &rhs[3 * perm[i]];
@@ -359,44 +359,19 @@ static void ldl_solve3(op_sparse_factor *f, double *rhs)
             rhs[3 * perm[k] + c] = v[4 * k + c];
 }
 
-int op_sparse_solve3(op_ctx *ctx, op_sparse_factor *factor, double *rhs)
+int op_sparse_solve3(op_ctx *ctx, const op_sparse_factor *factor, op_sparse_workspace *work, double *rhs)
 {
-    if (!factor || !rhs)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "sparse solve: %s is NULL", factor ? "right-hand side" : "factor");
-    size_t n = (size_t)factor->n;
-    if (factor->pivot) {
-        ldl_solve3(factor, rhs);
-        for (size_t i = 0; i < n; ++i)
-            if (!(isfinite(rhs[3 * i]) && isfinite(rhs[3 * i + 1]) && isfinite(rhs[3 * i + 2])))
-                return OP_FAIL(ctx, OP_ERR_INVALID,
-                               "sparse solve: solution row %ld is not finite (a non-finite right-hand side?)",
-                               (long)i);
-        return OP_OK;
-    }
-    double *b0 = factor->B->x, *b1 = b0 + n, *b2 = b1 + n;
-    for (size_t i = 0; i < n; ++i) {
-        b0[i] = rhs[3 * i];
-        b1[i] = rhs[3 * i + 1];
-        b2[i] = rhs[3 * i + 2];
-    }
-    restore_workspace_shape(factor->Y, n);
-    if (!cholmod_solve2(CHOLMOD_A, factor->L, factor->B, NULL, &factor->X, NULL, &factor->Y, &factor->E,
-                        &factor->common))
-        return cholmod_failure(ctx, &factor->common, "cholmod_solve2");
-    /* The finiteness check rides along with the copy back (a separate pass cost about 5% of a
-     * solve), so a failed solve leaves its non-finite solution in rhs. */
-    const double *x0 = factor->X->x, *x1 = x0 + n, *x2 = x1 + n;
-    long bad_row = -1;
-    for (size_t i = 0; i < n; ++i) {
-        if (!(isfinite(x0[i]) && isfinite(x1[i]) && isfinite(x2[i])) && bad_row < 0)
-            bad_row = (long)i;
-        rhs[3 * i] = x0[i];
-        rhs[3 * i + 1] = x1[i];
-        rhs[3 * i + 2] = x2[i];
-    }
-    if (bad_row >= 0)
-        return OP_FAIL(ctx, OP_ERR_INVALID,
-                       "sparse solve: solution row %ld is not finite (a non-finite right-hand side?)", bad_row);
+    if (!factor || !work || !rhs)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "sparse solve: %s is NULL",
+                       !factor ? "factor" : !work ? "workspace" : "right-hand side");
+    if (work->capacity < factor->n)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "sparse solve: workspace for %d rows, factor of %d", work->capacity,
+                       factor->n);
+    ldl_solve3(factor, work->data, rhs);
+    for (int i = 0; i < factor->n; ++i)
+        if (!(isfinite(rhs[3 * i]) && isfinite(rhs[3 * i + 1]) && isfinite(rhs[3 * i + 2])))
+            return OP_FAIL(ctx, OP_ERR_INVALID,
+                           "sparse solve: solution row %d is not finite (a non-finite right-hand side?)", i);
     return OP_OK;
 }
 

@@ -1,5 +1,6 @@
-/* The world and its frame loop: the stage list of world.h and the ownership of models,
- * bodies, scripts and solver states; contacts are core/collide.c's. */
+/* The world and its frame loop: the stage list of world.h, its per-body stages shared between
+ * threads, and the ownership of models, bodies, scripts and solver states; contacts are
+ * core/collide.c's. */
 #include "world.h"
 
 #include <math.h>
@@ -108,13 +109,32 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
                                   world->bodies[b].graph->particle_count) != OP_OK)
                 return ctx->status;
     }
+    for (int b = 0; b < world->body_count; ++b)
+        if (op_body_check(ctx, &world->bodies[b]) != OP_OK)
+            return ctx->status;
+    world->parallel = world->body_count > 1 && op_world_particle_count(world) >= OP_WORLD_PARALLEL_MIN;
+    return op_world_remake_solver_states(ctx, world);
+}
+
+int op_world_remake_solver_states(op_ctx *ctx, op_world *world)
+{
+    void **twins = op_calloc(ctx, (size_t)world->body_count, sizeof(void *));
+    if (!twins)
+        return ctx->status;
     double h = world->def.frame_time / world->def.substeps;
     for (int b = 0; b < world->body_count; ++b) {
-        if (op_body_check(ctx, &world->bodies[b]) != OP_OK ||
-            solver->create(ctx, &world->solver_settings, &world->bodies[b], h, &world->solver_state[b]) != OP_OK)
-            return ctx->status;
+        world->solver->destroy(world->solver_state[b]);
+        world->solver_state[b] = NULL;
+        int twin_count = 0;
+        for (int a = 0; a < b; ++a)
+            if (world->bodies[a].model == world->bodies[b].model)
+                twins[twin_count++] = world->solver_state[a];
+        if (world->solver->create(ctx, &world->solver_settings, &world->bodies[b], h, twins, twin_count,
+                                  &world->solver_state[b]) != OP_OK)
+            break;
     }
-    return OP_OK;
+    free(twins);
+    return ctx->status;
 }
 
 void op_world_free(op_world *world)
@@ -213,18 +233,89 @@ double op_world_energy(const op_world *world, double h, op_energy *sum)
     return total.total;
 }
 
+/* The first failure in body order of a per-body stage that may run on several threads: each
+ * body reports into a context of its own, and the one with the lowest index is kept, whatever
+ * order the threads finish in. body == body_count while none failed; ctx is set only once one
+ * has (not cleared before each stage: it is a kilobyte, and the stages run every iteration). */
+typedef struct stage_failure {
+    int body;
+    op_ctx ctx;
+} stage_failure;
+
+static void no_failure(stage_failure *failure, const op_world *world)
+{
+    failure->body = world->body_count;
+}
+
+static void note_failure(stage_failure *failure, int body, const op_ctx *body_ctx)
+{
+#pragma omp critical(op_world_stage_failure)
+    if (body < failure->body) {
+        failure->body = body;
+        failure->ctx = *body_ctx;
+    }
+}
+
+/* Into the caller's context (which keeps its own first failure, as op_fail does). */
+static int report_failure(op_ctx *ctx, const op_world *world, const stage_failure *failure)
+{
+    if (failure->body == world->body_count)
+        return OP_OK;
+    if (ctx->status == OP_OK)
+        *ctx = failure->ctx;
+    return ctx->status;
+}
+
+/* Each per-body stage is its loop twice, on a thread team when world->parallel and plainly
+ * otherwise, rather than one loop with an OpenMP if clause: a parallel region whose if clause is
+ * false still costs about 0.4 µs in libgomp, a few per cent of a one-body frame. */
+
 static void stage_predict(op_world *world, double h)
 {
-    for (int b = 0; b < world->body_count; ++b)
-        predict(world, &world->bodies[b], h, world->time + h);
+    double t_end = world->time + h;
+    if (world->parallel) {
+#pragma omp parallel for schedule(dynamic)
+        for (int b = 0; b < world->body_count; ++b)
+            predict(world, &world->bodies[b], h, t_end);
+    } else {
+        for (int b = 0; b < world->body_count; ++b)
+            predict(world, &world->bodies[b], h, t_end);
+    }
+}
+
+static void begin_body(op_world *world, int b, double h, stage_failure *failure)
+{
+    op_ctx body_ctx;
+    op_ctx_init(&body_ctx);
+    if (world->solver->begin_substep(&body_ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
+        note_failure(failure, b, &body_ctx);
 }
 
 static int stage_begin(op_ctx *ctx, op_world *world, double h)
 {
-    for (int b = 0; b < world->body_count; ++b)
-        if (world->solver->begin_substep(ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
-            return ctx->status;
-    return OP_OK;
+    stage_failure failure;
+    no_failure(&failure, world);
+    if (world->parallel) {
+#pragma omp parallel for schedule(dynamic)
+        for (int b = 0; b < world->body_count; ++b)
+            begin_body(world, b, h, &failure);
+    } else {
+        for (int b = 0; b < world->body_count; ++b)
+            begin_body(world, b, h, &failure);
+    }
+    return report_failure(ctx, world, &failure);
+}
+
+static void stage_update_velocity(op_world *world, double h)
+{
+    if (world->parallel) {
+#pragma omp parallel for schedule(dynamic)
+        for (int b = 0; b < world->body_count; ++b)
+            update_velocity(&world->bodies[b], h);
+    } else {
+        for (int b = 0; b < world->body_count; ++b)
+            update_velocity(&world->bodies[b], h);
+    }
 }
 
 int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
@@ -233,27 +324,54 @@ int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
     return stage_begin(ctx, world, h);
 }
 
-/* One iteration of every body, then Chebyshev (chebyshev.h) where it is on: x^{k+1} from the
- * variant's x̂^{k+1}, rotations re-synchronised with the variant when they were extrapolated. */
+/* Iteration k of body b, then Chebyshev (chebyshev.h) where it is on: x^{k+1} from the
+ * variant's x̂^{k+1}, rotations re-synchronised with the variant when they were extrapolated.
+ * Its stage times are added to *spent. */
+static void iterate_body(op_world *world, int b, double h, int k, stage_failure *failure, op_stage_times *spent)
+{
+    op_ctx body_ctx;
+    op_ctx_init(&body_ctx);
+    op_body *body = &world->bodies[b];
+    op_chebyshev *chebyshev = world->chebyshev ? &world->chebyshev[b] : NULL;
+    if (chebyshev && k == 0) /* x^0: the state the sub-step's iterations start from */
+        op_chebyshev_reset(chebyshev, body);
+    if (world->solver->iterate(&body_ctx, world->solver_state[b], body, h, spent) == OP_OK && chebyshev) {
+        double start = op_now();
+        if (op_chebyshev_apply(chebyshev, &world->chebyshev_def, body, k))
+            world->solver->resync(&body_ctx, world->solver_state[b], body, h);
+        spent->chebyshev += op_now() - start;
+    }
+    if (body_ctx.status != OP_OK)
+        note_failure(failure, b, &body_ctx);
+}
+
+#pragma omp declare reduction(add_stage_times : op_stage_times : omp_out.local += omp_in.local, \
+                                  omp_out.global += omp_in.global, omp_out.chebyshev += omp_in.chebyshev) \
+    initializer(omp_priv = { 0.0, 0.0, 0.0 })
+
+/* Every body's iteration k. On threads, the loop's wall time is apportioned to the stages by
+ * their summed per-body times (world.h); on one, those sums are wall times already. */
 int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times)
 {
-    if (world->chebyshev && k == 0) /* x^0: the state the sub-step's iterations start from */
+    stage_failure failure;
+    no_failure(&failure, world);
+    if (!world->parallel) {
         for (int b = 0; b < world->body_count; ++b)
-            op_chebyshev_reset(&world->chebyshev[b], &world->bodies[b]);
-    for (int b = 0; b < world->body_count; ++b)
-        if (world->solver->iterate(ctx, world->solver_state[b], &world->bodies[b], h, times) != OP_OK)
-            return ctx->status;
-    if (!world->chebyshev)
-        return OP_OK;
-    double start = op_now();
-    for (int b = 0; b < world->body_count; ++b) {
-        op_body *body = &world->bodies[b];
-        if (op_chebyshev_apply(&world->chebyshev[b], &world->chebyshev_def, body, k) &&
-            world->solver->resync(ctx, world->solver_state[b], body, h) != OP_OK)
-            return ctx->status;
+            iterate_body(world, b, h, k, &failure, times);
+        return report_failure(ctx, world, &failure);
     }
-    times->chebyshev += op_now() - start;
-    return OP_OK;
+    op_stage_times spent = { 0 }; /* summed over the bodies */
+    double start = op_now();
+#pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent)
+    for (int b = 0; b < world->body_count; ++b)
+        iterate_body(world, b, h, k, &failure, &spent);
+    double wall = op_now() - start, summed = spent.local + spent.global + spent.chebyshev;
+    if (summed > 0.0) {
+        times->local += wall * (spent.local / summed);
+        times->global += wall * (spent.global / summed);
+        times->chebyshev += wall * (spent.chebyshev / summed);
+    }
+    return report_failure(ctx, world, &failure);
 }
 
 int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale)
@@ -352,8 +470,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 }
                 break;
             case OP_STAGE_UPDATE_VELOCITY:
-                for (int b = 0; b < world->body_count; ++b)
-                    update_velocity(&world->bodies[b], h);
+                stage_update_velocity(world, h);
                 break;
             case OP_STAGE_COLLIDE: {
                 double start = op_now();

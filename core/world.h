@@ -17,7 +17,20 @@
  *                      their passes, so no pair resolves by pushing a particle into it; what
  *                      is left below the floor and between bodies is measured after both
  *
- * Timings are per frame in milliseconds from a monotonic clock. */
+ * Threads (OpenMP). Bodies are independent in PREDICT, BEGIN, ITERATE (each body's iteration and
+ * its Chebyshev extrapolation) and UPDATE_VELOCITY, so each of these is one loop over the bodies,
+ * shared dynamically between threads when the world has two bodies or more and
+ * OP_WORLD_PARALLEL_MIN particles; COLLIDE is parallel inside core/collide.c. Every body is
+ * computed exactly as alone, so the state is bitwise the same for every thread count. Each body
+ * reports errors into a context of its own; a failed stage reports the failure of the first
+ * failing body in body order. The energy log is evaluated on one thread.
+ *
+ * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms and
+ * chebyshev_ms are wall time. On one thread they are the per-body stage times summed over the
+ * bodies. On threads those sums are CPU time, more than the wall time that passed: there each
+ * ITERATE loop over the bodies is timed as a whole, and its wall time is apportioned to the three
+ * by the ratio of the sums, so that they add up to the time ITERATE took, the loop's overhead
+ * included. */
 #ifndef OPSIM_WORLD_H
 #define OPSIM_WORLD_H
 
@@ -60,7 +73,12 @@ typedef struct op_frame_stats {
     op_energy *energy;
 } op_frame_stats;
 
-enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 1024, OP_WORLD_MAX_SCRIPTS = 16 };
+/* OP_WORLD_PARALLEL_MIN: fewer particles than this in the whole world keep the per-body stages
+ * on one thread. On a 2-core machine (bench_scenes, the threshold at 0) two threads broke even on
+ * four 12-particle tori (6 × 2), gained 16% on Fig. 2's three 20-particle bars (1 × 10) and
+ * 20–40% on 180–200 particles; below 128 the gain is a few microseconds a frame, while a thread
+ * team on a busy machine can cost far more. */
+enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 1024, OP_WORLD_MAX_SCRIPTS = 16, OP_WORLD_PARALLEL_MIN = 128 };
 
 typedef struct op_world {
     op_world_def def;
@@ -76,6 +94,8 @@ typedef struct op_world {
     op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
     op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
     op_collider collider;           /* the body contacts' workspace */
+    int parallel;        /* the per-body stages share the bodies between threads (set by
+                            op_world_start: two bodies or more, OP_WORLD_PARALLEL_MIN particles) */
     double time;         /* s since the start */
     long frame;          /* frames completed */
     long substep;        /* sub-steps completed */
@@ -90,6 +110,10 @@ int op_world_add_body(op_ctx *ctx, op_world *world, const char *name, const op_m
                       const double placement_rotation[9], const double placement_translation[3], op_body **body);
 /* Creates each body's solver state; call once all bodies, pins and constraints are in. */
 int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, const op_solver_settings *settings);
+/* Makes every body's solver state afresh from the bodies as they are now (what op_world_start
+ * does once; a study that takes over another world's state does it again), in body order, each
+ * given the states of the earlier bodies of its model as twins (solver.h). */
+int op_world_remake_solver_states(op_ctx *ctx, op_world *world);
 /* Advances one frame. stats->energy must hold substeps × (iterations + 1) entries when
  * def.log_energy is on. */
 int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);

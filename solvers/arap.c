@@ -11,6 +11,12 @@
  * one scalar matrix for x, y and z, factored once with CHOLMOD and refactored only when h
  * changes (the constraint set is fixed for a run). Pinned positions are eliminated.
  *
+ * The matrix depends on the graph (masses, volumes, adjacency), k, h, the position-pinned set
+ * and the position constraints' couplings, nothing else: bodies instancing one model share one
+ * factor (reference counted, core/sparse.h) when create can prove their matrices identical
+ * (matching_twin), each solving with a workspace of its own, so that they can run on different
+ * threads. A body whose h changes later refactors into a factor of its own.
+ *
  * Both steps are written relative to the body's placed rest state x_ref = P x̄ + t, R_ref = P:
  * the unknown is u = x − x_ref and every right-hand side is a sum of differences (R − P),
  * (y − x_ref), (u_j − u_i). A body at rest therefore has exactly symmetric C_i, exactly zero
@@ -55,8 +61,12 @@ typedef struct arap_solver {
     int order;             /* ARAP_GAUSS_SEIDEL or ARAP_JACOBI */
     int n, free_count;
     int *row_of;           /* [n] row in the global system, −1 where the position is pinned */
-    double factored_h;     /* h of the current factor, 0 before the first */
-    op_sparse_factor *factor;
+    const op_graph *graph; /* what the global matrix is made from (matching_twin compares them) */
+    double stiffness;
+    int position_constraints;
+    double factored_h;     /* h of the current factor */
+    op_sparse_factor *factor; /* possibly shared with other bodies: read-only */
+    op_sparse_workspace work; /* this body's own, for solves with the factor */
     double *rhs;           /* [free_count][3] */
     /* rest-state quantities, fixed for the run */
     double *reference;     /* [n][3] x_ref = P x̄ + t, the placed rest positions */
@@ -99,6 +109,7 @@ static void arap_destroy(void *self)
     if (!s)
         return;
     op_sparse_factor_free(&s->factor);
+    op_sparse_workspace_free(&s->work);
     free(s->row_of);
     free(s->rhs);
     free(s->reference);
@@ -252,46 +263,9 @@ static int colour_sweep(op_ctx *ctx, arap_solver *s, const op_body *body)
     return OP_OK;
 }
 
-static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void **out)
-{
-    (void)h;
-    *out = NULL;
-    arap_solver *s = op_calloc(ctx, 1, sizeof *s);
-    if (!s)
-        return ctx->status;
-    int n = body->graph->particle_count;
-    s->n = n;
-    if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK) {
-        arap_destroy(s);
-        return ctx->status;
-    }
-    s->row_of = op_calloc(ctx, (size_t)n, sizeof(int));
-    s->local_base = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
-    s->sweep_state = op_calloc(ctx, 18 * (size_t)n, sizeof(double));
-    s->displacement = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
-    s->rotation_sweep = s->order == ARAP_JACOBI ? op_calloc(ctx, 9 * (size_t)n, sizeof(double)) : NULL;
-    s->quaternion = op_calloc(ctx, 4 * (size_t)n, sizeof(double));
-    s->turn = op_calloc(ctx, 12 * (size_t)n, sizeof(double));
-    s->inertia = op_calloc(ctx, (size_t)n, sizeof(double));
-    if (ctx->status != OP_OK || precompute_rest(ctx, s, body) != OP_OK) {
-        arap_destroy(s);
-        return ctx->status;
-    }
-    for (int i = 0; i < n; ++i) {
-        s->row_of[i] = body->position_pinned[i] ? -1 : s->free_count++;
-        op_rotation_quaternion(&body->state.rotation[9 * i], &s->quaternion[4 * i]);
-    }
-    s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
-    if (!s->rhs || collect_pinned_couplings(ctx, s, body) != OP_OK || colour_sweep(ctx, s, body) != OP_OK) {
-        arap_destroy(s);
-        return ctx->status;
-    }
-    *out = s;
-    return OP_OK;
-}
-
 /* The global matrix over the free particles (see the file comment), as upper-triangle
- * triplets. Constraint couplings join particles that need not be graph neighbours. */
+ * triplets, factored into s->factor (NULL on entry). Constraint couplings join particles that
+ * need not be graph neighbours. */
 static int factor_global_matrix(op_ctx *ctx, arap_solver *s, const op_body *body, double h)
 {
     const op_graph *g = body->graph;
@@ -303,7 +277,6 @@ static int factor_global_matrix(op_ctx *ctx, arap_solver *s, const op_body *body
     int count = 0;
     if (ctx->status == OP_OK) {
         for (int i = 0; i < s->n; ++i) {
-            s->inertia[i] = g->mass[i] * (1.0 / (h * h));
             if (s->row_of[i] < 0)
                 continue;
             double diagonal = g->mass[i] / (h * h);
@@ -330,15 +303,92 @@ static int factor_global_matrix(op_ctx *ctx, arap_solver *s, const op_body *body
                     values[count++] = con->weight * con->influence[a] * con->influence[b];
                 }
         }
-        op_sparse_factor_free(&s->factor);
         if (s->free_count > 0)
             op_sparse_factor_create(ctx, s->free_count, count, rows, cols, values, &s->factor);
-        s->factored_h = h;
     }
     free(rows);
     free(cols);
     free(values);
     return ctx->status;
+}
+
+/* The earlier body whose global matrix is provably this one's, or NULL: the same graph (one
+ * model's), the same k and h, the same particles position-pinned, and no position constraint on
+ * either (their couplings are not compared: a body with one factors its own). Twins are other
+ * arap states (solver.h). */
+static const arap_solver *matching_twin(const arap_solver *s, void *const *twins, int twin_count, double h)
+{
+    if (s->position_constraints > 0)
+        return NULL;
+    for (int t = 0; t < twin_count; ++t) {
+        const arap_solver *twin = twins[t];
+        if (twin->graph == s->graph && twin->stiffness == s->stiffness && twin->factored_h == h &&
+            twin->position_constraints == 0 && twin->free_count == s->free_count &&
+            memcmp(twin->row_of, s->row_of, (size_t)s->n * sizeof(int)) == 0)
+            return twin;
+    }
+    return NULL;
+}
+
+/* The global step for sub-steps of length h: m_i/h², and the factor, a twin's where one matches
+ * (matching_twin), else this body's own. */
+static int prepare_global(op_ctx *ctx, arap_solver *s, const op_body *body, double h, void *const *twins,
+                          int twin_count)
+{
+    const op_graph *g = body->graph;
+    for (int i = 0; i < s->n; ++i)
+        s->inertia[i] = g->mass[i] * (1.0 / (h * h));
+    op_sparse_factor_free(&s->factor);
+    const arap_solver *twin = matching_twin(s, twins, twin_count, h);
+    if (twin)
+        s->factor = twin->factor ? op_sparse_factor_retain(twin->factor) : NULL;
+    else if (factor_global_matrix(ctx, s, body, h) != OP_OK)
+        return ctx->status;
+    s->factored_h = h;
+    return s->factor ? op_sparse_workspace_reserve(ctx, &s->work, s->factor) : OP_OK;
+}
+
+static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
+                       int twin_count, void **out)
+{
+    *out = NULL;
+    arap_solver *s = op_calloc(ctx, 1, sizeof *s);
+    if (!s)
+        return ctx->status;
+    int n = body->graph->particle_count;
+    s->n = n;
+    s->graph = body->graph;
+    s->stiffness = body->stiffness;
+    for (int c = 0; c < body->constraint_count; ++c)
+        s->position_constraints += body->constraints[c].kind == OP_CONSTRAINT_POSITION;
+    if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK) {
+        arap_destroy(s);
+        return ctx->status;
+    }
+    s->row_of = op_calloc(ctx, (size_t)n, sizeof(int));
+    s->local_base = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
+    s->sweep_state = op_calloc(ctx, 18 * (size_t)n, sizeof(double));
+    s->displacement = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
+    s->rotation_sweep = s->order == ARAP_JACOBI ? op_calloc(ctx, 9 * (size_t)n, sizeof(double)) : NULL;
+    s->quaternion = op_calloc(ctx, 4 * (size_t)n, sizeof(double));
+    s->turn = op_calloc(ctx, 12 * (size_t)n, sizeof(double));
+    s->inertia = op_calloc(ctx, (size_t)n, sizeof(double));
+    if (ctx->status != OP_OK || precompute_rest(ctx, s, body) != OP_OK) {
+        arap_destroy(s);
+        return ctx->status;
+    }
+    for (int i = 0; i < n; ++i) {
+        s->row_of[i] = body->position_pinned[i] ? -1 : s->free_count++;
+        op_rotation_quaternion(&body->state.rotation[9 * i], &s->quaternion[4 * i]);
+    }
+    s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
+    if (!s->rhs || collect_pinned_couplings(ctx, s, body) != OP_OK || colour_sweep(ctx, s, body) != OP_OK ||
+        prepare_global(ctx, s, body, h, twins, twin_count) != OP_OK) {
+        arap_destroy(s);
+        return ctx->status;
+    }
+    *out = s;
+    return OP_OK;
 }
 
 /* Particle i's record in sweep_state from its rotation R_i. */
@@ -351,7 +401,7 @@ static inline void refresh_sweep_state(arap_solver *s, const op_graph *g, const 
 static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
 {
     arap_solver *s = self;
-    if (h != s->factored_h && factor_global_matrix(ctx, s, body, h) != OP_OK)
+    if (h != s->factored_h && prepare_global(ctx, s, body, h, NULL, 0) != OP_OK)
         return ctx->status;
     const op_graph *g = body->graph;
     double inertia = g->density / (h * h);
@@ -657,6 +707,12 @@ void op_arap_local_step(void *self, op_body *body, double h)
             refresh_sweep_state(s, g, rotation, i);
 }
 
+const op_sparse_factor *op_arap_factor(const void *solver)
+{
+    const arap_solver *s = solver;
+    return s->factor;
+}
+
 int op_arap_sweep_order(const void *solver, const int **order)
 {
     const arap_solver *s = solver;
@@ -775,7 +831,7 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
                 v3_axpy(&s->rhs[3 * row], con->weight * con->influence[l], residual);
         }
     }
-    if (op_sparse_solve3(ctx, s->factor, s->rhs) != OP_OK)
+    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK)
         return ctx->status;
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];

@@ -7,6 +7,7 @@
 #include "body.h"
 #include "ctx.h"
 #include "solver.h"
+#include "sparse.h"
 
 extern const op_solver_type op_solver_arap;
 
@@ -20,6 +21,10 @@ int op_arap_sweep_order(const void *solver, const int **order);
 /* *colour_start = the colours' runs in that order, colour c at [colour_start[c],
  * colour_start[c + 1]); returns the number of colours. */
 int op_arap_sweep_colours(const void *solver, const int **colour_start);
+/* The global step's factor: one pointer for every body that shares it (bodies instancing one
+ * model with the same k, h and position pins, and no position constraint), NULL when every
+ * position is pinned. */
+const op_sparse_factor *op_arap_factor(const void *solver);
 /* Global step: every free position from the prefactored n×n system (Eq. 7 + 12 + 14). */
 int op_arap_global_step(op_ctx *ctx, void *solver, op_body *body, double h);
 

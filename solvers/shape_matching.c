@@ -172,8 +172,11 @@ static int build_groups(op_ctx *ctx, sm_solver *s, const op_body *body)
     return OP_OK;
 }
 
-static int sm_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void **out)
+static int sm_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
+                     int twin_count, void **out)
 {
+    (void)twins; /* the groups are cheap to build: nothing is shared between bodies */
+    (void)twin_count;
     (void)h;
     *out = NULL;
     for (int c = 0; c < body->constraint_count; ++c)

@@ -8,15 +8,26 @@
  *   solver: iterate × n_i   one iteration (for arap: local rotations, then global positions)
  *   world: update velocities   v = (x − x_start)/h, Ṙ = (R − R_start)/h
  *   world: collide   floor contact and friction
- * The solver owns no file and computes no reported metric: the harness does. */
+ * The solver owns no file and computes no reported metric: the harness does.
+ *
+ * Threads: the world runs begin_substep, iterate and resync of different bodies on different
+ * threads at once (core/world.h), so a variant's calls for one body may touch only that body,
+ * its own state and data that is read-only while bodies run (the model, anything shared with a
+ * twin). Each call gets a context of its own.
+ *
+ * Twins: create receives the states the variant already made for the earlier bodies instancing
+ * the same model (in body order), so that it can share what is provably the same for both,
+ * read-only (arap shares the global step's factor when the matrices match). Either state may be
+ * destroyed first: what is shared is reference counted. A variant is free to ignore them. */
 #ifndef OPSIM_SOLVER_H
 #define OPSIM_SOLVER_H
 
 #include "body.h"
 #include "ctx.h"
 
-/* Accumulated per-stage wall time, in seconds. A variant adds to local and global; the world
- * adds the Chebyshev extrapolation (solvers/chebyshev.h) to chebyshev. */
+/* Accumulated per-stage time, in seconds. A variant adds the wall time of its stages for one body
+ * to local and global; the world adds the Chebyshev extrapolation (solvers/chebyshev.h) to
+ * chebyshev, and reports the sum over bodies as core/world.h says. */
 typedef struct op_stage_times {
     double local, global, chebyshev;
 } op_stage_times;
@@ -42,8 +53,10 @@ typedef struct op_solver_type {
     const char *summary;
     const char *source; /* the paper it reproduces */
     const op_solver_option *options; /* terminated by a { NULL } entry */
-    /* Creates the per-body solver state. */
-    int (*create)(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void **solver);
+    /* Creates the per-body solver state for sub-steps of length h; twins[0 .. twin_count − 1] are
+     * this variant's states of earlier bodies of the same model (see above; twin_count may be 0). */
+    int (*create)(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
+                  int twin_count, void **solver);
     /* Called at the start of every sub-step, after the world's predict stage. */
     int (*begin_substep)(op_ctx *ctx, void *solver, op_body *body, double h);
     /* One iteration; adds its stage times to *times. */

@@ -1,9 +1,11 @@
 /* Tests of the arap solver: the descent property of Gauss–Seidel block-coordinate steps, the
- * optimality of the local rotations, exact rest, pins, constraints and determinism. Scenes are
- * assembled in code from the model catalogue (data/models.tsv) so each test states what it
- * needs. */
+ * optimality of the local rotations, exact rest, pins, constraints, determinism, and the global
+ * step's factor shared by the instances of one model whose matrices are the same (each body then
+ * moves bitwise as it does alone in its own world, on two threads). Scenes are assembled in code
+ * from the model catalogue (data/models.tsv) so each test states what it needs. */
 #include "test_util.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "energy.h"
 #include "math3.h"
 #include "rng.h"
+#include "script.h"
 #include "world.h"
 
 typedef struct fixture {
@@ -416,6 +419,182 @@ static void test_last_colour_rotations_are_optimal(void **state)
     free_world(&f);
 }
 
+/* ---- the factor shared between instances of one model ---- */
+
+/* A body of a world of several. */
+typedef struct instance {
+    const char *model;
+    double stiffness;
+    double angle;   /* placement: turned by this (rad) about (1, 0, 1)/√2, then 2.5 m per body along x, 1 m up */
+    int pin;        /* 0: none; 1: the centre particle, position and orientation; 2: its orientation only */
+    int constraint; /* 1: a position constraint holding the vertex nearest the model's origin */
+} instance;
+
+/* Gravity, a floor, no contacts between bodies (each body must move as it does alone). */
+static op_world_def instance_world_def(void)
+{
+    op_world_def def = op_default_world_def();
+    def.floor = 1;
+    def.collisions = 0;
+    def.log_energy = 0;
+    return def;
+}
+
+/* Adds `in` to w as body number `index` (which sets its place). */
+static void add_instance(op_world *w, const instance *in, int index)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_build_def build = op_default_build_def();
+    build.particles = 0;
+    const op_model *model;
+    if (op_world_model(&ctx, w, "data/models.tsv", in->model, &build, &model) != OP_OK)
+        fail_msg("%s", ctx.message);
+    const double axis[3] = { M_SQRT1_2, 0.0, M_SQRT1_2 }, translation[3] = { 2.5 * index, 1.0, 0.0 };
+    double rotation[9];
+    op_axis_angle_matrix(axis, in->angle, rotation);
+    char name[16];
+    snprintf(name, sizeof name, "body%d", index);
+    op_body *body;
+    if (op_world_add_body(&ctx, w, name, model, in->stiffness, rotation, translation, &body) != OP_OK)
+        fail_msg("%s", ctx.message);
+    if (in->pin)
+        assert_int_equal(op_body_add_pin(&ctx, body, op_body_centre_particle(body), in->pin == 1, 1), OP_OK);
+    if (in->constraint) {
+        int vertex = op_body_nearest_vertex(body, (const double[3]){ 0, 0, 0 });
+        assert_int_equal(op_body_add_constraint(&ctx, body, OP_CONSTRAINT_POSITION, vertex, NULL, 1e6, -1), OP_OK);
+    }
+}
+
+/* A started world of instances[first .. first + count − 1], placed as they would be among all. */
+static void make_instances(op_world *w, const instance *instances, int first, int count)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_world_def def = instance_world_def();
+    assert_int_equal(op_world_init(&ctx, w, &def), OP_OK);
+    for (int b = 0; b < count; ++b)
+        add_instance(w, &instances[first + b], first + b);
+    op_solver_settings settings = { 0 };
+    if (op_world_start(&ctx, w, &op_solver_arap, &settings) != OP_OK)
+        fail_msg("%s", ctx.message);
+}
+
+static void step_world(op_world *w)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_frame_stats stats = { .energy = NULL };
+    if (op_world_step(&ctx, w, &stats) != OP_OK)
+        fail_msg("%s", ctx.message);
+}
+
+static int distinct_factors(const op_world *w)
+{
+    int distinct = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        int seen = 0;
+        for (int a = 0; a < b; ++a)
+            seen |= op_arap_factor(w->solver_state[a]) == op_arap_factor(w->solver_state[b]);
+        distinct += !seen;
+    }
+    return distinct;
+}
+
+/* Bodies share a factor exactly when their global matrices are provably the same: one model, k,
+ * h and position pins, no position constraint. A pin of the orientation alone eliminates no row.
+ * A body whose h changes refactors into a factor of its own. */
+static void test_instances_share_one_factor(void **state)
+{
+    (void)state;
+    static const instance instances[] = {
+        { "dino100", 1e7, 0.0, 0, 0 },  /* 0 */
+        { "dino100", 1e7, 0.7, 0, 0 },  /* 1: 0's */
+        { "dino100", 2e7, 0.0, 0, 0 },  /* 2: stiffer, its own */
+        { "dino100", 1e7, 1.4, 1, 0 },  /* 3: centre pinned, its own */
+        { "dino100", 1e7, 2.1, 1, 0 },  /* 4: pinned alike, 3's */
+        { "dino100", 1e7, 2.8, 2, 0 },  /* 5: orientation pinned only, 0's */
+        { "dino100", 1e7, 0.0, 0, 1 },  /* 6: a position constraint, its own */
+        { "torus100", 1e7, 0.0, 0, 0 }, /* 7: another model, its own */
+        { "dino100", 1e7, 3.5, 0, 0 },  /* 8: 0's */
+        { "torus100", 1e7, 0.5, 0, 0 }, /* 9: 7's */
+    };
+    static const int owner[] = { 0, 0, 2, 3, 3, 0, 6, 7, 0, 7 };
+    enum { BODIES = sizeof instances / sizeof instances[0] };
+    op_world w;
+    make_instances(&w, instances, 0, BODIES);
+    const op_sparse_factor *factor[BODIES];
+    for (int b = 0; b < BODIES; ++b) {
+        factor[b] = op_arap_factor(w.solver_state[b]);
+        assert_non_null(factor[b]);
+        for (int a = 0; a < b; ++a)
+            if ((factor[a] == factor[b]) != (owner[a] == owner[b]))
+                fail_msg("bodies %d and %d: %s factor, expected %s", a, b, factor[a] == factor[b] ? "one" : "two",
+                         owner[a] == owner[b] ? "one" : "two");
+    }
+    print_message("%d bodies, %d factors\n", BODIES, distinct_factors(&w));
+    assert_int_equal(distinct_factors(&w), 5);
+    /* the world runs on them */
+    for (int frame = 0; frame < 3; ++frame)
+        step_world(&w);
+    for (int b = 0; b < BODIES; ++b)
+        assert_ptr_equal(op_arap_factor(w.solver_state[b]), factor[b]);
+
+    /* a sub-step of another length: every body refactors, alone, and keeps its own afterwards */
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    assert_int_equal(op_world_begin_substep(&ctx, &w, 0.5 * w.def.frame_time), OP_OK);
+    assert_int_equal(distinct_factors(&w), BODIES);
+    step_world(&w);
+    assert_int_equal(distinct_factors(&w), BODIES);
+    op_world_free(&w);
+}
+
+/* A world of instances, most of them sharing factors, stepped on two threads, moves every body
+ * bitwise as it moves alone in a world of its own (with a factor of its own). */
+static void test_shared_factor_moves_each_body_as_alone(void **state)
+{
+    (void)state;
+    static const instance instances[] = {
+        { "dino100", 1e7, 0.0, 0, 0 },  { "dino100", 1e7, 0.9, 0, 0 },  { "dino100", 1e7, 1.8, 0, 0 },
+        { "dino100", 1e7, 2.7, 0, 0 },  { "dino100", 2e7, 0.5, 0, 0 },  { "dino100", 1e7, 1.2, 1, 0 },
+        { "torus100", 1e7, 0.3, 0, 0 }, { "torus100", 1e7, 1.1, 0, 0 },
+    };
+    enum { BODIES = sizeof instances / sizeof instances[0], FRAMES = 40 };
+    omp_set_num_threads(2);
+    op_world all;
+    make_instances(&all, instances, 0, BODIES);
+    assert_true(all.parallel);
+    assert_int_equal(distinct_factors(&all), 4);
+    for (int frame = 0; frame < FRAMES; ++frame)
+        step_world(&all);
+    for (int b = 0; b < BODIES; ++b) {
+        op_world alone;
+        make_instances(&alone, instances, b, 1);
+        for (int frame = 0; frame < FRAMES; ++frame)
+            step_world(&alone);
+        const op_state *s = &all.bodies[b].state, *t = &alone.bodies[0].state;
+        size_t n = (size_t)s->particle_count;
+        assert_memory_equal(s->position, t->position, 3 * n * sizeof(double));
+        assert_memory_equal(s->rotation, t->rotation, 9 * n * sizeof(double));
+        assert_memory_equal(s->velocity, t->velocity, 3 * n * sizeof(double));
+        assert_memory_equal(s->rotation_rate, t->rotation_rate, 9 * n * sizeof(double));
+        op_world_free(&alone);
+    }
+    /* the free bodies fell onto the floor and deformed there: not a rigid translation */
+    const op_body *body = &all.bodies[1];
+    double lowest = INFINITY, turn = 0.0;
+    for (int i = 0; i < body->graph->particle_count; ++i) {
+        lowest = fmin(lowest, body->state.position[3 * i + 1]);
+        for (int k = 0; k < 9; ++k)
+            turn = fmax(turn, fabs(body->state.rotation[9 * i + k] - body->placement_rotation[k]));
+    }
+    print_message("body 1 after %d frames: lowest centre %.3f m, largest rotation entry change %.3f\n", FRAMES, lowest,
+                  turn);
+    assert_true(lowest < 0.2 && turn > 1e-3);
+    op_world_free(&all);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +608,8 @@ int main(void)
         cmocka_unit_test(test_two_runs_are_bitwise_identical),
         cmocka_unit_test(test_sweep_colouring_is_proper),
         cmocka_unit_test(test_last_colour_rotations_are_optimal),
+        cmocka_unit_test(test_instances_share_one_factor),
+        cmocka_unit_test(test_shared_factor_moves_each_body_as_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

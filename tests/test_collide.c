@@ -3,8 +3,11 @@
  * distance is the largest reach found by a search over the ellipsoid's surface; one pass
  * resolves an isolated pair exactly, split by inverse mass, with the approach removed and
  * Coulomb friction; two tori dropped onto each other and the floor come to rest apart; the
- * contacts give bitwise the same state on one thread and on two, and with the search reused
- * between calls as with a fresh one; the run file records what the world reports. Run from the project root (the scenes use data/models.tsv's torus12). */
+ * contacts, and a whole world of bodies of four models falling into a heap (the world's per-body
+ * stages on threads too, core/world.h), give bitwise the same state on one thread and on two,
+ * and with the search reused between calls as with a fresh one; the run file records what the
+ * world reports. Run from the project root (the scenes use data/models.tsv's torus12, dino30,
+ * armadillo30 and column10). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,32 +472,41 @@ static void test_stacked_bodies_settle_apart(void **state)
     assert_true(off.gap < 0.1);
 }
 
-/* Every body's positions and velocities, in order. */
+/* Every body's positions, velocities and rotations, in order: n·3, n·3, then n·9 numbers. */
 static double *world_state(const op_world *w)
 {
     int n = op_world_particle_count(w);
-    double *out = calloc(6 * (size_t)n, sizeof(double));
+    double *out = calloc(15 * (size_t)n, sizeof(double));
     assert_non_null(out);
     for (int b = 0, g = 0; b < w->body_count; g += w->bodies[b++].graph->particle_count) {
         const op_state *s = &w->bodies[b].state;
         memcpy(&out[3 * g], s->position, 3 * (size_t)s->particle_count * sizeof(double));
         memcpy(&out[3 * n + 3 * g], s->velocity, 3 * (size_t)s->particle_count * sizeof(double));
+        memcpy(&out[6 * n + 9 * g], s->rotation, 9 * (size_t)s->particle_count * sizeof(double));
     }
     return out;
 }
 
-/* 48 tori (576 particles, more than OP_COLLIDE_PARALLEL_MIN) in three staggered layers, falling
- * into a heap on the floor. */
+/* 32 bodies, eight each of torus12, dino30, armadillo30 and column10 (656 particles, more than
+ * OP_COLLIDE_PARALLEL_MIN and OP_WORLD_PARALLEL_MIN), in four staggered layers of eight,
+ * falling into a heap on the floor over 60 frames. (Not bunny30: building its graph takes
+ * seconds.) */
+static const char *const heap_models[4] = { "torus12", "dino30", "armadillo30", "column10" };
+enum { HEAP_BODIES = 32, HEAP_PARTICLES = 8 * (12 + 30 + 30 + 10) };
+
 static char *heap_scene(void)
 {
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
     assert_non_null(out);
-    fprintf(out, "[run]\nframes = 40\n[world]\nsubsteps = 6\niterations = 2\nfloor = 0\nlog_energy = false\n");
-    for (int k = 0; k < 48; ++k)
-        fprintf(out, "[body t%d]\nmodel = torus12\nstiffness = 1e7\nposition = %.2f %.2f %.2f\nrotation = 1 0 1 %d\n",
-                k, 0.7 * (k % 4) + 0.3 * (k / 16), 0.3 + 0.45 * (k / 16), 0.7 * (k / 4 % 4), 7 * k);
+    fprintf(out, "[run]\nframes = 60\n[world]\nsubsteps = 6\niterations = 2\nfloor = 0\nlog_energy = false\n");
+    for (int k = 0; k < HEAP_BODIES; ++k) {
+        int layer = k / 8;
+        fprintf(out, "[body b%d]\nmodel = %s\nstiffness = 1e7\nposition = %.2f %.2f %.2f\nrotation = 1 0 1 %d\n", k,
+                heap_models[(k + layer) % 4], 1.1 * (k % 4) + 0.3 * layer, 0.6 + 1.1 * layer, 1.1 * (k / 4 % 2),
+                7 * k);
+    }
     fclose(out);
     return text;
 }
@@ -528,26 +540,37 @@ static void test_same_state_on_one_and_two_threads(void **state)
     free(after[0]);
     free(after[1]);
 
-    /* a whole scene: 48 tori falling into a heap */
+    /* a whole world: four models falling into a heap */
     char *text = heap_scene();
-    int most_pairs = 0, contacts = 0;
+    int most_pairs = 0, contacts = 0, floor_contacts = 0;
+    double lowest = INFINITY;
     for (int threads = 1; threads <= 2; ++threads) {
         omp_set_num_threads(threads);
         op_scene scene;
         load_text(&scene, text, 0, NULL);
+        assert_int_equal(op_world_particle_count(&scene.world), HEAP_PARTICLES);
+        assert_true(scene.world.parallel);
         op_frame_stats stats = { 0 };
         for (int frame = 0; frame < scene.run.frames; ++frame) {
             step(&scene, &stats);
             most_pairs = stats.collision_pairs > most_pairs ? stats.collision_pairs : most_pairs;
             contacts += stats.collision_contacts;
+            floor_contacts += stats.floor_contacts;
         }
+        for (int b = 0; b < HEAP_BODIES; ++b)
+            lowest = fmin(lowest, mean_height(&scene.world.bodies[b]));
         after[threads - 1] = world_state(&scene.world);
         op_scene_free(&scene);
     }
-    print_message("heap of 48 tori: up to %d candidate pairs a frame, %d contacts over both runs\n", most_pairs,
-                  contacts);
-    assert_true(contacts > 0);
-    assert_memory_equal(after[0], after[1], 6 * 576 * sizeof(double));
+    print_message("heap of %d bodies of 4 models: up to %d candidate pairs a frame, %d body and %d floor contacts "
+                  "over both runs, lowest body centre %.3f m\n", HEAP_BODIES, most_pairs, contacts, floor_contacts,
+                  lowest);
+    assert_true(most_pairs > OP_COLLIDE_PARALLEL_MIN && contacts > 0 && floor_contacts > 0);
+    assert_true(lowest < 0.5); /* the bottom layer has landed: it started at 0.6 m */
+    for (int k = 0; k < 15 * HEAP_PARTICLES; ++k)
+        if (!isfinite(after[0][k]))
+            fail_msg("state entry %d is not finite", k);
+    assert_memory_equal(after[0], after[1], 15 * HEAP_PARTICLES * sizeof(double));
     free(after[0]);
     free(after[1]);
     free(text);

@@ -1,9 +1,11 @@
 /* Tests of core/sparse.c: solutions against LAPACK's dense Cholesky on random matrices built
  * like the global step's (mass diagonal plus weighted graph Laplacian), independence from the
  * triangle and order the triplets come in, rejection of singular, indefinite and malformed
- * matrices (without CHOLMOD printing anything), bitwise repeatability, and no allocation in the
- * solve. The tests that measure something print what they saw. */
+ * matrices (without CHOLMOD printing anything), bitwise repeatability, a factor that keeps
+ * nothing of CHOLMOD's, and one factor shared by several holders and solved with on two
+ * threads at once. The tests that measure something print what they saw. */
 #include <dlfcn.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -136,12 +138,15 @@ static op_sparse_factor *factor_or_fail(const triplets *t)
     return f;
 }
 
-static void solve_or_fail(op_sparse_factor *f, double *x)
+/* One solve with a workspace of its own. */
+static void solve_or_fail(const op_sparse_factor *f, double *x)
 {
     op_ctx ctx;
     op_ctx_init(&ctx);
-    if (op_sparse_solve3(&ctx, f, x) != OP_OK)
+    op_sparse_workspace work = { 0 };
+    if (op_sparse_workspace_reserve(&ctx, &work, f) != OP_OK || op_sparse_solve3(&ctx, f, &work, x) != OP_OK)
         fail_msg("solve: %s", ctx.message);
+    op_sparse_workspace_free(&work);
 }
 
 /* Factors and solves b, returning x (caller frees). */
@@ -169,27 +174,41 @@ static struct SuiteSparse_config_struct *suitesparse_config(void)
     return config;
 }
 
-static long allocations, prints;
+/* allocations: calls of CHOLMOD's allocators; live: blocks allocated and not yet freed */
+static long allocations, live, prints;
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
 static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
 
 static void *counting_malloc(size_t size)
 {
     ++allocations;
-    return real_malloc(size);
+    void *p = real_malloc(size);
+    live += p != NULL;
+    return p;
 }
 
 static void *counting_calloc(size_t count, size_t size)
 {
     ++allocations;
-    return real_calloc(count, size);
+    void *p = real_calloc(count, size);
+    live += p != NULL;
+    return p;
 }
 
 static void *counting_realloc(void *p, size_t size)
 {
     ++allocations;
-    return real_realloc(p, size);
+    void *q = real_realloc(p, size);
+    live += !p && q;
+    return q;
+}
+
+static void counting_free(void *p)
+{
+    live -= p != NULL;
+    real_free(p);
 }
 
 static int counting_printf(const char *format, ...)
@@ -447,9 +466,11 @@ static void test_malformed_rejected(void **state)
     op_sparse_factor_free(&f);
 }
 
-/* 10,000 solves with one factor: every solve of the same right-hand side gives the same bits,
- * whatever was solved in between, and CHOLMOD allocates nothing. */
-static void test_repeated_solves_bitwise_no_allocation(void **state)
+/* 10,000 solves with one factor and one workspace: every solve of the same right-hand side
+ * gives the same bits, whatever was solved in between. The factor keeps nothing of CHOLMOD's
+ * (every block CHOLMOD allocated while factoring is freed when create returns) and solving calls
+ * none of its allocators: the solve is opsim's own. */
+static void test_repeated_solves_bitwise_no_cholmod(void **state)
 {
     (void)state;
     enum { N = 300, SOLVES = 10000 };
@@ -462,25 +483,29 @@ static void test_repeated_solves_bitwise_no_allocation(void **state)
     real_malloc = config->malloc_func;
     real_calloc = config->calloc_func;
     real_realloc = config->realloc_func;
+    real_free = config->free_func;
     config->malloc_func = counting_malloc;
     config->calloc_func = counting_calloc;
     config->realloc_func = counting_realloc;
+    config->free_func = counting_free;
 
-    allocations = 0;
+    allocations = live = 0;
     op_sparse_factor *f = factor_or_fail(&t);
-    long factor_allocations = allocations;
+    long factor_allocations = allocations, kept = live;
     memcpy(x0, b, sizeof x0);
     solve_or_fail(f, x0);
 
     allocations = 0;
     op_ctx ctx;
     op_ctx_init(&ctx);
+    op_sparse_workspace work = { 0 };
+    assert_int_equal(op_sparse_workspace_reserve(&ctx, &work, f), OP_OK);
     int failures = 0, differences = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int s = 0; s < SOLVES; ++s) {
         memcpy(x, s % 3 ? other : b, sizeof x);
-        failures += op_sparse_solve3(&ctx, f, x) != OP_OK;
+        failures += op_sparse_solve3(&ctx, f, &work, x) != OP_OK;
         if (s % 3 == 0)
             differences += memcmp(x, x0, sizeof x) != 0;
     }
@@ -489,15 +514,18 @@ static void test_repeated_solves_bitwise_no_allocation(void **state)
     config->malloc_func = real_malloc;
     config->calloc_func = real_calloc;
     config->realloc_func = real_realloc;
+    config->free_func = real_free;
 
     assert_int_equal(failures, 0);
     assert_int_equal(differences, 0);
     if (factor_allocations == 0)
         fail_msg("the allocation counter saw nothing even while factoring: the hook is not in use");
+    assert_int_equal(kept, 0);
     assert_int_equal(solve_allocations, 0);
     double us = (1e6 * (double)(t1.tv_sec - t0.tv_sec) + 1e-3 * (double)(t1.tv_nsec - t0.tv_nsec)) / SOLVES;
-    print_message("  %-34s %.2f us per solve, %ld CHOLMOD allocations while factoring, %ld while solving\n",
-                  "10000 solves, n = 300", us, factor_allocations, solve_allocations);
+    print_message("  %-34s %.2f us per solve, %ld CHOLMOD allocations while factoring (%ld kept), %ld while "
+                  "solving\n", "10000 solves, n = 300", us, factor_allocations, kept, solve_allocations);
+    op_sparse_workspace_free(&work);
     op_sparse_factor_free(&f);
     free(other);
     free(b);
@@ -520,15 +548,19 @@ static void test_nonfinite_rhs_rejected(void **state)
         x[3 * 17 + 1] = bad[k];
         op_ctx ctx;
         op_ctx_init(&ctx);
-        assert_int_equal(op_sparse_solve3(&ctx, f, x), OP_ERR_INVALID);
+        op_sparse_workspace work = { 0 };
+        assert_int_equal(op_sparse_workspace_reserve(&ctx, &work, f), OP_OK);
+        assert_int_equal(op_sparse_solve3(&ctx, f, &work, x), OP_ERR_INVALID);
         assert_non_null(strstr(ctx.message, "is not finite"));
+        op_sparse_workspace_free(&work);
         memcpy(x, b, sizeof x);
         solve_or_fail(f, x);
         assert_memory_equal(x, x0, sizeof x);
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    assert_int_equal(op_sparse_solve3(&ctx, NULL, x), OP_ERR_INVALID);
+    op_sparse_workspace work = { 0 };
+    assert_int_equal(op_sparse_solve3(&ctx, NULL, &work, x), OP_ERR_INVALID);
     op_sparse_factor_free(&f);
     free(b);
     free_triplets(&t);
@@ -549,7 +581,7 @@ static void test_one_by_one(void **state)
         assert_int_equal(op_sparse_factor_size(f), 1);
         assert_int_equal(op_sparse_factor_nonzeros(f), 1);
         double x[3] = { 1.0, -2.0, 8.0 };
-        assert_int_equal(op_sparse_solve3(&ctx, f, x), OP_OK);
+        solve_or_fail(f, x);
         assert_memory_equal(x, expected, sizeof x);
         op_sparse_factor_free(&f);
     }
@@ -615,6 +647,112 @@ static void test_factor_nonzeros(void **state)
     free_triplets(&path);
 }
 
+/* One factor, three holders (create, then two retains): two threads solve with it at once, each
+ * with its own workspace and its own right-hand sides, and get bitwise what one thread gets
+ * solving them one after another; the factor outlives every holder but the last. */
+static void test_shared_factor_on_two_threads(void **state)
+{
+    (void)state;
+    enum { N = 400, RHS = 8, ROUNDS = 200 };
+    op_rng rng = op_rng_seeded(9);
+    triplets t = make_matrix(&rng, N, MIXED, 1);
+    double *b[RHS], *serial[RHS];
+    op_sparse_factor *f = factor_or_fail(&t), *holder[2];
+    holder[0] = op_sparse_factor_retain(f);
+    holder[1] = op_sparse_factor_retain(f);
+    assert_ptr_equal(holder[0], f);
+    assert_ptr_equal(holder[1], f);
+    for (int r = 0; r < RHS; ++r) {
+        b[r] = random_rhs(&rng, N);
+        serial[r] = malloc(3 * N * sizeof(double));
+        assert_non_null(serial[r]);
+        memcpy(serial[r], b[r], 3 * N * sizeof(double));
+        solve_or_fail(f, serial[r]);
+    }
+    op_sparse_factor_free(&f); /* the creator's hold: the two others keep it */
+    assert_null(f);
+    int differences[2] = { 0, 0 }, failures[2] = { 0, 0 }, threads_seen = 0;
+    omp_set_num_threads(2);
+#pragma omp parallel num_threads(2) reduction(max : threads_seen)
+    {
+        int me = omp_get_thread_num();
+        threads_seen = omp_get_num_threads();
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        op_sparse_workspace work = { 0 };
+        double x[3 * N];
+        failures[me] += op_sparse_workspace_reserve(&ctx, &work, holder[me]) != OP_OK;
+        /* the two threads go through the right-hand sides in opposite orders */
+        for (int round = 0; round < ROUNDS && failures[me] == 0; ++round) {
+            int r = me == 0 ? round % RHS : RHS - 1 - round % RHS;
+            memcpy(x, b[r], sizeof x);
+            failures[me] += op_sparse_solve3(&ctx, holder[me], &work, x) != OP_OK;
+            differences[me] += memcmp(x, serial[r], sizeof x) != 0;
+        }
+        op_sparse_workspace_free(&work);
+    }
+    print_message("  %-34s %d threads, %d solves each\n", "one factor, two threads", threads_seen, ROUNDS);
+    assert_int_equal(threads_seen, 2);
+    assert_int_equal(failures[0] + failures[1], 0);
+    assert_int_equal(differences[0] + differences[1], 0);
+    op_sparse_factor_free(&holder[0]);
+    /* the last holder still solves */
+    double x[3 * N];
+    memcpy(x, b[3], sizeof x);
+    solve_or_fail(holder[1], x);
+    assert_memory_equal(x, serial[3], sizeof x);
+    op_sparse_factor_free(&holder[1]);
+    assert_null(holder[1]);
+    for (int r = 0; r < RHS; ++r) {
+        free(b[r]);
+        free(serial[r]);
+    }
+    free_triplets(&t);
+}
+
+/* A workspace sized for a smaller factor is refused and the right-hand side left alone; reserving
+ * again for the larger factor makes room, and a workspace big enough for a larger factor serves
+ * a smaller one. */
+static void test_workspace_too_small_rejected(void **state)
+{
+    (void)state;
+    op_rng rng = op_rng_seeded(10);
+    triplets small = make_matrix(&rng, 20, UPPER, 1), large = make_matrix(&rng, 60, UPPER, 1);
+    op_sparse_factor *fs = factor_or_fail(&small), *fl = factor_or_fail(&large);
+    double *b = random_rhs(&rng, 60), x[180], expected[180];
+    memcpy(expected, b, sizeof expected);
+    solve_or_fail(fl, expected);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_sparse_workspace work = { 0 };
+    assert_int_equal(op_sparse_workspace_reserve(&ctx, &work, fs), OP_OK);
+    assert_int_equal(work.capacity, 20);
+    memcpy(x, b, sizeof x);
+    assert_int_equal(op_sparse_solve3(&ctx, fl, &work, x), OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "workspace for 20 rows, factor of 60"));
+    assert_memory_equal(x, b, sizeof x);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_sparse_workspace_reserve(&ctx, &work, fl), OP_OK);
+    assert_int_equal(work.capacity, 60);
+    assert_int_equal(op_sparse_solve3(&ctx, fl, &work, x), OP_OK);
+    assert_memory_equal(x, expected, sizeof x);
+    assert_int_equal(op_sparse_workspace_reserve(&ctx, &work, fs), OP_OK);
+    assert_int_equal(work.capacity, 60);
+    memcpy(expected, b, 60 * sizeof(double));
+    solve_or_fail(fs, expected);
+    memcpy(x, b, 60 * sizeof(double));
+    assert_int_equal(op_sparse_solve3(&ctx, fs, &work, x), OP_OK);
+    assert_memory_equal(x, expected, 60 * sizeof(double));
+    op_sparse_workspace_free(&work);
+    assert_null(work.data);
+    assert_int_equal(work.capacity, 0);
+    op_sparse_factor_free(&fs);
+    op_sparse_factor_free(&fl);
+    free(b);
+    free_triplets(&small);
+    free_triplets(&large);
+}
+
 static void test_free_null_safe(void **state)
 {
     (void)state;
@@ -642,7 +780,9 @@ int main(void)
         cmocka_unit_test(test_singular_rejected),
         cmocka_unit_test(test_indefinite_rejected),
         cmocka_unit_test(test_malformed_rejected),
-        cmocka_unit_test(test_repeated_solves_bitwise_no_allocation),
+        cmocka_unit_test(test_repeated_solves_bitwise_no_cholmod),
+        cmocka_unit_test(test_shared_factor_on_two_threads),
+        cmocka_unit_test(test_workspace_too_small_rejected),
         cmocka_unit_test(test_nonfinite_rhs_rejected),
         cmocka_unit_test(test_one_by_one),
         cmocka_unit_test(test_power_of_two_scaling_exact),
