@@ -598,6 +598,19 @@ static int entry_int(op_ctx *ctx, const config *c, const entry *e, long lo, long
     return OP_OK;
 }
 
+/* A seed: a whole number in [0, 2^64 − 1]. */
+static int entry_seed(op_ctx *ctx, const config *c, const entry *e, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long seed = strtoull(e->value, &end, 10);
+    if (errno || end == e->value || *end || strchr(e->value, '-'))
+        return entry_fail(ctx, c, e, OP_ERR_INVALID, "must be a whole number in [0, %llu]",
+                          (unsigned long long)UINT64_MAX);
+    *out = (uint64_t)seed;
+    return OP_OK;
+}
+
 /* One of the '|'-separated words of `choices`; *out is its position. */
 static int entry_choice(op_ctx *ctx, const config *c, const entry *e, const char *choices, int *out)
 {
@@ -802,15 +815,8 @@ static int load_model(loader *l, int s)
     const entry *e;
     if ((e = lookup(c, s, "particles")) && entry_int(ctx, c, e, 0, 1000000, &def->particles) != OP_OK)
         return ctx->status;
-    if ((e = lookup(c, s, "seed"))) {
-        char *end;
-        errno = 0;
-        unsigned long long seed = strtoull(e->value, &end, 10);
-        if (errno || end == e->value || *end || strchr(e->value, '-'))
-            return entry_fail(ctx, c, e, OP_ERR_INVALID, "must be a whole number in [0, %llu]",
-                              (unsigned long long)UINT64_MAX);
-        def->seed = (uint64_t)seed;
-    }
+    if ((e = lookup(c, s, "seed")) && entry_seed(ctx, c, e, &def->seed) != OP_OK)
+        return ctx->status;
     if ((e = lookup(c, s, "voxels")) && entry_int(ctx, c, e, 4, 2048, &def->voxel_resolution) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "density"))) {
@@ -956,13 +962,10 @@ static int load_body(loader *l, int s)
     op_rng rng = op_rng_seeded(0);
     const entry *random_entry = lookup(c, s, "random_rotation");
     if (random_entry) {
-        char *end;
-        errno = 0;
-        unsigned long long seed = strtoull(random_entry->value, &end, 10);
-        if (errno || end == random_entry->value || *end || strchr(random_entry->value, '-'))
-            return entry_fail(ctx, c, random_entry, OP_ERR_INVALID, "must be a seed, a whole number in [0, %llu]",
-                              (unsigned long long)UINT64_MAX);
-        rng = op_rng_seeded((uint64_t)seed);
+        uint64_t seed;
+        if (entry_seed(ctx, c, random_entry, &seed) != OP_OK)
+            return ctx->status;
+        rng = op_rng_seeded(seed);
     }
     if (collapsed && copies > 1)
         return entry_fail(ctx, c, copies_entry, OP_ERR_INVALID, "a collapsed start takes one copy");
