@@ -2156,19 +2156,33 @@ done:
     return rc;
 }
 
+/* Opens the run file for reading an attribute of `object`, which must exist ("/" always
+ * does); *file is the open file on success, negative otherwise. */
+static int open_attribute_owner(op_ctx *ctx, const char *path, const char *object, const char *name, hid_t *file)
+{
+    *file = -1;
+    if (!object || !*object || !name || !*name)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "%s: no attribute name given", path ? path : "");
+    *file = open_file(ctx, path, H5F_ACC_RDONLY);
+    if (*file < 0)
+        return ctx->status;
+    if (strcmp(object, "/") != 0 && !object_exists(*file, object)) {
+        H5Fclose(*file);
+        *file = -1;
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: no group or dataset %s (looking for attribute %s)", path,
+                       object, name);
+    }
+    return OP_OK;
+}
+
 static int read_attribute_impl(op_ctx *ctx, const char *path, const char *object,
                                const char *name, hid_t mem_type, void *value)
 {
-    if (!object || !*object || !name || !*name)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "%s: no attribute name given", path ? path : "");
-    hid_t file = open_file(ctx, path, H5F_ACC_RDONLY);
-    if (file < 0)
+    hid_t file;
+    if (open_attribute_owner(ctx, path, object, name, &file) != OP_OK)
         return ctx->status;
     int rc = OP_OK;
-    if (strcmp(object, "/") != 0 && !object_exists(file, object))
-        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: no group or dataset %s (looking for attribute %s)",
-                     path, object, name);
-    else if (mem_type == H5T_NATIVE_DOUBLE) {
+    if (mem_type == H5T_NATIVE_DOUBLE) {
         /* Integers convert: a parameter written as an int is still a number. */
         hid_t attr = open_attribute(ctx, path, file, object, name);
         if (attr < 0)
@@ -2201,17 +2215,12 @@ static int read_attribute_impl(op_ctx *ctx, const char *path, const char *object
 static int read_attribute_string_impl(op_ctx *ctx, const char *path, const char *object,
                                       const char *name, char *out, size_t size)
 {
-    if (!object || !*object || !name || !*name)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "%s: no attribute name given", path ? path : "");
-    hid_t file = open_file(ctx, path, H5F_ACC_RDONLY);
-    if (file < 0)
+    hid_t file;
+    if (open_attribute_owner(ctx, path, object, name, &file) != OP_OK)
         return ctx->status;
     int rc = OP_OK;
     hid_t attr = -1;
-    if (strcmp(object, "/") != 0 && !object_exists(file, object))
-        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: no group or dataset %s (looking for attribute %s)",
-                     path, object, name);
-    else if ((attr = open_attribute(ctx, path, file, object, name)) < 0)
+    if ((attr = open_attribute(ctx, path, file, object, name)) < 0)
         rc = ctx->status;
     else {
         char what[160];
