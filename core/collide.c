@@ -347,7 +347,8 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
     if (!RENEW(ctx, c->position, 3 * n) || !RENEW(ctx, c->velocity, 3 * n) || !RENEW(ctx, c->start, 3 * n) ||
         !RENEW(ctx, c->axes, 9 * n) || !RENEW(ctx, c->radii, 3 * n) || !RENEW(ctx, c->bound, n) ||
         !RENEW(ctx, c->inverse_mass, n) || !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
-        !RENEW(ctx, c->incidence_start, n + 2) || !RENEW(ctx, c->searched_position, 3 * n))
+        !RENEW(ctx, c->incidence_start, n + 2) || !RENEW(ctx, c->searched_position, 3 * n) ||
+        !RENEW(ctx, c->involved, n) || !RENEW(ctx, c->support, 6 * n))
         return ctx->status;
     c->capacity = (int)n;
     c->searched_count = 0; /* the searched positions are gone with the old arrays */
@@ -357,14 +358,10 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
 /* The candidate pairs of this call into c->near (collide.h, "Reuse between calls"): a grid
  * search widened by the skin when the last one's pairs may miss some, then the pairs within
  * reach now, tested exactly as op_broad_phase_find tests them. */
-static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin, int *searched)
+static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin, int moved, int *searched)
 {
     op_broad_phase *bp = &c->broad;
-    int search = c->searched_count != count || c->searched_margin != margin;
-    /* a little under half the skin, so that rounding in the test cannot matter */
-    double allowed = 0.49 * c->skin, allowed2 = allowed * allowed;
-    for (int q = 0; q < count && !search; ++q)
-        search = !(v3_dist2(&c->position[3 * q], &c->searched_position[3 * q]) <= allowed2);
+    int search = moved || c->searched_count != count || c->searched_margin != margin;
     if (search) {
         double largest = 0.0;
         for (int q = 0; q < count; ++q)
@@ -395,33 +392,73 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
     return OP_OK;
 }
 
-static void gather(op_collider *c, const op_body *bodies, int body_count)
+void op_support_matrix(double out[6], const double axes[9], const double radii[3])
 {
-    for (int b = 0, g = 0; b < body_count; ++b) {
-        const op_body *body = &bodies[b];
-        const op_graph *graph = body->graph;
-        for (int i = 0; i < graph->particle_count; ++i, ++g) {
-            const double *r = &graph->radii[3 * i];
-            v3_copy(&c->position[3 * g], &body->state.position[3 * i]);
-            v3_copy(&c->velocity[3 * g], &body->state.velocity[3 * i]);
-            v3_copy(&c->start[3 * g], &body->start_position[3 * i]);
-            m3_mul(&c->axes[9 * g], &body->state.rotation[9 * i], &graph->rest_axes[9 * i]);
-            v3_copy(&c->radii[3 * g], r);
-            c->bound[g] = fmax(r[0], fmax(r[1], r[2]));
-            c->inverse_mass[g] = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
-            c->group[g] = b;
-        }
+    double r2[3] = { radii[0] * radii[0], radii[1] * radii[1], radii[2] * radii[2] };
+    const int row[6] = { 0, 0, 0, 1, 1, 2 }, column[6] = { 0, 1, 2, 1, 2, 2 };
+    for (int e = 0; e < 6; ++e) {
+        const double *a = &axes[3 * row[e]], *b = &axes[3 * column[e]];
+        out[e] = a[0] * r2[0] * b[0] + a[1] * r2[1] * b[1] + a[2] * r2[2] * b[2];
     }
 }
 
-static void scatter(const op_collider *c, op_body *bodies, int body_count)
+double op_support_along(const double support[6], const double n[3])
 {
-    for (int b = 0, g = 0; b < body_count; ++b) {
-        op_state *s = &bodies[b].state;
-        memcpy(s->position, &c->position[3 * g], 3 * (size_t)s->particle_count * sizeof(double));
-        memcpy(s->velocity, &c->velocity[3 * g], 3 * (size_t)s->particle_count * sizeof(double));
-        g += s->particle_count;
+    const double *S = support;
+    double diagonal = S[0] * n[0] * n[0] + S[3] * n[1] * n[1] + S[5] * n[2] * n[2];
+    double off = S[1] * n[0] * n[1] + S[2] * n[0] * n[2] + S[4] * n[1] * n[2];
+    return sqrt(fmax(0.0, diagonal + 2.0 * off)); /* fmax: rounding must not make a sliver negative */
+}
+
+/* Where each body's particles start in the global list: c->body_start[body_count + 1]. */
+static int index_bodies(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_count)
+{
+    if (body_count + 1 > c->body_capacity) {
+        c->body_capacity = 0;
+        if (!RENEW(ctx, c->body_start, (size_t)body_count + 1))
+            return ctx->status;
+        c->body_capacity = body_count + 1;
     }
+    c->body_start[0] = 0;
+    for (int b = 0; b < body_count; ++b)
+        c->body_start[b + 1] = c->body_start[b] + bodies[b].graph->particle_count;
+    return OP_OK;
+}
+
+/* Body b's particles into the global list; returns 1 when one of them has moved more than a
+ * little under half the skin (so that rounding in the test cannot matter) from where the last
+ * search saw it, or there is no search to compare with. */
+static int gather_body(op_collider *c, const op_body *body, int b, int compare)
+{
+    const op_graph *graph = body->graph;
+    double allowed = 0.49 * c->skin, allowed2 = allowed * allowed;
+    int moved = !compare;
+    for (int i = 0, g = c->body_start[b]; i < graph->particle_count; ++i, ++g) {
+        const double *r = &graph->radii[3 * i];
+        v3_copy(&c->position[3 * g], &body->state.position[3 * i]);
+        v3_copy(&c->velocity[3 * g], &body->state.velocity[3 * i]);
+        v3_copy(&c->start[3 * g], &body->start_position[3 * i]);
+        m3_mul(&c->axes[9 * g], &body->state.rotation[9 * i], &graph->rest_axes[9 * i]);
+        v3_copy(&c->radii[3 * g], r);
+        op_support_matrix(&c->support[6 * g], &c->axes[9 * g], r);
+        c->bound[g] = fmax(r[0], fmax(r[1], r[2]));
+        c->inverse_mass[g] = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
+        c->group[g] = b;
+        if (!moved)
+            moved = !(v3_dist2(&c->position[3 * g], &c->searched_position[3 * g]) <= allowed2);
+    }
+    return moved;
+}
+
+/* Body b's positions and velocities back; returns how far its deepest position-free particle
+ * reaches below the floor (op_floor_penetration), 0 without a floor. */
+static double scatter_body(const op_collider *c, op_body *body, int b, const op_contact_def *def)
+{
+    op_state *s = &body->state;
+    int g = c->body_start[b];
+    memcpy(s->position, &c->position[3 * g], 3 * (size_t)s->particle_count * sizeof(double));
+    memcpy(s->velocity, &c->velocity[3 * g], 3 * (size_t)s->particle_count * sizeof(double));
+    return def->floor ? op_floor_penetration(body, def->floor_height) : 0.0;
 }
 
 /* The pairs incident to each particle, in pair order (the pairs are visited in order). */
@@ -433,8 +470,12 @@ static void build_incidence(op_collider *c, int count, const op_pair *pairs, int
         start[pairs[k].i + 2]++;
         start[pairs[k].j + 2]++;
     }
-    for (int p = 0; p < count; ++p)
+    c->involved_count = 0;
+    for (int p = 0; p < count; ++p) {
+        if (start[p + 2] > 0)
+            c->involved[c->involved_count++] = p;
         start[p + 2] += start[p + 1];
+    }
     for (int k = 0; k < pair_count; ++k) {
         c->incidence[start[pairs[k].i + 1]++] = k;
         c->incidence[start[pairs[k].j + 1]++] = k;
@@ -470,8 +511,7 @@ static void evaluate(const op_collider *c, const op_pair *pair, double friction,
         v3_scale(n, n, 1.0 / length);
     else
         v3_copy(n, up);
-    double p = op_support_distance(&c->axes[9 * i], &c->radii[3 * i], n) +
-               op_support_distance(&c->axes[9 * j], &c->radii[3 * j], n) - length;
+    double p = op_support_along(&c->support[6 * i], n) + op_support_along(&c->support[6 * j], n) - length;
     out->penetration = p;
     if (!(p > 0))
         return;
@@ -537,18 +577,19 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     *stats = (op_contact_stats){ 0 };
     if (def->passes < 1 || !(isfinite(def->friction) && def->friction >= 0))
         return OP_FAIL(ctx, OP_ERR_INVALID, "collisions: passes must be at least 1 and friction not negative");
-    int count = 0;
-    for (int b = 0; b < body_count; ++b)
-        count += bodies[b].graph->particle_count;
+    if (index_bodies(ctx, c, bodies, body_count) != OP_OK)
+        return ctx->status;
+    int count = c->body_start[body_count];
     if (collider_reserve(ctx, c, count) != OP_OK)
         return ctx->status;
-    gather(c, bodies, body_count);
-    if (find_near_pairs(ctx, c, count, def->margin, &stats->searched) != OP_OK)
+    int compare = c->searched_count == count, moved = 0;
+#pragma omp parallel for schedule(static) reduction(| : moved) if (count >= OP_COLLIDE_PARALLEL_MIN)
+    for (int b = 0; b < body_count; ++b)
+        moved |= gather_body(c, &bodies[b], b, compare);
+    if (find_near_pairs(ctx, c, count, def->margin, moved, &stats->searched) != OP_OK)
         return ctx->status;
     int pair_count = c->near_count;
     stats->pairs = pair_count;
-    if (pair_count <= 0)
-        return OP_OK;
     if (pair_count > c->pair_capacity) {
         size_t n = (size_t)pair_count + (size_t)pair_count / 2;
         c->pair_capacity = 0;
@@ -559,12 +600,14 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     build_incidence(c, count, c->near, pair_count);
     memset(c->touched, 0, (size_t)pair_count * sizeof *c->touched);
     const op_pair *pairs = c->near;
-    /* One parallel region for every pass: its barriers cost less than a fork per loop. */
+    const int *involved = c->involved, involved_count = c->involved_count;
+    /* One parallel region for every pass: its barriers cost less than a fork per loop. Only
+     * the particles of some pair take part; the others' corrections are zero. */
     int active = 0;
     double deepest = 0.0;
 #pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
     {
-        for (int pass = 0;; ++pass) {
+        for (int pass = 0; pair_count > 0; ++pass) {
 #pragma omp single
             {
                 active = 0;
@@ -573,7 +616,10 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
 #pragma omp for schedule(static) reduction(+ : active) reduction(max : deepest)
             for (int k = 0; k < pair_count; ++k) {
                 struct op_contact *con = &c->contact[k];
-                evaluate(c, &pairs[k], def->friction, con);
+                /* only touching particles moved in the last pass: a pair of two others would
+                 * evaluate to what it did */
+                if (pass == 0 || c->touching[pairs[k].i] || c->touching[pairs[k].j])
+                    evaluate(c, &pairs[k], def->friction, con);
                 if (con->active) {
                     ++active;
                     deepest = fmax(deepest, con->penetration);
@@ -585,17 +631,21 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
             if (pass == def->passes || active == 0)
                 break;
 #pragma omp for schedule(static)
-            for (int q = 0; q < count; ++q)
-                c->touching[q] = count_touching(c, q);
+            for (int p = 0; p < involved_count; ++p)
+                c->touching[involved[p]] = count_touching(c, involved[p]);
 #pragma omp for schedule(static)
-            for (int q = 0; q < count; ++q)
-                apply(c, pairs, def, q);
+            for (int p = 0; p < involved_count; ++p)
+                apply(c, pairs, def, involved[p]);
         }
     }
     stats->max_penetration = deepest;
     for (int k = 0; k < pair_count; ++k)
         stats->contacts += c->touched[k];
-    scatter(c, bodies, body_count);
+    double below = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : below) if (count >= OP_COLLIDE_PARALLEL_MIN)
+    for (int b = 0; b < body_count; ++b)
+        below = fmax(below, scatter_body(c, &bodies[b], b, def));
+    stats->max_floor_penetration = below;
     return OP_OK;
 }
 
@@ -617,5 +667,9 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->touched);
     OP_FREE(c->searched_position);
     OP_FREE(c->near);
+    OP_FREE(c->involved);
+    OP_FREE(c->support);
+    OP_FREE(c->body_start);
+    c->body_capacity = 0;
     c->capacity = c->pair_capacity = c->near_capacity = c->near_count = c->searched_count = 0;
 }

@@ -57,7 +57,11 @@
  * averaging does, would, and makes resting stacks creep. After each particle's update the floor,
  * when there is one, bounds it (pushed back on top, downward velocity removed): the floor is
  * immovable, so a pair cannot resolve by pushing a particle into it. The result is bitwise the
- * same for every thread count; passes stop early once no pair penetrates.
+ * same for every thread count; passes stop early once no pair penetrates. Only the particles
+ * of some candidate pair take part in a pass, and a pass re-evaluates only the pairs with a
+ * particle that the previous pass moved (one in a penetrating pair): any other pair would
+ * evaluate to exactly what it did. Along a pair's normal, h comes from six numbers per particle
+ * formed once per call (op_support_along).
  *
  * Passes: one resolves an isolated pair exactly, but a particle caught between several others
  * moves by a fraction of its corrections, so a stack needs more. Two tori stacked on the floor
@@ -92,6 +96,12 @@ enum { OP_COLLIDE_DEFAULT_PASSES = 8, OP_COLLIDE_PARALLEL_MIN = 512 };
 
 /* h(n) = √(nᵀ E diag(r²) Eᵀ n) for axes E (columns, row-major), semi-axes r, unit n. */
 double op_support_distance(const double axes[9], const double radii[3], const double n[3]);
+
+/* The same h from six numbers, for many directions against one ellipsoid (the pair passes): the
+ * upper triangle (00, 01, 02, 11, 12, 22) of S = E diag(r²) Eᵀ, then h(n) = √(nᵀ S n) at half
+ * op_support_distance's cost. Equal to it up to rounding, not bitwise. */
+void op_support_matrix(double support[6], const double axes[9], const double radii[3]);
+double op_support_along(const double support[6], const double n[3]);
 
 /* The lowest point of particle i's ellipsoid along +y: x_y − h(+y). */
 double op_particle_lowest_point(const op_body *body, int i);
@@ -145,6 +155,8 @@ typedef struct op_contact_stats {
     int contacts;           /* of them, pairs that penetrated in some pass */
     double max_penetration; /* m: the largest p left over the candidate pairs after the passes, 0
                                when none penetrates */
+    double max_floor_penetration; /* m: how far the deepest position-free particle reaches below
+                                     the floor afterwards (op_floor_penetration), 0 without one */
     int searched;           /* 1 when the grid search ran, 0 when its last pairs were reused */
 } op_contact_stats;
 
@@ -157,12 +169,17 @@ typedef struct op_collider {
     double *start;               /* [n][3] the position at the sub-step's start */
     double *axes;                /* [n][9] E = R Ē */
     double *radii;               /* [n][3] */
+    double *support;             /* [n][6] E diag(r²) Eᵀ, upper triangle by rows */
     double *bound;               /* [n] largest semi-axis */
     double *inverse_mass;        /* [n] 0 where the position is pinned */
     int *group;                  /* [n] body index */
     int *touching;               /* [n] penetrating pairs of each particle in the current pass */
     int *incidence_start;        /* [n + 1] CSR of the pairs incident to each particle */
     int *incidence;              /* [2 · pairs] pair indices, ascending within a particle */
+    int involved_count;
+    int *involved;               /* [involved_count] the particles in some pair, ascending */
+    int body_capacity;
+    int *body_start;             /* [bodies + 1] each body's first global index */
     struct op_contact *contact;  /* [pairs] one pass's correction of each pair */
     unsigned char *touched;      /* [pairs] penetrated in some pass */
     /* the reuse of a search (above) */

@@ -10,11 +10,9 @@
 #include "math3.h"
 #include "timer.h"
 
+/* A sub-step's stages (world.h): every body's own, then the contacts between them. */
 typedef enum op_stage {
-    OP_STAGE_PREDICT,
-    OP_STAGE_BEGIN,
-    OP_STAGE_ITERATE,
-    OP_STAGE_UPDATE_VELOCITY,
+    OP_STAGE_BODIES, /* per body: PREDICT, BEGIN, ITERATE × n_i, UPDATE_VELOCITY (step_body) */
     OP_STAGE_COLLIDE,
     OP_STAGE_COUNT
 } op_stage;
@@ -148,6 +146,8 @@ void op_world_free(op_world *world)
             op_chebyshev_free(&world->chebyshev[b]);
     OP_FREE(world->chebyshev);
     op_collider_free(&world->collider);
+    OP_FREE(world->body_energy);
+    world->body_energy_capacity = 0;
     if (world->bodies)
         for (int b = 0; b < world->body_count; ++b)
             op_body_free(&world->bodies[b]);
@@ -283,12 +283,13 @@ static void stage_predict(op_world *world, double h)
     }
 }
 
-static void begin_body(op_world *world, int b, double h, stage_failure *failure)
+static int begin_body(op_world *world, int b, double h, stage_failure *failure)
 {
     op_ctx body_ctx;
     op_ctx_init(&body_ctx);
     if (world->solver->begin_substep(&body_ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
         note_failure(failure, b, &body_ctx);
+    return body_ctx.status;
 }
 
 static int stage_begin(op_ctx *ctx, op_world *world, double h)
@@ -306,18 +307,6 @@ static int stage_begin(op_ctx *ctx, op_world *world, double h)
     return report_failure(ctx, world, &failure);
 }
 
-static void stage_update_velocity(op_world *world, double h)
-{
-    if (world->parallel) {
-#pragma omp parallel for schedule(dynamic)
-        for (int b = 0; b < world->body_count; ++b)
-            update_velocity(&world->bodies[b], h);
-    } else {
-        for (int b = 0; b < world->body_count; ++b)
-            update_velocity(&world->bodies[b], h);
-    }
-}
-
 int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
 {
     stage_predict(world, h);
@@ -327,7 +316,7 @@ int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
 /* Iteration k of body b, then Chebyshev (chebyshev.h) where it is on: x^{k+1} from the
  * variant's x̂^{k+1}, rotations re-synchronised with the variant when they were extrapolated.
  * Its stage times are added to *spent. */
-static void iterate_body(op_world *world, int b, double h, int k, stage_failure *failure, op_stage_times *spent)
+static int iterate_body(op_world *world, int b, double h, int k, stage_failure *failure, op_stage_times *spent)
 {
     op_ctx body_ctx;
     op_ctx_init(&body_ctx);
@@ -343,6 +332,7 @@ static void iterate_body(op_world *world, int b, double h, int k, stage_failure 
     }
     if (body_ctx.status != OP_OK)
         note_failure(failure, b, &body_ctx);
+    return body_ctx.status;
 }
 
 #pragma omp declare reduction(add_stage_times : op_stage_times : omp_out.local += omp_in.local, \
@@ -411,12 +401,16 @@ static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
 {
     const op_world_def *def = &world->def;
     double floor_left = 0.0;
-    if (def->floor)
+    if (def->floor) {
+        int contacts = 0;
+#pragma omp parallel for schedule(dynamic) reduction(+ : contacts) reduction(max : floor_left) if (world->parallel)
         for (int b = 0; b < world->body_count; ++b) {
             double deepest;
-            stats->floor_contacts += op_collide_floor(&world->bodies[b], def->floor_height, def->friction, &deepest);
+            contacts += op_collide_floor(&world->bodies[b], def->floor_height, def->friction, &deepest);
             floor_left = fmax(floor_left, deepest);
         }
+        stats->floor_contacts += contacts;
+    }
     if (def->collisions && world->body_count > 1) {
         op_contact_def contact = { .passes = def->collision_passes,
                                    .floor = def->floor,
@@ -429,13 +423,96 @@ static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
         stats->collision_pairs += found.pairs;
         stats->collision_contacts += found.contacts;
         stats->max_penetration = fmax(stats->max_penetration, found.max_penetration);
-        /* the pairs moved particles after the floor: measure again */
-        floor_left = 0.0;
-        if (def->floor)
-            for (int b = 0; b < world->body_count; ++b)
-                floor_left = fmax(floor_left, op_floor_penetration(&world->bodies[b], def->floor_height));
+        floor_left = found.max_floor_penetration; /* the pairs moved particles after the floor */
     }
     stats->max_floor_penetration = fmax(stats->max_floor_penetration, floor_left);
+    return OP_OK;
+}
+
+/* Body b's stages of one sub-step, in order:
+ *   PREDICT, BEGIN, ITERATE × n_i (the energy into energy[0] before the first iteration and
+ *   energy[k] after the k-th when energy is not NULL), UPDATE_VELOCITY;
+ * a failing stage ends the body's sub-step. Bodies do not meet before COLLIDE, so a body's whole
+ * sub-step runs without waiting for the others: one thread team a sub-step, and each body's data
+ * stays in cache from its prediction to its velocities. */
+static void step_body_stages(op_world *world, int b, double h, op_energy *energy, stage_failure *failure,
+                             op_stage_times *spent)
+{
+    op_body *body = &world->bodies[b];
+    predict(world, body, h, world->time + h);
+    if (begin_body(world, b, h, failure) != OP_OK)
+        return;
+    if (energy)
+        op_energy_eval(body, h, &energy[0]);
+    for (int k = 0; k < world->def.iterations; ++k) {
+        if (iterate_body(world, b, h, k, failure, spent) != OP_OK)
+            return;
+        if (energy)
+            op_energy_eval(body, h, &energy[k + 1]);
+    }
+    update_velocity(body, h);
+}
+
+/* step_body_stages, its stage times added to *spent and the time it took in all to *all */
+static void step_body(op_world *world, int b, double h, op_energy *energy, stage_failure *failure,
+                      op_stage_times *spent, double *all)
+{
+    double start = op_now();
+    step_body_stages(world, b, h, energy, failure, spent);
+    *all += op_now() - start;
+}
+
+/* OP_STAGE_BODIES: step_body for every body. Energies are kept per body and summed in body
+ * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
+ * apportioned to local, global and chebyshev by their share of the summed per-body times
+ * (world.h). */
+static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energy_row, op_stage_times *times)
+{
+    int columns = world->def.iterations + 1;
+    if (energy_row && world->body_energy_capacity < world->body_count * columns) {
+        free(world->body_energy);
+        world->body_energy_capacity = 0;
+        world->body_energy = op_calloc(ctx, (size_t)world->body_count * (size_t)columns, sizeof(op_energy));
+        if (!world->body_energy)
+            return ctx->status;
+        world->body_energy_capacity = world->body_count * columns;
+    }
+    stage_failure failure;
+    no_failure(&failure, world);
+    op_stage_times spent = { 0 };
+    double all = 0.0;
+    if (world->parallel) {
+        double start = op_now();
+#pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent) reduction(+ : all)
+        for (int b = 0; b < world->body_count; ++b)
+            step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &all);
+        double wall = op_now() - start;
+        if (all > 0.0) {
+            times->local += wall * (spent.local / all);
+            times->global += wall * (spent.global / all);
+            times->chebyshev += wall * (spent.chebyshev / all);
+        }
+    } else {
+        for (int b = 0; b < world->body_count; ++b)
+            step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &all);
+        times->local += spent.local;
+        times->global += spent.global;
+        times->chebyshev += spent.chebyshev;
+    }
+    if (report_failure(ctx, world, &failure) != OP_OK)
+        return ctx->status;
+    if (energy_row)
+        for (int k = 0; k < columns; ++k) {
+            op_energy total = { 0 };
+            for (int b = 0; b < world->body_count; ++b) {
+                const op_energy *e = &world->body_energy[b * columns + k];
+                total.kinetic += e->kinetic;
+                total.elastic += e->elastic;
+                total.constraint += e->constraint;
+                total.total += e->total;
+            }
+            energy_row[k] = total;
+        }
     return OP_OK;
 }
 
@@ -450,27 +527,11 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     stats->max_penetration = stats->max_floor_penetration = 0.0;
     for (int sub = 0; sub < def->substeps; ++sub) {
         op_energy *energy_row = def->log_energy ? &stats->energy[sub * row_length] : NULL;
-        for (op_stage stage = OP_STAGE_PREDICT; stage < OP_STAGE_COUNT; ++stage) {
+        for (op_stage stage = OP_STAGE_BODIES; stage < OP_STAGE_COUNT; ++stage) {
             switch (stage) {
-            case OP_STAGE_PREDICT:
-                stage_predict(world, h);
-                break;
-            case OP_STAGE_BEGIN:
-                if (stage_begin(ctx, world, h) != OP_OK)
+            case OP_STAGE_BODIES:
+                if (stage_bodies(ctx, world, h, energy_row, &solve) != OP_OK)
                     return ctx->status;
-                if (energy_row)
-                    op_world_energy(world, h, &energy_row[0]);
-                break;
-            case OP_STAGE_ITERATE:
-                for (int it = 0; it < def->iterations; ++it) {
-                    if (op_world_iterate(ctx, world, h, it, &solve) != OP_OK)
-                        return ctx->status;
-                    if (energy_row)
-                        op_world_energy(world, h, &energy_row[it + 1]);
-                }
-                break;
-            case OP_STAGE_UPDATE_VELOCITY:
-                stage_update_velocity(world, h);
                 break;
             case OP_STAGE_COLLIDE: {
                 double start = op_now();

@@ -2,35 +2,41 @@
  * explicit stage list (after Box2D's solver stages):
  *
  *   per frame, per sub-step (h = frame_time / substeps):
- *     PREDICT          y = x + h v + h² g, Y = R + h Ṙ; constraint targets at the sub-step's end
- *                      time; x ← y except where pinned
- *     BEGIN            the solver's begin_substep (refactor when h or the constraints changed)
- *     ITERATE × n_i    the solver's iteration (local and global stages, timed separately),
- *                      then, when chebyshev = on, the Chebyshev extrapolation of every body
- *                      (solvers/chebyshev.h; timed as its own "chebyshev" stage, not inside
- *                      local or global); the energy is logged after each iteration when
- *                      logging is on, i.e. of the extrapolated state
- *     UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
- *     COLLIDE          the floor first, then, when collisions = on and there are two bodies or
- *                      more, the pairs of particles of different bodies (core/collide.h): the
- *                      pairs start from the floor's corrections, and the floor bounds each of
- *                      their passes, so no pair resolves by pushing a particle into it; what
- *                      is left below the floor and between bodies is measured after both
+ *     BODIES, each body on its own, its stages in this order:
+ *       PREDICT          y = x + h v + h² g, Y = R + h Ṙ; constraint targets at the sub-step's
+ *                        end time; x ← y except where pinned
+ *       BEGIN            the solver's begin_substep (refactor when h or the constraints changed)
+ *       ITERATE × n_i    the solver's iteration (local and global stages, timed separately),
+ *                        then, when chebyshev = on, the Chebyshev extrapolation (solvers/
+ *                        chebyshev.h; timed as its own "chebyshev" stage, not inside local or
+ *                        global); the energy is logged after each iteration when logging is
+ *                        on, i.e. of the extrapolated state
+ *       UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
+ *     COLLIDE            the floor first, then, when collisions = on and there are two bodies
+ *                        or more, the pairs of particles of different bodies (core/collide.h):
+ *                        the pairs start from the floor's corrections, and the floor bounds
+ *                        each of their passes, so no pair resolves by pushing a particle into
+ *                        it; what is left below the floor and between bodies is measured after
+ *                        both
  *
- * Threads (OpenMP). Bodies are independent in PREDICT, BEGIN, ITERATE (each body's iteration and
- * its Chebyshev extrapolation) and UPDATE_VELOCITY, so each of these is one loop over the bodies,
+ * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the bodies,
  * shared dynamically between threads when the world has two bodies or more and
- * OP_WORLD_PARALLEL_MIN particles; COLLIDE is parallel inside core/collide.c. Every body is
- * computed exactly as alone, so the state is bitwise the same for every thread count. Each body
- * reports errors into a context of its own; a failed stage reports the failure of the first
- * failing body in body order. The energy log is evaluated on one thread.
+ * OP_WORLD_PARALLEL_MIN particles: a body's whole sub-step runs without waiting for the others,
+ * and its data stays in cache from PREDICT to UPDATE_VELOCITY. The floor is one loop over the
+ * bodies too; the pairs are parallel inside core/collide.c. Every body is computed exactly as
+ * alone, so the state is bitwise the same for every thread count. Each body's energy is logged
+ * into a row of its own and the rows are summed in body order (op_world_energy's sum, bitwise).
+ * Each body reports errors into a context of its own; a failed stage ends that body's sub-step
+ * and the step reports the failure of the first failing body in body order.
+ * op_world_begin_substep and op_world_iterate give the same stages one at a time, every body
+ * together, for studies that look between iterations (core/converge.c).
  *
  * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms and
  * chebyshev_ms are wall time. On one thread they are the per-body stage times summed over the
  * bodies. On threads those sums are CPU time, more than the wall time that passed: there each
- * ITERATE loop over the bodies is timed as a whole, and its wall time is apportioned to the three
- * by the ratio of the sums, so that they add up to the time ITERATE took, the loop's overhead
- * included. */
+ * BODIES loop is timed as a whole, and its wall time is apportioned to the three by their share
+ * of the bodies' summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest), so
+ * that the loop's overhead is shared out too. */
 #ifndef OPSIM_WORLD_H
 #define OPSIM_WORLD_H
 
@@ -94,6 +100,8 @@ typedef struct op_world {
     op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
     op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
     op_collider collider;           /* the body contacts' workspace */
+    int body_energy_capacity;
+    op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
     int parallel;        /* the per-body stages share the bodies between threads (set by
                             op_world_start: two bodies or more, OP_WORLD_PARALLEL_MIN particles) */
     double time;         /* s since the start */
@@ -123,7 +131,8 @@ void op_world_free(op_world *world);
  * (opsim estimate-rho, tests): op_world_begin_substep runs PREDICT and BEGIN;
  * op_world_iterate runs iteration k (0, 1, … in order) of ITERATE, Chebyshev included
  * (k = 0 restarts its sequence). Neither logs energy nor advances time: a study that stops
- * here leaves the world mid-sub-step. op_world_step is these plus UPDATE_VELOCITY and COLLIDE. */
+ * here leaves the world mid-sub-step. op_world_step's sub-step is these plus UPDATE_VELOCITY and
+ * COLLIDE, bitwise (tests/test_arap.c compares the energies). */
 int op_world_begin_substep(op_ctx *ctx, op_world *world, double h);
 int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times);
 /* The plain iteration's step sizes, for estimating chebyshev_rho: begins the next sub-step and

@@ -480,13 +480,20 @@ static void make_instances(op_world *w, const instance *instances, int first, in
         fail_msg("%s", ctx.message);
 }
 
-static void step_world(op_world *w)
+/* One frame; its energy log into energy (substeps × (iterations + 1) entries) when not NULL. */
+static void step_world_logged(op_world *w, op_energy *energy)
 {
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_frame_stats stats = { .energy = NULL };
+    w->def.log_energy = energy != NULL;
+    op_frame_stats stats = { .energy = energy };
     if (op_world_step(&ctx, w, &stats) != OP_OK)
         fail_msg("%s", ctx.message);
+}
+
+static void step_world(op_world *w)
+{
+    step_world_logged(w, NULL);
 }
 
 static int distinct_factors(const op_world *w)
@@ -551,7 +558,8 @@ static void test_instances_share_one_factor(void **state)
 }
 
 /* A world of instances, most of them sharing factors, stepped on two threads, moves every body
- * bitwise as it moves alone in a world of its own (with a factor of its own). */
+ * bitwise as it moves alone in a world of its own (with a factor of its own), and logs as its
+ * energy the bodies' energies alone summed in body order. */
 static void test_shared_factor_moves_each_body_as_alone(void **state)
 {
     (void)state;
@@ -566,13 +574,25 @@ static void test_shared_factor_moves_each_body_as_alone(void **state)
     make_instances(&all, instances, 0, BODIES);
     assert_true(all.parallel);
     assert_int_equal(distinct_factors(&all), 4);
+    size_t row = (size_t)all.def.substeps * (size_t)(all.def.iterations + 1), logged = FRAMES * row;
+    op_energy *energy = calloc(logged, sizeof *energy), *alone_energy = calloc(logged, sizeof *alone_energy);
+    op_energy *summed = calloc(logged, sizeof *summed);
+    assert_non_null(energy);
+    assert_non_null(alone_energy);
+    assert_non_null(summed);
     for (int frame = 0; frame < FRAMES; ++frame)
-        step_world(&all);
+        step_world_logged(&all, &energy[frame * row]);
     for (int b = 0; b < BODIES; ++b) {
         op_world alone;
         make_instances(&alone, instances, b, 1);
         for (int frame = 0; frame < FRAMES; ++frame)
-            step_world(&alone);
+            step_world_logged(&alone, &alone_energy[frame * row]);
+        for (size_t k = 0; k < logged; ++k) {
+            summed[k].kinetic += alone_energy[k].kinetic;
+            summed[k].elastic += alone_energy[k].elastic;
+            summed[k].constraint += alone_energy[k].constraint;
+            summed[k].total += alone_energy[k].total;
+        }
         const op_state *s = &all.bodies[b].state, *t = &alone.bodies[0].state;
         size_t n = (size_t)s->particle_count;
         assert_memory_equal(s->position, t->position, 3 * n * sizeof(double));
@@ -592,7 +612,57 @@ static void test_shared_factor_moves_each_body_as_alone(void **state)
     print_message("body 1 after %d frames: lowest centre %.3f m, largest rotation entry change %.3f\n", FRAMES, lowest,
                   turn);
     assert_true(lowest < 0.2 && turn > 1e-3);
+    assert_memory_equal(energy, summed, logged * sizeof *energy);
+    assert_true(energy[logged - 1].elastic > 0.0);
+    free(energy);
+    free(alone_energy);
+    free(summed);
     op_world_free(&all);
+}
+
+/* The energy op_world_step logs, each body's kept by its own sub-step and summed after, is
+ * what the staged calls (every body's begin, then every body's iteration k, op_world_energy
+ * after each) measure in a twin world, bitwise, on two threads. */
+static void test_logged_energy_matches_staged_substep(void **state)
+{
+    (void)state;
+    static const instance instances[] = {
+        { "dino100", 1e7, 0.0, 0, 0 }, { "dino100", 1e7, 0.9, 0, 1 }, { "torus100", 1e7, 0.3, 0, 0 },
+        { "dino100", 2e7, 1.2, 1, 0 },
+    };
+    enum { BODIES = sizeof instances / sizeof instances[0], FRAMES = 6 };
+    omp_set_num_threads(2);
+    op_world stepped, staged;
+    make_instances(&stepped, instances, 0, BODIES);
+    make_instances(&staged, instances, 0, BODIES);
+    assert_true(stepped.parallel);
+    for (int frame = 0; frame < FRAMES; ++frame) {
+        step_world(&stepped);
+        step_world(&staged);
+    }
+    int columns = stepped.def.iterations + 1;
+    op_energy *logged = calloc((size_t)columns, sizeof *logged), *measured = calloc((size_t)columns, sizeof *measured);
+    assert_non_null(logged);
+    assert_non_null(measured);
+    assert_int_equal(stepped.def.substeps, 1);
+    step_world_logged(&stepped, logged);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    double h = staged.def.frame_time;
+    op_stage_times times = { 0 };
+    assert_int_equal(op_world_begin_substep(&ctx, &staged, h), OP_OK);
+    op_world_energy(&staged, h, &measured[0]);
+    for (int k = 0; k < staged.def.iterations; ++k) {
+        assert_int_equal(op_world_iterate(&ctx, &staged, h, k, &times), OP_OK);
+        op_world_energy(&staged, h, &measured[k + 1]);
+    }
+    for (int k = 1; k < columns; ++k)
+        assert_true(logged[k].total < logged[k - 1].total);
+    assert_memory_equal(logged, measured, (size_t)columns * sizeof *logged);
+    free(logged);
+    free(measured);
+    op_world_free(&stepped);
+    op_world_free(&staged);
 }
 
 int main(void)
@@ -610,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_last_colour_rotations_are_optimal),
         cmocka_unit_test(test_instances_share_one_factor),
         cmocka_unit_test(test_shared_factor_moves_each_body_as_alone),
+        cmocka_unit_test(test_logged_energy_matches_staged_substep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
