@@ -265,13 +265,11 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
                 int last = cursor[r];
                 while (last < cells && bp->cell_key[last] <= key + row_last[r])
                     ++last;
-                int from = bp->cell_start[cursor[r]], group = bp->sorted_group[s];
+                int from = bp->cell_start[cursor[r]];
                 for (int t = from > s ? from : s + 1; t < bp->cell_start[last]; ++t) {
                     const double *b = &bp->sorted[4 * t];
                     double reach = a[3] + b[3] + margin;
-                    /* one branch, nearly always not taken, instead of an unpredictable one on
-                     * the group: most particles near a particle are of its own body */
-                    if (!((bp->sorted_group[t] != group) & (v3_dist2(a, b) < reach * reach)))
+                    if (bp->sorted_group[t] == bp->sorted_group[s] || !(v3_dist2(a, b) < reach * reach))
                         continue;
                     uint64_t i = (uint64_t)bp->order[s], j = (uint64_t)bp->order[t];
                     if (!push_pair(bp, thread, i < j ? i * n + j : j * n + i)) {
