@@ -217,16 +217,22 @@ static void update_velocity(op_body *body, double h)
     }
 }
 
+/* total += e, term by term: the one order in which bodies' energies are summed */
+static void add_energy(op_energy *total, const op_energy *e)
+{
+    total->kinetic += e->kinetic;
+    total->elastic += e->elastic;
+    total->constraint += e->constraint;
+    total->total += e->total;
+}
+
 double op_world_energy(const op_world *world, double h, op_energy *sum)
 {
     op_energy total = { 0 };
     for (int b = 0; b < world->body_count; ++b) {
         op_energy e;
         op_energy_eval(&world->bodies[b], h, &e);
-        total.kinetic += e.kinetic;
-        total.elastic += e.elastic;
-        total.constraint += e.constraint;
-        total.total += e.total;
+        add_energy(&total, &e);
     }
     if (sum)
         *sum = total;
@@ -335,6 +341,17 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
     return body_ctx.status;
 }
 
+/* A threaded loop's wall time into *times, shared out as the bodies' summed stage times in
+ * *spent are shares of `summed` (world.h). */
+static void add_apportioned(op_stage_times *times, double wall, const op_stage_times *spent, double summed)
+{
+    if (summed > 0.0) {
+        times->local += wall * (spent->local / summed);
+        times->global += wall * (spent->global / summed);
+        times->chebyshev += wall * (spent->chebyshev / summed);
+    }
+}
+
 #pragma omp declare reduction(add_stage_times : op_stage_times : omp_out.local += omp_in.local, \
                                   omp_out.global += omp_in.global, omp_out.chebyshev += omp_in.chebyshev) \
     initializer(omp_priv = { 0.0, 0.0, 0.0 })
@@ -355,12 +372,7 @@ int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_tim
 #pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent)
     for (int b = 0; b < world->body_count; ++b)
         iterate_body(world, b, h, k, &failure, &spent);
-    double wall = op_now() - start, summed = spent.local + spent.global + spent.chebyshev;
-    if (summed > 0.0) {
-        times->local += wall * (spent.local / summed);
-        times->global += wall * (spent.global / summed);
-        times->chebyshev += wall * (spent.chebyshev / summed);
-    }
+    add_apportioned(times, op_now() - start, &spent, spent.local + spent.global + spent.chebyshev);
     return report_failure(ctx, world, &failure);
 }
 
@@ -397,17 +409,28 @@ int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double 
 
 /* The floor, then the body pairs (world.h, COLLIDE); what is left below the floor is measured
  * after both. */
+/* Body b's floor contacts; *deepest_left takes what it leaves below the floor */
+static int floor_body(op_world *world, int b, double *deepest_left)
+{
+    double deepest;
+    int contacts = op_collide_floor(&world->bodies[b], world->def.floor_height, world->def.friction, &deepest);
+    *deepest_left = fmax(*deepest_left, deepest);
+    return contacts;
+}
+
 static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
 {
     const op_world_def *def = &world->def;
     double floor_left = 0.0;
     if (def->floor) {
         int contacts = 0;
-#pragma omp parallel for schedule(dynamic) reduction(+ : contacts) reduction(max : floor_left) if (world->parallel)
-        for (int b = 0; b < world->body_count; ++b) {
-            double deepest;
-            contacts += op_collide_floor(&world->bodies[b], def->floor_height, def->friction, &deepest);
-            floor_left = fmax(floor_left, deepest);
+        if (world->parallel) {
+#pragma omp parallel for schedule(dynamic) reduction(+ : contacts) reduction(max : floor_left)
+            for (int b = 0; b < world->body_count; ++b)
+                contacts += floor_body(world, b, &floor_left);
+        } else {
+            for (int b = 0; b < world->body_count; ++b)
+                contacts += floor_body(world, b, &floor_left);
         }
         stats->floor_contacts += contacts;
     }
@@ -486,12 +509,7 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
 #pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent) reduction(+ : all)
         for (int b = 0; b < world->body_count; ++b)
             step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &all);
-        double wall = op_now() - start;
-        if (all > 0.0) {
-            times->local += wall * (spent.local / all);
-            times->global += wall * (spent.global / all);
-            times->chebyshev += wall * (spent.chebyshev / all);
-        }
+        add_apportioned(times, op_now() - start, &spent, all);
     } else {
         for (int b = 0; b < world->body_count; ++b)
             step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &all);
@@ -504,13 +522,8 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
     if (energy_row)
         for (int k = 0; k < columns; ++k) {
             op_energy total = { 0 };
-            for (int b = 0; b < world->body_count; ++b) {
-                const op_energy *e = &world->body_energy[b * columns + k];
-                total.kinetic += e->kinetic;
-                total.elastic += e->elastic;
-                total.constraint += e->constraint;
-                total.total += e->total;
-            }
+            for (int b = 0; b < world->body_count; ++b)
+                add_energy(&total, &world->body_energy[b * columns + k]);
             energy_row[k] = total;
         }
     return OP_OK;
