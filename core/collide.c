@@ -40,7 +40,7 @@ double op_particle_lowest_point(const op_body *body, int i)
  * (not negative): the factor that keeps min(|v_t|, μ Δv_n) off it, as a fraction of v_t. */
 static double friction_keep(double friction, double normal_change, double tangential)
 {
-    return fmax(0.0, 1.0 - friction * normal_change / tangential);
+    return op_max(0.0, 1.0 - friction * normal_change / tangential);
 }
 
 int op_collide_floor(op_body *body, double height, double friction, double *deepest_after)
@@ -56,7 +56,7 @@ int op_collide_floor(op_body *body, double height, double friction, double *deep
         ++contacts;
         double *x = &body->state.position[3 * i], *v = &body->state.velocity[3 * i];
         x[1] += depth;
-        deepest = fmax(deepest, height - op_particle_lowest_point(body, i));
+        deepest = op_max(deepest, height - op_particle_lowest_point(body, i));
         double normal_change = v[1] < 0 ? -v[1] : 0.0;
         v[1] += normal_change;
         double tangential = sqrt(v[0] * v[0] + v[2] * v[2]);
@@ -75,27 +75,32 @@ double op_floor_penetration(const op_body *body, double height)
     double deepest = 0.0;
     for (int i = 0; i < body->graph->particle_count; ++i)
         if (!body->position_pinned[i])
-            deepest = fmax(deepest, height - op_particle_lowest_point(body, i));
+            deepest = op_max(deepest, height - op_particle_lowest_point(body, i));
     return deepest;
 }
 
 /* ---- broad phase ---- */
 
-enum { CELL_BITS = 21, ROWS = 5 };
+enum { ROWS = 5, GRID_CELLS_MIN = 4096, GRID_CELLS_PER_PARTICLE = 4 };
 
 /* Replaces the array p by `count` zeroed elements; false when out of memory. */
 #define RENEW(ctx, p, count) (free(p), ((p) = op_calloc((ctx), (count), sizeof *(p))) != NULL)
 
-static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int threads)
+static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int cells, int threads)
 {
     if (count > bp->particle_capacity) {
         size_t n = (size_t)count + (size_t)count / 2;
         bp->particle_capacity = 0;
-        if (!RENEW(ctx, bp->key, n) || !RENEW(ctx, bp->key_scratch, n) || !RENEW(ctx, bp->order, n) ||
-            !RENEW(ctx, bp->order_scratch, n) || !RENEW(ctx, bp->sorted, 4 * n) ||
-            !RENEW(ctx, bp->sorted_group, n) || !RENEW(ctx, bp->cell_start, n + 1) || !RENEW(ctx, bp->cell_key, n))
+        if (!RENEW(ctx, bp->key, n) || !RENEW(ctx, bp->order, n) || !RENEW(ctx, bp->sorted, 4 * n) ||
+            !RENEW(ctx, bp->sorted_group, n) || !RENEW(ctx, bp->run_end, n))
             return ctx->status;
         bp->particle_capacity = (int)n;
+    }
+    if (cells + 1 > bp->cell_capacity) {
+        bp->cell_capacity = 0;
+        if (!RENEW(ctx, bp->cell_start, (size_t)cells + 1))
+            return ctx->status;
+        bp->cell_capacity = cells + 1;
     }
     if (threads > bp->thread_capacity) {
         for (int t = 0; t < bp->thread_capacity; ++t)
@@ -110,16 +115,9 @@ static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int threads
     return OP_OK;
 }
 
-static uint64_t cell_key(uint64_t x, uint64_t y, uint64_t z)
-{
-    return x | y << CELL_BITS | z << (2 * CELL_BITS);
-}
-
-/* Stable LSD radix sort of key[count], payload alongside unless NULL, a byte a pass over the
- * bytes `largest` uses; the sorted arrays end up in *key and *payload (the scratch arrays swap
- * with them). Equal keys keep the order they came in. */
-static void radix_sort(int count, uint64_t largest, uint64_t **key, uint64_t **key_scratch, int **payload,
-                       int **payload_scratch)
+/* Stable LSD radix sort of key[count], a byte a pass over the bytes `largest` uses; the sorted
+ * array ends up in *key (the scratch array swaps with it). */
+static void radix_sort(int count, uint64_t largest, uint64_t **key, uint64_t **key_scratch)
 {
     for (int shift = 0; shift < 64 && largest >> shift; shift += 8) {
         int start[257] = { 0 };
@@ -128,35 +126,12 @@ static void radix_sort(int count, uint64_t largest, uint64_t **key, uint64_t **k
             start[(from[s] >> shift & 255) + 1]++;
         for (int d = 0; d < 256; ++d)
             start[d + 1] += start[d];
-        for (int s = 0; s < count; ++s) {
-            int to = start[from[s] >> shift & 255]++;
-            (*key_scratch)[to] = from[s];
-            if (payload)
-                (*payload_scratch)[to] = (*payload)[s];
-        }
-        uint64_t *swap_key = *key;
+        for (int s = 0; s < count; ++s)
+            (*key_scratch)[start[from[s] >> shift & 255]++] = from[s];
+        uint64_t *swap = *key;
         *key = *key_scratch;
-        *key_scratch = swap_key;
-        if (payload) {
-            int *swap = *payload;
-            *payload = *payload_scratch;
-            *payload_scratch = swap;
-        }
+        *key_scratch = swap;
     }
-}
-
-/* The first occupied cell whose key is not below `key`. */
-static int first_cell_from(const uint64_t *cell_key, int cells, uint64_t key)
-{
-    int lo = 0, hi = cells;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (cell_key[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* Appends a pair key to a thread's buffer, growing it; 0 when out of memory. */
@@ -176,36 +151,67 @@ static int push_pair(op_broad_phase *bp, int thread, uint64_t key)
     return 1;
 }
 
-/* Sorts the particles by cell: bp->key, bp->order, bp->sorted, bp->sorted_group by sorted
- * position, the occupied cells in bp->cell_key and bp->cell_start. Returns the cell count. */
-static int sort_into_cells(op_broad_phase *bp, int count, const double *position, const double *bound,
-                           const int *group, const double lo[3], double cell)
+/* The grid over the centres' box [lo, hi]: cells of side at least `cell`, made coarser until
+ * there are at most `limit` of them, dims[d] cells along axis d counting a layer of empty
+ * cells on each side (so that every cell of a particle has its 26 neighbours in the grid).
+ * Returns the side. */
+static double grid_size(const double lo[3], const double hi[3], double cell, double limit, int dims[3])
+{
+    for (;;) {
+        double inverse = 1.0 / cell, cells = 1.0;
+        for (int d = 0; d < 3; ++d)
+            cells *= floor((hi[d] - lo[d]) * inverse) + 3.0;
+        if (cells <= limit) {
+            for (int d = 0; d < 3; ++d)
+                dims[d] = (int)floor((hi[d] - lo[d]) * inverse) + 3;
+            return cell;
+        }
+        cell *= cbrt(cells / limit) * 1.0625;
+    }
+}
+
+/* Sorts the particles by cell with a counting sort, stable, so by index within a cell: bp->key,
+ * bp->order, bp->sorted, bp->sorted_group and bp->run_end by sorted position, and
+ * bp->cell_start[cells + 1]. */
+static void sort_into_cells(op_broad_phase *bp, int count, const double *position, const double *bound,
+                            const int *group, const double lo[3], double cell, const int dims[3])
 {
     double inverse = 1.0 / cell;
-    uint64_t largest = 0;
+    int cells = dims[0] * dims[1] * dims[2];
+    int *start = bp->cell_start;
+    memset(start, 0, ((size_t)cells + 1) * sizeof *start);
     for (int i = 0; i < count; ++i) {
-        uint64_t c[3];
-        for (int d = 0; d < 3; ++d) /* from 1, so that the cells around never go below 0 */
-            c[d] = (uint64_t)floor((position[3 * i + d] - lo[d]) * inverse) + 1;
-        bp->key[i] = cell_key(c[0], c[1], c[2]);
-        bp->order[i] = i;
-        if (bp->key[i] > largest)
-            largest = bp->key[i];
+        int c[3];
+        for (int d = 0; d < 3; ++d) /* from 1: the empty layer below is cell 0 */
+            c[d] = (int)floor((position[3 * i + d] - lo[d]) * inverse) + 1;
+        int key = c[0] + dims[0] * (c[1] + dims[1] * c[2]);
+        bp->key[i] = key;
+        start[key + 1]++;
     }
-    radix_sort(count, largest, &bp->key, &bp->key_scratch, &bp->order, &bp->order_scratch);
-    int cells = 0;
+    for (int k = 0; k < cells; ++k)
+        start[k + 1] += start[k];
+    /* placing in index order keeps each cell in index order; the starts shift up by one cell */
+    for (int i = 0; i < count; ++i) {
+        int s = start[bp->key[i]]++;
+        bp->order[s] = i;
+    }
+    for (int k = cells; k > 0; --k)
+        start[k] = start[k - 1];
+    start[0] = 0;
     for (int s = 0; s < count; ++s) {
         int i = bp->order[s];
-        if (s == 0 || bp->key[s] != bp->key[s - 1]) {
-            bp->cell_key[cells] = bp->key[s];
-            bp->cell_start[cells++] = s;
-        }
         v3_copy(&bp->sorted[4 * s], &position[3 * i]);
         bp->sorted[4 * s + 3] = bound[i];
         bp->sorted_group[s] = group[i];
     }
-    bp->cell_start[cells] = count;
-    return cells;
+    /* the keys by sorted position, for the queries */
+    for (int k = 0; k < cells; ++k)
+        for (int s = start[k]; s < start[k + 1]; ++s)
+            bp->key[s] = k;
+    for (int s = count - 1; s >= 0; --s) {
+        int same = s + 1 < count && bp->key[s + 1] == bp->key[s] && bp->sorted_group[s + 1] == bp->sorted_group[s];
+        bp->run_end[s] = same ? bp->run_end[s + 1] : s + 1;
+    }
 }
 
 int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double *position, const double *bound,
@@ -221,55 +227,52 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
             return OP_FAIL(ctx, OP_ERR_INVALID,
                            "broad phase: particle %d has a non-finite position or a bad bounding radius", i);
         for (int d = 0; d < 3; ++d) {
-            lo[d] = fmin(lo[d], x[d]);
-            hi[d] = fmax(hi[d], x[d]);
+            lo[d] = op_min(lo[d], x[d]);
+            hi[d] = op_max(hi[d], x[d]);
         }
-        largest = fmax(largest, bound[i]);
+        largest = op_max(largest, bound[i]);
     }
     if (count < 2)
         return OP_OK;
-    int threads = omp_get_max_threads();
-    if (broad_reserve(ctx, bp, count, threads) != OP_OK)
-        return ctx->status;
     double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-    double cell = fmax((2.0 * largest + margin) * (1.0 + 0x1p-20), extent * 0x1p-20);
-    if (!(cell > 0)) /* every bound and the margin zero, every centre at one point: no pairs */
+    double reach = (2.0 * largest + margin) * (1.0 + 0x1p-20);
+    if (!(reach > 0) && !(extent > 0)) /* every bound and the margin zero, every centre at one point */
         return OP_OK;
-    int cells = sort_into_cells(bp, count, position, bound, group, lo, cell);
+    int threads = omp_get_max_threads();
+    double limit = fmax(GRID_CELLS_MIN, (double)GRID_CELLS_PER_PARTICLE * count);
+    int dims[3];
+    double cell = grid_size(lo, hi, reach > 0 ? reach : extent, limit, dims);
+    if (broad_reserve(ctx, bp, count, dims[0] * dims[1] * dims[2], threads) != OP_OK)
+        return ctx->status;
+    sort_into_cells(bp, count, position, bound, group, lo, cell, dims);
 
     /* The neighbour cells after a cell in key order, as rows of consecutive keys: the cell itself
-     * and x + 1; x − 1 … x + 1 at (y + 1, z); the three rows at z + 1. Each row's first key is
-     * the cell's plus an offset (no carries: every coordinate is at least 1 and below 2^21 − 1).
-     * A pair is found from the particle that sorts first, once. */
-    const uint64_t centre = cell_key(1, 1, 1);
-    const uint64_t row_first[ROWS] = { 0, cell_key(0, 2, 1) - centre, cell_key(0, 0, 2) - centre,
-                                       cell_key(0, 1, 2) - centre, cell_key(0, 2, 2) - centre };
-    const uint64_t row_last[ROWS] = { 1, row_first[1] + 2, row_first[2] + 2, row_first[3] + 2, row_first[4] + 2 };
+     * and x + 1; x − 1 … x + 1 at (y + 1, z); the three rows at z + 1. A pair is found from the
+     * particle that sorts first, once. */
+    const int row_first[ROWS] = { 0, dims[0] - 1, dims[0] * dims[1] - dims[0] - 1, dims[0] * dims[1] - 1,
+                                  dims[0] * dims[1] + dims[0] - 1 };
+    const int row_length[ROWS] = { 2, 3, 3, 3, 3 };
+    const int *cell_start = bp->cell_start;
     int failed = 0;
     uint64_t n = (uint64_t)count;
 #pragma omp parallel num_threads(threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
     {
-        int thread = omp_get_thread_num(), previous = -2, cursor[ROWS];
+        int thread = omp_get_thread_num();
         bp->thread_pair_count[thread] = 0;
 #pragma omp for schedule(static)
         for (int s = 0; s < count; ++s) {
-            uint64_t key = bp->key[s];
+            int key = bp->key[s], own = bp->sorted_group[s];
             const double *a = &bp->sorted[4 * s];
             for (int r = 0; r < ROWS; ++r) {
-                /* keys grow with s, so a row's first cell only moves on: a search only where a
-                 * thread's run of positions starts */
-                if (s != previous + 1)
-                    cursor[r] = first_cell_from(bp->cell_key, cells, key + row_first[r]);
-                while (cursor[r] < cells && bp->cell_key[cursor[r]] < key + row_first[r])
-                    ++cursor[r];
-                int last = cursor[r];
-                while (last < cells && bp->cell_key[last] <= key + row_last[r])
-                    ++last;
-                int from = bp->cell_start[cursor[r]];
-                for (int t = from > s ? from : s + 1; t < bp->cell_start[last]; ++t) {
+                int from = cell_start[key + row_first[r]], end = cell_start[key + row_first[r] + row_length[r]];
+                for (int t = from > s ? from : s + 1; t < end; ++t) {
+                    if (bp->sorted_group[t] == own) {
+                        t = bp->run_end[t] - 1; /* past the rest of the cell's run of s's group */
+                        continue;
+                    }
                     const double *b = &bp->sorted[4 * t];
-                    double reach = a[3] + b[3] + margin;
-                    if (bp->sorted_group[t] == bp->sorted_group[s] || !(v3_dist2(a, b) < reach * reach))
+                    double within = a[3] + b[3] + margin;
+                    if (!(v3_dist2(a, b) < within * within))
                         continue;
                     uint64_t i = (uint64_t)bp->order[s], j = (uint64_t)bp->order[t];
                     if (!push_pair(bp, thread, i < j ? i * n + j : j * n + i)) {
@@ -278,7 +281,6 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
                     }
                 }
             }
-            previous = s;
         }
     }
     if (failed)
@@ -298,7 +300,7 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
         if (bp->thread_pair_count[t])
             memcpy(&bp->pair_key[at], bp->thread_pairs[t], (size_t)bp->thread_pair_count[t] * sizeof *bp->pair_key);
     /* sorted by i·n + j, i.e. by (i, j): the same list however the threads shared the work */
-    radix_sort(pairs, n * n - 1, &bp->pair_key, &bp->pair_key_scratch, NULL, NULL);
+    radix_sort(pairs, n * n - 1, &bp->pair_key, &bp->pair_key_scratch);
     for (int k = 0; k < pairs; ++k)
         bp->pairs[k] = (op_pair){ (int)(bp->pair_key[k] / n), (int)(bp->pair_key[k] % n) };
     bp->pair_count = pairs;
@@ -316,14 +318,12 @@ void op_broad_phase_free(op_broad_phase *bp)
     OP_FREE(bp->pair_key);
     OP_FREE(bp->pair_key_scratch);
     OP_FREE(bp->key);
-    OP_FREE(bp->key_scratch);
     OP_FREE(bp->order);
-    OP_FREE(bp->order_scratch);
     OP_FREE(bp->sorted);
     OP_FREE(bp->sorted_group);
+    OP_FREE(bp->run_end);
     OP_FREE(bp->cell_start);
-    OP_FREE(bp->cell_key);
-    bp->pair_count = bp->pair_capacity = bp->particle_capacity = bp->thread_capacity = 0;
+    bp->pair_count = bp->pair_capacity = bp->particle_capacity = bp->cell_capacity = bp->thread_capacity = 0;
 }
 
 /* ---- narrow phase and response ---- */
@@ -345,7 +345,7 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
     size_t n = (size_t)count + (size_t)count / 2;
     c->capacity = 0;
     if (!RENEW(ctx, c->position, 3 * n) || !RENEW(ctx, c->velocity, 3 * n) || !RENEW(ctx, c->start, 3 * n) ||
-        !RENEW(ctx, c->axes, 9 * n) || !RENEW(ctx, c->radii, 3 * n) || !RENEW(ctx, c->bound, n) ||
+        !RENEW(ctx, c->bound, n) ||
         !RENEW(ctx, c->inverse_mass, n) || !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
         !RENEW(ctx, c->incidence_start, n + 2) || !RENEW(ctx, c->searched_position, 3 * n) ||
         !RENEW(ctx, c->involved, n) || !RENEW(ctx, c->support, 6 * n))
@@ -365,7 +365,7 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
     if (search) {
         double largest = 0.0;
         for (int q = 0; q < count; ++q)
-            largest = fmax(largest, c->bound[q]);
+            largest = op_max(largest, c->bound[q]);
         c->searched_count = 0;
         if (op_broad_phase_find(ctx, bp, count, c->position, c->bound, c->group, margin + largest) != OP_OK)
             return ctx->status;
@@ -407,7 +407,7 @@ double op_support_along(const double support[6], const double n[3])
     const double *S = support;
     double diagonal = S[0] * n[0] * n[0] + S[3] * n[1] * n[1] + S[5] * n[2] * n[2];
     double off = S[1] * n[0] * n[1] + S[2] * n[0] * n[2] + S[4] * n[1] * n[2];
-    return sqrt(fmax(0.0, diagonal + 2.0 * off)); /* fmax: rounding must not make a sliver negative */
+    return sqrt(op_max(0.0, diagonal + 2.0 * off)); /* rounding must not make a sliver negative */
 }
 
 /* Where each body's particles start in the global list: c->body_start[body_count + 1]. */
@@ -425,9 +425,10 @@ static int index_bodies(op_ctx *ctx, op_collider *c, const op_body *bodies, int 
     return OP_OK;
 }
 
-/* Body b's particles into the global list; returns 1 when one of them has moved more than a
- * little under half the skin (so that rounding in the test cannot matter) from where the last
- * search saw it, or there is no search to compare with. */
+/* Body b's centres and bounding radii into the global list (what the broad phase needs of every
+ * particle); returns 1 when one of them has moved more than a little under half the skin (so
+ * that rounding in the test cannot matter) from where the last search saw it, or there is no
+ * search to compare with. */
 static int gather_body(op_collider *c, const op_body *body, int b, int compare)
 {
     const op_graph *graph = body->graph;
@@ -436,13 +437,7 @@ static int gather_body(op_collider *c, const op_body *body, int b, int compare)
     for (int i = 0, g = c->body_start[b]; i < graph->particle_count; ++i, ++g) {
         const double *r = &graph->radii[3 * i];
         v3_copy(&c->position[3 * g], &body->state.position[3 * i]);
-        v3_copy(&c->velocity[3 * g], &body->state.velocity[3 * i]);
-        v3_copy(&c->start[3 * g], &body->start_position[3 * i]);
-        m3_mul(&c->axes[9 * g], &body->state.rotation[9 * i], &graph->rest_axes[9 * i]);
-        v3_copy(&c->radii[3 * g], r);
-        op_support_matrix(&c->support[6 * g], &c->axes[9 * g], r);
-        c->bound[g] = fmax(r[0], fmax(r[1], r[2]));
-        c->inverse_mass[g] = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
+        c->bound[g] = op_max(r[0], op_max(r[1], r[2]));
         c->group[g] = b;
         if (!moved)
             moved = !(v3_dist2(&c->position[3 * g], &c->searched_position[3 * g]) <= allowed2);
@@ -450,15 +445,39 @@ static int gather_body(op_collider *c, const op_body *body, int b, int compare)
     return moved;
 }
 
-/* Body b's positions and velocities back; returns how far its deepest position-free particle
- * reaches below the floor (op_floor_penetration), 0 without a floor. */
-static double scatter_body(const op_collider *c, op_body *body, int b, const op_contact_def *def)
+/* The rest of what the passes read of particle q, one in some candidate pair: its velocity, its
+ * position at the sub-step's start, its support matrix and inverse mass. */
+static void gather_involved(op_collider *c, const op_body *bodies, int q)
 {
-    op_state *s = &body->state;
-    int g = c->body_start[b];
-    memcpy(s->position, &c->position[3 * g], 3 * (size_t)s->particle_count * sizeof(double));
-    memcpy(s->velocity, &c->velocity[3 * g], 3 * (size_t)s->particle_count * sizeof(double));
-    return def->floor ? op_floor_penetration(body, def->floor_height) : 0.0;
+    int b = c->group[q], i = q - c->body_start[b];
+    const op_body *body = &bodies[b];
+    const op_graph *graph = body->graph;
+    double axes[9];
+    v3_copy(&c->velocity[3 * q], &body->state.velocity[3 * i]);
+    v3_copy(&c->start[3 * q], &body->start_position[3 * i]);
+    m3_mul(axes, &body->state.rotation[9 * i], &graph->rest_axes[9 * i]);
+    op_support_matrix(&c->support[6 * q], axes, &graph->radii[3 * i]);
+    c->inverse_mass[q] = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
+}
+
+/* Particle q's position and velocity back into its body (the passes change no others); returns
+ * how far it reaches below the floor when there is one and it is position-free, else 0. */
+static double scatter_involved(const op_collider *c, op_body *bodies, const op_contact_def *def, int q)
+{
+    int b = c->group[q], i = q - c->body_start[b];
+    op_body *body = &bodies[b];
+    v3_copy(&body->state.position[3 * i], &c->position[3 * q]);
+    v3_copy(&body->state.velocity[3 * i], &c->velocity[3 * q]);
+    if (!def->floor || body->position_pinned[i])
+        return 0.0;
+    return op_max(0.0, def->floor_height - op_particle_lowest_point(body, i));
+}
+
+/* h(+y) from the support matrix: √S_yy, the same bits as op_particle_lowest_point's (its other
+ * terms are exact zeros, and S_yy sums (r_a² E_ya) E_ya as that sums r_a² u_a²). */
+static double support_up(const double support[6])
+{
+    return sqrt(support[3]);
 }
 
 /* The pairs incident to each particle, in pair order (the pairs are visited in order). */
@@ -563,10 +582,10 @@ static void apply(op_collider *c, const op_pair *pairs, const op_contact_def *de
         v3_axpy(v, share, con->dv);
     }
     if (def->floor) {
-        double depth = def->floor_height - (x[1] - op_support_distance(&c->axes[9 * q], &c->radii[3 * q], up));
+        double depth = def->floor_height - (x[1] - support_up(&c->support[6 * q]));
         if (depth > 0) {
             x[1] += depth;
-            v[1] = fmax(v[1], 0.0);
+            v[1] = op_max(0.0, v[1]);
         }
     }
 }
@@ -601,6 +620,9 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     memset(c->touched, 0, (size_t)pair_count * sizeof *c->touched);
     const op_pair *pairs = c->near;
     const int *involved = c->involved, involved_count = c->involved_count;
+#pragma omp parallel for schedule(static) if (involved_count >= OP_COLLIDE_PARALLEL_MIN)
+    for (int p = 0; p < involved_count; ++p)
+        gather_involved(c, bodies, involved[p]);
     /* One parallel region for every pass: its barriers cost less than a fork per loop. Only
      * the particles of some pair take part; the others' corrections are zero. */
     int active = 0;
@@ -622,7 +644,7 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
                     evaluate(c, &pairs[k], def->friction, con);
                 if (con->active) {
                     ++active;
-                    deepest = fmax(deepest, con->penetration);
+                    deepest = op_max(deepest, con->penetration);
                     if (pass < def->passes)
                         c->touched[k] = 1;
                 }
@@ -642,9 +664,9 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     for (int k = 0; k < pair_count; ++k)
         stats->contacts += c->touched[k];
     double below = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : below) if (count >= OP_COLLIDE_PARALLEL_MIN)
-    for (int b = 0; b < body_count; ++b)
-        below = fmax(below, scatter_body(c, &bodies[b], b, def));
+#pragma omp parallel for schedule(static) reduction(max : below) if (involved_count >= OP_COLLIDE_PARALLEL_MIN)
+    for (int p = 0; p < involved_count; ++p)
+        below = op_max(below, scatter_involved(c, bodies, def, involved[p]));
     stats->max_floor_penetration = below;
     return OP_OK;
 }
@@ -655,8 +677,6 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->position);
     OP_FREE(c->velocity);
     OP_FREE(c->start);
-    OP_FREE(c->axes);
-    OP_FREE(c->radii);
     OP_FREE(c->bound);
     OP_FREE(c->inverse_mass);
     OP_FREE(c->group);

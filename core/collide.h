@@ -16,16 +16,16 @@
  * (bodies) and |x_i − x_j| < ρ_i + ρ_j + margin. The cell size is the largest such threshold,
  * 2 max ρ + margin, enlarged by 2⁻²⁰ of itself so that rounding in the cell coordinates can never
  * put a candidate pair two cells apart; hence every candidate of i lies in the 27 cells around
- * i's. The cell size is never less than 2⁻²⁰ of the cloud's largest extent, so that a cell
- * coordinate fits 21 bits and a cell key (x, y, z) packs into 63 (a body flung far away makes
- * the cells coarse, not the keys wrong). Particles are sorted by (cell key, global index) with a
- * stable radix sort. Every particle then scans the rest of its own cell and the 13 neighbour
- * cells that come after it in key order (its half of the 27; the cells of a row of three are
- * consecutive keys, found by cursors that only move forward as the particle's key grows), so
- * each pair is seen once, from the particle that sorts first. The queries run in parallel over
- * the particles (OpenMP, static schedule) into per-thread lists, which are concatenated and
- * radix-sorted by i·n + j: the pair list is sorted by (i, j), the same whatever the thread
- * count.
+ * i's. The grid is dense, over the centres' box with a layer of empty cells around it, and
+ * coarser cells are taken when it would have more than max(4096, 4 n) cells (a body flung far
+ * away makes the cells coarse, not the grid large). Particles are sorted into the cells with a
+ * counting sort, stable, so by global index within a cell; a body's particles in a cell are then
+ * one run, which a particle skips whole when the run is its own body's. Every particle scans the
+ * rest of its own cell and the 13 neighbour cells that come after it in key order (its half of
+ * the 27, as five rows of consecutive cells), so each pair is seen once, from the particle that
+ * sorts first. The queries run in parallel over the particles (OpenMP, static schedule) into
+ * per-thread lists, which are concatenated and radix-sorted by i·n + j: the pair list is sorted
+ * by (i, j), the same whatever the thread count.
  *
  * Narrow phase (pair i, j, bodies A ≠ B): d = x_j − x_i, L = |d|, n = d/L (+y when the centres
  * coincide), penetration p = h_i(n) + h_j(n) − L. This is the separating-axis test along the
@@ -58,7 +58,8 @@
  * when there is one, bounds it (pushed back on top, downward velocity removed): the floor is
  * immovable, so a pair cannot resolve by pushing a particle into it. The result is bitwise the
  * same for every thread count; passes stop early once no pair penetrates. Only the particles
- * of some candidate pair take part in a pass, and a pass re-evaluates only the pairs with a
+ * of some candidate pair take part in a pass (of the others only the centres are gathered, and
+ * nothing is written back), and a pass re-evaluates only the pairs with a
  * particle that the previous pass moved (one in a penetrating pair): any other pair would
  * evaluate to exactly what it did. Along a pair's normal, h comes from six numbers per particle
  * formed once per call (op_support_along).
@@ -123,13 +124,13 @@ typedef struct op_pair {
 typedef struct op_broad_phase {
     int pair_count;
     op_pair *pairs; /* [pair_count], sorted by (i, j) */
-    int pair_capacity, particle_capacity, thread_capacity;
-    uint64_t *key, *key_scratch;        /* [n] cell keys, ascending after the sort */
-    int *order, *order_scratch;         /* [n] the particle at each sorted position */
+    int pair_capacity, particle_capacity, cell_capacity, thread_capacity;
+    int *key;                           /* [n] cell of each particle; by sorted position after the sort */
+    int *order;                         /* [n] the particle at each sorted position */
     double *sorted;                     /* [n][4] its centre and bounding radius */
     int *sorted_group;                  /* [n] its group */
-    int *cell_start;                    /* [cells + 1] first sorted position of each occupied cell */
-    uint64_t *cell_key;                 /* [cells] ascending */
+    int *run_end;                       /* [n] the end of its cell's run of its group */
+    int *cell_start;                    /* [cells + 1] first sorted position of each cell */
     uint64_t *pair_key, *pair_key_scratch; /* [pairs] i·n + j, to sort the pairs */
     uint64_t **thread_pairs;            /* [threads][capacity] the pair keys each thread found */
     int *thread_pair_capacity, *thread_pair_count; /* [threads] */
@@ -155,8 +156,10 @@ typedef struct op_contact_stats {
     int contacts;           /* of them, pairs that penetrated in some pass */
     double max_penetration; /* m: the largest p left over the candidate pairs after the passes, 0
                                when none penetrates */
-    double max_floor_penetration; /* m: how far the deepest position-free particle reaches below
-                                     the floor afterwards (op_floor_penetration), 0 without one */
+    double max_floor_penetration; /* m: how far the deepest position-free particle of some pair
+                                     reaches below the floor afterwards, 0 without one; the passes
+                                     move no other particle, so with the floor contacts' own
+                                     (op_collide_floor before) it is op_floor_penetration after */
     int searched;           /* 1 when the grid search ran, 0 when its last pairs were reused */
 } op_contact_stats;
 
@@ -165,14 +168,14 @@ typedef struct op_contact_stats {
 typedef struct op_collider {
     op_broad_phase broad;
     int capacity, pair_capacity;
-    double *position, *velocity; /* [n][3] */
-    double *start;               /* [n][3] the position at the sub-step's start */
-    double *axes;                /* [n][9] E = R Ē */
-    double *radii;               /* [n][3] */
-    double *support;             /* [n][6] E diag(r²) Eᵀ, upper triangle by rows */
+    double *position;            /* [n][3] */
     double *bound;               /* [n] largest semi-axis */
-    double *inverse_mass;        /* [n] 0 where the position is pinned */
     int *group;                  /* [n] body index */
+    /* of the particles in some candidate pair (involved) only: the passes read no others */
+    double *velocity;            /* [n][3] */
+    double *start;               /* [n][3] the position at the sub-step's start */
+    double *support;             /* [n][6] E diag(r²) Eᵀ (E = R Ē), upper triangle by rows */
+    double *inverse_mass;        /* [n] 0 where the position is pinned */
     int *touching;               /* [n] penetrating pairs of each particle in the current pass */
     int *incidence_start;        /* [n + 1] CSR of the pairs incident to each particle */
     int *incidence;              /* [2 · pairs] pair indices, ascending within a particle */

@@ -7,6 +7,12 @@
 #include <math.h>
 #include <string.h>
 
+/* The larger (smaller) of a and b, b only when it is larger (smaller): fmax's (fmin's) value
+ * whenever a is a number, b a number or NaN, but inlined: without -ffinite-math-only, which
+ * opsim does not use, fmax and fmin are libm calls, and the contact loops make millions. */
+static inline double op_max(double a, double b) { return b > a ? b : a; }
+static inline double op_min(double a, double b) { return b < a ? b : a; }
+
 static inline void v3_set(double out[3], double x, double y, double z) { out[0] = x; out[1] = y; out[2] = z; }
 static inline void v3_copy(double out[3], const double a[3]) { memcpy(out, a, 3 * sizeof(double)); }
 static inline void v3_add(double out[3], const double a[3], const double b[3])

@@ -446,7 +446,8 @@ static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
         stats->collision_pairs += found.pairs;
         stats->collision_contacts += found.contacts;
         stats->max_penetration = fmax(stats->max_penetration, found.max_penetration);
-        floor_left = found.max_floor_penetration; /* the pairs moved particles after the floor */
+        /* the pairs measure the particles they moved; the floor's measure holds for the rest */
+        floor_left = fmax(floor_left, found.max_floor_penetration);
     }
     stats->max_floor_penetration = fmax(stats->max_floor_penetration, floor_left);
     return OP_OK;
