@@ -402,12 +402,17 @@ void op_support_matrix(double out[6], const double axes[9], const double radii[3
     }
 }
 
+/* √(dᵀ S d) for any d: h(d/|d|) |d| */
+static inline double support_times_length(const double S[6], const double d[3])
+{
+    double diagonal = S[0] * d[0] * d[0] + S[3] * d[1] * d[1] + S[5] * d[2] * d[2];
+    double off = S[1] * d[0] * d[1] + S[2] * d[0] * d[2] + S[4] * d[1] * d[2];
+    return sqrt(op_max(0.0, diagonal + 2.0 * off)); /* rounding must not make a sliver negative */
+}
+
 double op_support_along(const double support[6], const double n[3])
 {
-    const double *S = support;
-    double diagonal = S[0] * n[0] * n[0] + S[3] * n[1] * n[1] + S[5] * n[2] * n[2];
-    double off = S[1] * n[0] * n[1] + S[2] * n[0] * n[2] + S[4] * n[1] * n[2];
-    return sqrt(op_max(0.0, diagonal + 2.0 * off)); /* rounding must not make a sliver negative */
+    return support_times_length(support, n);
 }
 
 /* Where each body's particles start in the global list: c->body_start[body_count + 1]. */
@@ -523,14 +528,20 @@ static void evaluate(const op_collider *c, const op_pair *pair, double friction,
     out->penetration = 0.0;
     if (!(total > 0))
         return;
-    double n[3], length;
-    v3_sub(n, &c->position[3 * j], &c->position[3 * i]);
-    length = v3_norm(n);
-    if (length > 0)
-        v3_scale(n, n, 1.0 / length);
-    else
+    const double *Si = &c->support[6 * i], *Sj = &c->support[6 * j];
+    double d[3], n[3], p;
+    v3_sub(d, &c->position[3 * j], &c->position[3 * i]);
+    double length2 = v3_dot(d, d);
+    if (length2 > 0) {
+        /* h(n) = √(dᵀ S d) / L: the three square roots and the division do not wait on one
+         * another, as they would with n formed first */
+        double length = sqrt(length2), inverse = 1.0 / length;
+        p = (support_times_length(Si, d) + support_times_length(Sj, d)) * inverse - length;
+        v3_scale(n, d, inverse);
+    } else {
         v3_copy(n, up);
-    double p = op_support_along(&c->support[6 * i], n) + op_support_along(&c->support[6 * j], n) - length;
+        p = support_times_length(Si, n) + support_times_length(Sj, n);
+    }
     out->penetration = p;
     if (!(p > 0))
         return;
