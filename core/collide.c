@@ -183,7 +183,7 @@ static void sort_into_cells(op_broad_phase *bp, int count, const double *positio
     for (int i = 0; i < count; ++i) {
         int c[3];
         for (int d = 0; d < 3; ++d) /* from 1: the empty layer below is cell 0 */
-            c[d] = (int)floor((position[3 * i + d] - lo[d]) * inverse) + 1;
+            c[d] = (int)((position[3 * i + d] - lo[d]) * inverse) + 1; /* ≥ 0 and < dims: floor */
         int key = c[0] + dims[0] * (c[1] + dims[1] * c[2]);
         bp->key[i] = key;
         start[key + 1]++;
@@ -254,7 +254,10 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
     const int row_length[ROWS] = { 2, 3, 3, 3, 3 };
     const int *cell_start = bp->cell_start;
     int failed = 0;
-    uint64_t n = (uint64_t)count;
+    /* a pair's key i·2^bits + j: ordered as (i, j), and taken apart without a division */
+    int bits = 1;
+    while (((int64_t)1 << bits) < count)
+        ++bits;
 #pragma omp parallel num_threads(threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
     {
         int thread = omp_get_thread_num();
@@ -275,7 +278,7 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
                     if (!(v3_dist2(a, b) < within * within))
                         continue;
                     uint64_t i = (uint64_t)bp->order[s], j = (uint64_t)bp->order[t];
-                    if (!push_pair(bp, thread, i < j ? i * n + j : j * n + i)) {
+                    if (!push_pair(bp, thread, i < j ? i << bits | j : j << bits | i)) {
 #pragma omp atomic write
                         failed = 1;
                     }
@@ -299,10 +302,11 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
     for (int t = 0, at = 0; t < threads; at += bp->thread_pair_count[t++])
         if (bp->thread_pair_count[t])
             memcpy(&bp->pair_key[at], bp->thread_pairs[t], (size_t)bp->thread_pair_count[t] * sizeof *bp->pair_key);
-    /* sorted by i·n + j, i.e. by (i, j): the same list however the threads shared the work */
-    radix_sort(pairs, n * n - 1, &bp->pair_key, &bp->pair_key_scratch);
+    /* sorted by key, i.e. by (i, j): the same list however the threads shared the work */
+    uint64_t last = (uint64_t)(count - 1);
+    radix_sort(pairs, last << bits | last, &bp->pair_key, &bp->pair_key_scratch);
     for (int k = 0; k < pairs; ++k)
-        bp->pairs[k] = (op_pair){ (int)(bp->pair_key[k] / n), (int)(bp->pair_key[k] % n) };
+        bp->pairs[k] = (op_pair){ (int)(bp->pair_key[k] >> bits), (int)(bp->pair_key[k] & ((1u << bits) - 1)) };
     bp->pair_count = pairs;
     return OP_OK;
 }
@@ -378,17 +382,21 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
     if (bp->pair_count > c->near_capacity) {
         size_t n = (size_t)bp->pair_count + (size_t)bp->pair_count / 2;
         c->near_capacity = 0;
-        if (!RENEW(ctx, c->near, n))
+        if (!RENEW(ctx, c->near, n) || !RENEW(ctx, c->within, n))
             return ctx->status;
         c->near_capacity = (int)n;
     }
-    c->near_count = 0;
-    for (int k = 0; k < bp->pair_count; ++k) {
+    int kept = bp->pair_count;
+#pragma omp parallel for schedule(static) if (kept >= OP_COLLIDE_PARALLEL_MIN)
+    for (int k = 0; k < kept; ++k) {
         int i = bp->pairs[k].i, j = bp->pairs[k].j;
         double reach = c->bound[i] + c->bound[j] + margin;
-        if (v3_dist2(&c->position[3 * i], &c->position[3 * j]) < reach * reach)
-            c->near[c->near_count++] = bp->pairs[k];
+        c->within[k] = v3_dist2(&c->position[3 * i], &c->position[3 * j]) < reach * reach;
     }
+    c->near_count = 0;
+    for (int k = 0; k < kept; ++k)
+        if (c->within[k])
+            c->near[c->near_count++] = bp->pairs[k];
     return OP_OK;
 }
 
@@ -698,6 +706,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->touched);
     OP_FREE(c->searched_position);
     OP_FREE(c->near);
+    OP_FREE(c->within);
     OP_FREE(c->involved);
     OP_FREE(c->support);
     OP_FREE(c->body_start);
