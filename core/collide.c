@@ -548,7 +548,7 @@ static void evaluate(const op_collider *c, const op_pair *pair, double friction,
         v3_scale(n, d, inverse);
     } else {
         v3_copy(n, up);
-        p = support_times_length(Si, n) + support_times_length(Sj, n);
+        p = support_up(Si) + support_up(Sj);
     }
     out->penetration = p;
     if (!(p > 0))
