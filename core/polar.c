@@ -14,7 +14,7 @@
  *
  * The solver's local step calls op_polar_rotation_warm: the same rotation from the previous
  * iterate's quaternion by a certified Newton iteration (see its comment), the closed form where
- * the certificate fails; op_polar_rotation_warm2 and op_polar_rotation_warm4_lanes run two or
+ * the certificate fails; op_polar_rotation_warm2_lanes and op_polar_rotation_warm4_lanes run two or
  * four of them side by side in SSE2 lanes, bitwise the scalar results. */
 #include "polar.h"
 
@@ -353,7 +353,8 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9])
     finish(o, q, R);
 }
 
-/* Two warm-started polar rotations at once (op_polar_rotation_warm2): the same operations, in
+/* Two or four warm-started polar rotations at once (op_polar_rotation_warm2_lanes,
+ * op_polar_rotation_warm4_lanes): the same operations, in
  * the same order, as op_polar_rotation_warm, in the two lanes of SSE2 registers, so each lane's
  * result is bitwise the scalar one. The scalar routine is one long dependent chain (≈ 50 ns,
  * mostly waiting on multiplies and the divisions); two chains side by side take little longer
@@ -530,13 +531,15 @@ static inline __attribute__((always_inline)) void polar_rotation_warm_lanes(int 
 }
 #undef EACH
 
-void op_polar_rotation_warm2(const double *const C[2], double *const q[2], double *const R[2])
+void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18])
 {
     v2 c[1][9], lanes[1][4], r[1][9];
-    v2_gather(9, C[0], C[1], c[0]);
+    for (int k = 0; k < 9; ++k)
+        c[0][k] = _mm_loadu_pd(C + 2 * k);
     v2_gather(4, q[0], q[1], lanes[0]);
     polar_rotation_warm_lanes(1, c, lanes, r);
-    v2_scatter(9, r[0], R[0], R[1]);
+    for (int k = 0; k < 9; ++k)
+        _mm_storeu_pd(R + 2 * k, r[0][k]);
     v2_scatter(4, lanes[0], q[0], q[1]);
 }
 
@@ -556,24 +559,29 @@ void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], doubl
     }
 }
 #else
-void op_polar_rotation_warm2(const double *const C[2], double *const q[2], double *const R[2])
+/* m matrices interleaved in pairs (op_polar_rotation_warm4_lanes' layout), one plain call each */
+static void warm_interleaved(int m, const double *C, double *const q[], double *R)
 {
-    op_polar_rotation_warm(C[0], q[0], R[0]);
-    op_polar_rotation_warm(C[1], q[1], R[1]);
+    double c[9], r[9];
+    for (int p = 0; p < m; ++p) {
+        const double *in = C + 18 * (p / 2) + p % 2;
+        for (int k = 0; k < 9; ++k)
+            c[k] = in[2 * k];
+        op_polar_rotation_warm(c, q[p], r);
+        double *out = R + 18 * (p / 2) + p % 2;
+        for (int k = 0; k < 9; ++k)
+            out[2 * k] = r[k];
+    }
+}
+
+void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18])
+{
+    warm_interleaved(2, C, q, R);
 }
 
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36])
 {
-    double c[9], r[9];
-    for (int m = 0; m < 4; ++m) {
-        const double *in = C + 18 * (m / 2) + m % 2;
-        for (int k = 0; k < 9; ++k)
-            c[k] = in[2 * k];
-        op_polar_rotation_warm(c, q[m], r);
-        double *out = R + 18 * (m / 2) + m % 2;
-        for (int k = 0; k < 9; ++k)
-            out[2 * k] = r[k];
-    }
+    warm_interleaved(4, C, q, R);
 }
 #endif
 

@@ -15,15 +15,12 @@ void op_polar_rotation(const double C[9], double R[9]);
  * otherwise the closed form. Either way R is polar(C) to rounding, whatever q was. */
 void op_polar_rotation_warm(const double C[9], double q[4], double R[9]);
 
-/* Two op_polar_rotation_warm at once, C[0] with q[0] into R[0] and C[1] with q[1] into R[1]:
- * bitwise the same results as two calls, in little more than the time of one (the two latency
- * chains run side by side in the lanes of SSE2 registers; two plain calls without SSE2). The
- * pairs must not overlap. */
-void op_polar_rotation_warm2(const double *const C[2], double *const q[2], double *const R[2]);
-/* Four at once, the matrices interleaved in pairs as they sit in SSE2 registers: entry k of
- * matrix m at C[18 (m / 2) + 2k + m % 2], rotation m likewise in R, quaternion m at q[m]. Two
- * pairs side by side, for callers that assemble matrices two at a time; bitwise the results of
- * op_polar_rotation_warm. */
+/* Two op_polar_rotation_warm at once, the matrices interleaved as they sit in SSE2 registers:
+ * entry k of matrix m at C[2k + m], rotation m likewise in R, quaternion m at q[m]. Bitwise the
+ * results of two calls, in little more than the time of one (the two latency chains run side by
+ * side in the lanes; two plain calls without SSE2). The quaternions must not overlap.
+ * Four at once: two such pairs side by side, entry k of matrix m at C[18 (m / 2) + 2k + m % 2]. */
+void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18]);
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36]);
 
 /* The unit quaternion of a rotation matrix (of its polar rotation, if it is not quite one): the

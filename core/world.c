@@ -174,15 +174,22 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
     int n = body->graph->particle_count;
     memcpy(body->start_position, body->state.position, 3 * (size_t)n * sizeof(double));
     memcpy(body->start_rotation, body->state.rotation, 9 * (size_t)n * sizeof(double));
+    /* y formed in registers and stored once: read back from memory right after its
+     * element-wise stores, it stalled on store forwarding */
+    const double *g = world->def.gravity;
+    double h2 = h * h;
     for (int i = 0; i < n; ++i) {
-        double *y = &body->inertial_position[3 * i], *Y = &body->inertial_rotation[9 * i];
-        v3_copy(y, &body->state.position[3 * i]);
-        v3_axpy(y, h, &body->state.velocity[3 * i]);
-        v3_axpy(y, h * h, world->def.gravity);
-        m3_copy(Y, &body->state.rotation[9 * i]);
-        m3_axpy(Y, h, &body->state.rotation_rate[9 * i]);
+        double *x = &body->state.position[3 * i], *y = &body->inertial_position[3 * i];
+        const double *v = &body->state.velocity[3 * i];
+        double y0 = (x[0] + h * v[0]) + h2 * g[0], y1 = (x[1] + h * v[1]) + h2 * g[1],
+               y2 = (x[2] + h * v[2]) + h2 * g[2];
+        v3_set(y, y0, y1, y2);
         if (!body->position_pinned[i])
-            v3_copy(&body->state.position[3 * i], y);
+            v3_set(x, y0, y1, y2);
+        double *Y = &body->inertial_rotation[9 * i];
+        const double *R = &body->state.rotation[9 * i], *rate = &body->state.rotation_rate[9 * i];
+        for (int k = 0; k < 9; ++k)
+            Y[k] = R[k] + h * rate[k];
     }
     for (int p = 0; p < body->pin_count; ++p) {
         const op_pin *pin = &body->pins[p];

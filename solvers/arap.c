@@ -406,10 +406,14 @@ static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
     const op_graph *g = body->graph;
     double inertia = g->density / (h * h);
     for (int i = 0; i < s->n; ++i) {
-        double yA[9];
-        m3_mul(yA, &body->inertial_rotation[9 * i], &g->rest_moment[9 * i]);
-        m3_scale(yA, yA, inertia);
-        m3_add(&s->local_base[9 * i], yA, &s->rest_spread[9 * i]);
+        /* ρ/h² Y_i Ā_i + k P S_i entry by entry, in m3_mul's, m3_scale's and m3_add's order */
+        const double *Y = &body->inertial_rotation[9 * i], *A = &g->rest_moment[9 * i];
+        const double *spread = &s->rest_spread[9 * i];
+        double *base = &s->local_base[9 * i];
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                base[3 * r + c] =
+                    (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia + spread[3 * r + c];
         refresh_sweep_state(s, g, body->state.rotation, i);
     }
     return OP_OK;
@@ -647,16 +651,8 @@ static void local_pair(arap_solver *s, op_body *body, const double *rotations, i
 {
     v2 C[9], moment[9], R[9];
     assemble_pair(s, body, rotations, a, b, C, moment);
-    double Ca[9], Cb[9], Ra[9], Rb[9];
-    for (int e = 0; e < 9; ++e) {
-        _mm_storel_pd(&Ca[e], C[e]);
-        _mm_storeh_pd(&Cb[e], C[e]);
-    }
-    const double *Cs[2] = { Ca, Cb };
-    double *q[2] = { &s->quaternion[4 * a], &s->quaternion[4 * b] }, *Rs[2] = { Ra, Rb };
-    op_polar_rotation_warm2(Cs, q, Rs);
-    for (int e = 0; e < 9; ++e)
-        R[e] = _mm_unpacklo_pd(_mm_load_sd(&Ra[e]), _mm_load_sd(&Rb[e]));
+    double *q[2] = { &s->quaternion[4 * a], &s->quaternion[4 * b] };
+    op_polar_rotation_warm2_lanes((const double *)C, q, (double *)R);
     store_pair(s, body, a, b, R, moment, gauss_seidel);
 }
 #else
