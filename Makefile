@@ -6,7 +6,10 @@ CC      ?= cc
 VERSION := 0.1.0
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
-# Bitwise-repeatable floating point: no contraction into FMA, no fast-math.
+# Bitwise-repeatable floating point: no contraction into FMA, no fast-math. Not -march=native:
+# on a machine with FMA, GCC 12's vectoriser fuses a·b ± c·d patterns into vfmaddsub even under
+# -ffp-contract=off (seen in tests/test_polar.c, whose rounding then changed), and the gain
+# without FMA and AVX-512 was 3 % on the 52-model scene.
 OPT      ?= -O3
 # OpenMP: the world's per-body stages (core/world.h) and the contact stage's broad phase and
 # Jacobi passes (core/collide.h), bitwise the same result for every thread count.

@@ -12,7 +12,7 @@
 
 /* A sub-step's stages (world.h): every body's own, then the contacts between them. */
 typedef enum op_stage {
-    OP_STAGE_BODIES, /* per body: PREDICT, BEGIN, ITERATE × n_i, UPDATE_VELOCITY (step_body) */
+    OP_STAGE_BODIES, /* per body: PREDICT, BEGIN, ITERATE × n_i, UPDATE_VELOCITY, FLOOR (step_body) */
     OP_STAGE_COLLIDE,
     OP_STAGE_COUNT
 } op_stage;
@@ -414,33 +414,11 @@ int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double 
     return ctx->status;
 }
 
-/* The floor, then the body pairs (world.h, COLLIDE); what is left below the floor is measured
- * after both. */
-/* Body b's floor contacts; *deepest_left takes what it leaves below the floor */
-static int floor_body(op_world *world, int b, double *deepest_left)
-{
-    double deepest;
-    int contacts = op_collide_floor(&world->bodies[b], world->def.floor_height, world->def.friction, &deepest);
-    *deepest_left = fmax(*deepest_left, deepest);
-    return contacts;
-}
-
-static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
+/* The body pairs (world.h, COLLIDE), after every body's FLOOR; floor_left is what the floor
+ * contacts left below the floor, and what is left there is measured after both. */
+static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_frame_stats *stats)
 {
     const op_world_def *def = &world->def;
-    double floor_left = 0.0;
-    if (def->floor) {
-        int contacts = 0;
-        if (world->parallel) {
-#pragma omp parallel for schedule(dynamic) reduction(+ : contacts) reduction(max : floor_left)
-            for (int b = 0; b < world->body_count; ++b)
-                contacts += floor_body(world, b, &floor_left);
-        } else {
-            for (int b = 0; b < world->body_count; ++b)
-                contacts += floor_body(world, b, &floor_left);
-        }
-        stats->floor_contacts += contacts;
-    }
     if (def->collisions && world->body_count > 1) {
         op_contact_def contact = { .passes = def->collision_passes,
                                    .floor = def->floor,
@@ -460,14 +438,26 @@ static int stage_collide(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     return OP_OK;
 }
 
+/* The FLOOR stages of some bodies: contacts, what they left below the floor (m) and the time
+ * they took (s). */
+typedef struct body_floor {
+    int contacts;
+    double left, seconds;
+} body_floor;
+
+#pragma omp declare reduction(add_floor : body_floor : omp_out.contacts += omp_in.contacts, \
+                                  omp_out.left = op_max(omp_out.left, omp_in.left),        \
+                                  omp_out.seconds += omp_in.seconds)                       \
+    initializer(omp_priv = { 0, 0.0, 0.0 })
+
 /* Body b's stages of one sub-step, in order:
  *   PREDICT, BEGIN, ITERATE × n_i (the energy into energy[0] before the first iteration and
- *   energy[k] after the k-th when energy is not NULL), UPDATE_VELOCITY;
+ *   energy[k] after the k-th when energy is not NULL), UPDATE_VELOCITY, FLOOR (into *floor);
  * a failing stage ends the body's sub-step. Bodies do not meet before COLLIDE, so a body's whole
  * sub-step runs without waiting for the others: one thread team a sub-step, and each body's data
- * stays in cache from its prediction to its velocities. */
+ * stays in cache from its prediction to its floor contacts. */
 static void step_body_stages(op_world *world, int b, double h, op_energy *energy, stage_failure *failure,
-                             op_stage_times *spent)
+                             op_stage_times *spent, body_floor *floor)
 {
     op_body *body = &world->bodies[b];
     predict(world, body, h, world->time + h);
@@ -482,14 +472,20 @@ static void step_body_stages(op_world *world, int b, double h, op_energy *energy
             op_energy_eval(body, h, &energy[k + 1]);
     }
     update_velocity(body, h);
+    if (world->def.floor) {
+        double start = op_now(), deepest;
+        floor->contacts += op_collide_floor(body, world->def.floor_height, world->def.friction, &deepest);
+        floor->left = op_max(floor->left, deepest);
+        floor->seconds += op_now() - start;
+    }
 }
 
 /* step_body_stages, its stage times added to *spent and the time it took in all to *all */
 static void step_body(op_world *world, int b, double h, op_energy *energy, stage_failure *failure,
-                      op_stage_times *spent, double *all)
+                      op_stage_times *spent, body_floor *floor, double *all)
 {
     double start = op_now();
-    step_body_stages(world, b, h, energy, failure, spent);
+    step_body_stages(world, b, h, energy, failure, spent, floor);
     *all += op_now() - start;
 }
 
@@ -497,7 +493,8 @@ static void step_body(op_world *world, int b, double h, op_energy *energy, stage
  * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
  * apportioned to local, global and chebyshev by their share of the summed per-body times
  * (world.h). */
-static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energy_row, op_stage_times *times)
+static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energy_row, op_stage_times *times,
+                        body_floor *floor_done)
 {
     int columns = world->def.iterations + 1;
     if (energy_row && world->body_energy_capacity < world->body_count * columns) {
@@ -511,20 +508,28 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
     stage_failure failure;
     no_failure(&failure, world);
     op_stage_times spent = { 0 };
+    body_floor floor = { 0, 0.0, 0.0 };
     double all = 0.0;
     if (world->parallel) {
         double start = op_now();
-#pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent) reduction(+ : all)
+#pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent) reduction(add_floor : floor) \
+    reduction(+ : all)
         for (int b = 0; b < world->body_count; ++b)
-            step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &all);
-        add_apportioned(times, op_now() - start, &spent, all);
+            step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &floor,
+                      &all);
+        double wall = op_now() - start;
+        add_apportioned(times, wall, &spent, all);
+        if (all > 0.0)
+            floor.seconds = wall * (floor.seconds / all);
     } else {
         for (int b = 0; b < world->body_count; ++b)
-            step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &all);
+            step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &floor,
+                      &all);
         times->local += spent.local;
         times->global += spent.global;
         times->chebyshev += spent.chebyshev;
     }
+    *floor_done = floor;
     if (report_failure(ctx, world, &failure) != OP_OK)
         return ctx->status;
     if (energy_row)
@@ -542,6 +547,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     const op_world_def *def = &world->def;
     double h = def->frame_time / def->substeps, frame_start = op_now();
     op_stage_times solve = { 0 };
+    body_floor floor = { 0, 0.0, 0.0 }; /* the sub-step's FLOOR stages, for its COLLIDE */
     double collide_seconds = 0.0;
     int row_length = def->iterations + 1;
     stats->floor_contacts = stats->collision_pairs = stats->collision_contacts = 0;
@@ -551,12 +557,14 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
         for (op_stage stage = OP_STAGE_BODIES; stage < OP_STAGE_COUNT; ++stage) {
             switch (stage) {
             case OP_STAGE_BODIES:
-                if (stage_bodies(ctx, world, h, energy_row, &solve) != OP_OK)
+                if (stage_bodies(ctx, world, h, energy_row, &solve, &floor) != OP_OK)
                     return ctx->status;
+                stats->floor_contacts += floor.contacts;
+                collide_seconds += floor.seconds;
                 break;
             case OP_STAGE_COLLIDE: {
                 double start = op_now();
-                if (stage_collide(ctx, world, stats) != OP_OK)
+                if (stage_collide(ctx, world, floor.left, stats) != OP_OK)
                     return ctx->status;
                 collide_seconds += op_now() - start;
                 break;

@@ -12,18 +12,20 @@
  *                        global); the energy is logged after each iteration when logging is
  *                        on, i.e. of the extrapolated state
  *       UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
- *     COLLIDE            the floor first, then, when collisions = on and there are two bodies
- *                        or more, the pairs of particles of different bodies (core/collide.h):
- *                        the pairs start from the floor's corrections, and the floor bounds
- *                        each of their passes, so no pair resolves by pushing a particle into
- *                        it; what is left below the floor and between bodies is measured after
- *                        both
+ *       FLOOR            when there is a floor, the body's floor contacts (op_collide_floor):
+ *                        they involve no other body, so they run here, while the body's data
+ *                        is in cache, rather than in a loop of their own; timed as contact
+ *     COLLIDE            when collisions = on and there are two bodies or more, the pairs of
+ *                        particles of different bodies (core/collide.h): the pairs start from
+ *                        the floor's corrections, and the floor bounds each of their passes,
+ *                        so no pair resolves by pushing a particle into it; what is left below
+ *                        the floor and between bodies is measured after both
  *
  * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the bodies,
  * shared dynamically between threads when the world has two bodies or more and
  * OP_WORLD_PARALLEL_MIN particles: a body's whole sub-step runs without waiting for the others,
- * and its data stays in cache from PREDICT to UPDATE_VELOCITY. The floor is one loop over the
- * bodies too; the pairs are parallel inside core/collide.c. Every body is computed exactly as
+ * and its data stays in cache from PREDICT to FLOOR. The pairs are parallel inside
+ * core/collide.c. Every body is computed exactly as
  * alone, so the state is bitwise the same for every thread count. Each body's energy is logged
  * into a row of its own and the rows are summed in body order (op_world_energy's sum, bitwise).
  * Each body reports errors into a context of its own; a failed stage ends that body's sub-step
@@ -32,11 +34,12 @@
  * together, for studies that look between iterations (core/converge.c).
  *
  * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms and
- * chebyshev_ms are wall time. On one thread they are the per-body stage times summed over the
- * bodies. On threads those sums are CPU time, more than the wall time that passed: there each
- * BODIES loop is timed as a whole, and its wall time is apportioned to the three by their share
- * of the bodies' summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest), so
- * that the loop's overhead is shared out too. */
+ * chebyshev_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's. On one
+ * thread the per-body stage times are summed over the bodies. On threads those sums are CPU
+ * time, more than the wall time that passed: there each BODIES loop is timed as a whole, and its
+ * wall time is apportioned to local, global, chebyshev and FLOOR by their share of the bodies'
+ * summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest), so that the loop's
+ * overhead is shared out too. */
 #ifndef OPSIM_WORLD_H
 #define OPSIM_WORLD_H
 
