@@ -14,8 +14,8 @@
  *
  * The solver's local step calls op_polar_rotation_warm: the same rotation from the previous
  * iterate's quaternion by a certified Newton iteration (see its comment), the closed form where
- * the certificate fails; op_polar_rotation_warm2_lanes and op_polar_rotation_warm4_lanes run two or
- * four of them side by side in SSE2 lanes, bitwise the scalar results. */
+ * the certificate fails; op_polar_rotation_warm2_lanes and op_polar_rotation_warm4_lanes run
+ * two or four of them side by side in SSE2 lanes, bitwise the scalar results. */
 #include "polar.h"
 
 #include <float.h>
@@ -354,9 +354,9 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9])
 }
 
 /* Two or four warm-started polar rotations at once (op_polar_rotation_warm2_lanes,
- * op_polar_rotation_warm4_lanes): the same operations, in
- * the same order, as op_polar_rotation_warm, in the two lanes of SSE2 registers, so each lane's
- * result is bitwise the scalar one. The scalar routine is one long dependent chain (≈ 50 ns,
+ * op_polar_rotation_warm4_lanes): the same operations, in the same order, as
+ * op_polar_rotation_warm, in the two lanes of SSE2 registers, so each lane's result is bitwise
+ * the scalar one. The scalar routine is one long dependent chain (≈ 50 ns,
  * mostly waiting on multiplies and the divisions); two chains side by side take little longer
  * than one. The lanes run the Newton iteration in lockstep until both have passed the
  * certificate or left it; a lane that fails takes the scalar closed form alone. */

@@ -491,8 +491,8 @@ static void step_body(op_world *world, int b, double h, op_energy *energy, stage
 
 /* OP_STAGE_BODIES: step_body for every body. Energies are kept per body and summed in body
  * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
- * apportioned to local, global and chebyshev by their share of the summed per-body times
- * (world.h). */
+ * apportioned to local, global, chebyshev and FLOOR by their share of the summed per-body
+ * times (world.h); *floor_done receives the FLOOR stages' results. */
 static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energy_row, op_stage_times *times,
                         body_floor *floor_done)
 {
