@@ -92,7 +92,7 @@ static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int cells, 
         size_t n = (size_t)count + (size_t)count / 2;
         bp->particle_capacity = 0;
         if (!RENEW(ctx, bp->key, n) || !RENEW(ctx, bp->order, n) || !RENEW(ctx, bp->sorted, 4 * n) ||
-            !RENEW(ctx, bp->sorted_group, n) || !RENEW(ctx, bp->run_end, n))
+            !RENEW(ctx, bp->sorted_group, n) || !RENEW(ctx, bp->run_end, n) || !RENEW(ctx, bp->pair_start, n + 1))
             return ctx->status;
         bp->particle_capacity = (int)n;
     }
@@ -115,23 +115,34 @@ static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int cells, 
     return OP_OK;
 }
 
-/* Stable LSD radix sort of key[count], a byte a pass over the bytes `largest` uses; the sorted
- * array ends up in *key (the scratch array swaps with it). */
-static void radix_sort(int count, uint64_t largest, uint64_t **key, uint64_t **key_scratch)
+/* The threads' pair keys i·2^bits + j into bp->pairs sorted by (i, j): a counting sort by i
+ * (one pass, where a radix sort of the keys took four), then insertion by j within each i, whose
+ * pairs are few. */
+static void sort_pairs(op_broad_phase *bp, int count, int threads, int bits)
 {
-    for (int shift = 0; shift < 64 && largest >> shift; shift += 8) {
-        int start[257] = { 0 };
-        const uint64_t *from = *key;
-        for (int s = 0; s < count; ++s)
-            start[(from[s] >> shift & 255) + 1]++;
-        for (int d = 0; d < 256; ++d)
-            start[d + 1] += start[d];
-        for (int s = 0; s < count; ++s)
-            (*key_scratch)[start[from[s] >> shift & 255]++] = from[s];
-        uint64_t *swap = *key;
-        *key = *key_scratch;
-        *key_scratch = swap;
-    }
+    int *start = bp->pair_start;
+    memset(start, 0, ((size_t)count + 1) * sizeof *start);
+    for (int t = 0; t < threads; ++t)
+        for (int k = 0; k < bp->thread_pair_count[t]; ++k)
+            start[(bp->thread_pairs[t][k] >> bits) + 1]++;
+    for (int i = 0; i < count; ++i)
+        start[i + 1] += start[i];
+    uint64_t mask = ((uint64_t)1 << bits) - 1;
+    for (int t = 0; t < threads; ++t)
+        for (int k = 0; k < bp->thread_pair_count[t]; ++k) {
+            uint64_t key = bp->thread_pairs[t][k];
+            int i = (int)(key >> bits);
+            bp->pairs[start[i]++] = (op_pair){ i, (int)(key & mask) };
+        }
+    /* start[i] is now where i's pairs end */
+    for (int i = 0, first = 0; i < count; first = start[i++])
+        for (int k = first + 1; k < start[i]; ++k) {
+            op_pair moving = bp->pairs[k];
+            int at = k;
+            for (; at > first && bp->pairs[at - 1].j > moving.j; --at)
+                bp->pairs[at] = bp->pairs[at - 1];
+            bp->pairs[at] = moving;
+        }
 }
 
 /* Appends a pair key to a thread's buffer, growing it; 0 when out of memory. */
@@ -294,19 +305,12 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
     if (pairs > bp->pair_capacity) {
         size_t capacity = (size_t)pairs + (size_t)pairs / 2;
         bp->pair_capacity = 0;
-        if (!RENEW(ctx, bp->pairs, capacity) || !RENEW(ctx, bp->pair_key, capacity) ||
-            !RENEW(ctx, bp->pair_key_scratch, capacity))
+        if (!RENEW(ctx, bp->pairs, capacity))
             return ctx->status;
         bp->pair_capacity = (int)capacity;
     }
-    for (int t = 0, at = 0; t < threads; at += bp->thread_pair_count[t++])
-        if (bp->thread_pair_count[t])
-            memcpy(&bp->pair_key[at], bp->thread_pairs[t], (size_t)bp->thread_pair_count[t] * sizeof *bp->pair_key);
-    /* sorted by key, i.e. by (i, j): the same list however the threads shared the work */
-    uint64_t last = (uint64_t)(count - 1);
-    radix_sort(pairs, last << bits | last, &bp->pair_key, &bp->pair_key_scratch);
-    for (int k = 0; k < pairs; ++k)
-        bp->pairs[k] = (op_pair){ (int)(bp->pair_key[k] >> bits), (int)(bp->pair_key[k] & ((1u << bits) - 1)) };
+    /* sorted by (i, j): the same list however the threads shared the work */
+    sort_pairs(bp, count, threads, bits);
     bp->pair_count = pairs;
     return OP_OK;
 }
@@ -319,8 +323,7 @@ void op_broad_phase_free(op_broad_phase *bp)
     OP_FREE(bp->thread_pair_capacity);
     OP_FREE(bp->thread_pair_count);
     OP_FREE(bp->pairs);
-    OP_FREE(bp->pair_key);
-    OP_FREE(bp->pair_key_scratch);
+    OP_FREE(bp->pair_start);
     OP_FREE(bp->key);
     OP_FREE(bp->order);
     OP_FREE(bp->sorted);

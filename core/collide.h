@@ -24,8 +24,9 @@
  * rest of its own cell and the 13 neighbour cells that come after it in key order (its half of
  * the 27, as five rows of consecutive cells), so each pair is seen once, from the particle that
  * sorts first. The queries run in parallel over the particles (OpenMP, static schedule) into
- * per-thread lists, which are concatenated and radix-sorted by i·2^b + j (2^b ≥ n): the pair list is sorted
- * by (i, j), the same whatever the thread count.
+ * per-thread lists of keys i·2^b + j (2^b ≥ n), which a counting sort by i and an insertion
+ * sort by j within each i turn into the pair list sorted by (i, j), the same whatever the
+ * thread count.
  *
  * Narrow phase (pair i, j, bodies A ≠ B): d = x_j − x_i, L = |d|, n = d/L (+y when the centres
  * coincide), penetration p = h_i(n) + h_j(n) − L. This is the separating-axis test along the
@@ -133,7 +134,7 @@ typedef struct op_broad_phase {
     int *sorted_group;                  /* [n] its group */
     int *run_end;                       /* [n] the end of its cell's run of its group */
     int *cell_start;                    /* [cells + 1] first sorted position of each cell */
-    uint64_t *pair_key, *pair_key_scratch; /* [pairs] i·2^b + j, to sort the pairs */
+    int *pair_start;                    /* [n + 1] where each i's pairs start, to sort the pairs */
     uint64_t **thread_pairs;            /* [threads][capacity] the pair keys each thread found */
     int *thread_pair_capacity, *thread_pair_count; /* [threads] */
 } op_broad_phase;
