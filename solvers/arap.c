@@ -83,9 +83,11 @@ typedef struct arap_solver {
     double *pinned_weight; /* [pinned_count] k (v_i + v_j) */
     /* per sub-step and per iteration */
     double *local_base;    /* [n][9] ρ/h² Y_i Ā_i + k P S_i, per sub-step */
-    double *sweep_state;   /* [n][18] R_j Ā_j and R_j as C_i reads them: kept current through a
-                              Gauss–Seidel sweep, refreshed after a Jacobi one; one record per
-                              particle, so that a neighbour's terms are one contiguous sum */
+    double *sweep_state;   /* [n][18] R_j Ā_j and R_j as C_i reads them: made at create, kept
+                              current through a Gauss–Seidel sweep, refreshed after a Jacobi one
+                              and, at a sub-step's start, where the state's R_j is not the
+                              record's; one record per particle, so that a neighbour's terms are
+                              one contiguous sum */
     double *displacement;  /* [n][3] u = x − x_ref, refreshed by each local step */
     double *rotation_sweep; /* [n][9] the rotations C_i reads: the live ones (GS) or a copy (Jacobi) */
     double *quaternion;    /* [n][4] unit quaternion of each R_i as the local step left it: the warm
@@ -348,6 +350,13 @@ static int prepare_global(op_ctx *ctx, arap_solver *s, const op_body *body, doub
     return s->factor ? op_sparse_workspace_reserve(ctx, &s->work, s->factor) : OP_OK;
 }
 
+/* Particle i's record in sweep_state from its rotation R_i. */
+static inline void refresh_sweep_state(arap_solver *s, const op_graph *g, const double *rotation, int i)
+{
+    m3_mul(&s->sweep_state[18 * i], &rotation[9 * i], &g->rest_moment[9 * i]);
+    m3_copy(&s->sweep_state[18 * i + 9], &rotation[9 * i]);
+}
+
 static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
                        int twin_count, void **out)
 {
@@ -380,6 +389,7 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     for (int i = 0; i < n; ++i) {
         s->row_of[i] = body->position_pinned[i] ? -1 : s->free_count++;
         op_rotation_quaternion(&body->state.rotation[9 * i], &s->quaternion[4 * i]);
+        refresh_sweep_state(s, body->graph, body->state.rotation, i);
     }
     s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
     if (!s->rhs || collect_pinned_couplings(ctx, s, body) != OP_OK || colour_sweep(ctx, s, body) != OP_OK ||
@@ -389,13 +399,6 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     }
     *out = s;
     return OP_OK;
-}
-
-/* Particle i's record in sweep_state from its rotation R_i. */
-static inline void refresh_sweep_state(arap_solver *s, const op_graph *g, const double *rotation, int i)
-{
-    m3_mul(&s->sweep_state[18 * i], &rotation[9 * i], &g->rest_moment[9 * i]);
-    m3_copy(&s->sweep_state[18 * i + 9], &rotation[9 * i]);
 }
 
 static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
@@ -414,7 +417,12 @@ static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
             for (int c = 0; c < 3; ++c)
                 base[3 * r + c] =
                     (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia + spread[3 * r + c];
-        refresh_sweep_state(s, g, body->state.rotation, i);
+        /* A record always holds m3_mul(R, Ā) for the R it holds, so one whose R is R_i bit for
+         * bit is current (the sweep keeps them so); only rotations set from outside the sweep
+         * (pins, Chebyshev, a state written by the caller) are refreshed. The stores missed
+         * in cache, as this is the first touch of the body in a sub-step. */
+        if (memcmp(&s->sweep_state[18 * i + 9], &body->state.rotation[9 * i], 9 * sizeof(double)) != 0)
+            refresh_sweep_state(s, g, body->state.rotation, i);
     }
     return OP_OK;
 }
