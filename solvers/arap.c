@@ -419,8 +419,9 @@ static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
                     (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia + spread[3 * r + c];
         /* A record always holds m3_mul(R, Ā) for the R it holds, so one whose R is R_i bit for
          * bit is current (the sweep keeps them so); only rotations set from outside the sweep
-         * (pins, Chebyshev, a state written by the caller) are refreshed. The stores missed
-         * in cache, as this is the first touch of the body in a sub-step. */
+         * (pins, Chebyshev, a state written by the caller) are refreshed. Refreshing them all
+         * wrote 18 numbers a particle into lines that had left the cache since the last
+         * sub-step. */
         if (memcmp(&s->sweep_state[18 * i + 9], &body->state.rotation[9 * i], 9 * sizeof(double)) != 0)
             refresh_sweep_state(s, g, body->state.rotation, i);
     }
