@@ -6,8 +6,11 @@
 /* OpenBLAS single-threaded, its worker threads stopped. opsim calls LAPACKE only on 3x3
  * problems (graph building, the SVD reference), where a thread pool never pays; OpenBLAS
  * starts its pool when the library loads, and each worker then spins in sched_yield for about
- * 0.1 s of CPU, taking a core away from the simulation on a shared machine. Safe to call more
- * than once. */
+ * 0.1 s of CPU, taking a core away from the simulation on a shared machine. It is also what
+ * makes the graphs the same on every machine: with OpenBLAS on two threads instead of one,
+ * LAPACKE_dsyev on the particles' 3x3 moment matrices changed last bits, and the graph of
+ * experiments/fig4.ini with them (measured with OPENBLAS_NUM_THREADS=1 and 2). A program that
+ * builds models calls this first. Safe to call more than once. */
 void op_platform_init(void);
 
 #endif

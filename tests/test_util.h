@@ -28,6 +28,14 @@
             fail_msg("expected %s = %.17g <= %s = %.17g", #a, assert_le_a_, #b, assert_le_b_);     \
     } while (0)
 
+/* Every test program starts as bin/opsim does (core/platform.h): OpenBLAS on one thread, so
+ * that the graphs the tests build are the ones opsim builds, on a machine of any core count. */
+#include "platform.h"
+__attribute__((constructor)) static void test_platform_init(void)
+{
+    op_platform_init();
+}
+
 /* Meshes extracted and scaled by `make data` (the tests run from the project root). */
 #define TEST_MESH_DIR "data/meshes"
 
