@@ -77,11 +77,17 @@
  * margin > 0 catches it earlier).
  *
  * Reuse between calls (a Verlet list): the grid search is run with its reach widened by a skin
- * (the largest bounding radius), and its pairs are kept while no particle has moved more than a
- * little under half the skin from where that search saw it; every pair within reach now was
- * within reach plus skin then. Each call filters the kept pairs down to those within reach now,
- * with the same arithmetic as the search, so the candidates, and the result, are bit for bit
- * those of a fresh search; a resting pile skips the grid for most sub-steps. */
+ * (the largest bounding radius) on each particle's reference position, where a search last saw
+ * it, and its pairs are kept while no particle has moved more than a little under half the skin
+ * from its reference; every pair within reach now was within reach plus skin at the
+ * references. Each call filters the kept pairs down to those within reach now, with the same
+ * arithmetic as the search, so the candidates, and the result, are bit for bit those of a fresh
+ * search; a resting pile skips the grid for most sub-steps. When some particle has gone that
+ * far, only the particles that have moved more than REFERENCE_RESET of the skin (core/collide.c)
+ * take their current positions as references and their pairs afresh (op_broad_phase_refresh);
+ * the others keep theirs. In a pile where a few bodies still fall or slide that re-queries a
+ * quarter of the particles, where a whole search would take all of them. A full search runs
+ * when more than half would move, and on the first call. */
 #ifndef OPSIM_COLLIDE_H
 #define OPSIM_COLLIDE_H
 
@@ -135,6 +141,8 @@ typedef struct op_broad_phase {
     int *run_end;                       /* [n] the end of its cell's run of its group */
     int *cell_start;                    /* [cells + 1] first sorted position of each cell */
     int *pair_start;                    /* [n + 1] where each i's pairs start, to sort the pairs */
+    op_pair *fresh;                     /* [fresh_capacity] a refresh's new pairs, sorted */
+    int fresh_capacity;
     uint64_t **thread_pairs;            /* [threads][capacity] the pair keys each thread found */
     int *thread_pair_capacity, *thread_pair_count; /* [threads] */
 } op_broad_phase;
@@ -144,6 +152,13 @@ typedef struct op_broad_phase {
  * margin (m, not negative), into bp->pairs. Non-finite input is OP_ERR_INVALID. */
 int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double *position, const double *bound,
                         const int *group, double margin);
+/* The same search after only the particles with moved[i] != 0 have changed position: bp->pairs
+ * holds the last result (of find or refresh, with these bounds, groups and margin, and the
+ * other particles where they are now); it keeps the pairs of two unmoved particles and takes
+ * the moved ones' afresh, each scanning all 27 cells around it. The result is exactly
+ * op_broad_phase_find's at these positions, at a cost that grows with the moved particles. */
+int op_broad_phase_refresh(op_ctx *ctx, op_broad_phase *bp, int count, const double *position, const double *bound,
+                           const int *group, double margin, const unsigned char *moved);
 void op_broad_phase_free(op_broad_phase *bp);
 
 typedef struct op_contact_def {
@@ -163,7 +178,9 @@ typedef struct op_contact_stats {
                                      reaches below the floor afterwards, 0 without one; the passes
                                      move no other particle, so with the floor contacts' own
                                      (op_collide_floor before) it is op_floor_penetration after */
-    int searched;           /* 1 when the grid search ran, 0 when its last pairs were reused */
+    int searched;           /* 1 when the grid ran (a whole search or a refresh), 0 when its last
+                               pairs were reused */
+    int refreshed;          /* 1 when that was a refresh of the particles that had moved */
 } op_contact_stats;
 
 /* Every particle of every body in one list (global index: body by body, in order), the
@@ -192,7 +209,9 @@ typedef struct op_collider {
     int searched_count;          /* particles at the last grid search; 0: none yet */
     double searched_margin;      /* its margin */
     double skin;                 /* m, the widening of its reach */
-    double *searched_position;   /* [n][3] the positions it saw */
+    double *searched_position;   /* [n][3] each particle's reference position: where the last
+                                    search or refresh that took it saw it */
+    unsigned char *moving;       /* [n] taken afresh by the current refresh */
     int near_count, near_capacity;
     op_pair *near;               /* [near_count] this call's candidates: the kept pairs within reach */
     unsigned char *within;       /* [kept pairs] 1 where a kept pair is within reach now */

@@ -177,6 +177,77 @@ static void test_broad_phase_matches_brute_force(void **state)
     omp_set_num_threads(2);
 }
 
+/* Moves `count` random particles of f by up to `step` along each axis, marking them in moved. */
+static void move_some(flat_cloud *f, op_rng *rng, int count, double step, unsigned char *moved)
+{
+    memset(moved, 0, (size_t)f->count);
+    for (int m = 0; m < count; ++m) {
+        int q = (int)(op_rng_uniform(rng) * f->count);
+        moved[q] = 1;
+        for (int d = 0; d < 3; ++d)
+            f->position[3 * q + d] += step * (2.0 * op_rng_uniform(rng) - 1.0);
+    }
+}
+
+/* A refresh after some particles moved (a few, many, some flung far enough to widen the grid,
+ * none) gives exactly the pairs a fresh search at the new positions gives, on one thread and on
+ * two, however many refreshes follow one another. */
+static void test_broad_phase_refresh_matches_search(void **state)
+{
+    (void)state;
+    static const struct {
+        int movers;
+        double step;
+    } rounds[] = { { 5, 0.05 }, { 200, 0.02 }, { 40, 0.3 }, { 0, 0.0 }, { 3, 2.0 }, { 600, 0.1 }, { 1, 0.01 } };
+    for (size_t c = 0; c < 4; ++c) {
+        const cloud_case *k = &clouds[c];
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        random_cloud cloud = { 0 };
+        if (random_cloud_make(&ctx, &cloud, k->seed, k->bodies, k->per_body, k->side, k->r_min, k->r_max) != OP_OK)
+            fail_msg("%s", ctx.message);
+        for (int threads = 1; threads <= 2; ++threads) {
+            omp_set_num_threads(threads);
+            flat_cloud f = flatten(&cloud);
+            unsigned char *moved = malloc((size_t)f.count);
+            assert_non_null(moved);
+            op_rng rng = op_rng_seeded(100 + k->seed);
+            op_broad_phase kept = { 0 };
+            assert_int_equal(op_broad_phase_find(&ctx, &kept, f.count, f.position, f.bound, f.group, k->margin), OP_OK);
+            int changed = 0;
+            for (size_t r = 0; r < sizeof rounds / sizeof rounds[0]; ++r) {
+                int before = kept.pair_count;
+                op_pair *previous = malloc(((size_t)before + 1) * sizeof *previous);
+                assert_non_null(previous);
+                memcpy(previous, kept.pairs, (size_t)before * sizeof *previous);
+                move_some(&f, &rng, rounds[r].movers, rounds[r].step, moved);
+                assert_int_equal(op_broad_phase_refresh(&ctx, &kept, f.count, f.position, f.bound, f.group, k->margin,
+                                                        moved),
+                                 OP_OK);
+                op_broad_phase fresh = { 0 };
+                assert_int_equal(op_broad_phase_find(&ctx, &fresh, f.count, f.position, f.bound, f.group, k->margin),
+                                 OP_OK);
+                assert_int_equal(kept.pair_count, fresh.pair_count);
+                for (int p = 0; p < fresh.pair_count; ++p)
+                    if (compare_pair(&kept.pairs[p], &fresh.pairs[p]) != 0)
+                        fail_msg("cloud %d, %d threads, round %d: pair %d is (%d, %d), a fresh search's (%d, %d)",
+                                 (int)k->seed, threads, (int)r, p, kept.pairs[p].i, kept.pairs[p].j, fresh.pairs[p].i,
+                                 fresh.pairs[p].j);
+                changed += kept.pair_count != before ||
+                           memcmp(previous, kept.pairs, (size_t)before * sizeof *previous) != 0;
+                free(previous);
+                op_broad_phase_free(&fresh);
+            }
+            assert_true(changed >= 3); /* the moves did change the pairs */
+            op_broad_phase_free(&kept);
+            free(moved);
+            flat_free(&f);
+        }
+        random_cloud_free(&cloud);
+    }
+    omp_set_num_threads(2);
+}
+
 static void test_broad_phase_rejects_bad_input(void **state)
 {
     (void)state;
@@ -586,9 +657,10 @@ static void test_same_state_on_one_and_two_threads(void **state)
 }
 
 /* A collider that keeps its search (collide.h, "Reuse between calls") against a fresh one each
- * call, over a cloud whose particles move a little between calls and, every fifth call, far:
- * the same pairs, contacts, penetration and state bit for bit after every call, with the grid
- * searched only when something moved far. */
+ * call, over a cloud whose particles move a little between calls and, every fourth call, one
+ * body or (every eighth) all of them far: the same pairs, contacts, penetration and state bit
+ * for bit after every call, with the grid searched only when something moved far, and only the
+ * pairs of the moved particles refreshed when one body did. */
 static void test_reused_search_matches_fresh_search(void **state)
 {
     (void)state;
@@ -600,12 +672,13 @@ static void test_reused_search_matches_fresh_search(void **state)
     op_collider reused = { 0 };
     op_contact_def def = { .passes = 4, .friction = 0.5, .margin = 0.002 };
     op_rng rng = op_rng_seeded(11);
-    int searches = 0, calls = 12;
+    int searches = 0, refreshes = 0, calls = 16;
     for (int call = 0; call < calls; ++call) {
-        double step = call % 5 == 4 ? 0.05 : 0.002; /* the skin is the largest radius, 0.06 */
+        int far_body = call % 8 == 7 ? -1 : call % 4 == 3 ? call % kept.body_count : kept.body_count;
         for (int b = 0; b < kept.body_count; ++b)
             for (int i = 0; i < kept.bodies[b].graph->particle_count; ++i)
                 for (int d = 0; d < 3; ++d) {
+                    double step = far_body < 0 || far_body == b ? 0.05 : 0.002; /* the skin: 0.06 */
                     double move = step * (2.0 * op_rng_uniform(&rng) - 1.0);
                     kept.bodies[b].state.position[3 * i + d] += move;
                     fresh.bodies[b].state.position[3 * i + d] += move;
@@ -617,6 +690,8 @@ static void test_reused_search_matches_fresh_search(void **state)
         op_collider_free(&once);
         assert_true(b.searched && a.pairs > 0 && a.contacts > 0);
         searches += a.searched;
+        refreshes += a.refreshed;
+        assert_true(a.searched || !a.refreshed);
         assert_int_equal(a.pairs, b.pairs);
         assert_int_equal(a.contacts, b.contacts);
         assert_memory_equal(&a.max_penetration, &b.max_penetration, sizeof(double));
@@ -627,8 +702,8 @@ static void test_reused_search_matches_fresh_search(void **state)
         free(sa);
         free(sb);
     }
-    print_message("%d grid searches in %d calls\n", searches, calls);
-    assert_true(searches >= 3 && searches < calls);
+    print_message("%d grid searches in %d calls, %d of them refreshes\n", searches, calls, refreshes);
+    assert_true(searches >= 3 && searches < calls && refreshes >= 2 && refreshes < searches);
     op_collider_free(&reused);
     random_cloud_free(&kept);
     random_cloud_free(&fresh);
@@ -705,6 +780,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broad_phase_matches_brute_force),
+        cmocka_unit_test(test_broad_phase_refresh_matches_search),
         cmocka_unit_test(test_broad_phase_rejects_bad_input),
         cmocka_unit_test(test_support_distance_matches_search),
         cmocka_unit_test(test_isolated_pair_in_one_pass),
