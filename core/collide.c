@@ -591,37 +591,56 @@ double op_support_along(const double support[6], const double n[3])
     return support_times_length(support, n);
 }
 
-/* Where each body's particles start in the global list: c->body_start[body_count + 1]. */
-static int index_bodies(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_count)
+/* The global list's layout: where each body's particles start (c->body_start[body_count + 1]),
+ * each particle's body and bounding radius. These change only with the bodies' graphs, so they
+ * are made again only when a graph differs from the last call's (graphs are never changed in
+ * place). */
+static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_count)
 {
+    int same = c->body_start && c->laid_out_bodies == body_count;
+    for (int b = 0; same && b < body_count; ++b)
+        same = c->laid_out_graph[b] == bodies[b].graph;
+    if (same)
+        return OP_OK;
+    c->laid_out_bodies = -1; /* until laid out */
     if (body_count + 1 > c->body_capacity) {
         c->body_capacity = 0;
-        if (!RENEW(ctx, c->body_start, (size_t)body_count + 1))
+        if (!RENEW(ctx, c->body_start, (size_t)body_count + 1) || !RENEW(ctx, c->laid_out_graph, (size_t)body_count + 1))
             return ctx->status;
         c->body_capacity = body_count + 1;
     }
     c->body_start[0] = 0;
     for (int b = 0; b < body_count; ++b)
         c->body_start[b + 1] = c->body_start[b] + bodies[b].graph->particle_count;
+    if (collider_reserve(ctx, c, c->body_start[body_count]) != OP_OK)
+        return ctx->status;
+    for (int b = 0; b < body_count; ++b) {
+        const op_graph *graph = bodies[b].graph;
+        for (int i = 0, g = c->body_start[b]; i < graph->particle_count; ++i, ++g) {
+            const double *r = &graph->radii[3 * i];
+            c->bound[g] = op_max(r[0], op_max(r[1], r[2]));
+            c->group[g] = b;
+        }
+        c->laid_out_graph[b] = graph;
+    }
+    c->searched_count = 0; /* the last search's pairs are of other particles */
+    c->laid_out_bodies = body_count;
     return OP_OK;
 }
 
-/* Body b's centres and bounding radii into the global list (what the broad phase needs of every
- * particle); returns 1 when one of them has moved more than a little under half the skin (so
- * that rounding in the test cannot matter) from where the last search saw it, or there is no
- * search to compare with. */
-static int gather_body(op_collider *c, const op_body *body, int b, int compare)
+/* Every particle's centre into the global list (what the broad phase needs of all of them), in
+ * parallel over particles, not bodies, whose sizes differ; returns 1 when one has moved more
+ * than a little under half the skin (so that rounding in the test cannot matter) from its
+ * reference position, or there is no search to compare with. */
+static int gather_positions(op_collider *c, const op_body *bodies, int count, int compare)
 {
-    const op_graph *graph = body->graph;
     double allowed = 0.49 * c->skin, allowed2 = allowed * allowed;
     int moved = !compare;
-    for (int i = 0, g = c->body_start[b]; i < graph->particle_count; ++i, ++g) {
-        const double *r = &graph->radii[3 * i];
-        v3_copy(&c->position[3 * g], &body->state.position[3 * i]);
-        c->bound[g] = op_max(r[0], op_max(r[1], r[2]));
-        c->group[g] = b;
-        if (!moved)
-            moved = !(v3_dist2(&c->position[3 * g], &c->searched_position[3 * g]) <= allowed2);
+#pragma omp parallel for schedule(static) reduction(| : moved) if (count >= OP_COLLIDE_PARALLEL_MIN)
+    for (int q = 0; q < count; ++q) {
+        int b = c->group[q];
+        v3_copy(&c->position[3 * q], &bodies[b].state.position[3 * (q - c->body_start[b])]);
+        moved |= !(v3_dist2(&c->position[3 * q], &c->searched_position[3 * q]) <= allowed2);
     }
     return moved;
 }
@@ -783,15 +802,10 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     *stats = (op_contact_stats){ 0 };
     if (def->passes < 1 || !(isfinite(def->friction) && def->friction >= 0))
         return OP_FAIL(ctx, OP_ERR_INVALID, "collisions: passes must be at least 1 and friction not negative");
-    if (index_bodies(ctx, c, bodies, body_count) != OP_OK)
+    if (lay_out(ctx, c, bodies, body_count) != OP_OK)
         return ctx->status;
     int count = c->body_start[body_count];
-    if (collider_reserve(ctx, c, count) != OP_OK)
-        return ctx->status;
-    int compare = c->searched_count == count, moved = 0;
-#pragma omp parallel for schedule(static) reduction(| : moved) if (count >= OP_COLLIDE_PARALLEL_MIN)
-    for (int b = 0; b < body_count; ++b)
-        moved |= gather_body(c, &bodies[b], b, compare);
+    int moved = gather_positions(c, bodies, count, c->searched_count == count);
     if (find_near_pairs(ctx, c, count, def->margin, moved, &stats->searched, &stats->refreshed) != OP_OK)
         return ctx->status;
     int pair_count = c->near_count;
@@ -879,6 +893,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->involved);
     OP_FREE(c->support);
     OP_FREE(c->body_start);
-    c->body_capacity = 0;
+    OP_FREE(c->laid_out_graph);
+    c->body_capacity = c->laid_out_bodies = 0;
     c->capacity = c->pair_capacity = c->near_capacity = c->near_count = c->searched_count = 0;
 }

@@ -203,6 +203,8 @@ typedef struct op_collider {
     int *involved;               /* [involved_count] the particles in some pair, ascending */
     int body_capacity;
     int *body_start;             /* [bodies + 1] each body's first global index */
+    int laid_out_bodies;         /* bodies of the layout (body_start, bound, group); 0: none yet */
+    const op_graph **laid_out_graph; /* [bodies] their graphs */
     struct op_contact *contact;  /* [pairs] one pass's correction of each pair */
     unsigned char *touched;      /* [pairs] penetrated in some pass */
     /* the reuse of a search (above) */
