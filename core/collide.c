@@ -47,8 +47,13 @@ int op_collide_floor(op_body *body, double height, double friction, double *deep
 {
     int contacts = 0;
     double deepest = 0.0;
+    const double *radii = body->graph->radii;
     for (int i = 0; i < body->graph->particle_count; ++i) {
-        if (body->position_pinned[i])
+        /* h(+y) is at most the largest semi-axis (times 1 + a few ε of rounding), so a centre
+         * higher than that above the floor cannot touch it: skipped without the square root */
+        const double *r = &radii[3 * i];
+        if (body->position_pinned[i] ||
+            body->state.position[3 * i + 1] - height > 1.0001 * op_max(r[0], op_max(r[1], r[2])))
             continue;
         double depth = height - op_particle_lowest_point(body, i);
         if (!(depth > 0))
