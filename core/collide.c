@@ -559,17 +559,38 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
             return ctx->status;
         c->near_capacity = (int)n;
     }
-    int kept = bp->pair_count;
-#pragma omp parallel for schedule(static) if (kept >= OP_COLLIDE_PARALLEL_MIN)
-    for (int k = 0; k < kept; ++k) {
-        int i = bp->pairs[k].i, j = bp->pairs[k].j;
-        double reach = c->bound[i] + c->bound[j] + margin;
-        c->within[k] = v3_dist2(&c->position[3 * i], &c->position[3 * j]) < reach * reach;
+    int threads = omp_get_max_threads();
+    if (threads > c->thread_capacity) {
+        c->thread_capacity = 0;
+        if (!RENEW(ctx, c->thread_near, (size_t)threads))
+            return ctx->status;
+        c->thread_capacity = threads;
     }
-    c->near_count = 0;
-    for (int k = 0; k < kept; ++k)
-        if (c->within[k])
-            c->near[c->near_count++] = bp->pairs[k];
+    /* each thread tests a block of the kept pairs and, once every block's count is known,
+     * copies its pairs within reach to where they go: the list in pair order for any team */
+    int kept = bp->pair_count;
+#pragma omp parallel num_threads(threads) if (kept >= OP_COLLIDE_PARALLEL_MIN)
+    {
+        int thread = omp_get_thread_num(), team = omp_get_num_threads();
+        int first = (int)((int64_t)kept * thread / team), last = (int)((int64_t)kept * (thread + 1) / team);
+        int found = 0;
+        for (int k = first; k < last; ++k) {
+            int i = bp->pairs[k].i, j = bp->pairs[k].j;
+            double reach = c->bound[i] + c->bound[j] + margin;
+            c->within[k] = v3_dist2(&c->position[3 * i], &c->position[3 * j]) < reach * reach;
+            found += c->within[k];
+        }
+        c->thread_near[thread] = found;
+#pragma omp barrier
+        int at = 0;
+        for (int t = 0; t < thread; ++t)
+            at += c->thread_near[t];
+        for (int k = first; k < last; ++k)
+            if (c->within[k])
+                c->near[at++] = bp->pairs[k];
+        if (thread == team - 1)
+            c->near_count = at;
+    }
     return OP_OK;
 }
 
@@ -893,12 +914,13 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->touched);
     OP_FREE(c->searched_position);
     OP_FREE(c->moving);
+    OP_FREE(c->thread_near);
     OP_FREE(c->near);
     OP_FREE(c->within);
     OP_FREE(c->involved);
     OP_FREE(c->support);
     OP_FREE(c->body_start);
     OP_FREE(c->laid_out_graph);
-    c->body_capacity = c->laid_out_bodies = 0;
+    c->body_capacity = c->laid_out_bodies = c->thread_capacity = 0;
     c->capacity = c->pair_capacity = c->near_capacity = c->near_count = c->searched_count = 0;
 }

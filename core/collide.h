@@ -217,6 +217,8 @@ typedef struct op_collider {
     int near_count, near_capacity;
     op_pair *near;               /* [near_count] this call's candidates: the kept pairs within reach */
     unsigned char *within;       /* [kept pairs] 1 where a kept pair is within reach now */
+    int thread_capacity;
+    int *thread_near;            /* [threads] how many of a thread's block of kept pairs are */
 } op_collider;
 
 /* Collisions between the particles of different bodies (narrow phase and response above),
