@@ -188,42 +188,43 @@ static double grid_size(const double lo[3], const double hi[3], double cell, dou
 
 /* Sorts the particles by cell with a counting sort, stable, so by index within a cell: bp->key,
  * bp->order, bp->sorted, bp->sorted_group and bp->run_end by sorted position, and
- * bp->cell_start[cells + 1]. */
+ * bp->cell_start[cells + 1]. The cells and the sorted copies are formed in parallel, the
+ * counting and placing on one thread. */
 static void sort_into_cells(op_broad_phase *bp, int count, const double *position, const double *bound,
                             const int *group, const double lo[3], double cell, const int dims[3])
 {
     double inverse = 1.0 / cell;
     int cells = dims[0] * dims[1] * dims[2];
     int *start = bp->cell_start;
-    memset(start, 0, ((size_t)cells + 1) * sizeof *start);
+    int *cell_of = bp->run_end; /* by particle, until the runs are found */
+#pragma omp parallel for schedule(static) if (count >= OP_COLLIDE_PARALLEL_MIN)
     for (int i = 0; i < count; ++i) {
         int c[3];
         for (int d = 0; d < 3; ++d) /* from 1: the empty layer below is cell 0 */
             c[d] = (int)((position[3 * i + d] - lo[d]) * inverse) + 1; /* ≥ 0 and < dims: floor */
-        int key = c[0] + dims[0] * (c[1] + dims[1] * c[2]);
-        bp->key[i] = key;
-        start[key + 1]++;
+        cell_of[i] = c[0] + dims[0] * (c[1] + dims[1] * c[2]);
     }
+    memset(start, 0, ((size_t)cells + 1) * sizeof *start);
+    for (int i = 0; i < count; ++i)
+        start[cell_of[i] + 1]++;
     for (int k = 0; k < cells; ++k)
         start[k + 1] += start[k];
     /* placing in index order keeps each cell in index order; the starts shift up by one cell */
     for (int i = 0; i < count; ++i) {
-        int s = start[bp->key[i]]++;
+        int key = cell_of[i], s = start[key]++;
         bp->order[s] = i;
+        bp->key[s] = key;
     }
     for (int k = cells; k > 0; --k)
         start[k] = start[k - 1];
     start[0] = 0;
+#pragma omp parallel for schedule(static) if (count >= OP_COLLIDE_PARALLEL_MIN)
     for (int s = 0; s < count; ++s) {
         int i = bp->order[s];
         v3_copy(&bp->sorted[4 * s], &position[3 * i]);
         bp->sorted[4 * s + 3] = bound[i];
         bp->sorted_group[s] = group[i];
     }
-    /* the keys by sorted position, for the queries */
-    for (int k = 0; k < cells; ++k)
-        for (int s = start[k]; s < start[k + 1]; ++s)
-            bp->key[s] = k;
     for (int s = count - 1; s >= 0; --s) {
         int same = s + 1 < count && bp->key[s + 1] == bp->key[s] && bp->sorted_group[s + 1] == bp->sorted_group[s];
         bp->run_end[s] = same ? bp->run_end[s + 1] : s + 1;

@@ -134,7 +134,7 @@ typedef struct op_broad_phase {
     int pair_count;
     op_pair *pairs; /* [pair_count], sorted by (i, j) */
     int pair_capacity, particle_capacity, cell_capacity, thread_capacity;
-    int *key;                           /* [n] cell of each particle; by sorted position after the sort */
+    int *key;                           /* [n] the cell at each sorted position */
     int *order;                         /* [n] the particle at each sorted position */
     double *sorted;                     /* [n][4] its centre and bounding radius */
     int *sorted_group;                  /* [n] its group */
