@@ -249,17 +249,22 @@ static int build_grid(op_ctx *ctx, op_broad_phase *bp, int count, const double *
     if (!(isfinite(margin) && margin >= 0))
         return OP_FAIL(ctx, OP_ERR_INVALID, "broad phase: the margin must be finite and not negative");
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY }, largest = 0.0;
+    int bad = count; /* the first particle with bad input */
+#pragma omp parallel for schedule(static) reduction(min : lo[:3], bad) reduction(max : hi[:3], largest) \
+    if (count >= OP_COLLIDE_PARALLEL_MIN)
     for (int i = 0; i < count; ++i) {
         const double *x = &position[3 * i];
         if (!v3_isfinite(x) || !(isfinite(bound[i]) && bound[i] >= 0))
-            return OP_FAIL(ctx, OP_ERR_INVALID,
-                           "broad phase: particle %d has a non-finite position or a bad bounding radius", i);
+            bad = i < bad ? i : bad;
         for (int d = 0; d < 3; ++d) {
             lo[d] = op_min(lo[d], x[d]);
             hi[d] = op_max(hi[d], x[d]);
         }
         largest = op_max(largest, bound[i]);
     }
+    if (bad < count)
+        return OP_FAIL(ctx, OP_ERR_INVALID,
+                       "broad phase: particle %d has a non-finite position or a bad bounding radius", bad);
     if (count < 2)
         return OP_OK;
     double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
