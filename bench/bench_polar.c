@@ -10,7 +10,11 @@
  * closed form's own test bound); the bench fails otherwise. The largest differences from the SVD
  * are printed for both methods: on inverted matrices with σ₂ close to σ₃ the closed form's
  * eigenvector from the adjugate loses digits (1e-10 here) that the certified Newton iteration
- * keeps. */
+ * keeps.
+ *
+ * And op_polar_rotation_warm4_lanes, four of the near starts at a time as the local step's
+ * quads call it, in SSE2 lanes and (where the CPU has it) AVX lanes: ns per matrix, and a check
+ * that both give the scalar calls' bits. */
 #include <lapacke.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -161,6 +165,41 @@ static double median_warm_ns(const double *c, const double *q0, double *q, doubl
     return per_call[N_RUNS / 2];
 }
 
+/* Median ns per matrix of op_polar_rotation_warm4_lanes over the matrices four at a time, in the
+ * lanes op_polar_lanes_avx(avx) gives; the rotations (matrix-major) into r. Returns 0 when that
+ * width is not available. */
+static double median_lanes_ns(int avx, const double *c, const double *q0, double *q, double *r)
+{
+    if (op_polar_lanes_avx(avx) != avx)
+        return 0.0;
+    double *lanes = malloc(9 * N_MATRICES * sizeof *lanes), *out = malloc(9 * N_MATRICES * sizeof *out);
+    if (!lanes || !out) {
+        free(lanes);
+        free(out);
+        return 0.0;
+    }
+    for (int i = 0; i < N_MATRICES; ++i) /* four at a time, entry k of matrix m at 18 (m / 2) + 2k + m % 2 */
+        for (int k = 0; k < 9; ++k)
+            lanes[36 * (i / 4) + 18 * (i % 4 / 2) + 2 * k + i % 2] = c[9 * i + k];
+    double per_call[N_RUNS];
+    for (int run = 0; run < N_RUNS; ++run) {
+        memcpy(q, q0, 4 * N_MATRICES * sizeof *q);
+        double t0 = now_ns();
+        for (int i = 0; i < N_MATRICES; i += 4) {
+            double *qs[4] = { &q[4 * i], &q[4 * i + 4], &q[4 * i + 8], &q[4 * i + 12] };
+            op_polar_rotation_warm4_lanes(&lanes[9 * i], qs, &out[9 * i]);
+        }
+        per_call[run] = (now_ns() - t0) / N_MATRICES;
+    }
+    for (int i = 0; i < N_MATRICES; ++i)
+        for (int k = 0; k < 9; ++k)
+            r[9 * i + k] = out[36 * (i / 4) + 18 * (i % 4 / 2) + 2 * k + i % 2];
+    free(lanes);
+    free(out);
+    qsort(per_call, N_RUNS, sizeof per_call[0], bench_compare_double);
+    return per_call[N_RUNS / 2];
+}
+
 /* The largest entrywise difference between the rotations r and the SVD's (reference), over the
  * matrices whose optimum is unique: det C > 0, or det C < 0 with σ₂ clear of σ₃. −1 when some r
  * is not a rotation. */
@@ -218,6 +257,21 @@ int main(void)
     double near_error = disagreement(c, reference, r);
     double far = median_warm_ns(c, q_far, q, r, &checksum_far);
     double far_error = disagreement(c, reference, r);
+    /* the lanes against the scalar calls from the near starts, bit for bit */
+    double *r_scalar = malloc(9 * N_MATRICES * sizeof *r_scalar), *r_lanes = malloc(9 * N_MATRICES * sizeof *r_lanes);
+    if (!r_scalar || !r_lanes) {
+        fprintf(stderr, "bench_polar: out of memory\n");
+        return 1;
+    }
+    memcpy(q, q_near, 4 * N_MATRICES * sizeof *q);
+    for (int i = 0; i < N_MATRICES; ++i)
+        op_polar_rotation_warm(&c[9 * i], &q[4 * i], &r_scalar[9 * i]);
+    double sse2 = median_lanes_ns(0, c, q_near, q, r_lanes);
+    int lanes_differ = memcmp(r_scalar, r_lanes, 9 * N_MATRICES * sizeof *r_lanes) != 0;
+    double avx = median_lanes_ns(1, c, q_near, q, r_lanes);
+    lanes_differ |= avx > 0.0 && memcmp(r_scalar, r_lanes, 9 * N_MATRICES * sizeof *r_lanes) != 0;
+    free(r_scalar);
+    free(r_lanes);
 
     printf("polar rotation, %d matrices (generic / near-rotation / inverted), median of %d runs\n",
            N_MATRICES, N_RUNS);
@@ -230,16 +284,22 @@ int main(void)
     printf("  %-22s %12.1f   max |R - R_svd| %.1e (falls back to the closed form)\n", "warm, started far", far,
            far_error);
     printf("  %-22s %12.2f\n", "ratio fast/warm near", fast / near);
+    printf("  %-22s %12.1f   (per matrix, four at a time)\n", "warm lanes, SSE2", sse2);
+    if (avx > 0.0)
+        printf("  %-22s %12.1f   ratio SSE2/AVX %.2f\n", "warm lanes, AVX", avx, sse2 / avx);
+    else
+        printf("  %-22s %12s\n", "warm lanes, AVX", "not here");
     printf("  checksums: fast %.17g, svd %.17g, warm %.17g %.17g\n", checksum_fast, checksum_svd, checksum_near,
            checksum_far);
     printf("csv,polar,matrices=%d,runs=%d,fast_ns=%.2f,svd_ns=%.2f,ratio=%.2f,warm_near_ns=%.2f,warm_far_ns=%.2f,"
-           "closed_max_diff_svd=%.3g,warm_near_max_diff_svd=%.3g,warm_far_max_diff_svd=%.3g\n",
-           N_MATRICES, N_RUNS, fast, svd, svd / fast, near, far, closed_error, near_error, far_error);
+           "closed_max_diff_svd=%.3g,warm_near_max_diff_svd=%.3g,warm_far_max_diff_svd=%.3g,lanes_sse2_ns=%.2f,"
+           "lanes_avx_ns=%.2f\n",
+           N_MATRICES, N_RUNS, fast, svd, svd / fast, near, far, closed_error, near_error, far_error, sse2, avx);
     int failed = !(near_error >= 0.0 && near_error <= WARM_AGREEMENT) ||
-                 !(far_error >= 0.0 && far_error <= WARM_AGREEMENT);
+                 !(far_error >= 0.0 && far_error <= WARM_AGREEMENT) || lanes_differ;
     if (failed)
-        fprintf(stderr, "bench_polar: a warm-started rotation is not a rotation or differs from the SVD's by more "
-                        "than %g\n", WARM_AGREEMENT);
+        fprintf(stderr, "bench_polar: a warm-started rotation is not a rotation, differs from the SVD's by more "
+                        "than %g, or the lanes' from the scalar calls'\n", WARM_AGREEMENT);
     free(c);
     free(r);
     free(exact);

@@ -355,23 +355,66 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9])
 
 /* Two or four warm-started polar rotations at once (op_polar_rotation_warm2_lanes,
  * op_polar_rotation_warm4_lanes): the same operations, in the same order, as
- * op_polar_rotation_warm, in the two lanes of SSE2 registers, so each lane's result is bitwise
- * the scalar one. The scalar routine is one long dependent chain (≈ 50 ns,
+ * op_polar_rotation_warm, in the lanes of vector registers (core/polar_lanes.h), so each lane's
+ * result is bitwise the scalar one. The scalar routine is one long dependent chain (≈ 50 ns,
  * mostly waiting on multiplies and the divisions); two chains side by side take little longer
- * than one. The lanes run the Newton iteration in lockstep until both have passed the
- * certificate or left it; a lane that fails takes the scalar closed form alone. */
+ * than one, and with two groups of two SSE2 lanes the four are bound by the arithmetic's
+ * throughput, which AVX's four lanes double: where the CPU has AVX (checked at load), the four
+ * run in one group of AVX registers, 8 % off the 52-model scene's local step on one thread.
+ * The lanes run the Newton iteration in lockstep until all have passed the certificate or left
+ * it; a lane that fails takes the scalar closed form alone. */
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
 #include <emmintrin.h>
+/* The AVX lanes need GCC's target pragma and CPU check. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OPSIM_POLAR_AVX 1
+#else
+#define OPSIM_POLAR_AVX 0
+#endif
 
 typedef __m128d v2;
 
-static inline v2 v2_add(v2 a, v2 b) { return _mm_add_pd(a, b); }
-static inline v2 v2_sub(v2 a, v2 b) { return _mm_sub_pd(a, b); }
-static inline v2 v2_mul(v2 a, v2 b) { return _mm_mul_pd(a, b); }
-static inline v2 v2_div(v2 a, v2 b) { return _mm_div_pd(a, b); }
-static inline v2 v2_all(double a) { return _mm_set1_pd(a); }
-/* mask ? a : b */
-static inline v2 v2_select(v2 mask, v2 a, v2 b) { return _mm_or_pd(_mm_and_pd(mask, a), _mm_andnot_pd(mask, b)); }
+#define VEC v2
+#define LANES 2
+#define LANES_NAME(name) name##_sse2
+#define V_ADD _mm_add_pd
+#define V_SUB _mm_sub_pd
+#define V_MUL _mm_mul_pd
+#define V_DIV _mm_div_pd
+#define V_SQRT _mm_sqrt_pd
+#define V_ALL _mm_set1_pd
+#define V_TRUE() _mm_castsi128_pd(_mm_set1_epi32(-1))
+#define V_AND _mm_and_pd
+#define V_ANDNOT _mm_andnot_pd
+#define V_OR _mm_or_pd
+#define V_GT _mm_cmpgt_pd
+#define V_LE _mm_cmple_pd
+#define V_LT _mm_cmplt_pd
+#define V_MASK _mm_movemask_pd
+#define V_STORE _mm_storeu_pd
+#define V_LOAD _mm_loadu_pd
+#define V_SELECT(mask, a, b) _mm_or_pd(_mm_and_pd(mask, a), _mm_andnot_pd(mask, b))
+#include "polar_lanes.h"
+#undef VEC
+#undef LANES
+#undef LANES_NAME
+#undef V_ADD
+#undef V_SUB
+#undef V_MUL
+#undef V_DIV
+#undef V_SQRT
+#undef V_ALL
+#undef V_TRUE
+#undef V_AND
+#undef V_ANDNOT
+#undef V_OR
+#undef V_GT
+#undef V_LE
+#undef V_LT
+#undef V_MASK
+#undef V_STORE
+#undef V_LOAD
+#undef V_SELECT
 
 /* out[k] = (a[k], b[k]) for k < count */
 static inline void v2_gather(int count, const double *a, const double *b, v2 *out)
@@ -400,136 +443,99 @@ static inline void v2_scatter(int count, const v2 *in, double *a, double *b)
     }
 }
 
-/* quaternion_to_rotation, lane by lane */
-static inline void quaternion_to_rotation2(const v2 q[4], v2 r[9])
+#if OPSIM_POLAR_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+#include <immintrin.h>
+
+#define VEC __m256d
+#define LANES 4
+#define LANES_NAME(name) name##_avx
+#define V_ADD _mm256_add_pd
+#define V_SUB _mm256_sub_pd
+#define V_MUL _mm256_mul_pd
+#define V_DIV _mm256_div_pd
+#define V_SQRT _mm256_sqrt_pd
+#define V_ALL _mm256_set1_pd
+#define V_TRUE() _mm256_castsi256_pd(_mm256_set1_epi32(-1))
+#define V_AND _mm256_and_pd
+#define V_ANDNOT _mm256_andnot_pd
+#define V_OR _mm256_or_pd
+/* the ordered, signalling predicates of SSE2's cmpgt, cmple and cmplt */
+#define V_GT(a, b) _mm256_cmp_pd(a, b, _CMP_GT_OS)
+#define V_LE(a, b) _mm256_cmp_pd(a, b, _CMP_LE_OS)
+#define V_LT(a, b) _mm256_cmp_pd(a, b, _CMP_LT_OS)
+#define V_MASK _mm256_movemask_pd
+#define V_STORE _mm256_storeu_pd
+#define V_LOAD _mm256_loadu_pd
+#define V_SELECT(mask, a, b) _mm256_or_pd(_mm256_and_pd(mask, a), _mm256_andnot_pd(mask, b))
+#include "polar_lanes.h"
+
+/* op_polar_rotation_warm4_lanes in one group of four AVX lanes: the pairs' halves (p0, p1) and
+ * (p2, p3) joined into one register per entry on the way in, split on the way out. */
+static void warm4_avx(const double C[36], double *const q[4], double R[36])
 {
-    v2 s = v2_div(v2_all(2.0), v2_add(v2_add(v2_add(v2_mul(q[0], q[0]), v2_mul(q[1], q[1])), v2_mul(q[2], q[2])),
-                                      v2_mul(q[3], q[3])));
-    v2 s0 = v2_mul(s, q[0]), s1 = v2_mul(s, q[1]), s2 = v2_mul(s, q[2]), s3 = v2_mul(s, q[3]);
-    v2 wx = v2_mul(s0, q[1]), wy = v2_mul(s0, q[2]), wz = v2_mul(s0, q[3]);
-    v2 xx = v2_mul(s1, q[1]), xy = v2_mul(s1, q[2]), xz = v2_mul(s1, q[3]);
-    v2 yy = v2_mul(s2, q[2]), yz = v2_mul(s2, q[3]), zz = v2_mul(s3, q[3]);
-    v2 one = v2_all(1.0);
-    r[0] = v2_sub(one, v2_add(yy, zz));
-    r[1] = v2_sub(xy, wz);
-    r[2] = v2_add(xz, wy);
-    r[3] = v2_add(xy, wz);
-    r[4] = v2_sub(one, v2_add(xx, zz));
-    r[5] = v2_sub(yz, wx);
-    r[6] = v2_sub(xz, wy);
-    r[7] = v2_add(yz, wx);
-    r[8] = v2_sub(one, v2_add(xx, yy));
+    __m256d c[1][9], lanes[1][4], r[1][9];
+    for (int k = 0; k < 9; ++k)
+        c[0][k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(C + 2 * k)), _mm_loadu_pd(C + 18 + 2 * k), 1);
+    for (int k = 0; k < 4; ++k)
+        lanes[0][k] = _mm256_setr_pd(q[0][k], q[1][k], q[2][k], q[3][k]);
+    polar_rotation_warm_avx(1, c, lanes, r);
+    for (int k = 0; k < 9; ++k) {
+        _mm_storeu_pd(R + 2 * k, _mm256_castpd256_pd128(r[0][k]));
+        _mm_storeu_pd(R + 18 + 2 * k, _mm256_extractf128_pd(r[0][k], 1));
+    }
+    double out[4][4];
+    for (int k = 0; k < 4; ++k)
+        _mm256_storeu_pd(out[k], lanes[0][k]);
+    for (int m = 0; m < 4; ++m)
+        for (int k = 0; k < 4; ++k)
+            q[m][k] = out[k][m];
+}
+#pragma GCC pop_options
+#undef VEC
+#undef LANES
+#undef LANES_NAME
+#undef V_ADD
+#undef V_SUB
+#undef V_MUL
+#undef V_DIV
+#undef V_SQRT
+#undef V_ALL
+#undef V_TRUE
+#undef V_AND
+#undef V_ANDNOT
+#undef V_OR
+#undef V_GT
+#undef V_LE
+#undef V_LT
+#undef V_MASK
+#undef V_STORE
+#undef V_LOAD
+#undef V_SELECT
+
+static int use_avx;
+
+__attribute__((constructor)) static void detect_avx(void)
+{
+    __builtin_cpu_init(); /* a constructor may run before libgcc's own */
+    use_avx = __builtin_cpu_supports("avx");
 }
 
-/* op_polar_rotation_warm in the lanes of W groups of registers (2W matrices): c the matrices,
- * q the warm starts on entry and the unit quaternions on return, r the rotations. The groups'
- * latency chains are independent; written as loops over the groups so that, inlined with a
- * constant W, they are unrolled and interleaved. */
-#define EACH for (int w = 0; w < W; ++w)
-static inline __attribute__((always_inline)) void polar_rotation_warm_lanes(int W, const v2 c[][9], v2 q[][4],
-                                                                            v2 r[][9])
+int op_polar_lanes_avx(int wanted)
 {
-    enum { MAX_GROUPS = 2 }; /* W ≤ MAX_GROUPS */
-    v2 r0[MAX_GROUPS][9], b[9], alpha[MAX_GROUPS], g0[MAX_GROUPS], g1[MAX_GROUPS], g2[MAX_GROUPS], gg[MAX_GROUPS],
-        m00[MAX_GROUPS], m11[MAX_GROUPS], m22[MAX_GROUPS], m01[MAX_GROUPS], m02[MAX_GROUPS], m12[MAX_GROUPS];
-    EACH {
-        quaternion_to_rotation2(q[w], r0[w]);
-        /* b = r0ᵀ c */
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                b[3 * i + j] = v2_add(v2_add(v2_mul(r0[w][i], c[w][j]), v2_mul(r0[w][3 + i], c[w][3 + j])),
-                                      v2_mul(r0[w][6 + i], c[w][6 + j]));
-        alpha[w] = v2_add(v2_add(b[0], b[4]), b[8]);
-        g0[w] = v2_sub(b[7], b[5]), g1[w] = v2_sub(b[2], b[6]), g2[w] = v2_sub(b[3], b[1]);
-        gg[w] = v2_add(v2_add(v2_mul(g0[w], g0[w]), v2_mul(g1[w], g1[w])), v2_mul(g2[w], g2[w]));
-        v2 two = v2_all(2.0);
-        m00[w] = v2_sub(v2_mul(two, b[0]), alpha[w]), m11[w] = v2_sub(v2_mul(two, b[4]), alpha[w]),
-        m22[w] = v2_sub(v2_mul(two, b[8]), alpha[w]);
-        m01[w] = v2_add(b[1], b[3]), m02[w] = v2_add(b[2], b[6]), m12[w] = v2_add(b[5], b[7]);
-    }
-    v2 zero = _mm_setzero_pd(), sign = v2_all(-0.0);
-    v2 min_determinant = v2_all(WARM_MIN_DETERMINANT), scale = v2_all(WARM_SCALE),
-       scale2 = v2_all(WARM_SCALE * WARM_SCALE), tolerance2 = v2_all(WARM_TOLERANCE * WARM_TOLERANCE),
-       four = v2_all(4.0);
-    /* lanes still iterating, lanes certified, and the certified (d, z) */
-    v2 lambda[MAX_GROUPS], active[MAX_GROUPS], certified[MAX_GROUPS], cd[MAX_GROUPS], cz0[MAX_GROUPS],
-        cz1[MAX_GROUPS], cz2[MAX_GROUPS];
-    EACH {
-        lambda[w] = alpha[w];
-        active[w] = _mm_castsi128_pd(_mm_set1_epi32(-1));
-        certified[w] = cd[w] = cz0[w] = cz1[w] = cz2[w] = zero;
-    }
-    for (int solve = 0; solve < WARM_MAX_SOLVES; ++solve) {
-        int any = 0;
-        EACH {
-            v2 a00 = v2_sub(lambda[w], m00[w]), a11 = v2_sub(lambda[w], m11[w]), a22 = v2_sub(lambda[w], m22[w]);
-            v2 c00 = v2_sub(v2_mul(a11, a22), v2_mul(m12[w], m12[w])),
-               c11 = v2_sub(v2_mul(a00, a22), v2_mul(m02[w], m02[w])),
-               c22 = v2_sub(v2_mul(a00, a11), v2_mul(m01[w], m01[w]));
-            v2 c01 = v2_add(v2_mul(m01[w], a22), v2_mul(m02[w], m12[w])),
-               c02 = v2_add(v2_mul(m01[w], m12[w]), v2_mul(m02[w], a11)),
-               c12 = v2_add(v2_mul(a00, m12[w]), v2_mul(m01[w], m02[w]));
-            v2 d = v2_sub(v2_sub(v2_mul(a00, c00), v2_mul(m01[w], c01)), v2_mul(m02[w], c02));
-            v2 z0 = v2_add(v2_add(v2_mul(c00, g0[w]), v2_mul(c01, g1[w])), v2_mul(c02, g2[w]));
-            v2 z1 = v2_add(v2_add(v2_mul(c01, g0[w]), v2_mul(c11, g1[w])), v2_mul(c12, g2[w]));
-            v2 z2 = v2_add(v2_add(v2_mul(c02, g0[w]), v2_mul(c12, g1[w])), v2_mul(c22, g2[w]));
-            v2 tr = v2_add(v2_add(a00, a11), a22), tr2 = v2_mul(tr, tr);
-            v2 ok = _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(a00, zero), _mm_cmpgt_pd(c22, zero)),
-                               _mm_cmpgt_pd(d, v2_mul(v2_mul(min_determinant, tr), tr2)));
-            ok = _mm_and_pd(ok, _mm_and_pd(_mm_cmplt_pd(tr, scale), _mm_cmplt_pd(gg[w], scale2)));
-            v2 fd = v2_sub(v2_mul(v2_sub(lambda[w], alpha[w]), d),
-                           v2_add(v2_add(v2_mul(g0[w], z0), v2_mul(g1[w], z1)), v2_mul(g2[w], z2)));
-            v2 zz = v2_add(v2_add(v2_mul(z0, z0), v2_mul(z1, z1)), v2_mul(z2, z2)), dd = v2_add(v2_mul(d, d), zz);
-            v2 gap = v2_sub(v2_mul(v2_mul(four, d), dd), v2_mul(v2_mul(_mm_andnot_pd(sign, fd), d), tr2));
-            v2 pass = _mm_and_pd(_mm_cmpgt_pd(gap, zero),
-                                 _mm_cmple_pd(v2_mul(v2_mul(v2_mul(v2_mul(fd, fd), zz), tr2), tr2),
-                                              v2_mul(v2_mul(tolerance2, gap), gap)));
-            v2 now = _mm_and_pd(active[w], _mm_and_pd(ok, pass));
-            cd[w] = v2_select(now, d, cd[w]);
-            cz0[w] = v2_select(now, z0, cz0[w]);
-            cz1[w] = v2_select(now, z1, cz1[w]);
-            cz2[w] = v2_select(now, z2, cz2[w]);
-            certified[w] = _mm_or_pd(certified[w], now);
-            active[w] = _mm_andnot_pd(pass, _mm_and_pd(active[w], ok));
-            any |= _mm_movemask_pd(active[w]);
-            lambda[w] = v2_select(active[w], v2_sub(lambda[w], v2_div(v2_mul(d, fd), dd)), lambda[w]);
-        }
-        if (!any)
-            break;
-    }
-    EACH {
-        /* polar(C) = R0 R(d, z): the Hamilton product q0 ⊗ (d, z) */
-        const v2 *q0 = q[w];
-        v2 o[4];
-        o[0] = v2_sub(v2_sub(v2_sub(v2_mul(q0[0], cd[w]), v2_mul(q0[1], cz0[w])), v2_mul(q0[2], cz1[w])),
-                      v2_mul(q0[3], cz2[w]));
-        o[1] = v2_sub(v2_add(v2_add(v2_mul(q0[0], cz0[w]), v2_mul(q0[1], cd[w])), v2_mul(q0[2], cz2[w])),
-                      v2_mul(q0[3], cz1[w]));
-        o[2] = v2_add(v2_add(v2_sub(v2_mul(q0[0], cz1[w]), v2_mul(q0[1], cz2[w])), v2_mul(q0[2], cd[w])),
-                      v2_mul(q0[3], cz0[w]));
-        o[3] = v2_add(v2_sub(v2_add(v2_mul(q0[0], cz2[w]), v2_mul(q0[1], cz1[w])), v2_mul(q0[2], cz0[w])),
-                      v2_mul(q0[3], cd[w]));
-        int failed = ~_mm_movemask_pd(certified[w]) & 3;
-        if (failed) {
-            double ca[9], cb[9], oa[4], ob[4];
-            v2_scatter(9, c[w], ca, cb);
-            v2_scatter(4, o, oa, ob);
-            if (failed & 1)
-                closed_form_quaternion(ca, oa);
-            if (failed & 2)
-                closed_form_quaternion(cb, ob);
-            v2_gather(4, oa, ob, o);
-        }
-        /* finish(): R(o), and q = o / |o| */
-        quaternion_to_rotation2(o, r[w]);
-        v2 inverse_norm = v2_div(v2_all(1.0), _mm_sqrt_pd(v2_add(v2_add(v2_add(v2_mul(o[0], o[0]), v2_mul(o[1], o[1])),
-                                                                          v2_mul(o[2], o[2])),
-                                                                   v2_mul(o[3], o[3]))));
-        for (int k = 0; k < 4; ++k)
-            q[w][k] = v2_mul(o[k], inverse_norm);
-    }
+    __builtin_cpu_init();
+    use_avx = wanted && __builtin_cpu_supports("avx");
+    return use_avx;
 }
-#undef EACH
+#else
+int op_polar_lanes_avx(int wanted)
+{
+    (void)wanted;
+    return 0;
+}
+#endif
+
 
 void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18])
 {
@@ -537,7 +543,7 @@ void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], doubl
     for (int k = 0; k < 9; ++k)
         c[0][k] = _mm_loadu_pd(C + 2 * k);
     v2_gather(4, q[0], q[1], lanes[0]);
-    polar_rotation_warm_lanes(1, c, lanes, r);
+    polar_rotation_warm_sse2(1, c, lanes, r);
     for (int k = 0; k < 9; ++k)
         _mm_storeu_pd(R + 2 * k, r[0][k]);
     v2_scatter(4, lanes[0], q[0], q[1]);
@@ -545,13 +551,19 @@ void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], doubl
 
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36])
 {
+#if OPSIM_POLAR_AVX
+    if (use_avx) {
+        warm4_avx(C, q, R);
+        return;
+    }
+#endif
     v2 c[2][9], lanes[2][4], r[2][9];
     for (int w = 0; w < 2; ++w) {
         for (int k = 0; k < 9; ++k)
             c[w][k] = _mm_loadu_pd(C + 18 * w + 2 * k);
         v2_gather(4, q[2 * w], q[2 * w + 1], lanes[w]);
     }
-    polar_rotation_warm_lanes(2, c, lanes, r);
+    polar_rotation_warm_sse2(2, c, lanes, r);
     for (int w = 0; w < 2; ++w) {
         for (int k = 0; k < 9; ++k)
             _mm_storeu_pd(R + 18 * w + 2 * k, r[w][k]);
@@ -582,6 +594,12 @@ void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], doubl
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36])
 {
     warm_interleaved(4, C, q, R);
+}
+
+int op_polar_lanes_avx(int wanted)
+{
+    (void)wanted;
+    return 0;
 }
 #endif
 

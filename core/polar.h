@@ -23,6 +23,12 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9]);
 void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18]);
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36]);
 
+/* Whether op_polar_rotation_warm4_lanes runs its four in AVX lanes: it does by default where
+ * the CPU has AVX (x86-64 built with GCC), with results bitwise those of SSE2. Asks for AVX
+ * (wanted = 1) or SSE2 (0), for tests and benchmarks to compare them; returns what is now used.
+ * Not while another thread is in the solver. */
+int op_polar_lanes_avx(int wanted);
+
 /* The unit quaternion of a rotation matrix (of its polar rotation, if it is not quite one): the
  * starting q for op_polar_rotation_warm. */
 void op_rotation_quaternion(const double R[9], double q[4]);
