@@ -525,7 +525,8 @@ __attribute__((constructor)) static void detect_avx(void)
 int op_polar_lanes_avx(int wanted)
 {
     __builtin_cpu_init();
-    use_avx = wanted && __builtin_cpu_supports("avx");
+    if (wanted == 0 || wanted == 1)
+        use_avx = wanted && __builtin_cpu_supports("avx");
     return use_avx;
 }
 #else

@@ -25,8 +25,8 @@ void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], doubl
 
 /* Whether op_polar_rotation_warm4_lanes runs its four in AVX lanes: it does by default where
  * the CPU has AVX (x86-64 built with GCC), with results bitwise those of SSE2. Asks for AVX
- * (wanted = 1) or SSE2 (0), for tests and benchmarks to compare them; returns what is now used.
- * Not while another thread is in the solver. */
+ * (wanted = 1) or SSE2 (0), for tests and benchmarks to compare them, or only tells (any other
+ * value); returns 1 when AVX is now used. Not while another thread is in the solver. */
 int op_polar_lanes_avx(int wanted);
 
 /* The unit quaternion of a rotation matrix (of its polar rotation, if it is not quite one): the
