@@ -300,7 +300,9 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
     fprintf(out, "Milliseconds per frame (h = 1/30 s), each stage's median over %s runs of each scene's own "
                  "frames after %s warm-up frames, energy logging off (`bench/bench_scenes.c`). Stage medians "
                  "are taken one by one, so they need not add up to the total. *skinning*: every visual "
-                 "vertex of every body skinned on the CPU after each frame, not in our total. *ratio*: the "
+                 "vertex of every body skinned on the CPU, timed apart from the frames (between them it "
+                 "would evict the world's data from the caches; the paper skinned on the GPU), not in our "
+                 "total. *ratio*: the "
                  "paper's total over ours. Our meshes are the CGAL sample meshes, not the paper's (more "
                  "vertices), and our graphs have fewer edges for the bunny, armadillo and torus "
                  "(`reports/graphs.md`).\n\n",
