@@ -26,6 +26,7 @@
 #include "math3.h"
 #include "platform.h"
 #include "polar.h"
+#include "simd.h"
 
 enum { N_MATRICES = 4096, N_RUNS = 15 };
 /* Warm results must agree with the SVD this well (entrywise, unique optima), as test_polar asks
@@ -166,11 +167,11 @@ static double median_warm_ns(const double *c, const double *q0, double *q, doubl
 }
 
 /* Median ns per matrix of op_polar_rotation_warm4_lanes over the matrices four at a time, in the
- * lanes op_polar_lanes_avx(avx) gives; the rotations (matrix-major) into r. Returns 0 when that
+ * lanes op_simd_avx(avx) gives; the rotations (matrix-major) into r. Returns 0 when that
  * width is not available. */
 static double median_lanes_ns(int avx, const double *c, const double *q0, double *q, double *r)
 {
-    if (op_polar_lanes_avx(avx) != avx)
+    if (op_simd_avx(avx) != avx)
         return 0.0;
     double *lanes = malloc(9 * N_MATRICES * sizeof *lanes), *out = malloc(9 * N_MATRICES * sizeof *out);
     if (!lanes || !out) {

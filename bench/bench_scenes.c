@@ -37,7 +37,7 @@
 #include "bench_median.h"
 #include "ctx.h"
 #include "platform.h"
-#include "polar.h"
+#include "simd.h"
 #include "scene.h"
 #include "timer.h"
 
@@ -314,7 +314,7 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
                  "ni=%d,warmup=%d,repeats=%d,frames=%d",
             r->example, r->config, r->divisor > 1 ? "body" : "scene", r->bodies, r->nodes, r->edges, r->vertices,
             r->faces, r->substeps, r->iterations, warmup, repeats, r->frames);
-    fprintf(out, ",threads=%d,polar_lanes=%s", omp_get_max_threads(), op_polar_lanes_avx(-1) ? "avx" : "sse2");
+    fprintf(out, ",threads=%d,simd=%s", omp_get_max_threads(), op_simd_avx(-1) ? "avx" : "sse2");
     for (int s = 0; s < STAGE_COUNT; ++s)
         fprintf(out, ",%s_ms=%.4f", STAGE_NAMES[s], r->ms[s]);
     fprintf(out, ",skinning_ms=%.4f", r->skinning_ms);

@@ -22,6 +22,7 @@
 #include <lapacke.h>
 
 #include "math3.h"
+#include "simd.h"
 
 /* Near a double root Halley's method gains only a factor of about three per step, so this is
  * a guard against a stall, never reached on the way to rounding level. */
@@ -365,12 +366,6 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9])
  * it; a lane that fails takes the scalar closed form alone. */
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
 #include <emmintrin.h>
-/* The AVX lanes need GCC's target pragma and CPU check. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define OPSIM_POLAR_AVX 1
-#else
-#define OPSIM_POLAR_AVX 0
-#endif
 
 typedef __m128d v2;
 
@@ -395,26 +390,6 @@ typedef __m128d v2;
 #define V_LOAD _mm_loadu_pd
 #define V_SELECT(mask, a, b) _mm_or_pd(_mm_and_pd(mask, a), _mm_andnot_pd(mask, b))
 #include "polar_lanes.h"
-#undef VEC
-#undef LANES
-#undef LANES_NAME
-#undef V_ADD
-#undef V_SUB
-#undef V_MUL
-#undef V_DIV
-#undef V_SQRT
-#undef V_ALL
-#undef V_TRUE
-#undef V_AND
-#undef V_ANDNOT
-#undef V_OR
-#undef V_GT
-#undef V_LE
-#undef V_LT
-#undef V_MASK
-#undef V_STORE
-#undef V_LOAD
-#undef V_SELECT
 
 /* out[k] = (a[k], b[k]) for k < count */
 static inline void v2_gather(int count, const double *a, const double *b, v2 *out)
@@ -443,10 +418,8 @@ static inline void v2_scatter(int count, const v2 *in, double *a, double *b)
     }
 }
 
-#if OPSIM_POLAR_AVX
-#pragma GCC push_options
-#pragma GCC target("avx")
-#include <immintrin.h>
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
 
 #define VEC __m256d
 #define LANES 4
@@ -492,51 +465,8 @@ static void warm4_avx(const double C[36], double *const q[4], double R[36])
         for (int k = 0; k < 4; ++k)
             q[m][k] = out[k][m];
 }
-#pragma GCC pop_options
-#undef VEC
-#undef LANES
-#undef LANES_NAME
-#undef V_ADD
-#undef V_SUB
-#undef V_MUL
-#undef V_DIV
-#undef V_SQRT
-#undef V_ALL
-#undef V_TRUE
-#undef V_AND
-#undef V_ANDNOT
-#undef V_OR
-#undef V_GT
-#undef V_LE
-#undef V_LT
-#undef V_MASK
-#undef V_STORE
-#undef V_LOAD
-#undef V_SELECT
-
-static int use_avx;
-
-__attribute__((constructor)) static void detect_avx(void)
-{
-    __builtin_cpu_init(); /* a constructor may run before libgcc's own */
-    use_avx = __builtin_cpu_supports("avx");
-}
-
-int op_polar_lanes_avx(int wanted)
-{
-    __builtin_cpu_init();
-    if (wanted == 0 || wanted == 1)
-        use_avx = wanted && __builtin_cpu_supports("avx");
-    return use_avx;
-}
-#else
-int op_polar_lanes_avx(int wanted)
-{
-    (void)wanted;
-    return 0;
-}
+OP_SIMD_AVX_END
 #endif
-
 
 void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18])
 {
@@ -552,8 +482,8 @@ void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], doubl
 
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36])
 {
-#if OPSIM_POLAR_AVX
-    if (use_avx) {
+#if OP_SIMD_AVX
+    if (op_simd_use_avx) {
         warm4_avx(C, q, R);
         return;
     }
@@ -595,12 +525,6 @@ void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], doubl
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36])
 {
     warm_interleaved(4, C, q, R);
-}
-
-int op_polar_lanes_avx(int wanted)
-{
-    (void)wanted;
-    return 0;
 }
 #endif
 

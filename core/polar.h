@@ -19,15 +19,11 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9]);
  * entry k of matrix m at C[2k + m], rotation m likewise in R, quaternion m at q[m]. Bitwise the
  * results of two calls, in little more than the time of one (the two latency chains run side by
  * side in the lanes; two plain calls without SSE2). The quaternions must not overlap.
- * Four at once: two such pairs side by side, entry k of matrix m at C[18 (m / 2) + 2k + m % 2]. */
+ * Four at once: two such pairs side by side, entry k of matrix m at C[18 (m / 2) + 2k + m % 2],
+ * in one group of AVX lanes where the CPU has AVX (core/simd.h). */
 void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18]);
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36]);
 
-/* Whether op_polar_rotation_warm4_lanes runs its four in AVX lanes: it does by default where
- * the CPU has AVX (x86-64 built with GCC), with results bitwise those of SSE2. Asks for AVX
- * (wanted = 1) or SSE2 (0), for tests and benchmarks to compare them, or only tells (any other
- * value); returns 1 when AVX is now used. Not while another thread is in the solver. */
-int op_polar_lanes_avx(int wanted);
 
 /* The unit quaternion of a rotation matrix (of its polar rotation, if it is not quite one): the
  * starting q for op_polar_rotation_warm. */

@@ -7,7 +7,7 @@
  * V_ALL(x), V_TRUE() (every bit set), V_AND, V_ANDNOT (~a & b), V_OR, V_GT, V_LE, V_LT (masks),
  * V_MASK (one bit per lane), V_STORE(double *, VEC), V_LOAD(const double *), V_SELECT(mask, a, b);
  * polar.c has closed_form_quaternion and the WARM_ constants. No include guard: one inclusion
- * per width. */
+ * per width, and the definitions are undone at the end. */
 
 #define EACH for (int w = 0; w < W; ++w)
 
@@ -149,3 +149,23 @@ static inline __attribute__((always_inline)) void LANES_NAME(polar_rotation_warm
 }
 
 #undef EACH
+#undef VEC
+#undef LANES
+#undef LANES_NAME
+#undef V_ADD
+#undef V_SUB
+#undef V_MUL
+#undef V_DIV
+#undef V_SQRT
+#undef V_ALL
+#undef V_TRUE
+#undef V_AND
+#undef V_ANDNOT
+#undef V_OR
+#undef V_GT
+#undef V_LE
+#undef V_LT
+#undef V_MASK
+#undef V_STORE
+#undef V_LOAD
+#undef V_SELECT

@@ -3,6 +3,7 @@
  * LDLᵀ does not make, the factor's reference count, and the three-column solve on the copy with
  * the caller's workspace. */
 #include "sparse.h"
+#include "simd.h"
 
 #include <cholmod.h>
 #include <float.h>
@@ -302,17 +303,42 @@ void op_sparse_workspace_free(op_sparse_workspace *work)
     memset(work, 0, sizeof *work);
 }
 
-/* P A Pᵀ = L D Lᵀ: w = L⁻¹ P b, v = D⁻¹ w, then Lᵀ x' = v in place in v and x = Pᵀ x', the three
- * columns side by side (x and y in one SSE2 register, z and a zero pad in another). work holds
- * w and v, [n][4] each. */
-static void ldl_solve3(const op_sparse_factor *f, double *work, double *rhs)
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* ldl_solve3's two substitutions with the three columns and the pad in one AVX register: each
+ * lane's operations in the SSE2 loops' order, so the same bits. */
+static void substitute_avx(const op_sparse_factor *f, const double *rhs, double *w, double *v)
 {
     int n = f->n;
     const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
               *column = f->column;
     const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
-    double *w = work, *v = work + 4 * (size_t)n;
+    for (int i = 0; i < n; ++i) {
+        const double *b = &rhs[3 * perm[i]];
+        __m256d x = _mm256_setr_pd(b[0], b[1], b[2], 0.0);
+        for (int p = row_start[i]; p < row_start[i + 1]; ++p)
+            x = _mm256_sub_pd(x, _mm256_mul_pd(_mm256_set1_pd(row_value[p]), _mm256_loadu_pd(w + 4 * column[p])));
+        _mm256_storeu_pd(w + 4 * i, x);
+        _mm256_storeu_pd(v + 4 * i, _mm256_div_pd(x, _mm256_set1_pd(pivot[i])));
+    }
+    for (int j = n - 1; j >= 0; --j) {
+        __m256d x = _mm256_loadu_pd(v + 4 * j);
+        for (int p = start[j]; p < start[j + 1]; ++p)
+            x = _mm256_sub_pd(x, _mm256_mul_pd(_mm256_set1_pd(value[p]), _mm256_loadu_pd(v + 4 * row[p])));
+        _mm256_storeu_pd(v + 4 * j, x);
+    }
+}
+OP_SIMD_AVX_END
+#endif
+
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+/* ldl_solve3's substitutions with x and y in one SSE2 register, z and the pad in another */
+static void substitute(const op_sparse_factor *f, const double *rhs, double *w, double *v)
+{
+    int n = f->n;
+    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
+              *column = f->column;
+    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
     for (int i = 0; i < n; ++i) {
         const double *b = &rhs[3 * perm[i]];
         __m128d xy = _mm_loadu_pd(b), z = _mm_load_sd(b + 2);
@@ -339,7 +365,15 @@ static void ldl_solve3(const op_sparse_factor *f, double *work, double *rhs)
         _mm_storeu_pd(v + 4 * j, xy);
         _mm_storeu_pd(v + 4 * j + 2, z);
     }
+}
 #else
+/* ldl_solve3's substitutions, column by column */
+static void substitute(const op_sparse_factor *f, const double *rhs, double *w, double *v)
+{
+    int n = f->n;
+    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
+              *column = f->column;
+    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
     for (int i = 0; i < n; ++i) {
         for (int c = 0; c < 3; ++c)
             w[4 * i + c] = rhs[3 * perm[i] + c];
@@ -353,10 +387,25 @@ static void ldl_solve3(const op_sparse_factor *f, double *work, double *rhs)
         for (int p = start[j]; p < start[j + 1]; ++p)
             for (int c = 0; c < 3; ++c)
                 v[4 * j + c] -= value[p] * v[4 * row[p] + c];
+}
 #endif
+
+/* P A Pᵀ = L D Lᵀ: w = L⁻¹ P b, v = D⁻¹ w, then Lᵀ x' = v in place in v and x = Pᵀ x', the three
+ * columns side by side (in SSE2 or AVX registers, or one by one). work holds w and v, [n][4]
+ * each. */
+static void ldl_solve3(const op_sparse_factor *f, double *work, double *rhs)
+{
+    int n = f->n;
+    double *w = work, *v = work + 4 * (size_t)n;
+#if OP_SIMD_AVX
+    if (op_simd_use_avx)
+        substitute_avx(f, rhs, w, v);
+    else
+#endif
+        substitute(f, rhs, w, v);
     for (int k = 0; k < n; ++k)
         for (int c = 0; c < 3; ++c)
-            rhs[3 * perm[k] + c] = v[4 * k + c];
+            rhs[3 * f->perm[k] + c] = v[4 * k + c];
 }
 
 int op_sparse_solve3(op_ctx *ctx, const op_sparse_factor *factor, op_sparse_workspace *work, double *rhs)

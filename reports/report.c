@@ -291,11 +291,11 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
     char cpu[256];
     report_cpu_model(cpu, sizeof cpu);
     const report_bench_row *first = &rows[0];
-    const char *lanes = report_bench_value(first, "polar_lanes"); /* absent from older benchmark files */
+    const char *simd = report_bench_value(first, "simd"); /* absent from older benchmark files */
     fprintf(out, "Ours: %s, %s thread(s)%s, `%s`; double precision. The paper: MacBook Pro, Intel Core i7 "
                  "2.9 GHz, 4 cores for the two Fig. 7 scenes, skinning on the GPU.\n\n",
             cpu, report_bench_value(first, "threads"),
-            lanes && strcmp(lanes, "avx") == 0 ? ", the local step's polar rotations four at a time in AVX lanes" : "",
+            simd && strcmp(simd, "avx") == 0 ? ", AVX paths on (`core/simd.h`)" : "",
             flags->cell[0][0]);
     fprintf(out, "Milliseconds per frame (h = 1/30 s), each stage's median over %s runs of each scene's own "
                  "frames after %s warm-up frames, energy logging off (`bench/bench_scenes.c`). Stage medians "

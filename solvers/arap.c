@@ -51,6 +51,7 @@
 
 #include "math3.h"
 #include "polar.h"
+#include "simd.h"
 #include "solver.h"
 #include "sparse.h"
 #include "timer.h"
@@ -775,6 +776,49 @@ static inline void rotation_pull(const arap_solver *s, const op_graph *g, int i,
 #endif
 }
 
+/* b_i += k × rotation_pull(i) for every free particle */
+static void add_rotation_pulls(const arap_solver *s, const op_graph *g, double k)
+{
+    for (int i = 0; i < s->n; ++i) {
+        int row = s->row_of[i];
+        if (row < 0)
+            continue;
+        double pull[3];
+        rotation_pull(s, g, i, pull);
+        v3_axpy(&s->rhs[3 * row], k, pull);
+    }
+}
+
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* add_rotation_pulls with each sum's four rows (three and the pad) in one AVX register: every
+ * row through rotation_pull's operations in its order, so the same bits */
+static void add_rotation_pulls_avx(const arap_solver *s, const op_graph *g, double k)
+{
+    const double *turn = s->turn;
+    for (int i = 0; i < s->n; ++i) {
+        int row = s->row_of[i];
+        if (row < 0)
+            continue;
+        const double *t = &turn[12 * i], *v = &s->rest_pull[3 * i];
+        __m256d p = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(t), _mm256_set1_pd(v[0])),
+                                                _mm256_mul_pd(_mm256_loadu_pd(t + 4), _mm256_set1_pd(v[1]))),
+                                  _mm256_mul_pd(_mm256_loadu_pd(t + 8), _mm256_set1_pd(v[2])));
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+            t = &turn[12 * g->adjacency[e]];
+            v = &s->edge_pull[3 * e];
+            p = _mm256_add_pd(p, _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(t), _mm256_set1_pd(v[0])),
+                                                             _mm256_mul_pd(_mm256_loadu_pd(t + 4), _mm256_set1_pd(v[1]))),
+                                               _mm256_mul_pd(_mm256_loadu_pd(t + 8), _mm256_set1_pd(v[2]))));
+        }
+        double pull[4];
+        _mm256_storeu_pd(pull, p);
+        v3_axpy(&s->rhs[3 * row], k, pull);
+    }
+}
+OP_SIMD_AVX_END
+#endif
+
 int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
 {
     (void)h;
@@ -795,13 +839,16 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
         int row = s->row_of[i];
         if (row < 0)
             continue;
-        double pull[3];
-        rotation_pull(s, g, i, pull);
         double *b = &s->rhs[3 * row];
         v3_sub(b, &body->inertial_position[3 * i], &s->reference[3 * i]);
         v3_scale(b, b, s->inertia[i]);
-        v3_axpy(b, k, pull);
     }
+#if OP_SIMD_AVX
+    if (op_simd_use_avx)
+        add_rotation_pulls_avx(s, g, k);
+    else
+#endif
+        add_rotation_pulls(s, g, k);
     for (int c = 0; c < s->pinned_count; ++c) {
         int j = s->pinned_particle[c];
         double pinned[3];

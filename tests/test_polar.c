@@ -8,6 +8,7 @@
 
 #include "math3.h"
 #include "polar.h"
+#include "simd.h"
 #include "test_util.h"
 
 /* Every output must be a rotation to this accuracy. */
@@ -642,10 +643,10 @@ static void test_warm_lanes_bitwise_scalar(void **state)
         else
             nearby_quaternion(&g, ref, kind == 2 ? 1e-6 : kind == 3 ? 1e-2 : 0.5, start[i]);
     }
-    int avx_available = op_polar_lanes_avx(1);
+    int avx_available = op_simd_avx(1);
     print_message("four lanes checked with SSE2%s\n", avx_available ? " and AVX" : " only (no AVX here)");
     for (int width = 0; width <= avx_available; ++width) {
-        op_polar_lanes_avx(width);
+        op_simd_avx(width);
         for (int i = 0; i + 3 < COUNT; i += 4) {
             double q1[4][4], r1[4][9], q2[4][4], r2lanes[36], q4[4][4], lanes[36], r4[36];
             for (int m = 0; m < 4; ++m) {
@@ -672,7 +673,7 @@ static void test_warm_lanes_bitwise_scalar(void **state)
             }
         }
     }
-    op_polar_lanes_avx(1);
+    op_simd_avx(1);
 }
 
 int main(void)
