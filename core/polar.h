@@ -24,7 +24,6 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9]);
 void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18]);
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36]);
 
-
 /* The unit quaternion of a rotation matrix (of its polar rotation, if it is not quite one): the
  * starting q for op_polar_rotation_warm. */
 void op_rotation_quaternion(const double R[9], double q[4]);
