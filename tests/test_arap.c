@@ -307,7 +307,7 @@ static void test_avx_paths_give_sse2_bits(void **state)
 {
     (void)state;
     if (!op_simd_avx(1)) {
-        print_message("no AVX on this CPU: nothing to compare\n");
+        print_message("no AVX paths here (a CPU without AVX, or built without them): nothing to compare\n");
         skip();
     }
     fixture a, b;

@@ -644,7 +644,7 @@ static void test_warm_lanes_bitwise_scalar(void **state)
             nearby_quaternion(&g, ref, kind == 2 ? 1e-6 : kind == 3 ? 1e-2 : 0.5, start[i]);
     }
     int avx_available = op_simd_avx(1);
-    print_message("four lanes checked with SSE2%s\n", avx_available ? " and AVX" : " only (no AVX here)");
+    print_message("four lanes checked %s\n", avx_available ? "in SSE2 and in AVX" : "without AVX (no AVX paths here)");
     for (int width = 0; width <= avx_available; ++width) {
         op_simd_avx(width);
         for (int i = 0; i + 3 < COUNT; i += 4) {
