@@ -282,17 +282,22 @@ static void test_position_constraint_pulls_vertex_to_target(void **state)
     free_world(&f);
 }
 
-static void test_two_runs_are_bitwise_identical(void **state)
+/* Twin dinosaur worlds stepped 20 frames, a with the vector paths op_simd_avx(avx_a) asks for
+ * and b with op_simd_avx(avx_b) (−1: as they are), agree in every logged energy and the final
+ * state, bit for bit. */
+static void twins_agree(int avx_a, int avx_b)
 {
-    (void)state;
     fixture a, b;
     make_world(&a, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 10, 1, "gs");
     make_world(&b, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 10, 1, "gs");
     for (int frame = 0; frame < 20; ++frame) {
+        op_simd_avx(avx_a);
         step(&a);
+        op_simd_avx(avx_b);
         step(&b);
         assert_memory_equal(a.energy, b.energy, 11 * sizeof(op_energy));
     }
+    op_simd_avx(1);
     size_t n = (size_t)a.body->graph->particle_count;
     assert_memory_equal(a.body->state.position, b.body->state.position, 3 * n * sizeof(double));
     assert_memory_equal(a.body->state.rotation, b.body->state.rotation, 9 * n * sizeof(double));
@@ -300,9 +305,14 @@ static void test_two_runs_are_bitwise_identical(void **state)
     free_world(&b);
 }
 
+static void test_two_runs_are_bitwise_identical(void **state)
+{
+    (void)state;
+    twins_agree(-1, -1);
+}
+
 /* The AVX paths (core/simd.h: the quads' polar rotations, the global step's right-hand side and
- * its triangular solves) give the SSE2 paths' bits: twin worlds, one stepped with each, agree in
- * every logged energy and in the final state. */
+ * its triangular solves) give the SSE2 paths' bits: one twin is stepped with each. */
 static void test_avx_paths_give_sse2_bits(void **state)
 {
     (void)state;
@@ -310,21 +320,7 @@ static void test_avx_paths_give_sse2_bits(void **state)
         print_message("no AVX paths here (a CPU without AVX, or built without them): nothing to compare\n");
         skip();
     }
-    fixture a, b;
-    make_world(&a, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 10, 1, "gs");
-    make_world(&b, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 10, 1, "gs");
-    for (int frame = 0; frame < 20; ++frame) {
-        op_simd_avx(0);
-        step(&a);
-        op_simd_avx(1);
-        step(&b);
-        assert_memory_equal(a.energy, b.energy, 11 * sizeof(op_energy));
-    }
-    size_t n = (size_t)a.body->graph->particle_count;
-    assert_memory_equal(a.body->state.position, b.body->state.position, 3 * n * sizeof(double));
-    assert_memory_equal(a.body->state.rotation, b.body->state.rotation, 9 * n * sizeof(double));
-    free_world(&a);
-    free_world(&b);
+    twins_agree(0, 1);
 }
 
 /* Rotations the caller writes between frames reach the next local step. The solver keeps each
