@@ -119,6 +119,16 @@ static const cloud_case clouds[] = {
     { 6, 8, 80, 1.0, 0.01, 0.08, 0.0 },     /* as the first, one particle flung 10^7 m away */
 };
 
+/* The random cloud of case k. */
+static void make_cloud(const cloud_case *k, random_cloud *cloud)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    *cloud = (random_cloud){ 0 };
+    if (random_cloud_make(&ctx, cloud, k->seed, k->bodies, k->per_body, k->side, k->r_min, k->r_max) != OP_OK)
+        fail_msg("%s", ctx.message);
+}
+
 static void test_broad_phase_matches_brute_force(void **state)
 {
     (void)state;
@@ -126,9 +136,8 @@ static void test_broad_phase_matches_brute_force(void **state)
         const cloud_case *k = &clouds[c];
         op_ctx ctx;
         op_ctx_init(&ctx);
-        random_cloud cloud = { 0 };
-        if (random_cloud_make(&ctx, &cloud, k->seed, k->bodies, k->per_body, k->side, k->r_min, k->r_max) != OP_OK)
-            fail_msg("%s", ctx.message);
+        random_cloud cloud;
+        make_cloud(k, &cloud);
         flat_cloud f = flatten(&cloud);
         if (k->seed == 6)
             f.position[0] = 1e7;
@@ -203,9 +212,8 @@ static void test_broad_phase_refresh_matches_search(void **state)
         const cloud_case *k = &clouds[c];
         op_ctx ctx;
         op_ctx_init(&ctx);
-        random_cloud cloud = { 0 };
-        if (random_cloud_make(&ctx, &cloud, k->seed, k->bodies, k->per_body, k->side, k->r_min, k->r_max) != OP_OK)
-            fail_msg("%s", ctx.message);
+        random_cloud cloud;
+        make_cloud(k, &cloud);
         for (int threads = 1; threads <= 2; ++threads) {
             omp_set_num_threads(threads);
             flat_cloud f = flatten(&cloud);
