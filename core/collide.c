@@ -326,6 +326,58 @@ static int reserve_pairs(op_ctx *ctx, op_pair **pairs, int *capacity, int count,
     return OP_OK;
 }
 
+/* The grid's pairs within reach into the threads' keys; 0 when out of memory. Without `moved`
+ * (a whole search) every particle scans the rest of its own cell and the cells after it in key
+ * order, as rows of consecutive keys: x + 1; x − 1 … x + 1 at (y + 1, z); the three rows at
+ * z + 1; a pair is found from the particle that sorts first, once. With it (a refresh) only the
+ * moved particles scan, all 27 cells around their own as nine rows of three, and a pair of two
+ * moved particles is taken from the one of lower index, once. */
+static int query_grid(op_broad_phase *bp, const grid_search *grid, int count, double margin,
+                      const unsigned char *moved)
+{
+    const int *dims = grid->dims;
+    int layer = dims[0] * dims[1];
+    const int half_first[ROWS] = { 0, dims[0] - 1, layer - dims[0] - 1, layer - 1, layer + dims[0] - 1 };
+    const int half_length[ROWS] = { 2, 3, 3, 3, 3 };
+    int all_first[9], all_length[9];
+    for (int row = 0; row < 9; ++row) {
+        all_first[row] = -1 + (row % 3 - 1) * dims[0] + (row / 3 - 1) * layer;
+        all_length[row] = 3;
+    }
+    int rows = moved ? 9 : ROWS;
+    const int *row_first = moved ? all_first : half_first, *row_length = moved ? all_length : half_length;
+    const int *cell_start = bp->cell_start;
+    int failed = 0;
+#pragma omp parallel num_threads(grid->threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
+    {
+        int thread = omp_get_thread_num();
+        bp->thread_pair_count[thread] = 0;
+#pragma omp for schedule(static)
+        for (int s = 0; s < count; ++s) {
+            int p = bp->order[s];
+            if (moved && !moved[p])
+                continue;
+            int key = bp->key[s], own = bp->sorted_group[s];
+            for (int r = 0; r < rows; ++r) {
+                int from = cell_start[key + row_first[r]], end = cell_start[key + row_first[r] + row_length[r]];
+                for (int t = moved || from > s ? from : s + 1; t < end; ++t) {
+                    if (bp->sorted_group[t] == own) { /* s itself among them in a refresh */
+                        t = bp->run_end[t] - 1; /* past the rest of the cell's run of s's group */
+                        continue;
+                    }
+                    if (moved && moved[bp->order[t]] && bp->order[t] < p)
+                        continue;
+                    if (within_reach(bp, s, t, margin) && !push_sorted_pair(bp, thread, grid->bits, s, t)) {
+#pragma omp atomic write
+                        failed = 1;
+                    }
+                }
+            }
+        }
+    }
+    return !failed;
+}
+
 int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double *position, const double *bound,
                         const int *group, double margin)
 {
@@ -334,38 +386,7 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
     int empty;
     if (build_grid(ctx, bp, count, position, bound, group, margin, &grid, &empty) != OP_OK || empty)
         return ctx->status;
-    /* The neighbour cells after a cell in key order, as rows of consecutive keys: the cell itself
-     * and x + 1; x − 1 … x + 1 at (y + 1, z); the three rows at z + 1. A pair is found from the
-     * particle that sorts first, once. */
-    const int *dims = grid.dims;
-    const int row_first[ROWS] = { 0, dims[0] - 1, dims[0] * dims[1] - dims[0] - 1, dims[0] * dims[1] - 1,
-                                  dims[0] * dims[1] + dims[0] - 1 };
-    const int row_length[ROWS] = { 2, 3, 3, 3, 3 };
-    const int *cell_start = bp->cell_start;
-    int failed = 0;
-#pragma omp parallel num_threads(grid.threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
-    {
-        int thread = omp_get_thread_num();
-        bp->thread_pair_count[thread] = 0;
-#pragma omp for schedule(static)
-        for (int s = 0; s < count; ++s) {
-            int key = bp->key[s], own = bp->sorted_group[s];
-            for (int r = 0; r < ROWS; ++r) {
-                int from = cell_start[key + row_first[r]], end = cell_start[key + row_first[r] + row_length[r]];
-                for (int t = from > s ? from : s + 1; t < end; ++t) {
-                    if (bp->sorted_group[t] == own) {
-                        t = bp->run_end[t] - 1; /* past the rest of the cell's run of s's group */
-                        continue;
-                    }
-                    if (within_reach(bp, s, t, margin) && !push_sorted_pair(bp, thread, grid.bits, s, t)) {
-#pragma omp atomic write
-                        failed = 1;
-                    }
-                }
-            }
-        }
-    }
-    if (failed)
+    if (!query_grid(bp, &grid, count, margin, NULL))
         return OP_FAIL(ctx, OP_ERR_NOMEM, "broad phase: out of memory for the candidate pairs");
     int pairs = thread_pairs_found(bp, &grid);
     if (reserve_pairs(ctx, &bp->pairs, &bp->pair_capacity, pairs, 0) != OP_OK)
@@ -385,40 +406,7 @@ int op_broad_phase_refresh(op_ctx *ctx, op_broad_phase *bp, int count, const dou
         bp->pair_count = 0;
         return ctx->status;
     }
-    /* A moved particle scans all 27 cells around its own, as nine rows of three; a pair of two
-     * moved particles is taken from the one of lower index, once. */
-    const int *dims = grid.dims;
-    const int *cell_start = bp->cell_start;
-    int failed = 0;
-#pragma omp parallel num_threads(grid.threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
-    {
-        int thread = omp_get_thread_num();
-        bp->thread_pair_count[thread] = 0;
-#pragma omp for schedule(static)
-        for (int s = 0; s < count; ++s) {
-            int p = bp->order[s];
-            if (!moved[p])
-                continue;
-            int key = bp->key[s], own = bp->sorted_group[s];
-            for (int row = 0; row < 9; ++row) {
-                int first = key - 1 + (row % 3 - 1) * dims[0] + (row / 3 - 1) * dims[0] * dims[1];
-                for (int t = cell_start[first]; t < cell_start[first + 3]; ++t) {
-                    if (bp->sorted_group[t] == own) { /* s itself among them */
-                        t = bp->run_end[t] - 1;
-                        continue;
-                    }
-                    int q = bp->order[t];
-                    if (moved[q] && q < p)
-                        continue;
-                    if (within_reach(bp, s, t, margin) && !push_sorted_pair(bp, thread, grid.bits, s, t)) {
-#pragma omp atomic write
-                        failed = 1;
-                    }
-                }
-            }
-        }
-    }
-    if (failed) {
+    if (!query_grid(bp, &grid, count, margin, moved)) {
         bp->pair_count = 0;
         return OP_FAIL(ctx, OP_ERR_NOMEM, "broad phase: out of memory for the candidate pairs");
     }
