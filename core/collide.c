@@ -527,24 +527,20 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
     *searched = moved || !reusable;
     *refreshed = 0;
     if (*searched) {
-        double largest = 0.0;
-        for (int q = 0; q < count; ++q)
-            largest = op_max(largest, c->bound[q]);
-        int refresh = reusable && largest == c->skin && take_movers(c, count) <= count;
+        int refresh = reusable && take_movers(c, count) <= count;
         *refreshed = refresh;
         c->searched_count = 0; /* until the search has succeeded */
         if (refresh) {
-            if (op_broad_phase_refresh(ctx, bp, count, c->searched_position, c->bound, c->group, margin + largest,
+            if (op_broad_phase_refresh(ctx, bp, count, c->searched_position, c->bound, c->group, margin + c->skin,
                                        c->moving) != OP_OK)
                 return ctx->status;
         } else {
-            if (op_broad_phase_find(ctx, bp, count, c->position, c->bound, c->group, margin + largest) != OP_OK)
+            if (op_broad_phase_find(ctx, bp, count, c->position, c->bound, c->group, margin + c->skin) != OP_OK)
                 return ctx->status;
             memcpy(c->searched_position, c->position, 3 * (size_t)count * sizeof(double));
         }
         c->searched_count = count;
         c->searched_margin = margin;
-        c->skin = largest;
     }
     if (bp->pair_count > c->near_capacity) {
         size_t n = (size_t)bp->pair_count + (size_t)bp->pair_count / 2;
@@ -612,9 +608,9 @@ double op_support_along(const double support[6], const double n[3])
 }
 
 /* The global list's layout: where each body's particles start (c->body_start[body_count + 1]),
- * each particle's body and bounding radius. These change only with the bodies' graphs, so they
- * are made again only when a graph differs from the last call's (graphs are never changed in
- * place). */
+ * each particle's body and bounding radius, and the skin (the largest of those). These change
+ * only with the bodies' graphs, so they are made again only when a graph differs from the last
+ * call's (graphs are never changed in place). */
 static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_count)
 {
     int same = c->body_start && c->laid_out_bodies == body_count;
@@ -634,12 +630,14 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
         c->body_start[b + 1] = c->body_start[b] + bodies[b].graph->particle_count;
     if (collider_reserve(ctx, c, c->body_start[body_count]) != OP_OK)
         return ctx->status;
+    c->skin = 0.0;
     for (int b = 0; b < body_count; ++b) {
         const op_graph *graph = bodies[b].graph;
         for (int i = 0, g = c->body_start[b]; i < graph->particle_count; ++i, ++g) {
             const double *r = &graph->radii[3 * i];
             c->bound[g] = op_max(r[0], op_max(r[1], r[2]));
             c->group[g] = b;
+            c->skin = op_max(c->skin, c->bound[g]);
         }
         c->laid_out_graph[b] = graph;
     }

@@ -210,7 +210,8 @@ typedef struct op_collider {
     /* the reuse of a search (above) */
     int searched_count;          /* particles at the last grid search; 0: none yet */
     double searched_margin;      /* its margin */
-    double skin;                 /* m, the widening of its reach */
+    double skin;                 /* m, the widening of its reach: the largest bounding radius,
+                                    set with the layout */
     double *searched_position;   /* [n][3] each particle's reference position: where the last
                                     search or refresh that took it saw it */
     unsigned char *moving;       /* [n] taken afresh by the current refresh */
