@@ -466,6 +466,20 @@ static void warm4_avx(const double C[36], double *const q[4], double R[36])
         for (int k = 0; k < 4; ++k)
             q[m][k] = out[k][m];
 }
+
+static void warm4_interleaved_avx(const double C[36], double q[16], double R[36])
+{
+    __m256d c[1][9], lanes[1][4], r[1][9];
+    for (int k = 0; k < 9; ++k)
+        c[0][k] = _mm256_loadu_pd(C + 4 * k);
+    for (int k = 0; k < 4; ++k)
+        lanes[0][k] = _mm256_loadu_pd(q + 4 * k);
+    polar_rotation_warm_avx(1, c, lanes, r);
+    for (int k = 0; k < 9; ++k)
+        _mm256_storeu_pd(R + 4 * k, r[0][k]);
+    for (int k = 0; k < 4; ++k)
+        _mm256_storeu_pd(q + 4 * k, lanes[0][k]);
+}
 OP_SIMD_AVX_END
 #endif
 
@@ -502,6 +516,31 @@ void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], doubl
         v2_scatter(4, lanes[w], q[2 * w], q[2 * w + 1]);
     }
 }
+
+void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], double R[36])
+{
+#if OP_SIMD_AVX
+    if (op_simd_use_avx) {
+        warm4_interleaved_avx(C, q, R);
+        return;
+    }
+#endif
+    /* lanes 0, 1 and lanes 2, 3 as two SSE2 pairs */
+    v2 c[2][9], lanes[2][4], r[2][9];
+    for (int w = 0; w < 2; ++w) {
+        for (int k = 0; k < 9; ++k)
+            c[w][k] = _mm_loadu_pd(C + 4 * k + 2 * w);
+        for (int k = 0; k < 4; ++k)
+            lanes[w][k] = _mm_loadu_pd(q + 4 * k + 2 * w);
+    }
+    polar_rotation_warm_sse2(2, c, lanes, r);
+    for (int w = 0; w < 2; ++w) {
+        for (int k = 0; k < 9; ++k)
+            _mm_storeu_pd(R + 4 * k + 2 * w, r[w][k]);
+        for (int k = 0; k < 4; ++k)
+            _mm_storeu_pd(q + 4 * k + 2 * w, lanes[w][k]);
+    }
+}
 #else
 /* m matrices interleaved in pairs (op_polar_rotation_warm4_lanes' layout), one plain call each */
 static void warm_interleaved(int m, const double *C, double *const q[], double *R)
@@ -526,6 +565,22 @@ void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], doubl
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36])
 {
     warm_interleaved(4, C, q, R);
+}
+
+void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], double R[36])
+{
+    double c[9], lane_q[4], r[9];
+    for (int m = 0; m < 4; ++m) {
+        for (int k = 0; k < 9; ++k)
+            c[k] = C[4 * k + m];
+        for (int k = 0; k < 4; ++k)
+            lane_q[k] = q[4 * k + m];
+        op_polar_rotation_warm(c, lane_q, r);
+        for (int k = 0; k < 9; ++k)
+            R[4 * k + m] = r[k];
+        for (int k = 0; k < 4; ++k)
+            q[4 * k + m] = lane_q[k];
+    }
 }
 #endif
 

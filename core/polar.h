@@ -24,6 +24,12 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9]);
 void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18]);
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36]);
 
+/* Four at once, interleaved as they sit in AVX registers: entry k of matrix m at C[4k + m],
+ * rotation m likewise in R, component k of quaternion m at q[4k + m] (in and out). For four
+ * twin bodies stepped side by side (solvers/arap.c), whose data is kept in this layout. Bitwise
+ * four op_polar_rotation_warm calls, on AVX lanes, SSE2 pairs or plain calls. */
+void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], double R[36]);
+
 /* The unit quaternion of a rotation matrix (of its polar rotation, if it is not quite one): the
  * starting q for op_polar_rotation_warm. */
 void op_rotation_quaternion(const double R[9], double q[4]);

@@ -12,7 +12,7 @@
 
 /* A sub-step's stages (world.h): every body's own, then the contacts between them. */
 typedef enum op_stage {
-    OP_STAGE_BODIES, /* per body: PREDICT, BEGIN, ITERATE × n_i, UPDATE_VELOCITY, FLOOR (step_body) */
+    OP_STAGE_BODIES, /* per unit: PREDICT, BEGIN, ITERATE × n_i, UPDATE_VELOCITY, FLOOR (step_unit) */
     OP_STAGE_COLLIDE,
     OP_STAGE_COUNT
 } op_stage;
@@ -114,6 +114,50 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
     return op_world_remake_solver_states(ctx, world);
 }
 
+/* The BODIES loop's units (world.h): in body order, each body not yet in one offers itself and
+ * the next bodies of its model not yet in one to the variant's group hook, which binds some of
+ * them into a group; no groups with Chebyshev on, whose extrapolation runs between a body's
+ * iterations. */
+static int form_units(op_ctx *ctx, op_world *world)
+{
+    int n = world->body_count;
+    free(world->unit_start);
+    free(world->unit_body);
+    world->unit_count = 0;
+    world->unit_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    world->unit_body = op_calloc(ctx, (size_t)(n ? n : 1), sizeof(int));
+    unsigned char *placed = op_calloc(ctx, (size_t)(n ? n : 1), 1);
+    if (ctx->status != OP_OK) {
+        free(placed);
+        return ctx->status;
+    }
+    int filled = 0;
+    for (int b = 0; b < n && ctx->status == OP_OK; ++b) {
+        if (placed[b])
+            continue;
+        void *solvers[OP_SOLVER_GROUP_MAX];
+        op_body *bodies[OP_SOLVER_GROUP_MAX];
+        int members[OP_SOLVER_GROUP_MAX], offered = 0;
+        for (int a = b; a < n && offered < OP_SOLVER_GROUP_MAX; ++a)
+            if (!placed[a] && world->bodies[a].model == world->bodies[b].model) {
+                members[offered] = a;
+                solvers[offered] = world->solver_state[a];
+                bodies[offered++] = &world->bodies[a];
+            }
+        int grouped = 1;
+        if (offered > 1 && world->solver->group && !world->chebyshev &&
+            world->solver->group(ctx, solvers, bodies, offered, &grouped) != OP_OK)
+            break;
+        for (int m = 0; m < grouped; ++m) {
+            placed[members[m]] = 1;
+            world->unit_body[filled++] = members[m];
+        }
+        world->unit_start[++world->unit_count] = filled;
+    }
+    free(placed);
+    return ctx->status;
+}
+
 int op_world_remake_solver_states(op_ctx *ctx, op_world *world)
 {
     void **twins = op_calloc(ctx, (size_t)world->body_count, sizeof(void *));
@@ -132,7 +176,7 @@ int op_world_remake_solver_states(op_ctx *ctx, op_world *world)
             break;
     }
     free(twins);
-    return ctx->status;
+    return ctx->status == OP_OK ? form_units(ctx, world) : ctx->status;
 }
 
 void op_world_free(op_world *world)
@@ -141,6 +185,9 @@ void op_world_free(op_world *world)
         for (int b = 0; b < world->body_count; ++b)
             world->solver->destroy(world->solver_state[b]);
     OP_FREE(world->solver_state);
+    OP_FREE(world->unit_start);
+    OP_FREE(world->unit_body);
+    world->unit_count = 0;
     if (world->chebyshev)
         for (int b = 0; b < world->body_count; ++b)
             op_chebyshev_free(&world->chebyshev[b]);
@@ -348,6 +395,28 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
     return body_ctx.status;
 }
 
+/* Iteration k of unit u's bodies: iterate_body for a body alone, the variant's iterate_group
+ * for a group. */
+static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *failure, op_stage_times *spent)
+{
+    const int *members = &world->unit_body[world->unit_start[u]];
+    int count = world->unit_start[u + 1] - world->unit_start[u];
+    if (count == 1)
+        return iterate_body(world, members[0], h, k, failure, spent);
+    void *solvers[OP_SOLVER_GROUP_MAX];
+    op_body *bodies[OP_SOLVER_GROUP_MAX];
+    for (int m = 0; m < count; ++m) {
+        solvers[m] = world->solver_state[members[m]];
+        bodies[m] = &world->bodies[members[m]];
+    }
+    op_ctx group_ctx;
+    op_ctx_init(&group_ctx);
+    int failed = 0;
+    if (world->solver->iterate_group(&group_ctx, solvers, bodies, count, h, spent, &failed) != OP_OK)
+        note_failure(failure, members[failed], &group_ctx);
+    return group_ctx.status;
+}
+
 /* A threaded loop's wall time into *times, shared out as the bodies' summed stage times in
  * *spent are shares of `summed` (world.h). */
 static void add_apportioned(op_stage_times *times, double wall, const op_stage_times *spent, double summed)
@@ -363,22 +432,23 @@ static void add_apportioned(op_stage_times *times, double wall, const op_stage_t
                                   omp_out.global += omp_in.global, omp_out.chebyshev += omp_in.chebyshev) \
     initializer(omp_priv = { 0.0, 0.0, 0.0 })
 
-/* Every body's iteration k. On threads, the loop's wall time is apportioned to the stages by
- * their summed per-body times (world.h); on one, those sums are wall times already. */
+/* Every body's iteration k, unit by unit. On threads, the loop's wall time is apportioned to
+ * the stages by their summed per-body times (world.h); on one, those sums are wall times
+ * already. */
 int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times)
 {
     stage_failure failure;
     no_failure(&failure, world);
     if (!world->parallel) {
-        for (int b = 0; b < world->body_count; ++b)
-            iterate_body(world, b, h, k, &failure, times);
+        for (int u = 0; u < world->unit_count; ++u)
+            iterate_unit(world, u, h, k, &failure, times);
         return report_failure(ctx, world, &failure);
     }
     op_stage_times spent = { 0 }; /* summed over the bodies */
     double start = op_now();
 #pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent)
-    for (int b = 0; b < world->body_count; ++b)
-        iterate_body(world, b, h, k, &failure, &spent);
+    for (int u = 0; u < world->unit_count; ++u)
+        iterate_unit(world, u, h, k, &failure, &spent);
     add_apportioned(times, op_now() - start, &spent, spent.local + spent.global + spent.chebyshev);
     return report_failure(ctx, world, &failure);
 }
@@ -450,46 +520,56 @@ typedef struct body_floor {
                                   omp_out.seconds += omp_in.seconds)                       \
     initializer(omp_priv = { 0, 0.0, 0.0 })
 
-/* Body b's stages of one sub-step, in order:
- *   PREDICT, BEGIN, ITERATE × n_i (the energy into energy[0] before the first iteration and
- *   energy[k] after the k-th when energy is not NULL), UPDATE_VELOCITY, FLOOR (into *floor);
- * a failing stage ends the body's sub-step. Bodies do not meet before COLLIDE, so a body's whole
- * sub-step runs without waiting for the others: one thread team a sub-step, and each body's data
- * stays in cache from its prediction to its floor contacts. */
-static void step_body_stages(op_world *world, int b, double h, op_energy *energy, stage_failure *failure,
-                             op_stage_times *spent, body_floor *floor)
+/* Unit u's stages of one sub-step (its bodies' energies into energy[b·columns + k] when energy
+ * is not NULL), in order:
+ *   PREDICT, BEGIN, ITERATE × n_i (the energy before the first iteration and after each),
+ *   UPDATE_VELOCITY, FLOOR (into *floor);
+ * each stage body by body, except ITERATE, one call for the unit (iterate_unit). A failing stage
+ * ends the unit's sub-step. Bodies do not meet before COLLIDE, so a unit's whole sub-step runs
+ * without waiting for the others: one thread team a sub-step, and the unit's data stays in
+ * cache from its prediction to its floor contacts. */
+static void step_unit_stages(op_world *world, int u, double h, op_energy *energy, int columns,
+                             stage_failure *failure, op_stage_times *spent, body_floor *floor)
 {
-    op_body *body = &world->bodies[b];
-    predict(world, body, h, world->time + h);
-    if (begin_body(world, b, h, failure) != OP_OK)
-        return;
-    if (energy)
-        op_energy_eval(body, h, &energy[0]);
-    for (int k = 0; k < world->def.iterations; ++k) {
-        if (iterate_body(world, b, h, k, failure, spent) != OP_OK)
+    const int *members = &world->unit_body[world->unit_start[u]];
+    int count = world->unit_start[u + 1] - world->unit_start[u];
+    for (int m = 0; m < count; ++m) {
+        op_body *body = &world->bodies[members[m]];
+        predict(world, body, h, world->time + h);
+        if (begin_body(world, members[m], h, failure) != OP_OK)
             return;
         if (energy)
-            op_energy_eval(body, h, &energy[k + 1]);
+            op_energy_eval(body, h, &energy[members[m] * columns]);
     }
-    update_velocity(body, h);
-    if (world->def.floor) {
-        double start = op_now(), deepest;
-        floor->contacts += op_collide_floor(body, world->def.floor_height, world->def.friction, &deepest);
-        floor->left = op_max(floor->left, deepest);
-        floor->seconds += op_now() - start;
+    for (int k = 0; k < world->def.iterations; ++k) {
+        if (iterate_unit(world, u, h, k, failure, spent) != OP_OK)
+            return;
+        if (energy)
+            for (int m = 0; m < count; ++m)
+                op_energy_eval(&world->bodies[members[m]], h, &energy[members[m] * columns + k + 1]);
+    }
+    for (int m = 0; m < count; ++m) {
+        op_body *body = &world->bodies[members[m]];
+        update_velocity(body, h);
+        if (world->def.floor) {
+            double start = op_now(), deepest;
+            floor->contacts += op_collide_floor(body, world->def.floor_height, world->def.friction, &deepest);
+            floor->left = op_max(floor->left, deepest);
+            floor->seconds += op_now() - start;
+        }
     }
 }
 
-/* step_body_stages, its stage times added to *spent and the time it took in all to *all */
-static void step_body(op_world *world, int b, double h, op_energy *energy, stage_failure *failure,
+/* step_unit_stages, its stage times added to *spent and the time it took in all to *all */
+static void step_unit(op_world *world, int u, double h, op_energy *energy, int columns, stage_failure *failure,
                       op_stage_times *spent, body_floor *floor, double *all)
 {
     double start = op_now();
-    step_body_stages(world, b, h, energy, failure, spent, floor);
+    step_unit_stages(world, u, h, energy, columns, failure, spent, floor);
     *all += op_now() - start;
 }
 
-/* OP_STAGE_BODIES: step_body for every body. Energies are kept per body and summed in body
+/* OP_STAGE_BODIES: step_unit for every unit. Energies are kept per body and summed in body
  * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
  * apportioned to local, global, chebyshev and FLOOR by their share of the summed per-body
  * times (world.h); *floor_done receives the FLOOR stages' results. */
@@ -514,17 +594,15 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
         double start = op_now();
 #pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent) reduction(add_floor : floor) \
     reduction(+ : all)
-        for (int b = 0; b < world->body_count; ++b)
-            step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &floor,
-                      &all);
+        for (int u = 0; u < world->unit_count; ++u)
+            step_unit(world, u, h, energy_row ? world->body_energy : NULL, columns, &failure, &spent, &floor, &all);
         double wall = op_now() - start;
         add_apportioned(times, wall, &spent, all);
         if (all > 0.0)
             floor.seconds = wall * (floor.seconds / all);
     } else {
-        for (int b = 0; b < world->body_count; ++b)
-            step_body(world, b, h, energy_row ? &world->body_energy[b * columns] : NULL, &failure, &spent, &floor,
-                      &all);
+        for (int u = 0; u < world->unit_count; ++u)
+            step_unit(world, u, h, energy_row ? world->body_energy : NULL, columns, &failure, &spent, &floor, &all);
         times->local += spent.local;
         times->global += spent.global;
         times->chebyshev += spent.chebyshev;

@@ -21,9 +21,14 @@
  *                        so no pair resolves by pushing a particle into it; what is left below
  *                        the floor and between bodies is measured after both
  *
- * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the bodies,
+ * Units. Where the variant groups twins (solver.h: arap takes four bodies of one model at a
+ * time, whose rotations it computes side by side in AVX lanes), the group's bodies go through
+ * the stages together, each stage body by body but ITERATE as one call; every other body is a
+ * unit alone. A body's results are bitwise the same either way.
+ *
+ * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the units,
  * shared dynamically between threads when the world has two bodies or more and
- * OP_WORLD_PARALLEL_MIN particles: a body's whole sub-step runs without waiting for the others,
+ * OP_WORLD_PARALLEL_MIN particles: a unit's whole sub-step runs without waiting for the others,
  * and its data stays in cache from PREDICT to FLOOR. The pairs are parallel inside
  * core/collide.c. Every body is computed exactly as
  * alone, so the state is bitwise the same for every thread count. Each body's energy is logged
@@ -100,6 +105,9 @@ typedef struct op_world {
     const op_solver_type *solver;
     op_solver_settings solver_settings;
     void **solver_state; /* [body_count], made by op_world_start */
+    int unit_count;      /* the BODIES loop's units: a body alone, or a group of twins (solver.h) */
+    int *unit_start;     /* [unit_count + 1] each unit's run in unit_body */
+    int *unit_body;      /* [body_count] the bodies by unit, in body order within one */
     op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
     op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
     op_collider collider;           /* the body contacts' workspace */

@@ -69,7 +69,20 @@ typedef struct op_solver_type {
      * chebyshev_rotations = on (op_world_start refuses, naming the option); a variant that
      * caches nothing derived from R gives a function that does nothing. */
     int (*resync)(op_ctx *ctx, void *solver, op_body *body, double h);
+    /* Optional, both or neither: twins iterated side by side. group is offered the states of
+     * 2 to OP_SOLVER_GROUP_MAX bodies of one model, in body order, when the states are made (not
+     * with Chebyshev on); it binds the first *grouped of them into one group, or sets *grouped
+     * to 1 to leave the first alone. From then on the world iterates a group's bodies only
+     * together, through iterate_group, on one thread; begin_substep, resync and destroy stay per
+     * body. Each body's results must be bitwise those it gets alone. iterate_group adds the
+     * group's stage times to *times and, when it fails, sets *failed to the failing body's
+     * position in the group. */
+    int (*group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, int *grouped);
+    int (*iterate_group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
+                         op_stage_times *times, int *failed);
 } op_solver_type;
+
+enum { OP_SOLVER_GROUP_MAX = 4 };
 
 /* NULL-terminated, in the order `opsim solvers` lists them. */
 extern const op_solver_type *const op_solver_registry[];

@@ -619,12 +619,13 @@ static void test_instances_share_one_factor(void **state)
     op_world_free(&w);
 }
 
-/* A world of instances, most of them sharing factors, stepped on two threads, moves every body
- * bitwise as it moves alone in a world of its own (with a factor of its own), and logs as its
- * energy the bodies' energies alone summed in body order. */
-static void test_shared_factor_moves_each_body_as_alone(void **state)
+/* A world of instances, most of them sharing factors, the first four iterated as one group
+ * where the AVX paths run (solvers/arap.c, arap_group_bodies), stepped on two threads, moves
+ * every body bitwise as it moves alone in a world of its own (with a factor of its own, stepped
+ * with the AVX paths where there are any), and logs as its energy the bodies' energies alone
+ * summed in body order. avx: the paths the world of all is stepped with (op_simd_avx). */
+static void each_body_moves_as_alone(int avx)
 {
-    (void)state;
     static const instance instances[] = {
         { "dino100", 1e7, 0.0, 0, 0 },  { "dino100", 1e7, 0.9, 0, 0 },  { "dino100", 1e7, 1.8, 0, 0 },
         { "dino100", 1e7, 2.7, 0, 0 },  { "dino100", 2e7, 0.5, 0, 0 },  { "dino100", 1e7, 1.2, 1, 0 },
@@ -636,6 +637,9 @@ static void test_shared_factor_moves_each_body_as_alone(void **state)
     make_instances(&all, instances, 0, BODIES);
     assert_true(all.parallel);
     assert_int_equal(distinct_factors(&all), 4);
+    /* the four alike dinosaurs are one unit, each other body one of its own */
+    assert_int_equal(all.unit_count, op_simd_avx(-1) ? BODIES - 3 : BODIES);
+    op_simd_avx(avx);
     size_t row = (size_t)all.def.substeps * (size_t)(all.def.iterations + 1), logged = FRAMES * row;
     op_energy *energy = calloc(logged, sizeof *energy), *alone_energy = calloc(logged, sizeof *alone_energy);
     op_energy *summed = calloc(logged, sizeof *summed);
@@ -644,6 +648,7 @@ static void test_shared_factor_moves_each_body_as_alone(void **state)
     assert_non_null(summed);
     for (int frame = 0; frame < FRAMES; ++frame)
         step_world_logged(&all, &energy[frame * row]);
+    op_simd_avx(1);
     for (int b = 0; b < BODIES; ++b) {
         op_world alone;
         make_instances(&alone, instances, b, 1);
@@ -680,6 +685,24 @@ static void test_shared_factor_moves_each_body_as_alone(void **state)
     free(alone_energy);
     free(summed);
     op_world_free(&all);
+}
+
+static void test_shared_factor_moves_each_body_as_alone(void **state)
+{
+    (void)state;
+    each_body_moves_as_alone(1);
+}
+
+/* The group's lanes computed one at a time (group_particle), as when its AVX paths are switched
+ * off after it was formed. */
+static void test_group_without_avx_moves_each_body_as_alone(void **state)
+{
+    (void)state;
+    if (!op_simd_avx(1)) {
+        print_message("no AVX paths here: no groups are formed, nothing to compare\n");
+        skip();
+    }
+    each_body_moves_as_alone(0);
 }
 
 /* The energy op_world_step logs, each body's kept by its own sub-step and summed after, is
@@ -744,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_last_colour_rotations_are_optimal),
         cmocka_unit_test(test_instances_share_one_factor),
         cmocka_unit_test(test_shared_factor_moves_each_body_as_alone),
+        cmocka_unit_test(test_group_without_avx_moves_each_body_as_alone),
         cmocka_unit_test(test_logged_energy_matches_staged_substep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

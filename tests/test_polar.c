@@ -621,9 +621,10 @@ static void test_warm_falls_back_from_bad_starts(void **state)
     report("warm, 2000 x 5 bad starts", &w, 1);
 }
 
-/* op_polar_rotation_warm2_lanes and op_polar_rotation_warm4_lanes, the latter in SSE2 lanes and,
- * where the CPU has it, in AVX lanes: each lane bitwise the scalar call, whether its neighbour
- * lanes certify, iterate longer or fall back. */
+/* op_polar_rotation_warm2_lanes, op_polar_rotation_warm4_lanes and
+ * op_polar_rotation_warm4_interleaved, the four-lane ones in SSE2 lanes and, where the CPU has
+ * it, in AVX lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
+ * iterate longer or fall back. */
 static void test_warm_lanes_bitwise_scalar(void **state)
 {
     (void)state;
@@ -649,13 +650,18 @@ static void test_warm_lanes_bitwise_scalar(void **state)
         op_simd_avx(width);
         for (int i = 0; i + 3 < COUNT; i += 4) {
             double q1[4][4], r1[4][9], q2[4][4], r2lanes[36], q4[4][4], lanes[36], r4[36];
+            double interleaved[36], q_interleaved[16], r_interleaved[36];
             for (int m = 0; m < 4; ++m) {
                 memcpy(q1[m], start[i + m], sizeof q1[m]);
                 memcpy(q2[m], start[i + m], sizeof q2[m]);
                 memcpy(q4[m], start[i + m], sizeof q4[m]);
                 op_polar_rotation_warm(c[i + m], q1[m], r1[m]);
-                for (int k = 0; k < 9; ++k)
+                for (int k = 0; k < 9; ++k) {
                     lanes[18 * (m / 2) + 2 * k + m % 2] = c[i + m][k];
+                    interleaved[4 * k + m] = c[i + m][k];
+                }
+                for (int k = 0; k < 4; ++k)
+                    q_interleaved[4 * k + m] = start[i + m][k];
             }
             for (int h = 0; h < 2; ++h) {
                 double *qs[2] = { q2[2 * h], q2[2 * h + 1] };
@@ -663,10 +669,14 @@ static void test_warm_lanes_bitwise_scalar(void **state)
             }
             double *qs[4] = { q4[0], q4[1], q4[2], q4[3] };
             op_polar_rotation_warm4_lanes(lanes, qs, r4);
+            op_polar_rotation_warm4_interleaved(interleaved, q_interleaved, r_interleaved);
             for (int m = 0; m < 4; ++m) {
                 assert_memory_equal(q1[m], q2[m], sizeof q1[m]);
                 assert_memory_equal(q1[m], q4[m], sizeof q1[m]);
+                for (int k = 0; k < 4; ++k)
+                    assert_memory_equal(&q1[m][k], &q_interleaved[4 * k + m], sizeof(double));
                 for (int k = 0; k < 9; ++k) {
+                    assert_memory_equal(&r1[m][k], &r_interleaved[4 * k + m], sizeof(double));
                     assert_memory_equal(&r1[m][k], &r2lanes[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
                     assert_memory_equal(&r1[m][k], &r4[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
                 }
