@@ -328,6 +328,45 @@ static void substitute_avx(const op_sparse_factor *f, const double *rhs, double 
         _mm256_storeu_pd(v + 4 * j, x);
     }
 }
+
+/* substitute_avx for four right-hand sides at once: each one's operations exactly as alone (so
+ * its bits), their four latency chains side by side, which a substitution alone leaves idle. */
+static void substitute4_avx(const op_sparse_factor *f, double *const rhs[4], double *const w[4], double *const v[4])
+{
+    int n = f->n;
+    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
+              *column = f->column;
+    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
+    for (int i = 0; i < n; ++i) {
+        __m256d x[4];
+        for (int m = 0; m < 4; ++m) {
+            const double *b = &rhs[m][3 * perm[i]];
+            x[m] = _mm256_setr_pd(b[0], b[1], b[2], 0.0);
+        }
+        for (int p = row_start[i]; p < row_start[i + 1]; ++p) {
+            __m256d l = _mm256_set1_pd(row_value[p]);
+            for (int m = 0; m < 4; ++m)
+                x[m] = _mm256_sub_pd(x[m], _mm256_mul_pd(l, _mm256_loadu_pd(w[m] + 4 * column[p])));
+        }
+        __m256d d = _mm256_set1_pd(pivot[i]);
+        for (int m = 0; m < 4; ++m) {
+            _mm256_storeu_pd(w[m] + 4 * i, x[m]);
+            _mm256_storeu_pd(v[m] + 4 * i, _mm256_div_pd(x[m], d));
+        }
+    }
+    for (int j = n - 1; j >= 0; --j) {
+        __m256d x[4];
+        for (int m = 0; m < 4; ++m)
+            x[m] = _mm256_loadu_pd(v[m] + 4 * j);
+        for (int p = start[j]; p < start[j + 1]; ++p) {
+            __m256d l = _mm256_set1_pd(value[p]);
+            for (int m = 0; m < 4; ++m)
+                x[m] = _mm256_sub_pd(x[m], _mm256_mul_pd(l, _mm256_loadu_pd(v[m] + 4 * row[p])));
+        }
+        for (int m = 0; m < 4; ++m)
+            _mm256_storeu_pd(v[m] + 4 * j, x[m]);
+    }
+}
 OP_SIMD_AVX_END
 #endif
 
@@ -390,6 +429,14 @@ static void substitute(const op_sparse_factor *f, const double *rhs, double *w, 
 }
 #endif
 
+/* x = Pᵀ x' from v into rhs */
+static void unpermute(const op_sparse_factor *f, const double *v, double *rhs)
+{
+    for (int k = 0; k < f->n; ++k)
+        for (int c = 0; c < 3; ++c)
+            rhs[3 * f->perm[k] + c] = v[4 * k + c];
+}
+
 /* P A Pᵀ = L D Lᵀ: w = L⁻¹ P b, v = D⁻¹ w, then Lᵀ x' = v in place in v and x = Pᵀ x', the three
  * columns side by side (in SSE2 or AVX registers, or one by one). work holds w and v, [n][4]
  * each. */
@@ -403,24 +450,68 @@ static void ldl_solve3(const op_sparse_factor *f, double *work, double *rhs)
     else
 #endif
         substitute(f, rhs, w, v);
-    for (int k = 0; k < n; ++k)
-        for (int c = 0; c < 3; ++c)
-            rhs[3 * f->perm[k] + c] = v[4 * k + c];
+    unpermute(f, v, rhs);
+}
+
+/* The checks of a solve's arguments (which == "" for one solve, else which of several). */
+static int check_solve(op_ctx *ctx, const op_sparse_factor *factor, const op_sparse_workspace *work,
+                       const double *rhs, const char *which)
+{
+    if (!factor || !work || !rhs)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "sparse solve%s: %s is NULL", which,
+                       !factor ? "factor" : !work ? "workspace" : "right-hand side");
+    if (work->capacity < factor->n)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "sparse solve%s: workspace for %d rows, factor of %d", which,
+                       work->capacity, factor->n);
+    return OP_OK;
+}
+
+static int check_solution(op_ctx *ctx, const op_sparse_factor *factor, const double *rhs, const char *which)
+{
+    for (int i = 0; i < factor->n; ++i)
+        if (!(isfinite(rhs[3 * i]) && isfinite(rhs[3 * i + 1]) && isfinite(rhs[3 * i + 2])))
+            return OP_FAIL(ctx, OP_ERR_INVALID,
+                           "sparse solve%s: solution row %d is not finite (a non-finite right-hand side?)", which, i);
+    return OP_OK;
 }
 
 int op_sparse_solve3(op_ctx *ctx, const op_sparse_factor *factor, op_sparse_workspace *work, double *rhs)
 {
-    if (!factor || !work || !rhs)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "sparse solve: %s is NULL",
-                       !factor ? "factor" : !work ? "workspace" : "right-hand side");
-    if (work->capacity < factor->n)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "sparse solve: workspace for %d rows, factor of %d", work->capacity,
-                       factor->n);
+    if (check_solve(ctx, factor, work, rhs, "") != OP_OK)
+        return ctx->status;
     ldl_solve3(factor, work->data, rhs);
-    for (int i = 0; i < factor->n; ++i)
-        if (!(isfinite(rhs[3 * i]) && isfinite(rhs[3 * i + 1]) && isfinite(rhs[3 * i + 2])))
-            return OP_FAIL(ctx, OP_ERR_INVALID,
-                           "sparse solve: solution row %d is not finite (a non-finite right-hand side?)", i);
+    return check_solution(ctx, factor, rhs, "");
+}
+
+int op_sparse_solve3_four(op_ctx *ctx, const op_sparse_factor *factor, op_sparse_workspace *const work[4],
+                          double *const rhs[4], int *failed)
+{
+    static const char *const which[4] = { " 0 of 4", " 1 of 4", " 2 of 4", " 3 of 4" };
+    for (int m = 0; m < 4; ++m)
+        if (check_solve(ctx, factor, work[m], rhs[m], which[m]) != OP_OK) {
+            *failed = m;
+            return ctx->status;
+        }
+#if OP_SIMD_AVX
+    if (op_simd_use_avx) {
+        int n = factor->n;
+        double *w[4], *v[4];
+        for (int m = 0; m < 4; ++m) {
+            w[m] = work[m]->data;
+            v[m] = work[m]->data + 4 * (size_t)n;
+        }
+        substitute4_avx(factor, rhs, w, v);
+        for (int m = 0; m < 4; ++m)
+            unpermute(factor, v[m], rhs[m]);
+    } else
+#endif
+        for (int m = 0; m < 4; ++m)
+            ldl_solve3(factor, work[m]->data, rhs[m]);
+    for (int m = 0; m < 4; ++m)
+        if (check_solution(ctx, factor, rhs[m], which[m]) != OP_OK) {
+            *failed = m;
+            return ctx->status;
+        }
     return OP_OK;
 }
 

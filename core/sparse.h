@@ -50,6 +50,12 @@ void op_sparse_workspace_free(op_sparse_workspace *work);
  * OP_ERR_INVALID when the workspace is too small for the factor (rhs untouched) or the solution
  * is not finite (rhs then holds it). */
 int op_sparse_solve3(op_ctx *ctx, const op_sparse_factor *factor, op_sparse_workspace *work, double *rhs);
+/* Four op_sparse_solve3 with one factor, each with its own workspace and right-hand side, and
+ * bitwise their results: where the AVX paths run, the four substitutions go side by side (the
+ * instances of one model in a group, solvers/arap.c). On failure *failed is the one that failed
+ * (and the message names it). */
+int op_sparse_solve3_four(op_ctx *ctx, const op_sparse_factor *factor, op_sparse_workspace *const work[4],
+                          double *const rhs[4], int *failed);
 
 int op_sparse_factor_size(const op_sparse_factor *factor);
 /* Nonzeros of the factor L, its diagonal included (for reports and benchmarks). */

@@ -53,6 +53,7 @@
 #include "arap.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
@@ -413,10 +414,14 @@ static inline void refresh_sweep_state(arap_solver *s, const op_graph *g, const 
 /* Whether particle i's record holds R_i bit for bit. */
 static inline int record_holds(const arap_solver *s, const double *rotation, int i)
 {
-    for (int k = 0; k < 9; ++k)
-        if (memcmp(sweep_at(&s->data, s->data.record, 18, i, 9 + k), &rotation[9 * i + k], sizeof(double)) != 0)
-            return 0;
-    return 1;
+    uint64_t differ = 0;
+    for (int k = 0; k < 9; ++k) {
+        uint64_t held, now;
+        memcpy(&held, sweep_at(&s->data, s->data.record, 18, i, 9 + k), sizeof held);
+        memcpy(&now, &rotation[9 * i + k], sizeof now);
+        differ |= held ^ now;
+    }
+    return differ == 0;
 }
 
 static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
@@ -954,22 +959,6 @@ static int arap_group_bodies(op_ctx *ctx, void *const *solvers, op_body *const *
     return OP_OK;
 }
 
-static int arap_iterate_group(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
-                              op_stage_times *times, int *failed)
-{
-    double start = op_now();
-    local_group((arap_solver *const *)solvers, bodies);
-    double middle = op_now();
-    for (int m = 0; m < count; ++m)
-        if (op_arap_global_step(ctx, solvers[m], bodies[m], h) != OP_OK) {
-            *failed = m;
-            break;
-        }
-    times->local += middle - start;
-    times->global += op_now() - middle;
-    return ctx->status;
-}
-
 const op_sparse_factor *op_arap_factor(const void *solver)
 {
     const arap_solver *s = solver;
@@ -1076,12 +1065,9 @@ static void add_rotation_pulls_avx(const arap_solver *s, const op_graph *g, doub
 OP_SIMD_AVX_END
 #endif
 
-int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
+/* The global step's right-hand side into s->rhs (the file comment's system; free_count > 0). */
+static void global_rhs(arap_solver *s, const op_body *body)
 {
-    (void)h;
-    arap_solver *s = self;
-    if (s->free_count == 0)
-        return OP_OK;
     const op_graph *g = body->graph;
     double k = body->stiffness;
     const double *P = body->placement_rotation;
@@ -1140,14 +1126,71 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
                 v3_axpy(&s->rhs[3 * row], con->weight * con->influence[l], residual);
         }
     }
-    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK)
-        return ctx->status;
+}
+
+/* x = x_ref + u for the free particles, u the solved s->rhs */
+static void global_place(const arap_solver *s, op_body *body)
+{
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];
         if (row >= 0)
             v3_add(&body->state.position[3 * i], &s->reference[3 * i], &s->rhs[3 * row]);
     }
+}
+
+int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
+{
+    (void)h;
+    arap_solver *s = self;
+    if (s->free_count == 0)
+        return OP_OK;
+    global_rhs(s, body);
+    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK)
+        return ctx->status;
+    global_place(s, body);
     return OP_OK;
+}
+
+/* The global steps of a group's four bodies: where they share one factor, the four solves side
+ * by side (op_sparse_solve3_four), else one by one. */
+static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const *bodies, double h, int *failed)
+{
+    int shared = solvers[0]->free_count > 0;
+    for (int m = 1; m < GROUP_LANES; ++m)
+        shared &= solvers[m]->factor == solvers[0]->factor && solvers[m]->free_count > 0;
+    if (!shared) {
+        for (int m = 0; m < GROUP_LANES; ++m)
+            if (op_arap_global_step(ctx, solvers[m], bodies[m], h) != OP_OK) {
+                *failed = m;
+                return ctx->status;
+            }
+        return OP_OK;
+    }
+    op_sparse_workspace *work[GROUP_LANES];
+    double *rhs[GROUP_LANES];
+    for (int m = 0; m < GROUP_LANES; ++m) {
+        global_rhs(solvers[m], bodies[m]);
+        work[m] = &solvers[m]->work;
+        rhs[m] = solvers[m]->rhs;
+    }
+    if (op_sparse_solve3_four(ctx, solvers[0]->factor, work, rhs, failed) != OP_OK)
+        return ctx->status;
+    for (int m = 0; m < GROUP_LANES; ++m)
+        global_place(solvers[m], bodies[m]);
+    return OP_OK;
+}
+
+static int arap_iterate_group(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
+                              op_stage_times *times, int *failed)
+{
+    (void)count; /* GROUP_LANES: arap_group_bodies makes no other */
+    double start = op_now();
+    local_group((arap_solver *const *)solvers, bodies);
+    double middle = op_now();
+    global_group(ctx, (arap_solver *const *)solvers, bodies, h, failed);
+    times->local += middle - start;
+    times->global += op_now() - middle;
+    return ctx->status;
 }
 
 static int arap_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage_times *times)
