@@ -14,6 +14,7 @@
 #include <lapacke.h>
 
 #include "rng.h"
+#include "simd.h"
 #include "sparse.h"
 #include "test_util.h"
 
@@ -566,6 +567,57 @@ static void test_nonfinite_rhs_rejected(void **state)
     free_triplets(&t);
 }
 
+/* op_sparse_solve3_four gives each right-hand side bitwise what op_sparse_solve3 gives it alone,
+ * with the AVX paths (the four substitutions side by side) and without; a non-finite one is
+ * named and the others are still solved. */
+static void test_four_solves_bitwise_one_at_a_time(void **state)
+{
+    (void)state;
+    enum { N = 120 };
+    op_rng rng = op_rng_seeded(11);
+    triplets t = make_matrix(&rng, N, UPPER, 1);
+    op_sparse_factor *f = factor_or_fail(&t);
+    double *b[4], alone[4][3 * N], together[4][3 * N];
+    op_sparse_workspace works[4] = { { 0 } };
+    op_sparse_workspace *work[4];
+    double *rhs[4];
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    for (int m = 0; m < 4; ++m) {
+        b[m] = random_rhs(&rng, N);
+        memcpy(alone[m], b[m], sizeof alone[m]);
+        solve_or_fail(f, alone[m]);
+        assert_int_equal(op_sparse_workspace_reserve(&ctx, &works[m], f), OP_OK);
+        work[m] = &works[m];
+        rhs[m] = together[m];
+    }
+    int avx = op_simd_avx(1);
+    for (int width = 0; width <= avx; ++width) {
+        op_simd_avx(width);
+        for (int m = 0; m < 4; ++m)
+            memcpy(together[m], b[m], sizeof together[m]);
+        int failed = -1;
+        assert_int_equal(op_sparse_solve3_four(&ctx, f, work, rhs, &failed), OP_OK);
+        for (int m = 0; m < 4; ++m)
+            assert_memory_equal(together[m], alone[m], sizeof alone[m]);
+        for (int m = 0; m < 4; ++m)
+            memcpy(together[m], b[m], sizeof together[m]);
+        together[2][3 * 40 + 1] = NAN;
+        assert_int_equal(op_sparse_solve3_four(&ctx, f, work, rhs, &failed), OP_ERR_INVALID);
+        assert_int_equal(failed, 2);
+        assert_non_null(strstr(ctx.message, "2 of 4"));
+        assert_memory_equal(together[3], alone[3], sizeof alone[3]);
+        op_ctx_init(&ctx);
+    }
+    op_simd_avx(1);
+    for (int m = 0; m < 4; ++m) {
+        op_sparse_workspace_free(&works[m]);
+        free(b[m]);
+    }
+    op_sparse_factor_free(&f);
+    free_triplets(&t);
+}
+
 /* n = 1: x = b / a, exactly for these numbers, whether a comes as one entry or two. */
 static void test_one_by_one(void **state)
 {
@@ -784,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_shared_factor_on_two_threads),
         cmocka_unit_test(test_workspace_too_small_rejected),
         cmocka_unit_test(test_nonfinite_rhs_rejected),
+        cmocka_unit_test(test_four_solves_bitwise_one_at_a_time),
         cmocka_unit_test(test_one_by_one),
         cmocka_unit_test(test_power_of_two_scaling_exact),
         cmocka_unit_test(test_factor_nonzeros),
