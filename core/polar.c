@@ -480,6 +480,24 @@ static void warm4_interleaved_avx(const double C[36], double q[16], double R[36]
     for (int k = 0; k < 4; ++k)
         _mm256_storeu_pd(q + 4 * k, lanes[0][k]);
 }
+
+static void warm8_interleaved_avx(const double C[72], double *const q[2], double R[72])
+{
+    __m256d c[2][9], lanes[2][4], r[2][9];
+    for (int w = 0; w < 2; ++w) {
+        for (int k = 0; k < 9; ++k)
+            c[w][k] = _mm256_loadu_pd(C + 36 * w + 4 * k);
+        for (int k = 0; k < 4; ++k)
+            lanes[w][k] = _mm256_loadu_pd(q[w] + 4 * k);
+    }
+    polar_rotation_warm_avx(2, c, lanes, r);
+    for (int w = 0; w < 2; ++w) {
+        for (int k = 0; k < 9; ++k)
+            _mm256_storeu_pd(R + 36 * w + 4 * k, r[w][k]);
+        for (int k = 0; k < 4; ++k)
+            _mm256_storeu_pd(q[w] + 4 * k, lanes[w][k]);
+    }
+}
 OP_SIMD_AVX_END
 #endif
 
@@ -583,6 +601,18 @@ void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], doubl
     }
 }
 #endif
+
+void op_polar_rotation_warm8_interleaved(const double C[72], double *const q[2], double R[72])
+{
+#if OP_SIMD_AVX
+    if (op_simd_use_avx) {
+        warm8_interleaved_avx(C, q, R);
+        return;
+    }
+#endif
+    op_polar_rotation_warm4_interleaved(C, q[0], R);
+    op_polar_rotation_warm4_interleaved(C + 36, q[1], R + 36);
+}
 
 int op_polar_rotation_svd(const double C[9], double R[9])
 {

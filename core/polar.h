@@ -29,6 +29,9 @@ void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], doubl
  * twin bodies stepped side by side (solvers/arap.c), whose data is kept in this layout. Bitwise
  * four op_polar_rotation_warm calls, on AVX lanes, SSE2 pairs or plain calls. */
 void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], double R[36]);
+/* Two such fours (C[36 h + 4k + m], R likewise, q[h][4k + m]) side by side: in AVX, their
+ * latency chains in two groups of registers at once. */
+void op_polar_rotation_warm8_interleaved(const double C[72], double *const q[2], double R[72]);
 
 /* The unit quaternion of a rotation matrix (of its polar rotation, if it is not quite one): the
  * starting q for op_polar_rotation_warm. */

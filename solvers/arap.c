@@ -805,14 +805,12 @@ static void group_particle(arap_solver *const *solvers, op_body *const *bodies, 
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
-/* group_particle in AVX registers, one lane a body: each lane goes through assemble_local's and
- * refresh_sweep_state's operations in their order (bitwise group_particle), the neighbour sums
- * four particles at a time where the solo sweep does one (two entries a register). */
-static void group_particle_avx(arap_solver *const *solvers, op_body *const *bodies, int i)
+/* C_i of the four lanes into C[4e + lane] in AVX registers, one lane a body: each lane through
+ * assemble_local's operations in their order (bitwise its result), the neighbour sums four
+ * particles at a time where the solo sweep does one (two entries a register). */
+static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, int i, double C[9 * GROUP_LANES])
 {
-    const arap_solver *s = solvers[0];
-    arap_group *group = s->group;
-    const op_graph *g = bodies[0]->graph;
+    const arap_group *group = s->group;
     const int *adjacency = g->adjacency;
     int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
     enum { RECORD = 18 * GROUP_LANES, SHIFT = 3 * GROUP_LANES };
@@ -853,7 +851,6 @@ static void group_particle_avx(arap_solver *const *solvers, op_body *const *bodi
     const __m256d *n = &sum[9]; /* Σ_j R_j */
     __m256d k = _mm256_set1_pd(s->stiffness);
     const double *base = &group->base[(size_t)9 * GROUP_LANES * i];
-    double C[9 * GROUP_LANES], R[9 * GROUP_LANES];
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) {
             __m256d t = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[3 * r], M[c]), _mm256_mul_pd(n[3 * r + 1], M[3 + c])),
@@ -863,11 +860,20 @@ static void group_particle_avx(arap_solver *const *solvers, op_body *const *bodi
             _mm256_storeu_pd(C + GROUP_LANES * e,
                              _mm256_add_pd(_mm256_loadu_pd(base + GROUP_LANES * e), _mm256_mul_pd(k, sum_e)));
         }
-    op_polar_rotation_warm4_interleaved(C, &group->quaternion[(size_t)4 * GROUP_LANES * i], R);
-    __m256d rotation[9];
-    for (int e = 0; e < 9; ++e)
-        rotation[e] = _mm256_loadu_pd(R + GROUP_LANES * e);
-    double *record = &group->record[(size_t)RECORD * i];
+}
+
+/* R_i of the four lanes (R[4e + lane]) into the bodies and, as refresh_sweep_state forms it,
+ * into the records */
+static inline void group_store_avx(const arap_solver *s, const op_graph *g, op_body *const *bodies, int i,
+                                   const double R[9 * GROUP_LANES])
+{
+    const double *moment = &g->rest_moment[9 * i];
+    __m256d M[9], rotation[9];
+    for (int k = 0; k < 9; ++k) {
+        M[k] = _mm256_broadcast_sd(moment + k);
+        rotation[k] = _mm256_loadu_pd(R + GROUP_LANES * k);
+    }
+    double *record = &s->group->record[(size_t)18 * GROUP_LANES * i];
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
             _mm256_storeu_pd(record + GROUP_LANES * (3 * r + c),
@@ -880,6 +886,31 @@ static void group_particle_avx(arap_solver *const *solvers, op_body *const *bodi
         double *out = &bodies[lane]->state.rotation[9 * i];
         for (int e = 0; e < 9; ++e)
             out[e] = R[GROUP_LANES * e + lane];
+    }
+}
+
+/* A colour's particles from = order[p] … in the four lanes: two particles at a time, their
+ * eight polar decompositions in two groups of registers (op_polar_rotation_warm8_interleaved),
+ * the last one of an odd count alone. */
+static void group_colour_avx(const arap_solver *s, op_body *const *bodies, const int *order, int count)
+{
+    const op_graph *g = bodies[0]->graph;
+    double *quaternion = s->group->quaternion;
+    double C[2 * 9 * GROUP_LANES], R[2 * 9 * GROUP_LANES];
+    int p = 0;
+    for (; p + 1 < count; p += 2) {
+        int a = order[p], b = order[p + 1];
+        group_assemble_avx(s, g, a, C);
+        group_assemble_avx(s, g, b, C + 9 * GROUP_LANES);
+        double *q[2] = { &quaternion[(size_t)4 * GROUP_LANES * a], &quaternion[(size_t)4 * GROUP_LANES * b] };
+        op_polar_rotation_warm8_interleaved(C, q, R);
+        group_store_avx(s, g, bodies, a, R);
+        group_store_avx(s, g, bodies, b, R + 9 * GROUP_LANES);
+    }
+    if (p < count) {
+        group_assemble_avx(s, g, order[p], C);
+        op_polar_rotation_warm4_interleaved(C, &quaternion[(size_t)4 * GROUP_LANES * order[p]], R);
+        group_store_avx(s, g, bodies, order[p], R);
     }
 }
 OP_SIMD_AVX_END
@@ -899,8 +930,8 @@ static void local_group(arap_solver *const *solvers, op_body *const *bodies)
     }
 #if OP_SIMD_AVX
     if (op_simd_use_avx) {
-        for (int p = 0; p < s->sweep_count; ++p)
-            group_particle_avx(solvers, bodies, s->sweep_order[p]);
+        for (int c = 0; c < s->colour_count; ++c)
+            group_colour_avx(s, bodies, &s->sweep_order[s->colour_start[c]], s->colour_start[c + 1] - s->colour_start[c]);
         return;
     }
 #endif
