@@ -1093,16 +1093,54 @@ static void add_rotation_pulls_avx(const arap_solver *s, const op_graph *g, doub
         v3_axpy(&s->rhs[3 * row], k, pull);
     }
 }
+
+/* add_rotation_pulls_avx for a group's four bodies of one row numbering (they share a factor)
+ * and one stiffness k: each body's sums exactly as alone, their four latency chains side by
+ * side, the per-edge weights loaded once for all four */
+static void add_rotation_pulls4_avx(arap_solver *const *solvers, const op_graph *g, double k)
+{
+    const arap_solver *s = solvers[0];
+    const double *turn[GROUP_LANES];
+    for (int m = 0; m < GROUP_LANES; ++m)
+        turn[m] = solvers[m]->turn;
+    for (int i = 0; i < s->n; ++i) {
+        int row = s->row_of[i];
+        if (row < 0)
+            continue;
+        const double *v = &s->rest_pull[3 * i];
+        __m256d v0 = _mm256_set1_pd(v[0]), v1 = _mm256_set1_pd(v[1]), v2 = _mm256_set1_pd(v[2]), p[GROUP_LANES];
+        for (int m = 0; m < GROUP_LANES; ++m) {
+            const double *t = &turn[m][12 * i];
+            p[m] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(t), v0), _mm256_mul_pd(_mm256_loadu_pd(t + 4), v1)),
+                                 _mm256_mul_pd(_mm256_loadu_pd(t + 8), v2));
+        }
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+            v = &s->edge_pull[3 * e];
+            v0 = _mm256_set1_pd(v[0]), v1 = _mm256_set1_pd(v[1]), v2 = _mm256_set1_pd(v[2]);
+            for (int m = 0; m < GROUP_LANES; ++m) {
+                const double *t = &turn[m][12 * g->adjacency[e]];
+                p[m] = _mm256_add_pd(p[m], _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(t), v0),
+                                                                       _mm256_mul_pd(_mm256_loadu_pd(t + 4), v1)),
+                                                         _mm256_mul_pd(_mm256_loadu_pd(t + 8), v2)));
+            }
+        }
+        for (int m = 0; m < GROUP_LANES; ++m) {
+            double pull[4];
+            _mm256_storeu_pd(pull, p[m]);
+            v3_axpy(&solvers[m]->rhs[3 * row], k, pull);
+        }
+    }
+}
 OP_SIMD_AVX_END
 #endif
 
-/* The global step's right-hand side into s->rhs (the file comment's system; free_count > 0). */
-static void global_rhs(arap_solver *s, const op_body *body)
+/* The global step's right-hand side (the file comment's system; free_count > 0) is formed in
+ * three parts, in this order: global_rhs_inertia, the rotation pulls, global_rhs_couplings.
+ * First R_j − P (turn) and the inertia term into s->rhs. */
+static void global_rhs_inertia(arap_solver *s, const op_body *body)
 {
-    const op_graph *g = body->graph;
-    double k = body->stiffness;
     const double *P = body->placement_rotation;
-    const double *rotation = body->state.rotation, *position = body->state.position;
+    const double *rotation = body->state.rotation;
     /* R_j − P once per particle, not once per edge that reads it */
     double *turn = s->turn;
     for (int i = 0; i < s->n; ++i)
@@ -1117,12 +1155,13 @@ static void global_rhs(arap_solver *s, const op_body *body)
         v3_sub(b, &body->inertial_position[3 * i], &s->reference[3 * i]);
         v3_scale(b, b, s->inertia[i]);
     }
-#if OP_SIMD_AVX
-    if (op_simd_use_avx)
-        add_rotation_pulls_avx(s, g, k);
-    else
-#endif
-        add_rotation_pulls(s, g, k);
+}
+
+/* Last the pinned neighbours' and the position constraints' terms. */
+static void global_rhs_couplings(arap_solver *s, const op_body *body)
+{
+    const op_graph *g = body->graph;
+    const double *P = body->placement_rotation, *position = body->state.position, *turn = s->turn;
     for (int c = 0; c < s->pinned_count; ++c) {
         int j = s->pinned_particle[c];
         double pinned[3];
@@ -1159,6 +1198,18 @@ static void global_rhs(arap_solver *s, const op_body *body)
     }
 }
 
+static void global_rhs(arap_solver *s, const op_body *body)
+{
+    global_rhs_inertia(s, body);
+#if OP_SIMD_AVX
+    if (op_simd_use_avx)
+        add_rotation_pulls_avx(s, body->graph, body->stiffness);
+    else
+#endif
+        add_rotation_pulls(s, body->graph, body->stiffness);
+    global_rhs_couplings(s, body);
+}
+
 /* x = x_ref + u for the free particles, u the solved s->rhs */
 static void global_place(const arap_solver *s, op_body *body)
 {
@@ -1182,8 +1233,9 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
     return OP_OK;
 }
 
-/* The global steps of a group's four bodies: where they share one factor, the four solves side
- * by side (op_sparse_solve3_four), else one by one. */
+/* The global steps of a group's four bodies: where they share one factor (and so one row
+ * numbering), the four rotation pulls and the four solves side by side
+ * (add_rotation_pulls4_avx, op_sparse_solve3_four), else one by one. */
 static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const *bodies, double h, int *failed)
 {
     int shared = solvers[0]->free_count > 0;
@@ -1199,8 +1251,18 @@ static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const
     }
     op_sparse_workspace *work[GROUP_LANES];
     double *rhs[GROUP_LANES];
+#if OP_SIMD_AVX
+    if (op_simd_use_avx) {
+        for (int m = 0; m < GROUP_LANES; ++m)
+            global_rhs_inertia(solvers[m], bodies[m]);
+        add_rotation_pulls4_avx(solvers, bodies[0]->graph, solvers[0]->stiffness);
+        for (int m = 0; m < GROUP_LANES; ++m)
+            global_rhs_couplings(solvers[m], bodies[m]);
+    } else
+#endif
+        for (int m = 0; m < GROUP_LANES; ++m)
+            global_rhs(solvers[m], bodies[m]);
     for (int m = 0; m < GROUP_LANES; ++m) {
-        global_rhs(solvers[m], bodies[m]);
         work[m] = &solvers[m]->work;
         rhs[m] = solvers[m]->rhs;
     }
