@@ -480,10 +480,14 @@ static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
         /* ρ/h² Y_i Ā_i + k P S_i entry by entry, in m3_mul's, m3_scale's and m3_add's order */
         const double *Y = &body->inertial_rotation[9 * i], *A = &g->rest_moment[9 * i];
         const double *spread = &s->rest_spread[9 * i];
+        double base[9]; /* formed apart from its stores, which might alias Y, Ā or S as far as the
+                           compiler knows: so it can keep the sums in vector registers */
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-                *sweep_at(&s->data, s->data.base, 9, i, 3 * r + c) =
+                base[3 * r + c] =
                     (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia + spread[3 * r + c];
+        for (int e = 0; e < 9; ++e)
+            *sweep_at(&s->data, s->data.base, 9, i, e) = base[e];
         /* A record always holds m3_mul(R, Ā) for the R it holds, so one whose R is R_i bit for
          * bit is current (the sweep keeps them so); only rotations set from outside the sweep
          * (pins, Chebyshev, a state written by the caller) are refreshed. Refreshing them all
