@@ -57,6 +57,14 @@ build/flags: FORCE
 	@mkdir -p build
 	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' > $@
 
+# The objects that print the git revision depend on it too, so that an incremental build after a
+# commit does not stamp runs and reports with the revision they were first compiled at.
+build/git-rev: FORCE
+	@mkdir -p build
+	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
+
+build/experiments/opsim.o build/reports/report.o build/reports/report_md.o build/core/runfile.o: build/git-rev
+
 build/%.o: %.c build/flags | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
