@@ -148,6 +148,15 @@ static const op_solver_option arap_options[] = {
     { NULL, NULL, NULL },
 };
 
+static void group_free(arap_group *group)
+{
+    free(group->record);
+    free(group->displacement);
+    free(group->base);
+    free(group->quaternion);
+    free(group);
+}
+
 static void arap_destroy(void *self)
 {
     arap_solver *s = self;
@@ -176,13 +185,8 @@ static void arap_destroy(void *self)
     free(s->turn);
     free(s->sweep_order);
     free(s->colour_start);
-    if (s->group && --s->group->references == 0) {
-        free(s->group->record);
-        free(s->group->displacement);
-        free(s->group->base);
-        free(s->group->quaternion);
-        free(s->group);
-    }
+    if (s->group && --s->group->references == 0)
+        group_free(s->group);
     free(s);
 }
 
@@ -970,11 +974,7 @@ static int arap_group_bodies(op_ctx *ctx, void *const *solvers, op_body *const *
     group->base = op_calloc(ctx, 9 * GROUP_LANES * n, sizeof(double));
     group->quaternion = op_calloc(ctx, 4 * GROUP_LANES * n, sizeof(double));
     if (ctx->status != OP_OK) {
-        free(group->record);
-        free(group->displacement);
-        free(group->base);
-        free(group->quaternion);
-        free(group);
+        group_free(group);
         return ctx->status;
     }
     group->references = GROUP_LANES;
