@@ -469,6 +469,12 @@ struct op_contact {
     int active;         /* p > 0 and some particle can move */
 };
 
+/* One thread's count of penetrating pairs in a pass, and the deepest of them. */
+struct pass_tally {
+    int active;
+    double deepest;
+};
+
 static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
 {
     if (count <= c->capacity)
@@ -552,7 +558,7 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
     int threads = omp_get_max_threads();
     if (threads > c->thread_capacity) {
         c->thread_capacity = 0;
-        if (!RENEW(ctx, c->thread_near, (size_t)threads))
+        if (!RENEW(ctx, c->thread_near, (size_t)threads) || !RENEW(ctx, c->tally, (size_t)threads))
             return ctx->status;
         c->thread_capacity = threads;
     }
@@ -836,41 +842,52 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
         c->pair_capacity = (int)n;
     }
     build_incidence(c, count, c->near, pair_count);
-    memset(c->touched, 0, (size_t)pair_count * sizeof *c->touched);
     const op_pair *pairs = c->near;
     const int *involved = c->involved, involved_count = c->involved_count;
-#pragma omp parallel for schedule(static) if (involved_count >= OP_COLLIDE_PARALLEL_MIN)
-    for (int p = 0; p < involved_count; ++p)
-        gather_involved(c, bodies, involved[p]);
-    /* One parallel region for every pass: its barriers cost less than a fork per loop. Only
-     * the particles of some pair take part; the others' corrections are zero. */
-    int active = 0;
-    double deepest = 0.0;
+    /* One parallel region for the gathering, every pass and the scattering: its barriers cost
+     * less than a fork per loop. Only the particles of some pair take part; the others'
+     * corrections are zero. Each thread tallies its block of pairs; after the barrier every
+     * thread adds up the same tallies, so all see one count and one maximum without another
+     * barrier to reset a shared sum. */
+    double deepest = 0.0, below = 0.0;
 #pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
     {
+        int thread = omp_get_thread_num(), team = omp_get_num_threads();
+#pragma omp for schedule(static)
+        for (int p = 0; p < involved_count; ++p)
+            gather_involved(c, bodies, involved[p]);
         for (int pass = 0; pair_count > 0; ++pass) {
-#pragma omp single
-            {
-                active = 0;
-                deepest = 0.0;
-            }
-#pragma omp for schedule(static) reduction(+ : active) reduction(max : deepest)
+            struct pass_tally mine = { 0, 0.0 };
+#pragma omp for schedule(static) nowait
             for (int k = 0; k < pair_count; ++k) {
                 struct op_contact *con = &c->contact[k];
                 /* only touching particles moved in the last pass: a pair of two others would
                  * evaluate to what it did */
                 if (pass == 0 || c->touching[pairs[k].i] || c->touching[pairs[k].j])
                     evaluate(c, &pairs[k], def->friction, con);
+                if (pass == 0) /* which evaluates every pair */
+                    c->touched[k] = (unsigned char)con->active;
                 if (con->active) {
-                    ++active;
-                    deepest = op_max(deepest, con->penetration);
+                    ++mine.active;
+                    mine.deepest = op_max(mine.deepest, con->penetration);
                     if (pass < def->passes)
                         c->touched[k] = 1;
                 }
             }
-            /* every thread reads the reduced values before any reaches the next pass's reset */
-            if (pass == def->passes || active == 0)
+            c->tally[thread] = mine;
+#pragma omp barrier
+            /* the tallies are next written after the count's and the apply's barriers, which
+             * every thread reaches only after reading them here */
+            struct pass_tally all = { 0, 0.0 };
+            for (int t = 0; t < team; ++t) {
+                all.active += c->tally[t].active;
+                all.deepest = op_max(all.deepest, c->tally[t].deepest);
+            }
+            if (pass == def->passes || all.active == 0) {
+                if (thread == 0)
+                    deepest = all.deepest;
                 break;
+            }
 #pragma omp for schedule(static)
             for (int p = 0; p < involved_count; ++p)
                 c->touching[involved[p]] = count_touching(c, involved[p]);
@@ -878,14 +895,13 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
             for (int p = 0; p < involved_count; ++p)
                 apply(c, pairs, def, involved[p]);
         }
+#pragma omp for schedule(static) reduction(max : below)
+        for (int p = 0; p < involved_count; ++p)
+            below = op_max(below, scatter_involved(c, bodies, def, involved[p]));
     }
     stats->max_penetration = deepest;
     for (int k = 0; k < pair_count; ++k)
         stats->contacts += c->touched[k];
-    double below = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : below) if (involved_count >= OP_COLLIDE_PARALLEL_MIN)
-    for (int p = 0; p < involved_count; ++p)
-        below = op_max(below, scatter_involved(c, bodies, def, involved[p]));
     stats->max_floor_penetration = below;
     return OP_OK;
 }
@@ -907,6 +923,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->searched_position);
     OP_FREE(c->moving);
     OP_FREE(c->thread_near);
+    OP_FREE(c->tally);
     OP_FREE(c->near);
     OP_FREE(c->within);
     OP_FREE(c->involved);

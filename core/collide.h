@@ -96,8 +96,8 @@
 #include "body.h"
 #include "ctx.h"
 
-/* OP_COLLIDE_PARALLEL_MIN: fewer particles (broad phase, gather, scatter) or candidate pairs
- * (passes) than this run on one thread, where starting the others costs more than the work. On
+/* OP_COLLIDE_PARALLEL_MIN: fewer particles (broad phase) or candidate pairs (the passes, with
+ * their gathering and scattering) than this run on one thread, where starting the others costs more than the work. On
  * a 2-core machine (bench/bench_collide.c built with the threshold at 0, clouds of 32 to 2048
  * ellipsoids in 4 bodies) the whole contact stage on two threads took 0.94× to 0.83× the time
  * of one from 32 particles and 50 pairs up: OpenMP's threads are still spinning from the
@@ -220,6 +220,7 @@ typedef struct op_collider {
     unsigned char *within;       /* [kept pairs] 1 where a kept pair is within reach now */
     int thread_capacity;
     int *thread_near;            /* [threads] how many of a thread's block of kept pairs are */
+    struct pass_tally *tally;    /* [threads] a pass's penetrating pairs in each thread's block */
 } op_collider;
 
 /* Collisions between the particles of different bodies (narrow phase and response above),
