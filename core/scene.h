@@ -9,7 +9,7 @@
  *                gravity = 0 -9.81 0     floor = off | HEIGHT    friction = 0.5 (floor and bodies)
  *                collisions = on | off   contacts between the particles of different bodies
  *                                        (core/collide.h); they run only with two bodies or more
- *                collision_passes = 4    Jacobi passes of those contacts (1 to 1000)
+ *                collision_passes = 8    Jacobi passes of those contacts (1 to 1000)
  *                collision_margin = 0    m added to the broad phase's reach (not negative)
  *                log_energy = true | false
  *   [solver]     name = arap, then the variant's options (opsim solvers lists them)
