@@ -466,7 +466,15 @@ struct op_contact {
     double shift[3];    /* p n, less the static friction */
     double dv[3];       /* the change of v_j − v_i: the approach removed, then friction */
     double share_i, share_j;
-    int active;         /* p > 0 and some particle can move */
+};
+
+/* Particle q's ellipsoid as the passes read it, one cache line: its support matrix
+ * E diag(r²) Eᵀ (E = R Ē, upper triangle by rows), inverse mass (0 where the position is pinned)
+ * and h(+y) = √S_yy. */
+struct op_contact_shape {
+    double support[6];
+    double inverse_mass;
+    double up;
 };
 
 /* One thread's count of penetrating pairs in a pass, and the deepest of them. */
@@ -474,6 +482,18 @@ struct pass_tally {
     int active;
     double deepest;
 };
+
+/* count zeroed shapes starting on a cache line (a pair's two reads of a particle's shape touch
+ * one line each, not two); NULL, with ctx's status set, when out of memory. */
+static struct op_contact_shape *shapes_alloc(op_ctx *ctx, size_t count)
+{
+    struct op_contact_shape *shapes = aligned_alloc(64, count * sizeof *shapes);
+    if (!shapes) {
+        OP_FAIL(ctx, OP_ERR_NOMEM, "collisions: out of memory for %zu particles", count);
+        return NULL;
+    }
+    return memset(shapes, 0, count * sizeof *shapes);
+}
 
 static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
 {
@@ -483,9 +503,12 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
     c->capacity = 0;
     if (!RENEW(ctx, c->position, 3 * n) || !RENEW(ctx, c->velocity, 3 * n) || !RENEW(ctx, c->start, 3 * n) ||
         !RENEW(ctx, c->bound, n) ||
-        !RENEW(ctx, c->inverse_mass, n) || !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
+        !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
         !RENEW(ctx, c->incidence_start, n + 2) || !RENEW(ctx, c->searched_position, 3 * n) ||
-        !RENEW(ctx, c->involved, n) || !RENEW(ctx, c->support, 6 * n) || !RENEW(ctx, c->moving, n))
+        !RENEW(ctx, c->involved, n) || !RENEW(ctx, c->moving, n))
+        return ctx->status;
+    free(c->shape);
+    if (!(c->shape = shapes_alloc(ctx, n)))
         return ctx->status;
     c->capacity = (int)n;
     c->searched_count = 0; /* the searched positions are gone with the old arrays */
@@ -669,8 +692,15 @@ static int gather_positions(op_collider *c, const op_body *bodies, int count, in
     return moved;
 }
 
+/* h(+y) from the support matrix: √S_yy, the same bits as op_particle_lowest_point's (its other
+ * terms are exact zeros, and S_yy sums (r_a² E_ya) E_ya as that sums r_a² u_a²). */
+static double support_up(const double support[6])
+{
+    return sqrt(support[3]);
+}
+
 /* The rest of what the passes read of particle q, one in some candidate pair: its velocity, its
- * position at the sub-step's start, its support matrix and inverse mass. */
+ * position at the sub-step's start and its shape. */
 static void gather_involved(op_collider *c, const op_body *bodies, int q)
 {
     int b = c->group[q], i = q - c->body_start[b];
@@ -680,8 +710,10 @@ static void gather_involved(op_collider *c, const op_body *bodies, int q)
     v3_copy(&c->velocity[3 * q], &body->state.velocity[3 * i]);
     v3_copy(&c->start[3 * q], &body->start_position[3 * i]);
     m3_mul(axes, &body->state.rotation[9 * i], &graph->rest_axes[9 * i]);
-    op_support_matrix(&c->support[6 * q], axes, &graph->radii[3 * i]);
-    c->inverse_mass[q] = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
+    struct op_contact_shape *shape = &c->shape[q];
+    op_support_matrix(shape->support, axes, &graph->radii[3 * i]);
+    shape->inverse_mass = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
+    shape->up = support_up(shape->support);
 }
 
 /* Particle q's position and velocity back into its body (the passes change no others); returns
@@ -695,13 +727,6 @@ static double scatter_involved(const op_collider *c, op_body *bodies, const op_c
     if (!def->floor || body->position_pinned[i])
         return 0.0;
     return op_max(0.0, def->floor_height - op_particle_lowest_point(body, i));
-}
-
-/* h(+y) from the support matrix: √S_yy, the same bits as op_particle_lowest_point's (its other
- * terms are exact zeros, and S_yy sums (r_a² E_ya) E_ya as that sums r_a² u_a²). */
-static double support_up(const double support[6])
-{
-    return sqrt(support[3]);
 }
 
 /* The pairs incident to each particle, in pair order (the pairs are visited in order). */
@@ -727,9 +752,10 @@ static void build_incidence(op_collider *c, int count, const op_pair *pairs, int
 
 /* Coulomb friction along a contact normal n after a normal change `normal_change` (not
  * negative): takes the tangential part of `relative` off `change`, or μ·normal_change of it when
- * that is less. */
-static void take_tangential(double change[3], const double relative[3], const double n[3], double friction,
-                            double normal_change)
+ * that is less. Inline: a penetrating pair's evaluation calls it twice, and a call keeps the two
+ * square roots and divisions from overlapping. */
+static inline void take_tangential(double change[3], const double relative[3], const double n[3], double friction,
+                                   double normal_change)
 {
     double tangent[3];
     v3_copy(tangent, relative);
@@ -739,15 +765,15 @@ static void take_tangential(double change[3], const double relative[3], const do
         v3_axpy(change, friction_keep(friction, normal_change, tangential) - 1.0, tangent);
 }
 
-static void evaluate(const op_collider *c, const op_pair *pair, double friction, struct op_contact *out)
+/* The pair's correction into *out; returns whether it penetrates with a particle free to move. */
+static int evaluate(const op_collider *c, const op_pair *pair, double friction, struct op_contact *out)
 {
     int i = pair->i, j = pair->j;
-    double wi = c->inverse_mass[i], wj = c->inverse_mass[j], total = wi + wj;
-    out->active = 0;
+    const struct op_contact_shape *si = &c->shape[i], *sj = &c->shape[j];
+    double wi = si->inverse_mass, wj = sj->inverse_mass, total = wi + wj;
     out->penetration = 0.0;
     if (!(total > 0))
-        return;
-    const double *Si = &c->support[6 * i], *Sj = &c->support[6 * j];
+        return 0;
     double d[3], n[3], p;
     v3_sub(d, &c->position[3 * j], &c->position[3 * i]);
     double length2 = v3_dot(d, d);
@@ -755,16 +781,15 @@ static void evaluate(const op_collider *c, const op_pair *pair, double friction,
         /* h(n) = √(dᵀ S d) / L: the three square roots and the division do not wait on one
          * another, as they would with n formed first */
         double length = sqrt(length2), inverse = 1.0 / length;
-        p = (support_times_length(Si, d) + support_times_length(Sj, d)) * inverse - length;
+        p = (support_times_length(si->support, d) + support_times_length(sj->support, d)) * inverse - length;
         v3_scale(n, d, inverse);
     } else {
         v3_copy(n, up);
-        p = support_up(Si) + support_up(Sj);
+        p = si->up + sj->up;
     }
     out->penetration = p;
     if (!(p > 0))
-        return;
-    out->active = 1;
+        return 0;
     out->share_i = wi / total;
     out->share_j = wj / total;
     /* static friction on the positions: the pair's relative tangential displacement over the
@@ -782,6 +807,7 @@ static void evaluate(const op_collider *c, const op_pair *pair, double friction,
         v3_axpy(out->dv, -normal, n);
         take_tangential(out->dv, relative, n, friction, -normal);
     }
+    return 1;
 }
 
 /* How many penetrating pairs particle q is in. */
@@ -789,7 +815,7 @@ static int count_touching(const op_collider *c, int q)
 {
     int touching = 0;
     for (int e = c->incidence_start[q]; e < c->incidence_start[q + 1]; ++e)
-        touching += c->contact[c->incidence[e]].active;
+        touching += c->active[c->incidence[e]];
     return touching;
 }
 
@@ -798,21 +824,21 @@ static int count_touching(const op_collider *c, int q)
  * takes its downward velocity. */
 static void apply(op_collider *c, const op_pair *pairs, const op_contact_def *def, int q)
 {
-    if (c->inverse_mass[q] == 0 || c->touching[q] == 0)
+    if (c->shape[q].inverse_mass == 0 || c->touching[q] == 0)
         return;
     double *x = &c->position[3 * q], *v = &c->velocity[3 * q];
     for (int e = c->incidence_start[q]; e < c->incidence_start[q + 1]; ++e) {
         int k = c->incidence[e];
-        const struct op_contact *con = &c->contact[k];
-        if (!con->active)
+        if (!c->active[k])
             continue;
+        const struct op_contact *con = &c->contact[k];
         int ti = c->touching[pairs[k].i], tj = c->touching[pairs[k].j], most = ti > tj ? ti : tj;
         double share = (pairs[k].i == q ? -con->share_i : con->share_j) / most;
         v3_axpy(x, share, con->shift);
         v3_axpy(v, share, con->dv);
     }
     if (def->floor) {
-        double depth = def->floor_height - (x[1] - support_up(&c->support[6 * q]));
+        double depth = def->floor_height - (x[1] - c->shape[q].up);
         if (depth > 0) {
             x[1] += depth;
             v[1] = op_max(0.0, v[1]);
@@ -837,7 +863,8 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     if (pair_count > c->pair_capacity) {
         size_t n = (size_t)pair_count + (size_t)pair_count / 2;
         c->pair_capacity = 0;
-        if (!RENEW(ctx, c->incidence, 2 * n) || !RENEW(ctx, c->contact, n) || !RENEW(ctx, c->touched, n))
+        if (!RENEW(ctx, c->incidence, 2 * n) || !RENEW(ctx, c->contact, n) || !RENEW(ctx, c->touched, n) ||
+            !RENEW(ctx, c->active, n))
             return ctx->status;
         c->pair_capacity = (int)n;
     }
@@ -864,10 +891,10 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
                 /* only touching particles moved in the last pass: a pair of two others would
                  * evaluate to what it did */
                 if (pass == 0 || c->touching[pairs[k].i] || c->touching[pairs[k].j])
-                    evaluate(c, &pairs[k], def->friction, con);
+                    c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
                 if (pass == 0) /* which evaluates every pair */
-                    c->touched[k] = (unsigned char)con->active;
-                if (con->active) {
+                    c->touched[k] = c->active[k];
+                if (c->active[k]) {
                     ++mine.active;
                     mine.deepest = op_max(mine.deepest, con->penetration);
                     if (pass < def->passes)
@@ -913,13 +940,13 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->velocity);
     OP_FREE(c->start);
     OP_FREE(c->bound);
-    OP_FREE(c->inverse_mass);
     OP_FREE(c->group);
     OP_FREE(c->touching);
     OP_FREE(c->incidence_start);
     OP_FREE(c->incidence);
     OP_FREE(c->contact);
     OP_FREE(c->touched);
+    OP_FREE(c->active);
     OP_FREE(c->searched_position);
     OP_FREE(c->moving);
     OP_FREE(c->thread_near);
@@ -927,7 +954,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->near);
     OP_FREE(c->within);
     OP_FREE(c->involved);
-    OP_FREE(c->support);
+    OP_FREE(c->shape);
     OP_FREE(c->body_start);
     OP_FREE(c->laid_out_graph);
     c->body_capacity = c->laid_out_bodies = c->thread_capacity = 0;

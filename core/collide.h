@@ -194,8 +194,7 @@ typedef struct op_collider {
     /* of the particles in some candidate pair (involved) only: the passes read no others */
     double *velocity;            /* [n][3] */
     double *start;               /* [n][3] the position at the sub-step's start */
-    double *support;             /* [n][6] E diag(r²) Eᵀ (E = R Ē), upper triangle by rows */
-    double *inverse_mass;        /* [n] 0 where the position is pinned */
+    struct op_contact_shape *shape; /* [n] what the passes read of each particle's ellipsoid */
     int *touching;               /* [n] penetrating pairs of each particle in the current pass */
     int *incidence_start;        /* [n + 1] CSR of the pairs incident to each particle */
     int *incidence;              /* [2 · pairs] pair indices, ascending within a particle */
@@ -207,6 +206,8 @@ typedef struct op_collider {
     const op_graph **laid_out_graph; /* [bodies] their graphs */
     struct op_contact *contact;  /* [pairs] one pass's correction of each pair */
     unsigned char *touched;      /* [pairs] penetrated in some pass */
+    unsigned char *active;       /* [pairs] penetrating, with a particle free to move, in this
+                                    pass: apart from the records so that the counts read 1 byte */
     /* the reuse of a search (above) */
     int searched_count;          /* particles at the last grid search; 0: none yet */
     double searched_margin;      /* its margin */
