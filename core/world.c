@@ -4,6 +4,8 @@
 #include "world.h"
 
 #include <math.h>
+#include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -569,6 +571,26 @@ static void step_unit(op_world *world, int u, double h, op_energy *energy, int c
     *all += op_now() - start;
 }
 
+/* Thread t's run of units [*first, *last) of a team's (world.h: fixed runs keep each thread's
+ * units in its cache): unit u goes to the thread whose share of the particles (the t-th of `team`
+ * equal ones, in unit order) holds the unit's middle particle. */
+static void thread_units(const op_world *world, int t, int team, int *first, int *last)
+{
+    int64_t total = op_world_particle_count(world), before = 0;
+    *first = *last = 0;
+    for (int u = 0; u < world->unit_count; ++u) {
+        int64_t size = 0;
+        for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m)
+            size += world->bodies[world->unit_body[m]].graph->particle_count;
+        int64_t middle = 2 * before + size, owner = middle >= 2 * total ? team - 1 : middle * team / (2 * total);
+        if (owner < t)
+            *first = *last = u + 1;
+        else if (owner == t)
+            *last = u + 1;
+        before += size;
+    }
+}
+
 /* OP_STAGE_BODIES: step_unit for every unit. Energies are kept per body and summed in body
  * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
  * apportioned to local, global, chebyshev and FLOOR by their share of the summed per-body
@@ -592,10 +614,14 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
     double all = 0.0;
     if (world->parallel) {
         double start = op_now();
-#pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent) reduction(add_floor : floor) \
-    reduction(+ : all)
-        for (int u = 0; u < world->unit_count; ++u)
-            step_unit(world, u, h, energy_row ? world->body_energy : NULL, columns, &failure, &spent, &floor, &all);
+#pragma omp parallel reduction(add_stage_times : spent) reduction(add_floor : floor) reduction(+ : all)
+        {
+            int first, last;
+            thread_units(world, omp_get_thread_num(), omp_get_num_threads(), &first, &last);
+            for (int k = first; k < last; ++k)
+                step_unit(world, world->substep % 2 ? first + last - 1 - k : k, h,
+                          energy_row ? world->body_energy : NULL, columns, &failure, &spent, &floor, &all);
+        }
         double wall = op_now() - start;
         add_apportioned(times, wall, &spent, all);
         if (all > 0.0)

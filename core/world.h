@@ -27,9 +27,13 @@
  * unit alone. A body's results are bitwise the same either way.
  *
  * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the units,
- * shared dynamically between threads when the world has two bodies or more and
- * OP_WORLD_PARALLEL_MIN particles: a unit's whole sub-step runs without waiting for the others,
- * and its data stays in cache from PREDICT to FLOOR. The pairs are parallel inside
+ * shared between threads when the world has two bodies or more and OP_WORLD_PARALLEL_MIN
+ * particles: a unit's whole sub-step runs without waiting for the others, and its data stays in
+ * cache from PREDICT to FLOOR. Each thread takes a fixed run of units holding about an equal
+ * share of the particles, forward in even sub-steps and backward in odd ones, so that it keeps
+ * its own units and starts a sub-step on those it ended the last with, still in its cache (on the
+ * 180-model scene a dynamic schedule, which scattered the units anew, cost about 3% more a
+ * frame). The pairs are parallel inside
  * core/collide.c. Every body is computed exactly as
  * alone, so the state is bitwise the same for every thread count. Each body's energy is logged
  * into a row of its own and the rows are summed in body order (op_world_energy's sum, bitwise).
