@@ -5,7 +5,6 @@
 
 #include <math.h>
 #include <omp.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +127,8 @@ static int form_units(op_ctx *ctx, op_world *world)
     world->unit_count = 0;
     world->unit_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
     world->unit_body = op_calloc(ctx, (size_t)(n ? n : 1), sizeof(int));
+    free(world->unit_cost);
+    world->unit_cost = op_calloc(ctx, (size_t)(n ? n : 1), sizeof(double));
     unsigned char *placed = op_calloc(ctx, (size_t)(n ? n : 1), 1);
     if (ctx->status != OP_OK) {
         free(placed);
@@ -189,6 +190,7 @@ void op_world_free(op_world *world)
     OP_FREE(world->solver_state);
     OP_FREE(world->unit_start);
     OP_FREE(world->unit_body);
+    OP_FREE(world->unit_cost);
     world->unit_count = 0;
     if (world->chebyshev)
         for (int b = 0; b < world->body_count; ++b)
@@ -562,32 +564,50 @@ static void step_unit_stages(op_world *world, int u, double h, op_energy *energy
     }
 }
 
-/* step_unit_stages, its stage times added to *spent and the time it took in all to *all */
+/* step_unit_stages, its stage times added to *spent and the time it took in all to *all and,
+ * averaged with the last, to the unit's cost */
 static void step_unit(op_world *world, int u, double h, op_energy *energy, int columns, stage_failure *failure,
                       op_stage_times *spent, body_floor *floor, double *all)
 {
     double start = op_now();
     step_unit_stages(world, u, h, energy, columns, failure, spent, floor);
-    *all += op_now() - start;
+    double took = op_now() - start;
+    *all += took;
+    world->unit_cost[u] = world->unit_cost[u] > 0 ? 0.5 * (world->unit_cost[u] + took) : took;
 }
 
-/* Thread t's run of units [*first, *last) of a team's (world.h: fixed runs keep each thread's
- * units in its cache): unit u goes to the thread whose share of the particles (the t-th of `team`
- * equal ones, in unit order) holds the unit's middle particle. */
+/* Unit u's share of the BODIES work: its measured cost, or its particles until every unit has
+ * been timed (measured). */
+static double unit_weight(const op_world *world, int u, int measured)
+{
+    if (measured)
+        return world->unit_cost[u];
+    int particles = 0;
+    for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m)
+        particles += world->bodies[world->unit_body[m]].graph->particle_count;
+    return particles;
+}
+
+/* Thread t's run of units [*first, *last) of a team's (world.h): unit u goes to the thread
+ * whose share of the summed weights (the t-th of `team` equal ones, in unit order) holds the
+ * middle of the unit's weight. */
 static void thread_units(const op_world *world, int t, int team, int *first, int *last)
 {
-    int64_t total = op_world_particle_count(world), before = 0;
+    int measured = 1;
+    for (int u = 0; u < world->unit_count; ++u)
+        measured &= world->unit_cost[u] > 0;
+    double total = 0.0, before = 0.0;
+    for (int u = 0; u < world->unit_count; ++u)
+        total += unit_weight(world, u, measured);
     *first = *last = 0;
     for (int u = 0; u < world->unit_count; ++u) {
-        int64_t size = 0;
-        for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m)
-            size += world->bodies[world->unit_body[m]].graph->particle_count;
-        int64_t middle = 2 * before + size, owner = middle >= 2 * total ? team - 1 : middle * team / (2 * total);
+        double weight = unit_weight(world, u, measured);
+        int owner = total > 0 ? (int)op_min(team - 1, (before + 0.5 * weight) * team / total) : 0;
         if (owner < t)
             *first = *last = u + 1;
         else if (owner == t)
             *last = u + 1;
-        before += size;
+        before += weight;
     }
 }
 
@@ -618,6 +638,7 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
         {
             int first, last;
             thread_units(world, omp_get_thread_num(), omp_get_num_threads(), &first, &last);
+#pragma omp barrier /* every run taken from the costs before any unit's is updated */
             for (int k = first; k < last; ++k)
                 step_unit(world, world->substep % 2 ? first + last - 1 - k : k, h,
                           energy_row ? world->body_energy : NULL, columns, &failure, &spent, &floor, &all);
