@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,6 +192,8 @@ void op_world_free(op_world *world)
     OP_FREE(world->unit_start);
     OP_FREE(world->unit_body);
     OP_FREE(world->unit_cost);
+    OP_FREE(world->unit_run);
+    world->unit_run_capacity = 0;
     world->unit_count = 0;
     if (world->chebyshev)
         for (int b = 0; b < world->body_count; ++b)
@@ -611,6 +614,45 @@ static void thread_units(const op_world *world, int t, int team, int *first, int
     }
 }
 
+/* A thread's run of units in a BODIES loop, [first, last) packed as first·2^32 + last, each
+ * biased by UNIT_RUN_BIAS; its owner takes units from one end, other threads done with their own
+ * from the other, and an atomic add to the packed pair gives every unit to exactly one taker. A
+ * taker gives up on a run after its first empty take, so no run takes more than one failed take
+ * per thread, which the bias keeps from wrapping. On a line of its own: the takes are writes. */
+struct op_unit_run {
+    uint64_t range;
+    unsigned char line[56];
+};
+enum { UNIT_RUN_BIAS = 1 << 20 };
+
+static void unit_run_set(struct op_unit_run *run, int first, int last)
+{
+    run->range = (uint64_t)(first + UNIT_RUN_BIAS) << 32 | (uint64_t)(last + UNIT_RUN_BIAS);
+}
+
+/* A unit from the low (low = 1) or high end of the run, or −1 when it is empty. */
+static int unit_run_take(struct op_unit_run *run, int low)
+{
+    uint64_t old;
+    if (low) {
+#pragma omp atomic capture
+        {
+            old = run->range;
+            run->range += (uint64_t)1 << 32;
+        }
+    } else {
+#pragma omp atomic capture
+        {
+            old = run->range;
+            run->range -= 1;
+        }
+    }
+    int64_t first = (int64_t)(old >> 32) - UNIT_RUN_BIAS, last = (int64_t)(old & 0xffffffffu) - UNIT_RUN_BIAS;
+    if (first >= last)
+        return -1;
+    return (int)(low ? first : last - 1);
+}
+
 /* OP_STAGE_BODIES: step_unit for every unit. Energies are kept per body and summed in body
  * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
  * apportioned to local, global, chebyshev and FLOOR by their share of the summed per-body
@@ -632,16 +674,31 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
     op_stage_times spent = { 0 };
     body_floor floor = { 0, 0.0, 0.0 };
     double all = 0.0;
+    int threads = omp_get_max_threads();
+    if (world->parallel && threads > world->unit_run_capacity) {
+        free(world->unit_run);
+        world->unit_run_capacity = 0;
+        if (!(world->unit_run = aligned_alloc(64, (size_t)threads * sizeof *world->unit_run)))
+            return OP_FAIL(ctx, OP_ERR_NOMEM, "world: out of memory for %d threads", threads);
+        world->unit_run_capacity = threads;
+    }
     if (world->parallel) {
         double start = op_now();
-#pragma omp parallel reduction(add_stage_times : spent) reduction(add_floor : floor) reduction(+ : all)
+        op_energy *energy = energy_row ? world->body_energy : NULL;
+        int low = world->substep % 2 == 0; /* the end each owner takes from */
+#pragma omp parallel num_threads(threads) reduction(add_stage_times : spent) reduction(add_floor : floor) \
+    reduction(+ : all)
         {
-            int first, last;
-            thread_units(world, omp_get_thread_num(), omp_get_num_threads(), &first, &last);
-#pragma omp barrier /* every run taken from the costs before any unit's is updated */
-            for (int k = first; k < last; ++k)
-                step_unit(world, world->substep % 2 ? first + last - 1 - k : k, h,
-                          energy_row ? world->body_energy : NULL, columns, &failure, &spent, &floor, &all);
+            int thread = omp_get_thread_num(), team = omp_get_num_threads(), first, last;
+            thread_units(world, thread, team, &first, &last);
+            unit_run_set(&world->unit_run[thread], first, last);
+#pragma omp barrier /* every run set, from the costs before any unit's is updated */
+            for (int other = 0; other < team; ++other) {
+                struct op_unit_run *run = &world->unit_run[(thread + other) % team];
+                int own = other == 0;
+                for (int u; (u = unit_run_take(run, own ? low : !low)) >= 0;)
+                    step_unit(world, u, h, energy, columns, &failure, &spent, &floor, &all);
+            }
         }
         double wall = op_now() - start;
         add_apportioned(times, wall, &spent, all);

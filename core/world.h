@@ -29,13 +29,14 @@
  * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the units,
  * shared between threads when the world has two bodies or more and OP_WORLD_PARALLEL_MIN
  * particles: a unit's whole sub-step runs without waiting for the others, and its data stays in
- * cache from PREDICT to FLOOR. Each thread takes a run of consecutive units, forward in even
- * sub-steps and backward in odd ones, so that it keeps its own units and starts a sub-step on
- * those it ended the last with, still in its cache (on the 180-model scene a dynamic schedule,
- * which scattered the units anew, cost about 3% more a frame). The runs share out the units'
- * measured times (unit_cost; their particle counts until every unit has been timed), so they
- * move only where the costs change. Which thread steps a unit never changes its results. The
- * pairs are parallel inside
+ * cache from PREDICT to FLOOR. Each thread owns a run of consecutive units, which it takes
+ * forward in even sub-steps and backward in odd ones, so that it keeps its own units and starts
+ * a sub-step on those it ended the last with, still in its cache (on the 180-model scene a
+ * dynamic schedule, which scattered the units anew, cost about 3% more a frame). The runs share
+ * out the units' measured times (unit_cost; their particle counts until every unit has been
+ * timed); a thread done with its run takes units from the far end of another's, so that a
+ * thread held up (these machines' vCPUs stall now and then) delays the stage by no more than a
+ * unit. Which thread steps a unit never changes its results. The pairs are parallel inside
  * core/collide.c. Every body is computed exactly as
  * alone, so the state is bitwise the same for every thread count. Each body's energy is logged
  * into a row of its own and the rows are summed in body order (op_world_energy's sum, bitwise).
@@ -116,6 +117,8 @@ typedef struct op_world {
     int *unit_body;      /* [body_count] the bodies by unit, in body order within one */
     double *unit_cost;   /* [body_count] each unit's BODIES time (s), smoothed over sub-steps:
                             what the threads' runs of units share out (0: not yet measured) */
+    int unit_run_capacity;
+    struct op_unit_run *unit_run; /* [unit_run_capacity] the threads' runs of units (world.c) */
     op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
     op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
     op_collider collider;           /* the body contacts' workspace */
