@@ -1145,19 +1145,26 @@ static void global_rhs_inertia(arap_solver *s, const op_body *body)
 {
     const double *P = body->placement_rotation;
     const double *rotation = body->state.rotation;
-    /* R_j − P once per particle, not once per edge that reads it */
+    /* R_j − P once per particle, not once per edge that reads it. Both loops form their values
+     * before storing any: their stores might alias what they read as far as the compiler knows,
+     * so stores between the loads kept each load waiting on the store before it. */
     double *turn = s->turn;
-    for (int i = 0; i < s->n; ++i)
+    for (int i = 0; i < s->n; ++i) {
+        double difference[9];
+        for (int k = 0; k < 9; ++k)
+            difference[k] = rotation[9 * i + k] - P[k];
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-                turn[12 * i + 4 * c + r] = rotation[9 * i + 3 * r + c] - P[3 * r + c];
+                turn[12 * i + 4 * c + r] = difference[3 * r + c];
+    }
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];
         if (row < 0)
             continue;
-        double *b = &s->rhs[3 * row];
-        v3_sub(b, &body->inertial_position[3 * i], &s->reference[3 * i]);
-        v3_scale(b, b, s->inertia[i]);
+        const double *y = &body->inertial_position[3 * i], *x_ref = &s->reference[3 * i];
+        double inertia = s->inertia[i];
+        v3_set(&s->rhs[3 * row], (y[0] - x_ref[0]) * inertia, (y[1] - x_ref[1]) * inertia,
+               (y[2] - x_ref[2]) * inertia);
     }
 }
 
