@@ -5,7 +5,10 @@
  * Each scene is run R times, each time loaded afresh with world.log_energy=false (the energy is
  * a harness measurement, not part of the method), W warm-up frames, then F timed frames; by
  * default F = frames − W, the rest of the scene's own animation, so every repeat times the same
- * frames and the spread between repeats is the machine's noise alone. The world's per-frame
+ * frames and the spread between repeats is the machine's noise alone. The repeats go round the
+ * scenes (every scene's first, then every scene's second, …), not one scene's back to back: the
+ * shared machines this runs on have slow spells of seconds to minutes, and spacing a scene's
+ * repeats out keeps one spell from covering them all. The world's per-frame
  * local, global, collision and total milliseconds are collected over all R·F frames and their
  * medians reported (each stage's median on its own, so the stage medians need not add up to the
  * total's), with the least and greatest of the R per-repeat total medians beside them.
@@ -183,82 +186,98 @@ static void free_skin_buffers(double **skinned, int count)
     free(skinned);
 }
 
-/* Runs one scene R times; fills `out` (the scene row). *frames ≤ 0 asks for the scene's own
- * length less the warm-up. Returns 0, or −1 after printing why. */
-static int measure(const scene_def *def, int warmup, int repeats, int frames, result *out)
+/* One scene's timings over the repeats: per stage and for skinning, [repeats][frames] samples
+ * (frames per repeat), and each repeat's median total. */
+typedef struct scene_run {
+    const scene_def *def;
+    int frames;
+    double *samples[STAGE_COUNT], *skinning, *repeat_total;
+    result row; /* described at the first repeat, timed by finish_scene */
+} scene_run;
+
+static void scene_run_free(scene_run *run)
 {
-    double *samples[STAGE_COUNT] = { NULL }, *skinning = NULL;
-    double *repeat_total = calloc((size_t)repeats, sizeof(double));
-    int status = repeat_total ? 0 : -1;
-    for (int r = 0; r < repeats && status == 0; ++r) {
-        op_ctx ctx;
-        op_ctx_init(&ctx);
-        op_scene scene;
-        if (op_scene_load(&ctx, def->config, override_count, overrides, &scene) != OP_OK) {
-            fprintf(stderr, "bench_scenes: %s\n", ctx.message);
-            status = -1;
-            break;
-        }
-        if (r == 0) {
-            if (frames <= 0)
-                frames = scene.run.frames - warmup > 1 ? scene.run.frames - warmup : 1;
-            describe(def, &scene.world, out);
-            out->frames = repeats * frames;
-            for (int st = 0; st < STAGE_COUNT; ++st)
-                if (!(samples[st] = calloc((size_t)repeats * (size_t)frames, sizeof(double))))
-                    status = -1;
-            if (!(skinning = calloc((size_t)repeats * (size_t)frames, sizeof(double))))
-                status = -1;
-        }
-        double **skinned = skin_buffers(&scene.world);
-        if (!skinned)
-            status = -1;
-        op_frame_stats stats = { .energy = NULL };
-        for (int f = 0; f < warmup + frames && status == 0; ++f) {
-            if (op_world_step(&ctx, &scene.world, &stats) != OP_OK) {
-                fprintf(stderr, "bench_scenes: %s: %s\n", def->config, ctx.message);
-                status = -1;
-            } else if (f >= warmup) {
-                size_t k = (size_t)r * (size_t)frames + (size_t)(f - warmup);
-                samples[STAGE_LOCAL][k] = stats.local_ms;
-                samples[STAGE_GLOBAL][k] = stats.global_ms;
-                samples[STAGE_COLLISION][k] = stats.collision_ms;
-                samples[STAGE_TOTAL][k] = stats.total_ms;
-            }
-        }
-        for (int f = 0; f < frames && status == 0; ++f)
-            skinning[(size_t)r * (size_t)frames + (size_t)f] = skin_world(&scene.world, skinned);
-        free_skin_buffers(skinned, scene.world.body_count);
-        op_scene_free(&scene);
-        if (status == 0) {
-            /* a copy: bench_median() sorts, and the samples are needed in order afterwards */
-            double *copy = calloc((size_t)frames, sizeof(double));
-            if (!copy) {
-                status = -1;
-                break;
-            }
-            memcpy(copy, &samples[STAGE_TOTAL][(size_t)r * (size_t)frames], (size_t)frames * sizeof(double));
-            repeat_total[r] = bench_median(copy, frames);
-            free(copy);
-            if (verbose)
-                fprintf(stderr, "%s repeat %d: median total %.4f ms\n", def->config, r, repeat_total[r]);
-        }
-    }
-    if (status == 0) {
-        for (int st = 0; st < STAGE_COUNT; ++st)
-            out->ms[st] = bench_median(samples[st], repeats * frames);
-        out->skinning_ms = bench_median(skinning, repeats * frames);
-        qsort(repeat_total, (size_t)repeats, sizeof(double), bench_compare_double);
-        out->total_lo = repeat_total[0];
-        out->total_hi = repeat_total[repeats - 1];
-    } else if (!repeat_total) {
-        fprintf(stderr, "bench_scenes: out of memory\n");
-    }
     for (int st = 0; st < STAGE_COUNT; ++st)
-        free(samples[st]);
-    free(skinning);
-    free(repeat_total);
+        free(run->samples[st]);
+    free(run->skinning);
+    free(run->repeat_total);
+}
+
+/* Repeat r of the scene into its slot; the first also describes it and sizes the samples
+ * (frames ≤ 0 asks for the scene's own length less the warm-up). Returns 0, or −1 after
+ * printing why. */
+static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_scene scene;
+    if (op_scene_load(&ctx, run->def->config, override_count, overrides, &scene) != OP_OK) {
+        fprintf(stderr, "bench_scenes: %s\n", ctx.message);
+        return -1;
+    }
+    int status = 0;
+    if (r == 0) {
+        run->frames = frames > 0 ? frames : scene.run.frames - warmup > 1 ? scene.run.frames - warmup : 1;
+        describe(run->def, &scene.world, &run->row);
+        run->row.frames = repeats * run->frames;
+        size_t count = (size_t)repeats * (size_t)run->frames;
+        for (int st = 0; st < STAGE_COUNT; ++st)
+            if (!(run->samples[st] = calloc(count, sizeof(double))))
+                status = -1;
+        if (!(run->skinning = calloc(count, sizeof(double))) ||
+            !(run->repeat_total = calloc((size_t)repeats, sizeof(double))))
+            status = -1;
+    }
+    double **skinned = status == 0 ? skin_buffers(&scene.world) : NULL;
+    if (!skinned) {
+        fprintf(stderr, "bench_scenes: out of memory\n");
+        status = -1;
+    }
+    size_t first = (size_t)r * (size_t)run->frames;
+    op_frame_stats stats = { .energy = NULL };
+    for (int f = 0; f < warmup + run->frames && status == 0; ++f) {
+        if (op_world_step(&ctx, &scene.world, &stats) != OP_OK) {
+            fprintf(stderr, "bench_scenes: %s: %s\n", run->def->config, ctx.message);
+            status = -1;
+        } else if (f >= warmup) {
+            size_t k = first + (size_t)(f - warmup);
+            run->samples[STAGE_LOCAL][k] = stats.local_ms;
+            run->samples[STAGE_GLOBAL][k] = stats.global_ms;
+            run->samples[STAGE_COLLISION][k] = stats.collision_ms;
+            run->samples[STAGE_TOTAL][k] = stats.total_ms;
+        }
+    }
+    for (int f = 0; f < run->frames && status == 0; ++f)
+        run->skinning[first + (size_t)f] = skin_world(&scene.world, skinned);
+    free_skin_buffers(skinned, scene.world.body_count);
+    op_scene_free(&scene);
+    if (status == 0) {
+        /* a copy: bench_median() sorts, and the samples are needed in order afterwards */
+        double *copy = malloc((size_t)run->frames * sizeof(double));
+        if (!copy) {
+            fprintf(stderr, "bench_scenes: out of memory\n");
+            return -1;
+        }
+        memcpy(copy, &run->samples[STAGE_TOTAL][first], (size_t)run->frames * sizeof(double));
+        run->repeat_total[r] = bench_median(copy, run->frames);
+        free(copy);
+        if (verbose)
+            fprintf(stderr, "%s repeat %d: median total %.4f ms\n", run->def->config, r, run->repeat_total[r]);
+    }
     return status;
+}
+
+/* The scene row's medians from all its repeats' frames. */
+static void finish_scene(scene_run *run, int repeats)
+{
+    result *out = &run->row;
+    int count = repeats * run->frames;
+    for (int st = 0; st < STAGE_COUNT; ++st)
+        out->ms[st] = bench_median(run->samples[st], count);
+    out->skinning_ms = bench_median(run->skinning, count);
+    qsort(run->repeat_total, (size_t)repeats, sizeof(double), bench_compare_double);
+    out->total_lo = run->repeat_total[0];
+    out->total_hi = run->repeat_total[repeats - 1];
 }
 
 /* The scene row divided among its bodies. */
@@ -379,29 +398,43 @@ int main(int argc, char **argv)
     if (optind != argc)
         return usage();
 
+    scene_run runs[SCENE_COUNT];
+    int run_count = 0;
+    for (int d = 0; d < SCENE_COUNT; ++d)
+        if (!only || strstr(SCENES[d].config, only))
+            runs[run_count++] = (scene_run){ .def = &SCENES[d] };
+    int status = 0;
+    double start = op_now();
+    /* round the scenes, repeat by repeat (file comment) */
+    for (int r = 0; r < repeats && status == 0; ++r)
+        for (int k = 0; k < run_count && status == 0; ++k)
+            status = run_repeat(&runs[k], warmup, r, repeats, frames);
     result rows[2 * SCENE_COUNT];
     int show_paper[2 * SCENE_COUNT], row_count = 0;
-    double start = op_now();
-    for (int d = 0; d < SCENE_COUNT; ++d) {
-        if (only && !strstr(SCENES[d].config, only))
-            continue;
-        result scene;
-        if (measure(&SCENES[d], warmup, repeats, frames, &scene))
-            return 1;
-        if (read_paper_row(SCENES[d].example, &scene.paper))
-            return 1;
+    for (int k = 0; k < run_count && status == 0; ++k) {
+        finish_scene(&runs[k], repeats);
+        result scene = runs[k].row;
+        const scene_def *def = runs[k].def;
+        if (read_paper_row(def->example, &scene.paper)) {
+            status = -1;
+            break;
+        }
         if (!scene.paper.found)
-            fprintf(stderr, "bench_scenes: no row '%s' in %s\n", SCENES[d].example, PAPER_TABLE);
+            fprintf(stderr, "bench_scenes: no row '%s' in %s\n", def->example, PAPER_TABLE);
         else if (scene.paper.substeps != scene.substeps || scene.paper.iterations != scene.iterations)
-            fprintf(stderr, "bench_scenes: %s runs %dx%d, the paper %dx%d\n", SCENES[d].config, scene.substeps,
+            fprintf(stderr, "bench_scenes: %s runs %dx%d, the paper %dx%d\n", def->config, scene.substeps,
                     scene.iterations, scene.paper.substeps, scene.paper.iterations);
         rows[row_count] = scene;
-        show_paper[row_count++] = !SCENES[d].per_body;
-        if (SCENES[d].per_body && scene.bodies > 1) {
+        show_paper[row_count++] = !def->per_body;
+        if (def->per_body && scene.bodies > 1) {
             rows[row_count] = per_body(&scene);
             show_paper[row_count++] = 1;
         }
     }
+    for (int k = 0; k < run_count; ++k)
+        scene_run_free(&runs[k]);
+    if (status != 0)
+        return 1;
     double seconds = op_now() - start;
 
     printf("Table 1 scenes, ms per frame: median over %d runs of each scene (%d warm-up frames, then the timed "

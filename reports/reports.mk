@@ -25,11 +25,12 @@ reports/graphs.md: $(GRAPH_RUNS) $(GRAPH_FIGURES) bin/opsim-report reports/paper
 	    --runs data/results/graphs --figures figures --out $@
 
 # Table 1: every row's scene timed by bench_scenes (REPEATS runs of each scene's own frames
-# after 20 warm-up frames, energy logging off, OpenMP's default thread count), then the
-# paper's table beside ours with the machine, threads and flags. bench.txt keeps the printed
+# after 20 warm-up frames, energy logging off, OpenMP's default thread count; the runs go round
+# the scenes, so that one slow spell of a shared machine does not cover all of a scene's), then
+# the paper's table beside ours with the machine, threads and flags. bench.txt keeps the printed
 # table. The time depends on the machine's load: nothing else should run meanwhile.
 TABLE1_DIR     := data/results/table1
-TABLE1_REPEATS := 3
+TABLE1_REPEATS := 5
 TABLE1_CONFIGS := experiments/fig1.ini experiments/fig2.ini experiments/fig4.ini experiments/fig5.ini \
                   experiments/fig6-rod.ini experiments/fig6-bunny.ini experiments/fig7-52.ini experiments/fig7-180.ini
 
