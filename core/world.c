@@ -621,7 +621,7 @@ static void thread_units(const op_world *world, int t, int team, int *first, int
  * per thread, which the bias keeps from wrapping. On a line of its own: the takes are writes. */
 struct op_unit_run {
     uint64_t range;
-    unsigned char line[56];
+    unsigned char pad_to_line[56];
 };
 enum { UNIT_RUN_BIAS = 1 << 20 };
 
