@@ -483,18 +483,6 @@ struct pass_tally {
     double deepest;
 };
 
-/* count zeroed shapes starting on a cache line (a pair's two reads of a particle's shape touch
- * one line each, not two); NULL, with ctx's status set, when out of memory. */
-static struct op_contact_shape *shapes_alloc(op_ctx *ctx, size_t count)
-{
-    struct op_contact_shape *shapes = aligned_alloc(64, count * sizeof *shapes);
-    if (!shapes) {
-        OP_FAIL(ctx, OP_ERR_NOMEM, "collisions: out of memory for %zu particles", count);
-        return NULL;
-    }
-    return memset(shapes, 0, count * sizeof *shapes);
-}
-
 static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
 {
     if (count <= c->capacity)
@@ -508,7 +496,8 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
         !RENEW(ctx, c->involved, n) || !RENEW(ctx, c->moving, n))
         return ctx->status;
     free(c->shape);
-    if (!(c->shape = shapes_alloc(ctx, n)))
+    /* on lines of their own: a pair's two reads of a particle's shape touch one line each */
+    if (!(c->shape = op_calloc_lines(ctx, n, sizeof *c->shape)))
         return ctx->status;
     c->capacity = (int)n;
     c->searched_count = 0; /* the searched positions are gone with the old arrays */

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Field by field, not a memset of the kilobyte message: the world initialises a context per
  * body per iteration, and only the message's terminator is ever read before op_fail writes it. */
@@ -36,6 +37,17 @@ void *op_calloc(op_ctx *ctx, size_t count, size_t size)
     if (!p)
         OP_FAIL(ctx, OP_ERR_NOMEM, "out of memory allocating %zu x %zu bytes", count, size);
     return p;
+}
+
+void *op_calloc_lines(op_ctx *ctx, size_t count, size_t size)
+{
+    size_t bytes = (count ? count : 1) * (size ? size : 1), rounded = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, rounded); /* whose size must be a multiple of the alignment */
+    if (!p) {
+        OP_FAIL(ctx, OP_ERR_NOMEM, "out of memory allocating %zu x %zu bytes on cache lines", count, size);
+        return NULL;
+    }
+    return memset(p, 0, rounded);
 }
 
 const char *op_status_name(op_status status)

@@ -674,15 +674,15 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
     op_stage_times spent = { 0 };
     body_floor floor = { 0, 0.0, 0.0 };
     double all = 0.0;
-    int threads = omp_get_max_threads();
-    if (world->parallel && threads > world->unit_run_capacity) {
-        free(world->unit_run);
-        world->unit_run_capacity = 0;
-        if (!(world->unit_run = aligned_alloc(64, (size_t)threads * sizeof *world->unit_run)))
-            return OP_FAIL(ctx, OP_ERR_NOMEM, "world: out of memory for %d threads", threads);
-        world->unit_run_capacity = threads;
-    }
     if (world->parallel) {
+        int threads = omp_get_max_threads();
+        if (threads > world->unit_run_capacity) {
+            free(world->unit_run);
+            world->unit_run_capacity = 0;
+            if (!(world->unit_run = op_calloc_lines(ctx, (size_t)threads, sizeof *world->unit_run)))
+                return ctx->status;
+            world->unit_run_capacity = threads;
+        }
         double start = op_now();
         op_energy *energy = energy_row ? world->body_energy : NULL;
         int low = world->substep % 2 == 0; /* the end each owner takes from */
