@@ -22,10 +22,13 @@
  *                position = X Y Z        placement of the model frame (default 0 0 0)
  *                rotation = AX AY AZ DEG placement rotation, axis and angle (default none)
  *                velocity = VX VY VZ     initial velocity of every particle (default 0 0 0)
+ *                angular_velocity = WX WY WZ   initial spin in rad/s about the body's centre of
+ *                                        mass, world frame (default 0 0 0): v_i += ω × (x_i − c),
+ *                                        Ṙ_i = [ω]× R_i
  *                start = rest | collapsed   collapsed: every particle at the position of the
  *                                        body's first pin that holds a position (Fig. 4);
  *                                        orientations stay at the placement, velocities 0
- *                                        (a non-zero velocity is an error; one copy only)
+ *                                        (a non-zero velocity or spin is an error; one copy only)
  *                copies = N              N instances of the model (default 1), named NAME-K,
  *                                        K = 0 .. N−1 zero-padded (NAME itself when N = 1);
  *                                        they share the model's graph, mesh and skinning
@@ -54,8 +57,10 @@
  *                key = T  TX TY TZ  AX AY AZ DEG   (repeated, increasing T; at least one)
  *   [observable NAME]
  *                type = deflection | rest_shape_error | lowest_point | kinetic_energy | position_error
+ *                       | angular_momentum (|L| about the centre of mass, ellipsoids' spin included)
  *                body = BODY             one body: a [body] section of one copy, or a copy NAME-K
- *                                        (optional for lowest_point and kinetic_energy: whole world)
+ *                                        (optional for lowest_point, kinetic_energy and
+ *                                        angular_momentum: whole world)
  *                vertex = nearest X Y Z  (deflection)
  *                constraint = NAME       (position_error: the constraint section's first vertex;
  *                                        a position constraint on the same body)

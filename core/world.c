@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "math3.h"
+#include "polar.h"
 #include "timer.h"
 
 /* A sub-step's stages (world.h): every body's own, then the contacts between them. */
@@ -221,8 +222,9 @@ int op_world_particle_count(const op_world *world)
     return total;
 }
 
-/* y = x + h v + h² g, Y = R + h Ṙ; the iterations start from x = y and the current R, with
- * pinned values held. Constraint targets are those of the sub-step's end time. */
+/* y = x + h v + h² g, Y = R + h Ṙ; the iterations start from the prediction, x = y and
+ * R = polar(Y), with pinned values held (docs/method.md, "The starting guess"). Constraint
+ * targets are those of the sub-step's end time. */
 static void predict(op_world *world, op_body *body, double h, double t_end)
 {
     int n = body->graph->particle_count;
@@ -240,10 +242,18 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
         v3_set(y, y0, y1, y2);
         if (!body->position_pinned[i])
             v3_set(x, y0, y1, y2);
-        double *Y = &body->inertial_rotation[9 * i];
-        const double *R = &body->state.rotation[9 * i], *rate = &body->state.rotation_rate[9 * i];
-        for (int k = 0; k < 9; ++k)
+        double *Y = &body->inertial_rotation[9 * i], *R = &body->state.rotation[9 * i];
+        const double *rate = &body->state.rotation_rate[9 * i];
+        int turning = 0;
+        for (int k = 0; k < 9; ++k) {
             Y[k] = R[k] + h * rate[k];
+            turning |= rate[k] != 0.0;
+        }
+        /* Started at R rather than at Y's rotation, the iterations' rotation and elastic terms
+         * pull a turning body back, and at the paper's few iterations a free body loses most of
+         * its spin (docs/method.md). A particle at rest keeps R bit for bit (Y = R). */
+        if (turning && !body->rotation_pinned[i])
+            op_polar_rotation_predicted(R, Y, R);
     }
     for (int p = 0; p < body->pin_count; ++p) {
         const op_pin *pin = &body->pins[p];
@@ -354,7 +364,8 @@ static int begin_body(op_world *world, int b, double h, stage_failure *failure)
 {
     op_ctx body_ctx;
     op_ctx_init(&body_ctx);
-    if (world->solver->begin_substep(&body_ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
+    if (world->solver->begin_substep &&
+        world->solver->begin_substep(&body_ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
         note_failure(failure, b, &body_ctx);
     return body_ctx.status;
 }
