@@ -27,6 +27,7 @@ static int body_alloc(op_ctx *ctx, op_body *body, int n)
     body->inertial_rotation = op_calloc(ctx, 9 * count, sizeof(double));
     body->position_pinned = op_calloc(ctx, count, 1);
     body->rotation_pinned = op_calloc(ctx, count, 1);
+    body->floor_push = op_calloc(ctx, count, sizeof(double));
     return ctx->status;
 }
 
@@ -83,6 +84,7 @@ void op_body_free(op_body *body)
     OP_FREE(body->constraints);
     OP_FREE(body->position_pinned);
     OP_FREE(body->rotation_pinned);
+    OP_FREE(body->floor_push);
     body->pin_count = 0;
     body->constraint_count = 0;
 }

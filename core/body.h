@@ -58,6 +58,9 @@ typedef struct op_body {
     op_constraint *constraints;
     unsigned char *position_pinned; /* [n] 1 where a pin holds the position */
     unsigned char *rotation_pinned; /* [n] 1 where a pin holds the orientation */
+    double *floor_push;       /* [n] how far the world's last floor projection pushed each
+                                 particle up (m), for the contacts' velocity response
+                                 (floor_contact = iteration, core/world.h) */
 } op_body;
 
 /* Allocates the state and work arrays of a body of `model` and places it at rest:

@@ -32,7 +32,8 @@ typedef struct section_kind {
 static const char *const run_keys[] = { "frames", "output_every", "models", NULL };
 static const char *const world_keys[] = { "frame_time", "substeps",   "iterations",       "gravity",
                                           "floor",      "friction",   "collisions",       "collision_passes",
-                                          "collision_margin",         "log_energy",       NULL };
+                                          "collision_margin",         "log_energy",       "floor_contact",
+                                          "rotation_start",           NULL };
 static const char *const model_keys[] = { "particles", "seed", "voxels", "density", NULL };
 static const char *const body_keys[] = { "model",  "stiffness", "position", "rotation",        "velocity",
                                          "angular_velocity", "start",  "copies",    "grid",     "spacing",         "random_rotation",
@@ -748,6 +749,11 @@ static int load_world(loader *l)
         if (def.floor && entry_numbers(ctx, c, e, 1, "off or a height in m", &def.floor_height) != OP_OK)
             return ctx->status;
     }
+    if ((e = lookup(c, s, "floor_contact")) && entry_choice(ctx, c, e, "substep|iteration", &def.floor_contact) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "rotation_start")) &&
+        entry_choice(ctx, c, e, "rigid|predicted|current", &def.rotation_start) != OP_OK)
+        return ctx->status;
     if ((e = lookup(c, s, "friction")) &&
         entry_not_negative(ctx, c, e, "a friction coefficient", &def.friction) != OP_OK)
         return ctx->status;

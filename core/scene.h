@@ -7,6 +7,11 @@
  *                models = data/models.tsv  the model catalogue
  *   [world]      frame_time = 0.0333333333333333  substeps = 1  iterations = 10
  *                gravity = 0 -9.81 0     floor = off | HEIGHT    friction = 0.5 (floor and bodies)
+ *                floor_contact = substep | iteration   where the floor acts (core/world.h): at the
+ *                                        end of each sub-step (the paper's, the default) or by a
+ *                                        projection after every iteration
+ *                rotation_start = rigid | predicted | current   the rotations each sub-step's
+ *                                        iterations start from (core/world.h; rigid: the default)
  *                collisions = on | off   contacts between the particles of different bodies
  *                                        (core/collide.h); they run only with two bodies or more
  *                collision_passes = 8    Jacobi passes of those contacts (1 to 1000)
