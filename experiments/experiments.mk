@@ -11,6 +11,8 @@
 #         fig4-recovery           rest-shape error and energy against time
 #   fig5  fig5-snapshots          the dinosaur falling onto the floor         (fig5.ini)
 #         fig5-falling            lowest point and kinetic energy against time
+#         (dino-current.h5, dino-converged.h5: the rotation start before November 2026 and 30
+#         iterations a sub-step, for the report)
 #         fig5-iterations         energy against iteration, Gauss-Seidel vs Jacobi rotations:
 #                                 fig4 frame 1 (1000 iterations, same start), fig4 frame 5,
 #                                 fig5 frame 30 (solver.rotations=jacobi variants of both)
@@ -20,6 +22,7 @@
 #   fig7  fig7-52-snapshots       52 models into the fenced floor              (fig7-52.ini)
 #         fig7-180-snapshots      180 models                                   (fig7-180.ini)
 #         fig7-contacts           penetration left and penetrating pairs, both scenes
+#         (models52-current.h5, models180-current.h5: the rotation start before November 2026)
 #
 # Run files depend on bin/opsim, their config and data/models.tsv (and need the meshes: `| data`);
 # figures on their run files, their plot script and plots/style.gp. Run files are precious.
@@ -152,12 +155,23 @@ fig4: $(FIGURES)/fig4-snapshots.png $(FIGURES)/fig4-recovery.png
 # ---- Fig. 5 -----------------------------------------------------------------------------------
 FIG5_RUN := $(RESULTS)/fig5/dino.h5
 FIG5_JACOBI := $(RESULTS)/fig5/dino-jacobi.h5
+# The same scene from opsim's rotation start before November 2026 (world.rotation_start), for
+# the report's "what changed", and solved to convergence (30 iterations a sub-step), the
+# reference both are measured against.
+FIG5_BEFORE := $(RESULTS)/fig5/dino-current.h5
+FIG5_CONVERGED := $(RESULTS)/fig5/dino-converged.h5
 
 $(FIG5_RUN): experiments/fig5.ini $(RUN_DEPS) | data
 	$(call run_figure,$<)
 
 $(FIG5_JACOBI): experiments/fig5.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--set solver.rotations=jacobi)
+
+$(FIG5_BEFORE): experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set world.rotation_start=current)
+
+$(FIG5_CONVERGED): experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set world.iterations=30)
 
 FIG5_SNAPSHOTS_ARGS = run='$(FIG5_RUN)'; frames='0 8 11 13 16 22 40 last'; layout='2,4'; \
     view='72,30'; panel=400; room=1.3; \
@@ -176,7 +190,8 @@ $(FIGURES)/fig5-iterations.png $(FIGURES)/fig5-iterations.pdf &: $(FIG5_RUN) $(F
         $(FIG4_LONG) plots/iterations.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/iterations.gp,$(FIG5_ITERATIONS_ARGS))
 
-fig5: $(FIGURES)/fig5-snapshots.png $(FIGURES)/fig5-falling.png $(FIGURES)/fig5-iterations.png
+fig5: $(FIGURES)/fig5-snapshots.png $(FIGURES)/fig5-falling.png $(FIGURES)/fig5-iterations.png $(FIG5_BEFORE) \
+    $(FIG5_CONVERGED)
 
 # ---- Fig. 6 -----------------------------------------------------------------------------------
 FIG6_ROD := $(RESULTS)/fig6/rod.h5
@@ -215,12 +230,17 @@ fig6: $(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-bunny-snapshots.png $(FI
 # snapshots skin a coarse stand-in of each mesh from the particles (snapshots.gp faces=N).
 FIG7_52 := $(RESULTS)/fig7/models52.h5
 FIG7_180 := $(RESULTS)/fig7/models180.h5
+# Both from opsim's rotation start before November 2026 (world.rotation_start = current)
+FIG7_BEFORE := $(RESULTS)/fig7/models52-current.h5 $(RESULTS)/fig7/models180-current.h5
 
 $(FIG7_52): experiments/fig7-52.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface)
 
 $(FIG7_180): experiments/fig7-180.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface)
+
+$(RESULTS)/fig7/models%-current.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set world.rotation_start=current)
 
 FIG7_52_SNAPSHOTS_ARGS = run='$(FIG7_52)'; frames='0 20 40 last'; layout='2,2'; view='60,30'; \
     panel=600; faces=1500; groups=1; \
@@ -241,13 +261,15 @@ FIG7_CONTACTS_ARGS = runs='$(FIG7_52) $(FIG7_180)'; titles='\"52 models\" \"180 
 $(FIGURES)/fig7-contacts.png $(FIGURES)/fig7-contacts.pdf &: $(FIG7_52) $(FIG7_180) plots/contacts.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/contacts.gp,$(FIG7_CONTACTS_ARGS))
 
-fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGURES)/fig7-contacts.png
+fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGURES)/fig7-contacts.png $(FIG7_BEFORE)
 
 .PRECIOUS: $(FIG1_RUN) $(FIG2_RUN) $(FIG2_SWEEP) $(FIG4_RUN) $(FIG4_JACOBI) $(FIG4_LONG) \
            $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5 \
-           $(FIG6_ROD) $(FIG6_BUNNY) $(FIG7_52) $(FIG7_180)
+           $(FIG5_BEFORE) $(FIG5_CONVERGED) $(FIG6_ROD) $(FIG6_BUNNY) $(FIG7_52) $(FIG7_180) $(FIG7_BEFORE)
 
 include experiments/fig3.mk
 include experiments/convergence.mk
 include experiments/stiffness.mk
+include experiments/freeflight.mk
+include experiments/floor.mk
 include experiments/sweep-example.mk

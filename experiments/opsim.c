@@ -1263,11 +1263,23 @@ static int command_converge(int argc, char **argv, const char *command_line)
     return status < 0 ? 0 : status;
 }
 
+static const char solvers_help[] = "usage: opsim solvers [--names]\n"
+                                   "  the solver variants, each with its summary, source and options, then the\n"
+                                   "  options every variant takes; --names: the variants' names alone, one a line\n";
+
 static int command_solvers(int argc, char **argv)
 {
-    (void)argv;
-    if (argc != 1)
-        return usage_error("solvers", "%s", "takes no arguments");
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        fputs(solvers_help, stdout);
+        return 0;
+    }
+    int names = argc == 2 && strcmp(argv[1], "--names") == 0;
+    if (argc != 1 && !names)
+        return usage_error("solvers", "%s", "takes no arguments but --names");
+    for (int v = 0; names && op_solver_registry[v]; ++v)
+        printf("%s\n", op_solver_registry[v]->name);
+    if (names)
+        return 0;
     for (int v = 0; op_solver_registry[v]; ++v) {
         const op_solver_type *t = op_solver_registry[v];
         printf("%s\n    %s (%s)\n", t->name, t->summary, t->source);

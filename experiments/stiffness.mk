@@ -64,21 +64,22 @@ $(STIFFNESS_DIR)/table.tsv: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) bin/opsim
 	done; \
 	mv $$out $@; trap - EXIT
 
-# One row per factor: the ratios at h = 1/30 for each iteration count, the spread (max − min)/mean
-# of the steady deflections over the 3 × 3 grid, and the largest swing over every run of k.
+# One row per factor (the columns: factor, k, it_N the ratio at N iterations and h = 1/30 s,
+# grid_spread_pct the spread (max − min)/mean of the steady deflections over the 3 × 3 grid,
+# grid_min and grid_max its ratios, largest_swing_mm over every run of k).
 $(STIFFNESS_DIR)/summary.tsv: $(STIFFNESS_DIR)/table.tsv
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)awk -F'\t' -v its='$(STIFFNESS_ITERATIONS)' -v grid='$(STIFFNESS_GRID_ITERATIONS)' \
 	    'BEGIN { n = split(its, it, " "); split(grid, g, " "); for (j in g) ingrid[g[j]] = 1; \
-	             printf "# k\tfactor"; for (i = 1; i <= n; ++i) printf "\t%d it", it[i]; \
-	             printf "\tgrid spread %%\tgrid min\tgrid max\tlargest swing mm\n" } \
+	             printf "# factor\tk"; for (i = 1; i <= n; ++i) printf "\tit_%d", it[i]; \
+	             printf "\tgrid_spread_pct\tgrid_min\tgrid_max\tlargest_swing_mm\n" } \
 	     /^#/ { next } \
 	     { f = $$1; if (!(f in seen)) { seen[f] = 1; order[++m] = f; k[f] = $$2; lo[f] = dlo[f] = 1e300; hi[f] = dhi[f] = -1e300 } \
 	       if ($$4 + 0 > 0.03) r[f, $$3] = $$8; \
 	       if (($$3 in ingrid)) { s[f] += $$5; c[f]++; if ($$8 < lo[f]) lo[f] = $$8; if ($$8 > hi[f]) hi[f] = $$8; \
 	                              if ($$5 < dlo[f]) dlo[f] = $$5; if ($$5 > dhi[f]) dhi[f] = $$5 } \
 	       if ($$6 > sw[f]) sw[f] = $$6 } \
-	     END { for (j = 1; j <= m; ++j) { f = order[j]; printf "%.3g\t%d", k[f], f; \
+	     END { for (j = 1; j <= m; ++j) { f = order[j]; printf "%d\t%.3g", f, k[f]; \
 	           for (i = 1; i <= n; ++i) printf "\t%.3f", r[f, it[i]]; \
 	           printf "\t%.1f\t%.3f\t%.3f\t%.3g\n", 100 * (dhi[f] - dlo[f]) / (s[f] / c[f]), lo[f], hi[f], 1000 * sw[f] } }' \
 	    $< > $@.tmp && mv $@.tmp $@

@@ -909,6 +909,52 @@ static int value_energy(md *m, int argc, char **argv, FILE *out)
     return OP_OK;
 }
 
+/* The median of the last `tail` values of a series (all of them when it is shorter). */
+static double median_of_tail(double *values, long n, long tail)
+{
+    long first = n > tail ? n - tail : 0;
+    return median(values + first, n - first);
+}
+
+/* {{contacts RUN STAT [UNIT]}}: what the contacts did (core/record.h), over the run's last 2 s
+ * (its resting state in the figures' scenes): the reach below the floor before the push-back
+ * (/collision/max_floor_reach_before: its median there, or its largest over the run) and the
+ * elastic energy of the iterations' result (the last logged column of /solver/energy/elastic)
+ * and of the state after contacts (/solver/energy_after_contacts/elastic), medians over those
+ * sub-steps. */
+static int value_contacts(md *m, int argc, char **argv, FILE *out)
+{
+    run *r;
+    const char *stat = argv[2], *unit = argc > 3 ? argv[3] : NULL;
+    if (get_run(m, argv[1], &r) != OP_OK)
+        return m->ctx->status;
+    long frames = (long)lround(2.0 / r->frame_time), rows, columns;
+    double *v = NULL, value;
+    if (strcmp(stat, "resting_reach") == 0 || strcmp(stat, "max_reach") == 0) {
+        if (read_dataset(m, r->path, "/collision/max_floor_reach_before", &v, &rows, &columns) != OP_OK)
+            return m->ctx->status;
+        value = -INFINITY;
+        for (long f = 0; f < rows && stat[0] == 'm'; ++f)
+            value = fmax(value, v[f]);
+        if (stat[0] == 'r')
+            value = median_of_tail(v, rows, frames);
+    } else if (strcmp(stat, "resting_elastic_iterated") == 0) {
+        if (read_dataset(m, r->path, "/solver/energy/elastic", &v, &rows, &columns) != OP_OK)
+            return m->ctx->status;
+        for (long s = 0; s < rows; ++s)
+            v[s] = v[s * columns + columns - 1];
+        value = median_of_tail(v, rows, frames * r->substeps);
+    } else if (strcmp(stat, "resting_elastic_after") == 0) {
+        if (read_dataset(m, r->path, "/solver/energy_after_contacts/elastic", &v, &rows, &columns) != OP_OK)
+            return m->ctx->status;
+        value = median_of_tail(v, rows, frames * r->substeps);
+    } else
+        return OP_FAIL(m->ctx, OP_ERR_PARSE,
+                       "contact statistics: resting_reach, max_reach, resting_elastic_iterated, resting_elastic_after");
+    free(v);
+    return put_scaled(m, out, value, unit);
+}
+
 /* One row per run: what it simulated, whether it stayed finite, what contacts left. */
 static int value_runs_table(md *m, int argc, char **argv, FILE *out)
 {
@@ -1440,6 +1486,10 @@ static const placeholder PLACEHOLDERS[] = {
     { "energy", "RUN STAT [TOLERANCE]", 2, 3, 0, value_energy,
       "/solver/energy/total: iterations (all sub-steps), rises TOL (iterations raising E by more than TOL × the "
       "largest E any sub-step starts with), max_rise (the largest change, relative likewise)" },
+    { "contacts", "RUN STAT [UNIT]", 2, 3, 0, value_contacts,
+      "over the run's last 2 s: resting_reach (median reach below the floor before the push-back), "
+      "resting_elastic_iterated, resting_elastic_after (median elastic energy of the iterations' result and of the "
+      "state after contacts); max_reach: the largest reach over the run" },
     { "runs.table", "RUN...", 1, MAX_ARGS - 1, 0, value_runs_table,
       "a table: bodies, particles, edges, frames, finite frames, penetrations, median ms per frame" },
     { "deflection", "TAG BODY [UNIT]", 2, 3, 0, value_deflection, "a tip deflection of fig2/deflection.tsv (m)" },

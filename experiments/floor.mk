@@ -1,0 +1,70 @@
+# Floor contacts: where the floor acts, measured side by side. Fig. 5's falling dinosaur (3 × 3)
+# and Fig. 7's 52 models (6 × 2), each with the floor at the end of every sub-step (the paper's,
+# world.floor_contact = substep) and as a projection after every iteration (= iteration).
+#
+#   runs    data/results/floor/SCENE-PLACE.h5        energies logged (the measures)
+#   timing  bench_scenes on each scene with each override, one after the other (median of 5 runs
+#           after 20 warm-up frames, energy logging off, one thread): bench.csv, each of its
+#           lines prefixed by "SCENE,PLACE,"
+#   table   data/results/floor/table.tsv: per run, over the last 2 s (60 frames, 180 or 360
+#           sub-steps): the median reach below the floor before the push-back (the resting
+#           sink) and the largest over the run; the elastic energy of the iterations' result
+#           (the last logged column) and of the state after contacts, medians; the rest-shape
+#           error at the end (Fig. 5 only, the one scene that observes it); median ms per frame
+#
+# About a minute on one core. The benchmarks wait for the other experiments under `make reproduce`
+# (reports/reports.mk), as Table 1's do.
+
+FLOOR_DIR := $(RESULTS)/floor
+FLOOR_SCENES := fig5 fig7-52
+FLOOR_PLACES := substep iteration
+FLOOR_RUNS := $(foreach s,$(FLOOR_SCENES),$(foreach p,$(FLOOR_PLACES),$(FLOOR_DIR)/$(s)-$(p).h5))
+FLOOR_BENCH := $(FLOOR_DIR)/bench.csv
+floor_scene = $(firstword $(subst -substep, ,$(subst -iteration, ,$(1))))
+
+.PHONY: floor
+floor: $(FLOOR_DIR)/table.tsv
+
+$(FLOOR_DIR)/%.h5: $(RUN_DEPS) experiments/fig5.ini experiments/fig7-52.ini | data
+	$(call run_figure,experiments/$(call floor_scene,$*).ini,--no-surface --set world.floor_contact=$(lastword $(subst -, ,$*)))
+
+$(FLOOR_BENCH): bin/bench/bench_scenes experiments/fig5.ini experiments/fig7-52.ini | data
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out $$out.one' EXIT; : > $$out; \
+	for scene in $(FLOOR_SCENES); do for place in $(FLOOR_PLACES); do \
+	    OMP_NUM_THREADS=$(RUN_THREADS) bin/bench/bench_scenes -r 5 -s $$scene -x world.floor_contact=$$place \
+	        -o $$out.one > /dev/null; \
+	    sed "s/^/$$scene,$$place,/" $$out.one >> $$out; \
+	done; done; \
+	mv $$out $@; trap - EXIT
+
+# Under `make reproduce` or `make report` the benchmark waits until the other experiments are
+# done (Table 1's waits for it in turn, reports/reports.mk), so that nothing runs beside it.
+ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
+$(FLOOR_BENCH): | graphs figures convergence freeflight stiffness $(FLOOR_RUNS)
+endif
+
+# scene, place, resting sink (m), largest reach (m), elastic energy after the iterations (J),
+# after contacts (J), rest-shape error at the end (1, – where not observed), ms per frame
+$(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\telastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n' > $$out; \
+	median() { sort -g | awk '{ v[NR] = $$1 } END { print v[int((NR + 1) / 2)] }'; }; \
+	for scene in $(FLOOR_SCENES); do for place in $(FLOOR_PLACES); do \
+	    run=$(FLOOR_DIR)/$$scene-$$place.h5; \
+	    substeps=$$(bin/opsim export $$run --attribute /parameters substeps); last=$$((60 * substeps)); \
+	    sink=$$(bin/opsim export $$run /collision/max_floor_reach_before | tail -n 60 | median); \
+	    reach=$$(bin/opsim export $$run /collision/max_floor_reach_before | sort -g | tail -n 1); \
+	    iterated=$$(bin/opsim export $$run /solver/energy/elastic | tail -n $$last | awk '{ print $$NF }' | median); \
+	    after=$$(bin/opsim export $$run /solver/energy_after_contacts/elastic | tail -n $$last | median); \
+	    shape=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | tail -n 1 | awk '{ printf "%.3f", 100 * $$1 }'); \
+	    ms=$$(sed -n "s/^$$scene,$$place,.*per=scene,.*,total_ms=\([0-9.e+-]*\),.*/\1/p" $(FLOOR_BENCH)); \
+	    awk -v s=$$scene -v p=$$place -v sink=$$sink -v reach=$$reach -v it=$$iterated -v after=$$after \
+	        -v shape="$${shape:-–}" -v ms=$$ms 'BEGIN { printf "%s\t%s\t%.2f\t%.2f\t%.4g\t%.4g\t%s\t%.3f\n", \
+	        s, p, 1e3 * sink, 1e3 * reach, it, after, shape, ms }' >> $$out; \
+	done; done; \
+	mv $$out $@; trap - EXIT
+
+.PRECIOUS: $(FLOOR_RUNS) $(FLOOR_BENCH)
