@@ -12,7 +12,9 @@ typedef enum op_observable_kind {
                                     rigid fit of the rest shape, over the rest bounding-box diagonal */
     OP_OBSERVE_LOWEST_POINT,     /* m: lowest ellipsoid point above the floor plane (world or one body) */
     OP_OBSERVE_KINETIC_ENERGY,   /* J: op_energy_motion summed over the bodies (or one body) */
-    OP_OBSERVE_POSITION_ERROR    /* m: distance of a constraint's skinned vertex to its target */
+    OP_OBSERVE_POSITION_ERROR,   /* m: distance of a constraint's skinned vertex to its target */
+    OP_OBSERVE_ANGULAR_MOMENTUM  /* kg m²/s: |L| about the centre of mass (world or one body),
+                                    op_energy_momentum */
 } op_observable_kind;
 
 typedef struct op_observable {
