@@ -12,8 +12,8 @@
 #   meshless-stick     Fig. 7: a 60-particle stick pulled at its tip, 1, 2, 5 clusters; stick.tsv,
 #                      figure meshless-stick                                     (meshless-stick.ini)
 #   meshless-collapse  Fig. 11 on Choi & Lee's Fig. 4 scene: the dinosaur collapsed onto its
-#                      centre particle, beside arap's fig4 run; collapse.tsv, figure
-#                      meshless-collapse                                                (fig4.ini)
+#                      centre particle, and squashed onto a plane, beside arap; collapse.tsv,
+#                      figure meshless-collapse                                         (fig4.ini)
 #   meshless-perf      Sec. 5: 100 and 384 objects of 100 points, 8 clusters, quadratic; ms per
 #                      frame and object beside the paper's; perf.tsv             (meshless-perf.ini)
 #
@@ -134,16 +134,25 @@ $(FIGURES)/meshless-stick.png $(FIGURES)/meshless-stick.pdf &: $(STICK_RUNS) plo
 
 meshless-stick: $(MESHLESS)/stick.tsv $(FIGURES)/meshless-stick.png
 
-# ---- Fig. 11: recovery from a point ----------------------------------------------------------
+# ---- Fig. 11: recovery from a point and from a plane -------------------------------------------
 # Choi & Lee's Fig. 4 scene (fig4.ini), quadratic goals, 8 clusters, one iteration a sub-step,
-# both goal readings, beside arap's run of make fig4.
+# both goal readings, beside arap's run of make fig4; and the same three from the dinosaur
+# squashed onto the horizontal plane through its centre particle (start = flattened).
 COLLAPSE_GOALS := start predicted
 COLLAPSE_RUNS := $(COLLAPSE_GOALS:%=$(MESHLESS)/collapse-%.h5)
+FLAT_RUNS := $(MESHLESS)/flat-arap.h5 $(COLLAPSE_GOALS:%=$(MESHLESS)/flat-%.h5)
 COLLAPSE_FRAMES := 1 10 30 150
+MESHLESS_COLLAPSE_SET = --no-surface --set solver.name=meshless --set world.iterations=1 \
+    --set solver.mode=quadratic --set solver.clusters=8 --set solver.goals=$(1)
 
 $(MESHLESS)/collapse-%.h5: experiments/fig4.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set solver.name=meshless --set world.iterations=1 \
-	    --set solver.mode=quadratic --set solver.clusters=8 --set solver.goals=$*)
+	$(call run_figure,$<,$(call MESHLESS_COLLAPSE_SET,$*))
+
+$(MESHLESS)/flat-arap.h5: experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set 'body dino.start=flattened')
+
+$(MESHLESS)/flat-%.h5: experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,$(call MESHLESS_COLLAPSE_SET,$*) --set 'body dino.start=flattened')
 
 # the rest-shape error at frames 1, 10, 30, 150 (t = 0.033, 0.33, 1, 5 s), and the kinetic
 # energy (J) at the last frame: a body held at one point by a position pin may spin about it
@@ -152,11 +161,13 @@ collapse_row = printf '%s' $(1); bin/opsim export $(2) /observables/shape_error/
         NR in want { printf "\t%.6g", $$1 }'; \
     bin/opsim export $(2) /observables/kinetic/value | awk 'END { printf "\t%.6g\n", $$1 }'
 
-$(MESHLESS)/collapse.tsv: $(COLLAPSE_RUNS) $(FIG4_RUN) bin/opsim
+$(MESHLESS)/collapse.tsv: $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FIG4_RUN) bin/opsim
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q){ printf '# method'; for f in $(COLLAPSE_FRAMES); do printf '\tf%s' $$f; done; printf '\tkinetic\n'; \
 	$(call collapse_row,arap,$(FIG4_RUN)); \
 	$(foreach g,$(COLLAPSE_GOALS),$(call collapse_row,meshless-$(g),$(MESHLESS)/collapse-$(g).h5);) \
+	$(call collapse_row,flat-arap,$(MESHLESS)/flat-arap.h5); \
+	$(foreach g,$(COLLAPSE_GOALS),$(call collapse_row,flat-meshless-$(g),$(MESHLESS)/flat-$(g).h5);) \
 	} > $@.tmp && mv $@.tmp $@
 
 MESHLESS_COLLAPSE_ARGS = runs='$(FIG4_RUN) $(COLLAPSE_RUNS)'; observable='shape_error'; \
@@ -196,5 +207,5 @@ $(MESHLESS)/perf.tsv: $(PERF_RUNS) bin/opsim
 
 meshless-perf: $(MESHLESS)/perf.tsv
 
-.PRECIOUS: $(SPRING_RUNS) $(PULL_RUNS) $(PLASTIC_RUNS) $(STICK_RUNS) $(COLLAPSE_RUNS) $(PERF_RUNS) \
+.PRECIOUS: $(SPRING_RUNS) $(PULL_RUNS) $(PLASTIC_RUNS) $(STICK_RUNS) $(COLLAPSE_RUNS) $(FLAT_RUNS) $(PERF_RUNS) \
     $(MESHLESS)/%.h5

@@ -107,7 +107,10 @@ static const char *const MESHLESS_TABLES[][2] = {
     { "results/meshless/collapse.tsv", "# method\tf1\tf10\tf30\tf150\tkinetic\n"
                                        "arap\t0.12\t0.015\t0.01\t0.0015\t0.007\n"
                                        "meshless-start\t0.15\t0.15\t0.16\t0.157\t194\n"
-                                       "meshless-predicted\t0.15\t0.05\t0.08\t0.061\t0.57\n" },
+                                       "meshless-predicted\t0.15\t0.05\t0.08\t0.061\t0.57\n"
+                                       "flat-arap\t0.08\t0.02\t0.01\t0.0005\t0.002\n"
+                                       "flat-meshless-start\t0.1\t0.08\t0.1\t0.12\t46\n"
+                                       "flat-meshless-predicted\t0.1\t0.05\t0.06\t0.05\t0.14\n" },
     { "results/meshless/perf.tsv", "# objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\t"
                                    "paper_ms_per_object\n100\t10000\t1.2\t0.012\t0.0105\t0.2\n"
                                    "384\t38400\t5.8\t0.015\t0.0119\t0.008-0.096\n" },
