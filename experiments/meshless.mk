@@ -14,6 +14,8 @@
 #   meshless-collapse  Fig. 11 on Choi & Lee's Fig. 4 scene: the dinosaur collapsed onto its
 #                      centre particle, and squashed onto a plane, beside arap; collapse.tsv,
 #                      figure meshless-collapse                                         (fig4.ini)
+#   meshless-fall      Choi & Lee's Fig. 5 scene (the dinosaur falling onto the floor) beside arap's
+#                      fig5 run; fall.tsv                                                (fig5.ini)
 #   meshless-perf      Sec. 5: 100 and 384 objects of 100 points, 8 clusters, quadratic; ms per
 #                      frame and object beside the paper's; perf.tsv             (meshless-perf.ini)
 #
@@ -21,7 +23,8 @@
 # the row.
 
 MESHLESS := $(RESULTS)/meshless
-MESHLESS_TARGETS := meshless-spring meshless-pull meshless-plastic meshless-stick meshless-collapse meshless-perf
+MESHLESS_TARGETS := meshless-spring meshless-pull meshless-plastic meshless-stick meshless-collapse meshless-fall \
+    meshless-perf
 
 .PHONY: meshless $(MESHLESS_TARGETS)
 meshless: $(MESHLESS_TARGETS)
@@ -180,6 +183,29 @@ $(FIGURES)/meshless-collapse.png $(FIGURES)/meshless-collapse.pdf &: $(COLLAPSE_
 
 meshless-collapse: $(MESHLESS)/collapse.tsv $(FIGURES)/meshless-collapse.png
 
+# ---- Choi & Lee's Fig. 5 with this variant -----------------------------------------------------
+# The dinosaur falling onto the floor (fig5.ini: 3 sub-steps), quadratic goals, 8 clusters, one
+# iteration a sub-step, both goal readings, beside arap's run of make fig5: the largest rest-shape
+# error (on landing), and the rest-shape error and the kinetic energy (J) at the end (5 s).
+FALL_RUNS := $(COLLAPSE_GOALS:%=$(MESHLESS)/fall-%.h5)
+
+$(MESHLESS)/fall-%.h5: experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,$(call MESHLESS_COLLAPSE_SET,$*))
+
+fall_row = printf '%s\t%s\t%s\t%s\n' $(1) \
+    "$$($(call meshless_max,$(2),shape_error))" \
+    "$$(bin/opsim export $(2) /observables/shape_error/value | awk 'END { printf "%.6g", $$1 }')" \
+    "$$(bin/opsim export $(2) /observables/kinetic/value | awk 'END { printf "%.6g", $$1 }')"
+
+$(MESHLESS)/fall.tsv: $(FALL_RUNS) $(FIG5_RUN) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q){ printf '# method\tlargest\tshape_error\tkinetic\n'; \
+	$(call fall_row,arap,$(FIG5_RUN)); \
+	$(foreach g,$(COLLAPSE_GOALS),$(call fall_row,meshless-$(g),$(MESHLESS)/fall-$(g).h5);) \
+	} > $@.tmp && mv $@.tmp $@
+
+meshless-fall: $(MESHLESS)/fall.tsv
+
 # ---- Sec. 5: performance ----------------------------------------------------------------------
 # One thread, nothing else should run meanwhile (make meshless-perf alone); the median over the
 # frames of the whole frame's time and of the solver's (local + global), per object. The paper:
@@ -207,5 +233,5 @@ $(MESHLESS)/perf.tsv: $(PERF_RUNS) bin/opsim
 
 meshless-perf: $(MESHLESS)/perf.tsv
 
-.PRECIOUS: $(SPRING_RUNS) $(PULL_RUNS) $(PLASTIC_RUNS) $(STICK_RUNS) $(COLLAPSE_RUNS) $(FLAT_RUNS) $(PERF_RUNS) \
+.PRECIOUS: $(SPRING_RUNS) $(PULL_RUNS) $(PLASTIC_RUNS) $(STICK_RUNS) $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FALL_RUNS) $(PERF_RUNS) \
     $(MESHLESS)/%.h5

@@ -111,6 +111,8 @@ static const char *const MESHLESS_TABLES[][2] = {
                                        "flat-arap\t0.08\t0.02\t0.01\t0.0005\t0.002\n"
                                        "flat-meshless-start\t0.1\t0.08\t0.1\t0.12\t46\n"
                                        "flat-meshless-predicted\t0.1\t0.05\t0.06\t0.05\t0.14\n" },
+    { "results/meshless/fall.tsv", "# method\tlargest\tshape_error\tkinetic\narap\t0.05\t0.009\t6e-5\n"
+                                   "meshless-start\t0.075\t0.041\t10.6\nmeshless-predicted\t0.08\t0.04\t0.012\n" },
     { "results/meshless/perf.tsv", "# objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\t"
                                    "paper_ms_per_object\n100\t10000\t1.2\t0.012\t0.0105\t0.2\n"
                                    "384\t38400\t5.8\t0.015\t0.0119\t0.008-0.096\n" },
