@@ -70,7 +70,9 @@
  * Orientations. Each particle's R_i is its cluster's R, or, in several clusters, the polar
  * rotation of the sum of their linear parts (R, or β A + (1 − β) R); matched on the positions
  * the iteration leaves, so that skinning and the energy yardstick see an orientation of the
- * state they measure (one more matching per iteration than the paper's method needs).
+ * state they measure. That matching is one more than the paper's method needs; with goals =
+ * start it is also the next sub-step's goal matching, which is then skipped, whenever nothing
+ * moved a particle in between (the positions are compared bit for bit).
  *
  * Plasticity (Sec. 4.5), on when creep > 0: once per sub-step, after the first matching, each
  * cluster's S = Rᵀ A (A = A_pq Ā_qq, the linear fit, in every mode); when ‖S − I‖₂ > yield,
@@ -130,6 +132,8 @@ typedef struct ml_solver {
     double *displacement;   /* [n][3] Σ_c (g_i^c − x_i) */
     double *target;         /* [n][3] y + h² f/m */
     double *orientation;    /* [n][9] Σ_c linear parts, particles in several clusters */
+    double *matched_position; /* [n][3] the positions of the last matching, when matched_valid */
+    int matched_valid;
     int goals_done;         /* start: this sub-step's displacement is in `displacement` */
     int first_iteration;    /* predicted: plasticity still to update this sub-step */
 } ml_solver;
@@ -179,6 +183,7 @@ static void ml_destroy(void *self)
     free(s->displacement);
     free(s->target);
     free(s->orientation);
+    free(s->matched_position);
     free(s);
 }
 
@@ -425,6 +430,7 @@ static int build_clusters(op_ctx *ctx, ml_solver *s, const op_body *body, int cl
     s->displacement = op_calloc(ctx, 3 * n, sizeof(double));
     s->target = op_calloc(ctx, 3 * n, sizeof(double));
     s->orientation = op_calloc(ctx, 9 * n, sizeof(double));
+    s->matched_position = op_calloc(ctx, 3 * n, sizeof(double));
     int *in_clusters = op_calloc(ctx, n, sizeof(int)); /* n_i */
     if (ctx->status != OP_OK) {
         free(in_clusters);
@@ -741,7 +747,11 @@ static int ml_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage
     double *x = body->state.position, start = op_now();
     if (s->goals_from == ML_GOALS_START) {
         if (!s->goals_done) {
-            match_clusters(s, body->start_position, s->plastic);
+            /* the last sub-step's orientation matching is this one's goal matching unless the
+             * contacts (or the caller) moved a particle since */
+            if (!(s->matched_valid && memcmp(s->matched_position, body->start_position,
+                                             3 * (size_t)s->n * sizeof(double)) == 0))
+                match_clusters(s, body->start_position, s->plastic);
             gather_displacements(s, body->start_position);
             if (s->plastic && update_plasticity(ctx, s, h) != OP_OK)
                 return ctx->status;
@@ -762,8 +772,10 @@ static int ml_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage
     }
     double middle = op_now();
     if (!(s->goals_from == ML_GOALS_START && s->goals_done)) {
-        match_clusters(s, x, 0);
+        match_clusters(s, x, s->plastic);
         set_orientations(s, body);
+        memcpy(s->matched_position, x, 3 * (size_t)s->n * sizeof(double));
+        s->matched_valid = 1;
     }
     s->goals_done = 1;
     times->local += middle - start;
