@@ -4,7 +4,8 @@
  * particle centres with their masses; the ellipsoids play no part (the harness still skins and
  * measures the ARAP energy with the orientations this variant leaves, below).
  *
- * Matching (Eq. 5-8). A cluster c is a set of particles with weights m_i; its rest offsets
+ * Matching (Eq. 5-8). A cluster c is a set of particles with weights m_i (the paper's choice;
+ * a pinned particle weighs ML_PINNED_WEIGHT m_i, below); its rest offsets
  * q_i = S_p (x̄_i − x̄_cm) (S_p the plastic state, I until plasticity acts), its current centre
  * x_cm = Σ m_i x_i / Σ m_i (summed relative to the first member), p_i = x_i − x_cm,
  * A_pq = Σ m_i p_i q_iᵀ, R = polar(A_pq) sign-rectified (op_polar_rotation_warm). Goals
@@ -65,7 +66,12 @@
  * f_l = w_l f, and added as h² f_l/m_l; explicit like the paper's f_ext, so a stiff spring
  * on a light particle can be unstable (h² w w_l/m_l well above 1). Direction constraints have no
  * place in a point model: create refuses them, naming the body. Pins hold positions (a pinned
- * particle counts in its clusters but is never moved) and orientations (never overwritten).
+ * particle is never moved) and orientations (never overwritten). A pinned particle weighs 10⁶
+ * times its mass in its clusters' matching, the infinite mass of a fixed point as position
+ * based dynamics gives it: with the paper's w_i = m_i the free particles' weight turns the fit
+ * away from the pins, and Choi & Lee's Fig. 3 bar, pinned at two particles of twenty, swung down
+ * as if hinged (docs/method.md). A pin's orientation means nothing to the points: one pinned
+ * particle is a pivot.
  *
  * Orientations. Each particle's R_i is its cluster's R, or, in several clusters, the polar
  * rotation of the sum of their linear parts (R, or β A + (1 − β) R); matched on the positions
