@@ -165,14 +165,20 @@ int op_body_add_constraint(op_ctx *ctx, op_body *body, op_constraint_kind kind, 
 
 void op_constraint_skinned_point(const op_body *body, const op_constraint *c, double out[3])
 {
+    op_constraint_skinned_point_of(body, c, body->state.position, body->state.rotation, out);
+}
+
+void op_constraint_skinned_point_of(const op_body *body, const op_constraint *c, const double *position,
+                                    const double *rotation, double out[3])
+{
     const double *rest = body->graph->rest_position;
     double sum[3] = { 0, 0, 0 };
     for (int s = 0; s < c->influence_count; ++s) {
         int j = c->particle[s];
         double offset[3];
         v3_sub(offset, c->rest_point, &rest[3 * j]);
-        m3_mul_v(offset, &body->state.rotation[9 * j], offset);
-        v3_add(offset, offset, &body->state.position[3 * j]);
+        m3_mul_v(offset, &rotation[9 * j], offset);
+        v3_add(offset, offset, &position[3 * j]);
         v3_axpy(sum, c->influence[s], offset);
     }
     v3_copy(out, sum);

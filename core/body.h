@@ -78,6 +78,10 @@ int op_body_add_constraint(op_ctx *ctx, op_body *body, op_constraint_kind kind, 
 
 /* v(x, R) of a constraint's vertex, and its skinned direction n(R) (not normalised). */
 void op_constraint_skinned_point(const op_body *body, const op_constraint *c, double out[3]);
+/* v of the positions and rotations given ([n][3], [n][9]) instead of the body's state: the
+ * skinned point at the sub-step's start (start_position, start_rotation), for forces. */
+void op_constraint_skinned_point_of(const op_body *body, const op_constraint *c, const double *position,
+                                    const double *rotation, double out[3]);
 void op_constraint_skinned_direction(const op_body *body, const op_constraint *c, double out[3]);
 
 /* The mass-weighted centre of the particle centres x_i. */

@@ -943,7 +943,7 @@ static int load_body(loader *l, int s)
     if (spin_entry && entry_numbers(ctx, c, spin_entry, 3, "WX WY WZ in rad/s", spin) != OP_OK)
         return ctx->status;
     int collapsed = 0;
-    if ((e = lookup(c, s, "start")) && entry_choice(ctx, c, e, "rest|collapsed", &collapsed) != OP_OK)
+    if ((e = lookup(c, s, "start")) && entry_choice(ctx, c, e, "rest|collapsed|flattened", &collapsed) != OP_OK)
         return ctx->status;
     if (collapsed && (v3_norm(velocity) != 0.0 || v3_norm(spin) != 0.0))
         return entry_fail(ctx, c, v3_norm(velocity) != 0.0 ? velocity_entry : spin_entry, OP_ERR_INVALID,
@@ -1045,12 +1045,14 @@ static int load_pin(loader *l, int s)
 }
 
 /* Fig. 4: every particle at the first position pin's particle, which the pin already holds
- * there; orientations stay at the placement, velocities zero. */
+ * there (collapsed), or only its height at the pin's, in the horizontal plane through it
+ * (flattened); orientations stay at the placement, velocities zero. */
 static int collapse(loader *l, int s)
 {
     const entry *start = lookup(l->c, s, "start");
-    if (!start || strcmp(start->value, "collapsed") != 0)
+    if (!start || strcmp(start->value, "rest") == 0)
         return OP_OK;
+    int flattened = strcmp(start->value, "flattened") == 0;
     op_body *body = &l->scene->world.bodies[l->index[s]];
     const op_pin *pin = NULL;
     for (int p = 0; p < body->pin_count && !pin; ++p)
@@ -1061,7 +1063,10 @@ static int collapse(loader *l, int s)
                           body->name);
     int n = body->state.particle_count;
     for (int i = 0; i < n; ++i)
-        v3_copy(&body->state.position[3 * i], pin->position);
+        if (flattened)
+            body->state.position[3 * i + 1] = pin->position[1];
+        else
+            v3_copy(&body->state.position[3 * i], pin->position);
     /* the work arrays start from the state, as op_body_init leaves them */
     memcpy(body->start_position, body->state.position, 3 * (size_t)n * sizeof(double));
     memcpy(body->inertial_position, body->state.position, 3 * (size_t)n * sizeof(double));

@@ -30,10 +30,13 @@
  *                angular_velocity = WX WY WZ   initial spin in rad/s about the body's centre of
  *                                        mass, world frame (default 0 0 0): v_i += ω × (x_i − c),
  *                                        Ṙ_i = [ω]× R_i
- *                start = rest | collapsed   collapsed: every particle at the position of the
- *                                        body's first pin that holds a position (Fig. 4);
- *                                        orientations stay at the placement, velocities 0
- *                                        (a non-zero velocity or spin is an error; one copy only)
+ *                start = rest | collapsed | flattened   collapsed: every particle at the
+ *                                        position of the body's first pin that holds a
+ *                                        position (Fig. 4); flattened: every particle's height
+ *                                        (y) at that pin's, the body squashed onto the
+ *                                        horizontal plane through it; orientations stay at the
+ *                                        placement, velocities 0 (a non-zero velocity or spin is
+ *                                        an error; one copy only)
  *                copies = N              N instances of the model (default 1), named NAME-K,
  *                                        K = 0 .. N−1 zero-padded (NAME itself when N = 1);
  *                                        they share the model's graph, mesh and skinning

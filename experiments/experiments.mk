@@ -273,3 +273,4 @@ include experiments/stiffness.mk
 include experiments/freeflight.mk
 include experiments/floor.mk
 include experiments/sweep-example.mk
+include experiments/meshless.mk

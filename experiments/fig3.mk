@@ -7,7 +7,8 @@
 FIG3_RUNS := $(addprefix $(RESULTS)/fig3/, \
     arap-i10-f30.h5 arap-i100-f30.h5 arap-i1000-f30.h5 arap-i10-f60.h5 arap-i10-f120.h5 \
     shape-matching-i100-f30.h5 shape-matching-i1000-f30.h5 shape-matching-i10000-f30.h5 \
-    shape-matching-i1000-f60.h5 shape-matching-i1000-f120.h5)
+    shape-matching-i1000-f60.h5 shape-matching-i1000-f120.h5 \
+    meshless-i1-f30.h5 meshless-i10-f30.h5 meshless-i1-f60.h5 meshless-i1-f120.h5)
 FIG3_TABLE := $(RESULTS)/fig3/steady.tsv
 
 # $* = METHOD-iN-fF; the method name may itself contain '-'
@@ -19,6 +20,16 @@ $(RESULTS)/fig3/%.h5: experiments/fig3.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--set solver.name=$(call fig3_method,$*) --set world.iterations=$(call fig3_iterations,$*) \
 	    --set world.frame_time=$$(awk 'BEGIN { printf "%.17g", 1 / $(call fig3_fps,$*) }') \
 	    --set run.frames=$$((10 * $(call fig3_fps,$*))) --set run.output_every=$$((10 * $(call fig3_fps,$*))))
+
+# meshless (Müller et al. 2005; solvers/meshless.c, its defaults: rigid, one cluster, Eq. 9):
+# a point model has no orientation for the pin to hold, so one pinned particle is a pivot; these
+# runs also pin the position of particle 1, which with particle 0 clamps the bar's line.
+$(RESULTS)/fig3/meshless-%.h5: experiments/fig3.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--set solver.name=meshless --set world.iterations=$(patsubst i%,%,$(word 1,$(subst -, ,$*))) \
+	    --set 'pin hold2.body=bar' --set 'pin hold2.particle=1' --set 'pin hold2.hold=position' \
+	    --set world.frame_time=$$(awk 'BEGIN { printf "%.17g", 1 / $(patsubst f%,%,$(word 2,$(subst -, ,$*))) }') \
+	    --set run.frames=$$((10 * $(patsubst f%,%,$(word 2,$(subst -, ,$*))))) \
+	    --set run.output_every=$$((10 * $(patsubst f%,%,$(word 2,$(subst -, ,$*))))))
 
 # method, iterations, frame time (s), steady deflection (m), its spread over the last 2 s (m)
 $(FIG3_TABLE): $(FIG3_RUNS) bin/opsim

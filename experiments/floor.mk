@@ -42,7 +42,7 @@ $(FLOOR_BENCH): bin/bench/bench_scenes experiments/fig5.ini experiments/fig7-52.
 # Under `make reproduce` or `make report` the benchmark waits until the other experiments are
 # done (Table 1's waits for it in turn, reports/reports.mk), so that nothing runs beside it.
 ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
-$(FLOOR_BENCH): | graphs figures convergence freeflight stiffness $(FLOOR_RUNS)
+$(FLOOR_BENCH): | graphs figures convergence freeflight stiffness meshless $(FLOOR_RUNS)
 endif
 
 # scene, place, resting sink (m), largest reach (m), elastic energy after the iterations (J),

@@ -117,7 +117,7 @@ static void body_name_from_path(const char *path, char *name, size_t size)
 /* ---- opsim mesh ---------------------------------------------------------------------- */
 
 static const char mesh_help[] =
-    "usage: opsim mesh (FILE | --shape bar|sheet|column|torus) [--fit SIZE] [--up AXIS] --out OUT.obj\n"
+    "usage: opsim mesh (FILE | --shape bar|sheet|column|torus|cube) [--fit SIZE] [--up AXIS] --out OUT.obj\n"
     "\n"
     "Reads a mesh (OFF or OBJ) or generates a shape, optionally rotates AXIS (x, y, z, -x, -y, -z)\n"
     "to +y and scales it uniformly so its longest bounding-box extent is SIZE metres, centres its\n"
@@ -203,7 +203,7 @@ static int command_mesh(int argc, char **argv)
 /* ---- opsim graph --------------------------------------------------------------------- */
 
 static const char graph_help[] =
-    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus) --kind solid|rod|shell\n"
+    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube) --kind solid|rod|shell\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
     "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
     "\n"

@@ -288,10 +288,13 @@ static void test_shapes(void **state)
     assert_le(mesh_volume(&mesh), smooth);
     assert_le(0.98 * smooth, mesh_volume(&mesh));
     op_mesh_free(&mesh);
+    load_shape("cube", &mesh);
+    assert_close(mesh_volume(&mesh), 0.4 * 0.4 * 0.4, 1e-13);
+    op_mesh_free(&mesh);
     op_ctx ctx;
     op_ctx_init(&ctx);
-    assert_int_equal(op_shape_mesh(&ctx, "cube", &mesh), OP_ERR_USAGE);
-    assert_non_null(strstr(ctx.message, "cube"));
+    assert_int_equal(op_shape_mesh(&ctx, "sphere", &mesh), OP_ERR_USAGE);
+    assert_non_null(strstr(ctx.message, "sphere"));
     assert_null(mesh.vertices);
 }
 

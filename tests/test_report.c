@@ -105,7 +105,34 @@ static const char STEADY[] = "arap\t10\t0.033333333333333333\t0.20\t2e-6\n"
                              "shape-matching\t1000\t0.033333333333333333\t0.6\t0.01\n"
                              "shape-matching\t10000\t0.033333333333333333\t0.3\t0.01\n"
                              "shape-matching\t1000\t0.016666666666666666\t0.4\t0.01\n"
-                             "shape-matching\t1000\t0.0083333333333333332\t0.2\t0.01\n";
+                             "shape-matching\t1000\t0.0083333333333333332\t0.2\t0.01\n"
+                             "meshless\t1\t0.033333333333333333\t0.016\t0.02\n"
+                             "meshless\t10\t0.033333333333333333\t0.016\t0.02\n"
+                             "meshless\t1\t0.016666666666666666\t0.004\t0.01\n"
+                             "meshless\t1\t0.0083333333333333332\t0.001\t0.003\n";
+/* The tables of make meshless (experiments/meshless.mk), with their '#' header lines. */
+static const char *const MESHLESS_TABLES[][2] = {
+    { "results/meshless/spring.tsv", "# h_over_hcrit\th\talpha\texplicit\tstart\tpredicted\n"
+                                     "0.5\t0.16\t1\t1\t1\t1e-10\n1.1\t0.35\t1\t3e15\t1.00001\t8e-11\n" },
+    { "results/meshless/pull.tsv", "# mode\terror\tspread\tlargest\nrigid\t0.004\t0.002\t0.006\n"
+                                   "linear\t0.005\t0.002\t0.007\nquadratic\t0.006\t0.003\t0.008\n" },
+    { "results/meshless/plastic.tsv", "# run\tafter\tspread\tlargest\nstart-plastic\t0.1\t0.08\t0.2\n"
+                                      "start-elastic\t0.08\t0.05\t0.2\npredicted-plastic\t0.064\t2e-6\t0.2\n"
+                                      "predicted-elastic\t8e-6\t3e-6\t0.2\n" },
+    { "results/meshless/stick.tsv", "# clusters\ttip\tspread\n1\t0.05\t0.01\n2\t0.27\t0.19\n5\t0.31\t0.08\n" },
+    { "results/meshless/collapse.tsv", "# method\tf1\tf10\tf30\tf150\tkinetic\n"
+                                       "arap\t0.12\t0.015\t0.01\t0.0015\t0.007\n"
+                                       "meshless-start\t0.15\t0.15\t0.16\t0.157\t194\n"
+                                       "meshless-predicted\t0.15\t0.05\t0.08\t0.061\t0.57\n"
+                                       "flat-arap\t0.08\t0.02\t0.01\t0.0005\t0.002\n"
+                                       "flat-meshless-start\t0.1\t0.08\t0.1\t0.12\t46\n"
+                                       "flat-meshless-predicted\t0.1\t0.05\t0.06\t0.05\t0.14\n" },
+    { "results/meshless/fall.tsv", "# method\tlargest\tshape_error\tkinetic\narap\t0.05\t0.009\t6e-5\n"
+                                   "meshless-start\t0.075\t0.041\t10.6\nmeshless-predicted\t0.08\t0.04\t0.012\n" },
+    { "results/meshless/perf.tsv", "# objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\t"
+                                   "paper_ms_per_object\n100\t10000\t1.2\t0.012\t0.0105\t0.2\n"
+                                   "384\t38400\t5.8\t0.015\t0.0119\t0.008-0.096\n" },
+};
 static const char CONVERGENCE[] =
     "# scene\tvariant\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\trho\t"
     "final_relative_error\tE0_J\tEstar_J\titerations\tframe\th_s\tconfig\n"
@@ -157,7 +184,7 @@ static int setup(void **state)
                                         "results/fig4",        "results/fig5",      "results/fig6",
                                         "results/fig7",        "results/convergence", "results/table1",
                                         "results/freeflight",  "results/floor",     "results/stiffness",
-                                        "report/figures" };
+                                        "results/meshless",    "report/figures" };
     for (size_t s = 0; s < sizeof subs / sizeof subs[0]; ++s)
         make_dir(subs[s]);
     run_config("experiments/fig1.ini", "", "fig1/bar.h5");
@@ -186,6 +213,10 @@ static int setup(void **state)
     write_file("results/fig2/deflection.tsv", DEFLECTION);
     write_file("results/fig3/steady.tsv", STEADY);
     write_file("results/convergence/table.tsv", CONVERGENCE);
+    run_config("experiments/meshless-pull.ini", "--set solver.mode=rigid", "meshless/pull-rigid.h5");
+    run_config("experiments/meshless-pull.ini", "--set solver.mode=quadratic", "meshless/pull-quadratic.h5");
+    for (size_t t = 0; t < sizeof MESHLESS_TABLES / sizeof MESHLESS_TABLES[0]; ++t)
+        write_file(MESHLESS_TABLES[t][0], MESHLESS_TABLES[t][1]);
     write_bench();
     write_file("flags", "cc " OPSIM_CFLAGS "\n");
     write_file("report/convergence.md", "");
@@ -222,7 +253,8 @@ static void test_report_has_every_section_table_and_picture(void **state)
     static const char *const sections[] = { "## Provenance", "## Fig. 1:", "## Fig. 2:", "## Fig. 3:", "## Fig. 4:",
                                             "## Fig. 5:", "## Fig. 6:", "## Fig. 7:", "## The convergence study",
                                             "## Free flight", "## Floor contacts", "## The stiffness claim across k",
-                                            "## Table 1", "## Where we depart from the paper",
+                                            "## Table 1", "## Meshless deformations based on shape matching",
+                                            "## Where we depart from the paper",
                                             "## What this report cannot show" };
     for (size_t s = 0; s < sizeof sections / sizeof sections[0]; ++s)
         assert_contains(text, sections[s]);
@@ -230,7 +262,8 @@ static void test_report_has_every_section_table_and_picture(void **state)
                                             "fig4-snapshots", "fig4-recovery",  "fig5-snapshots",  "fig5-falling",
                                             "fig5-iterations", "fig6-rod-snapshots", "fig6-bunny-snapshots",
                                             "fig6-contacts", "fig7-52-snapshots", "fig7-180-snapshots",
-                                            "fig7-contacts", "convergence" };
+                                            "fig7-contacts", "convergence", "meshless-spring", "meshless-stick",
+                                            "meshless-collapse" };
     for (size_t p = 0; p < sizeof pictures / sizeof pictures[0]; ++p) {
         char link[128];
         snprintf(link, sizeof link, "](figures/%s.png)", pictures[p]);
@@ -259,6 +292,13 @@ static void test_report_has_every_section_table_and_picture(void **state)
     assert_contains(text, "| `fig2` | bar_4k | 2×10<sup>9</sup> | 100 | – | 1 |");
     assert_contains(text, "| arap | 1000 | 1/30 | 220 | 0.002 |");
     assert_contains(text, "| ours (`arap`) | 9.52 % (max / min 1.1) | 19.4 % (max / min 1.21) |");
+    assert_contains(text, "| meshless (Eq. 9) | 0 % (max / min 1) |");
+    /* Müller et al. 2005: the tables of make meshless, their cells in the prose. */
+    assert_contains(text, "| 1.1 | 0.35 | 1 | 3×10<sup>15</sup> | 1 | 8×10<sup>-11</sup> |");
+    assert_contains(text, "the explicit amplitude grows by\n3×10<sup>15</sup> in 60 steps");
+    assert_contains(text, "a cube of 64 particles");
+    assert_contains(text, "the tip moves 50 mm with one cluster");
+    assert_contains(text, "| 384 | 38400 | 5.8 | 0.015 | 0.0119 | 0.008-0.096 |");
     /* Fig. 6 and 7: bodies by model, finite frames, the timing table from bench.csv. */
     assert_contains(text, "| `fig6/bunny.h5` | 2: 2 × column10 | 20 | 18 | 3 (3) | 4 of 4 |");
     assert_contains(text, "| `fig7/models52.h5` | 3: 2 × column10, torus12 |");
@@ -326,6 +366,7 @@ static void test_missing_input_fails_naming_placeholder_and_file(void **state)
     assert_fails_without("results/fig7/models180.h5", ": {{run fig7/models180 models}}: ", "fig7");
     assert_fails_without("results/table1/bench.csv", ": {{bench fig1 threads}}: ", "table1");
     assert_fails_without("results/fig3/steady.tsv", ": {{steady.table}}: ", "fig3");
+    assert_fails_without("results/meshless/spring.tsv", ": {{tsv.table meshless/spring.tsv}}: ", "meshless");
     assert_fails_without("report/figures/fig7-contacts.png", ": {{figure fig7-contacts}}: ", "fig7");
     assert_fails_without("report/convergence.md", ": {{link convergence.md}}: ", "convergence");
 }

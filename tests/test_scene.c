@@ -443,6 +443,32 @@ static void test_collapsed_start(void **state)
     op_scene_free(&scene);
 }
 
+/* The flattened start: every particle's height at the pinned particle's, x and z as placed. */
+static void test_flattened_start(void **state)
+{
+    (void)state;
+    op_scene scene;
+    load_ok("[body b]\nmodel = column10\nstiffness = 1e4\nposition = 1 2 3\nrotation = 1 0 0 30\n"
+            "start = flattened\n"
+            "[pin p]\nbody = b\nparticle = 0\nhold = position\n",
+            0, NULL, &scene);
+    const op_body *b = &scene.world.bodies[0];
+    const op_graph *g = b->graph;
+    double spread = 0.0;
+    for (int i = 0; i < g->particle_count; ++i) {
+        double placed[3];
+        m3_mul_v(placed, b->placement_rotation, &g->rest_position[3 * i]);
+        v3_add(placed, placed, b->placement_translation);
+        assert_close(b->state.position[3 * i], placed[0], 0);
+        assert_close(b->state.position[3 * i + 1], b->pins[0].position[1], 0);
+        assert_close(b->state.position[3 * i + 2], placed[2], 0);
+        assert_close(b->start_position[3 * i + 1], b->pins[0].position[1], 0);
+        spread = fmax(spread, fabs(placed[1] - b->pins[0].position[1]));
+    }
+    assert_true(spread > 0.5); /* the standing column was squashed */
+    op_scene_free(&scene);
+}
+
 static const char column_scene[] = "[body c]\nmodel = column10\nstiffness = 1e4\nposition = 0.3 0.5 -0.2\n"
                                    "rotation = 1 2 3 40\n"
                                    "[observable shape]\ntype = rest_shape_error\nbody = c\n";
@@ -599,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_bom_and_crlf),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_collapsed_start),
+        cmocka_unit_test(test_flattened_start),
         cmocka_unit_test(test_rest_shape_error),
         cmocka_unit_test(test_deflection_lowest_point_energy),
         cmocka_unit_test(test_copies),

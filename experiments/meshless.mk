@@ -1,0 +1,237 @@
+# The experiments of Müller, Heidelberger, Teschner, Gross 2005 (the `meshless` variant,
+# solvers/meshless.c): run files and tables under data/results/meshless/, figures under
+# reports/figures/meshless-*. `make meshless` makes all of them (about a minute on one core);
+# the Choi & Lee Fig. 3 runs of this variant are in experiments/fig3.mk.
+#
+#   meshless-spring    Fig. 2 / Eq. 11: one spring, explicit Eq. 1 against Eq. 9 (both goal
+#                      readings) over h; spring.tsv: the amplitude's growth     (meshless-spring.ini)
+#   meshless-pull      Fig. 4: a cube pulled at a corner, rigid/linear/quadratic; pull.tsv
+#                                                                                 (meshless-pull.ini)
+#   meshless-plastic   Fig. 6: a cube of 8 clusters thrown onto the floor, plasticity on and off,
+#                      both goal readings; plastic.tsv                         (meshless-plastic.ini)
+#   meshless-stick     Fig. 7: a 60-particle stick pulled at its tip, 1, 2, 5 clusters; stick.tsv,
+#                      figure meshless-stick                                     (meshless-stick.ini)
+#   meshless-collapse  Fig. 11 on Choi & Lee's Fig. 4 scene: the dinosaur collapsed onto its
+#                      centre particle, and squashed onto a plane, beside arap; collapse.tsv,
+#                      figure meshless-collapse                                         (fig4.ini)
+#   meshless-fall      Choi & Lee's Fig. 5 scene (the dinosaur falling onto the floor) beside arap's
+#                      fig5 run; fall.tsv                                                (fig5.ini)
+#   meshless-perf      Sec. 5: 100 and 384 objects of 100 points, 8 clusters, quadratic; ms per
+#                      frame and object beside the paper's; perf.tsv             (meshless-perf.ini)
+#
+# Tables are tab-separated with one '#' header line naming the columns; the first column names
+# the row.
+
+MESHLESS := $(RESULTS)/meshless
+MESHLESS_TARGETS := meshless-spring meshless-pull meshless-plastic meshless-stick meshless-collapse meshless-fall \
+    meshless-perf
+
+.PHONY: meshless $(MESHLESS_TARGETS)
+meshless: $(MESHLESS_TARGETS)
+
+# mean and extremes of an observable's last $(2) values: "$(call last_stats,RUN,N)" prints
+# "mean max-min" of /observables/$(3)/value
+meshless_last = bin/opsim export $(1) /observables/$(3)/value | \
+    awk -v n=$(2) '{ v[NR] = $$1 } END { lo = 1e300; hi = -1e300; s = 0; \
+        for (k = NR - n + 1; k <= NR; ++k) { s += v[k]; if (v[k] < lo) lo = v[k]; if (v[k] > hi) hi = v[k] } \
+        printf "%.6g\t%.6g", s / n, hi - lo }'
+meshless_max = bin/opsim export $(1) /observables/$(2)/value | awk '$$1 > m { m = $$1 } END { printf "%.6g", m }'
+
+# ---- Fig. 2: the spring --------------------------------------------------------------------
+# A 1 Hz spring, k/m = (2 pi)^2; the explicit scheme is unstable above h_crit = 2 sqrt(m/k) =
+# 1/pi s. Eq. 9 at alpha = min(1, h^2 k/m) is the explicit scheme while alpha < 1 (the pinned
+# particle weighs 1e6 times its mass in the matching, so the free one is pulled the whole way
+# to the rest length) and one full projection beyond.
+SPRING_FACTORS := 0.1 0.5 0.9 1.1 2 4 8
+SPRING_RUNS := $(foreach g,start predicted,$(SPRING_FACTORS:%=$(MESHLESS)/spring-$(g)-f%.h5))
+spring_h = $$(awk 'BEGIN { printf "%.17g", $(1) * 2 / (2 * 3.14159265358979324) }')
+spring_alpha = $$(awk 'BEGIN { h = $(1) * 2 / (2 * 3.14159265358979324); a = h * h * (2 * 3.14159265358979324)^2; printf "%.17g", a < 1 ? a : 1 }')
+
+$(MESHLESS)/spring-%.h5: experiments/meshless-spring.ini $(RUN_DEPS)
+	$(call run_figure,$<,--no-surface --set solver.goals=$(word 1,$(subst -f, ,$*)) \
+	    --set world.frame_time=$(call spring_h,$(word 2,$(subst -f, ,$*))) \
+	    --set solver.alpha=$(call spring_alpha,$(word 2,$(subst -f, ,$*))))
+
+# growth = the largest |stretch| over the last 20 of 60 steps / the largest over the first 20;
+# the stretch is the free particle's y from its start (column 5 of the positions)
+spring_growth = bin/opsim export $(1) /particles/position/value | \
+    awk 'NR == 1 { y0 = $$5 } NR > 1 { u = $$5 - y0; u = u < 0 ? -u : u; \
+        if (NR <= 21 && u > first) first = u; if (NR > 41 && u > last) last = u } END { printf "%.6g", last / first }'
+
+$(MESHLESS)/spring.tsv: $(SPRING_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q){ printf '# h_over_hcrit\th\talpha\texplicit\tstart\tpredicted\n'; \
+	for f in $(SPRING_FACTORS); do \
+	    awk -v f=$$f 'BEGIN { w = 2 * 3.14159265358979324; h = f * 2 / w; a = h * h * w * w; a = a < 1 ? a : 1; \
+	        u = 0; v = -1; for (s = 1; s <= 60; ++s) { v -= h * w * w * u; u += h * v; au = u < 0 ? -u : u; \
+	            if (s <= 20 && au > first) first = au; if (s > 40 && au > last) last = au } \
+	        printf "%s\t%.6g\t%.6g\t%.6g", f, h, a, last / first }'; \
+	    printf '\t%s\t%s\n' "$$($(call spring_growth,$(MESHLESS)/spring-start-f$$f.h5))" \
+	        "$$($(call spring_growth,$(MESHLESS)/spring-predicted-f$$f.h5))"; \
+	done; } > $@.tmp && mv $@.tmp $@
+
+$(FIGURES)/meshless-spring.png $(FIGURES)/meshless-spring.pdf &: $(MESHLESS)/spring.tsv plots/meshless-spring.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/meshless-spring.gp,table='$<')
+
+meshless-spring: $(FIGURES)/meshless-spring.png
+
+# ---- Fig. 4: the pulled cube ----------------------------------------------------------------
+PULL_MODES := rigid linear quadratic
+PULL_RUNS := $(PULL_MODES:%=$(MESHLESS)/pull-%.h5)
+
+$(MESHLESS)/pull-%.h5: experiments/meshless-pull.ini $(RUN_DEPS)
+	$(call run_figure,$<,--no-surface --set solver.mode=$*)
+
+# the rest-shape error under load: its mean and spread over the last second, and its largest
+$(MESHLESS)/pull.tsv: $(PULL_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q){ printf '# mode\terror\tspread\tlargest\n'; \
+	for m in $(PULL_MODES); do \
+	    printf '%s\t%s\t%s\n' $$m "$$($(call meshless_last,$(MESHLESS)/pull-$$m.h5,30,shape_error))" \
+	        "$$($(call meshless_max,$(MESHLESS)/pull-$$m.h5,shape_error))"; \
+	done; } > $@.tmp && mv $@.tmp $@
+
+meshless-pull: $(MESHLESS)/pull.tsv
+
+# ---- Fig. 6: plasticity ----------------------------------------------------------------------
+# RUN = GOALS-plastic (yield 0.05) or GOALS-elastic (yield 10, above any strain)
+PLASTIC_NAMES := start-plastic start-elastic predicted-plastic predicted-elastic
+PLASTIC_RUNS := $(PLASTIC_NAMES:%=$(MESHLESS)/plastic-%.h5)
+plastic_yield = $(if $(filter plastic,$(1)),0.05,10)
+
+$(MESHLESS)/plastic-%.h5: experiments/meshless-plastic.ini $(RUN_DEPS)
+	$(call run_figure,$<,--no-surface --set solver.goals=$(word 1,$(subst -, ,$*)) \
+	    --set solver.yield=$(call plastic_yield,$(word 2,$(subst -, ,$*))))
+
+$(MESHLESS)/plastic.tsv: $(PLASTIC_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q){ printf '# run\tafter\tspread\tlargest\n'; \
+	for r in $(PLASTIC_NAMES); do \
+	    printf '%s\t%s\t%s\n' $$r "$$($(call meshless_last,$(MESHLESS)/plastic-$$r.h5,30,shape_error))" \
+	        "$$($(call meshless_max,$(MESHLESS)/plastic-$$r.h5,shape_error))"; \
+	done; } > $@.tmp && mv $@.tmp $@
+
+meshless-plastic: $(MESHLESS)/plastic.tsv
+
+# ---- Fig. 7: the stick -----------------------------------------------------------------------
+STICK_CLUSTERS := 1 2 5
+STICK_RUNS := $(STICK_CLUSTERS:%=$(MESHLESS)/stick-c%.h5)
+
+$(MESHLESS)/stick-c%.h5: experiments/meshless-stick.ini $(RUN_DEPS)
+	$(call run_figure,$<,--no-surface --set solver.clusters=$*)
+
+# the tip's displacement: mean and spread over the last second
+$(MESHLESS)/stick.tsv: $(STICK_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q){ printf '# clusters\ttip\tspread\n'; \
+	for c in $(STICK_CLUSTERS); do \
+	    printf '%s\t%s\n' $$c "$$($(call meshless_last,$(MESHLESS)/stick-c$$c.h5,30,tip))"; \
+	done; } > $@.tmp && mv $@.tmp $@
+
+MESHLESS_STICK_ARGS = runs='$(STICK_RUNS)'; observable='tip'; titles='\"1 cluster\" \"2 clusters\" \"5 clusters\"'; \
+    ylabel='tip displacement (m)'; \
+    title='Müller et al. 2005 Fig. 7: a 60-particle stick pulled at its tip, quadratic goals'
+
+$(FIGURES)/meshless-stick.png $(FIGURES)/meshless-stick.pdf &: $(STICK_RUNS) plots/overlay.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/overlay.gp,$(MESHLESS_STICK_ARGS))
+
+meshless-stick: $(MESHLESS)/stick.tsv $(FIGURES)/meshless-stick.png
+
+# ---- Fig. 11: recovery from a point and from a plane -------------------------------------------
+# Choi & Lee's Fig. 4 scene (fig4.ini), quadratic goals, 8 clusters, one iteration a sub-step,
+# both goal readings, beside arap's run of make fig4; and the same three from the dinosaur
+# squashed onto the horizontal plane through its centre particle (start = flattened).
+COLLAPSE_GOALS := start predicted
+COLLAPSE_RUNS := $(COLLAPSE_GOALS:%=$(MESHLESS)/collapse-%.h5)
+FLAT_RUNS := $(MESHLESS)/flat-arap.h5 $(COLLAPSE_GOALS:%=$(MESHLESS)/flat-%.h5)
+COLLAPSE_FRAMES := 1 10 30 150
+MESHLESS_COLLAPSE_SET = --no-surface --set solver.name=meshless --set world.iterations=1 \
+    --set solver.mode=quadratic --set solver.clusters=8 --set solver.goals=$(1)
+
+$(MESHLESS)/collapse-%.h5: experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,$(call MESHLESS_COLLAPSE_SET,$*))
+
+$(MESHLESS)/flat-arap.h5: experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set 'body dino.start=flattened')
+
+$(MESHLESS)/flat-%.h5: experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,$(call MESHLESS_COLLAPSE_SET,$*) --set 'body dino.start=flattened')
+
+# the rest-shape error at frames 1, 10, 30, 150 (t = 0.033, 0.33, 1, 5 s), and the kinetic
+# energy (J) at the last frame: a body held at one point by a position pin may spin about it
+collapse_row = printf '%s' $(1); bin/opsim export $(2) /observables/shape_error/value | \
+    awk 'BEGIN { split("$(COLLAPSE_FRAMES)", f, " "); for (k in f) want[f[k] + 1] = 1 } \
+        NR in want { printf "\t%.6g", $$1 }'; \
+    bin/opsim export $(2) /observables/kinetic/value | awk 'END { printf "\t%.6g\n", $$1 }'
+
+$(MESHLESS)/collapse.tsv: $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FIG4_RUN) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q){ printf '# method'; for f in $(COLLAPSE_FRAMES); do printf '\tf%s' $$f; done; printf '\tkinetic\n'; \
+	$(call collapse_row,arap,$(FIG4_RUN)); \
+	$(foreach g,$(COLLAPSE_GOALS),$(call collapse_row,meshless-$(g),$(MESHLESS)/collapse-$(g).h5);) \
+	$(call collapse_row,flat-arap,$(MESHLESS)/flat-arap.h5); \
+	$(foreach g,$(COLLAPSE_GOALS),$(call collapse_row,flat-meshless-$(g),$(MESHLESS)/flat-$(g).h5);) \
+	} > $@.tmp && mv $@.tmp $@
+
+MESHLESS_COLLAPSE_ARGS = runs='$(FIG4_RUN) $(COLLAPSE_RUNS)'; observable='shape_error'; \
+    titles='\"arap (10 iterations)\" \"meshless, goals = start (Eq. 9)\" \"meshless, goals = predicted\"'; \
+    ylabel='rest-shape error'; \
+    title='The dinosaur collapsed onto its pinned centre particle (Choi & Lee Fig. 4; Müller et al. Fig. 11)'
+
+$(FIGURES)/meshless-collapse.png $(FIGURES)/meshless-collapse.pdf &: $(COLLAPSE_RUNS) $(FIG4_RUN) plots/overlay.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/overlay.gp,$(MESHLESS_COLLAPSE_ARGS))
+
+meshless-collapse: $(MESHLESS)/collapse.tsv $(FIGURES)/meshless-collapse.png
+
+# ---- Choi & Lee's Fig. 5 with this variant -----------------------------------------------------
+# The dinosaur falling onto the floor (fig5.ini: 3 sub-steps), quadratic goals, 8 clusters, one
+# iteration a sub-step, both goal readings, beside arap's run of make fig5: the largest rest-shape
+# error (on landing), and the rest-shape error and the kinetic energy (J) at the end (5 s).
+FALL_RUNS := $(COLLAPSE_GOALS:%=$(MESHLESS)/fall-%.h5)
+
+$(MESHLESS)/fall-%.h5: experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,$(call MESHLESS_COLLAPSE_SET,$*))
+
+fall_row = printf '%s\t%s\t%s\t%s\n' $(1) \
+    "$$($(call meshless_max,$(2),shape_error))" \
+    "$$(bin/opsim export $(2) /observables/shape_error/value | awk 'END { printf "%.6g", $$1 }')" \
+    "$$(bin/opsim export $(2) /observables/kinetic/value | awk 'END { printf "%.6g", $$1 }')"
+
+$(MESHLESS)/fall.tsv: $(FALL_RUNS) $(FIG5_RUN) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q){ printf '# method\tlargest\tshape_error\tkinetic\n'; \
+	$(call fall_row,arap,$(FIG5_RUN)); \
+	$(foreach g,$(COLLAPSE_GOALS),$(call fall_row,meshless-$(g),$(MESHLESS)/fall-$(g).h5);) \
+	} > $@.tmp && mv $@.tmp $@
+
+meshless-fall: $(MESHLESS)/fall.tsv
+
+# ---- Sec. 5: performance ----------------------------------------------------------------------
+# One thread, nothing else should run meanwhile (make meshless-perf alone); the median over the
+# frames of the whole frame's time and of the solver's (local + global), per object. The paper:
+# 100 objects at 50 frames per second (20 ms a frame, 0.2 ms per object, everything included);
+# 384 objects, 0.008 to 0.096 ms of shape matching per frame and object.
+PERF_COUNTS := 100 384
+PERF_RUNS := $(PERF_COUNTS:%=$(MESHLESS)/perf-%.h5)
+
+$(MESHLESS)/perf-%.h5: experiments/meshless-perf.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set 'body dino.copies=$*' --set 'body dino.grid=20 20 20')
+
+perf_median = bin/opsim export $(1) /timing/$(2) | sort -g | awk '{ v[NR] = $$1 } END { printf "%.6g", v[int((NR + 1) / 2)] }'
+perf_solver = paste <(bin/opsim export $(1) /timing/local) <(bin/opsim export $(1) /timing/global) | \
+    awk '{ print $$1 + $$2 }' | sort -g | awk '{ v[NR] = $$1 } END { printf "%.6g", v[int((NR + 1) / 2)] }'
+
+$(MESHLESS)/perf.tsv: SHELL := /bin/bash
+$(MESHLESS)/perf.tsv: $(PERF_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q){ printf '# objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\tpaper_ms_per_object\n'; \
+	for c in $(PERF_COUNTS); do \
+	    run=$(MESHLESS)/perf-$$c.h5; total=$$($(call perf_median,$$run,total)); solver=$$($(call perf_solver,$$run)); \
+	    paper=$$([ $$c = 100 ] && echo 0.2 || echo 0.008-0.096); \
+	    awk -v c=$$c -v t=$$total -v s=$$solver -v p=$$paper 'BEGIN { printf "%d\t%d\t%.4g\t%.4g\t%.4g\t%s\n", c, 100 * c, t, t / c, s / c, p }'; \
+	done; } > $@.tmp && mv $@.tmp $@
+
+meshless-perf: $(MESHLESS)/perf.tsv
+
+.PRECIOUS: $(SPRING_RUNS) $(PULL_RUNS) $(PLASTIC_RUNS) $(STICK_RUNS) $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FALL_RUNS) $(PERF_RUNS) \
+    $(MESHLESS)/%.h5
