@@ -14,8 +14,8 @@ OPT      ?= -O3
 # OpenMP: the world's per-body stages (core/world.h) and the contact stage's broad phase and
 # Jacobi passes (core/collide.h), bitwise the same result for every thread count.
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fno-fast-math -fopenmp \
-            -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP
-LDFLAGS  := -fopenmp
+            -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP $(SANITIZE_FLAGS)
+LDFLAGS  := -fopenmp $(SANITIZE_FLAGS)
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config and HDF5.
 CPPFLAGS = -Icore -Isolvers -I/usr/include/suitesparse $(shell pkg-config --cflags hdf5 2>/dev/null) \
            -DOPSIM_VERSION='"$(VERSION)"' -DOPSIM_GIT_REV='"$(GIT_REV)"' \
@@ -98,8 +98,22 @@ include data/data.mk
 include reports/reports.mk
 include experiments/experiments.mk
 
+ifeq ($(SANITIZE),1)
+# `make test SANITIZE=1`: every test against a build with AddressSanitizer and UBSan (any report
+# stops the program), at -O1, in build/san: a tree of links to the sources with its own build/,
+# bin/ and data/, so the normal build is left alone and the tests' relative paths (bin/opsim,
+# data/meshes) name the sanitized programs. Leaks are not checked: libgomp, OpenBLAS and HDF5
+# keep allocations to exit.
+SAN_TREE := build/san
+test: FORCE
+	@tools/sanitize-tree.sh $(SAN_TREE)
+	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1 \
+	    $(MAKE) --no-print-directory -C $(SAN_TREE) test SANITIZE=inner OPT=-O1 \
+	    SANITIZE_FLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer'
+else
 test: $(TEST_BIN) bin/opsim bin/opsim-report | data
 	@tools/run-tests.sh $(TEST_BIN)
+endif
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
