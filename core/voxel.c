@@ -82,17 +82,24 @@ int op_voxelize(op_ctx *ctx, const op_mesh *mesh, int resolution, op_voxels *vox
         return OP_FAIL(ctx, OP_ERR_INVALID, "voxelize: the mesh is flat (bounding box %g x %g x %g)", extent[0],
                        extent[1], extent[2]);
     double size = fmin(longest / resolution, shortest / 4.0);
-    size_t cells = 1;
+    /* The count is formed in double and bounded before any conversion to int: extreme
+     * coordinates (a vertex at 1e200, an extent that overflows to inf) would otherwise overflow
+     * the int, which is undefined behaviour. */
+    double cells = 1;
+    for (int d = 0; d < 3; ++d)
+        cells *= ceil(extent[d] / size) + 2;
+    if (!(isfinite(longest) && size > 0 && cells <= 200000000.0))
+        return OP_FAIL(ctx, OP_ERR_INVALID,
+                       "voxelize: the mesh's bounding box %g x %g x %g m would need %.3g cells of %g m "
+                       "(at most 2e8; a thin mesh needs cells a quarter of its thinnest extent)",
+                       extent[0], extent[1], extent[2], cells, size);
     for (int d = 0; d < 3; ++d) {
         voxels->dims[d] = (int)ceil(extent[d] / size) + 2;
         voxels->origin[d] = 0.5 * (lo[d] + hi[d]) - 0.5 * (voxels->dims[d] - 1) * size;
-        cells *= (size_t)voxels->dims[d];
     }
-    if (cells > 200000000u)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "voxelize: %zu cells is too many", cells);
     voxels->size = size;
     int ny = voxels->dims[1], nz = voxels->dims[2], columns = ny * nz;
-    voxels->inside = op_calloc(ctx, cells, 1);
+    voxels->inside = op_calloc(ctx, (size_t)cells, 1);
     int *column_start = op_calloc(ctx, (size_t)columns + 1, sizeof(int));
     if (ctx->status != OP_OK) {
         free(column_start);
