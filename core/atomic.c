@@ -1,10 +1,116 @@
-/* Whole-or-nothing text files (atomic.h). */
+/* Whole-or-nothing text files, and the removal of temporary files on a signal or after a dead
+ * process (atomic.h). The signal handler calls only unlink, rmdir, signal and raise (all
+ * async-signal-safe), on paths copied in before their slot was marked used. */
 #include "atomic.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+enum { TEMP_PATH_SIZE = 4096 };
+static char temp_paths[OP_TEMP_TRACKED][TEMP_PATH_SIZE];
+static volatile sig_atomic_t temp_used[OP_TEMP_TRACKED];
+
+void op_temp_track(const char *temp)
+{
+    if (strlen(temp) >= TEMP_PATH_SIZE)
+        return;
+    for (int i = 0; i < OP_TEMP_TRACKED; ++i)
+        if (!temp_used[i]) {
+            memcpy(temp_paths[i], temp, strlen(temp) + 1);
+            temp_used[i] = 1;
+            return;
+        }
+}
+
+void op_temp_untrack(const char *temp)
+{
+    for (int i = 0; i < OP_TEMP_TRACKED; ++i)
+        if (temp_used[i] && strcmp(temp_paths[i], temp) == 0)
+            temp_used[i] = 0;
+}
+
+/* A tracked directory (export --obj) holds only the files written into it: each is unlinked
+ * by name through its own tracked slot first, so the directory is empty by the time rmdir runs. */
+static void remove_tracked(int sig)
+{
+    for (int i = OP_TEMP_TRACKED - 1; i >= 0; --i)
+        if (temp_used[i]) {
+            if (unlink(temp_paths[i]) != 0)
+                rmdir(temp_paths[i]);
+        }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void op_temp_catch_signals(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = remove_tracked;
+    sigemptyset(&action.sa_mask);
+    sigaddset(&action.sa_mask, SIGINT);
+    sigaddset(&action.sa_mask, SIGTERM);
+    sigaddset(&action.sa_mask, SIGHUP);
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGHUP, &action, NULL);
+}
+
+static void remove_tree(const char *path)
+{
+    DIR *dir = opendir(path);
+    if (!dir) {
+        unlink(path);
+        return;
+    }
+    struct dirent *entry;
+    char child[TEMP_PATH_SIZE];
+    while ((entry = readdir(dir)))
+        if (strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..") &&
+            (size_t)snprintf(child, sizeof child, "%s/%s", path, entry->d_name) < sizeof child)
+            unlink(child);
+    closedir(dir);
+    rmdir(path);
+}
+
+void op_temp_remove_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[TEMP_PATH_SIZE];
+    const char *base = slash ? slash + 1 : path;
+    if ((size_t)snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".") >= sizeof dir)
+        return;
+    if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t base_length = strlen(base);
+    struct dirent *entry;
+    while ((entry = readdir(d))) {
+        const char *name = entry->d_name;
+        if (strncmp(name, base, base_length) || name[base_length] != '.')
+            continue;
+        const char *digits = name + base_length + 1, *end = digits;
+        while (isdigit((unsigned char)*end))
+            ++end;
+        if (end == digits || end - digits > 9 || strcmp(end, ".tmp"))
+            continue;
+        pid_t pid = (pid_t)atol(digits);
+        if (pid <= 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char stale[TEMP_PATH_SIZE];
+        if ((size_t)snprintf(stale, sizeof stale, "%s/%s", dir, name) < sizeof stale)
+            remove_tree(stale);
+    }
+    closedir(d);
+}
 
 static void release(op_atomic_file *f)
 {
@@ -25,8 +131,11 @@ int op_atomic_open(op_ctx *ctx, op_atomic_file *f, const char *path)
     }
     memcpy(f->path, path, length);
     snprintf(f->temp, temp_size, "%s.%ld.tmp", path, (long)getpid());
+    op_temp_remove_stale(path);
+    op_temp_track(f->temp);
     f->file = fopen(f->temp, "w");
     if (!f->file) {
+        op_temp_untrack(f->temp);
         int status = OP_FAIL(ctx, OP_ERR_IO, "%s: cannot create %s: %s", path, f->temp, strerror(errno));
         release(f);
         return status;
@@ -56,6 +165,7 @@ int op_atomic_commit(op_ctx *ctx, op_atomic_file *f)
         remove(f->temp);
         status = OP_FAIL(ctx, OP_ERR_IO, "%s: cannot write: %s", f->path, strerror(reason));
     }
+    op_temp_untrack(f->temp);
     release(f);
     return status;
 }
@@ -65,6 +175,7 @@ void op_atomic_abort(op_atomic_file *f)
     if (f->file) {
         fclose(f->file);
         remove(f->temp);
+        op_temp_untrack(f->temp);
     }
     release(f);
 }

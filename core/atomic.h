@@ -25,4 +25,18 @@ int op_atomic_commit(op_ctx *ctx, op_atomic_file *f);
 /* Closes and removes the temporary file; safe on a closed *f. */
 void op_atomic_abort(op_atomic_file *f);
 
+/* Temporary files in flight (these text files, the run files of core/runfile.h, the OBJ
+ * directories of `opsim export --obj`): each is tracked from its creation to its rename or
+ * removal, so that op_temp_catch_signals() can remove it when SIGINT, SIGTERM or SIGHUP ends the
+ * process (then dying of the same signal, the status the shell expects). At most
+ * OP_TEMP_TRACKED at once; a path beyond that is simply not removed by a signal. */
+enum { OP_TEMP_TRACKED = 16 };
+void op_temp_track(const char *temp);
+void op_temp_untrack(const char *temp);
+/* Installs the handlers (bin/opsim's main does; the library itself installs none). */
+void op_temp_catch_signals(void);
+/* Removes what a process that died without cleaning up (SIGKILL, a crash, a power cut) left
+ * beside `path`: files or directories named "<path>.<pid>.tmp" whose pid is no live process. */
+void op_temp_remove_stale(const char *path);
+
 #endif

@@ -12,9 +12,12 @@ extern void openblas_set_num_threads(int num_threads);
  * one thread set, later LAPACKE calls never restart the pool. */
 extern int blas_thread_shutdown_(void) __attribute__((weak));
 
+#include <hdf5.h>
+
 void op_platform_init(void)
 {
     openblas_set_num_threads(1);
     if (blas_thread_shutdown_)
         blas_thread_shutdown_();
+    H5dont_atexit();
 }

@@ -3,6 +3,8 @@
  * command line offers on a file (info, export, check). Each public call silences HDF5's own
  * error printing while it runs and turns every failure into one op_ctx message that names the
  * file and the object, with HDF5's innermost reason appended. */
+/* memfd_create, for the discard path */
+#define _GNU_SOURCE
 #include "runfile.h"
 
 #include <errno.h>
@@ -11,11 +13,15 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
+
+#include "atomic.h"
 
 /* The Makefile passes these with -D; the fallbacks let the file build on its own. */
 #ifndef OPSIM_VERSION
@@ -210,7 +216,7 @@ static int object_exists(hid_t loc, const char *path)
     return components > 0;
 }
 
-static hid_t string_type(H5T_cset_t cset)
+static hid_t variable_string_type(H5T_cset_t cset)
 {
     hid_t type = H5Tcopy(H5T_C_S1);
     if (type < 0)
@@ -222,12 +228,38 @@ static hid_t string_type(H5T_cset_t cset)
     return type;
 }
 
+/* The soft address-space limit lowered to what the process maps now plus `headroom` bytes (or
+ * restored to `*saved`): variable-length strings of run files written before opsim wrote
+ * fixed-length ones are read under it, so that a damaged heap reference's garbage length makes
+ * HDF5's allocation fail (a clean error) instead of clearing gigabytes (an `opsim info` ran for
+ * minutes at 7.7 GB). Linux only (/proc/self/statm); elsewhere nothing is capped. */
+static int cap_address_space(size_t headroom, struct rlimit *saved)
+{
+    FILE *statm = fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0;
+    int known = statm && fscanf(statm, "%llu", &pages) == 1;
+    if (statm)
+        fclose(statm);
+    if (!known || getrlimit(RLIMIT_AS, saved) != 0)
+        return 0;
+    struct rlimit capped = *saved;
+    rlim_t cap = (rlim_t)(pages * (unsigned long long)sysconf(_SC_PAGESIZE) + headroom);
+    if (saved->rlim_cur != RLIM_INFINITY && saved->rlim_cur < cap)
+        return 0;
+    capped.rlim_cur = cap;
+    return setrlimit(RLIMIT_AS, &capped) == 0;
+}
+
 /* The fclose degree makes H5Fclose really close the file, so the rename in commit never races
- * an object left open. */
+ * an object left open. The 1.8 file format at least: its object headers carry checksums (a
+ * changed byte there is an error, not garbage read on), and an attribute too large for its
+ * object header (a config text of more than 64 kB, now that text attributes are fixed-length
+ * strings) moves to dense storage instead of failing. */
 static hid_t file_access_list(void)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+    if (fapl >= 0 && (H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+                      H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)) {
         H5Pclose(fapl);
         return -1;
     }
@@ -293,15 +325,36 @@ static int write_attribute(op_ctx *ctx, const char *path, hid_t loc, const char 
     return rc;
 }
 
+/* Text attributes are fixed-length strings, as long as the longest value plus its '\0': a
+ * variable-length string lives in the file's global heap, and libhdf5 1.10 trusts the heap
+ * references it finds there. One changed byte in a run file with variable-length attributes
+ * crashed `opsim info` in H5HG_read (and `h5dump -A`), or made H5T__conv_vlen allocate and
+ * clear gigabytes for a garbage length. Fixed-length strings are read with no heap at all. */
 static int write_strings(op_ctx *ctx, const char *path, hid_t loc, const char *where,
                          const char *name, int rank, hsize_t count, const char *const *values)
 {
-    hid_t type = string_type(H5T_CSET_UTF8);
-    if (type < 0)
+    size_t size = 1;
+    for (hsize_t i = 0; i < count; i++)
+        if (values[i] && strlen(values[i]) + 1 > size)
+            size = strlen(values[i]) + 1;
+    char *packed = op_calloc(ctx, (size_t)count + 1, size);
+    if (!packed)
+        return ctx->status;
+    for (hsize_t i = 0; i < count; i++)
+        if (values[i])
+            memcpy(packed + i * size, values[i], strlen(values[i]));
+    hid_t type = H5Tcopy(H5T_C_S1);
+    if (type < 0 || H5Tset_size(type, size) < 0 || H5Tset_strpad(type, H5T_STR_NULLTERM) < 0 ||
+        H5Tset_cset(type, H5T_CSET_UTF8) < 0) {
+        if (type >= 0)
+            H5Tclose(type);
+        free(packed);
         return H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot make a string type for %s of %s", path,
                        name, where);
-    int rc = write_attribute(ctx, path, loc, where, name, type, type, rank, count, values);
+    }
+    int rc = write_attribute(ctx, path, loc, where, name, type, type, rank, count, packed);
     H5Tclose(type);
+    free(packed);
     return rc;
 }
 
@@ -429,14 +482,37 @@ static int close_all_series(op_runfile *run)
     return failed;
 }
 
+/* Points the file's descriptor at an anonymous memory file. A file being discarded has no bytes
+ * worth keeping: its last flushes (series chunk caches, metadata) then go to memory and succeed,
+ * so a dataset write that failed on a full disk is followed by a clean close, and the unlinked
+ * temporary file's blocks are freed at once, not when the process ends (an in-process sweep
+ * goes on). After a failed H5Fflush, libhdf5 1.10 refuses every later close of the file
+ * ("slist already enabled?") and leaves it half closed; its exit handler then crashed on it
+ * (SIGSEGV, exit 139, instead of 74), which op_platform_init prevents (core/platform.h). */
+static void divert_writes_to_memory(hid_t file)
+{
+    void *handle = NULL;
+    if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle)
+        return;
+    int memory = memfd_create("opsim-discarded-run-file", MFD_CLOEXEC);
+    if (memory < 0)
+        return;
+    dup2(memory, *(int *)handle);
+    close(memory);
+}
+
 static void discard_temp(op_runfile *run)
 {
+    if (run->file > 0)
+        divert_writes_to_memory(run->file);
     close_all_series(run);
     if (run->file > 0)
         H5Fclose(run->file);
     run->file = -1;
-    if (run->temp_path[0])
+    if (run->temp_path[0]) {
         unlink(run->temp_path);
+        op_temp_untrack(run->temp_path);
+    }
     run->temp_path[0] = '\0';
 }
 
@@ -495,6 +571,8 @@ static int create_impl(op_ctx *ctx, op_runfile *run, const char *path, const op_
         run->temp_path[0] = '\0';
         return H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot make a file access list", path);
     }
+    op_temp_remove_stale(path);
+    op_temp_track(run->temp_path);
     run->file = H5Fcreate(run->temp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (run->file < 0)
         rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot create the temporary file %s", path,
@@ -736,6 +814,7 @@ static int commit_impl(op_ctx *ctx, op_runfile *run)
         discard_temp(run);
         return rc;
     }
+    op_temp_untrack(run->temp_path);
     run->temp_path[0] = '\0';
     return OP_OK;
 }
@@ -1129,13 +1208,18 @@ static int read_strings(op_ctx *ctx, const char *path, hid_t attr, const char *w
     }
     htri_t variable = H5Tis_variable_str(type);
     if (variable > 0) {
-        mem = string_type(H5Tget_cset(type));
+        mem = variable_string_type(H5Tget_cset(type));
         char **raw = op_calloc(ctx, n, sizeof *raw);
         if (!raw) {
             rc = ctx->status;
             goto done;
         }
-        if (mem < 0 || (n > 0 && H5Aread(attr, mem, raw) < 0))
+        struct rlimit saved;
+        int capped = cap_address_space((size_t)256 << 20, &saved);
+        herr_t read = mem < 0 ? -1 : n > 0 ? H5Aread(attr, mem, raw) : 0;
+        if (capped)
+            setrlimit(RLIMIT_AS, &saved);
+        if (read < 0)
             rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot read attribute %s", path, what);
         for (size_t i = 0; i < n; i++) {
             if (!rc && !(strings[i] = copy_string(ctx, raw[i] ? raw[i] : "")))
