@@ -123,7 +123,26 @@ static int read_frames(sidecar *s)
         op_runfile_read_rows_int64(s->ctx, s->run, "/particles/position/step", 0, s->frames, s->step, s->frames) !=
             OP_OK)
         return s->ctx->status;
+    for (long f = 0; f < s->frames; ++f)
+        if (s->step[f] < 0 || (f > 0 && s->step[f] <= s->step[f - 1]))
+            return OP_FAIL(s->ctx, OP_ERR_INVALID,
+                           "%s: /particles/position/step row %ld holds frame %lld: frame indices must increase "
+                           "from 0 (a damaged file)", s->run, f, (long long)s->step[f]);
     return OP_OK;
+}
+
+/* The body read as `opsim export` reads it (every index checked against what it indexes), so
+ * that no sidecar describes a body that export refuses. */
+static int check_body(sidecar *s, const char *name)
+{
+    op_graph graph = { 0 };
+    op_mesh mesh = { 0 };
+    op_skin skin = { 0 };
+    op_runfile_read_body(s->ctx, s->run, name, &graph, &mesh, &skin);
+    op_graph_free(&graph);
+    op_mesh_free(&mesh);
+    op_skin_free(&skin);
+    return s->ctx->status;
 }
 
 /* The shared series, then each body's place in them. */
@@ -156,7 +175,7 @@ static int read_layout(sidecar *s)
         snprintf(faces, sizeof faces, "/mesh/%s/faces", name);
         snprintf(vertices, sizeof vertices, "/mesh/%s/rest_vertices", name);
         shape rest;
-        if (read_shape(s, radii, 2, (int64_t[]){ any, 3 }, &l->radii) != OP_OK ||
+        if (check_body(s, name) != OP_OK || read_shape(s, radii, 2, (int64_t[]){ any, 3 }, &l->radii) != OP_OK ||
             read_shape(s, axes, 3, (int64_t[]){ l->radii.dims[0], 3, 3 }, &l->rest_axes) != OP_OK ||
             read_shape(s, faces, 2, (int64_t[]){ any, 3 }, &l->faces) != OP_OK ||
             read_shape(s, vertices, 2, (int64_t[]){ any, 3 }, &rest) != OP_OK ||

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "atomic.h"
@@ -40,9 +43,16 @@ static int usage_error(const char *command, const char *format, const char *deta
     return EXIT_USAGE;
 }
 
+/* Set while a command reads a run file (info, export, xdmf): HDF5 failing there means the file
+ * is damaged (a metadata checksum, a heap reference out of range), which is bad input data. */
+static int reading_run_file;
+
 static int report_failure(const op_ctx *ctx)
 {
-    fprintf(stderr, "%s: %s\n", program, ctx->message);
+    int damaged = reading_run_file && ctx->status == OP_ERR_LIBRARY;
+    fprintf(stderr, "%s: %s%s\n", program, ctx->message, damaged ? " (a damaged run file)" : "");
+    if (damaged)
+        return EXIT_DATA;
     switch (ctx->status) {
     case OP_ERR_USAGE: return EXIT_USAGE;
     case OP_ERR_PARSE:
@@ -112,6 +122,20 @@ static void body_name_from_path(const char *path, char *name, size_t size)
     char *dot = strrchr(name, '.');
     if (dot && dot != name)
         *dot = '\0';
+}
+
+/* Puts "INPUT: " before a failure's message that does not name the input already (the
+ * builder's "voxelize: the mesh is not closed" knows no file name); returns 0 so that it can
+ * sit in a condition after the failed call. */
+static int name_input(op_ctx *ctx, const char *input)
+{
+    size_t length = strlen(input), used = strlen(ctx->message);
+    if (strncmp(ctx->message, input, length) == 0 || length + 2 + used >= sizeof ctx->message)
+        return 0;
+    memmove(ctx->message + length + 2, ctx->message, used + 1);
+    memcpy(ctx->message, input, length);
+    memcpy(ctx->message + length, ": ", 2);
+    return 0;
 }
 
 /* ---- opsim mesh ---------------------------------------------------------------------- */
@@ -277,8 +301,11 @@ static int command_graph(int argc, char **argv, const char *command_line)
         return usage_error("graph", "%s", "give exactly one of --mesh FILE and --shape NAME");
     if (!have_kind || !have_particles || !out)
         return usage_error("graph", "%s", "--kind, --particles and --out are required");
-    char body[64], source[4200];
+    char body[4200], source[4200];
     body_name_from_path(name ? name : shape ? shape : mesh_path, body, sizeof body);
+    if (strlen(body) >= OP_RUNFILE_NAME_SIZE)
+        return usage_error("graph", "the body name '%s' is longer than 63 characters: give a shorter --name",
+                           body);
     snprintf(source, sizeof source, "%s%s", shape ? "shape:" : "", shape ? shape : mesh_path);
 
     op_ctx ctx;
@@ -288,7 +315,7 @@ static int command_graph(int argc, char **argv, const char *command_line)
     op_skin skin = { 0 };
     op_runfile run = { .file = -1 };
     if (load_input_mesh(&ctx, mesh_path, shape, &mesh) == OP_OK &&
-        op_build_body(&ctx, &mesh, &def, &graph, &skin) == OP_OK) {
+        (op_build_body(&ctx, &mesh, &def, &graph, &skin) == OP_OK || name_input(&ctx, source))) {
         op_provenance prov = { .command_line = command_line, .config_text = "", .seed = def.seed };
         op_body_info info = { .kind = op_body_kind_name(def.kind),
                               .source = source,
@@ -311,6 +338,55 @@ static int command_graph(int argc, char **argv, const char *command_line)
 }
 
 /* ---- opsim info / export ------------------------------------------------------------- */
+
+/* Runs a command that reads the run file `path` in a child process, its standard output held
+ * in a temporary file and copied out once the child has exited. libhdf5 1.10 has readers that
+ * dereference garbage in a damaged file (H5HG_read, behind variable-length string attributes:
+ * one byte changed crashed `opsim info`, and `h5dump -A` crashes on the same file) and no check
+ * that opsim could make first protects against them; a crash of the child becomes "PATH: damaged
+ * run file", exit 65, and no partial output. */
+static int read_run_file_guarded(int (*command)(int, char **), int argc, char **argv, const char *path)
+{
+    reading_run_file = 1;
+    fflush(stdout);
+    fflush(stderr);
+    FILE *held = tmpfile();
+    pid_t child = held ? fork() : -1;
+    if (child < 0) {
+        if (held)
+            fclose(held);
+        return command(argc, argv); /* no process to spare: read unguarded */
+    }
+    if (child == 0) {
+        dup2(fileno(held), STDOUT_FILENO);
+        int status = command(argc, argv);
+        fflush(stdout);
+        exit(status);
+    }
+    int wait_status = 0;
+    while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR)
+        ;
+    int status;
+    if (WIFSIGNALED(wait_status)) {
+        fprintf(stderr, "%s: %s: damaged run file (the HDF5 library crashed reading it: %s)\n", program, path,
+                strsignal(WTERMSIG(wait_status)));
+        status = EXIT_DATA;
+    } else {
+        status = WEXITSTATUS(wait_status);
+        char buffer[65536];
+        size_t got;
+        rewind(held);
+        while ((got = fread(buffer, 1, sizeof buffer, held)) > 0)
+            if (fwrite(buffer, 1, got, stdout) != got)
+                break;
+        if (fflush(stdout) != 0 && status == 0) {
+            fprintf(stderr, "%s: cannot write the output: %s\n", program, strerror(errno));
+            status = EXIT_IO;
+        }
+    }
+    fclose(held);
+    return status;
+}
 
 static const char info_help[] = "usage: opsim info RUN.h5\n\nPrints the provenance, bodies, groups and datasets of a run file.\n";
 
@@ -454,6 +530,15 @@ static int read_steps(op_ctx *ctx, const char *path, int64_t **steps, long *rows
     *steps = op_calloc(ctx, (size_t)*rows, sizeof **steps);
     if (*steps && op_runfile_read_rows_int64(ctx, path, steps_path, 0, *rows, *steps, *rows) != OP_OK)
         OP_FREE(*steps);
+    /* Frame indices name the OBJ files and pick rows: negative or repeated ones (a damaged
+     * file) would have written one name several times. */
+    for (long r = 0; *steps && r < *rows; ++r)
+        if ((*steps)[r] < 0 || (*steps)[r] > 999999999 || (r > 0 && (*steps)[r] <= (*steps)[r - 1])) {
+            OP_FAIL(ctx, OP_ERR_INVALID,
+                    "%s: %s row %ld holds frame %lld: frame indices must increase from 0 (a damaged file)", path,
+                    steps_path, r, (long long)(*steps)[r]);
+            OP_FREE(*steps);
+        }
     return ctx->status;
 }
 
@@ -653,9 +738,54 @@ static int select_rows(op_ctx *ctx, const char *path, const char *frames, long *
     return ctx->status;
 }
 
+/* Moves every file of the complete temporary directory `temp` into `dir`: the whole directory
+ * at once when `dir` does not exist yet, else file by file (each rename atomic, each file
+ * already whole). */
+static int move_directory_files(op_ctx *ctx, const char *temp, const char *dir)
+{
+    if (rename(temp, dir) == 0)
+        return OP_OK;
+    if (errno != EEXIST && errno != ENOTEMPTY)
+        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot rename %s onto it: %s", dir, temp, strerror(errno));
+    DIR *d = opendir(temp);
+    if (!d)
+        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot read %s: %s", dir, temp, strerror(errno));
+    struct dirent *entry;
+    while (ctx->status == OP_OK && (entry = readdir(d))) {
+        char from[4200], to[4200];
+        if (entry->d_name[0] == '.')
+            continue;
+        if ((size_t)snprintf(from, sizeof from, "%s/%s", temp, entry->d_name) >= sizeof from ||
+            (size_t)snprintf(to, sizeof to, "%s/%s", dir, entry->d_name) >= sizeof to)
+            OP_FAIL(ctx, OP_ERR_USAGE, "%.200s...: --obj directory name too long", dir);
+        else if (rename(from, to) != 0)
+            OP_FAIL(ctx, OP_ERR_IO, "%s: cannot rename %s onto it: %s", to, from, strerror(errno));
+    }
+    closedir(d);
+    return ctx->status;
+}
+
+/* Removes the temporary directory of a failed export and what was written into it. */
+static void remove_directory_files(const char *temp)
+{
+    DIR *d = opendir(temp);
+    struct dirent *entry;
+    while (d && (entry = readdir(d))) {
+        char file[4200];
+        if (entry->d_name[0] != '.' && (size_t)snprintf(file, sizeof file, "%s/%s", temp, entry->d_name) < sizeof file)
+            unlink(file);
+    }
+    if (d)
+        closedir(d);
+    rmdir(temp);
+}
+
 /* `--obj DIR`: the skinned surface of each chosen body at each chosen frame, one OBJ file each
- * (DIR/BODY-FFFFFF.obj, F the frame index, six digits so names sort), each written atomically
- * by the mesh writer; every path written is printed. */
+ * (DIR/BODY-FFFFFF.obj, F the frame index, six digits so names sort). All of them are written
+ * into DIR.PID.tmp first and moved into DIR only when every one is complete, so a failure
+ * midway (a damaged frame, a full disk) leaves none; the paths are printed once moved. A signal
+ * removes the file being written (core/atomic.h) and the directory if it is still empty; the
+ * files already complete in it are removed by the next export to DIR (op_temp_remove_stale). */
 static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char *frames, const char *only_body)
 {
     char (*names)[OP_RUNFILE_NAME_SIZE] = op_calloc(ctx, OP_RUNFILE_MAX_BODIES, sizeof *names);
@@ -675,11 +805,21 @@ static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char
         snprintf(names[0], sizeof names[0], "%s", only_body);
         body_count = 1;
     }
-    if (ctx->status != OP_OK || make_directory(ctx, dir) != OP_OK) {
+    char temp[4200];
+    if (ctx->status == OP_OK && (size_t)snprintf(temp, sizeof temp, "%s.%ld.tmp", dir, (long)getpid()) >= sizeof temp)
+        OP_FAIL(ctx, OP_ERR_USAGE, "%.200s...: --obj directory name too long", dir);
+    if (ctx->status == OP_OK) {
+        op_temp_remove_stale(dir);
+        op_temp_track(temp);
+    }
+    if (ctx->status != OP_OK || make_directory(ctx, temp) != OP_OK) {
+        op_temp_untrack(temp);
         free(names);
         free(rows);
         return ctx->status;
     }
+    char (*written)[4200] = op_calloc(ctx, (size_t)(body_count * row_count) + 1, sizeof *written);
+    long written_count = 0;
     for (int b = 0; b < body_count && ctx->status == OP_OK; ++b) {
         frame_state f;
         double *vertices = NULL;
@@ -693,13 +833,22 @@ static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char
             if (read_frame_row(ctx, path, rows[r], &f) != OP_OK)
                 break;
             skin_frame(&f, vertices);
-            snprintf(file, sizeof file, "%s/%s-%06lld.obj", dir, names[b], f.frame);
+            if ((size_t)snprintf(file, sizeof file, "%s/%s-%06lld.obj", temp, names[b], f.frame) >= sizeof file) {
+                OP_FAIL(ctx, OP_ERR_USAGE, "%.200s...: --obj directory name too long", dir);
+                break;
+            }
             if (op_mesh_write_obj(ctx, file, &surface) == OP_OK)
-                printf("%s\n", file);
+                snprintf(written[written_count++], sizeof *written, "%s/%s-%06lld.obj", dir, names[b], f.frame);
         }
         free(vertices);
         frame_state_free(&f);
     }
+    if (ctx->status == OP_OK && move_directory_files(ctx, temp, dir) == OP_OK)
+        for (long w = 0; w < written_count; ++w)
+            printf("%s\n", written[w]);
+    remove_directory_files(temp);
+    op_temp_untrack(temp);
+    free(written);
     free(names);
     free(rows);
     return ctx->status;
@@ -1317,6 +1466,7 @@ static const char main_help[] =
 int main(int argc, char **argv)
 {
     op_platform_init();
+    op_temp_catch_signals();
     if (argc < 2)
         return usage_error("", "%s", "a command is required");
     const char *command = argv[1];
@@ -1347,11 +1497,11 @@ int main(int argc, char **argv)
     else if (strcmp(command, "mesh") == 0)
         status = command_mesh(argc - 1, argv + 1);
     else if (strcmp(command, "info") == 0)
-        status = command_info(argc - 1, argv + 1);
+        status = read_run_file_guarded(command_info, argc - 1, argv + 1, argc > 2 ? argv[2] : "");
     else if (strcmp(command, "export") == 0)
-        status = command_export(argc - 1, argv + 1);
+        status = read_run_file_guarded(command_export, argc - 1, argv + 1, argc > 2 ? argv[2] : "");
     else if (strcmp(command, "xdmf") == 0)
-        status = command_xdmf(argc - 1, argv + 1);
+        status = read_run_file_guarded(command_xdmf, argc - 1, argv + 1, argc > 2 ? argv[2] : "");
     else if (strcmp(command, "sweep") == 0)
         status = command_sweep(argc - 1, argv + 1, command_line, argv[0]);
     else
