@@ -1,0 +1,417 @@
+/* Regression tests of issue 23 (hardening), each written to fail before its fix: bin/opsim run
+ * as a user would, on the inputs that hung, crashed or misbehaved. The damaged-file table runs
+ * every reading command over 24 damaged run files and requires a clean refusal (exit 65 or 74,
+ * the file named) or success, never a crash or a hang; it prints the table of exit statuses. */
+#include <signal.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <hdf5.h>
+
+#include "test_util.h"
+
+/* The exit status of `command` run by the shell with stderr into `log`; `log` then holds it. */
+static int run_logged(const char *log, const char *command)
+{
+    return test_shell("%s 2> '%s' > /dev/null", command, log);
+}
+
+static void assert_log_contains(const char *log, const char *text)
+{
+    char *message = test_read_file(log);
+    assert_non_null(message);
+    if (!strstr(message, text))
+        fail_msg("'%s' not in the message: %s", text, message);
+    free(message);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fputs(text, file);
+    assert_int_equal(fclose(file), 0);
+}
+
+/* 1. A closed tetrahedron 1 m x 1 m x 1000 m: its tip lies thousands of voxels from the nearest
+ * interior cell, and the skinning's owner search scanned whole cubes (>300 s; now 0.4 s). */
+static void test_long_thin_mesh_builds_in_time(void **state)
+{
+    (void)state;
+    char mesh[512], out[512], log[512];
+    snprintf(mesh, sizeof mesh, "%s", test_tmp_path(".off"));
+    snprintf(out, sizeof out, "%s", test_tmp_path(".h5"));
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    write_text(mesh, "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1000 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n");
+    char command[2048];
+    snprintf(command, sizeof command, "timeout 60 bin/opsim graph --mesh '%s' --kind solid --particles 20 --out '%s'",
+             mesh, out);
+    assert_int_equal(run_logged(log, command), 0);
+    assert_int_equal(access(out, F_OK), 0);
+}
+
+/* 2. A full disk: a tmpfs of 400 kB in a mount namespace of its own (unshare; -r maps the
+ * caller to root where it is not). The run file's flush fails, and the process must exit 74
+ * with its message, not die of SIGSEGV in libhdf5's exit handler, and leave nothing. */
+static void test_full_disk_exits_74(void **state)
+{
+    (void)state;
+    if (test_shell("unshare -rm true 2> /dev/null") != 0 && test_shell("unshare -m true 2> /dev/null") != 0)
+        skip();
+    const char *unshare = test_shell("unshare -rm true 2> /dev/null") == 0 ? "unshare -rm" : "unshare -m";
+    char dir[512], status[512], log[512];
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-disk"));
+    snprintf(status, sizeof status, "%s", test_tmp_path(".status"));
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    assert_int_equal(mkdir(dir, 0777), 0);
+    static const char *const commands[] = {
+        "bin/opsim run experiments/fig2.ini --set run.frames=30 --out D/run.h5",
+        "bin/opsim graph --mesh data/meshes/dino.obj --kind solid --particles 100 --out D/graph.h5",
+    };
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c) {
+        char command[1024];
+        const char *d = strchr(commands[c], 'D');
+        snprintf(command, sizeof command, "%.*s%s%s", (int)(d - commands[c]), commands[c], dir, d + 1);
+        /* the 400 kB tmpfs holds the graph's file but not its mesh; the run's fills at the flush */
+        const char *size = c == 0 ? "400k" : "200k";
+        assert_int_equal(test_shell("%s sh -c \"mount -t tmpfs -o size=%s tmpfs '%s' && %s 2> '%s'; echo \\$? > '%s'; "
+                                    "ls -A '%s' >> '%s'\"",
+                                    unshare, size, dir, command, log, status, dir, status),
+                         0);
+        char *result = test_read_file(status);
+        assert_non_null(result);
+        if (strcmp(result, "74\n") != 0)
+            fail_msg("%s: exit status and files left: %s", command, result);
+        free(result);
+        assert_log_contains(log, "No space left on device");
+    }
+}
+
+/* 3. Run files with variable-length string attributes (as opsim wrote them before) damaged in
+ * their global heap: one crashed libhdf5's H5HG_read, one made H5T__conv_vlen clear gigabytes
+ * for a garbage length. Both must be refused, naming the file, with 65 or 74, in seconds. */
+static void test_damaged_heap_is_refused(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = { "tests/data/damaged-vlen-heap.h5.gz", "tests/data/damaged-vlen-length.h5.gz" };
+    for (size_t f = 0; f < 2; ++f) {
+        char file[512], log[512], command[1024];
+        snprintf(file, sizeof file, "%s", test_tmp_path(".h5"));
+        snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+        assert_int_equal(test_shell("gzip -dc '%s' > '%s'", fixtures[f], file), 0);
+        snprintf(command, sizeof command, "timeout 30 bin/opsim info '%s'", file);
+        int status = run_logged(log, command);
+        if (status != 65 && status != 74)
+            fail_msg("%s: exit status %d", fixtures[f], status);
+        assert_log_contains(log, file);
+    }
+}
+
+/* 4. A vertex at 1e200: the voxel count overflowed an int (undefined behaviour) and the message
+ * read "18446743996400140360 cells is too many". */
+static void test_extreme_coordinates_are_refused(void **state)
+{
+    (void)state;
+    char mesh[512], out[512], log[512], command[2048];
+    snprintf(mesh, sizeof mesh, "%s", test_tmp_path(".off"));
+    snprintf(out, sizeof out, "%s", test_tmp_path(".h5"));
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    write_text(mesh, "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1e200 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n");
+    snprintf(command, sizeof command, "bin/opsim graph --mesh '%s' --kind solid --particles 20 --out '%s'", mesh, out);
+    assert_int_equal(run_logged(log, command), 65);
+    assert_log_contains(log, mesh);
+    assert_log_contains(log, "bounding box");
+    assert_int_equal(access(out, F_OK), -1);
+}
+
+/* Starts `opsim run` of a long Fig. 2 into `out` and returns its pid once its temporary file
+ * exists. */
+static pid_t start_long_run(const char *out)
+{
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        freopen("/dev/null", "w", stderr);
+        execl("bin/opsim", "opsim", "run", "experiments/fig2.ini", "--set", "run.frames=100000", "--no-surface",
+              "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    char temp[600];
+    snprintf(temp, sizeof temp, "%s.%ld.tmp", out, (long)child);
+    for (int tries = 0; access(temp, F_OK) != 0; ++tries) {
+        if (tries > 3000)
+            fail_msg("%s never appeared", temp);
+        struct timespec pause = { 0, 10000000 };
+        nanosleep(&pause, NULL);
+    }
+    return child;
+}
+
+/* Whether any "<out>.*.tmp" exists. */
+static int temporary_left(const char *out)
+{
+    return test_shell("ls '%s'.*.tmp > /dev/null 2>&1", out) == 0;
+}
+
+/* 5. SIGINT, SIGTERM and SIGHUP remove the temporary run file and the process dies of the
+ * signal; what SIGKILL leaves is removed by the next run to the same name. */
+static void test_signals_leave_no_temporary_file(void **state)
+{
+    (void)state;
+    static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+    for (size_t s = 0; s < 3; ++s) {
+        char out[512];
+        snprintf(out, sizeof out, "%s", test_tmp_path(".h5"));
+        pid_t child = start_long_run(out);
+        kill(child, signals[s]);
+        int status = 0;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), signals[s]);
+        if (temporary_left(out))
+            fail_msg("signal %d left %s.*.tmp", signals[s], out);
+        assert_int_equal(access(out, F_OK), -1);
+    }
+    char out[512];
+    snprintf(out, sizeof out, "%s", test_tmp_path(".h5"));
+    pid_t child = start_long_run(out);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_true(temporary_left(out));
+    assert_int_equal(test_shell("bin/opsim run experiments/fig2.ini --set run.frames=2 --out '%s' > /dev/null", out), 0);
+    assert_false(temporary_left(out));
+}
+
+/* 6. The builder's voxelize: messages knew no file name. */
+static void test_build_messages_name_the_mesh(void **state)
+{
+    (void)state;
+    static const char *const meshes[] = {
+        "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n",                                        /* not closed */
+        "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n3 0 1 2\n3 0 2 1\n3 1 2 3\n3 1 3 2\n", /* flat */
+    };
+    for (size_t m = 0; m < 2; ++m) {
+        char mesh[512], out[512], log[512], command[2048];
+        snprintf(mesh, sizeof mesh, "%s", test_tmp_path(".off"));
+        snprintf(out, sizeof out, "%s", test_tmp_path(".h5"));
+        snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+        write_text(mesh, meshes[m]);
+        snprintf(command, sizeof command, "bin/opsim graph --mesh '%s' --kind solid --particles 5 --out '%s'", mesh, out);
+        assert_int_equal(run_logged(log, command), 65);
+        assert_log_contains(log, mesh);
+    }
+}
+
+/* A copy of `run` with `edit` applied through the HDF5 API: dataset `name` replaced by one of
+ * the given type and shape holding `data`. */
+static void replace_dataset(const char *run, const char *copy, const char *name, hid_t type, int rank,
+                            const hsize_t *dims, const void *data)
+{
+    assert_int_equal(test_shell("cp '%s' '%s'", run, copy), 0);
+    hid_t file = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(file >= 0);
+    assert_true(H5Ldelete(file, name, H5P_DEFAULT) >= 0);
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t set = H5Dcreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(set >= 0);
+    assert_true(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+    H5Dclose(set);
+    H5Sclose(space);
+    H5Fclose(file);
+}
+
+static const char *small_run(void)
+{
+    static char run[512];
+    if (!run[0]) {
+        snprintf(run, sizeof run, "%s", test_tmp_path(".h5"));
+        assert_int_equal(test_shell("bin/opsim run experiments/fig2.ini --set run.frames=4 --out '%s' > /dev/null", run),
+                         0);
+    }
+    return run;
+}
+
+/* 7. Partial or wrong outputs: --obj that fails midway (the third body's graph damaged) wrote
+ * the first bodies' files; negative frame indices wrote one name several times and exited 0;
+ * xdmf wrote a sidecar for faces that export rejects; a 300-character --name was cut. */
+static void test_no_partial_outputs(void **state)
+{
+    (void)state;
+    const char *run = small_run();
+    char damaged[512], dir[512], log[512], command[2048];
+    snprintf(damaged, sizeof damaged, "%s", test_tmp_path(".h5"));
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    double radii[3] = { -1, 1, 1 };
+    hsize_t one[2] = { 1, 3 };
+    replace_dataset(run, damaged, "/graph/bar_4k/radii", H5T_NATIVE_DOUBLE, 2, one, radii);
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-obj"));
+    snprintf(command, sizeof command, "bin/opsim export '%s' --obj '%s'", damaged, dir);
+    assert_int_equal(run_logged(log, command), 65);
+    assert_int_equal(access(dir, F_OK), -1);
+    assert_int_equal(test_shell("ls -d '%s'.*.tmp > /dev/null 2>&1", dir), 2);
+
+    long long steps[3] = { -1, -1, -1 };
+    hsize_t three = 3;
+    replace_dataset(run, damaged, "/particles/position/step", H5T_NATIVE_LLONG, 1, &three, steps);
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-obj"));
+    snprintf(command, sizeof command, "bin/opsim export '%s' --obj '%s'", damaged, dir);
+    assert_int_equal(run_logged(log, command), 65);
+    assert_log_contains(log, "/particles/position/step");
+    assert_int_equal(access(dir, F_OK), -1);
+
+    int faces[3] = { 0, 1, 1000000 };
+    hsize_t face_dims[2] = { 1, 3 };
+    replace_dataset(run, damaged, "/mesh/bar_k/faces", H5T_NATIVE_INT, 2, face_dims, faces);
+    snprintf(command, sizeof command, "bin/opsim export '%s' --triangles bar_k", damaged);
+    assert_int_equal(run_logged(log, command), 65);
+    char sidecar[600];
+    snprintf(sidecar, sizeof sidecar, "%.*s.xmf", (int)(strlen(damaged) - 3), damaged);
+    snprintf(command, sizeof command, "bin/opsim xdmf '%s'", damaged);
+    assert_int_equal(run_logged(log, command), 65);
+    assert_int_equal(access(sidecar, F_OK), -1);
+
+    char name[301], out[512];
+    memset(name, 'n', 300);
+    name[300] = '\0';
+    snprintf(out, sizeof out, "%s", test_tmp_path(".h5"));
+    snprintf(command, sizeof command, "bin/opsim graph --shape bar --kind rod --particles 3 --name %s --out '%s'", name,
+             out);
+    assert_int_equal(run_logged(log, command), 64);
+    assert_log_contains(log, "63 characters");
+    assert_int_equal(access(out, F_OK), -1);
+}
+
+/* The damaged-file table: each damage applied to a copy of a 4-frame Fig. 2 run file, each
+ * reading command run on it. A refusal is exit 65 or 74 naming the file; success (a damage
+ * the command never reads) is allowed; anything else (a signal, 70, a hang past 60 s) fails. */
+typedef struct damage {
+    const char *name;
+    const char *shell; /* sh command making F from R */
+} damage;
+
+static const damage DAMAGES[] = {
+    { "empty", ": > F" },
+    { "one-byte", "head -c 1 R > F" },
+    { "text", "echo 'not a run file' > F" },
+    { "cut-10%", "head -c $(( $(stat -c %s R) / 10 )) R > F" },
+    { "cut-50%", "head -c $(( $(stat -c %s R) / 2 )) R > F" },
+    { "cut-90%", "head -c $(( $(stat -c %s R) * 9 / 10 )) R > F" },
+    { "cut-last-byte", "head -c $(( $(stat -c %s R) - 1 )) R > F" },
+    { "zero-superblock", "cp R F && dd if=/dev/zero of=F bs=1 count=96 conv=notrunc status=none" },
+    { "zero-4k-at-4k", "cp R F && dd if=/dev/zero of=F bs=4096 seek=1 count=1 conv=notrunc status=none" },
+    { "zero-4k-middle", "cp R F && dd if=/dev/zero of=F bs=4096 seek=$(( $(stat -c %s R) / 8192 )) count=1 conv=notrunc status=none" },
+    { "flip-300", "cp R F && printf '\\377' | dd of=F bs=1 seek=300 conv=notrunc status=none" },
+    { "flip-1000", "cp R F && printf '\\377' | dd of=F bs=1 seek=1000 conv=notrunc status=none" },
+    { "flip-2500", "cp R F && printf '\\377' | dd of=F bs=1 seek=2500 conv=notrunc status=none" },
+    { "flip-5000", "cp R F && printf '\\377' | dd of=F bs=1 seek=5000 conv=notrunc status=none" },
+    { "flip-9000", "cp R F && printf '\\377' | dd of=F bs=1 seek=9000 conv=notrunc status=none" },
+    { "flip-16000", "cp R F && printf '\\377' | dd of=F bs=1 seek=16000 conv=notrunc status=none" },
+    { "flip-40000", "cp R F && printf '\\377' | dd of=F bs=1 seek=40000 conv=notrunc status=none" },
+    { "flip-last-4k", "cp R F && printf '\\377' | dd of=F bs=1 seek=$(( $(stat -c %s R) - 4000 )) conv=notrunc status=none" },
+};
+
+enum { EDITS = 6 };
+static const char *const EDIT_NAMES[EDITS] = { "positions-rank-2", "steps-as-float", "edges-out-of-range",
+                                               "faces-out-of-range", "skin-index-out-of-range", "steps-negative" };
+
+static void make_edit(int e, const char *run, const char *file)
+{
+    static double flat[12];
+    static double float_steps[4] = { 0, 1, 2, 3 };
+    static int edges[2] = { 0, 5000 };
+    static int faces[3] = { 0, 1, -7 };
+    static int skin[4] = { 0, 1, 2, 99999 };
+    static long long steps[4] = { 0, -2, -4, -6 };
+    hsize_t d2[2], d1[1];
+    switch (e) {
+    case 0: d2[0] = 4; d2[1] = 3; replace_dataset(run, file, "/particles/position/value", H5T_NATIVE_DOUBLE, 2, d2, flat); break;
+    case 1: d1[0] = 4; replace_dataset(run, file, "/particles/position/step", H5T_NATIVE_DOUBLE, 1, d1, float_steps); break;
+    case 2: d2[0] = 1; d2[1] = 2; replace_dataset(run, file, "/graph/bar_k/edges", H5T_NATIVE_INT, 2, d2, edges); break;
+    case 3: d2[0] = 1; d2[1] = 3; replace_dataset(run, file, "/mesh/bar_k/faces", H5T_NATIVE_INT, 2, d2, faces); break;
+    case 4: d2[0] = 1; d2[1] = 4; replace_dataset(run, file, "/mesh/bar_k/skin_index", H5T_NATIVE_INT, 2, d2, skin); break;
+    default: d1[0] = 4; replace_dataset(run, file, "/particles/position/step", H5T_NATIVE_LLONG, 1, d1, steps); break;
+    }
+}
+
+static const char *const READERS[] = {
+    "info F",
+    "export F /particles/position/value",
+    "export F --triangles bar_k",
+    "export F --axes bar_k",
+    "export F --skinned bar_k --frame last",
+    "export F --particles bar_k --frame 0",
+    "export F --obj F.obj",
+    "export F --attribute /parameters/bar_k stiffness",
+    "xdmf F",
+};
+
+static const char *const READER_COLUMNS[] = { "info", "export", "--triangles", "--axes", "--skinned",
+                                              "--particles", "--obj", "--attribute", "xdmf" };
+
+static void test_damaged_file_table(void **state)
+{
+    (void)state;
+    const char *run = small_run();
+    size_t damages = sizeof DAMAGES / sizeof DAMAGES[0], readers = sizeof READERS / sizeof READERS[0];
+    char table[512];
+    snprintf(table, sizeof table, "%s", test_tmp_path(".tsv"));
+    FILE *out = fopen(table, "w");
+    assert_non_null(out);
+    fprintf(out, "# damage");
+    for (size_t r = 0; r < readers; ++r)
+        fprintf(out, "\t%s", READER_COLUMNS[r]);
+    fprintf(out, "\n");
+    int failures = 0;
+    for (size_t d = 0; d < damages + EDITS; ++d) {
+        char file[512];
+        snprintf(file, sizeof file, "%s", test_tmp_path(".h5"));
+        if (d < damages) {
+            char shell[2048], *w = shell;
+            for (const char *c = DAMAGES[d].shell; *c && w < shell + sizeof shell - 600; ++c)
+                w += *c == 'F' ? sprintf(w, "'%s'", file) : *c == 'R' ? sprintf(w, "'%s'", run) : sprintf(w, "%c", *c);
+            *w = '\0';
+            assert_int_equal(test_shell("%s", shell), 0);
+        } else
+            make_edit((int)(d - damages), run, file);
+        fprintf(out, "%s", d < damages ? DAMAGES[d].name : EDIT_NAMES[d - damages]);
+        for (size_t r = 0; r < readers; ++r) {
+            char command[2048], log[512], *w = command;
+            w += sprintf(w, "timeout 60 bin/opsim ");
+            for (const char *c = READERS[r]; *c; ++c)
+                w += *c == 'F' ? sprintf(w, "'%s'", file) : sprintf(w, "%c", *c);
+            snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+            int status = run_logged(log, command);
+            char *message = test_read_file(log);
+            int names_file = message && strstr(message, file);
+            if (!(status == 0 || ((status == 65 || status == 74) && names_file))) {
+                print_message("%s | %s: exit %d: %s\n", d < damages ? DAMAGES[d].name : EDIT_NAMES[d - damages],
+                              READERS[r], status, message ? message : "");
+                ++failures;
+            }
+            free(message);
+            fprintf(out, "\t%d", status);
+        }
+        fprintf(out, "\n");
+    }
+    fclose(out);
+    char *text = test_read_file(table);
+    print_message("damaged-file table (exit status per command):\n%s", text);
+    free(text);
+    assert_int_equal(failures, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_long_thin_mesh_builds_in_time),
+        cmocka_unit_test(test_full_disk_exits_74),
+        cmocka_unit_test(test_damaged_heap_is_refused),
+        cmocka_unit_test(test_extreme_coordinates_are_refused),
+        cmocka_unit_test(test_signals_leave_no_temporary_file),
+        cmocka_unit_test(test_build_messages_name_the_mesh),
+        cmocka_unit_test(test_no_partial_outputs),
+        cmocka_unit_test(test_damaged_file_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
