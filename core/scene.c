@@ -740,6 +740,13 @@ static int load_world(loader *l)
     }
     if ((e = lookup(c, s, "substeps")) && entry_int(ctx, c, e, 1, 1000000, &def.substeps) != OP_OK)
         return ctx->status;
+    /* The solvers divide by h^2 (the inertia term m/h^2): a sub-step whose square underflows
+     * made a sparse matrix entry inf, reported with no word of the key. */
+    double h = def.frame_time / def.substeps;
+    if (!(h * h > 0 && isfinite(1.0 / (h * h))) && (e = lookup(c, s, "frame_time")))
+        return entry_fail(ctx, c, e, OP_ERR_INVALID,
+                          "gives sub-steps of %g s (frame_time / substeps), too short: 1/h^2 overflows (at least 1e-150 s)",
+                          h);
     if ((e = lookup(c, s, "iterations")) && entry_int(ctx, c, e, 0, 100000000, &def.iterations) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "gravity")) && entry_numbers(ctx, c, e, 3, "GX GY GZ", def.gravity) != OP_OK)
@@ -1242,7 +1249,7 @@ static int start(loader *l)
     int s = find_section(l->c, "solver", "");
     if (inner.status == OP_ERR_USAGE && s >= 0)
         return section_fail(l->ctx, l->c, s, OP_ERR_INVALID, "%s", inner.message);
-    return adopt(l->ctx, &inner);
+    return OP_FAIL(l->ctx, inner.status, "%s: %s", l->c->path, inner.message);
 }
 
 static int for_each(loader *l, const char *type, int (*load)(loader *, int))
@@ -1277,8 +1284,12 @@ static int interpret(op_ctx *ctx, const config *c, op_scene *scene)
             for_each(&l, "body", load_body) == OP_OK && for_each(&l, "model", check_model_used) == OP_OK &&
             for_each(&l, "pin", load_pin) == OP_OK && for_each(&l, "body", collapse) == OP_OK &&
             for_each(&l, "constraint", load_constraint) == OP_OK &&
-            for_each(&l, "observable", load_observable) == OP_OK)
-            start(&l);
+            for_each(&l, "observable", load_observable) == OP_OK) {
+            if (scene->world.body_count == 0)
+                OP_FAIL(ctx, OP_ERR_INVALID, "%s: no [body NAME] section: a run needs at least one body", c->path);
+            else
+                start(&l);
+        }
     }
     free(l.index);
     free(l.copies);

@@ -181,9 +181,19 @@ int op_world_remake_solver_states(op_ctx *ctx, op_world *world)
         for (int a = 0; a < b; ++a)
             if (world->bodies[a].model == world->bodies[b].model)
                 twins[twin_count++] = world->solver_state[a];
-        if (world->solver->create(ctx, &world->solver_settings, &world->bodies[b], h, twins, twin_count,
-                                  &world->solver_state[b]) != OP_OK)
+        op_ctx inner;
+        op_ctx_init(&inner);
+        if (world->solver->create(&inner, &world->solver_settings, &world->bodies[b], h, twins, twin_count,
+                                  &world->solver_state[b]) != OP_OK) {
+            /* the solver's own words ("matrix is not positive definite ...") know no body or key */
+            OP_FAIL(ctx, inner.status, "body %s (stiffness %g, sub-step h = %g s): %s%s", world->bodies[b].name,
+                    world->bodies[b].stiffness, h, inner.message,
+                    strstr(inner.message, "positive definite")
+                        ? "; k h^2 against the mass spans more than double precision: lower the body's stiffness "
+                          "or [world] frame_time, or raise substeps"
+                        : "");
             break;
+        }
     }
     free(twins);
     return ctx->status == OP_OK ? form_units(ctx, world) : ctx->status;

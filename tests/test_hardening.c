@@ -203,6 +203,36 @@ static void test_build_messages_name_the_mesh(void **state)
     }
 }
 
+/* 6. Config values the solver could not take were reported in its words: an empty config
+ * ("series /particles/position/value: rows of rank 2 ..."), frame_time = 1e-320 ("sparse matrix
+ * entry ... value inf"), stiffness 1e20 or frame_time 1e5 ("matrix is not positive definite
+ * (column 71 ...)"). Each message must name the config or the key, and the body. */
+static void test_config_messages_name_the_input(void **state)
+{
+    (void)state;
+    char empty[512], out[512], log[512], command[2048];
+    snprintf(empty, sizeof empty, "%s", test_tmp_path(".ini"));
+    snprintf(out, sizeof out, "%s", test_tmp_path(".h5"));
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    write_text(empty, "");
+    snprintf(command, sizeof command, "bin/opsim run '%s' --out '%s'", empty, out);
+    assert_int_equal(run_logged(log, command), 65);
+    assert_log_contains(log, empty);
+    assert_log_contains(log, "[body NAME]");
+    static const struct { const char *set, *expected; } cases[] = {
+        { "world.frame_time=1e-320", "--set world.frame_time=1e-320" },
+        { "'body dino.stiffness=1e20'", "body dino (stiffness 1e+20" },
+        { "world.frame_time=1e5", "[world] frame_time" },
+    };
+    for (size_t c = 0; c < 3; ++c) {
+        snprintf(command, sizeof command, "bin/opsim run experiments/fig5.ini --set %s --set run.frames=2 --no-surface --out '%s'",
+                 cases[c].set, out);
+        assert_int_equal(run_logged(log, command), 65);
+        assert_log_contains(log, cases[c].expected);
+        assert_int_equal(access(out, F_OK), -1);
+    }
+}
+
 /* A copy of `run` with `edit` applied through the HDF5 API: dataset `name` replaced by one of
  * the given type and shape holding `data`. */
 static void replace_dataset(const char *run, const char *copy, const char *name, hid_t type, int rank,
@@ -410,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_extreme_coordinates_are_refused),
         cmocka_unit_test(test_signals_leave_no_temporary_file),
         cmocka_unit_test(test_build_messages_name_the_mesh),
+        cmocka_unit_test(test_config_messages_name_the_input),
         cmocka_unit_test(test_no_partial_outputs),
         cmocka_unit_test(test_damaged_file_table),
     };
