@@ -21,6 +21,9 @@
  *   /solver/energy/{kinetic,elastic,constraint,total} [S][I+1] (J): every sub-step S; column 0
  *                                     before the first iteration, column k after the k-th
  *                                     (only when log_energy)
+ *   /solver/linear_iterations [S] (int64): every sub-step, summed over bodies: the variant's
+ *                                     inner linear-solver iterations (op_stage_times; springs:
+ *                                     conjugate gradients), 0 for variants without one
  *   /timing/{local,global,collision,chebyshev,total} [F] (ms): every frame (chebyshev: the
  *                                     extrapolation after each iteration, 0 when off)
  *   /collision/{floor_contacts,pairs,contacts} [F] (int64): every frame, summed over its

@@ -2,9 +2,11 @@
 #include "arap.h"
 #include "shape_matching.h"
 #include "solver.h"
+#include "springs.h"
 
 const op_solver_type *const op_solver_registry[] = {
     &op_solver_arap,
     &op_solver_shape_matching,
+    &op_solver_springs,
     NULL,
 };
