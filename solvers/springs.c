@@ -304,13 +304,15 @@ static int setting_open(op_ctx *ctx, const op_solver_settings *settings, const c
 static int read_options(op_ctx *ctx, const op_solver_settings *settings, sp_solver *s)
 {
     int law;
+    op_ctx inner;
+    op_ctx_init(&inner);
     if (op_solver_setting_choice(ctx, settings, "force", "linear|cubic2|cubic", &law) != OP_OK)
         return ctx->status;
     s->law = (op_spring_law)law;
     const char *stiffness = op_solver_setting(settings, "stiffness");
     if (stiffness && strcmp(stiffness, "body") == 0)
         s->stiffness = 0.0;
-    else if (setting_open(ctx, settings, "stiffness", 0.0, INFINITY, 1, 1, &s->stiffness) != OP_OK)
+    else if (setting_open(&inner, settings, "stiffness", 0.0, INFINITY, 1, 1, &s->stiffness) != OP_OK)
         return OP_FAIL(ctx, OP_ERR_USAGE, "solver springs: option stiffness = '%s' must be 'body' or a number > 0 (N/m)",
                        stiffness ? stiffness : "(missing)");
     if (setting_open(ctx, settings, "a1", 1.0, INFINITY, 1, 1, &s->shape.a1) != OP_OK ||
