@@ -1255,6 +1255,116 @@ static int value_paper(md *m, int argc, char **argv, FILE *out)
                    "global, collision, total)", argv[2]);
 }
 
+/* ---- Any table an experiment writes ------------------------------------------------------------ */
+
+/* A TSV under --results whose column names are its first '#' line ("# name<TAB>name ..."), as
+ * every experiment's table is written: the cells, and the names in header (header->columns[0]
+ * of them). */
+typedef struct named_table {
+    report_table cells;
+    char names[REPORT_MAX_FIELDS][REPORT_FIELD_SIZE];
+    int name_count;
+} named_table;
+
+static int read_named_table(md *m, const char *name, named_table *t)
+{
+    char path[PATH_SIZE];
+    if (result_file(m, name, path, sizeof path) != OP_OK || report_read_table(m->ctx, path, 1, &t->cells) != OP_OK)
+        return m->ctx->status;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return OP_FAIL(m->ctx, OP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char line[4096];
+    t->name_count = 0;
+    while (fgets(line, sizeof line, f) && t->name_count == 0) {
+        if (line[0] != '#')
+            break;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *text = line + 1 + strspn(line + 1, " ");
+        for (char *field = text, *tab; field && t->name_count < REPORT_MAX_FIELDS; field = tab ? tab + 1 : NULL) {
+            tab = strchr(field, '\t');
+            if (tab)
+                *tab = '\0';
+            snprintf(t->names[t->name_count++], REPORT_FIELD_SIZE, "%s", field);
+        }
+    }
+    fclose(f);
+    if (t->name_count == 0)
+        return OP_FAIL(m->ctx, OP_ERR_PARSE, "%s: no '#' header line naming the columns", path);
+    if (t->cells.rows == 0)
+        return OP_FAIL(m->ctx, OP_ERR_INVALID, "%s: no rows", path);
+    return OP_OK;
+}
+
+/* A cell as prose: a number formatted as every number of the report (scaled by unit), anything
+ * else as it is. */
+static int put_cell(md *m, FILE *out, const char *cell, const char *unit)
+{
+    char *end;
+    double v = strtod(cell, &end);
+    if (*cell && *end == '\0')
+        return put_scaled(m, out, v, unit);
+    fputs(cell, out);
+    return OP_OK;
+}
+
+/* {{tsv.table PATH}}: the whole table, its header as the column names. */
+static int value_tsv_table(md *m, int argc, char **argv, FILE *out)
+{
+    (void)argc;
+    named_table *t = op_calloc(m->ctx, 1, sizeof *t);
+    if (!t || read_named_table(m, argv[1], t) != OP_OK) {
+        free(t);
+        return m->ctx->status;
+    }
+    for (int c = 0; c < t->name_count; ++c)
+        fprintf(out, "| %s ", t->names[c]);
+    fputs("|\n", out);
+    for (int c = 0; c < t->name_count; ++c)
+        fputs(c == 0 ? "|---" : "|---:", out);
+    fputs("|\n", out);
+    for (int r = 0; r < t->cells.rows; ++r) {
+        for (int c = 0; c < t->name_count; ++c) {
+            fputs("| ", out);
+            put_cell(m, out, c < t->cells.columns[r] ? t->cells.cell[r][c] : "–", NULL);
+            fputc(' ', out);
+        }
+        fputs("|\n", out);
+    }
+    free(t);
+    return OP_OK;
+}
+
+/* {{tsv PATH ROW COLUMN [UNIT]}}: the cell of the first row whose first field is ROW, in the
+ * column the header names COLUMN. */
+static int value_tsv(md *m, int argc, char **argv, FILE *out)
+{
+    named_table *t = op_calloc(m->ctx, 1, sizeof *t);
+    if (!t || read_named_table(m, argv[1], t) != OP_OK) {
+        free(t);
+        return m->ctx->status;
+    }
+    int row = -1, column = -1;
+    for (int r = 0; r < t->cells.rows && row < 0; ++r)
+        if (strcmp(t->cells.cell[r][0], argv[2]) == 0)
+            row = r;
+    for (int c = 0; c < t->name_count && column < 0; ++c)
+        if (strcmp(t->names[c], argv[3]) == 0)
+            column = c;
+    if (row < 0 || column < 0 || column >= t->cells.columns[row]) {
+        if (row < 0)
+            OP_FAIL(m->ctx, OP_ERR_INVALID, "%s/%s: no row starts with '%s'", m->def->results, argv[1], argv[2]);
+        else
+            OP_FAIL(m->ctx, OP_ERR_INVALID, "%s/%s: no column '%s' in row '%s'", m->def->results, argv[1], argv[3],
+                    argv[2]);
+        free(t);
+        return m->ctx->status;
+    }
+    put_cell(m, out, t->cells.cell[row][column], argc > 4 ? argv[4] : NULL);
+    free(t);
+    return m->ctx->status;
+}
+
 static int compare_strings(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1350,6 +1460,10 @@ static const placeholder PLACEHOLDERS[] = {
       "a table: the paper's ms per frame and stage shares beside ours, and our frames per second" },
     { "paper", "EXAMPLE FIELD", 2, 2, 0, value_paper,
       "a cell of the paper's Table 1 (EXAMPLE with _ for spaces, e.g. Dinosaur_inverted edges)" },
+    { "tsv.table", "PATH", 1, 1, 0, value_tsv_table,
+      "a TSV under --results as a table, its first '#' line naming the columns" },
+    { "tsv", "PATH ROW COLUMN [UNIT]", 3, 4, 0, value_tsv,
+      "one cell of such a TSV: the row whose first field is ROW, the column named COLUMN [UNIT mm, ms or %]" },
     { "inputs.table", "", 0, 0, 1, value_inputs_table, "a table of every file read under --results" },
 };
 enum { PLACEHOLDER_COUNT = sizeof PLACEHOLDERS / sizeof PLACEHOLDERS[0] };

@@ -501,8 +501,11 @@ static void check_warm_matches_svd(const double c[9], double q[4], const char *w
     double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(fabs(norm - 1.0) <= 1e-15))
         fail_msg("%s #%d: returned quaternion has length %.17g", what, i, norm);
+    /* R comes from the unnormalised quaternion and rq from the normalised one: a few roundings
+     * apart (1.11e-15, 5 ulp of 1, on an AMD EPYC whose libm's FMA paths draw other random
+     * matrices than the Intel machines' did) */
     quaternion_rotation(q, rq);
-    if (!(max_abs_diff(rq, r) <= 1e-15))
+    if (!(max_abs_diff(rq, r) <= 2e-15))
         fail_msg("%s #%d: returned quaternion is not R's (%.3g)", what, i, max_abs_diff(rq, r));
 }
 

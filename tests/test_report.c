@@ -325,12 +325,34 @@ static void test_template_errors_name_line_and_placeholder(void **state)
     assert_template_fails("a\nb {{run fig1/bar\nparticles}}\n", "bad.md.in:2: '{{' without '}}' on the same line");
 }
 
+/* {{tsv.table}} and {{tsv}}: any experiment's table, its columns named by its '#' line, numbers
+ * formatted as the report's, text as it is; a missing row or column is named. */
+static void test_tsv_placeholders_read_any_table(void **state)
+{
+    (void)state;
+    make_dir("results/anything");
+    write_file("results/anything/table.tsv", "# scene\tmethod\tsink_m\n# a comment line\n"
+                                             "dino\tgs\t0.0215\nbunny\tjacobi\t1.5e-7\n");
+    write_file("tsv.md.in", "{{tsv.table anything/table.tsv}}\nsink {{tsv anything/table.tsv dino sink_m mm}} mm, "
+                            "{{tsv anything/table.tsv bunny method}}\n");
+    char template[600];
+    snprintf(template, sizeof template, "%s/tsv.md.in", dir);
+    assert_int_equal(report(template, "tsv.md"), 0);
+    char *text = read_in_dir("report/tsv.md");
+    assert_string_equal(text, "| scene | method | sink_m |\n|---|---:|---:|\n| dino | gs | 0.0215 |\n"
+                              "| bunny | jacobi | 1.5×10<sup>-7</sup> |\nsink 21.5 mm, jacobi\n");
+    free(text);
+    assert_template_fails("{{tsv anything/table.tsv horse sink_m}}\n", "anything/table.tsv: no row starts with 'horse'");
+    assert_template_fails("{{tsv anything/table.tsv dino depth}}\n", "no column 'depth' in row 'dino'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_has_every_section_table_and_picture),
         cmocka_unit_test(test_missing_input_fails_naming_placeholder_and_file),
         cmocka_unit_test(test_template_errors_name_line_and_placeholder),
+        cmocka_unit_test(test_tsv_placeholders_read_any_table),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
