@@ -1176,7 +1176,8 @@ static int load_observable(loader *l, int s)
         return ctx->status;
     if (op_observable_kind_parse(type->value, &o->kind) != 0)
         return entry_fail(ctx, c, type, OP_ERR_INVALID,
-                          "must be one of deflection|rest_shape_error|lowest_point|kinetic_energy|position_error");
+                          "must be one of deflection|rest_shape_error|lowest_point|kinetic_energy|position_error|"
+                          "stretch_max|stretch_min|inverted_edges|height");
     int whole_world = o->kind == OP_OBSERVE_LOWEST_POINT || o->kind == OP_OBSERVE_KINETIC_ENERGY;
     if (!(e = lookup(c, s, "body")) && !whole_world)
         return section_fail(ctx, c, s, OP_ERR_PARSE, "missing key 'body'");

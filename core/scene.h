@@ -54,6 +54,7 @@
  *                key = T  TX TY TZ  AX AY AZ DEG   (repeated, increasing T; at least one)
  *   [observable NAME]
  *                type = deflection | rest_shape_error | lowest_point | kinetic_energy | position_error
+ *                       | stretch_max | stretch_min | inverted_edges | height   (core/observe.h)
  *                body = BODY             one body: a [body] section of one copy, or a copy NAME-K
  *                                        (optional for lowest_point and kinetic_energy: whole world)
  *                vertex = nearest X Y Z  (deflection)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const op_shape_names[] = { "bar", "sheet", "column", "torus", NULL };
+const char *const op_shape_names[] = { "bar", "sheet", "column", "torus", "cloth", NULL };
 
 static void emit_quad(op_mesh *mesh, int *face, int a, int b, int c, int d)
 {
@@ -107,5 +107,7 @@ int op_shape_mesh(op_ctx *ctx, const char *name, op_mesh *mesh)
         return box_mesh(ctx, (const double[3]){ 0.1, 1.0, 0.1 }, (const int[3]){ 2, 20, 2 }, mesh);
     if (strcmp(name, "torus") == 0)
         return torus_mesh(ctx, 0.3, 0.1, 48, 24, mesh);
-    return OP_FAIL(ctx, OP_ERR_USAGE, "unknown shape '%s' (bar, sheet, column or torus)", name);
+    if (strcmp(name, "cloth") == 0) /* Vogiannou et al. 2010's cloth: 32 x 32 particles 2 cm apart */
+        return box_mesh(ctx, (const double[3]){ 0.64, 0.01, 0.64 }, (const int[3]){ 32, 1, 32 }, mesh);
+    return OP_FAIL(ctx, OP_ERR_USAGE, "unknown shape '%s' (bar, sheet, column, torus or cloth)", name);
 }

@@ -1,0 +1,117 @@
+# The springs variant (Vogiannou et al. 2010, implicit Euler with CG: solvers/springs.c) on its
+# paper's experiments and on Choi & Lee's scenes. Results under data/results/springs/, figures
+# reports/figures/springs-*.png and .pdf, tables as TSV with a '#' header (the report quotes them
+# through {{tsv ...}}). `make springs` makes all of it (one core: about a minute); the bar of
+# Fig. 3 with springs is in experiments/fig3.mk's table.
+#
+#   experiment 1  curves.tsv, springs-curves     the paper's Fig. 1 and 2: g'(x) and g(x) of the
+#                                                three laws from `opsim spring-curves`
+#   experiment 2  drape-rRHO-jJ.h5, drape.tsv,   its Fig. 3: an 8 x 8 cloth held at its corners,
+#                 springs-drape                  the exact Jacobian (j0) against the paper's damped
+#                                                one (j0.01), at three cloth densities RHO (the
+#                                                heavier, the more stretched)
+#   experiment 6  time-SCENE-LAW-MATRIX.h5,      its Fig. 7: time per frame of the three laws, with
+#                 timing.tsv                     assembled and matrix-free CG products, on the
+#                                                hanging 1,024-particle cloth and Fig. 5's dinosaur
+#   experiment 7  fig5-LAW.h5, dino.tsv          Choi & Lee's Fig. 5 (the falling dinosaur) with
+#                                                springs of each law (K from the body's k)
+
+SPRINGS := $(RESULTS)/springs
+
+$(SPRINGS)/curves.tsv: bin/opsim
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim spring-curves > $@.tmp && mv $@.tmp $@
+
+$(FIGURES)/springs-curves.png $(FIGURES)/springs-curves.pdf &: $(SPRINGS)/curves.tsv plots/springs-curves.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/springs-curves.gp,table='$(SPRINGS)/curves.tsv')
+
+# ---- experiment 2: drape-rRHO-jJ.h5 ---------------------------------------------------------
+SPRINGS_DRAPE_DENSITIES := 100 1000 5000
+SPRINGS_DRAPE_DAMPINGS := 0 0.01
+SPRINGS_DRAPE_RUNS := $(foreach r,$(SPRINGS_DRAPE_DENSITIES),$(foreach j,$(SPRINGS_DRAPE_DAMPINGS),$(SPRINGS)/drape-r$(r)-j$(j).h5))
+springs_field = $(patsubst $(2)%,%,$(filter $(2)%,$(subst -, ,$(1))))
+
+$(SPRINGS)/drape-%.h5: experiments/springs-cloth-drape.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set 'model sheet256.density=$(call springs_field,$*,r)' \
+	    --set solver.jacobian_damping=$(call springs_field,$*,j))
+
+# density, Jacobian damping, final largest stretch, kinetic energy at 2, 5 and 10 s (J), and the
+# centre's out-of-plane (vertical) swing over the last 2 s (m)
+$(SPRINGS)/drape.tsv: $(SPRINGS_DRAPE_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# run\tdensity\tjacobian_damping\tstretch_max\tkinetic_2s_J\tkinetic_5s_J\tkinetic_10s_J\tswing_last_2s_m\n' > $$out; \
+	for run in $(SPRINGS_DRAPE_RUNS); do \
+	    name=$$(basename $$run .h5); rest=$${name#drape-r}; rho=$${rest%-j*}; jd=$${rest#*-j}; \
+	    stretch=$$(bin/opsim export $$run /observables/stretch/value | tail -n 1); \
+	    ke=$$(bin/opsim export $$run /observables/kinetic/value | awk 'NR == 61 || NR == 151 || NR == 301' | tr '\n' '\t'); \
+	    swing=$$(bin/opsim export $$run /observables/sag/value | \
+	        awk 'NR > 241 { if (NR == 242 || $$1 < lo) lo = $$1; if (NR == 242 || $$1 > hi) hi = $$1 } END { printf "%.6g", hi - lo }'); \
+	    printf '%s\t%s\t%s\t%s\t%s%s\n' $$name $$rho $$jd $$stretch "$$ke" $$swing >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
+
+SPRINGS_DRAPE_ARGS = runs='$(SPRINGS_DRAPE_RUNS)'
+
+$(FIGURES)/springs-drape.png $(FIGURES)/springs-drape.pdf &: $(SPRINGS_DRAPE_RUNS) plots/springs-drape.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/springs-drape.gp,$(SPRINGS_DRAPE_ARGS))
+
+# ---- experiment 6: time-SCENE-LAW-MATRIX.h5 ---------------------------------------------------
+SPRINGS_LAWS := linear cubic2 cubic
+SPRINGS_MATRICES := assembled free
+SPRINGS_TIME_RUNS := $(foreach s,cloth dino,$(foreach l,$(SPRINGS_LAWS),$(foreach m,$(SPRINGS_MATRICES),$(SPRINGS)/time-$(s)-$(l)-$(m).h5)))
+springs_config = $(if $(filter cloth,$(1)),experiments/springs-cloth-hang.ini,experiments/fig5.ini)
+
+$(SPRINGS)/time-%.h5: experiments/springs-cloth-hang.ini experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$(call springs_config,$(word 1,$(subst -, ,$*))),--no-surface --set solver.name=springs \
+	    --set solver.force=$(word 2,$(subst -, ,$*)) --set solver.matrix=$(word 3,$(subst -, ,$*)) \
+	    --set world.log_energy=false --set run.frames=60 --set run.output_every=60)
+
+# scene, law, products, median ms per frame (frames 6 to 60), mean CG iterations per sub-step,
+# µs per CG iteration (the median frame's time over its share of the iterations), final stretch
+# of the cloth's edges (the dinosaur's rest-shape error instead)
+$(SPRINGS)/timing.tsv: $(SPRINGS_TIME_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# run\tscene\tlaw\tproducts\tms_per_frame\tcg_per_substep\tus_per_cg_iteration\tshape\n' > $$out; \
+	for run in $(SPRINGS_TIME_RUNS); do \
+	    name=$$(basename $$run .h5); set -- $$(echo $${name#time-} | tr '-' ' '); \
+	    ms=$$(bin/opsim export $$run /timing/total | awk 'NR > 5' | sort -g | awk '{ v[NR] = $$1 } END { print v[int((NR + 1) / 2)] }'); \
+	    substeps=$$(bin/opsim export $$run --attribute /parameters substeps); \
+	    cg=$$(bin/opsim export $$run /solver/linear_iterations | awk '{ s += $$1 } END { printf "%.1f", s / NR }'); \
+	    if [ $$1 = cloth ]; then obs=stretch; else obs=shape_error; fi; \
+	    shape=$$(bin/opsim export $$run /observables/$$obs/value | tail -n 1); \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$name $$1 $$2 $$3 $$ms $$cg \
+	        $$(awk -v ms=$$ms -v cg=$$cg -v s=$$substeps 'BEGIN { printf "%.3g", 1e3 * ms / (cg * s) }') $$shape >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
+
+# ---- experiment 7: Choi & Lee's Fig. 5 with springs -------------------------------------------
+SPRINGS_DINO_RUNS := $(SPRINGS_LAWS:%=$(SPRINGS)/fig5-%.h5)
+
+$(SPRINGS)/fig5-%.h5: experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set solver.name=springs --set solver.force=$*)
+
+# law, lowest point at the end (m), largest and final rest-shape error, final kinetic energy (J)
+$(SPRINGS)/dino.tsv: $(SPRINGS_DINO_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# law\tlowest_m\tshape_error_max\tshape_error_final\tkinetic_final_J\tcg_per_substep\n' > $$out; \
+	for law in $(SPRINGS_LAWS); do run=$(SPRINGS)/fig5-$$law.h5; \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\n' $$law \
+	        $$(bin/opsim export $$run /observables/lowest/value | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/shape_error/value | sort -g | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/shape_error/value | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/kinetic/value | tail -n 1) \
+	        $$(bin/opsim export $$run /solver/linear_iterations | awk '{ s += $$1 } END { printf "%.1f", s / NR }') >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
+
+.PHONY: springs
+springs: $(FIGURES)/springs-curves.png $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/timing.tsv \
+         $(SPRINGS)/dino.tsv
+figures: springs
+
+.PRECIOUS: $(SPRINGS_DRAPE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) $(SPRINGS)/drape-%.h5 $(SPRINGS)/time-%.h5 \
+           $(SPRINGS)/fig5-%.h5
