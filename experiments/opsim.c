@@ -204,13 +204,15 @@ static int command_mesh(int argc, char **argv)
 /* ---- opsim graph --------------------------------------------------------------------- */
 
 static const char graph_help[] =
-    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus) --kind solid|rod|shell\n"
+    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cloth|cube)\n"
+    "                   --kind solid|rod|shell|lattice\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
     "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
     "\n"
     "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
     "writes /graph/BODY and /mesh/BODY to a new run file.\n"
-    "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid\n"
+    "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid;\n"
+    "                 lattice: the nearest u x v x w grid, joined to its 26 neighbours\n"
     "  --seed S       solid: seeds the first farthest-point sample (default 1)\n"
     "  --density RHO  kg/m^3 (default 1000)\n"
     "  --voxels R     voxel cells along the longest extent (default 96)\n"
@@ -238,7 +240,7 @@ static int command_graph(int argc, char **argv, const char *command_line)
         case 's': shape = optarg; break;
         case 'k':
             if (op_body_kind_parse(optarg, &def.kind))
-                return usage_error("graph", "--kind must be solid, rod or shell, not '%s'", optarg);
+                return usage_error("graph", "--kind must be solid, rod, shell or lattice, not '%s'", optarg);
             have_kind = 1;
             break;
         case 'n':

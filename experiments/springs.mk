@@ -10,6 +10,12 @@
 #                 springs-drape                  the exact Jacobian (j0) against the paper's damped
 #                                                one (j0.01), at three cloth densities RHO (the
 #                                                heavier, the more stretched)
+#   experiment 3  ball-LAW.h5, ball.tsv          its Fig. 4: a 10 kg block (no sphere shape) into the
+#                                                border-held 1,024-particle cloth, full cubic against
+#                                                linear springs of the same K
+#   experiment 4  (not run: the cube hanging from a cloth needs a joint between two bodies)
+#   experiment 5  cube-LAW-sN.h5, cube.tsv       its Fig. 6: a 5 kg block on the 729-particle lattice
+#                                                cube, each law, at N = 2 and 8 sub-steps a frame
 #   experiment 6  time-SCENE-LAW-MATRIX.h5,      its Fig. 7: time per frame of the three laws, with
 #                 timing.tsv                     assembled and matrix-free CG products, on the
 #                                                hanging 1,024-particle cloth and Fig. 5's dinosaur
@@ -17,6 +23,7 @@
 #                                                springs of each law (K from the body's k)
 
 SPRINGS := $(RESULTS)/springs
+SPRINGS_LAWS := linear cubic2 cubic
 
 $(SPRINGS)/curves.tsv: bin/opsim
 	@mkdir -p $(dir $@)
@@ -57,8 +64,50 @@ SPRINGS_DRAPE_ARGS = runs='$(SPRINGS_DRAPE_RUNS)'
 $(FIGURES)/springs-drape.png $(FIGURES)/springs-drape.pdf &: $(SPRINGS_DRAPE_RUNS) plots/springs-drape.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/springs-drape.gp,$(SPRINGS_DRAPE_ARGS))
 
+# ---- experiment 3: ball-LAW.h5 (a 10 kg block into the border-held cloth) -------------------
+SPRINGS_BALL_RUNS := $(SPRINGS)/ball-linear.h5 $(SPRINGS)/ball-cubic.h5
+
+$(SPRINGS)/ball-%.h5: experiments/springs-ball.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set solver.force=$*)
+
+# law, the cloth's largest edge stretch over the run and at the end, the centre's largest and
+# final sag (m)
+$(SPRINGS)/ball.tsv: $(SPRINGS_BALL_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# law\tstretch_peak\tstretch_final\tsag_max_m\tsag_final_m\n' > $$out; \
+	for run in $(SPRINGS_BALL_RUNS); do law=$$(basename $$run .h5); law=$${law#ball-}; \
+	    printf '%s\t%s\t%s\t%s\t%s\n' $$law \
+	        $$(bin/opsim export $$run /observables/stretch/value | sort -g | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/stretch/value | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/sag/value | sort -g | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/sag/value | tail -n 1) >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
+
+# ---- experiment 5: cube-LAW-sN.h5 (a 5 kg block on the 729-particle lattice cube) ------------
+SPRINGS_CUBE_RUNS := $(foreach n,2 8,$(foreach l,$(SPRINGS_LAWS),$(SPRINGS)/cube-$(l)-s$(n).h5))
+
+$(SPRINGS)/cube-%.h5: experiments/springs-cube.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set solver.force=$(word 1,$(subst -, ,$*)) \
+	    --set world.substeps=$(patsubst s%,%,$(word 2,$(subst -, ,$*))))
+
+# run, law, sub-steps a frame, the soft cube's smallest and final height (m; 0.159 at rest), the
+# most inverted edges at any output frame, the smallest edge length ratio
+$(SPRINGS)/cube.tsv: $(SPRINGS_CUBE_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# run\tlaw\tsubsteps\theight_min_m\theight_final_m\tinverted_max\tstretch_min\n' > $$out; \
+	for run in $(SPRINGS_CUBE_RUNS); do name=$$(basename $$run .h5); set -- $$(echo $${name#cube-} | tr '-' ' '); \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$name $$1 $${2#s} \
+	        $$(bin/opsim export $$run /observables/height/value | sort -g | head -n 1) \
+	        $$(bin/opsim export $$run /observables/height/value | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/inverted/value | sort -g | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/squeeze/value | sort -g | head -n 1) >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
+
 # ---- experiment 6: time-SCENE-LAW-MATRIX.h5 ---------------------------------------------------
-SPRINGS_LAWS := linear cubic2 cubic
 SPRINGS_MATRICES := assembled free
 SPRINGS_TIME_RUNS := $(foreach s,cloth dino,$(foreach l,$(SPRINGS_LAWS),$(foreach m,$(SPRINGS_MATRICES),$(SPRINGS)/time-$(s)-$(l)-$(m).h5)))
 springs_config = $(if $(filter cloth,$(1)),experiments/springs-cloth-hang.ini,experiments/fig5.ini)
@@ -109,9 +158,9 @@ $(SPRINGS)/dino.tsv: $(SPRINGS_DINO_RUNS) bin/opsim
 	mv $$out $@; trap - EXIT
 
 .PHONY: springs
-springs: $(FIGURES)/springs-curves.png $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/timing.tsv \
-         $(SPRINGS)/dino.tsv
+springs: $(FIGURES)/springs-curves.png $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/ball.tsv \
+         $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv
 figures: springs
 
-.PRECIOUS: $(SPRINGS_DRAPE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) $(SPRINGS)/drape-%.h5 $(SPRINGS)/time-%.h5 \
-           $(SPRINGS)/fig5-%.h5
+.PRECIOUS: $(SPRINGS_DRAPE_RUNS) $(SPRINGS_BALL_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \
+           $(SPRINGS)/drape-%.h5 $(SPRINGS)/ball-%.h5 $(SPRINGS)/cube-%.h5 $(SPRINGS)/time-%.h5 $(SPRINGS)/fig5-%.h5

@@ -34,12 +34,12 @@ do for [format in "png pdf"] {
     set logscale y
     set format y "10^{%T}"
     set key top right font ",9"
-    plot for [k = 1:words(runs)] series(k, "ke") using 1:2 with lines lt (int((k + 1) / 2)) dt (k % 2 ? 1 : 2) title label(word(runs, k))
+    plot for [k = 1:words(runs)] series(k, "ke") using 1:2 with lines lt (int((k + 1) / 2)) lw (k % 2 ? 3 : 1.5) title label(word(runs, k))
     unset logscale y
     set format y "%g"
     set ylabel "centre sag (m)"
     set key bottom right
-    plot for [k = 1:words(runs)] series(k, "sag") using 1:2 with lines lt (int((k + 1) / 2)) dt (k % 2 ? 1 : 2) title label(word(runs, k))
+    plot for [k = 1:words(runs)] series(k, "sag") using 1:2 with lines lt (int((k + 1) / 2)) lw (k % 2 ? 3 : 1.5) title label(word(runs, k))
     unset multiplot
 }
 dummy = system("rm -rf ".tmp)

@@ -17,8 +17,10 @@
  * the full Jacobian, not a diagonal approximation. Damping (option `damping`, N s/m): the
  * relative-velocity force −k_d (v_i − v_j) of the paper's Sec. 4.1, on every edge.
  *
- * Stiffness. K per edge: option `stiffness` in N/m for every edge of every body, or `body` (the
- * default), K_e = k (v_i + v_j) from the body's ARAP stiffness k (kg/(m³ s²), core/body.h): the
+ * Stiffness. K per edge: option `stiffness` in N/m for every edge of every body; `body_edge`: the
+ * body's `stiffness` value read as K in N/m for each of its edges (a scene with bodies of
+ * different K, such as a soft cube under a stiff one); or `body` (the default),
+ * K_e = k (v_i + v_j) from the body's ARAP stiffness k (kg/(m³ s²), core/body.h): the
  * stiffness that ARAP's position term k/2 Σ_i Σ_{j∈N_i} v_j ‖R_i(x̄_j − x̄_i) − (x_j − x_i)‖² gives
  * a stretch along the edge (the edge appears in i's sum with v_j and in j's with v_i), so that
  * every existing scene runs with springs of the same order as its ARAP body. K₁ = k1 K_e and
@@ -100,12 +102,14 @@
 #include "timer.h"
 
 enum { SP_ASSEMBLED = 0, SP_FREE = 1 };
+/* the stiffness option's two words, kept in sp_solver.stiffness where a number is positive */
+static const double SP_FROM_K = 0.0, SP_BODY_EDGE = -1.0;
 
 static const op_solver_option sp_options[] = {
     { "force", "cubic", "spring force: cubic (the paper's full cubic, Eq. 2-8), cubic2 (two-term StVK cubic, "
                         "Eq. 1) or linear" },
-    { "stiffness", "body", "spring stiffness K in N/m for every edge, or body: K = k (v_i + v_j) from the "
-                           "body's stiffness k (kg/(m^3 s^2))" },
+    { "stiffness", "body", "spring stiffness K in N/m for every edge; body: K = k (v_i + v_j) from the body's "
+                           "stiffness k (kg/(m^3 s^2)); body_edge: the body's stiffness value is K in N/m" },
     { "a1", "1.1", "full cubic: stretch ratio a1 > 1 where g'(a1 L) = K1" },
     { "a2", "0.9", "full cubic: compression ratio a2 in (0, 1) where g'(a2 L) = K2" },
     { "k1", "6", "full cubic: K1 as a multiple of K (> 0)" },
@@ -238,7 +242,7 @@ typedef struct sp_solver {
     /* options */
     op_spring_law law;
     op_spring_shape shape;
-    double stiffness; /* N/m for every edge, or 0: K_e = k (v_i + v_j) */
+    double stiffness; /* N/m for every edge, or SP_FROM_K: K_e = k (v_i + v_j), or SP_BODY_EDGE: K_e = k */
     double damping, jacobian_damping, cg_tolerance;
     int cg_iterations, matrix, definite;
     /* the springs, fixed for the run */
@@ -311,9 +315,11 @@ static int read_options(op_ctx *ctx, const op_solver_settings *settings, sp_solv
     s->law = (op_spring_law)law;
     const char *stiffness = op_solver_setting(settings, "stiffness");
     if (stiffness && strcmp(stiffness, "body") == 0)
-        s->stiffness = 0.0;
+        s->stiffness = SP_FROM_K;
+    else if (stiffness && strcmp(stiffness, "body_edge") == 0)
+        s->stiffness = SP_BODY_EDGE;
     else if (setting_open(&inner, settings, "stiffness", 0.0, INFINITY, 1, 1, &s->stiffness) != OP_OK)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "solver springs: option stiffness = '%s' must be 'body' or a number > 0 (N/m)",
+        return OP_FAIL(ctx, OP_ERR_USAGE, "solver springs: option stiffness = '%s' must be body, body_edge or a number > 0 (N/m)",
                        stiffness ? stiffness : "(missing)");
     if (setting_open(ctx, settings, "a1", 1.0, INFINITY, 1, 1, &s->shape.a1) != OP_OK ||
         setting_open(ctx, settings, "a2", 0.0, 1.0, 1, 1, &s->shape.a2) != OP_OK ||
@@ -342,7 +348,9 @@ static int make_springs(op_ctx *ctx, sp_solver *s, const op_body *body)
     op_graph_edges(g, s->edge);
     for (int e = 0; e < s->edge_count; ++e) {
         int i = s->edge[2 * e], j = s->edge[2 * e + 1];
-        double K = s->stiffness > 0 ? s->stiffness : body->stiffness * (g->volume[i] + g->volume[j]);
+        double K = s->stiffness > 0                ? s->stiffness
+                   : s->stiffness == SP_BODY_EDGE ? body->stiffness
+                                                  : body->stiffness * (g->volume[i] + g->volume[j]);
         double L = sqrt(v3_dist2(&g->rest_position[3 * i], &g->rest_position[3 * j]));
         if (op_spring_make(ctx, s->law, L, K, &s->shape, &s->spring[e]) != OP_OK)
             return OP_FAIL(ctx, ctx->status, "solver springs: body %s, edge %d-%d: %s", body->name, i, j, ctx->message);

@@ -292,7 +292,8 @@ static void test_one_newton_step_is_baraff_witkin(void **state)
     op_body *body = f.body;
     assert_int_equal(op_body_add_pin(&f.ctx, body, 3, 1, 0), OP_OK);
     const double damping = 0.5;
-    start_world(&f, (const char *[]){ "force=cubic", "stiffness=3000", "damping=0.5", "jacobian_damping=0",
+    body->stiffness = 3000; /* read as K in N/m by stiffness = body_edge */
+    start_world(&f, (const char *[]){ "force=cubic", "stiffness=body_edge", "damping=0.5", "jacobian_damping=0",
                                       "definite=off", "cg_tolerance=1e-13", NULL });
     disturb(body, 3, 0.03, 0.5);
     for (int p = 0; p < body->pin_count; ++p) /* the pin holds where it now is, at rest */
@@ -610,6 +611,7 @@ static void test_bad_options_fail_naming_the_key(void **state)
         { "a1=1", "option a1 = '1'" },            { "k1=0", "option k1 = '0'" },
         { "k2=nan", "option k2 = 'nan'" },        { "stiffness=-5", "option stiffness = '-5'" },
         { "stiffness=0", "option stiffness = '0'" }, { "stiffness=soft", "option stiffness = 'soft'" },
+        { "stiffness=bodies", "option stiffness = 'bodies'" },
         { "damping=-1", "option damping = '-1'" }, { "jacobian_damping=1", "option jacobian_damping = '1'" },
         { "cg_iterations=0", "option cg_iterations = '0'" }, { "cg_tolerance=0", "option cg_tolerance = '0'" },
         { "force=quartic", "option force = 'quartic'" }, { "matrix=dense", "option matrix = 'dense'" },
