@@ -1340,7 +1340,7 @@ static int command_spring_curves(int argc, char **argv)
     printf("\n");
     for (int i = 0; i < samples; ++i) {
         double x = from + (to - from) * i / (samples - 1);
-        printf("%.17g", x);
+        printf("%.10g", x); /* the sample lengths as written, e.g. 0.8, so a report can name a row */
         for (int k = 0; k < CURVES; ++k)
             printf("\t%.17g\t%.17g", op_spring_magnitude(&spring[k], x), op_spring_slope(&spring[k], x));
         printf("\n");

@@ -4,8 +4,8 @@
 # through {{tsv ...}}). `make springs` makes all of it (one core: about a minute); the bar of
 # Fig. 3 with springs is in experiments/fig3.mk's table.
 #
-#   experiment 1  curves.tsv, springs-curves     the paper's Fig. 1 and 2: g'(x) and g(x) of the
-#                                                three laws from `opsim spring-curves`
+#   experiment 1  curves.tsv, curve-points.tsv,  the paper's Fig. 1 and 2: g'(x) and g(x) of the
+#                 springs-curves                 three laws from `opsim spring-curves`
 #   experiment 2  drape-rRHO-jJ.h5, drape.tsv,   its Fig. 3: an 8 x 8 cloth held at its corners,
 #                 springs-drape                  the exact Jacobian (j0) against the paper's damped
 #                                                one (j0.01), at three cloth densities RHO (the
@@ -29,6 +29,12 @@ $(SPRINGS)/curves.tsv: bin/opsim
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)bin/opsim spring-curves > $@.tmp && mv $@.tmp $@
+
+# the same at x = 0.5, 0.6, ..., 1.5, for the report's table
+$(SPRINGS)/curve-points.tsv: bin/opsim
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim spring-curves --from 0.5 --to 1.5 --samples 11 > $@.tmp && mv $@.tmp $@
 
 $(FIGURES)/springs-curves.png $(FIGURES)/springs-curves.pdf &: $(SPRINGS)/curves.tsv plots/springs-curves.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/springs-curves.gp,table='$(SPRINGS)/curves.tsv')
@@ -158,7 +164,7 @@ $(SPRINGS)/dino.tsv: $(SPRINGS_DINO_RUNS) bin/opsim
 	mv $$out $@; trap - EXIT
 
 .PHONY: springs
-springs: $(FIGURES)/springs-curves.png $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/ball.tsv \
+springs: $(FIGURES)/springs-curves.png $(SPRINGS)/curve-points.tsv $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/ball.tsv \
          $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv
 figures: springs
 
