@@ -551,7 +551,7 @@ static int conjugate_gradients(op_ctx *ctx, sp_solver *s, const op_body *body, d
         if (!(curvature > 0.0))
             return OP_FAIL(ctx, OP_ERR_INVALID,
                            "solver springs: body %s, sub-step %ld, Newton step %d: the system is not positive "
-                           "definite (CG iteration %d found curvature %g; raise jacobian_damping or lower h)",
+                           "definite (CG iteration %d found curvature %g; definite = on clamps it; or lower h)",
                            body->name, s->substep, s->newton + 1, it, curvature);
         double alpha = rz / curvature;
         for (int k = 0; k < count; ++k) {

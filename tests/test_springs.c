@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "math3.h"
+#include "observe.h"
 #include "rng.h"
 #include "springs.h"
 #include "timer.h"
@@ -496,6 +497,38 @@ static void test_cg_refuses_cleanly(void **state)
     op_world_free(&f.world);
 }
 
+/* A body squeezed to half its size: every spring compressed, g/ℓ < 0 across. With the paper's
+ * Jacobian (definite = off) the system is indefinite and CG stops on negative curvature, naming
+ * the body, sub-step and Newton step, the state finite; with definite = on (the edge blocks
+ * clamped to PSD) the same step converges and the body expands. */
+static void test_definite_clamps_an_indefinite_system(void **state)
+{
+    (void)state;
+    for (int definite = 0; definite <= 1; ++definite) {
+        fixture f;
+        begin_world(&f, "torus100", no_gravity, 1, 1);
+        start_world(&f, (const char *[]){ definite ? "definite=on" : "definite=off", "stiffness=1e5", "force=linear",
+                                          NULL });
+        int n = f.body->graph->particle_count;
+        for (int k = 0; k < 3 * n; ++k)
+            f.body->state.position[k] *= 0.5;
+        op_frame_stats stats = { 0 };
+        int status = op_world_step(&f.ctx, &f.world, &stats);
+        if (definite) {
+            if (status != OP_OK)
+                fail_msg("%s", f.ctx.message);
+            assert_true(op_observe(&f.world, &(op_observable){ .kind = OP_OBSERVE_STRETCH_MAX, .body = 0 }) > 0.5);
+        } else {
+            print_message("definite = off: %s\n", f.ctx.message);
+            assert_int_equal(status, OP_ERR_INVALID);
+            assert_non_null(strstr(f.ctx.message, "body body, sub-step 1, Newton step 1: the system is not positive definite"));
+        }
+        for (int k = 0; k < 3 * n; ++k)
+            assert_true(isfinite(f.body->state.position[k]));
+        op_world_free(&f.world);
+    }
+}
+
 /* The CG iterations reach the frame's stats per sub-step (the run file's
  * /solver/linear_iterations); more Newton steps take more. */
 static void test_cg_iterations_are_reported(void **state)
@@ -601,6 +634,50 @@ static void test_rest_stays_at_rest(void **state)
     op_world_free(&f.world);
 }
 
+/* The observables of the springs experiments (core/observe.h) on a 3 x 3 x 3 lattice cube: a
+ * uniform scaling by 1.1 stretches every edge by 1.1 and the height by 1.1, inverting none;
+ * a corner moved across its cell (x₀ + 2L(1, 1, 1)) inverts its 7 edges and nothing else. */
+static void test_edge_observables(void **state)
+{
+    (void)state;
+    fixture f;
+    memset(&f, 0, sizeof f);
+    op_ctx_init(&f.ctx);
+    op_world_def def = op_default_world_def();
+    assert_int_equal(op_world_init(&f.ctx, &f.world, &def), OP_OK);
+    op_build_def build = op_default_build_def();
+    build.particles = 27;
+    const op_model *model;
+    if (op_world_model(&f.ctx, &f.world, "data/models.tsv", "cube729", &build, &model) != OP_OK)
+        fail_msg("%s", f.ctx.message);
+    double identity[9], origin[3] = { 0, 0, 0 };
+    m3_identity(identity);
+    assert_int_equal(op_world_add_body(&f.ctx, &f.world, "cube", model, 1000, identity, origin, &f.body), OP_OK);
+    op_observable stretch_max = { .kind = OP_OBSERVE_STRETCH_MAX, .body = 0 },
+                  stretch_min = { .kind = OP_OBSERVE_STRETCH_MIN, .body = 0 },
+                  inverted = { .kind = OP_OBSERVE_INVERTED_EDGES, .body = 0 }, height = { .kind = OP_OBSERVE_HEIGHT, .body = 0 };
+    double rest_height = op_observe(&f.world, &height);
+    assert_close(op_observe(&f.world, &stretch_max), 1.0, 1e-15);
+    assert_close(op_observe(&f.world, &inverted), 0.0, 0);
+    int n = f.body->graph->particle_count;
+    for (int k = 0; k < 3 * n; ++k)
+        f.body->state.position[k] *= 1.1;
+    assert_close(op_observe(&f.world, &stretch_max), 1.1, 1e-14);
+    assert_close(op_observe(&f.world, &stretch_min), 1.1, 1e-14);
+    assert_close(op_observe(&f.world, &height), 1.1 * rest_height, 1e-14);
+    assert_close(op_observe(&f.world, &inverted), 0.0, 0);
+    for (int k = 0; k < 3 * n; ++k)
+        f.body->state.position[k] = f.body->graph->rest_position[k];
+    int corner = nearest_particle(f.body, -0.09, -0.09, -0.09), far = nearest_particle(f.body, 0, 0, 0);
+    double across[3];
+    v3_sub(across, &f.body->state.position[3 * far], &f.body->state.position[3 * corner]);
+    v3_axpy(&f.body->state.position[3 * corner], 2.0, across);
+    print_message("rest height %.4f m; corner moved across its cell: %g inverted edges\n", rest_height,
+                  op_observe(&f.world, &inverted));
+    assert_close(op_observe(&f.world, &inverted), 7.0, 0);
+    op_world_free(&f.world);
+}
+
 static void test_bad_options_fail_naming_the_key(void **state)
 {
     (void)state;
@@ -642,8 +719,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_free_body_conserves_momentum, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_energy_drift_is_small_at_small_h, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_cg_refuses_cleanly, clock_start, clock_stop),
+        cmocka_unit_test_setup_teardown(test_definite_clamps_an_indefinite_system, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_cg_iterations_are_reported, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_deterministic_on_one_and_two_threads, clock_start, clock_stop),
+        cmocka_unit_test_setup_teardown(test_edge_observables, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_bad_options_fail_naming_the_key, clock_start, clock_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
