@@ -20,7 +20,8 @@
 #                 timing.tsv                     assembled and matrix-free CG products, on the
 #                                                hanging 1,024-particle cloth and Fig. 5's dinosaur
 #   experiment 7  fig5-LAW.h5, dino.tsv          Choi & Lee's Fig. 5 (the falling dinosaur) with
-#                                                springs of each law (K from the body's k)
+#                                                springs of each law (K from the body's k);
+#                 fig4-collapsed.h5, collapsed.tsv   its Fig. 4 start (every particle at one point)
 
 SPRINGS := $(RESULTS)/springs
 SPRINGS_LAWS := linear cubic2 cubic
@@ -163,10 +164,27 @@ $(SPRINGS)/dino.tsv: $(SPRINGS_DINO_RUNS) bin/opsim
 	done; \
 	mv $$out $@; trap - EXIT
 
+# Fig. 4's collapsed start with springs: every spring of zero length, without a direction
+SPRINGS_COLLAPSED_RUN := $(SPRINGS)/fig4-collapsed.h5
+
+$(SPRINGS_COLLAPSED_RUN): experiments/fig4.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set solver.name=springs --set run.frames=30 --set run.output_every=30)
+
+# rest-shape error at the start and after 1 s, kinetic energy after 1 s
+$(SPRINGS)/collapsed.tsv: $(SPRINGS_COLLAPSED_RUN) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# run\tshape_error_start\tshape_error_1s\tkinetic_1s_J\n' > $$out; \
+	printf 'fig4-collapsed\t%s\t%s\t%s\n' \
+	    $$(bin/opsim export $(SPRINGS_COLLAPSED_RUN) /observables/shape_error/value | head -n 1) \
+	    $$(bin/opsim export $(SPRINGS_COLLAPSED_RUN) /observables/shape_error/value | tail -n 1) \
+	    $$(bin/opsim export $(SPRINGS_COLLAPSED_RUN) /observables/kinetic/value | tail -n 1) >> $$out; \
+	mv $$out $@; trap - EXIT
+
 .PHONY: springs
 springs: $(FIGURES)/springs-curves.png $(SPRINGS)/curve-points.tsv $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/ball.tsv \
-         $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv
+         $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv $(SPRINGS)/collapsed.tsv
 figures: springs
 
-.PRECIOUS: $(SPRINGS_DRAPE_RUNS) $(SPRINGS_BALL_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \
+.PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_BALL_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \
            $(SPRINGS)/drape-%.h5 $(SPRINGS)/ball-%.h5 $(SPRINGS)/cube-%.h5 $(SPRINGS)/time-%.h5 $(SPRINGS)/fig5-%.h5
