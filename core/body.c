@@ -27,6 +27,7 @@ static int body_alloc(op_ctx *ctx, op_body *body, int n)
     body->inertial_rotation = op_calloc(ctx, 9 * count, sizeof(double));
     body->position_pinned = op_calloc(ctx, count, 1);
     body->rotation_pinned = op_calloc(ctx, count, 1);
+    body->floor_push = op_calloc(ctx, count, sizeof(double));
     return ctx->status;
 }
 
@@ -83,6 +84,7 @@ void op_body_free(op_body *body)
     OP_FREE(body->constraints);
     OP_FREE(body->position_pinned);
     OP_FREE(body->rotation_pinned);
+    OP_FREE(body->floor_push);
     body->pin_count = 0;
     body->constraint_count = 0;
 }
@@ -191,6 +193,31 @@ int op_body_nearest_vertex(const op_body *body, const double p[3])
 {
     const op_mesh *mesh = &body->model->mesh;
     return v3_nearest(mesh->vertices, mesh->vertex_count, p);
+}
+
+void op_body_mass_centre(const op_body *body, double centre[3])
+{
+    const op_graph *g = body->graph;
+    double total = 0.0, sum[3] = { 0, 0, 0 };
+    for (int i = 0; i < g->particle_count; ++i) {
+        total += g->mass[i];
+        v3_axpy(sum, g->mass[i], &body->state.position[3 * i]);
+    }
+    v3_scale(centre, sum, 1.0 / total);
+}
+
+void op_body_set_rigid_velocity(op_body *body, const double velocity[3], const double angular_velocity[3])
+{
+    double c[3], spin[9];
+    op_body_mass_centre(body, c);
+    m3_cross_matrix(spin, angular_velocity);
+    for (int i = 0; i < body->graph->particle_count; ++i) {
+        double arm[3], *v = &body->state.velocity[3 * i];
+        v3_sub(arm, &body->state.position[3 * i], c);
+        v3_cross(v, angular_velocity, arm);
+        v3_add(v, v, velocity);
+        m3_mul(&body->state.rotation_rate[9 * i], spin, &body->state.rotation[9 * i]);
+    }
 }
 
 int op_body_centre_particle(const op_body *body)

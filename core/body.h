@@ -58,6 +58,9 @@ typedef struct op_body {
     op_constraint *constraints;
     unsigned char *position_pinned; /* [n] 1 where a pin holds the position */
     unsigned char *rotation_pinned; /* [n] 1 where a pin holds the orientation */
+    double *floor_push;       /* [n] how far the world's last floor projection pushed each
+                                 particle up (m), for the contacts' velocity response
+                                 (floor_contact = iteration, core/world.h) */
 } op_body;
 
 /* Allocates the state and work arrays of a body of `model` and places it at rest:
@@ -76,6 +79,12 @@ int op_body_add_constraint(op_ctx *ctx, op_body *body, op_constraint_kind kind, 
 /* v(x, R) of a constraint's vertex, and its skinned direction n(R) (not normalised). */
 void op_constraint_skinned_point(const op_body *body, const op_constraint *c, double out[3]);
 void op_constraint_skinned_direction(const op_body *body, const op_constraint *c, double out[3]);
+
+/* The mass-weighted centre of the particle centres x_i. */
+void op_body_mass_centre(const op_body *body, double centre[3]);
+/* Every particle moves with one rigid motion: v_i = v + ω × (x_i − c) about the body's centre
+ * of mass c, Ṙ_i = [ω]× R_i (ω in rad/s, world frame). */
+void op_body_set_rigid_velocity(op_body *body, const double velocity[3], const double angular_velocity[3]);
 
 /* The vertex of the model's mesh nearest to p (model frame); ties to the lower index. */
 int op_body_nearest_vertex(const op_body *body, const double p[3]);

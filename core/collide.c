@@ -43,35 +43,83 @@ static double friction_keep(double friction, double normal_change, double tangen
     return op_max(0.0, 1.0 - friction * normal_change / tangential);
 }
 
-int op_collide_floor(op_body *body, double height, double friction, double *deepest_after)
+/* How far particle i reaches below the floor (≤ 0 when it does not), or −1 when its centre is
+ * too high for it to touch: h(+y) is at most the largest semi-axis (times 1 + a few ε of
+ * rounding), so such a particle is skipped without the square root. Position-pinned particles
+ * never touch. */
+static double floor_depth(const op_body *body, int i, double height)
+{
+    const double *r = &body->graph->radii[3 * i];
+    if (body->position_pinned[i] ||
+        body->state.position[3 * i + 1] - height > 1.0001 * op_max(r[0], op_max(r[1], r[2])))
+        return -1.0;
+    return height - op_particle_lowest_point(body, i);
+}
+
+/* The velocity's floor response after a normal velocity change (not negative) that the contact
+ * made: Coulomb friction takes up to μ times it off the tangential velocity. */
+static void floor_friction(double v[3], double friction, double normal_change)
+{
+    double tangential = sqrt(v[0] * v[0] + v[2] * v[2]);
+    if (tangential > 0) {
+        double keep = friction_keep(friction, normal_change, tangential);
+        v[0] *= keep;
+        v[2] *= keep;
+    }
+}
+
+int op_collide_floor(op_body *body, double height, double friction, double *deepest_before, double *deepest_after)
 {
     int contacts = 0;
-    double deepest = 0.0;
-    const double *radii = body->graph->radii;
+    double before = 0.0, after = 0.0;
     for (int i = 0; i < body->graph->particle_count; ++i) {
-        /* h(+y) is at most the largest semi-axis (times 1 + a few ε of rounding), so a centre
-         * higher than that above the floor cannot touch it: skipped without the square root */
-        const double *r = &radii[3 * i];
-        if (body->position_pinned[i] ||
-            body->state.position[3 * i + 1] - height > 1.0001 * op_max(r[0], op_max(r[1], r[2])))
-            continue;
-        double depth = height - op_particle_lowest_point(body, i);
+        double depth = floor_depth(body, i, height);
         if (!(depth > 0))
             continue;
         ++contacts;
+        before = op_max(before, depth);
         double *x = &body->state.position[3 * i], *v = &body->state.velocity[3 * i];
         x[1] += depth;
-        deepest = op_max(deepest, height - op_particle_lowest_point(body, i));
+        after = op_max(after, height - op_particle_lowest_point(body, i));
         double normal_change = v[1] < 0 ? -v[1] : 0.0;
         v[1] += normal_change;
-        double tangential = sqrt(v[0] * v[0] + v[2] * v[2]);
-        if (tangential > 0) {
-            double keep = friction_keep(friction, normal_change, tangential);
-            v[0] *= keep;
-            v[2] *= keep;
-        }
+        floor_friction(v, friction, normal_change);
     }
-    *deepest_after = deepest;
+    *deepest_before = before;
+    *deepest_after = after;
+    return contacts;
+}
+
+int op_floor_project(op_body *body, double height, double *push, double *deepest_before)
+{
+    int contacts = 0;
+    double before = 0.0;
+    for (int i = 0; i < body->graph->particle_count; ++i) {
+        double depth = floor_depth(body, i, height);
+        push[i] = depth > 0 ? depth : 0.0;
+        if (!(depth > 0))
+            continue;
+        ++contacts;
+        before = op_max(before, depth);
+        body->state.position[3 * i + 1] += depth;
+    }
+    *deepest_before = before;
+    return contacts;
+}
+
+int op_floor_respond(op_body *body, const double *push, double h, double friction)
+{
+    int contacts = 0;
+    for (int i = 0; i < body->graph->particle_count; ++i) {
+        if (!(push[i] > 0))
+            continue;
+        ++contacts;
+        double *v = &body->state.velocity[3 * i];
+        double normal_change = push[i] / h + (v[1] < 0 ? -v[1] : 0.0);
+        if (v[1] < 0)
+            v[1] = 0.0;
+        floor_friction(v, friction, normal_change);
+    }
     return contacts;
 }
 

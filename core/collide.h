@@ -115,11 +115,25 @@ double op_support_along(const double support[6], const double n[3]);
 
 /* The lowest point of particle i's ellipsoid along +y: x_y − h(+y). */
 double op_particle_lowest_point(const op_body *body, int i);
-/* The floor contact of every particle of the body; returns the number of contacts and, in
- * *deepest_after, how far the deepest position-free particle still reaches below the floor
- * (rounding only: a particle that did not touch the floor is above it, one that did is pushed
- * to touch), which is op_floor_penetration afterwards at the cost of the contacts alone. */
-int op_collide_floor(op_body *body, double height, double friction, double *deepest_after);
+/* The floor contact of every particle of the body at the end of a sub-step (the paper's,
+ * `floor_contact = substep`): a particle reaching below the floor is pushed up to touch it, its
+ * downward velocity removed, and Coulomb friction takes up to μ times that change off its
+ * tangential velocity. Returns the number of contacts; *deepest_before is how far the deepest
+ * position-free particle reached below the floor before the push, *deepest_after how far it
+ * still does (rounding only: a particle that did not touch the floor is above it, one that did
+ * is pushed to touch), which is op_floor_penetration afterwards at the cost of the contacts
+ * alone. */
+int op_collide_floor(op_body *body, double height, double friction, double *deepest_before, double *deepest_after);
+/* `floor_contact = iteration` (core/world.h): after every iteration, every position-free particle
+ * reaching below the floor is pushed up to touch it, positions only; push[i] receives how far
+ * particle i moved (0 when it did not), *deepest_before the deepest reach before. Returns the
+ * contacts. */
+int op_floor_project(op_body *body, double height, double *push, double *deepest_before);
+/* Then, after the velocities are formed from the projected positions, the contacts' velocity
+ * response: each particle the last projection pushed loses any downward velocity, and Coulomb
+ * friction takes up to μ times its normal velocity change (push/h plus the downward velocity
+ * removed) off its tangential velocity, as op_collide_floor's does. Returns the contacts. */
+int op_floor_respond(op_body *body, const double *push, double h, double friction);
 /* How far the deepest position-free particle reaches below the floor (m), 0 when none does. */
 double op_floor_penetration(const op_body *body, double height);
 

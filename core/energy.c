@@ -183,6 +183,27 @@ void op_energy_rotation_gradient(const op_body *body, double h, double *gradient
     }
 }
 
+void op_energy_momentum(const op_body *body, const double centre[3], double linear[3], double angular[3])
+{
+    const op_graph *g = body->graph;
+    const op_state *s = &body->state;
+    double p[3] = { 0, 0, 0 }, l[3] = { 0, 0, 0 };
+    for (int i = 0; i < g->particle_count; ++i) {
+        const double *v = &s->velocity[3 * i], *R = &s->rotation[9 * i], *rate = &s->rotation_rate[9 * i];
+        double arm[3], turn[3], ra[9], spin[9];
+        v3_axpy(p, g->mass[i], v);
+        v3_sub(arm, &s->position[3 * i], centre);
+        v3_cross(turn, arm, v);
+        v3_axpy(l, g->mass[i], turn);
+        m3_mul(ra, rate, &g->rest_moment[9 * i]);
+        m3_mul_bt(spin, ra, R); /* Ṙ Ā Rᵀ; the term's other half is its transpose */
+        double own[3] = { spin[7] - spin[5], spin[2] - spin[6], spin[3] - spin[1] };
+        v3_axpy(l, g->density, own);
+    }
+    v3_copy(linear, p);
+    v3_copy(angular, l);
+}
+
 double op_energy_motion(const op_body *body)
 {
     const op_graph *g = body->graph;

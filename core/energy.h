@@ -34,4 +34,9 @@ void op_energy_rotation_gradient(const op_body *body, double h, double *gradient
 /* The kinetic energy of the body's motion (not E^k): ½ Σ m_i ‖v_i‖² + ½ Σ ρ tr(Ṙ_i Ā_i Ṙ_iᵀ). */
 double op_energy_motion(const op_body *body);
 
+/* The body's linear momentum Σ m_i v_i and its angular momentum about `centre`, every material
+ * point of each ellipsoid counted: Σ m_i (x_i − c) × v_i + vee(Ṙ_i ρĀ_i R_iᵀ − R_i ρĀ_i Ṙ_iᵀ),
+ * vee(S) = (S₃₂, S₁₃, S₂₁) (∫ρ (R r̄) × (Ṙ r̄) over the ellipsoid, r̄ from its centre). */
+void op_energy_momentum(const op_body *body, const double centre[3], double linear[3], double angular[3]);
+
 #endif

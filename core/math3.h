@@ -59,6 +59,12 @@ static inline void m3_identity(double out[9])
     static const double id[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
     m3_copy(out, id);
 }
+/* [a]×, the matrix with [a]× b = a × b */
+static inline void m3_cross_matrix(double out[9], const double a[3])
+{
+    double m[9] = { 0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0 };
+    m3_copy(out, m);
+}
 static inline void m3_zero(double out[9]) { memset(out, 0, 9 * sizeof(double)); }
 static inline void m3_add(double out[9], const double a[9], const double b[9])
 { for (int k = 0; k < 9; ++k) out[k] = a[k] + b[k]; }

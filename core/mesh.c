@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "math3.h"
+
 /* Far beyond any mesh opsim simulates, yet small enough that 3 * count still fits an int,
  * so face and vertex arrays can be indexed with plain ints. It also stops a corrupt header
  * from asking for gigabytes. */
@@ -805,4 +807,20 @@ int op_mesh_cluster_faces(op_ctx *ctx, const op_mesh *mesh, int max_faces, int *
         *count = 0;
     }
     return ctx->status;
+}
+
+double op_mesh_volume(const op_mesh *mesh)
+{
+    if (mesh->vertex_count == 0)
+        return 0.0;
+    const double *origin = mesh->vertices;
+    double sum = 0.0;
+    for (int f = 0; f < mesh->face_count; ++f) {
+        double p[3][3], cross[3];
+        for (int c = 0; c < 3; ++c)
+            v3_sub(p[c], &mesh->vertices[3 * mesh->faces[3 * f + c]], origin);
+        v3_cross(cross, p[1], p[2]);
+        sum += v3_dot(p[0], cross);
+    }
+    return sum / 6.0;
 }

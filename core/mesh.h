@@ -37,6 +37,10 @@ int op_mesh_alloc(op_ctx *ctx, op_mesh *mesh, int vertex_count, int face_count);
 void op_mesh_free(op_mesh *mesh);
 
 void op_mesh_bounds(const op_mesh *mesh, double lo[3], double hi[3]);
+/* The volume a closed mesh encloses (faces counter-clockwise seen from outside): Σ over its
+ * triangles of v₀ · (v₁ × v₂) / 6, each taken relative to the first vertex so that a mesh far
+ * from the origin loses no digits. */
+double op_mesh_volume(const op_mesh *mesh);
 /* Every edge shared by exactly two triangles, used once in each direction. */
 int op_mesh_is_closed(const op_mesh *mesh);
 

@@ -15,6 +15,7 @@ static const char *const kind_names[] = {
     [OP_OBSERVE_LOWEST_POINT] = "lowest_point",
     [OP_OBSERVE_KINETIC_ENERGY] = "kinetic_energy",
     [OP_OBSERVE_POSITION_ERROR] = "position_error",
+    [OP_OBSERVE_ANGULAR_MOMENTUM] = "angular_momentum",
     [OP_OBSERVE_STRETCH_MAX] = "stretch_max",
     [OP_OBSERVE_STRETCH_MIN] = "stretch_min",
     [OP_OBSERVE_INVERTED_EDGES] = "inverted_edges",
@@ -203,6 +204,25 @@ double op_observe(const op_world *world, const op_observable *observable)
             if (!body || body == &world->bodies[b])
                 sum += op_energy_motion(&world->bodies[b]);
         return sum;
+    }
+    case OP_OBSERVE_ANGULAR_MOMENTUM: {
+        double mass = 0.0, centre[3] = { 0, 0, 0 }, total[3] = { 0, 0, 0 };
+        for (int b = 0; b < world->body_count; ++b)
+            if (!body || body == &world->bodies[b]) {
+                const op_graph *g = world->bodies[b].graph;
+                for (int i = 0; i < g->particle_count; ++i) {
+                    mass += g->mass[i];
+                    v3_axpy(centre, g->mass[i], &world->bodies[b].state.position[3 * i]);
+                }
+            }
+        v3_scale(centre, centre, 1.0 / mass);
+        for (int b = 0; b < world->body_count; ++b)
+            if (!body || body == &world->bodies[b]) {
+                double linear[3], angular[3];
+                op_energy_momentum(&world->bodies[b], centre, linear, angular);
+                v3_add(total, total, angular);
+            }
+        return v3_norm(total);
     }
     case OP_OBSERVE_POSITION_ERROR: {
         const op_constraint *c = &body->constraints[observable->constraint];

@@ -273,6 +273,39 @@ void op_rotation_quaternion(const double R[9], double q[4])
     finish(o, q, ignored);
 }
 
+/* op_polar_rotation_predicted. With M = Rᵀ Y = α I + β [a]× + γ a aᵀ (|a| = 1): on the plane
+ * across a, M is α I + β J = r Rot(φ), r = √(α² + β²), and along a it is α + γ. With
+ * v = vee(skew M) = β a, s = |v| = |β|, and c from the trace, tr M = 3α + γ: for the two-rotation
+ * prediction M = 2I − D, D = Rot(a, −θ), α = 2 − cos θ, β = sin θ, α + γ = 1, so
+ * cos θ = (5 − tr M)/2; for a spin M = I + h[Rᵀω]×, α = 1 = α + γ and the same expression gives 1.
+ * Writing c = (5 − tr M)/2, α = 2 − c in both, and
+ *   polar(M) = Rot(a, φ) = I + (sin φ / s) [v]× + ((1 − cos φ) / s²) [v]×²,
+ *   sin φ = s / r, cos φ = α / r, r = √(s² + α²),
+ *   (1 − cos φ)/s² = 1 / (r (r + α))     (r − α = s²/(r + α): no cancellation as s → 0).
+ * Whatever M is, these coefficients make an exact rotation about v, so the result stays in SO(3). */
+void op_polar_rotation_predicted(const double R[9], const double Y[9], double out[9])
+{
+    double M[9];
+    m3_mul_at(M, R, Y);
+    double v[3] = { 0.5 * (M[7] - M[5]), 0.5 * (M[2] - M[6]), 0.5 * (M[3] - M[1]) };
+    double alpha = 0.5 * (M[0] + M[4] + M[8] - 1.0); /* 2 − c */
+    /* α ≥ 1/2: a turn of at most 120° a sub-step in the two-rotation form, and α positive
+     * with room for rounding; beyond it the closed form decides */
+    if (!(alpha >= 0.5)) {
+        op_polar_rotation(Y, out);
+        return;
+    }
+    double s2 = v3_dot(v, v), r = sqrt(s2 + alpha * alpha);
+    double first = 1.0 / r, second = 1.0 / (r * (r + alpha));
+    double V[9], V2[9], turn[9];
+    m3_cross_matrix(V, v);
+    m3_mul(V2, V, V);
+    m3_identity(turn);
+    m3_axpy(turn, first, V);
+    m3_axpy(turn, second, V2);
+    m3_mul(out, R, turn);
+}
+
 /* The warm start (op_polar_rotation_warm). With R0 = R(q0) and B = R0ᵀ C, polar(C) = R0 polar(B),
  * and in R0's frame the 4x4 matrix of form_k is
  *     K_B = [ α  gᵀ ]    α = tr B, g = (B₃₂ − B₂₃, B₁₃ − B₃₁, B₂₁ − B₁₂) (B's skew part),

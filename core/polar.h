@@ -33,6 +33,15 @@ void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], doubl
  * latency chains in two groups of registers at once. */
 void op_polar_rotation_warm8_interleaved(const double C[72], double *const q[2], double R[72]);
 
+/* polar(Y) for the world's inertial prediction Y = R + h Ṙ of a rotation R, in a quarter of the
+ * closed form's time. M = Rᵀ Y is taken as axially symmetric, M = α I + β [a]× + γ a aᵀ with the
+ * axis entry and α positive, which is what every Ṙ the world makes gives: the difference of two
+ * rotations (Y = 2R − R_start, the paper's 2R^c − R^p) and a spin (Ṙ = [ω]× R). Then polar(M) is
+ * a turn about a, and R polar(M) is polar(Y) to rounding. For any other Y the result is still
+ * a rotation, one that agrees with polar(Y) to first order in h Ṙ. A Y outside the fast form's
+ * range (a turn of more than about 120° a sub-step) gets the closed form. */
+void op_polar_rotation_predicted(const double R[9], const double Y[9], double out[9]);
+
 /* The unit quaternion of a rotation matrix (of its polar rotation, if it is not quite one): the
  * starting q for op_polar_rotation_warm. */
 void op_rotation_quaternion(const double R[9], double q[4]);

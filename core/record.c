@@ -11,15 +11,17 @@ enum { ENERGY_TERMS = 4, TIMING_STAGES = 5 };
 static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };
 static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "chebyshev", "total" };
 /* /collision/<name>: counts, then penetrations (op_frame_stats) */
-enum { COLLISION_COUNTS = 3, COLLISION_SERIES = 5 };
-static const char *const collision_names[COLLISION_SERIES] = { "floor_contacts", "pairs", "contacts", "max_penetration",
-                                                               "max_floor_penetration" };
+enum { COLLISION_COUNTS = 3, COLLISION_SERIES = 6 };
+static const char *const collision_names[COLLISION_SERIES] = { "floor_contacts",        "pairs",
+                                                               "contacts",              "max_penetration",
+                                                               "max_floor_penetration", "max_floor_reach_before" };
 static const char *const collision_descriptions[COLLISION_SERIES] = {
     "particles pushed out of the floor, summed over the frame's sub-steps",
     "candidate pairs of particles of different bodies (broad phase), summed over the sub-steps",
     "candidate pairs that penetrated, summed over the sub-steps",
     "largest ellipsoid-ellipsoid penetration left after a sub-step's contacts, over the sub-steps",
     "deepest reach below the floor left after a sub-step's contacts, over the sub-steps",
+    "deepest reach below the floor before the floor pushed a particle back, over the sub-steps",
 };
 
 typedef struct recorder {
@@ -27,6 +29,8 @@ typedef struct recorder {
     op_series position, position_step, position_time;
     op_series orientation, orientation_step, orientation_time;
     op_series energy_series[ENERGY_TERMS];
+    op_series energy_after_series[ENERGY_TERMS]; /* [S], open only when log_energy */
+    op_series floor_reach_series;                /* [S] */
     op_series timing[TIMING_STAGES];
     op_series collision[COLLISION_SERIES];
     op_series linear_iterations;      /* [S] the variant's inner solver iterations per sub-step */
@@ -38,6 +42,8 @@ typedef struct recorder {
     double *positions, *orientations; /* one frame of every body */
     double *energy_rows;              /* [substeps][iterations + 1] of one term */
     op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
+    op_energy *energy_after_contacts; /* [substeps], likewise */
+    double *floor_reach;              /* [substeps], likewise */
     long *linear_counts;              /* [substeps], filled by op_world_step */
     int64_t *linear_rows;             /* the same, as written */
 } recorder;
@@ -59,6 +65,13 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_int(ctx, run, p, "floor", d->floor) != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "floor_height", d->floor_height) != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "friction", d->friction) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "rotation_start",
+                                        d->rotation_start == OP_ROTATION_START_RIGID       ? "rigid"
+                                        : d->rotation_start == OP_ROTATION_START_PREDICTED ? "predicted"
+                                                                                           : "current") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "floor_contact",
+                                        d->floor_contact == OP_FLOOR_CONTACT_ITERATION ? "iteration" : "substep") !=
+            OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collisions", d->collisions) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collision_passes", d->collision_passes) != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "collision_margin", d->collision_margin) != OP_OK ||
@@ -143,7 +156,16 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
             if (op_series_create(ctx, run, &r->energy_series[e], path, OP_SERIES_FLOAT64, 1, energy_row, "J",
                                  "per sub-step; column 0 before the first iteration, k after the k-th") != OP_OK)
                 return ctx->status;
+            snprintf(path, sizeof path, "/solver/energy_after_contacts/%s", energy_names[e]);
+            if (op_series_create(ctx, run, &r->energy_after_series[e], path, OP_SERIES_FLOAT64, 0, NULL, "J",
+                                 "per sub-step: the state after its contacts, with the sub-step's h, y and Y") !=
+                OP_OK)
+                return ctx->status;
         }
+    if (op_series_create(ctx, run, &r->floor_reach_series, "/collision/floor_reach_before", OP_SERIES_FLOAT64, 0, NULL, "m",
+                         "per sub-step: deepest reach below the floor before the floor pushed a particle back") !=
+        OP_OK)
+        return ctx->status;
     for (int t = 0; t < TIMING_STAGES; ++t) {
         char path[64];
         snprintf(path, sizeof path, "/timing/%s", timing_names[t]);
@@ -290,8 +312,16 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
             }
             if (op_series_append(ctx, &r->run, &r->energy_series[e], r->energy_rows, d->substeps) != OP_OK)
                 return ctx->status;
+            for (int sub = 0; sub < d->substeps; ++sub) {
+                const op_energy *E = &r->energy_after_contacts[sub];
+                r->energy_rows[sub] = e == 0 ? E->kinetic : e == 1 ? E->elastic : e == 2 ? E->constraint : E->total;
+            }
+            if (op_series_append(ctx, &r->run, &r->energy_after_series[e], r->energy_rows, d->substeps) != OP_OK)
+                return ctx->status;
         }
     }
+    if (op_series_append(ctx, &r->run, &r->floor_reach_series, r->floor_reach, d->substeps) != OP_OK)
+        return ctx->status;
     for (int sub = 0; sub < d->substeps; ++sub)
         r->linear_rows[sub] = stats->linear_iterations[sub];
     if (op_series_append(ctx, &r->run, &r->linear_iterations, r->linear_rows, d->substeps) != OP_OK)
@@ -302,7 +332,8 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
         if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
             return ctx->status;
     int64_t counts[COLLISION_COUNTS] = { stats->floor_contacts, stats->collision_pairs, stats->collision_contacts };
-    double depths[COLLISION_SERIES - COLLISION_COUNTS] = { stats->max_penetration, stats->max_floor_penetration };
+    double depths[COLLISION_SERIES - COLLISION_COUNTS] = { stats->max_penetration, stats->max_floor_penetration,
+                                                           stats->max_floor_reach };
     for (int k = 0; k < COLLISION_SERIES; ++k) {
         const void *row = k < COLLISION_COUNTS ? (const void *)&counts[k] : (const void *)&depths[k - COLLISION_COUNTS];
         if (op_series_append(ctx, &r->run, &r->collision[k], row, 1) != OP_OK)
@@ -339,13 +370,18 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     r->orientations = op_calloc(ctx, 9 * (size_t)r->particles, sizeof(double));
     r->energy_rows = op_calloc(ctx, cells, sizeof(double));
     r->energy = op_calloc(ctx, cells, sizeof(op_energy));
+    r->energy_after_contacts = op_calloc(ctx, (size_t)d->substeps, sizeof(op_energy));
+    r->floor_reach = op_calloc(ctx, (size_t)d->substeps, sizeof(double));
     r->linear_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
     r->linear_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
     if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
         write_bodies(ctx, r, w) == OP_OK && write_parameters(ctx, r, scene) == OP_OK &&
         create_series(ctx, r, scene) == OP_OK && create_surface(ctx, r, w) == OP_OK && append_state(ctx, r, w) == OP_OK &&
         append_observables(ctx, r, scene) == OP_OK && op_runfile_flush(ctx, &r->run) == OP_OK) {
-        op_frame_stats stats = { .energy = r->energy, .linear_iterations = r->linear_counts };
+        op_frame_stats stats = { .energy = r->energy,
+                                 .energy_after_contacts = r->energy_after_contacts,
+                                 .floor_reach = r->floor_reach,
+                                 .linear_iterations = r->linear_counts };
         for (int frame = 1; frame <= scene->run.frames; ++frame) {
             if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
                 break;
@@ -369,6 +405,8 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     free(r->orientations);
     free(r->energy_rows);
     free(r->energy);
+    free(r->energy_after_contacts);
+    free(r->floor_reach);
     free(r->linear_counts);
     free(r->linear_rows);
     free(r->surface_rows);

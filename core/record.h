@@ -5,6 +5,8 @@
  * Written beyond the bodies (runfile.h):
  *   /parameters                       attributes: frames, output_every, frame_time, substeps,
  *                                     iterations, gravity, floor, floor_height, friction,
+ *                                     floor_contact ("substep" or "iteration"), rotation_start
+ *                                     ("rigid", "predicted" or "current"),
  *                                     collisions (0/1), collision_passes, collision_margin (m),
  *                                     log_energy, solver, solver_<option> (strings as given,
  *                                     defaults filled in, the common chebyshev* options
@@ -21,6 +23,11 @@
  *   /solver/energy/{kinetic,elastic,constraint,total} [S][I+1] (J): every sub-step S; column 0
  *                                     before the first iteration, column k after the k-th
  *                                     (only when log_energy)
+ *   /solver/energy_after_contacts/{kinetic,elastic,constraint,total} [S] (J): every sub-step, the
+ *                                     same energy (the sub-step's h, y and Y) of the state the
+ *                                     sub-step ends in, after its floor and body contacts: what
+ *                                     the contacts did to the state the iterations left (the
+ *                                     last column of /solver/energy) (only when log_energy)
  *   /solver/linear_iterations [S] (int64): every sub-step, summed over bodies: the variant's
  *                                     inner linear-solver iterations (op_stage_times; springs:
  *                                     conjugate gradients), 0 for variants without one
@@ -35,6 +42,11 @@
  *                                     its sub-steps of what is left at the end of COLLIDE: the
  *                                     deepest ellipsoid-ellipsoid penetration over the candidate
  *                                     pairs, and the deepest reach below the floor (0 without one)
+ *   /collision/max_floor_reach_before [F] (m): every frame, the largest over its sub-steps of how
+ *                                     far any particle reached below the floor before the floor
+ *                                     pushed it back (the iterations' result with floor_contact =
+ *                                     substep, any iteration's with = iteration; 0 without a floor)
+ *   /collision/floor_reach_before [S] (m): the same per sub-step
  *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame
  *   /particles/index [N] int64        0 .. N-1: the first n entries list the particles of any
  *                                     body of n (the XDMF sidecar's polyvertex cells, xdmf.h)

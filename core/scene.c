@@ -32,10 +32,11 @@ typedef struct section_kind {
 static const char *const run_keys[] = { "frames", "output_every", "models", NULL };
 static const char *const world_keys[] = { "frame_time", "substeps",   "iterations",       "gravity",
                                           "floor",      "friction",   "collisions",       "collision_passes",
-                                          "collision_margin",         "log_energy",       NULL };
+                                          "collision_margin",         "log_energy",       "floor_contact",
+                                          "rotation_start",           NULL };
 static const char *const model_keys[] = { "particles", "seed", "voxels", "density", NULL };
 static const char *const body_keys[] = { "model",  "stiffness", "position", "rotation",        "velocity",
-                                         "start",  "copies",    "grid",     "spacing",         "random_rotation",
+                                         "angular_velocity", "start",  "copies",    "grid",     "spacing",         "random_rotation",
                                          NULL };
 static const char *const pin_keys[] = { "body", "particle", "hold", NULL };
 static const char *const constraint_keys[] = { "body", "type", "vertices", "directions", "weight", "script", NULL };
@@ -748,6 +749,11 @@ static int load_world(loader *l)
         if (def.floor && entry_numbers(ctx, c, e, 1, "off or a height in m", &def.floor_height) != OP_OK)
             return ctx->status;
     }
+    if ((e = lookup(c, s, "floor_contact")) && entry_choice(ctx, c, e, "substep|iteration", &def.floor_contact) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "rotation_start")) &&
+        entry_choice(ctx, c, e, "rigid|predicted|current", &def.rotation_start) != OP_OK)
+        return ctx->status;
     if ((e = lookup(c, s, "friction")) &&
         entry_not_negative(ctx, c, e, "a friction coefficient", &def.friction) != OP_OK)
         return ctx->status;
@@ -915,7 +921,8 @@ static int load_body(loader *l, int s)
     const entry *model_entry = required(ctx, c, s, "model"), *e;
     if (!model_entry || !(e = required(ctx, c, s, "stiffness")))
         return ctx->status;
-    double stiffness, position[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 }, rotation[9], spacing[3] = { 0, 0, 0 };
+    double stiffness, position[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 }, spin[3] = { 0, 0, 0 }, rotation[9],
+           spacing[3] = { 0, 0, 0 };
     if (entry_numbers(ctx, c, e, 1, "a stiffness in kg/(m³ s²)", &stiffness) != OP_OK)
         return ctx->status;
     if (stiffness < 0)
@@ -930,14 +937,17 @@ static int load_body(loader *l, int s)
         if (radians != 0.0)
             op_axis_angle_matrix(axis, radians, rotation);
     }
-    const entry *velocity_entry = lookup(c, s, "velocity");
+    const entry *velocity_entry = lookup(c, s, "velocity"), *spin_entry = lookup(c, s, "angular_velocity");
     if (velocity_entry && entry_numbers(ctx, c, velocity_entry, 3, "VX VY VZ", velocity) != OP_OK)
+        return ctx->status;
+    if (spin_entry && entry_numbers(ctx, c, spin_entry, 3, "WX WY WZ in rad/s", spin) != OP_OK)
         return ctx->status;
     int collapsed = 0;
     if ((e = lookup(c, s, "start")) && entry_choice(ctx, c, e, "rest|collapsed", &collapsed) != OP_OK)
         return ctx->status;
-    if (collapsed && v3_norm(velocity) != 0.0)
-        return entry_fail(ctx, c, velocity_entry, OP_ERR_INVALID, "a collapsed start begins at rest");
+    if (collapsed && (v3_norm(velocity) != 0.0 || v3_norm(spin) != 0.0))
+        return entry_fail(ctx, c, v3_norm(velocity) != 0.0 ? velocity_entry : spin_entry, OP_ERR_INVALID,
+                          "a collapsed start begins at rest");
     int copies = 1, grid[3] = { 1, 1, 1 };
     const entry *copies_entry = lookup(c, s, "copies");
     if (copies_entry && entry_int(ctx, c, copies_entry, 1, OP_WORLD_MAX_BODIES, &copies) != OP_OK)
@@ -1003,8 +1013,7 @@ static int load_body(loader *l, int s)
         op_body *body;
         if (op_world_add_body(&inner, world, name, model, stiffness, turned, placed, &body) != OP_OK)
             return section_fail(ctx, c, s, inner.status, "%s", inner.message);
-        for (int i = 0; i < body->state.particle_count; ++i)
-            v3_copy(&body->state.velocity[3 * i], velocity);
+        op_body_set_rigid_velocity(body, velocity, spin);
     }
     l->copies[s] = copies;
     return OP_OK;
@@ -1177,8 +1186,9 @@ static int load_observable(loader *l, int s)
     if (op_observable_kind_parse(type->value, &o->kind) != 0)
         return entry_fail(ctx, c, type, OP_ERR_INVALID,
                           "must be one of deflection|rest_shape_error|lowest_point|kinetic_energy|position_error|"
-                          "stretch_max|stretch_min|inverted_edges|height");
-    int whole_world = o->kind == OP_OBSERVE_LOWEST_POINT || o->kind == OP_OBSERVE_KINETIC_ENERGY;
+                          "angular_momentum|stretch_max|stretch_min|inverted_edges|height");
+    int whole_world = o->kind == OP_OBSERVE_LOWEST_POINT || o->kind == OP_OBSERVE_KINETIC_ENERGY ||
+                      o->kind == OP_OBSERVE_ANGULAR_MOMENTUM;
     if (!(e = lookup(c, s, "body")) && !whole_world)
         return section_fail(ctx, c, s, OP_ERR_PARSE, "missing key 'body'");
     if (e && body_of(ctx, l, e, &o->body) != OP_OK)

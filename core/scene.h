@@ -7,6 +7,11 @@
  *                models = data/models.tsv  the model catalogue
  *   [world]      frame_time = 0.0333333333333333  substeps = 1  iterations = 10
  *                gravity = 0 -9.81 0     floor = off | HEIGHT    friction = 0.5 (floor and bodies)
+ *                floor_contact = substep | iteration   where the floor acts (core/world.h): at the
+ *                                        end of each sub-step (the paper's, the default) or by a
+ *                                        projection after every iteration
+ *                rotation_start = rigid | predicted | current   the rotations each sub-step's
+ *                                        iterations start from (core/world.h; rigid: the default)
  *                collisions = on | off   contacts between the particles of different bodies
  *                                        (core/collide.h); they run only with two bodies or more
  *                collision_passes = 8    Jacobi passes of those contacts (1 to 1000)
@@ -22,10 +27,13 @@
  *                position = X Y Z        placement of the model frame (default 0 0 0)
  *                rotation = AX AY AZ DEG placement rotation, axis and angle (default none)
  *                velocity = VX VY VZ     initial velocity of every particle (default 0 0 0)
+ *                angular_velocity = WX WY WZ   initial spin in rad/s about the body's centre of
+ *                                        mass, world frame (default 0 0 0): v_i += ω × (x_i − c),
+ *                                        Ṙ_i = [ω]× R_i
  *                start = rest | collapsed   collapsed: every particle at the position of the
  *                                        body's first pin that holds a position (Fig. 4);
  *                                        orientations stay at the placement, velocities 0
- *                                        (a non-zero velocity is an error; one copy only)
+ *                                        (a non-zero velocity or spin is an error; one copy only)
  *                copies = N              N instances of the model (default 1), named NAME-K,
  *                                        K = 0 .. N−1 zero-padded (NAME itself when N = 1);
  *                                        they share the model's graph, mesh and skinning
@@ -54,9 +62,11 @@
  *                key = T  TX TY TZ  AX AY AZ DEG   (repeated, increasing T; at least one)
  *   [observable NAME]
  *                type = deflection | rest_shape_error | lowest_point | kinetic_energy | position_error
+ *                       | angular_momentum (|L| about the centre of mass, ellipsoids' spin included)
  *                       | stretch_max | stretch_min | inverted_edges | height   (core/observe.h)
  *                body = BODY             one body: a [body] section of one copy, or a copy NAME-K
- *                                        (optional for lowest_point and kinetic_energy: whole world)
+ *                                        (optional for lowest_point, kinetic_energy and
+ *                                        angular_momentum: whole world)
  *                vertex = nearest X Y Z  (deflection)
  *                constraint = NAME       (position_error: the constraint section's first vertex;
  *                                        a position constraint on the same body)

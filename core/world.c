@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "math3.h"
+#include "polar.h"
 #include "timer.h"
 
 /* A sub-step's stages (world.h): every body's own, then the contacts between them. */
@@ -31,7 +32,9 @@ op_world_def op_default_world_def(void)
                            .collisions = 1,
                            .collision_passes = OP_COLLIDE_DEFAULT_PASSES,
                            .collision_margin = 0.0,
-                           .log_energy = 1 };
+                           .log_energy = 1,
+                           .floor_contact = OP_FLOOR_CONTACT_SUBSTEP,
+                           .rotation_start = OP_ROTATION_START_RIGID };
 }
 
 int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
@@ -39,11 +42,14 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
     memset(world, 0, sizeof *world);
     if (!(isfinite(def->frame_time) && def->frame_time > 0) || def->substeps < 1 || def->iterations < 0 ||
         !v3_isfinite(def->gravity) || !isfinite(def->floor_height) || !(def->friction >= 0) ||
-        def->collision_passes < 1 || !(isfinite(def->collision_margin) && def->collision_margin >= 0))
+        def->collision_passes < 1 || !(isfinite(def->collision_margin) && def->collision_margin >= 0) ||
+        (def->floor_contact != OP_FLOOR_CONTACT_SUBSTEP && def->floor_contact != OP_FLOOR_CONTACT_ITERATION) ||
+        def->rotation_start < OP_ROTATION_START_RIGID || def->rotation_start > OP_ROTATION_START_CURRENT)
         return OP_FAIL(ctx, OP_ERR_INVALID,
                        "world: frame_time must be positive, substeps at least 1, iterations not negative, "
                        "gravity and floor finite, friction not negative, collision_passes at least 1, "
-                       "collision_margin finite and not negative");
+                       "collision_margin finite and not negative, floor_contact substep or iteration, "
+                       "rotation_start rigid, predicted or current");
     world->def = *def;
     world->models = op_calloc(ctx, OP_WORLD_MAX_MODELS, sizeof(op_model));
     world->bodies = op_calloc(ctx, OP_WORLD_MAX_BODIES, sizeof(op_body));
@@ -221,8 +227,38 @@ int op_world_particle_count(const op_world *world)
     return total;
 }
 
-/* y = x + h v + h² g, Y = R + h Ṙ; the iterations start from x = y and the current R, with
- * pinned values held. Constraint targets are those of the sub-step's end time. */
+/* The rotation Q of the best rigid fit of the body's predicted state (y, Y) to its state at the
+ * sub-step's start (x, R), every material point of the ellipsoids weighted by its mass:
+ * Q = polar( Σ m_i (y_i − ȳ)(x_i − x̄)ᵀ + ρ Σ Y_i Ā_i R_iᵀ ), the minimiser over rotations of
+ * Σ m_i ‖Q (x_i − x̄) − (y_i − ȳ)‖² + ρ ‖(Q R_i − Y_i) Ē_i A_i^½‖² (docs/method.md). */
+static void predicted_body_turn(const op_body *body, double Q[9])
+{
+    const op_graph *g = body->graph;
+    int n = g->particle_count;
+    double total = 0.0, yc[3] = { 0, 0, 0 }, xc[3] = { 0, 0, 0 }, M[9] = { 0 };
+    for (int i = 0; i < n; ++i) {
+        total += g->mass[i];
+        v3_axpy(yc, g->mass[i], &body->inertial_position[3 * i]);
+        v3_axpy(xc, g->mass[i], &body->start_position[3 * i]);
+    }
+    v3_scale(yc, yc, 1.0 / total);
+    v3_scale(xc, xc, 1.0 / total);
+    for (int i = 0; i < n; ++i) {
+        double dy[3], dx[3], YA[9], moment[9];
+        v3_sub(dy, &body->inertial_position[3 * i], yc);
+        v3_sub(dx, &body->start_position[3 * i], xc);
+        m3_add_outer(M, g->mass[i], dy, dx);
+        m3_mul(YA, &body->inertial_rotation[9 * i], &g->rest_moment[9 * i]);
+        m3_mul_bt(moment, YA, &body->start_rotation[9 * i]);
+        m3_axpy(M, g->density, moment);
+    }
+    op_polar_rotation(M, Q);
+}
+
+/* y = x + h v + h² g, Y = R + h Ṙ; the iterations start from x = y and from rotations chosen by
+ * rotation_start (world.h; docs/method.md, "The starting guess"), with pinned values held. A body
+ * moving as a rigid translation (every Ṙ_i zero, every v_i the same) keeps R bit for bit, so a
+ * body at rest stays exactly at rest. Constraint targets are those of the sub-step's end time. */
 static void predict(op_world *world, op_body *body, double h, double t_end)
 {
     int n = body->graph->particle_count;
@@ -232,6 +268,7 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
      * element-wise stores, it stalled on store forwarding */
     const double *g = world->def.gravity;
     double h2 = h * h;
+    int turning = 0;
     for (int i = 0; i < n; ++i) {
         double *x = &body->state.position[3 * i], *y = &body->inertial_position[3 * i];
         const double *v = &body->state.velocity[3 * i];
@@ -240,10 +277,14 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
         v3_set(y, y0, y1, y2);
         if (!body->position_pinned[i])
             v3_set(x, y0, y1, y2);
+        turning |= v[0] != body->state.velocity[0] || v[1] != body->state.velocity[1] ||
+                   v[2] != body->state.velocity[2];
         double *Y = &body->inertial_rotation[9 * i];
         const double *R = &body->state.rotation[9 * i], *rate = &body->state.rotation_rate[9 * i];
-        for (int k = 0; k < 9; ++k)
+        for (int k = 0; k < 9; ++k) {
             Y[k] = R[k] + h * rate[k];
+            turning |= rate[k] != 0.0;
+        }
     }
     for (int p = 0; p < body->pin_count; ++p) {
         const op_pin *pin = &body->pins[p];
@@ -253,6 +294,18 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
         }
         if (pin->hold_rotation)
             m3_copy(&body->state.rotation[9 * pin->particle], pin->rotation);
+    }
+    if (turning && world->def.rotation_start == OP_ROTATION_START_RIGID) {
+        double Q[9];
+        predicted_body_turn(body, Q);
+        for (int i = 0; i < n; ++i)
+            if (!body->rotation_pinned[i])
+                m3_mul(&body->state.rotation[9 * i], Q, &body->state.rotation[9 * i]);
+    } else if (turning && world->def.rotation_start == OP_ROTATION_START_PREDICTED) {
+        for (int i = 0; i < n; ++i)
+            if (!body->rotation_pinned[i])
+                op_polar_rotation_predicted(&body->state.rotation[9 * i], &body->inertial_rotation[9 * i],
+                                            &body->state.rotation[9 * i]);
     }
     for (int c = 0; c < body->constraint_count; ++c) {
         op_constraint *con = &body->constraints[c];
@@ -354,7 +407,8 @@ static int begin_body(op_world *world, int b, double h, stage_failure *failure)
 {
     op_ctx body_ctx;
     op_ctx_init(&body_ctx);
-    if (world->solver->begin_substep(&body_ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
+    if (world->solver->begin_substep &&
+        world->solver->begin_substep(&body_ctx, world->solver_state[b], &world->bodies[b], h) != OP_OK)
         note_failure(failure, b, &body_ctx);
     return body_ctx.status;
 }
@@ -380,6 +434,37 @@ int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
     return stage_begin(ctx, world, h);
 }
 
+/* The floor's work on some bodies in a sub-step (FLOOR, and the projections of floor_contact =
+ * iteration): contacts, the deepest reach below the floor before a push (m), what was left below
+ * it afterwards (m) and the time it took (s). */
+typedef struct body_floor {
+    int contacts;
+    double reach, left, seconds;
+} body_floor;
+
+#pragma omp declare reduction(add_floor : body_floor : omp_out.contacts += omp_in.contacts, \
+                                  omp_out.reach = op_max(omp_out.reach, omp_in.reach),     \
+                                  omp_out.left = op_max(omp_out.left, omp_in.left),        \
+                                  omp_out.seconds += omp_in.seconds)                       \
+    initializer(omp_priv = { 0, 0.0, 0.0, 0.0 })
+
+/* floor_contact = iteration: after an iteration, the unit's bodies pushed back above the floor
+ * (op_floor_project), into *floor unless NULL. */
+static void project_floor(op_world *world, const int *members, int count, body_floor *floor)
+{
+    double start = op_now(), reach = 0.0;
+    for (int m = 0; m < count; ++m) {
+        op_body *body = &world->bodies[members[m]];
+        double deepest;
+        op_floor_project(body, world->def.floor_height, body->floor_push, &deepest);
+        reach = op_max(reach, deepest);
+    }
+    if (floor) {
+        floor->reach = op_max(floor->reach, reach);
+        floor->seconds += op_now() - start;
+    }
+}
+
 /* Iteration k of body b, then Chebyshev (chebyshev.h) where it is on: x^{k+1} from the
  * variant's x̂^{k+1}, rotations re-synchronised with the variant when they were extrapolated.
  * Its stage times are added to *spent. */
@@ -403,25 +488,32 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
 }
 
 /* Iteration k of unit u's bodies: iterate_body for a body alone, the variant's iterate_group
- * for a group. */
-static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *failure, op_stage_times *spent)
+ * for a group; then the floor projection when floor_contact = iteration (into *floor unless
+ * NULL). */
+static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *failure, op_stage_times *spent,
+                        body_floor *floor)
 {
     const int *members = &world->unit_body[world->unit_start[u]];
-    int count = world->unit_start[u + 1] - world->unit_start[u];
-    if (count == 1)
-        return iterate_body(world, members[0], h, k, failure, spent);
-    void *solvers[OP_SOLVER_GROUP_MAX];
-    op_body *bodies[OP_SOLVER_GROUP_MAX];
-    for (int m = 0; m < count; ++m) {
-        solvers[m] = world->solver_state[members[m]];
-        bodies[m] = &world->bodies[members[m]];
+    int count = world->unit_start[u + 1] - world->unit_start[u], status;
+    if (count == 1) {
+        status = iterate_body(world, members[0], h, k, failure, spent);
+    } else {
+        void *solvers[OP_SOLVER_GROUP_MAX];
+        op_body *bodies[OP_SOLVER_GROUP_MAX];
+        for (int m = 0; m < count; ++m) {
+            solvers[m] = world->solver_state[members[m]];
+            bodies[m] = &world->bodies[members[m]];
+        }
+        op_ctx group_ctx;
+        op_ctx_init(&group_ctx);
+        int failed = 0;
+        if (world->solver->iterate_group(&group_ctx, solvers, bodies, count, h, spent, &failed) != OP_OK)
+            note_failure(failure, members[failed], &group_ctx);
+        status = group_ctx.status;
     }
-    op_ctx group_ctx;
-    op_ctx_init(&group_ctx);
-    int failed = 0;
-    if (world->solver->iterate_group(&group_ctx, solvers, bodies, count, h, spent, &failed) != OP_OK)
-        note_failure(failure, members[failed], &group_ctx);
-    return group_ctx.status;
+    if (status == OP_OK && world->def.floor && world->def.floor_contact == OP_FLOOR_CONTACT_ITERATION)
+        project_floor(world, members, count, floor);
+    return status;
 }
 
 /* A threaded loop's wall time into *times, shared out as the bodies' summed stage times in
@@ -450,14 +542,14 @@ int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_tim
     no_failure(&failure, world);
     if (!world->parallel) {
         for (int u = 0; u < world->unit_count; ++u)
-            iterate_unit(world, u, h, k, &failure, times);
+            iterate_unit(world, u, h, k, &failure, times, NULL);
         return report_failure(ctx, world, &failure);
     }
     op_stage_times spent = { 0 }; /* summed over the bodies */
     double start = op_now();
 #pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent)
     for (int u = 0; u < world->unit_count; ++u)
-        iterate_unit(world, u, h, k, &failure, &spent);
+        iterate_unit(world, u, h, k, &failure, &spent, NULL);
     add_apportioned(times, op_now() - start, &spent, spent.local + spent.global + spent.chebyshev);
     return report_failure(ctx, world, &failure);
 }
@@ -517,18 +609,6 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_fra
     return OP_OK;
 }
 
-/* The FLOOR stages of some bodies: contacts, what they left below the floor (m) and the time
- * they took (s). */
-typedef struct body_floor {
-    int contacts;
-    double left, seconds;
-} body_floor;
-
-#pragma omp declare reduction(add_floor : body_floor : omp_out.contacts += omp_in.contacts, \
-                                  omp_out.left = op_max(omp_out.left, omp_in.left),        \
-                                  omp_out.seconds += omp_in.seconds)                       \
-    initializer(omp_priv = { 0, 0.0, 0.0 })
-
 /* Unit u's stages of one sub-step (its bodies' energies into energy[b·columns + k] when energy
  * is not NULL), in order:
  *   PREDICT, BEGIN, ITERATE × n_i (the energy before the first iteration and after each),
@@ -551,7 +631,7 @@ static void step_unit_stages(op_world *world, int u, double h, op_energy *energy
             op_energy_eval(body, h, &energy[members[m] * columns]);
     }
     for (int k = 0; k < world->def.iterations; ++k) {
-        if (iterate_unit(world, u, h, k, failure, spent) != OP_OK)
+        if (iterate_unit(world, u, h, k, failure, spent, floor) != OP_OK)
             return;
         if (energy)
             for (int m = 0; m < count; ++m)
@@ -561,9 +641,16 @@ static void step_unit_stages(op_world *world, int u, double h, op_energy *energy
         op_body *body = &world->bodies[members[m]];
         update_velocity(body, h);
         if (world->def.floor) {
-            double start = op_now(), deepest;
-            floor->contacts += op_collide_floor(body, world->def.floor_height, world->def.friction, &deepest);
-            floor->left = op_max(floor->left, deepest);
+            double start = op_now(), reach = 0.0, left;
+            if (world->def.floor_contact == OP_FLOOR_CONTACT_ITERATION) {
+                floor->contacts += op_floor_respond(body, body->floor_push, h, world->def.friction);
+                left = op_floor_penetration(body, world->def.floor_height);
+            } else {
+                floor->contacts +=
+                    op_collide_floor(body, world->def.floor_height, world->def.friction, &reach, &left);
+            }
+            floor->reach = op_max(floor->reach, reach);
+            floor->left = op_max(floor->left, left);
             floor->seconds += op_now() - start;
         }
     }
@@ -674,7 +761,7 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
     stage_failure failure;
     no_failure(&failure, world);
     op_stage_times spent = { 0 };
-    body_floor floor = { 0, 0.0, 0.0 };
+    body_floor floor = { 0, 0.0, 0.0, 0.0 };
     double all = 0.0;
     if (world->parallel) {
         int threads = omp_get_max_threads();
@@ -732,11 +819,11 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     const op_world_def *def = &world->def;
     double h = def->frame_time / def->substeps, frame_start = op_now();
     op_stage_times solve = { 0 };
-    body_floor floor = { 0, 0.0, 0.0 }; /* the sub-step's FLOOR stages, for its COLLIDE */
+    body_floor floor = { 0, 0.0, 0.0, 0.0 }; /* the sub-step's FLOOR stages, for its COLLIDE */
     double collide_seconds = 0.0;
     int row_length = def->iterations + 1;
     stats->floor_contacts = stats->collision_pairs = stats->collision_contacts = 0;
-    stats->max_penetration = stats->max_floor_penetration = 0.0;
+    stats->max_penetration = stats->max_floor_penetration = stats->max_floor_reach = 0.0;
     for (int sub = 0; sub < def->substeps; ++sub) {
         op_energy *energy_row = def->log_energy ? &stats->energy[sub * row_length] : NULL;
         long linear_before = solve.linear_iterations;
@@ -746,6 +833,9 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 if (stage_bodies(ctx, world, h, energy_row, &solve, &floor) != OP_OK)
                     return ctx->status;
                 stats->floor_contacts += floor.contacts;
+                stats->max_floor_reach = op_max(stats->max_floor_reach, floor.reach);
+                if (stats->floor_reach)
+                    stats->floor_reach[sub] = floor.reach;
                 collide_seconds += floor.seconds;
                 break;
             case OP_STAGE_COLLIDE: {
@@ -753,6 +843,8 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 if (stage_collide(ctx, world, floor.left, stats) != OP_OK)
                     return ctx->status;
                 collide_seconds += op_now() - start;
+                if (def->log_energy && stats->energy_after_contacts)
+                    op_world_energy(world, h, &stats->energy_after_contacts[sub]);
                 break;
             }
             case OP_STAGE_COUNT:

@@ -4,22 +4,29 @@
  *   per frame, per sub-step (h = frame_time / substeps):
  *     BODIES, each body on its own, its stages in this order:
  *       PREDICT          y = x + h v + h² g, Y = R + h Ṙ; constraint targets at the sub-step's
- *                        end time; x ← y except where pinned
+ *                        end time; x ← y and R ← the rotation_start guess, except where pinned
  *       BEGIN            the solver's begin_substep (refactor when h or the constraints changed)
  *       ITERATE × n_i    the solver's iteration (local and global stages, timed separately),
  *                        then, when chebyshev = on, the Chebyshev extrapolation (solvers/
  *                        chebyshev.h; timed as its own "chebyshev" stage, not inside local or
- *                        global); the energy is logged after each iteration when logging is
- *                        on, i.e. of the extrapolated state
+ *                        global), then, when floor_contact = iteration, the floor projection
+ *                        (op_floor_project, timed as contact); the energy is logged after each
+ *                        iteration when logging is on, i.e. of the extrapolated and projected
+ *                        state
  *       UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
- *       FLOOR            when there is a floor, the body's floor contacts (op_collide_floor):
- *                        they involve no other body, so they run here, while the body's data
- *                        is in cache, rather than in a loop of their own; timed as contact
+ *       FLOOR            when there is a floor, the body's floor contacts: with floor_contact =
+ *                        substep (the paper's) op_collide_floor pushes particles out and
+ *                        changes their velocities; with floor_contact = iteration the
+ *                        iterations kept them above the floor and op_floor_respond changes the
+ *                        velocities of those the last projection pushed. They involve no other
+ *                        body, so they run here, while the body's data is in cache, rather than
+ *                        in a loop of their own; timed as contact
  *     COLLIDE            when collisions = on and there are two bodies or more, the pairs of
  *                        particles of different bodies (core/collide.h): the pairs start from
  *                        the floor's corrections, and the floor bounds each of their passes,
  *                        so no pair resolves by pushing a particle into it; what is left below
- *                        the floor and between bodies is measured after both
+ *                        the floor and between bodies is measured after both, and so is the
+ *                        energy of the state after contacts (when logging is on)
  *
  * Units. Where the variant groups twins (solver.h: arap takes four bodies of one model at a
  * time, whose rotations it computes side by side in AVX lanes), the group's bodies go through
@@ -75,7 +82,23 @@ typedef struct op_world_def {
     int collision_passes; /* Jacobi passes of the body contacts (collide.h) */
     double collision_margin; /* m, added to the broad phase's reach */
     int log_energy;      /* evaluate E after every iteration (off for timing runs) */
+    int floor_contact;   /* OP_FLOOR_CONTACT_SUBSTEP or OP_FLOOR_CONTACT_ITERATION (below) */
+    int rotation_start;  /* OP_ROTATION_START_RIGID, _PREDICTED or _CURRENT (below) */
 } op_world_def;
+
+/* The rotations each sub-step's iterations start from (the positions start at y), free
+ * orientations only (docs/method.md, "The starting guess"):
+ *   RIGID      Q R_i, Q the body's turn over the sub-step as its momentum predicts (the best rigid
+ *              fit of (y, Y) to (x, R)): a spinning body keeps its spin, and the rates of the
+ *              particles' own turns relative to the body are not extrapolated (the default);
+ *   PREDICTED  polar(Y_i), each particle's own prediction (op_polar_rotation_predicted);
+ *   CURRENT    R_i, where the sub-step started (opsim before November 2026: a free body lost its
+ *              spin within a third of a second at the paper's iteration counts). */
+enum { OP_ROTATION_START_RIGID = 0, OP_ROTATION_START_PREDICTED = 1, OP_ROTATION_START_CURRENT = 2 };
+
+/* Where the floor acts (docs/method.md, "Floor contacts"): at the end of each sub-step, after
+ * the iterations (the paper's), or inside them, a projection after every iteration. */
+enum { OP_FLOOR_CONTACT_SUBSTEP = 0, OP_FLOOR_CONTACT_ITERATION = 1 };
 
 op_world_def op_default_world_def(void);
 
@@ -89,6 +112,13 @@ typedef struct op_frame_stats {
     int collision_contacts;       /* of them, pairs that penetrated */
     double max_penetration;       /* m, between ellipsoids of different bodies */
     double max_floor_penetration; /* m, below the floor (0 without a floor) */
+    double max_floor_reach;       /* m: how far any particle reached below the floor before the
+                                     floor pushed it back (the largest over the sub-steps) */
+    /* [substeps], each unless NULL: that reach per sub-step; the energy terms of the state
+     * after the sub-step's contacts, summed over bodies with the sub-step's h, y and Y (filled
+     * only when def.log_energy) */
+    double *floor_reach;
+    op_energy *energy_after_contacts;
     /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
      * column k after the k-th. Filled only when def.log_energy. */
     op_energy *energy;

@@ -249,5 +249,6 @@ fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGUR
 
 include experiments/fig3.mk
 include experiments/convergence.mk
+include experiments/stiffness.mk
 include experiments/sweep-example.mk
 include experiments/springs.mk

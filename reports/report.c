@@ -65,6 +65,7 @@ typedef struct model_counts {
     const char *kind, *source;
     long nodes, edges, vertices, polygons, triangles;
     int min_degree, max_degree;
+    double mass, density, mesh_volume; /* Σ m_i (kg), ρ (kg/m³), the mesh's volume (m³) */
 } model_counts;
 
 static int count_model(op_ctx *ctx, const char *runs, const report_table *models, int row, model_counts *out)
@@ -84,6 +85,11 @@ static int count_model(op_ctx *ctx, const char *runs, const report_table *models
     out->vertices = mesh.vertex_count;
     out->polygons = mesh.polygon_count;
     out->triangles = mesh.face_count;
+    out->density = graph.density;
+    out->mass = 0.0;
+    for (int i = 0; i < graph.particle_count; ++i)
+        out->mass += graph.mass[i];
+    out->mesh_volume = op_mesh_volume(&mesh);
     out->min_degree = graph.particle_count;
     out->max_degree = 0;
     for (int i = 0; i < graph.particle_count; ++i) {
@@ -164,6 +170,20 @@ static int report_graphs(op_ctx *ctx, const char *models_path, const char *paper
         fprintf(out, "| %s | `%s` | %s | %ld | %ld | %d–%d, mean %.2f | %ld | %ld (%ld) |\n", c->name, c->source,
                 c->kind, c->nodes, c->edges, c->min_degree, c->max_degree, c->nodes ? 2.0 * c->edges / c->nodes : 0.0,
                 c->vertices, c->polygons, c->triangles);
+    }
+
+    fprintf(out, "\n## Mass\n\n");
+    fprintf(out, "Each particle's mass is ρ times its ellipsoid's volume, m_i = ρ v_i, as the paper defines it "
+                 "(Eq. 10). The ellipsoids carry their cells' second moments, so together they are larger than "
+                 "the solid: a graph's mass is that much above ρ times the mesh's volume. opsim keeps the "
+                 "paper's m_i (`docs/graph-construction.md`, \"Mass\").\n\n");
+    fprintf(out, "| model | ρ (kg/m³) | Σ m_i (kg) | ρ × mesh volume (kg) | ratio |\n");
+    fprintf(out, "|---|---:|---:|---:|---:|\n");
+    for (int m = 0; m < models.rows; ++m) {
+        const model_counts *c = &counts[m];
+        double solid = c->density * c->mesh_volume;
+        fprintf(out, "| %s | %.0f | %.4g | %.4g | %.3f |\n", c->name, c->density, c->mass, solid,
+                solid > 0 ? c->mass / solid : 0.0);
     }
 
     fprintf(out, "\n## Table 1 beside ours\n\n");

@@ -1,5 +1,6 @@
 /* The one table of solver variants. Add a variant: one file in solvers/, one line here. */
 #include "arap.h"
+#include "rigid.h"
 #include "shape_matching.h"
 #include "solver.h"
 #include "springs.h"
@@ -7,6 +8,7 @@
 const op_solver_type *const op_solver_registry[] = {
     &op_solver_arap,
     &op_solver_shape_matching,
+    &op_solver_rigid,
     &op_solver_springs,
     NULL,
 };

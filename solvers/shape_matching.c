@@ -29,9 +29,9 @@
  * this variant (the harness still measures the ARAP energy with it).
  *
  * Orientation prediction (Müller & Chentanez 2011, Sec. 4: orientations are integrated with the
- * angular velocity before the projection). The world predicts Y_i = R_i + h Ṙ_i but leaves R_i
- * at its start value; begin_substep sets every free orientation to polar(Y_i), so the ellipsoid
- * moments in A_g see the predicted orientations. At rest (Ṙ = 0) this is R_i to rounding. The
+ * angular velocity before the projection): the world's predict stage starts every free
+ * orientation at polar(Y_i), Y_i = R_i + h Ṙ_i (solver.h), so the ellipsoid moments in A_g see
+ * the predicted orientations; the variant has nothing to do at the start of a sub-step. The
  * world's UPDATE_VELOCITY then derives v from the position change and Ṙ from the orientation
  * change; gravity is already in the prediction (x starts at y); the floor is the world's.
  *
@@ -211,18 +211,6 @@ static int sm_create(op_ctx *ctx, const op_solver_settings *settings, op_body *b
     return OP_OK;
 }
 
-/* The orientation prediction: R_i ← polar(Y_i) for every free orientation. */
-static int sm_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
-{
-    (void)ctx;
-    (void)h;
-    sm_solver *s = self;
-    for (int i = 0; i < s->n; ++i)
-        if (!body->rotation_pinned[i])
-            op_polar_rotation(&body->inertial_rotation[9 * i], &body->state.rotation[9 * i]);
-    return OP_OK;
-}
-
 /* Group g's centre c, rotation R (also kept in group_rotation) from the positions `x`. */
 static void match_group(sm_solver *s, int group, const double *x, double c[3], double R[9])
 {
@@ -343,7 +331,6 @@ const op_solver_type op_solver_shape_matching = {
     .source = "Müller & Chentanez 2011",
     .options = sm_options,
     .create = sm_create,
-    .begin_substep = sm_begin_substep,
     .iterate = sm_iterate,
     .destroy = sm_destroy,
     .resync = sm_resync,

@@ -3,7 +3,8 @@
  * so adding a variant is one file in solvers/ and one line in solvers/registry.c.
  *
  * One sub-step of length h for one body, driven by core/world.c:
- *   world: predict   inertial targets y, Y; constraint targets from the scripts; x ← y
+ *   world: predict   inertial targets y, Y; constraint targets from the scripts; the starting
+ *                    guess x ← y, R ← polar(Y) (free values only; a particle at rest keeps R)
  *   solver: begin_substep   anything that depends on h or the constraint set (refactor)
  *   solver: iterate × n_i   one iteration (for arap: local rotations, then global positions)
  *   world: update velocities   v = (x − x_start)/h, Ṙ = (R − R_start)/h
@@ -62,7 +63,7 @@ typedef struct op_solver_type {
      * this variant's states of earlier bodies of the same model (see above; twin_count may be 0). */
     int (*create)(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
                   int twin_count, void **solver);
-    /* Called at the start of every sub-step, after the world's predict stage. */
+    /* Optional: called at the start of every sub-step, after the world's predict stage. */
     int (*begin_substep)(op_ctx *ctx, void *solver, op_body *body, double h);
     /* One iteration; adds its stage times to *times. */
     int (*iterate)(op_ctx *ctx, void *solver, op_body *body, double h, op_stage_times *times);

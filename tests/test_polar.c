@@ -592,6 +592,63 @@ static void test_warm_identity_exact_at_rest(void **state)
     }
 }
 
+/* The world's prediction Y = R + h Ṙ projected by op_polar_rotation_predicted: polar(Y) to
+ * rounding when Ṙ is the difference of two rotations (turns up to 120° a sub-step) or a spin
+ * [ω]× R; a rotation for any other Ṙ, within O(|h Ṙ|²) of polar(Y); the closed form beyond
+ * 120°. */
+static void test_predicted_rotation_is_polar_of_prediction(void **state)
+{
+    (void)state;
+    rng g = { 23 };
+    worst w = { 0 };
+    double worst_two = 0.0, worst_spin = 0.0;
+    for (int i = 0; i < 3000; ++i) {
+        double r[9], y[9], out[9], ref[9], turn[9];
+        random_rotation(&g, r);
+        double axis[3] = { rng_gaussian(&g), rng_gaussian(&g), rng_gaussian(&g) };
+        v3_scale(axis, axis, 1.0 / v3_norm(axis));
+        int family = i % 3;
+        double angle = (i % 2 ? 1e-4 : 1.0) * 3.0 * rng_uniform(&g); /* radians, up to 172° */
+        if (family == 0) { /* Y = 2R − R_start, R_start = R Rot(axis, −angle) */
+            double q[4] = { cos(-0.5 * angle), sin(-0.5 * angle) * axis[0], sin(-0.5 * angle) * axis[1],
+                            sin(-0.5 * angle) * axis[2] };
+            quaternion_rotation(q, turn);
+            m3_mul(turn, r, turn);
+            for (int k = 0; k < 9; ++k)
+                y[k] = 2.0 * r[k] - turn[k];
+        } else if (family == 1) { /* Y = R + h [ω]× R */
+            double spin[9], omega[3];
+            v3_scale(omega, axis, angle);
+            m3_cross_matrix(spin, omega);
+            m3_mul(turn, spin, r);
+            m3_add(y, r, turn);
+        } else { /* any small rate */
+            double rate[9];
+            random_gaussian(&g, rate);
+            for (int k = 0; k < 9; ++k)
+                y[k] = r[k] + 1e-3 * rate[k];
+        }
+        op_polar_rotation_predicted(r, y, out);
+        check_rotation(out, "predicted", i, &w);
+        op_polar_rotation(y, ref);
+        double e = max_abs_diff(out, ref);
+        if (family == 2) {
+            if (!(e <= 1e-5))
+                fail_msg("any rate #%d: |R - polar(Y)| = %.3g, not O(1e-6)", i, e);
+            continue;
+        }
+        if (!(e <= 1e-14))
+            fail_msg("%s #%d (turn %.3g rad): |R - polar(Y)| = %.3g", family ? "spin" : "two rotations", i, angle, e);
+        if (family == 0)
+            worst_two = fmax(worst_two, e);
+        else
+            worst_spin = fmax(worst_spin, e);
+    }
+    print_message("  3000 predictions                   max |R - polar(Y)| %.2e (two rotations), %.2e (spin), "
+                  "max SO(3) error %.2e\n",
+                  worst_two, worst_spin, w.so3);
+}
+
 /* Starts from which the Newton iteration cannot be certified: the zero and non-finite
  * quaternions, the answer turned by a half turn, and a start for the opposite of an inverted
  * C. The closed form must take over and give the same rotation. */
@@ -727,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_warm_matches_svd),
         cmocka_unit_test(test_warm_identity_exact_at_rest),
         cmocka_unit_test(test_warm_falls_back_from_bad_starts),
+        cmocka_unit_test(test_predicted_rotation_is_polar_of_prediction),
         cmocka_unit_test(test_warm_lanes_bitwise_scalar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -186,7 +186,6 @@ static void test_single_group_lands_on_best_rigid_fit(void **state)
         double h = 1.0 / 30.0;
         op_stage_times times = { 0 };
         assert_int_equal(op_solver_shape_matching.create(&ctx, &settings, &body, h, NULL, 0, &solver), OP_OK);
-        assert_int_equal(op_solver_shape_matching.begin_substep(&ctx, solver, &body, h), OP_OK);
         assert_int_equal(op_solver_shape_matching.iterate(&ctx, solver, &body, h, &times), OP_OK);
         double worst_x = 0, worst_R = 0;
         for (int j = 0; j < 4; ++j) {

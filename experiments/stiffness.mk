@@ -1,0 +1,89 @@
+# The stiffness study: does arap's stiffness stay independent of the iteration count and the time
+# step for every k, or only for Fig. 3's bar? The Fig. 3 bar (experiments/fig3.ini, end particle
+# pinned) at k = 5e8 (Fig. 2's k) times 1 to 64, each against its converged static solution.
+#
+#   runs   data/results/stiffness/kF-iN-fR.h5   stiffness F × 5e8, N iterations, R frames a
+#                                                second, 10 s (the steady deflection: the mean tip
+#                                                deflection over the last 2 s, the swing its range)
+#          data/results/stiffness/static-kF.h5   the static equilibrium: one step of h = 1000 s
+#                                                solved with 20,000 iterations (the inertia then
+#                                                weighs 1e-6 of gravity's work; 10,000 and 100,000
+#                                                iterations agree to 1e-9 at k × 64)
+#   tables data/results/stiffness/table.tsv      every run: steady deflection over static
+#          data/results/stiffness/summary.tsv    per k: the ratio at each iteration count (h =
+#                                                1/30), the spread over the 3 × 3 grid (iterations
+#                                                5, 20, 200 × h = 1/30, 1/60, 1/120) and the largest
+#                                                swing left
+#   figure reports/figures/stiffness.png         steady over static against the iteration count,
+#                                                one curve per k
+#
+# `make stiffness` runs 7 static solves and 77 runs, about a minute on one core.
+
+STIFFNESS_DIR := $(RESULTS)/stiffness
+STIFFNESS_BASE := 5e8
+STIFFNESS_FACTORS := 1 2 4 8 16 32 64
+STIFFNESS_ITERATIONS := 5 10 20 50 200 1000
+STIFFNESS_GRID_ITERATIONS := 5 20 200
+STIFFNESS_GRID_FPS := 60 120
+STIFFNESS_RUNS := $(foreach f,$(STIFFNESS_FACTORS), \
+    $(foreach n,$(STIFFNESS_ITERATIONS),$(STIFFNESS_DIR)/k$(f)-i$(n)-f30.h5) \
+    $(foreach n,$(STIFFNESS_GRID_ITERATIONS),$(foreach r,$(STIFFNESS_GRID_FPS),$(STIFFNESS_DIR)/k$(f)-i$(n)-f$(r).h5)))
+STIFFNESS_STATIC := $(STIFFNESS_FACTORS:%=$(STIFFNESS_DIR)/static-k%.h5)
+
+.PHONY: stiffness
+stiffness: $(FIGURES)/stiffness.png $(STIFFNESS_DIR)/summary.tsv
+
+stiffness_k = $(shell awk 'BEGIN { printf "%.17g", $(STIFFNESS_BASE) * $(1) }')
+# word N of kF-iN-fR without its letter
+stiffness_part = $(patsubst $(2)%,%,$(word $(1),$(subst -, ,$*)))
+
+$(STIFFNESS_DIR)/k%.h5: experiments/fig3.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--set 'body bar.stiffness=$(call stiffness_k,$(call stiffness_part,1,k))' \
+	    --set world.iterations=$(call stiffness_part,2,i) \
+	    --set world.frame_time=$$(awk 'BEGIN { printf "%.17g", 1 / $(call stiffness_part,3,f) }') \
+	    --set run.frames=$$((10 * $(call stiffness_part,3,f))) --set run.output_every=1000000)
+
+$(STIFFNESS_DIR)/static-k%.h5: experiments/fig3.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--set 'body bar.stiffness=$(call stiffness_k,$*)' --set world.frame_time=1000 \
+	    --set world.iterations=20000 --set run.frames=1 --set run.output_every=1)
+
+# factor, stiffness (kg/(m³ s²)), iterations, frame time (s), steady deflection (m), swing over
+# the last 2 s (m), static deflection (m), steady over static
+$(STIFFNESS_DIR)/table.tsv: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# factor\tstiffness\titerations\tframe_time\tsteady_m\tswing_m\tstatic_m\tsteady_over_static\n' > $$out; \
+	for run in $(STIFFNESS_RUNS); do \
+	    name=$$(basename $$run .h5); fps=$${name##*-f}; rest=$${name%-f*}; it=$${rest##*-i}; factor=$${rest%-i*}; factor=$${factor#k}; \
+	    static=$$(bin/opsim export $(STIFFNESS_DIR)/static-k$$factor.h5 /observables/tip/value | tail -n 1); \
+	    bin/opsim export $$run /observables/tip/value | \
+	    awk -v f=$$factor -v base=$(STIFFNESS_BASE) -v it=$$it -v fps=$$fps -v static=$$static '{ v[NR] = $$1 } END { \
+	        n = 2 * fps; lo = 1e300; hi = -1e300; s = 0; \
+	        for (k = NR - n + 1; k <= NR; ++k) { s += v[k]; if (v[k] < lo) lo = v[k]; if (v[k] > hi) hi = v[k] } \
+	        printf "%d\t%.17g\t%d\t%.17g\t%.17g\t%.17g\t%.17g\t%.6f\n", f, f * base, it, 1 / fps, s / n, hi - lo, static, s / n / static }' >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
+
+# One row per factor: the ratios at h = 1/30 for each iteration count, the spread (max − min)/mean
+# of the steady deflections over the 3 × 3 grid, and the largest swing over every run of k.
+$(STIFFNESS_DIR)/summary.tsv: $(STIFFNESS_DIR)/table.tsv
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)awk -F'\t' -v its='$(STIFFNESS_ITERATIONS)' -v grid='$(STIFFNESS_GRID_ITERATIONS)' \
+	    'BEGIN { n = split(its, it, " "); split(grid, g, " "); for (j in g) ingrid[g[j]] = 1; \
+	             printf "# k\tfactor"; for (i = 1; i <= n; ++i) printf "\t%d it", it[i]; \
+	             printf "\tgrid spread %%\tgrid min\tgrid max\tlargest swing mm\n" } \
+	     /^#/ { next } \
+	     { f = $$1; if (!(f in seen)) { seen[f] = 1; order[++m] = f; k[f] = $$2; lo[f] = dlo[f] = 1e300; hi[f] = dhi[f] = -1e300 } \
+	       if ($$4 + 0 > 0.03) r[f, $$3] = $$8; \
+	       if (($$3 in ingrid)) { s[f] += $$5; c[f]++; if ($$8 < lo[f]) lo[f] = $$8; if ($$8 > hi[f]) hi[f] = $$8; \
+	                              if ($$5 < dlo[f]) dlo[f] = $$5; if ($$5 > dhi[f]) dhi[f] = $$5 } \
+	       if ($$6 > sw[f]) sw[f] = $$6 } \
+	     END { for (j = 1; j <= m; ++j) { f = order[j]; printf "%.3g\t%d", k[f], f; \
+	           for (i = 1; i <= n; ++i) printf "\t%.3f", r[f, it[i]]; \
+	           printf "\t%.1f\t%.3f\t%.3f\t%.3g\n", 100 * (dhi[f] - dlo[f]) / (s[f] / c[f]), lo[f], hi[f], 1000 * sw[f] } }' \
+	    $< > $@.tmp && mv $@.tmp $@
+
+$(FIGURES)/stiffness.png $(FIGURES)/stiffness.pdf &: $(STIFFNESS_DIR)/table.tsv plots/stiffness.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/stiffness.gp,table='$(STIFFNESS_DIR)/table.tsv')
+
+.PRECIOUS: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) $(STIFFNESS_DIR)/%.h5
