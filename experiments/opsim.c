@@ -1088,9 +1088,10 @@ static int command_estimate_rho(int argc, char **argv)
         char sets[32] = "";
         if (user_overrides)
             snprintf(sets, sizeof sets, " +%d --set", user_overrides);
-        snprintf(source, sizeof source,
-                 "estimate-rho %s%s (%s) frame %d: median of %d ratios |dx_k|/|dx_k-1|, k %d-%d of %d plain", base,
-                 sets, variant, frames, e.used, e.first, e.last, iterations);
+        if (snprintf(source, sizeof source,
+                     "estimate-rho %s%s (%s) frame %d: median of %d ratios |dx_k|/|dx_k-1|, k %d-%d of %d plain", base,
+                     sets, variant, frames, e.used, e.first, e.last, iterations) >= (int)sizeof source)
+            memcpy(source + sizeof source - 4, "...", 4); /* only recorded as text: shortened visibly */
         printf("# %s%s, frame %d, then %d plain iterations of the next sub-step (h = %.6g s)\n", config, sets, frames,
                iterations, h);
         printf("# ratios |x^{k+1}-x^k| / |x^k-x^{k-1}| for k = %d..%d: %d used, min %.6f, quartiles %.6f %.6f %.6f, "
