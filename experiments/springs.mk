@@ -9,7 +9,9 @@
 #   experiment 2  drape-rRHO-jJ.h5, drape.tsv,   its Fig. 3: an 8 x 8 cloth held at its corners,
 #                 springs-drape                  the exact Jacobian (j0) against the paper's damped
 #                                                one (j0.01), at three cloth densities RHO (the
-#                                                heavier, the more stretched)
+#                                                heavier, the more stretched); stretch-jJ.h5,
+#                                                stretch.tsv: held along two edges and pulled to
+#                                                1.5 times its width, as the paper does
 #   experiment 3  ball-LAW.h5, ball.tsv          its Fig. 4: a 10 kg block (no sphere shape) into the
 #                                                border-held 1,024-particle cloth, full cubic against
 #                                                linear springs of the same K
@@ -70,6 +72,28 @@ SPRINGS_DRAPE_ARGS = runs='$(SPRINGS_DRAPE_RUNS)'
 
 $(FIGURES)/springs-drape.png $(FIGURES)/springs-drape.pdf &: $(SPRINGS_DRAPE_RUNS) plots/springs-drape.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/springs-drape.gp,$(SPRINGS_DRAPE_ARGS))
+
+# The same cloth held along two edges and pulled to 1.5 times its width (the paper's own set-up):
+# stretch-jJ.h5
+SPRINGS_STRETCH_RUNS := $(SPRINGS_DRAPE_DAMPINGS:%=$(SPRINGS)/stretch-j%.h5)
+
+$(SPRINGS)/stretch-j%.h5: experiments/springs-cloth-stretch.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set solver.jacobian_damping=$*)
+
+# Jacobian damping, final largest stretch, kinetic energy 1, 2 and 6 s after the pull ends (J),
+# the centre's vertical swing over the last 2 s (m)
+$(SPRINGS)/stretch.tsv: $(SPRINGS_STRETCH_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# run\tjacobian_damping\tstretch_max\tkinetic_7s_J\tkinetic_8s_J\tkinetic_12s_J\tswing_last_2s_m\n' > $$out; \
+	for run in $(SPRINGS_STRETCH_RUNS); do name=$$(basename $$run .h5); \
+	    stretch=$$(bin/opsim export $$run /observables/stretch/value | tail -n 1); \
+	    ke=$$(bin/opsim export $$run /observables/kinetic/value | awk 'NR == 211 || NR == 241 || NR == 361' | tr '\n' '\t'); \
+	    swing=$$(bin/opsim export $$run /observables/sag/value | \
+	        awk 'NR > 301 { if (NR == 302 || $$1 < lo) lo = $$1; if (NR == 302 || $$1 > hi) hi = $$1 } END { printf "%.6g", hi - lo }'); \
+	    printf '%s\t%s\t%s\t%s%s\n' $$name $${name#stretch-j} $$stretch "$$ke" $$swing >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
 
 # ---- experiment 3: ball-LAW.h5 (a 10 kg block into the border-held cloth) -------------------
 SPRINGS_BALL_RUNS := $(SPRINGS)/ball-linear.h5 $(SPRINGS)/ball-cubic.h5
@@ -182,9 +206,9 @@ $(SPRINGS)/collapsed.tsv: $(SPRINGS_COLLAPSED_RUN) bin/opsim
 	mv $$out $@; trap - EXIT
 
 .PHONY: springs
-springs: $(FIGURES)/springs-curves.png $(SPRINGS)/curve-points.tsv $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/ball.tsv \
+springs: $(FIGURES)/springs-curves.png $(SPRINGS)/curve-points.tsv $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/stretch.tsv $(SPRINGS)/ball.tsv \
          $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv $(SPRINGS)/collapsed.tsv
 figures: springs
 
-.PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_BALL_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \
+.PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_STRETCH_RUNS) $(SPRINGS)/stretch-j%.h5 $(SPRINGS_BALL_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \
            $(SPRINGS)/drape-%.h5 $(SPRINGS)/ball-%.h5 $(SPRINGS)/cube-%.h5 $(SPRINGS)/time-%.h5 $(SPRINGS)/fig5-%.h5

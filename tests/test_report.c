@@ -97,6 +97,7 @@ static const char STEADY[] = "arap\t10\t0.033333333333333333\t0.20\t2e-6\n"
 static const char SPRINGS_CURVES[] = "# length\tcubic2_stiffness\tcubic_k1_6_stiffness\n0.8\t0.46\t9\n1\t1\t1\n1.2\t1.66\t17\n";
 static const char SPRINGS_DRAPE[] = "# run\tkinetic_10s_J\ndrape-r100-j0\t1e-24\ndrape-r100-j0.01\t1e-8\n"
                                    "drape-r5000-j0\t1e-10\ndrape-r5000-j0.01\t1e-21\n";
+static const char SPRINGS_STRETCH[] = "# run\tkinetic_12s_J\nstretch-j0\t1e-29\nstretch-j0.01\t1e-29\n";
 static const char SPRINGS_BALL[] = "# law\tstretch_peak\tsag_final_m\nlinear\t1.8\t0.047\ncubic\t2.7\t0.013\n";
 static const char SPRINGS_CUBE[] = "# run\theight_min_m\tinverted_max\ncube-linear-s2\t0.11\t165\n"
                                    "cube-cubic-s2\t0.007\t323\ncube-linear-s8\t0.152\t0\n"
@@ -177,6 +178,7 @@ static int setup(void **state)
     write_file("results/convergence/table.tsv", CONVERGENCE);
     write_file("results/springs/curve-points.tsv", SPRINGS_CURVES);
     write_file("results/springs/drape.tsv", SPRINGS_DRAPE);
+    write_file("results/springs/stretch.tsv", SPRINGS_STRETCH);
     write_file("results/springs/ball.tsv", SPRINGS_BALL);
     write_file("results/springs/cube.tsv", SPRINGS_CUBE);
     write_file("results/springs/timing.tsv", SPRINGS_TIMING);
