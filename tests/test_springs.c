@@ -497,6 +497,34 @@ static void test_cg_refuses_cleanly(void **state)
     op_world_free(&f.world);
 }
 
+/* A position constraint (Eq. 13's energy, w = 1e5 N/m) on one vertex of a free torus whose target
+ * sits 10 cm away pulls the body there: after 2 s the skinned vertex is within 1 mm of it. A
+ * direction constraint is refused in create, naming the body. */
+static void test_position_constraint_pulls_direction_constraint_refused(void **state)
+{
+    (void)state;
+    fixture f;
+    begin_world(&f, "torus100", no_gravity, 1, 1);
+    assert_int_equal(op_body_add_constraint(&f.ctx, f.body, OP_CONSTRAINT_POSITION, 0, NULL, 1e5, -1), OP_OK);
+    f.body->constraints[0].anchor[0] += 0.1;
+    start_world(&f, (const char *[]){ "damping=5", NULL });
+    step(&f, 60);
+    double v[3];
+    op_constraint_skinned_point(f.body, &f.body->constraints[0], v);
+    double error = sqrt(v3_dist2(v, f.body->constraints[0].target));
+    print_message("skinned vertex %.3g m from its target after 2 s\n", error);
+    assert_le(error, 1e-3);
+    op_world_free(&f.world);
+
+    begin_world(&f, "torus100", no_gravity, 1, 1);
+    const double up[3] = { 0, 1, 0 };
+    assert_int_equal(op_body_add_constraint(&f.ctx, f.body, OP_CONSTRAINT_DIRECTION, 0, up, 1.0, -1), OP_OK);
+    op_solver_settings settings = make_settings(NULL);
+    assert_int_equal(op_world_start(&f.ctx, &f.world, &op_solver_springs, &settings), OP_ERR_USAGE);
+    assert_non_null(strstr(f.ctx.message, "body body has a direction constraint"));
+    op_world_free(&f.world);
+}
+
 /* A body squeezed to half its size: every spring compressed, g/ℓ < 0 across. With the paper's
  * Jacobian (definite = off) the system is indefinite and CG stops on negative curvature, naming
  * the body, sub-step and Newton step, the state finite; with definite = on (the edge blocks
@@ -719,6 +747,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_free_body_conserves_momentum, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_energy_drift_is_small_at_small_h, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_cg_refuses_cleanly, clock_start, clock_stop),
+        cmocka_unit_test_setup_teardown(test_position_constraint_pulls_direction_constraint_refused, clock_start,
+                                        clock_stop),
         cmocka_unit_test_setup_teardown(test_definite_clamps_an_indefinite_system, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_cg_iterations_are_reported, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_deterministic_on_one_and_two_threads, clock_start, clock_stop),
