@@ -76,7 +76,8 @@
  *   assembled  each edge's block h² K_e + h k_d I formed once per Newton step (9 numbers)
  *   free       matrix-free: the block applied as across d + (along − across) u (u·d) from the
  *              edge's u, along and across kept from the force evaluation (5 numbers)
- * make experiments' fig7 table measures both (README, REPORT). The CG iterations of each Newton
+ * experiments/springs.mk's timing table measures both: they differ by less than the noise of a
+ * shared machine (REPORT.md), so assembled stays the default. The CG iterations of each Newton
  * step are added to op_stage_times.linear_iterations (solver.h), which the run file records per
  * sub-step.
  *
