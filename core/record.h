@@ -28,6 +28,9 @@
  *                                     sub-step ends in, after its floor and body contacts: what
  *                                     the contacts did to the state the iterations left (the
  *                                     last column of /solver/energy) (only when log_energy)
+ *   /solver/linear_iterations [S] (int64): every sub-step, summed over bodies: the variant's
+ *                                     inner linear-solver iterations (op_stage_times; springs:
+ *                                     conjugate gradients), 0 for variants without one
  *   /timing/{local,global,collision,chebyshev,total} [F] (ms): every frame (chebyshev: the
  *                                     extrapolation after each iteration, 0 when off)
  *   /collision/{floor_contacts,pairs,contacts} [F] (int64): every frame, summed over its

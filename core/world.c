@@ -520,6 +520,7 @@ static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *
  * *spent are shares of `summed` (world.h). */
 static void add_apportioned(op_stage_times *times, double wall, const op_stage_times *spent, double summed)
 {
+    times->linear_iterations += spent->linear_iterations; /* a count: summed, not apportioned */
     if (summed > 0.0) {
         times->local += wall * (spent->local / summed);
         times->global += wall * (spent->global / summed);
@@ -528,8 +529,9 @@ static void add_apportioned(op_stage_times *times, double wall, const op_stage_t
 }
 
 #pragma omp declare reduction(add_stage_times : op_stage_times : omp_out.local += omp_in.local, \
-                                  omp_out.global += omp_in.global, omp_out.chebyshev += omp_in.chebyshev) \
-    initializer(omp_priv = { 0.0, 0.0, 0.0 })
+                                  omp_out.global += omp_in.global, omp_out.chebyshev += omp_in.chebyshev, \
+                                  omp_out.linear_iterations += omp_in.linear_iterations) \
+    initializer(omp_priv = { 0.0, 0.0, 0.0, 0 })
 
 /* Every body's iteration k, unit by unit. On threads, the loop's wall time is apportioned to
  * the stages by their summed per-body times (world.h); on one, those sums are wall times
@@ -797,6 +799,7 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
         times->local += spent.local;
         times->global += spent.global;
         times->chebyshev += spent.chebyshev;
+        times->linear_iterations += spent.linear_iterations;
     }
     *floor_done = floor;
     if (report_failure(ctx, world, &failure) != OP_OK)
@@ -823,6 +826,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     stats->max_penetration = stats->max_floor_penetration = stats->max_floor_reach = 0.0;
     for (int sub = 0; sub < def->substeps; ++sub) {
         op_energy *energy_row = def->log_energy ? &stats->energy[sub * row_length] : NULL;
+        long linear_before = solve.linear_iterations;
         for (op_stage stage = OP_STAGE_BODIES; stage < OP_STAGE_COUNT; ++stage) {
             switch (stage) {
             case OP_STAGE_BODIES:
@@ -847,6 +851,8 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 break;
             }
         }
+        if (stats->linear_iterations)
+            stats->linear_iterations[sub] = solve.linear_iterations - linear_before;
         world->time += h;
         world->substep++;
     }
