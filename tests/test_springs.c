@@ -6,6 +6,7 @@
  * small h, CG refuses cleanly, bodies move bitwise alike on one and two threads, and bad options
  * fail naming the key. Scenes come from the model catalogue (data/models.tsv), as in
  * test_shape_matching.c; each test prints its time. */
+#include "test_solver.h"
 #include "test_util.h"
 
 #include <lapacke.h>
@@ -22,22 +23,6 @@
 #include "world.h"
 
 static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
-static double test_started;
-
-static int clock_start(void **state)
-{
-    (void)state;
-    test_started = op_now();
-    return 0;
-}
-
-static int clock_stop(void **state)
-{
-    (void)state;
-    print_message("    %.3f s\n", op_now() - test_started);
-    return 0;
-}
-
 /* ---- the force laws ---------------------------------------------------------------------- */
 
 static op_spring make_spring(op_spring_law law, double L, double K, double a1, double a2, double k1, double k2)
@@ -218,19 +203,6 @@ typedef struct fixture {
     op_world world;
     op_body *body;
 } fixture;
-
-static op_solver_settings make_settings(const char *const *pairs)
-{
-    op_solver_settings settings = { 0 };
-    for (int k = 0; pairs && pairs[k]; ++k) {
-        const char *eq = strchr(pairs[k], '=');
-        assert_non_null(eq);
-        snprintf(settings.key[k], sizeof settings.key[0], "%.*s", (int)(eq - pairs[k]), pairs[k]);
-        snprintf(settings.value[k], sizeof settings.value[0], "%s", eq + 1);
-        settings.count++;
-    }
-    return settings;
-}
 
 static void begin_world(fixture *f, const char *model_name, const double g[3], int substeps, int iterations)
 {
