@@ -78,6 +78,7 @@ static const char FIG7_STANDIN[] = "[run]\nframes = 3\n[world]\nsubsteps = 2\nit
 static const char FREEFLIGHT[] = "# variant\tsubsteps\titerations\tstart\tL0\tL_1s_over_rigid\tL_3s_over_rigid\t"
                                  "KE_1s_over_rigid\tKE_3s_over_rigid\tnote\n"
                                  "arap\t3\t3\trigid\t4.412\t0.9782\t0.9357\t0.9667\t0.9005\t\n"
+                                 "meshless\t3\t3\trigid\t4.412\t1.053\t1.162\t1.113\t1.367\t\n"
                                  "springs\t3\t3\trigid\t–\t–\t–\t–\t–\trefused: no\n";
 static const char FLOOR[] = "# scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\t"
                             "elastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n"
@@ -334,6 +335,7 @@ static void test_report_has_every_section_table_and_picture(void **state)
     assert_contains(text, "| arap | 3 | 3 | rigid | 4.41 | 0.978 | 0.936 | 0.967 | 0.9 |  |");
     assert_contains(text, "| springs | 3 | 3 | rigid | – | – | – | – | – | refused: no |");
     assert_contains(text, "arap keeps 97.8 % of the reference's");
+    assert_contains(text, "some: 1.16 times the reference's after 3.3 s");
     assert_contains(text, "| fig5 | substep | 20.9 | 107 | 1.81 | 308 | 0.923 | 0.092 |");
     assert_contains(text, "the bar hangs 2.27 times as low as it should at 8k");
     /* Table 1: the paper's eight rows, each with ours under it. */
