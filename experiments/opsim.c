@@ -1286,7 +1286,8 @@ static int command_solvers(int argc, char **argv)
         for (const op_solver_option *o = t->options; o->key; ++o)
             printf("    %s = %s\n        %s\n", o->key, o->default_value, o->help);
     }
-    printf("options of every variant (Chebyshev acceleration, Wang 2015; solvers/chebyshev.h)\n");
+    printf("options of every variant (Chebyshev acceleration, Wang 2015, solvers/chebyshev.h; Anderson acceleration, "
+           "Peng et al. 2018, solvers/anderson.h)\n");
     for (const op_solver_option *o = op_solver_common_options; o->key; ++o)
         printf("    %s = %s\n        %s\n", o->key, o->default_value, o->help);
     return 0;
