@@ -39,6 +39,7 @@ void op_anderson_free(op_anderson *state)
     OP_FREE(state->plain_rotation);
     OP_FREE(state->left_position);
     OP_FREE(state->left_rotation);
+    OP_FREE(state->quaternion);
 }
 
 int op_anderson_init(op_ctx *ctx, op_anderson *state, const op_anderson_def *def, const op_body *body)
@@ -66,6 +67,7 @@ int op_anderson_init(op_ctx *ctx, op_anderson *state, const op_anderson_def *def
     state->plain_rotation = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
     state->left_position = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
     state->left_rotation = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
+    state->quaternion = op_calloc(ctx, 4 * (size_t)n, sizeof(double));
     if (ctx->status != OP_OK) {
         op_anderson_free(state);
         return ctx->status;
@@ -95,8 +97,11 @@ static void pack(const op_body *body, double *u)
     }
 }
 
-/* u into the body's free values, each rotation re-projected onto SO(3). */
-static void unpack(op_body *body, const double *u)
+/* u into the body's free values, each rotation re-projected onto SO(3) (warm-started from the
+ * quaternion of the last projection of that particle, quaternion[n][4]: the mixed matrix is near
+ * it, and the warm start costs about half the closed form; the result is polar(M) to rounding
+ * either way, polar.h). */
+static void unpack(op_body *body, const double *u, double *quaternion)
 {
     const op_graph *g = body->graph;
     const double *P = body->placement_rotation, *t = body->placement_translation;
@@ -112,7 +117,7 @@ static void unpack(op_body *body, const double *u)
             double M[9];
             for (int e = 0; e < 9; ++e)
                 M[e] = P[e] + u[c++];
-            op_polar_rotation(M, &body->state.rotation[9 * i]);
+            op_polar_rotation_warm(M, &quaternion[4 * i], &body->state.rotation[9 * i]);
         }
     }
 }
@@ -129,12 +134,18 @@ static int holds_state(const double *position, const double *rotation, const op_
            memcmp(rotation, body->state.rotation, 9 * (size_t)n * sizeof(double)) == 0;
 }
 
+/* Σ a_c b_c in four interleaved partial sums, added in one fixed order: the compiler may keep
+ * them in one vector register (no -ffast-math needed), and the result is the same on every run */
 static double dot(const double *a, const double *b, int count)
 {
-    double sum = 0.0;
-    for (int c = 0; c < count; ++c)
-        sum += a[c] * b[c];
-    return sum;
+    double sum[4] = { 0.0, 0.0, 0.0, 0.0 };
+    int c = 0;
+    for (; c + 4 <= count; c += 4)
+        for (int l = 0; l < 4; ++l)
+            sum[l] += a[c + l] * b[c + l];
+    for (; c < count; ++c)
+        sum[0] += a[c] * b[c];
+    return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 
 void op_anderson_before(op_anderson *state, const op_body *body, double h, int k)
@@ -145,6 +156,8 @@ void op_anderson_before(op_anderson *state, const op_body *body, double h, int k
         state->have_prev = 0;
         state->columns = 0;
         state->next = 0;
+        for (int i = 0; i < state->n; ++i)
+            op_rotation_quaternion(&body->state.rotation[9 * i], &state->quaternion[4 * i]);
     }
     pack(body, state->u);
     if (k > 0 && state->left_energy_known && holds_state(state->left_position, state->left_rotation, body, state->n)) {
@@ -231,7 +244,7 @@ int op_anderson_apply(op_ctx *ctx, op_anderson *state, op_body *body, double h, 
             for (int c = 0; c < dim; ++c)
                 state->candidate[c] -= theta[j] * dG[c];
         }
-        unpack(body, state->candidate);
+        unpack(body, state->candidate, state->quaternion);
         op_energy e;
         op_energy_eval(body, h, &e);
         accepted = e.total <= state->energy_u; /* NaN: refused */

@@ -33,8 +33,10 @@
  *
  * Costs: one energy evaluation per accelerated iterate, one more when an iteration starts from
  * a state the last one did not leave (a rejection, the first iteration of a sub-step, a floor
- * projection in between); O(m · dim) for the Gram matrix's new row; one polar decomposition per
- * free rotation.
+ * projection in between); O(m · dim) for the Gram matrix's new row, ΔFᵀf and the mixing; one
+ * polar decomposition per free rotation, warm-started. On the Fig. 5 dinosaur (100 particles,
+ * dim 1,200) an accelerated iteration measured about 4 times a plain Gauss–Seidel one: the
+ * energy evaluation alone costs more than the plain iteration.
  *
  * m = 0 leaves every iterate as the variant made it and evaluates nothing: bitwise the plain run
  * (tests/test_anderson.c). The history is reset at the start of every sub-step. */
@@ -74,6 +76,7 @@ typedef struct op_anderson {
     double *dF, *dG;       /* [m][dim] */
     double *gram;          /* [m][m] ΔFᵀΔF, slot order */
     double *candidate;     /* [dim] */
+    double *quaternion;    /* [n][4] warm starts of the re-projections (anderson.c) */
     long rejections;       /* accelerated iterates refused by the safeguard, since the last take */
 } op_anderson;
 
