@@ -14,6 +14,8 @@
 #                                       (collapse)
 #   data/results/variants/targets.tsv   the issue's targets: Anderson against plain on the Fig. 5
 #                                       sub-step, arap-lbfgs against plain Gauss–Seidel to 1e-6
+#   data/results/variants/matrix-keyed.tsv  the matrix with a first column VARIANT:SCENE, so that
+#                                       the report can name one cell ({{tsv PATH ROW COLUMN}})
 #   reports/tables/variants-*.tex       each of those as a LaTeX booktabs tabular (\input them)
 #   reports/figures/variants-convergence.png/.pdf  r against ms, every variant a curve, a panel
 #                                       per scene (log axes)
@@ -31,10 +33,11 @@ VARIANTS_SCENES := bar collapse fall bunny
 VARIANTS_DERIVED := $(addprefix $(VARIANTS_DIR)/,ms-per-frame.tsv iterations-1e-4.tsv ms-1e-4.tsv ms-1e-6.tsv \
     r-at-ni.tsv bar.tsv targets.tsv)
 VARIANTS_TEX := $(patsubst $(VARIANTS_DIR)/%.tsv,reports/tables/variants-%.tex,$(VARIANTS_DERIVED))
+VARIANTS_KEYED := $(VARIANTS_DIR)/matrix-keyed.tsv
 VARIANTS_FIGURES := $(FIGURES)/variants-convergence.png $(FIGURES)/variants-cost.png
 
 .PHONY: variants
-variants: $(VARIANTS_DERIVED) $(VARIANTS_TEX) $(VARIANTS_FIGURES)
+variants: $(VARIANTS_DERIVED) $(VARIANTS_KEYED) $(VARIANTS_TEX) $(VARIANTS_FIGURES)
 
 # The runs are remade from scratch whenever bin/opsim or a config changes (the script reuses a
 # run it finds, so that an interrupted matrix can be finished by hand: OUT_DIR/runs).
@@ -70,8 +73,13 @@ $(VARIANTS_DIR)/bar.tsv: $(VARIANTS_MATRIX) experiments/variants.mk
 	$(Q)awk -F'\t' 'BEGIN { OFS = "\t"; print "# variant\tstiffness_spread\tmax_h_s\tmax_k\trecovery_s" } \
 	    /^#/ { sub(/^# /, ""); for (c = 1; c <= NF; ++c) column[$$c] = c; next } \
 	    { if (!($$1 in seen)) { seen[$$1] = 1; order[++count] = $$1 } row[$$1, $$2] = $$0 } \
-	    END { for (v = 1; v <= count; ++v) { split(row[order[v], "bar"], b, "\t"); split(row[order[v], "collapse"], c, "\t"); \
-	          print order[v], b[column["stiffness_spread"]], b[column["max_h_s"]], b[column["max_k"]], c[column["recovery_s"]] } }' \
+	    END { for (v = 1; v <= count; ++v) { split(row[order[v], "bar"], b, "\t"); split(row[order[v], "collapse"], d, "\t"); \
+	          print order[v], b[column["stiffness_spread"]], b[column["max_h_s"]], b[column["max_k"]], d[column["recovery_s"]] } }' \
+	    $< > $@.tmp && mv $@.tmp $@
+
+$(VARIANTS_KEYED): $(VARIANTS_MATRIX) experiments/variants.mk
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)awk -F'\t' 'BEGIN { OFS = "\t" } /^#/ { sub(/^# /, ""); print "# case", $$0; next } { print $$1 ":" $$2, $$0 }' \
 	    $< > $@.tmp && mv $@.tmp $@
 
 # The targets: plain / accelerated, in iterations and ms, '–' where either never reaches it.

@@ -31,14 +31,16 @@ run(v, c) = dir."/runs/".word(variants, v)."-".word(scenes, c)."-converge.tsv"
 
 load "plots/style.gp"
 # ten distinguishable lines: colours cycle, the second round dashed
-do for [v = 1:20] { set linetype 20 + v lw 2 dt (v > 7 ? 2 : 1) }
+do for [v = 1:20] {
+    if (v > 7) { set linetype 20 + v lw 2 dt 2 } else { set linetype 20 + v lw 2 dt 1 }
+}
 set grid lc rgb "#e6e6e6"
 set logscale xy
 set format y "10^{%T}"
 set yrange [1e-12:1e1]
 set ytics 1e-12, 100, 1e0
 set xlabel "wall-clock time in the iterations (ms)"
-set key outside right top font ",9" noenhanced
+set key font ",9" noenhanced box opaque
 do for [ext in "png pdf"] {
     if (ext eq "png") {
         set terminal pngcairo enhanced size 1500, 900 font "sans,11"
@@ -46,11 +48,13 @@ do for [ext in "png pdf"] {
         set terminal pdfcairo enhanced size 1500/96.0, 900/96.0 font "sans,11" fontscale 0.75 linewidth 1.5
     }
     set output out.".".ext
-    set multiplot layout 2, (columns + 1) / 2 title "Every variant on one sub-step of each scene: relative energy error against time" font ",13"
+    set multiplot layout 2, (columns + 1) / 2 title "Every variant on one sub-step of each scene: relative energy error against time" font ",13" \
+        margins 0.06, 0.84, 0.08, 0.91 spacing 0.08, 0.12
     do for [c = 1:columns] {
         set title sprintf("%s: E_0 = %.6g J, E* = %.6g J", word(scenes, c), e_zero[c], e_star[c]) noenhanced
         set ylabel (c % 2 == 1 ? "|E_k − E*| / (E_0 − E*)" : "")
-        if (c == 2) { set key } else { unset key }
+        # the key once, in the right margin, from the panel where every variant that runs at all has a curve
+        if (c == 3) { set key at screen 0.995, 0.9 right top } else { unset key }
         plot for [v = 1:count] (exists_file(run(v, c)) ? run(v, c) : "/dev/null") \
             using (1000 * $2):(r($3, c)) with lines lt 20 + v lc v title word(variants, v)
     }
