@@ -35,6 +35,7 @@ typedef struct recorder {
     op_series anderson_rejection_series;         /* [S] */
     op_series timing[TIMING_STAGES];
     op_series collision[COLLISION_SERIES];
+    op_series linear_iterations;      /* [S] the variant's inner solver iterations per sub-step */
     op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
     op_series surface, surface_step, surface_time;     /* open only when def->store_surface */
     int store_surface;
@@ -45,6 +46,8 @@ typedef struct recorder {
     op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
     op_energy *energy_after_contacts; /* [substeps], likewise */
     double *floor_reach;              /* [substeps], likewise */
+    long *linear_counts;              /* [substeps], filled by op_world_step */
+    int64_t *linear_rows;             /* the same, as written */
     long *anderson_rejections;        /* [substeps], likewise */
     int64_t *rejection_rows;          /* [substeps] */
 } recorder;
@@ -188,6 +191,10 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                              count ? NULL : "m", collision_descriptions[k]) != OP_OK)
             return ctx->status;
     }
+    if (op_series_create(ctx, run, &r->linear_iterations, "/solver/linear_iterations", OP_SERIES_INT64, 0, NULL, NULL,
+                         "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
+                         "(springs: conjugate gradients; 0 for variants without one)") != OP_OK)
+        return ctx->status;
     for (int o = 0; o < scene->observable_count; ++o) {
         const op_observable *obs = &scene->observables[o];
         char path[3][160];
@@ -327,6 +334,10 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
     if (op_series_append(ctx, &r->run, &r->floor_reach_series, r->floor_reach, d->substeps) != OP_OK)
         return ctx->status;
     for (int sub = 0; sub < d->substeps; ++sub)
+        r->linear_rows[sub] = stats->linear_iterations[sub];
+    if (op_series_append(ctx, &r->run, &r->linear_iterations, r->linear_rows, d->substeps) != OP_OK)
+        return ctx->status;
+    for (int sub = 0; sub < d->substeps; ++sub)
         r->rejection_rows[sub] = r->anderson_rejections[sub];
     if (op_series_append(ctx, &r->run, &r->anderson_rejection_series, r->rejection_rows, d->substeps) != OP_OK)
         return ctx->status;
@@ -376,6 +387,8 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     r->energy = op_calloc(ctx, cells, sizeof(op_energy));
     r->energy_after_contacts = op_calloc(ctx, (size_t)d->substeps, sizeof(op_energy));
     r->floor_reach = op_calloc(ctx, (size_t)d->substeps, sizeof(double));
+    r->linear_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
+    r->linear_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
     r->anderson_rejections = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
     r->rejection_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
     if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
@@ -385,6 +398,7 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
         op_frame_stats stats = { .energy = r->energy,
                                  .energy_after_contacts = r->energy_after_contacts,
                                  .floor_reach = r->floor_reach,
+                                 .linear_iterations = r->linear_counts,
                                  .anderson_rejections = r->anderson_rejections };
         for (int frame = 1; frame <= scene->run.frames; ++frame) {
             if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
@@ -411,6 +425,8 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     free(r->energy);
     free(r->energy_after_contacts);
     free(r->floor_reach);
+    free(r->linear_counts);
+    free(r->linear_rows);
     free(r->anderson_rejections);
     free(r->rejection_rows);
     free(r->surface_rows);

@@ -29,6 +29,9 @@
  *                                     sub-step ends in, after its floor and body contacts: what
  *                                     the contacts did to the state the iterations left (the
  *                                     last column of /solver/energy) (only when log_energy)
+ *   /solver/linear_iterations [S] (int64): every sub-step, summed over bodies: the variant's
+ *                                     inner linear-solver iterations (op_stage_times; springs:
+ *                                     conjugate gradients), 0 for variants without one
  *   /timing/{local,global,collision,chebyshev,anderson,total} [F] (ms): every frame (chebyshev:
  *                                     the extrapolation after each iteration, anderson: the
  *                                     mixing and its energy evaluations, each 0 when off)

@@ -131,6 +131,9 @@ typedef struct op_frame_stats {
     /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
      * column k after the k-th. Filled only when def.log_energy. */
     op_energy *energy;
+    /* [substeps], summed over bodies: the inner linear-solver iterations of the variant
+     * (op_stage_times.linear_iterations; 0 for variants without one). Filled when not NULL. */
+    long *linear_iterations;
 } op_frame_stats;
 
 /* OP_WORLD_PARALLEL_MIN: fewer particles than this in the whole world keep the per-body stages

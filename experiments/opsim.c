@@ -25,6 +25,7 @@
 #include "scene.h"
 #include "shapes.h"
 #include "solver.h"
+#include "springs.h"
 #include "sweep.h"
 #include "xdmf.h"
 
@@ -203,13 +204,15 @@ static int command_mesh(int argc, char **argv)
 /* ---- opsim graph --------------------------------------------------------------------- */
 
 static const char graph_help[] =
-    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube) --kind solid|rod|shell\n"
+    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube|cloth|cube18)\n"
+    "                   --kind solid|rod|shell|lattice\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
     "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
     "\n"
     "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
     "writes /graph/BODY and /mesh/BODY to a new run file.\n"
-    "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid\n"
+    "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid;\n"
+    "                 lattice: the nearest u x v x w grid, joined to its 26 neighbours\n"
     "  --seed S       solid: seeds the first farthest-point sample (default 1)\n"
     "  --density RHO  kg/m^3 (default 1000)\n"
     "  --voxels R     voxel cells along the longest extent (default 96)\n"
@@ -237,7 +240,7 @@ static int command_graph(int argc, char **argv, const char *command_line)
         case 's': shape = optarg; break;
         case 'k':
             if (op_body_kind_parse(optarg, &def.kind))
-                return usage_error("graph", "--kind must be solid, rod or shell, not '%s'", optarg);
+                return usage_error("graph", "--kind must be solid, rod, shell or lattice, not '%s'", optarg);
             have_kind = 1;
             break;
         case 'n':
@@ -1085,9 +1088,10 @@ static int command_estimate_rho(int argc, char **argv)
         char sets[32] = "";
         if (user_overrides)
             snprintf(sets, sizeof sets, " +%d --set", user_overrides);
-        snprintf(source, sizeof source,
-                 "estimate-rho %s%s (%s) frame %d: median of %d ratios |dx_k|/|dx_k-1|, k %d-%d of %d plain", base,
-                 sets, variant, frames, e.used, e.first, e.last, iterations);
+        if (snprintf(source, sizeof source,
+                     "estimate-rho %s%s (%s) frame %d: median of %d ratios |dx_k|/|dx_k-1|, k %d-%d of %d plain", base,
+                     sets, variant, frames, e.used, e.first, e.last, iterations) >= (int)sizeof source)
+            memcpy(source + sizeof source - 4, "...", 4); /* only recorded as text: shortened visibly */
         printf("# %s%s, frame %d, then %d plain iterations of the next sub-step (h = %.6g s)\n", config, sets, frames,
                iterations, h);
         printf("# ratios |x^{k+1}-x^k| / |x^k-x^{k-1}| for k = %d..%d: %d used, min %.6f, quartiles %.6f %.6f %.6f, "
@@ -1302,6 +1306,71 @@ static int command_solvers(int argc, char **argv)
     return 0;
 }
 
+static const char spring_curves_help[] =
+    "usage: opsim spring-curves [--from X] [--to X] [--samples N]\n"
+    "\n"
+    "Prints, as tab-separated text with a '#' header, the force magnitude g and the stiffness g'\n"
+    "against the spring length for the springs variant's three laws at the parameters of\n"
+    "Vogiannou et al. 2010 Fig. 1 and 2: L = 1, K = 1, a1 = 1.1, a2 = 0.9, K2 = 2K and, for the\n"
+    "full cubic, K1 = 2K, 4K and 6K. The numbers come from the functions the solver evaluates\n"
+    "(solvers/springs.h). Lengths from --from (0) to --to (2) in --samples (401) steps.\n";
+
+static int command_spring_curves(int argc, char **argv)
+{
+    static const struct option options[] = { { "from", required_argument, 0, 'f' },
+                                              { "to", required_argument, 0, 't' },
+                                              { "samples", required_argument, 0, 'n' },
+                                              { "help", no_argument, 0, 'h' },
+                                              { 0, 0, 0, 0 } };
+    double from = 0.0, to = 2.0;
+    int samples = 401, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'f':
+        case 't': {
+            double value = strtod(optarg, &end);
+            if (end == optarg || *end || !isfinite(value) || value < 0)
+                return usage_error("spring-curves", "--from and --to take a length >= 0, not '%s'", optarg);
+            *(c == 'f' ? &from : &to) = value;
+            break;
+        }
+        case 'n':
+            if (parse_int(optarg, 2, 1000000, &samples) != 0)
+                return usage_error("spring-curves", "--samples takes a whole number from 2, not '%s'", optarg);
+            break;
+        case 'h': fputs(spring_curves_help, stdout); return 0;
+        default: return usage_error("spring-curves", "%s", "unknown option");
+        }
+    }
+    if (optind != argc || !(to > from))
+        return usage_error("spring-curves", "%s", "takes no operands, and --to must exceed --from");
+    enum { CURVES = 5 };
+    static const char *const names[CURVES] = { "linear", "cubic2", "cubic_k1_2", "cubic_k1_4", "cubic_k1_6" };
+    op_spring spring[CURVES];
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    for (int k = 0; k < CURVES; ++k) {
+        op_spring_shape shape = { 1.1, 0.9, k < 2 ? 1.0 : 2.0 * (k - 1), 2.0 };
+        op_spring_law law = k == 0 ? OP_SPRING_LINEAR : k == 1 ? OP_SPRING_CUBIC2 : OP_SPRING_CUBIC;
+        if (op_spring_make(&ctx, law, 1.0, 1.0, &shape, &spring[k]) != OP_OK)
+            return report_failure(&ctx);
+    }
+    printf("# length");
+    for (int k = 0; k < CURVES; ++k)
+        printf("\t%s_force\t%s_stiffness", names[k], names[k]);
+    printf("\n");
+    for (int i = 0; i < samples; ++i) {
+        double x = from + (to - from) * i / (samples - 1);
+        printf("%.10g", x); /* the sample lengths as written, e.g. 0.8, so a report can name a row */
+        for (int k = 0; k < CURVES; ++k)
+            printf("\t%.17g\t%.17g", op_spring_magnitude(&spring[k], x), op_spring_slope(&spring[k], x));
+        printf("\n");
+    }
+    return ferror(stdout) ? EXIT_IO : 0;
+}
+
 /* ---- dispatch ------------------------------------------------------------------------ */
 
 static const char main_help[] =
@@ -1310,6 +1379,8 @@ static const char main_help[] =
     "commands:\n"
     "  run      run an experiment config and record it into a run file\n"
     "  solvers  list the solver variants and their options\n"
+    "  spring-curves\n"
+    "           the springs variant's force laws at Vogiannou et al. 2010's Fig. 1-2 parameters\n"
     "  estimate-rho\n"
     "           estimate the spectral radius rho for Chebyshev acceleration (chebyshev_rho)\n"
     "  converge energy against iteration and time for one sub-step (convergence study)\n"
@@ -1351,6 +1422,8 @@ int main(int argc, char **argv)
         status = command_converge(argc - 1, argv + 1, command_line);
     else if (strcmp(command, "solvers") == 0)
         status = command_solvers(argc - 1, argv + 1);
+    else if (strcmp(command, "spring-curves") == 0)
+        status = command_spring_curves(argc - 1, argv + 1);
     else if (strcmp(command, "graph") == 0)
         status = command_graph(argc - 1, argv + 1, command_line);
     else if (strcmp(command, "mesh") == 0)
