@@ -118,13 +118,28 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
     for (int b = 0; b < world->body_count; ++b)
         if (op_body_check(ctx, &world->bodies[b]) != OP_OK)
             return ctx->status;
+    if (op_anderson_def_from_settings(ctx, &world->solver_settings, &world->anderson_def) != OP_OK)
+        return ctx->status;
+    if (world->anderson_def.enabled && !solver->resync)
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "solver option anderson = on: solver %s has no resync hook, so the rotation data it caches "
+                       "between iterations would go stale (solver.h)",
+                       solver->name);
+    if (world->anderson_def.enabled) {
+        world->anderson = op_calloc(ctx, (size_t)world->body_count, sizeof(op_anderson));
+        if (!world->anderson)
+            return ctx->status;
+        for (int b = 0; b < world->body_count; ++b)
+            if (op_anderson_init(ctx, &world->anderson[b], &world->anderson_def, &world->bodies[b]) != OP_OK)
+                return ctx->status;
+    }
     world->parallel = world->body_count > 1 && op_world_particle_count(world) >= OP_WORLD_PARALLEL_MIN;
     return op_world_remake_solver_states(ctx, world);
 }
 
 /* The BODIES loop's units (world.h): in body order, each body not yet in one offers itself and
  * the next bodies of its model not yet in one to the variant's group hook, which binds some of
- * them into a group; no groups with Chebyshev on, whose extrapolation runs between a body's
+ * them into a group; no groups with Chebyshev or Anderson on, which act between a body's
  * iterations. */
 static int form_units(op_ctx *ctx, op_world *world)
 {
@@ -155,7 +170,7 @@ static int form_units(op_ctx *ctx, op_world *world)
                 bodies[offered++] = &world->bodies[a];
             }
         int grouped = 1;
-        if (offered > 1 && world->solver->group && !world->chebyshev &&
+        if (offered > 1 && world->solver->group && !world->chebyshev && !world->anderson &&
             world->solver->group(ctx, solvers, bodies, offered, &grouped) != OP_OK)
             break;
         for (int m = 0; m < grouped; ++m) {
@@ -205,6 +220,10 @@ void op_world_free(op_world *world)
         for (int b = 0; b < world->body_count; ++b)
             op_chebyshev_free(&world->chebyshev[b]);
     OP_FREE(world->chebyshev);
+    if (world->anderson)
+        for (int b = 0; b < world->body_count; ++b)
+            op_anderson_free(&world->anderson[b]);
+    OP_FREE(world->anderson);
     op_collider_free(&world->collider);
     OP_FREE(world->body_energy);
     world->body_energy_capacity = 0;
@@ -472,22 +491,35 @@ static void project_floor(op_world *world, const int *members, int count, body_f
     }
 }
 
-/* Iteration k of body b, then Chebyshev (chebyshev.h) where it is on: x^{k+1} from the
- * variant's x̂^{k+1}, rotations re-synchronised with the variant when they were extrapolated.
- * Its stage times are added to *spent. */
+/* Iteration k of body b, then Chebyshev (chebyshev.h) or Anderson (anderson.h) where one is on:
+ * the accelerated iterate from the variant's, rotations re-synchronised with the variant when
+ * they changed. Its stage times are added to *spent. */
 static int iterate_body(op_world *world, int b, double h, int k, stage_failure *failure, op_stage_times *spent)
 {
     op_ctx body_ctx;
     op_ctx_init(&body_ctx);
     op_body *body = &world->bodies[b];
     op_chebyshev *chebyshev = world->chebyshev ? &world->chebyshev[b] : NULL;
+    op_anderson *anderson = world->anderson ? &world->anderson[b] : NULL;
     if (chebyshev && k == 0) /* x^0: the state the sub-step's iterations start from */
         op_chebyshev_reset(chebyshev, body);
+    if (anderson) {
+        double start = op_now();
+        op_anderson_before(anderson, body, h, k);
+        spent->anderson += op_now() - start;
+    }
     if (world->solver->iterate(&body_ctx, world->solver_state[b], body, h, spent) == OP_OK && chebyshev) {
         double start = op_now();
         if (op_chebyshev_apply(chebyshev, &world->chebyshev_def, body, k))
             world->solver->resync(&body_ctx, world->solver_state[b], body, h);
         spent->chebyshev += op_now() - start;
+    }
+    if (body_ctx.status == OP_OK && anderson) {
+        double start = op_now();
+        int changed_rotations;
+        if (op_anderson_apply(&body_ctx, anderson, body, h, &changed_rotations) == OP_OK && changed_rotations)
+            world->solver->resync(&body_ctx, world->solver_state[b], body, h);
+        spent->anderson += op_now() - start;
     }
     if (body_ctx.status != OP_OK)
         note_failure(failure, b, &body_ctx);
@@ -532,13 +564,15 @@ static void add_apportioned(op_stage_times *times, double wall, const op_stage_t
         times->local += wall * (spent->local / summed);
         times->global += wall * (spent->global / summed);
         times->chebyshev += wall * (spent->chebyshev / summed);
+        times->anderson += wall * (spent->anderson / summed);
     }
 }
 
 #pragma omp declare reduction(add_stage_times : op_stage_times : omp_out.local += omp_in.local, \
                                   omp_out.global += omp_in.global, omp_out.chebyshev += omp_in.chebyshev, \
+                                  omp_out.anderson += omp_in.anderson, \
                                   omp_out.linear_iterations += omp_in.linear_iterations) \
-    initializer(omp_priv = { 0.0, 0.0, 0.0, 0 })
+    initializer(omp_priv = { 0.0, 0.0, 0.0, 0.0, 0 })
 
 /* Every body's iteration k, unit by unit. On threads, the loop's wall time is apportioned to
  * the stages by their summed per-body times (world.h); on one, those sums are wall times
@@ -557,7 +591,7 @@ int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_tim
 #pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent)
     for (int u = 0; u < world->unit_count; ++u)
         iterate_unit(world, u, h, k, &failure, &spent, NULL);
-    add_apportioned(times, op_now() - start, &spent, spent.local + spent.global + spent.chebyshev);
+    add_apportioned(times, op_now() - start, &spent, spent.local + spent.global + spent.chebyshev + spent.anderson);
     return report_failure(ctx, world, &failure);
 }
 
@@ -806,6 +840,7 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
         times->local += spent.local;
         times->global += spent.global;
         times->chebyshev += spent.chebyshev;
+        times->anderson += spent.anderson;
         times->linear_iterations += spent.linear_iterations;
     }
     *floor_done = floor;
@@ -844,6 +879,15 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 if (stats->floor_reach)
                     stats->floor_reach[sub] = floor.reach;
                 collide_seconds += floor.seconds;
+                if (world->anderson) {
+                    long refused = 0;
+                    for (int b = 0; b < world->body_count; ++b)
+                        refused += op_anderson_take_rejections(&world->anderson[b]);
+                    if (stats->anderson_rejections)
+                        stats->anderson_rejections[sub] = refused;
+                } else if (stats->anderson_rejections) {
+                    stats->anderson_rejections[sub] = 0;
+                }
                 break;
             case OP_STAGE_COLLIDE: {
                 double start = op_now();
@@ -867,6 +911,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     stats->local_ms = 1e3 * solve.local;
     stats->global_ms = 1e3 * solve.global;
     stats->chebyshev_ms = 1e3 * solve.chebyshev;
+    stats->anderson_ms = 1e3 * solve.anderson;
     stats->collision_ms = 1e3 * collide_seconds;
     stats->total_ms = 1e3 * (op_now() - frame_start);
     for (int b = 0; b < world->body_count; ++b) {

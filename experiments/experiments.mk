@@ -275,3 +275,4 @@ include experiments/floor.mk
 include experiments/sweep-example.mk
 include experiments/meshless.mk
 include experiments/springs.mk
+include experiments/variants.mk

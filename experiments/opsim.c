@@ -1124,7 +1124,7 @@ static int command_estimate_rho(int argc, char **argv)
 
 static const char converge_help[] =
     "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
-    "                      --frame F --iterations N --out FILE.tsv\n"
+    "                      --frame F --iterations N [--repeats R] --out FILE.tsv\n"
     "\n"
     "The convergence of one sub-step (core/converge.h): runs CONFIG (with --set) to the end of\n"
     "frame F (0: from the initial state), each frame as configured, with energy logging off; then\n"
@@ -1139,6 +1139,10 @@ static const char converge_help[] =
     "The sub-step runs in a second world loaded from the config (with --set and --solver) that\n"
     "takes the first world's state; its solver states are made afresh on that state. Runs are\n"
     "deterministic: the energies of two runs are bitwise equal.\n"
+    "\n"
+    "--repeats R solves the studied sub-step R times (1), each from the first world's state taken\n"
+    "afresh, and records each iteration's median time over the R (the energies of every repeat\n"
+    "must be bitwise the first's): a machine that stalls a run now and then moves no median.\n"
     "\n"
     "FILE.tsv: '#' header lines (config, overrides, frame, h, both worlds' solver settings),\n"
     "then one line per k = 0 … N: k, seconds, energy (J), tab-separated, %.17g. It is written\n"
@@ -1161,6 +1165,7 @@ static int command_converge(int argc, char **argv, const char *command_line)
                                               { "solver", required_argument, 0, 'v' },
                                               { "frame", required_argument, 0, 'f' },
                                               { "iterations", required_argument, 0, 'n' },
+                                              { "repeats", required_argument, 0, 'r' },
                                               { "out", required_argument, 0, 'o' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
@@ -1169,7 +1174,7 @@ static int command_converge(int argc, char **argv, const char *command_line)
     const char **study = calloc((size_t)argc + 1, sizeof *study);
     char **owned = calloc((size_t)argc + 1, sizeof *owned);
     const char *out = NULL;
-    int override_count = 0, study_only = 0, frames = -1, iterations = -1, c, status = 0;
+    int override_count = 0, study_only = 0, frames = -1, iterations = -1, repeats = 1, c, status = 0;
     if (!overrides || !study || !owned) {
         free(overrides), free(study), free(owned);
         return EXIT_SOFTWARE;
@@ -1202,6 +1207,10 @@ static int command_converge(int argc, char **argv, const char *command_line)
                 status = usage_error("converge", "--iterations needs a whole number from 1 to 10000000, not '%s'",
                                      optarg);
             break;
+        case 'r':
+            if (parse_int(optarg, 1, OP_CONVERGE_MAX_REPEATS, &repeats))
+                status = usage_error("converge", "--repeats needs a whole number from 1 to 1000, not '%s'", optarg);
+            break;
         case 'o': out = optarg; break;
         case 'h': fputs(converge_help, stdout); status = -1; break;
         default: status = usage_error("converge", "%s", "unknown option");
@@ -1228,7 +1237,7 @@ static int command_converge(int argc, char **argv, const char *command_line)
         seconds = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
         energy = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
         if (ctx.status == OP_OK)
-            op_converge(&ctx, &scene, &second, frames, iterations, seconds, energy);
+            op_converge_repeated(&ctx, &scene, &second, frames, iterations, repeats, seconds, energy);
         op_atomic_file file;
         if (ctx.status == OP_OK && op_atomic_open(&ctx, &file, out) == OP_OK) {
             char run_solver[2048], study_solver[2048];
@@ -1247,8 +1256,8 @@ static int command_converge(int argc, char **argv, const char *command_line)
                     w->substep + 1);
             fprintf(f, "# h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
                     w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
-            fprintf(f, "# iterations = %d\n# run solver = %s\n# study solver = %s\n", iterations, run_solver,
-                    study_solver);
+            fprintf(f, "# iterations = %d\n# repeats = %d\n# run solver = %s\n# study solver = %s\n", iterations,
+                    repeats, run_solver, study_solver);
             fprintf(f, "# k\tseconds\tenergy\n");
             for (int k = 0; k <= iterations; ++k)
                 fprintf(f, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
@@ -1290,7 +1299,8 @@ static int command_solvers(int argc, char **argv)
         for (const op_solver_option *o = t->options; o->key; ++o)
             printf("    %s = %s\n        %s\n", o->key, o->default_value, o->help);
     }
-    printf("options of every variant (Chebyshev acceleration, Wang 2015; solvers/chebyshev.h)\n");
+    printf("options of every variant (Chebyshev acceleration, Wang 2015, solvers/chebyshev.h; Anderson acceleration, "
+           "Peng et al. 2018, solvers/anderson.h)\n");
     for (const op_solver_option *o = op_solver_common_options; o->key; ++o)
         printf("    %s = %s\n        %s\n", o->key, o->default_value, o->help);
     return 0;

@@ -1,5 +1,6 @@
 /* The one table of solver variants. Add a variant: one file in solvers/, one line here. */
 #include "arap.h"
+#include "arap_lbfgs.h"
 #include "meshless.h"
 #include "rigid.h"
 #include "shape_matching.h"
@@ -12,5 +13,6 @@ const op_solver_type *const op_solver_registry[] = {
     &op_solver_rigid,
     &op_solver_meshless,
     &op_solver_springs,
+    &op_solver_arap_lbfgs,
     NULL,
 };

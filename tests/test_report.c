@@ -90,6 +90,28 @@ static const char STIFFNESS[] = "# factor\tk\tit_5\tit_10\tit_200\tit_1000\tgrid
                                 "8\t4e+09\t2.271\t1.571\t1.005\t1.000\t109.4\t0.971\t2.271\t2.01\n"
                                 "64\t3.2e+10\t12.389\t6.545\t1.174\t1.006\t376.6\t1.000\t12.389\t1.3\n";
 
+/* The tables of make variants (experiments/variants.mk), two variants and two scenes each where
+ * they pivot, a refused cell among them. */
+static const char *const VARIANTS_TABLES[][2] = {
+    { "results/variants/ms-per-frame.tsv", "# variant\tbar\tfall\narap-gs\t0.017\t0.094\nrigid\trefused\t0.044\n" },
+    { "results/variants/iterations-1e-4.tsv", "# variant\tbar\tfall\narap-gs\t25\t51\nrigid\trefused\t–\n" },
+    { "results/variants/ms-1e-4.tsv", "# variant\tbar\tfall\narap-gs\t0.04\t0.48\nrigid\trefused\t–\n" },
+    { "results/variants/ms-1e-6.tsv", "# variant\tbar\tfall\narap-gs\t0.4\t1.1\nrigid\trefused\t–\n" },
+    { "results/variants/r-at-ni.tsv", "# variant\tbar\tfall\narap-gs\t5e-4\t0.05\nrigid\trefused\t0.39\n" },
+    { "results/variants/bar.tsv", "# variant\tstiffness_spread\tmax_h_s\tmax_k\trecovery_s\n"
+                                  "arap-gs\t1.08\t≥1/10\t≥1e11\t1.567\nrigid\trefused\trefused\trefused\trefused\n" },
+    { "results/variants/targets.tsv",
+      "# target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms\tms_ratio\n"
+      "anderson-gs-fall-1e-4\t51\t14\t3.64\t0.46\t0.58\t0.79\n"
+      "anderson-jacobi-fall-1e-4\t65\t18\t3.61\t0.9\t0.87\t1.03\n"
+      "lbfgs-bar-1e-6\t163\t60\t2.72\t0.42\t0.36\t1.17\nlbfgs-collapse-1e-6\t101\t56\t1.80\t0.91\t1.36\t0.67\n"
+      "lbfgs-fall-1e-6\t120\t52\t2.31\t1.1\t1.4\t0.79\nlbfgs-bunny-1e-6\t53\t54\t0.98\t10.9\t8.5\t1.28\n" },
+    { "results/variants/matrix-keyed.tsv",
+      "# case\tvariant\tscene\titerations_1e-6\tms_1e-6\n"
+      "arap-gs:fall\tarap-gs\tfall\t120\t1.3\narap-gs-anderson:fall\tarap-gs-anderson\tfall\t24\t1.5\n"
+      "arap-gs:bar\tarap-gs\tbar\t163\t0.31\narap-gs-anderson:bar\tarap-gs-anderson\tbar\t20\t0.11\n" },
+};
+
 /* Fig. 2's three bars, deflections halving as k doubles. */
 static const char DEFLECTION[] = "# run\tbody\tstiffness\ttip_deflection_m\tfinal_kinetic_J\tindex\n"
                                  "fig2\tbar_k\t500000000\t0.4\t0\t0\n"
@@ -201,7 +223,8 @@ static int setup(void **state)
                                         "results/fig4",        "results/fig5",      "results/fig6",
                                         "results/fig7",        "results/convergence", "results/table1",
                                         "results/freeflight",  "results/floor",     "results/stiffness",
-                                        "results/meshless",    "results/springs",   "report/figures" };
+                                        "results/meshless",    "results/springs",   "results/variants",
+                                        "report/figures" };
     for (size_t s = 0; s < sizeof subs / sizeof subs[0]; ++s)
         make_dir(subs[s]);
     run_config("experiments/fig1.ini", "", "fig1/bar.h5");
@@ -242,6 +265,8 @@ static int setup(void **state)
     write_file("results/springs/timing.tsv", SPRINGS_TIMING);
     write_file("results/springs/dino.tsv", SPRINGS_DINO);
     write_file("results/springs/collapsed.tsv", SPRINGS_COLLAPSED);
+    for (size_t t = 0; t < sizeof VARIANTS_TABLES / sizeof VARIANTS_TABLES[0]; ++t)
+        write_file(VARIANTS_TABLES[t][0], VARIANTS_TABLES[t][1]);
     write_bench();
     write_file("flags", "cc " OPSIM_CFLAGS "\n");
     write_file("report/convergence.md", "");
@@ -279,7 +304,8 @@ static void test_report_has_every_section_table_and_picture(void **state)
                                             "## Fig. 5:", "## Fig. 6:", "## Fig. 7:", "## The convergence study",
                                             "## Free flight", "## Floor contacts", "## The stiffness claim across k",
                                             "## Table 1", "## Meshless deformations based on shape matching",
-                                            "## Springs: Vogiannou", "## Where we depart from the paper",
+                                            "## Springs: Vogiannou", "## The variants compared",
+                                            "## Where we depart from the paper",
                                             "## What this report cannot show" };
     for (size_t s = 0; s < sizeof sections / sizeof sections[0]; ++s)
         assert_contains(text, sections[s]);
