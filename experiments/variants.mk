@@ -21,6 +21,10 @@
 #                                       per scene (log axes)
 #   reports/figures/variants-cost.png/.pdf  ms per frame against the r reached at the scene's own
 #                                       iteration count, a point per variant, a panel per scene
+#   reports/figures/variants-measures.png/.pdf  the bar's stiffness spread and the collapse's
+#                                       recovery, a bar per variant (the robustness columns are
+#                                       tables only: every variant that runs the bar held over the
+#                                       whole range)
 #
 # About 6 minutes with two jobs on this 2-core machine (the bunny's graph costs about 8 s a
 # process; the 5,000-iteration references and the bar's 15 runs a variant are the rest).
@@ -34,7 +38,7 @@ VARIANTS_DERIVED := $(addprefix $(VARIANTS_DIR)/,ms-per-frame.tsv iterations-1e-
     r-at-ni.tsv bar.tsv targets.tsv)
 VARIANTS_TEX := $(patsubst $(VARIANTS_DIR)/%.tsv,reports/tables/variants-%.tex,$(VARIANTS_DERIVED))
 VARIANTS_KEYED := $(VARIANTS_DIR)/matrix-keyed.tsv
-VARIANTS_FIGURES := $(FIGURES)/variants-convergence.png $(FIGURES)/variants-cost.png
+VARIANTS_FIGURES := $(FIGURES)/variants-convergence.png $(FIGURES)/variants-cost.png $(FIGURES)/variants-measures.png
 
 .PHONY: variants
 variants: $(VARIANTS_DERIVED) $(VARIANTS_KEYED) $(VARIANTS_TEX) $(VARIANTS_FIGURES)
@@ -117,6 +121,10 @@ VARIANTS_PLOT_ARGS = dir='$(VARIANTS_DIR)'; scenes='$(VARIANTS_SCENES)'; \
 $(FIGURES)/variants-convergence.png $(FIGURES)/variants-convergence.pdf &: $(VARIANTS_DIR)/ms-per-frame.tsv \
         plots/variants-convergence.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/variants-convergence.gp,$(VARIANTS_PLOT_ARGS))
+
+$(FIGURES)/variants-measures.png $(FIGURES)/variants-measures.pdf &: $(VARIANTS_DIR)/bar.tsv plots/variants-measures.gp \
+        $(PLOT_DEPS)
+	$(call plot_figure,plots/variants-measures.gp,table='$(VARIANTS_DIR)/bar.tsv')
 
 $(FIGURES)/variants-cost.png $(FIGURES)/variants-cost.pdf &: $(VARIANTS_DIR)/ms-per-frame.tsv $(VARIANTS_DIR)/r-at-ni.tsv \
         plots/variants-cost.gp $(PLOT_DEPS)
