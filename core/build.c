@@ -28,13 +28,14 @@ const char *op_body_kind_name(op_body_kind kind)
     case OP_BODY_SOLID: return "solid";
     case OP_BODY_ROD: return "rod";
     case OP_BODY_SHELL: return "shell";
+    case OP_BODY_LATTICE: return "lattice";
     }
     return "unknown";
 }
 
 int op_body_kind_parse(const char *name, op_body_kind *kind)
 {
-    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_SHELL; ++k)
+    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_LATTICE; ++k)
         if (strcmp(name, op_body_kind_name(k)) == 0) {
             *kind = k;
             return 0;
@@ -296,29 +297,78 @@ static int grid_slot(double value, double lo, double hi, int slots)
 }
 
 /* Rods: slabs along the longest axis. Shells: a u x v grid over the two longest axes, with
- * u/v in proportion to their extents. Empty slots are dropped later. Returns the slot count. */
-static int partition_grid(const interior *in, const op_build_def *def, int *label)
+ * u/v in proportion to their extents. Lattices: u x v x w over all three, likewise. Empty slots
+ * are dropped later. Returns the slot count; slots[] the slots along the axes by extent. */
+static int partition_grid(const interior *in, const op_build_def *def, int *label, int slots[3])
 {
     int order[3];
-    double lo[3], hi[3];
+    double lo[3], hi[3], extent[3];
     axes_by_extent(in, order, lo, hi);
-    int u_slots = def->particles, v_slots = 1;
+    for (int d = 0; d < 3; ++d)
+        extent[d] = hi[order[d]] - lo[order[d]];
+    slots[0] = def->particles, slots[1] = slots[2] = 1;
     if (def->kind == OP_BODY_SHELL) {
-        double ratio = (hi[order[0]] - lo[order[0]]) / (hi[order[1]] - lo[order[1]]);
-        u_slots = (int)lround(sqrt(def->particles * ratio));
-        u_slots = u_slots < 1 ? 1 : u_slots;
-        v_slots = (int)lround((double)def->particles / u_slots);
-        v_slots = v_slots < 1 ? 1 : v_slots;
+        slots[0] = (int)lround(sqrt(def->particles * extent[0] / extent[1]));
+        slots[0] = slots[0] < 1 ? 1 : slots[0];
+        slots[1] = (int)lround((double)def->particles / slots[0]);
+        slots[1] = slots[1] < 1 ? 1 : slots[1];
+    } else if (def->kind == OP_BODY_LATTICE) {
+        /* slots in proportion to the extents (the voxel size stands in for a flat axis) */
+        double size = in->voxels->size, volume = 1.0;
+        for (int d = 0; d < 3; ++d)
+            volume *= fmax(extent[d], size);
+        double spacing = cbrt(volume / def->particles);
+        for (int d = 0; d < 3; ++d) {
+            slots[d] = (int)lround(fmax(extent[d], size) / spacing);
+            slots[d] = slots[d] < 1 ? 1 : slots[d];
+        }
     }
     /* widen by half a voxel so the outermost voxels' cells are as wide as the others */
     double half = 0.5 * in->voxels->size;
     for (int v = 0; v < in->count; ++v) {
         const double *c = &in->center[3 * v];
-        int u = grid_slot(c[order[0]], lo[order[0]] - half, hi[order[0]] + half, u_slots);
-        int w = grid_slot(c[order[1]], lo[order[1]] - half, hi[order[1]] + half, v_slots);
-        label[v] = u + u_slots * w;
+        int s[3];
+        for (int d = 0; d < 3; ++d)
+            s[d] = grid_slot(c[order[d]], lo[order[d]] - half, hi[order[d]] + half, slots[d]);
+        label[v] = s[0] + slots[0] * (s[1] + slots[1] * s[2]);
     }
-    return u_slots * v_slots;
+    return slots[0] * slots[1] * slots[2];
+}
+
+/* A lattice's edges: cells whose slots (slot_of[cell], numbered as partition_grid numbers them)
+ * differ by at most one along every axis. */
+static int lattice_edges(op_ctx *ctx, const int *slot_of, const int slots[3], op_graph *graph)
+{
+    int n = graph->particle_count, slot_count = slots[0] * slots[1] * slots[2], edge_count = 0;
+    int *cell_of = op_calloc(ctx, (size_t)slot_count, sizeof(int));
+    int *edges = op_calloc(ctx, 2 * 13 * (size_t)n, sizeof(int));
+    if (ctx->status != OP_OK)
+        goto done;
+    for (int s = 0; s < slot_count; ++s)
+        cell_of[s] = -1;
+    for (int i = 0; i < n; ++i)
+        cell_of[slot_of[i]] = i;
+    for (int i = 0; i < n; ++i) {
+        int s[3] = { slot_of[i] % slots[0], slot_of[i] / slots[0] % slots[1], slot_of[i] / slots[0] / slots[1] };
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    int t[3] = { s[0] + dx, s[1] + dy, s[2] + dz };
+                    if (t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= slots[0] || t[1] >= slots[1] || t[2] >= slots[2])
+                        continue;
+                    int j = cell_of[t[0] + slots[0] * (t[1] + slots[1] * t[2])];
+                    if (j > i) { /* each pair once */
+                        edges[2 * edge_count] = i;
+                        edges[2 * edge_count + 1] = j;
+                        ++edge_count;
+                    }
+                }
+    }
+    op_graph_set_edges(ctx, graph, edges, edge_count);
+done:
+    free(cell_of);
+    free(edges);
+    return ctx->status;
 }
 
 /* Renumbers labels 0..slots-1 to drop empty slots, preserving order; returns the cell count. */
@@ -652,10 +702,11 @@ int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_
     if (op_voxelize(ctx, mesh, def->voxel_resolution, &voxels) != OP_OK)
         return ctx->status;
     interior in = { 0 };
-    int *label = NULL, *owner = NULL;
+    int *label = NULL, *owner = NULL, *slot_label = NULL, *slot_of = NULL, grid[3] = { 1, 1, 1 };
     if (interior_make(ctx, &voxels, &in) != OP_OK)
         goto done;
     label = op_calloc(ctx, (size_t)in.count, sizeof(int));
+    slot_label = op_calloc(ctx, (size_t)in.count, sizeof(int));
     owner = op_calloc(ctx, (size_t)mesh->vertex_count, sizeof(int));
     if (ctx->status != OP_OK)
         goto done;
@@ -664,8 +715,9 @@ int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_
         if (partition_solid(ctx, &in, def, label) != OP_OK)
             goto done;
     } else {
-        slots = partition_grid(&in, def, label);
+        slots = partition_grid(&in, def, label, grid);
     }
+    memcpy(slot_label, label, (size_t)in.count * sizeof(int));
     int cells = compact_labels(ctx, label, in.count, slots);
     if (cells < 0)
         goto done;
@@ -683,8 +735,16 @@ int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_
     if (fit_ellipsoids(ctx, &in, label, graph) != OP_OK)
         goto done;
     op_graph_derive(graph, def->density);
-    if (cell_edges(ctx, &in, label, mesh, def, graph) != OP_OK)
+    if (def->kind == OP_BODY_LATTICE) {
+        if (!(slot_of = op_calloc(ctx, (size_t)cells, sizeof(int))))
+            goto done;
+        for (int v = 0; v < in.count; ++v)
+            slot_of[label[v]] = slot_label[v];
+        if (lattice_edges(ctx, slot_of, grid, graph) != OP_OK)
+            goto done;
+    } else if (cell_edges(ctx, &in, label, mesh, def, graph) != OP_OK) {
         goto done;
+    }
     if (op_graph_check(ctx, graph, "built") != OP_OK)
         goto done;
     int components = op_graph_component_count(graph);
@@ -699,6 +759,8 @@ int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_
     op_skin_bind(ctx, graph, mesh, owner, def->skin_k, skin);
 done:
     free(label);
+    free(slot_label);
+    free(slot_of);
     free(owner);
     interior_free(&in);
     op_voxels_free(&voxels);

@@ -4,9 +4,13 @@
  *   solid  geodesic farthest-point seeding then Lloyd iterations, distances measured through
  *          the voxels so a cell never spans a gap between limbs;
  *   rod    equal slabs along the longest bounding-box axis (a chain: the paper's bar);
- *   shell  a grid over the two longest bounding-box axes (flat ellipsoids: the paper's sheet).
+ *   shell  a grid over the two longest bounding-box axes (flat ellipsoids: the paper's sheet);
+ *   lattice  a u x v x w grid over all three axes, the slots in proportion to the extents (for
+ *          a spring network's solid: Vogiannou et al. 2010's 9 x 9 x 9 cube).
  * Two particles are joined when their cells share voxel faces and the midpoint of their centres
- * lies inside the mesh. Each ellipsoid has its cell's centroid and second moments (LAPACKE's
+ * lies inside the mesh; in a lattice instead when their slots differ by at most one along each
+ * axis (the 26-neighbourhood: structural, face-diagonal and body-diagonal springs, so that a
+ * spring network of it resists shear, which the 6 face neighbours alone would not). Each ellipsoid has its cell's centroid and second moments (LAPACKE's
  * symmetric eigensolver): radii √(5λ), the radii of the solid ellipsoid with the same moments. */
 #ifndef OPSIM_BUILD_H
 #define OPSIM_BUILD_H
@@ -18,11 +22,12 @@
 #include "mesh.h"
 #include "skin.h"
 
-typedef enum op_body_kind { OP_BODY_SOLID, OP_BODY_ROD, OP_BODY_SHELL } op_body_kind;
+typedef enum op_body_kind { OP_BODY_SOLID, OP_BODY_ROD, OP_BODY_SHELL, OP_BODY_LATTICE } op_body_kind;
 
 typedef struct op_build_def {
     op_body_kind kind;
-    int particles;        /* solid and rod: exactly; shell: the nearest u x v grid */
+    int particles;        /* solid and rod: exactly; shell: the nearest u x v grid; lattice: the
+                             nearest u x v x w */
     uint64_t seed;        /* solid: picks the first farthest-point seed */
     int voxel_resolution; /* cells along the longest bounding-box extent */
     int lloyd_iterations; /* solid: upper bound; stops early when no seed moves */

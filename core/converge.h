@@ -25,7 +25,7 @@
 
 #include "scene.h"
 
-enum { OP_CONVERGE_MAX_FRAMES = 1000000, OP_CONVERGE_MAX_ITERATIONS = 10000000 };
+enum { OP_CONVERGE_MAX_FRAMES = 1000000, OP_CONVERGE_MAX_ITERATIONS = 10000000, OP_CONVERGE_MAX_REPEATS = 1000 };
 
 /* frames in [0, OP_CONVERGE_MAX_FRAMES], iterations in [1, OP_CONVERGE_MAX_ITERATIONS]
  * (OP_ERR_USAGE otherwise, naming the value); energy and seconds hold iterations + 1 values.
@@ -33,5 +33,14 @@ enum { OP_CONVERGE_MAX_FRAMES = 1000000, OP_CONVERGE_MAX_ITERATIONS = 10000000 }
  * sub-steps (OP_ERR_INVALID otherwise). */
 int op_converge(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, double *seconds,
                 double *energy);
+
+/* op_converge with the studied sub-step solved `repeats` times (1 … OP_CONVERGE_MAX_REPEATS),
+ * each time in the study world after it took the scene's state afresh (so repeats > 1 needs a
+ * study world other than the scene's: OP_ERR_USAGE otherwise): seconds[k] is the sum over the
+ * first k iterations of each iteration's median time over the repeats (the bench's method: a
+ * machine that stalls a run now and then moves no median), energy[k] the first repeat's, which
+ * every repeat must give bitwise (OP_ERR_INVALID otherwise). op_converge is repeats = 1. */
+int op_converge_repeated(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                         double *seconds, double *energy);
 
 #endif

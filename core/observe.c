@@ -16,6 +16,10 @@ static const char *const kind_names[] = {
     [OP_OBSERVE_KINETIC_ENERGY] = "kinetic_energy",
     [OP_OBSERVE_POSITION_ERROR] = "position_error",
     [OP_OBSERVE_ANGULAR_MOMENTUM] = "angular_momentum",
+    [OP_OBSERVE_STRETCH_MAX] = "stretch_max",
+    [OP_OBSERVE_STRETCH_MIN] = "stretch_min",
+    [OP_OBSERVE_INVERTED_EDGES] = "inverted_edges",
+    [OP_OBSERVE_HEIGHT] = "height",
 };
 
 enum { KIND_COUNT = sizeof kind_names / sizeof kind_names[0] };
@@ -130,6 +134,55 @@ static double lowest_point(const op_body *body)
     return lowest;
 }
 
+/* The largest (sign +1) or smallest (sign −1) edge stretch ratio ℓ/L of the body. */
+static double edge_stretch(const op_body *body, double sign)
+{
+    const op_graph *g = body->graph;
+    const double *x = body->state.position;
+    double extreme = -INFINITY;
+    for (int i = 0; i < g->particle_count; ++i)
+        for (int k = g->adjacency_start[i]; k < g->adjacency_start[i + 1]; ++k) {
+            int j = g->adjacency[k];
+            if (j < i)
+                continue;
+            double ratio = sqrt(v3_dist2(&x[3 * i], &x[3 * j]) /
+                                v3_dist2(&g->rest_position[3 * i], &g->rest_position[3 * j]));
+            extreme = fmax(extreme, sign * ratio);
+        }
+    return sign * extreme;
+}
+
+static double inverted_edges(const op_body *body)
+{
+    const op_graph *g = body->graph;
+    const double *x = body->state.position;
+    double R[9], t[3];
+    op_rest_shape_fit(body, R, t);
+    int count = 0;
+    for (int i = 0; i < g->particle_count; ++i)
+        for (int k = g->adjacency_start[i]; k < g->adjacency_start[i + 1]; ++k) {
+            int j = g->adjacency[k];
+            double now[3], rest[3], turned[3];
+            if (j < i)
+                continue;
+            v3_sub(now, &x[3 * i], &x[3 * j]);
+            v3_sub(rest, &g->rest_position[3 * i], &g->rest_position[3 * j]);
+            m3_mul_v(turned, R, rest);
+            count += v3_dot(now, turned) < 0.0;
+        }
+    return count;
+}
+
+static double height(const op_body *body)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < body->graph->particle_count; ++i) {
+        lo = fmin(lo, body->state.position[3 * i + 1]);
+        hi = fmax(hi, body->state.position[3 * i + 1]);
+    }
+    return hi - lo;
+}
+
 double op_observe(const op_world *world, const op_observable *observable)
 {
     const op_body *body = observable->body >= 0 ? &world->bodies[observable->body] : NULL;
@@ -177,6 +230,14 @@ double op_observe(const op_world *world, const op_observable *observable)
         op_constraint_skinned_point(body, c, point);
         return sqrt(v3_dist2(point, c->target));
     }
+    case OP_OBSERVE_STRETCH_MAX:
+        return edge_stretch(body, 1.0);
+    case OP_OBSERVE_STRETCH_MIN:
+        return edge_stretch(body, -1.0);
+    case OP_OBSERVE_INVERTED_EDGES:
+        return inverted_edges(body);
+    case OP_OBSERVE_HEIGHT:
+        return height(body);
     }
     return NAN;
 }

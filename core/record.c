@@ -7,9 +7,10 @@
 
 #include "math3.h"
 
-enum { ENERGY_TERMS = 4, TIMING_STAGES = 5 };
+enum { ENERGY_TERMS = 4, TIMING_STAGES = 6 };
 static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };
-static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "chebyshev", "total" };
+static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "chebyshev", "anderson",
+                                                          "total" };
 /* /collision/<name>: counts, then penetrations (op_frame_stats) */
 enum { COLLISION_COUNTS = 3, COLLISION_SERIES = 6 };
 static const char *const collision_names[COLLISION_SERIES] = { "floor_contacts",        "pairs",
@@ -31,8 +32,10 @@ typedef struct recorder {
     op_series energy_series[ENERGY_TERMS];
     op_series energy_after_series[ENERGY_TERMS]; /* [S], open only when log_energy */
     op_series floor_reach_series;                /* [S] */
+    op_series anderson_rejection_series;         /* [S] */
     op_series timing[TIMING_STAGES];
     op_series collision[COLLISION_SERIES];
+    op_series linear_iterations;      /* [S] the variant's inner solver iterations per sub-step */
     op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
     op_series surface, surface_step, surface_time;     /* open only when def->store_surface */
     int store_surface;
@@ -43,6 +46,10 @@ typedef struct recorder {
     op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
     op_energy *energy_after_contacts; /* [substeps], likewise */
     double *floor_reach;              /* [substeps], likewise */
+    long *linear_counts;              /* [substeps], filled by op_world_step */
+    int64_t *linear_rows;             /* the same, as written */
+    long *anderson_rejections;        /* [substeps], likewise */
+    int64_t *rejection_rows;          /* [substeps] */
 } recorder;
 
 static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
@@ -82,7 +89,9 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_string(ctx, run, p, "chebyshev_rho_source", cheb->rho_source) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "chebyshev_delay", cheb->delay) != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "chebyshev_gamma", cheb->gamma) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_rotations", cheb->rotations) != OP_OK)
+        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_rotations", cheb->rotations) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "anderson", w->anderson_def.enabled) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "anderson_m", w->anderson_def.m) != OP_OK)
         return ctx->status;
     for (int k = 0; k < w->solver_settings.count; ++k) {
         char name[80];
@@ -163,6 +172,11 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                          "per sub-step: deepest reach below the floor before the floor pushed a particle back") !=
         OP_OK)
         return ctx->status;
+    if (op_series_create(ctx, run, &r->anderson_rejection_series, "/solver/anderson_rejections", OP_SERIES_INT64, 0,
+                         NULL, NULL,
+                         "per sub-step: accelerated iterates the Anderson safeguard refused, summed over bodies "
+                         "(0 when anderson = off)") != OP_OK)
+        return ctx->status;
     for (int t = 0; t < TIMING_STAGES; ++t) {
         char path[64];
         snprintf(path, sizeof path, "/timing/%s", timing_names[t]);
@@ -177,6 +191,10 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                              count ? NULL : "m", collision_descriptions[k]) != OP_OK)
             return ctx->status;
     }
+    if (op_series_create(ctx, run, &r->linear_iterations, "/solver/linear_iterations", OP_SERIES_INT64, 0, NULL, NULL,
+                         "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
+                         "(springs: conjugate gradients; 0 for variants without one)") != OP_OK)
+        return ctx->status;
     for (int o = 0; o < scene->observable_count; ++o) {
         const op_observable *obs = &scene->observables[o];
         char path[3][160];
@@ -315,8 +333,16 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
     }
     if (op_series_append(ctx, &r->run, &r->floor_reach_series, r->floor_reach, d->substeps) != OP_OK)
         return ctx->status;
-    double times[TIMING_STAGES] = { stats->local_ms, stats->global_ms, stats->collision_ms, stats->chebyshev_ms,
-                                    stats->total_ms };
+    for (int sub = 0; sub < d->substeps; ++sub)
+        r->linear_rows[sub] = stats->linear_iterations[sub];
+    if (op_series_append(ctx, &r->run, &r->linear_iterations, r->linear_rows, d->substeps) != OP_OK)
+        return ctx->status;
+    for (int sub = 0; sub < d->substeps; ++sub)
+        r->rejection_rows[sub] = r->anderson_rejections[sub];
+    if (op_series_append(ctx, &r->run, &r->anderson_rejection_series, r->rejection_rows, d->substeps) != OP_OK)
+        return ctx->status;
+    double times[TIMING_STAGES] = { stats->local_ms,     stats->global_ms,   stats->collision_ms,
+                                    stats->chebyshev_ms, stats->anderson_ms, stats->total_ms };
     for (int t = 0; t < TIMING_STAGES; ++t)
         if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
             return ctx->status;
@@ -361,13 +387,19 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     r->energy = op_calloc(ctx, cells, sizeof(op_energy));
     r->energy_after_contacts = op_calloc(ctx, (size_t)d->substeps, sizeof(op_energy));
     r->floor_reach = op_calloc(ctx, (size_t)d->substeps, sizeof(double));
+    r->linear_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
+    r->linear_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
+    r->anderson_rejections = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
+    r->rejection_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
     if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
         write_bodies(ctx, r, w) == OP_OK && write_parameters(ctx, r, scene) == OP_OK &&
         create_series(ctx, r, scene) == OP_OK && create_surface(ctx, r, w) == OP_OK && append_state(ctx, r, w) == OP_OK &&
         append_observables(ctx, r, scene) == OP_OK && op_runfile_flush(ctx, &r->run) == OP_OK) {
         op_frame_stats stats = { .energy = r->energy,
                                  .energy_after_contacts = r->energy_after_contacts,
-                                 .floor_reach = r->floor_reach };
+                                 .floor_reach = r->floor_reach,
+                                 .linear_iterations = r->linear_counts,
+                                 .anderson_rejections = r->anderson_rejections };
         for (int frame = 1; frame <= scene->run.frames; ++frame) {
             if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
                 break;
@@ -393,6 +425,10 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     free(r->energy);
     free(r->energy_after_contacts);
     free(r->floor_reach);
+    free(r->linear_counts);
+    free(r->linear_rows);
+    free(r->anderson_rejections);
+    free(r->rejection_rows);
     free(r->surface_rows);
     free(r);
     return ctx->status;

@@ -14,7 +14,8 @@
  *                                     (solvers/chebyshev.h): chebyshev, chebyshev_delay,
  *                                     chebyshev_rotations (0/1 ints), chebyshev_rho (NaN when
  *                                     not given), chebyshev_gamma, chebyshev_rho_source ("given",
- *                                     "none", or the text of the option)
+ *                                     "none", or the text of the option); anderson, anderson_m
+ *                                     (ints: the Anderson settings, solvers/anderson.h)
  *   /parameters/<body>                attributes: model, stiffness, particle_offset
  *   /particles/{position,orientation}/value [T][N][3] and [T][N][3][3] (R_i, row-major),
  *                                     step [T] (frame index), time [T] (s): every output frame
@@ -28,8 +29,15 @@
  *                                     sub-step ends in, after its floor and body contacts: what
  *                                     the contacts did to the state the iterations left (the
  *                                     last column of /solver/energy) (only when log_energy)
- *   /timing/{local,global,collision,chebyshev,total} [F] (ms): every frame (chebyshev: the
- *                                     extrapolation after each iteration, 0 when off)
+ *   /solver/linear_iterations [S] (int64): every sub-step, summed over bodies: the variant's
+ *                                     inner linear-solver iterations (op_stage_times; springs:
+ *                                     conjugate gradients), 0 for variants without one
+ *   /timing/{local,global,collision,chebyshev,anderson,total} [F] (ms): every frame (chebyshev:
+ *                                     the extrapolation after each iteration, anderson: the
+ *                                     mixing and its energy evaluations, each 0 when off)
+ *   /solver/anderson_rejections [S] (int64): every sub-step, the accelerated iterates the
+ *                                     Anderson safeguard refused (solvers/anderson.h), summed
+ *                                     over the bodies; 0 when anderson = off
  *   /collision/{floor_contacts,pairs,contacts} [F] (int64): every frame, summed over its
  *                                     sub-steps: particles pushed out of the floor, candidate
  *                                     pairs of particles of different bodies (broad phase), and

@@ -1198,7 +1198,7 @@ static int load_observable(loader *l, int s)
     if (op_observable_kind_parse(type->value, &o->kind) != 0)
         return entry_fail(ctx, c, type, OP_ERR_INVALID,
                           "must be one of deflection|rest_shape_error|lowest_point|kinetic_energy|position_error|"
-                          "angular_momentum");
+                          "angular_momentum|stretch_max|stretch_min|inverted_edges|height");
     int whole_world = o->kind == OP_OBSERVE_LOWEST_POINT || o->kind == OP_OBSERVE_KINETIC_ENERGY ||
                       o->kind == OP_OBSERVE_ANGULAR_MOMENTUM;
     if (!(e = lookup(c, s, "body")) && !whole_world)

@@ -66,6 +66,7 @@
  *   [observable NAME]
  *                type = deflection | rest_shape_error | lowest_point | kinetic_energy | position_error
  *                       | angular_momentum (|L| about the centre of mass, ellipsoids' spin included)
+ *                       | stretch_max | stretch_min | inverted_edges | height   (core/observe.h)
  *                body = BODY             one body: a [body] section of one copy, or a copy NAME-K
  *                                        (optional for lowest_point, kinetic_energy and
  *                                        angular_momentum: whole world)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const op_shape_names[] = { "bar", "sheet", "column", "torus", "cube", NULL };
+const char *const op_shape_names[] = { "bar", "sheet", "column", "torus", "cube", "cloth", "cube18", NULL };
 
 static void emit_quad(op_mesh *mesh, int *face, int a, int b, int c, int d)
 {
@@ -109,5 +109,9 @@ int op_shape_mesh(op_ctx *ctx, const char *name, op_mesh *mesh)
         return torus_mesh(ctx, 0.3, 0.1, 48, 24, mesh);
     if (strcmp(name, "cube") == 0) /* Müller et al. 2005's cubes (Fig. 4, 6) */
         return box_mesh(ctx, (const double[3]){ 0.4, 0.4, 0.4 }, (const int[3]){ 8, 8, 8 }, mesh);
-    return OP_FAIL(ctx, OP_ERR_USAGE, "unknown shape '%s' (bar, sheet, column, torus or cube)", name);
+    if (strcmp(name, "cloth") == 0) /* Vogiannou et al. 2010's cloth: 32 x 32 particles 2 cm apart */
+        return box_mesh(ctx, (const double[3]){ 0.64, 0.01, 0.64 }, (const int[3]){ 32, 1, 32 }, mesh);
+    if (strcmp(name, "cube18") == 0) /* its 9 x 9 x 9 lattice cube: particles 2 cm apart */
+        return box_mesh(ctx, (const double[3]){ 0.18, 0.18, 0.18 }, (const int[3]){ 9, 9, 9 }, mesh);
+    return OP_FAIL(ctx, OP_ERR_USAGE, "unknown shape '%s' (bar, sheet, column, torus, cube, cloth or cube18)", name);
 }

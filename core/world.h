@@ -9,7 +9,10 @@
  *       ITERATE × n_i    the solver's iteration (local and global stages, timed separately),
  *                        then, when chebyshev = on, the Chebyshev extrapolation (solvers/
  *                        chebyshev.h; timed as its own "chebyshev" stage, not inside local or
- *                        global), then, when floor_contact = iteration, the floor projection
+ *                        global), or, when anderson = on, the Anderson mixing with its energy
+ *                        safeguard (solvers/anderson.h; its own "anderson" stage, and its
+ *                        rejections counted per sub-step), then, when floor_contact =
+ *                        iteration, the floor projection
  *                        (op_floor_project, timed as contact); the energy is logged after each
  *                        iteration when logging is on, i.e. of the extrapolated and projected
  *                        state
@@ -31,7 +34,8 @@
  * Units. Where the variant groups twins (solver.h: arap takes four bodies of one model at a
  * time, whose rotations it computes side by side in AVX lanes), the group's bodies go through
  * the stages together, each stage body by body but ITERATE as one call; every other body is a
- * unit alone. A body's results are bitwise the same either way.
+ * unit alone. No groups form with Chebyshev or Anderson on: they act on each body between its
+ * iterations. A body's results are bitwise the same either way.
  *
  * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the units,
  * shared between threads when the world has two bodies or more and OP_WORLD_PARALLEL_MIN
@@ -52,17 +56,18 @@
  * op_world_begin_substep and op_world_iterate give the same stages one at a time, every body
  * together, for studies that look between iterations (core/converge.c).
  *
- * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms and
- * chebyshev_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's. On one
+ * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms,
+ * chebyshev_ms and anderson_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's. On one
  * thread the per-body stage times are summed over the bodies. On threads those sums are CPU
  * time, more than the wall time that passed: there each BODIES loop is timed as a whole, and its
- * wall time is apportioned to local, global, chebyshev and FLOOR by their share of the bodies'
+ * wall time is apportioned to local, global, chebyshev, anderson and FLOOR by their share of the bodies'
  * summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest), so that the loop's
  * overhead is shared out too. */
 #ifndef OPSIM_WORLD_H
 #define OPSIM_WORLD_H
 
 #include "body.h"
+#include "anderson.h"
 #include "chebyshev.h"
 #include "collide.h"
 #include "energy.h"
@@ -105,6 +110,7 @@ op_world_def op_default_world_def(void);
 typedef struct op_frame_stats {
     double local_ms, global_ms, collision_ms, total_ms;
     double chebyshev_ms; /* the Chebyshev extrapolation (0 when chebyshev = off) */
+    double anderson_ms;  /* the Anderson mixing and its energy evaluations (0 when anderson = off) */
     int floor_contacts;  /* particles pushed out of the floor this frame */
     /* Body contacts (collide.h), 0 where they do not run: counts summed over the frame's
      * sub-steps, penetrations the largest left at the end of a sub-step's COLLIDE. */
@@ -119,9 +125,15 @@ typedef struct op_frame_stats {
      * only when def.log_energy) */
     double *floor_reach;
     op_energy *energy_after_contacts;
+    /* [substeps] unless NULL: accelerated iterates the Anderson safeguard refused in the sub-step,
+     * summed over bodies (0 when anderson = off) */
+    long *anderson_rejections;
     /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
      * column k after the k-th. Filled only when def.log_energy. */
     op_energy *energy;
+    /* [substeps], summed over bodies: the inner linear-solver iterations of the variant
+     * (op_stage_times.linear_iterations; 0 for variants without one). Filled when not NULL. */
+    long *linear_iterations;
 } op_frame_stats;
 
 /* OP_WORLD_PARALLEL_MIN: fewer particles than this in the whole world keep the per-body stages
@@ -151,6 +163,8 @@ typedef struct op_world {
     struct op_unit_run *unit_run; /* [unit_run_capacity] the threads' runs of units (world.c) */
     op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
     op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
+    op_anderson_def anderson_def;   /* the common anderson* options */
+    op_anderson *anderson;          /* [body_count] when anderson = on, else NULL */
     op_collider collider;           /* the body contacts' workspace */
     int body_energy_capacity;
     op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */

@@ -274,3 +274,5 @@ include experiments/freeflight.mk
 include experiments/floor.mk
 include experiments/sweep-example.mk
 include experiments/meshless.mk
+include experiments/springs.mk
+include experiments/variants.mk

@@ -1,6 +1,7 @@
 # Fig. 3: steady tip deflection of the pinned bar (experiments/fig3.ini) against the iteration
-# count and the time step, arap against shape-matching. Each run is named
-# METHOD-iITERATIONS-fFRAMES_PER_SECOND.h5 and simulates 10 s; its steady deflection is the mean
+# count and the time step, arap against shape-matching, and springs (solvers/springs.c: its
+# iterations are Newton steps of implicit Euler, 1 as in its paper, 2 and 4; K from the body's
+# k). Each run is named METHOD-iITERATIONS-fFRAMES_PER_SECOND.h5 and simulates 10 s; its steady deflection is the mean
 # of the tip deflection over the last 2 s (shape matching at few iterations is still swinging
 # slowly at 10 s; the spread over those 2 s is tabulated beside the mean).
 
@@ -8,7 +9,8 @@ FIG3_RUNS := $(addprefix $(RESULTS)/fig3/, \
     arap-i10-f30.h5 arap-i100-f30.h5 arap-i1000-f30.h5 arap-i10-f60.h5 arap-i10-f120.h5 \
     shape-matching-i100-f30.h5 shape-matching-i1000-f30.h5 shape-matching-i10000-f30.h5 \
     shape-matching-i1000-f60.h5 shape-matching-i1000-f120.h5 \
-    meshless-i1-f30.h5 meshless-i10-f30.h5 meshless-i1-f60.h5 meshless-i1-f120.h5)
+    meshless-i1-f30.h5 meshless-i10-f30.h5 meshless-i1-f60.h5 meshless-i1-f120.h5 \
+    springs-i1-f30.h5 springs-i2-f30.h5 springs-i4-f30.h5 springs-i1-f60.h5 springs-i1-f120.h5)
 FIG3_TABLE := $(RESULTS)/fig3/steady.tsv
 
 # $* = METHOD-iN-fF; the method name may itself contain '-'

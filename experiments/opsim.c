@@ -28,6 +28,7 @@
 #include "scene.h"
 #include "shapes.h"
 #include "solver.h"
+#include "springs.h"
 #include "sweep.h"
 #include "xdmf.h"
 
@@ -227,13 +228,15 @@ static int command_mesh(int argc, char **argv)
 /* ---- opsim graph --------------------------------------------------------------------- */
 
 static const char graph_help[] =
-    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube) --kind solid|rod|shell\n"
+    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube|cloth|cube18)\n"
+    "                   --kind solid|rod|shell|lattice\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
     "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
     "\n"
     "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
     "writes /graph/BODY and /mesh/BODY to a new run file.\n"
-    "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid\n"
+    "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid;\n"
+    "                 lattice: the nearest u x v x w grid, joined to its 26 neighbours\n"
     "  --seed S       solid: seeds the first farthest-point sample (default 1)\n"
     "  --density RHO  kg/m^3 (default 1000)\n"
     "  --voxels R     voxel cells along the longest extent (default 96)\n"
@@ -261,7 +264,7 @@ static int command_graph(int argc, char **argv, const char *command_line)
         case 's': shape = optarg; break;
         case 'k':
             if (op_body_kind_parse(optarg, &def.kind))
-                return usage_error("graph", "--kind must be solid, rod or shell, not '%s'", optarg);
+                return usage_error("graph", "--kind must be solid, rod, shell or lattice, not '%s'", optarg);
             have_kind = 1;
             break;
         case 'n':
@@ -1270,7 +1273,7 @@ static int command_estimate_rho(int argc, char **argv)
 
 static const char converge_help[] =
     "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
-    "                      --frame F --iterations N --out FILE.tsv\n"
+    "                      --frame F --iterations N [--repeats R] --out FILE.tsv\n"
     "\n"
     "The convergence of one sub-step (core/converge.h): runs CONFIG (with --set) to the end of\n"
     "frame F (0: from the initial state), each frame as configured, with energy logging off; then\n"
@@ -1285,6 +1288,10 @@ static const char converge_help[] =
     "The sub-step runs in a second world loaded from the config (with --set and --solver) that\n"
     "takes the first world's state; its solver states are made afresh on that state. Runs are\n"
     "deterministic: the energies of two runs are bitwise equal.\n"
+    "\n"
+    "--repeats R solves the studied sub-step R times (1), each from the first world's state taken\n"
+    "afresh, and records each iteration's median time over the R (the energies of every repeat\n"
+    "must be bitwise the first's): a machine that stalls a run now and then moves no median.\n"
     "\n"
     "FILE.tsv: '#' header lines (config, overrides, frame, h, both worlds' solver settings),\n"
     "then one line per k = 0 … N: k, seconds, energy (J), tab-separated, %.17g. It is written\n"
@@ -1307,6 +1314,7 @@ static int command_converge(int argc, char **argv, const char *command_line)
                                               { "solver", required_argument, 0, 'v' },
                                               { "frame", required_argument, 0, 'f' },
                                               { "iterations", required_argument, 0, 'n' },
+                                              { "repeats", required_argument, 0, 'r' },
                                               { "out", required_argument, 0, 'o' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
@@ -1315,7 +1323,7 @@ static int command_converge(int argc, char **argv, const char *command_line)
     const char **study = calloc((size_t)argc + 1, sizeof *study);
     char **owned = calloc((size_t)argc + 1, sizeof *owned);
     const char *out = NULL;
-    int override_count = 0, study_only = 0, frames = -1, iterations = -1, c, status = 0;
+    int override_count = 0, study_only = 0, frames = -1, iterations = -1, repeats = 1, c, status = 0;
     if (!overrides || !study || !owned) {
         free(overrides), free(study), free(owned);
         return EXIT_SOFTWARE;
@@ -1348,6 +1356,10 @@ static int command_converge(int argc, char **argv, const char *command_line)
                 status = usage_error("converge", "--iterations needs a whole number from 1 to 10000000, not '%s'",
                                      optarg);
             break;
+        case 'r':
+            if (parse_int(optarg, 1, OP_CONVERGE_MAX_REPEATS, &repeats))
+                status = usage_error("converge", "--repeats needs a whole number from 1 to 1000, not '%s'", optarg);
+            break;
         case 'o': out = optarg; break;
         case 'h': fputs(converge_help, stdout); status = -1; break;
         default: status = usage_error("converge", "%s", "unknown option");
@@ -1374,7 +1386,7 @@ static int command_converge(int argc, char **argv, const char *command_line)
         seconds = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
         energy = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
         if (ctx.status == OP_OK)
-            op_converge(&ctx, &scene, &second, frames, iterations, seconds, energy);
+            op_converge_repeated(&ctx, &scene, &second, frames, iterations, repeats, seconds, energy);
         op_atomic_file file;
         if (ctx.status == OP_OK && op_atomic_open(&ctx, &file, out) == OP_OK) {
             char run_solver[2048], study_solver[2048];
@@ -1393,8 +1405,8 @@ static int command_converge(int argc, char **argv, const char *command_line)
                     w->substep + 1);
             fprintf(f, "# h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
                     w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
-            fprintf(f, "# iterations = %d\n# run solver = %s\n# study solver = %s\n", iterations, run_solver,
-                    study_solver);
+            fprintf(f, "# iterations = %d\n# repeats = %d\n# run solver = %s\n# study solver = %s\n", iterations,
+                    repeats, run_solver, study_solver);
             fprintf(f, "# k\tseconds\tenergy\n");
             for (int k = 0; k <= iterations; ++k)
                 fprintf(f, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
@@ -1436,10 +1448,76 @@ static int command_solvers(int argc, char **argv)
         for (const op_solver_option *o = t->options; o->key; ++o)
             printf("    %s = %s\n        %s\n", o->key, o->default_value, o->help);
     }
-    printf("options of every variant (Chebyshev acceleration, Wang 2015; solvers/chebyshev.h)\n");
+    printf("options of every variant (Chebyshev acceleration, Wang 2015, solvers/chebyshev.h; Anderson acceleration, "
+           "Peng et al. 2018, solvers/anderson.h)\n");
     for (const op_solver_option *o = op_solver_common_options; o->key; ++o)
         printf("    %s = %s\n        %s\n", o->key, o->default_value, o->help);
     return 0;
+}
+
+static const char spring_curves_help[] =
+    "usage: opsim spring-curves [--from X] [--to X] [--samples N]\n"
+    "\n"
+    "Prints, as tab-separated text with a '#' header, the force magnitude g and the stiffness g'\n"
+    "against the spring length for the springs variant's three laws at the parameters of\n"
+    "Vogiannou et al. 2010 Fig. 1 and 2: L = 1, K = 1, a1 = 1.1, a2 = 0.9, K2 = 2K and, for the\n"
+    "full cubic, K1 = 2K, 4K and 6K. The numbers come from the functions the solver evaluates\n"
+    "(solvers/springs.h). Lengths from --from (0) to --to (2) in --samples (401) steps.\n";
+
+static int command_spring_curves(int argc, char **argv)
+{
+    static const struct option options[] = { { "from", required_argument, 0, 'f' },
+                                              { "to", required_argument, 0, 't' },
+                                              { "samples", required_argument, 0, 'n' },
+                                              { "help", no_argument, 0, 'h' },
+                                              { 0, 0, 0, 0 } };
+    double from = 0.0, to = 2.0;
+    int samples = 401, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'f':
+        case 't': {
+            double value = strtod(optarg, &end);
+            if (end == optarg || *end || !isfinite(value) || value < 0)
+                return usage_error("spring-curves", "--from and --to take a length >= 0, not '%s'", optarg);
+            *(c == 'f' ? &from : &to) = value;
+            break;
+        }
+        case 'n':
+            if (parse_int(optarg, 2, 1000000, &samples) != 0)
+                return usage_error("spring-curves", "--samples takes a whole number from 2, not '%s'", optarg);
+            break;
+        case 'h': fputs(spring_curves_help, stdout); return 0;
+        default: return usage_error("spring-curves", "%s", "unknown option");
+        }
+    }
+    if (optind != argc || !(to > from))
+        return usage_error("spring-curves", "%s", "takes no operands, and --to must exceed --from");
+    enum { CURVES = 5 };
+    static const char *const names[CURVES] = { "linear", "cubic2", "cubic_k1_2", "cubic_k1_4", "cubic_k1_6" };
+    op_spring spring[CURVES];
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    for (int k = 0; k < CURVES; ++k) {
+        op_spring_shape shape = { 1.1, 0.9, k < 2 ? 1.0 : 2.0 * (k - 1), 2.0 };
+        op_spring_law law = k == 0 ? OP_SPRING_LINEAR : k == 1 ? OP_SPRING_CUBIC2 : OP_SPRING_CUBIC;
+        if (op_spring_make(&ctx, law, 1.0, 1.0, &shape, &spring[k]) != OP_OK)
+            return report_failure(&ctx);
+    }
+    printf("# length");
+    for (int k = 0; k < CURVES; ++k)
+        printf("\t%s_force\t%s_stiffness", names[k], names[k]);
+    printf("\n");
+    for (int i = 0; i < samples; ++i) {
+        double x = from + (to - from) * i / (samples - 1);
+        printf("%.10g", x); /* the sample lengths as written, e.g. 0.8, so a report can name a row */
+        for (int k = 0; k < CURVES; ++k)
+            printf("\t%.17g\t%.17g", op_spring_magnitude(&spring[k], x), op_spring_slope(&spring[k], x));
+        printf("\n");
+    }
+    return ferror(stdout) ? EXIT_IO : 0;
 }
 
 /* ---- dispatch ------------------------------------------------------------------------ */
@@ -1450,6 +1528,8 @@ static const char main_help[] =
     "commands:\n"
     "  run      run an experiment config and record it into a run file\n"
     "  solvers  list the solver variants and their options\n"
+    "  spring-curves\n"
+    "           the springs variant's force laws at Vogiannou et al. 2010's Fig. 1-2 parameters\n"
     "  estimate-rho\n"
     "           estimate the spectral radius rho for Chebyshev acceleration (chebyshev_rho)\n"
     "  converge energy against iteration and time for one sub-step (convergence study)\n"
@@ -1492,6 +1572,8 @@ int main(int argc, char **argv)
         status = command_converge(argc - 1, argv + 1, command_line);
     else if (strcmp(command, "solvers") == 0)
         status = command_solvers(argc - 1, argv + 1);
+    else if (strcmp(command, "spring-curves") == 0)
+        status = command_spring_curves(argc - 1, argv + 1);
     else if (strcmp(command, "graph") == 0)
         status = command_graph(argc - 1, argv + 1, command_line);
     else if (strcmp(command, "mesh") == 0)

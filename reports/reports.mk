@@ -51,7 +51,7 @@ reports/table1.md: $(TABLE1_DIR)/bench.csv bin/opsim-report reports/paper_table1
 # Under `make reproduce` or `make report` the benchmark waits until every experiment is done, so
 # that `make -j` runs nothing beside it while it times the scenes.
 ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
-$(TABLE1_DIR)/bench.csv: | graphs figures convergence fig6 fig7 freeflight stiffness floor meshless
+$(TABLE1_DIR)/bench.csv: | graphs figures convergence fig6 fig7 freeflight stiffness floor meshless variants
 endif
 
 # REPORT.md: reports/REPORT.md.in with every {{placeholder}} computed from the files under
@@ -65,7 +65,7 @@ REPORT_DEPFILE := build/report.d
 report: reports/REPORT.md
 
 reports/REPORT.md: reports/REPORT.md.in bin/opsim-report | graphs figures convergence fig6 fig7 table1 freeflight \
-    stiffness floor meshless
+    stiffness floor meshless variants
 	@$(if $(Q),echo "  REPORT  $@")
 	$(Q)bin/opsim-report report --template $< --results $(RESULTS) --paper reports/paper_table1.tsv \
 	    --flags build/flags --figures figures --depfile $(REPORT_DEPFILE) --out $@

@@ -23,7 +23,9 @@ int op_arap_sweep_order(const void *solver, const int **order);
 int op_arap_sweep_colours(const void *solver, const int **colour_start);
 /* The global step's factor: one pointer for every body that shares it (bodies instancing one
  * model with the same k, h and position pins, and no position constraint), NULL when every
- * position is pinned. */
+ * position is pinned. Its rows are the position-free particles in index order, so that
+ * op_sparse_solve3 with it applies A⁻¹ to a [free][3] block (arap-lbfgs's initial Hessian). A
+ * new h (begin_substep) may replace it. */
 const op_sparse_factor *op_arap_factor(const void *solver);
 /* Global step: every free position from the prefactored n×n system (Eq. 7 + 12 + 14). */
 int op_arap_global_step(op_ctx *ctx, void *solver, op_body *body, double h);

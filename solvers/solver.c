@@ -32,6 +32,10 @@ const op_solver_option op_solver_common_options[] = {
     { "chebyshev_delay", "2", "plain iterations k < S of every sub-step before extrapolating (S >= 1)" },
     { "chebyshev_gamma", "1", "under-relaxation gamma in (0, 1]" },
     { "chebyshev_rotations", "off", "also extrapolate the rotations, re-projected onto SO(3): off or on" },
+    { "anderson", "off",
+      "Anderson acceleration of each iteration with its energy safeguard (Peng et al. 2018): off or on; not with "
+      "chebyshev = on" },
+    { "anderson_m", "5", "Anderson window: the last m differences mixed, 0 to 50 (0: the plain iteration)" },
     { NULL, NULL, NULL },
 };
 
@@ -62,7 +66,7 @@ static int check_common_value(op_ctx *ctx, const op_solver_settings *settings, i
     snprintf(one.value[0], sizeof one.value[0], "%s", settings->value[k]);
     int choice;
     double number;
-    if (strcmp(key, "chebyshev") == 0 || strcmp(key, "chebyshev_rotations") == 0)
+    if (strcmp(key, "chebyshev") == 0 || strcmp(key, "chebyshev_rotations") == 0 || strcmp(key, "anderson") == 0)
         return op_solver_setting_choice(ctx, &one, key, "off|on", &choice);
     if (strcmp(key, "chebyshev_rho") == 0) {
         if (!one.value[0][0])
@@ -75,6 +79,8 @@ static int check_common_value(op_ctx *ctx, const op_solver_settings *settings, i
                            "Chebyshev weights grow without bound", one.value[0]);
         return OP_OK;
     }
+    if (strcmp(key, "anderson_m") == 0)
+        return op_solver_setting_int(ctx, &one, key, 0, 50, &choice);
     if (strcmp(key, "chebyshev_delay") == 0)
         return op_solver_setting_int(ctx, &one, key, 1, 1000000, &choice);
     if (strcmp(key, "chebyshev_gamma") == 0) {

@@ -28,9 +28,15 @@
 
 /* Accumulated per-stage time, in seconds. A variant adds the wall time of its stages for one body
  * to local and global; the world adds the Chebyshev extrapolation (solvers/chebyshev.h) to
- * chebyshev, and reports the sum over bodies as core/world.h says. */
+ * chebyshev and the Anderson mixing with its energy evaluations (solvers/anderson.h) to
+ * anderson, and reports the sum over bodies as core/world.h says.
+ * linear_iterations: a variant whose iteration solves a linear system iteratively (springs: one
+ * Newton step solved by conjugate gradients) adds the inner iterations it used; the world sums
+ * them over bodies per sub-step (op_frame_stats.linear_iterations) and the run file records them
+ * (/solver/linear_iterations, core/record.h). Variants without an inner solver leave it alone. */
 typedef struct op_stage_times {
-    double local, global, chebyshev;
+    double local, global, chebyshev, anderson;
+    long linear_iterations;
 } op_stage_times;
 
 typedef struct op_solver_option {
@@ -64,15 +70,15 @@ typedef struct op_solver_type {
     int (*iterate)(op_ctx *ctx, void *solver, op_body *body, double h, op_stage_times *times);
     void (*destroy)(void *solver);
     /* Optional. The world changed the body's rotations between two iterations (Chebyshev with
-     * chebyshev_rotations = on): re-derive anything the variant caches from R across iterations.
+     * chebyshev_rotations = on, Anderson): re-derive anything the variant caches from R across iterations.
      * Changed positions need no call: iterate must read x from the body every time. A variant
      * that caches rotation-derived data and leaves this NULL cannot run with
-     * chebyshev_rotations = on (op_world_start refuses, naming the option); a variant that
+     * chebyshev_rotations = on or anderson = on (op_world_start refuses, naming the option); a variant that
      * caches nothing derived from R gives a function that does nothing. */
     int (*resync)(op_ctx *ctx, void *solver, op_body *body, double h);
     /* Optional, both or neither: twins iterated side by side. group is offered the states of
      * 2 to OP_SOLVER_GROUP_MAX bodies of one model, in body order, when the states are made (not
-     * with Chebyshev on); it binds the first *grouped of them into one group, or sets *grouped
+     * with Chebyshev or Anderson on); it binds the first *grouped of them into one group, or sets *grouped
      * to 1 to leave the first alone. From then on the world iterates a group's bodies only
      * together, through iterate_group, on one thread; begin_substep, resync and destroy stay per
      * body. Each body's results must be bitwise those it gets alone. iterate_group adds the
@@ -100,6 +106,9 @@ const op_solver_type *op_solver_find(const char *name);
  *   chebyshev_delay = S             plain iterations k < S before extrapolating, S ≥ 1 (2)
  *   chebyshev_gamma = γ             under-relaxation in (0, 1] (1)
  *   chebyshev_rotations = off | on  also extrapolate the rotations, re-projected onto SO(3) (off)
+ * and Anderson acceleration, applied by the world around each iteration (solvers/anderson.h):
+ *   anderson = off | on             (off); anderson = on with chebyshev = on is refused
+ *   anderson_m = M                  the window, 0 … 50 (5); 0 is the plain iteration bit for bit
  * NULL-terminated like a variant's table. */
 extern const op_solver_option op_solver_common_options[];
 

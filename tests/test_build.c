@@ -33,19 +33,6 @@ static void load_file(const char *name, op_mesh *mesh)
     assert_true(op_mesh_is_closed(mesh));
 }
 
-/* Volume enclosed by a closed, outward-oriented triangle mesh (divergence theorem). */
-static double mesh_volume(const op_mesh *mesh)
-{
-    double volume = 0.0;
-    for (int f = 0; f < mesh->face_count; ++f) {
-        const int *t = &mesh->faces[3 * f];
-        double cross[3];
-        v3_cross(cross, &mesh->vertices[3 * t[1]], &mesh->vertices[3 * t[2]]);
-        volume += v3_dot(&mesh->vertices[3 * t[0]], cross) / 6.0;
-    }
-    return volume;
-}
-
 /* A copy of `mesh` without its triangle `drop`. */
 static void open_copy(const op_mesh *mesh, int drop, op_mesh *out)
 {
@@ -152,7 +139,7 @@ static void check_voxels_match_point_test(const op_mesh *mesh, const char *name,
         count += inside;
     }
     assert_int_equal(count, voxels.inside_count);
-    double voxel_volume = count * voxels.size * voxels.size * voxels.size, body = mesh_volume(mesh);
+    double voxel_volume = count * voxels.size * voxels.size * voxels.size, body = op_mesh_volume(mesh);
     print_message("%s at resolution %d: %d inside voxels, %.5g m^3 against %.5g m^3\n", name, resolution, count,
                   voxel_volume, body);
     assert_close(voxel_volume / body, 1.0, volume_tol);
@@ -274,25 +261,31 @@ static void test_shapes(void **state)
     assert_int_equal(mesh.vertex_count, 674);
     assert_int_equal(mesh.polygon_count, 672);
     assert_int_equal(mesh.face_count, 1344);
-    assert_close(mesh_volume(&mesh), 1.0 * 0.05 * 0.05, 1e-13);
+    assert_close(op_mesh_volume(&mesh), 1.0 * 0.05 * 0.05, 1e-13);
     op_mesh_free(&mesh);
     load_shape("column", &mesh);
-    assert_close(mesh_volume(&mesh), 0.1 * 1.0 * 0.1, 1e-13);
+    assert_close(op_mesh_volume(&mesh), 0.1 * 1.0 * 0.1, 1e-13);
     op_mesh_free(&mesh);
     load_shape("sheet", &mesh);
-    assert_close(mesh_volume(&mesh), 1.0 * 0.02 * 1.0, 1e-13);
+    assert_close(op_mesh_volume(&mesh), 1.0 * 0.02 * 1.0, 1e-13);
     op_mesh_free(&mesh);
     /* the torus is a polyhedron inscribed in the smooth one: slightly less than 2π²Rr² */
     load_shape("torus", &mesh);
     double smooth = 2.0 * M_PI * M_PI * 0.3 * 0.1 * 0.1;
-    assert_le(mesh_volume(&mesh), smooth);
-    assert_le(0.98 * smooth, mesh_volume(&mesh));
+    assert_le(op_mesh_volume(&mesh), smooth);
+    assert_le(0.98 * smooth, op_mesh_volume(&mesh));
     op_mesh_free(&mesh);
     load_shape("cube", &mesh);
-    assert_close(mesh_volume(&mesh), 0.4 * 0.4 * 0.4, 1e-13);
+    assert_close(op_mesh_volume(&mesh), 0.4 * 0.4 * 0.4, 1e-13);
     op_mesh_free(&mesh);
     op_ctx ctx;
     op_ctx_init(&ctx);
+    load_shape("cloth", &mesh);
+    assert_close(op_mesh_volume(&mesh), 0.64 * 0.01 * 0.64, 1e-13);
+    op_mesh_free(&mesh);
+    load_shape("cube18", &mesh);
+    assert_close(op_mesh_volume(&mesh), 0.18 * 0.18 * 0.18, 1e-13);
+    op_mesh_free(&mesh);
     assert_int_equal(op_shape_mesh(&ctx, "sphere", &mesh), OP_ERR_USAGE);
     assert_non_null(strstr(ctx.message, "sphere"));
     assert_null(mesh.vertices);
@@ -368,7 +361,7 @@ static void check_body(const model *m, const op_mesh *mesh, const op_build_def *
             fail_msg("%s: the midpoint of edge %d-%d is outside the mesh", m->name, i, j);
     }
     free(edges);
-    double particles_volume = 0.0, body_volume = mesh_volume(mesh);
+    double particles_volume = 0.0, body_volume = op_mesh_volume(mesh);
     for (int i = 0; i < n; ++i)
         particles_volume += graph->volume[i];
     double ratio = particles_volume / body_volume;
@@ -464,6 +457,52 @@ static void test_sheet256_shell(void **state)
     op_graph_free(&graph);
     op_skin_free(&skin);
     op_mesh_free(&mesh);
+}
+
+/* The lattice kind on the cube18 shape: u x v x w = 3 x 3 x 3 and 9 x 9 x 9 particles, each joined
+ * to its 26 neighbours (3³: 54 structural + 72 face-diagonal + 32 body-diagonal edges = 158;
+ * 9³: 1944 + 3456 + 2048 = 7448), edge lengths L, √2 L and √3 L for the lattice spacing L (to
+ * the voxels' quantisation), a corner of degree 7 and a centre of degree 26. */
+static void test_cube_lattice(void **state)
+{
+    (void)state;
+    const struct {
+        int particles, edges;
+    } cases[] = { { 27, 158 }, { 729, 7448 } };
+    for (int c = 0; c < 2; ++c) {
+        const model m = { "cube18", "cube18", 1, OP_BODY_LATTICE, cases[c].particles };
+        op_mesh mesh = { 0 };
+        op_graph graph;
+        op_skin skin;
+        build_and_check(&m, &graph, &skin, &mesh);
+        assert_int_equal(graph.particle_count, cases[c].particles);
+        assert_int_equal(graph.edge_count, cases[c].edges);
+        int n = graph.particle_count, side = c == 0 ? 3 : 9, corner = -1, centre = -1;
+        double spacing = 0.18 / side, p[3];
+        v3_set(p, -0.09, -0.09, -0.09);
+        corner = v3_nearest(graph.rest_position, n, p);
+        v3_set(p, 0, 0, 0);
+        centre = v3_nearest(graph.rest_position, n, p);
+        assert_int_equal(degree(&graph, corner), 7);
+        assert_int_equal(degree(&graph, centre), 26);
+        int *edges = calloc(2 * (size_t)graph.edge_count, sizeof(int));
+        assert_non_null(edges);
+        op_graph_edges(&graph, edges);
+        int kinds[3] = { 0, 0, 0 };
+        for (int e = 0; e < graph.edge_count; ++e) {
+            double r = sqrt(v3_dist2(&graph.rest_position[3 * edges[2 * e]], &graph.rest_position[3 * edges[2 * e + 1]])) /
+                       spacing;
+            int k = r < 1.2 ? 0 : r < 1.6 ? 1 : 2;
+            assert_le(fabs(r - sqrt(k + 1.0)), 0.1); /* quantised to 96 voxels along 0.18 m */
+            kinds[k]++;
+        }
+        assert_int_equal(kinds[0], 3 * side * side * (side - 1));
+        assert_int_equal(kinds[2], 4 * (side - 1) * (side - 1) * (side - 1));
+        free(edges);
+        op_graph_free(&graph);
+        op_skin_free(&skin);
+        op_mesh_free(&mesh);
+    }
 }
 
 static void test_torus_solids(void **state)
@@ -739,8 +778,8 @@ static void test_disconnected_mesh_fails(void **state)
 static void test_body_kind_names(void **state)
 {
     (void)state;
-    const char *names[] = { "solid", "rod", "shell" };
-    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_SHELL; ++k) {
+    const char *names[] = { "solid", "rod", "shell", "lattice" };
+    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_LATTICE; ++k) {
         op_body_kind parsed = (op_body_kind)-1;
         assert_string_equal(op_body_kind_name(k), names[k]);
         assert_int_equal(op_body_kind_parse(names[k], &parsed), 0);
@@ -764,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_bar20_rod),
         cmocka_unit_test(test_column10_rod),
         cmocka_unit_test(test_sheet256_shell),
+        cmocka_unit_test(test_cube_lattice),
         cmocka_unit_test(test_torus_solids),
         cmocka_unit_test(test_dino_solids),
         cmocka_unit_test(test_armadillo30_solid),

@@ -1,7 +1,8 @@
 /* The convergence study's core, op_converge (core/converge.h), and `opsim converge`: the k = 0
  * energy is the energy at the start of the sub-step, Gauss–Seidel never raises it, runs are
  * bitwise repeatable, a study world solves the same problem, bad frame and iteration counts fail
- * (and the command line leaves no output file). */
+ * (and the command line leaves no output file), repeated solves of the sub-step give the same
+ * energies. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,36 @@ static void test_command_line(void **state)
     remove(out);
 }
 
+/* --repeats: the same energies as one solve, bitwise, and each iteration's time a median of
+ * positive times; a repeat needs a study world */
+static void test_repeats(void **state)
+{
+    (void)state;
+    const char *gs[] = { "solver.rotations=gs", NULL };
+    double one[ITERATIONS + 1], seconds[ITERATIONS + 1], repeated[ITERATIONS + 1], repeated_seconds[ITERATIONS + 1];
+    converge(gs, FRAMES, ITERATIONS, one, seconds);
+    op_scene scene, study;
+    load(&scene, NULL);
+    load(&study, gs);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (op_converge_repeated(&ctx, &scene, &study, FRAMES, ITERATIONS, 3, repeated_seconds, repeated) != OP_OK)
+        fail_msg("%s", ctx.message);
+    assert_memory_equal(one, repeated, sizeof one);
+    for (int k = 1; k <= ITERATIONS; ++k)
+        assert_true(repeated_seconds[k] > repeated_seconds[k - 1]);
+    op_scene_free(&scene);
+    op_scene_free(&study);
+    load(&scene, NULL);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_converge_repeated(&ctx, &scene, NULL, FRAMES, ITERATIONS, 2, repeated_seconds, repeated),
+                     OP_ERR_USAGE);
+    op_ctx_init(&ctx);
+    assert_int_equal(op_converge_repeated(&ctx, &scene, NULL, FRAMES, ITERATIONS, 0, repeated_seconds, repeated),
+                     OP_ERR_USAGE);
+    op_scene_free(&scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +237,7 @@ int main(void)
         cmocka_unit_test(test_study_world_solves_the_same_problem),
         cmocka_unit_test(test_bad_frames_and_iterations_fail),
         cmocka_unit_test(test_command_line),
+        cmocka_unit_test(test_repeats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -712,27 +712,21 @@ static void test_bounds(void **state)
  * but 2% of the faces still face away from the tube's core circle (clustering can fold a few;
  * at a few dozen faces for the whole torus, half fold). A mesh within the budget comes back
  * whole. */
-/* The enclosed volume: the bar is a 1 × 0.05 × 0.05 m box, whatever its placement; a torus of
- * radii R and r encloses 2π² R r² less what its polygons cut off: its 24-gon cross-section has
- * 0.9886 of the circle's area and its 48 segments shorten the path by 0.2 %, 1.4 % in all. */
+/* The enclosed volume: the bar is a 1 × 0.05 × 0.05 m box wherever it is placed (each triangle is
+ * taken relative to the first vertex, so a placement 10⁶ m away loses no digits); the shapes'
+ * volumes are checked in tests/test_build.c. */
 static void test_volume(void **state)
 {
     (void)state;
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_mesh bar, torus;
+    op_mesh bar;
     assert_int_equal(op_shape_mesh(&ctx, "bar", &bar), OP_OK);
     assert_close(op_mesh_volume(&bar), 1.0 * 0.05 * 0.05, 1e-14);
     for (int v = 0; v < bar.vertex_count; ++v)
         bar.vertices[3 * v] += 1e6;
     assert_close(op_mesh_volume(&bar), 1.0 * 0.05 * 0.05, 1e-12);
-    assert_int_equal(op_shape_mesh(&ctx, "torus", &torus), OP_OK);
-    double R = 0.3, r = 0.1; /* core/shapes.c, docs/data.md */
-    double exact = 2.0 * M_PI * M_PI * R * r * r, volume = op_mesh_volume(&torus);
-    print_message("torus: %.6g m³ enclosed, 2π²Rr² = %.6g m³\n", volume, exact);
-    assert_true(volume < 0.99 * exact && volume > 0.98 * exact);
     op_mesh_free(&bar);
-    op_mesh_free(&torus);
 }
 
 static void test_cluster_faces(void **state)

@@ -6,6 +6,7 @@
  * finite and a collapsed body finds its rest shape; plasticity accrues only above yield and
  * stays within max; runs are bitwise the same on 1 and 2 threads and with and without AVX;
  * bad options fail naming the option. Scenes come from the model catalogue (data/models.tsv). */
+#include "test_solver.h"
 #include "test_util.h"
 
 #include <omp.h>
@@ -28,19 +29,6 @@ typedef struct fixture {
 } fixture;
 
 static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
-
-static op_solver_settings make_settings(const char *const *pairs)
-{
-    op_solver_settings settings = { 0 };
-    for (int k = 0; pairs && pairs[k]; ++k) {
-        const char *eq = strchr(pairs[k], '=');
-        assert_non_null(eq);
-        snprintf(settings.key[k], sizeof settings.key[0], "%.*s", (int)(eq - pairs[k]), pairs[k]);
-        snprintf(settings.value[k], sizeof settings.value[0], "%s", eq + 1);
-        settings.count++;
-    }
-    return settings;
-}
 
 /* One body of catalogue model `model_name` (particles > 0 overrides its count) at `height`. */
 static void begin_world(fixture *f, const char *model_name, int particles, const double g[3], double frame_time,
@@ -101,22 +89,6 @@ static double edge_strain(const op_body *body)
             worst = fmax(worst, fabs(now - rest) / rest);
         }
     return worst;
-}
-
-static double test_started;
-
-static int clock_start(void **state)
-{
-    (void)state;
-    test_started = op_now();
-    return 0;
-}
-
-static int clock_stop(void **state)
-{
-    (void)state;
-    print_message("    %.3f s\n", op_now() - test_started);
-    return 0;
 }
 
 /* ---- the paper's spring (Sec. 3, Eq. 9-11) ------------------------------------------------ */

@@ -78,6 +78,7 @@ static const char FIG7_STANDIN[] = "[run]\nframes = 3\n[world]\nsubsteps = 2\nit
 static const char FREEFLIGHT[] = "# variant\tsubsteps\titerations\tstart\tL0\tL_1s_over_rigid\tL_3s_over_rigid\t"
                                  "KE_1s_over_rigid\tKE_3s_over_rigid\tnote\n"
                                  "arap\t3\t3\trigid\t4.412\t0.9782\t0.9357\t0.9667\t0.9005\t\n"
+                                 "meshless\t3\t3\trigid\t4.412\t1.053\t1.162\t1.113\t1.367\t\n"
                                  "springs\t3\t3\trigid\t–\t–\t–\t–\t–\trefused: no\n";
 static const char FLOOR[] = "# scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\t"
                             "elastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n"
@@ -88,6 +89,28 @@ static const char STIFFNESS[] = "# factor\tk\tit_5\tit_10\tit_200\tit_1000\tgrid
                                 "2\t1e+09\t1.198\t1.055\t1.000\t1.000\t22.3\t0.971\t1.198\t31.4\n"
                                 "8\t4e+09\t2.271\t1.571\t1.005\t1.000\t109.4\t0.971\t2.271\t2.01\n"
                                 "64\t3.2e+10\t12.389\t6.545\t1.174\t1.006\t376.6\t1.000\t12.389\t1.3\n";
+
+/* The tables of make variants (experiments/variants.mk), two variants and two scenes each where
+ * they pivot, a refused cell among them. */
+static const char *const VARIANTS_TABLES[][2] = {
+    { "results/variants/ms-per-frame.tsv", "# variant\tbar\tfall\narap-gs\t0.017\t0.094\nrigid\trefused\t0.044\n" },
+    { "results/variants/iterations-1e-4.tsv", "# variant\tbar\tfall\narap-gs\t25\t51\nrigid\trefused\t–\n" },
+    { "results/variants/ms-1e-4.tsv", "# variant\tbar\tfall\narap-gs\t0.04\t0.48\nrigid\trefused\t–\n" },
+    { "results/variants/ms-1e-6.tsv", "# variant\tbar\tfall\narap-gs\t0.4\t1.1\nrigid\trefused\t–\n" },
+    { "results/variants/r-at-ni.tsv", "# variant\tbar\tfall\narap-gs\t5e-4\t0.05\nrigid\trefused\t0.39\n" },
+    { "results/variants/bar.tsv", "# variant\tstiffness_spread\tmax_h_s\tmax_k\trecovery_s\n"
+                                  "arap-gs\t1.08\t≥1/10\t≥1e11\t1.567\nrigid\trefused\trefused\trefused\trefused\n" },
+    { "results/variants/targets.tsv",
+      "# target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms\tms_ratio\n"
+      "anderson-gs-fall-1e-4\t51\t14\t3.64\t0.46\t0.58\t0.79\n"
+      "anderson-jacobi-fall-1e-4\t65\t18\t3.61\t0.9\t0.87\t1.03\n"
+      "lbfgs-bar-1e-6\t163\t60\t2.72\t0.42\t0.36\t1.17\nlbfgs-collapse-1e-6\t101\t56\t1.80\t0.91\t1.36\t0.67\n"
+      "lbfgs-fall-1e-6\t120\t52\t2.31\t1.1\t1.4\t0.79\nlbfgs-bunny-1e-6\t53\t54\t0.98\t10.9\t8.5\t1.28\n" },
+    { "results/variants/matrix-keyed.tsv",
+      "# case\tvariant\tscene\titerations_1e-6\tms_1e-6\n"
+      "arap-gs:fall\tarap-gs\tfall\t120\t1.3\narap-gs-anderson:fall\tarap-gs-anderson\tfall\t24\t1.5\n"
+      "arap-gs:bar\tarap-gs\tbar\t163\t0.31\narap-gs-anderson:bar\tarap-gs-anderson\tbar\t20\t0.11\n" },
+};
 
 /* Fig. 2's three bars, deflections halving as k doubles. */
 static const char DEFLECTION[] = "# run\tbody\tstiffness\ttip_deflection_m\tfinal_kinetic_J\tindex\n"
@@ -109,7 +132,10 @@ static const char STEADY[] = "arap\t10\t0.033333333333333333\t0.20\t2e-6\n"
                              "meshless\t1\t0.033333333333333333\t0.016\t0.02\n"
                              "meshless\t10\t0.033333333333333333\t0.016\t0.02\n"
                              "meshless\t1\t0.016666666666666666\t0.004\t0.01\n"
-                             "meshless\t1\t0.0083333333333333332\t0.001\t0.003\n";
+                             "meshless\t1\t0.0083333333333333332\t0.001\t0.003\n"
+                             "springs\t1\t0.033333333333333333\t0.07\t0.01\n"
+                             "springs\t2\t0.033333333333333333\t0.13\t0.03\n"
+                             "springs\t1\t0.016666666666666666\t0.13\t0.03\n";
 /* The tables of make meshless (experiments/meshless.mk), with their '#' header lines. */
 static const char *const MESHLESS_TABLES[][2] = {
     { "results/meshless/spring.tsv", "# h_over_hcrit\th\talpha\texplicit\tstart\tpredicted\n"
@@ -133,6 +159,19 @@ static const char *const MESHLESS_TABLES[][2] = {
                                    "paper_ms_per_object\n100\t10000\t1.2\t0.012\t0.0105\t0.2\n"
                                    "384\t38400\t5.8\t0.015\t0.0119\t0.008-0.096\n" },
 };
+/* Stand-ins for experiments/springs.mk's tables, with the rows and columns the report names. */
+static const char SPRINGS_CURVES[] = "# length\tcubic2_stiffness\tcubic_k1_6_stiffness\n0.8\t0.46\t9\n1\t1\t1\n1.2\t1.66\t17\n";
+static const char SPRINGS_DRAPE[] = "# run\tkinetic_10s_J\ndrape-r100-j0\t1e-24\ndrape-r100-j0.01\t1e-8\n"
+                                   "drape-r5000-j0\t1e-10\ndrape-r5000-j0.01\t1e-21\n";
+static const char SPRINGS_STRETCH[] = "# run\tkinetic_12s_J\nstretch-j0\t1e-29\nstretch-j0.01\t1e-29\n";
+static const char SPRINGS_BALL[] = "# law\tstretch_peak\tsag_final_m\nlinear\t1.8\t0.047\ncubic\t2.7\t0.013\n";
+static const char SPRINGS_CUBE[] = "# run\theight_min_m\tinverted_max\ncube-linear-s2\t0.11\t165\n"
+                                   "cube-cubic-s2\t0.007\t323\ncube-linear-s8\t0.152\t0\n"
+                                   "cube-cubic2-s8\t0.156\t0\ncube-cubic-s8\t0.142\t28\n";
+static const char SPRINGS_TIMING[] = "# run\tcg_per_substep\ntime-cloth-linear-assembled\t499\n"
+                                    "time-cloth-cubic2-assembled\t669\ntime-cloth-cubic-assembled\t237\n";
+static const char SPRINGS_DINO[] = "# law\tshape_error_final\nlinear\t0.093\ncubic\t0.069\n";
+static const char SPRINGS_COLLAPSED[] = "# run\tshape_error_start\tshape_error_1s\nfig4-collapsed\t0.19\t0.19\n";
 static const char CONVERGENCE[] =
     "# scene\tvariant\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\trho\t"
     "final_relative_error\tE0_J\tEstar_J\titerations\tframe\th_s\tconfig\n"
@@ -184,7 +223,8 @@ static int setup(void **state)
                                         "results/fig4",        "results/fig5",      "results/fig6",
                                         "results/fig7",        "results/convergence", "results/table1",
                                         "results/freeflight",  "results/floor",     "results/stiffness",
-                                        "results/meshless",    "report/figures" };
+                                        "results/meshless",    "results/springs",   "results/variants",
+                                        "report/figures" };
     for (size_t s = 0; s < sizeof subs / sizeof subs[0]; ++s)
         make_dir(subs[s]);
     run_config("experiments/fig1.ini", "", "fig1/bar.h5");
@@ -217,6 +257,16 @@ static int setup(void **state)
     run_config("experiments/meshless-pull.ini", "--set solver.mode=quadratic", "meshless/pull-quadratic.h5");
     for (size_t t = 0; t < sizeof MESHLESS_TABLES / sizeof MESHLESS_TABLES[0]; ++t)
         write_file(MESHLESS_TABLES[t][0], MESHLESS_TABLES[t][1]);
+    write_file("results/springs/curve-points.tsv", SPRINGS_CURVES);
+    write_file("results/springs/drape.tsv", SPRINGS_DRAPE);
+    write_file("results/springs/stretch.tsv", SPRINGS_STRETCH);
+    write_file("results/springs/ball.tsv", SPRINGS_BALL);
+    write_file("results/springs/cube.tsv", SPRINGS_CUBE);
+    write_file("results/springs/timing.tsv", SPRINGS_TIMING);
+    write_file("results/springs/dino.tsv", SPRINGS_DINO);
+    write_file("results/springs/collapsed.tsv", SPRINGS_COLLAPSED);
+    for (size_t t = 0; t < sizeof VARIANTS_TABLES / sizeof VARIANTS_TABLES[0]; ++t)
+        write_file(VARIANTS_TABLES[t][0], VARIANTS_TABLES[t][1]);
     write_bench();
     write_file("flags", "cc " OPSIM_CFLAGS "\n");
     write_file("report/convergence.md", "");
@@ -254,6 +304,7 @@ static void test_report_has_every_section_table_and_picture(void **state)
                                             "## Fig. 5:", "## Fig. 6:", "## Fig. 7:", "## The convergence study",
                                             "## Free flight", "## Floor contacts", "## The stiffness claim across k",
                                             "## Table 1", "## Meshless deformations based on shape matching",
+                                            "## Springs: Vogiannou", "## The variants compared",
                                             "## Where we depart from the paper",
                                             "## What this report cannot show" };
     for (size_t s = 0; s < sizeof sections / sizeof sections[0]; ++s)
@@ -310,6 +361,7 @@ static void test_report_has_every_section_table_and_picture(void **state)
     assert_contains(text, "| arap | 3 | 3 | rigid | 4.41 | 0.978 | 0.936 | 0.967 | 0.9 |  |");
     assert_contains(text, "| springs | 3 | 3 | rigid | – | – | – | – | – | refused: no |");
     assert_contains(text, "arap keeps 97.8 % of the reference's");
+    assert_contains(text, "some: 1.16 times the reference's after 3.3 s");
     assert_contains(text, "| fig5 | substep | 20.9 | 107 | 1.81 | 308 | 0.923 | 0.092 |");
     assert_contains(text, "the bar hangs 2.27 times as low as it should at 8k");
     /* Table 1: the paper's eight rows, each with ours under it. */

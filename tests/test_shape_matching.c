@@ -3,6 +3,7 @@
  * (Choi & Lee 2017 Fig. 3), rigid motion stays rigid, position constraints are hard
  * projections, and bad options fail in create naming the option. Scenes are assembled in code
  * from the model catalogue (data/models.tsv), as in test_arap.c; each test prints its time. */
+#include "test_solver.h"
 #include "test_util.h"
 
 #include <stdio.h>
@@ -25,20 +26,6 @@ typedef struct fixture {
 } fixture;
 
 static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
-
-/* Solver settings from "key=value" pairs, NULL-terminated. */
-static op_solver_settings make_settings(const char *const *pairs)
-{
-    op_solver_settings settings = { 0 };
-    for (int k = 0; pairs && pairs[k]; ++k) {
-        const char *eq = strchr(pairs[k], '=');
-        assert_non_null(eq);
-        snprintf(settings.key[k], sizeof settings.key[0], "%.*s", (int)(eq - pairs[k]), pairs[k]);
-        snprintf(settings.value[k], sizeof settings.value[0], "%s", eq + 1);
-        settings.count++;
-    }
-    return settings;
-}
 
 /* One body of `model` in a world, placed by (P, t), not started yet. */
 static void begin_world(fixture *f, const char *model_name, const double g[3], int iterations, const double P[9],
@@ -86,22 +73,6 @@ static void step(fixture *f)
 }
 
 /* ---- timing of each test (setup/teardown pair) ---------------------------------------- */
-
-static double test_started;
-
-static int clock_start(void **state)
-{
-    (void)state;
-    test_started = op_now();
-    return 0;
-}
-
-static int clock_stop(void **state)
-{
-    (void)state;
-    print_message("    %.3f s\n", op_now() - test_started);
-    return 0;
-}
 
 /* ---- one group: exactly the best rigid fit ---------------------------------------------- */
 

@@ -1,0 +1,284 @@
+#!/bin/bash
+# The comparison matrix (make variants, experiments/variants.mk): every solver variant and option
+# on the paper's scenes, measured by the harness alike. Usage:
+#   experiments/variants.sh OUT_DIR JOBS
+# writes OUT_DIR/matrix.tsv (one row per variant and scene, a '#' header line) from runs under
+# OUT_DIR/runs/, JOBS of them side by side, each with one OpenMP thread.
+#
+# Variants: `bin/opsim solvers --names`, arap expanded into its options (Gauss–Seidel and Jacobi
+# rotations, each plain, with Chebyshev (ρ from opsim estimate-rho for the scene and order) and
+# with Anderson (m = 5)); every other variant plain with its defaults (a variant landing later
+# joins as it is). rigid is the k → ∞ reference (one rigid body, implicit Euler), not a solver of
+# the elastic problem: its energy never approaches the elastic E*.
+#
+# Scenes and what is measured on each (every measure by bin/opsim, never by the variant):
+#   bar       experiments/fig3.ini (Fig. 2's bar at 2k, one end pinned, hanging; Fig. 3's scene)
+#   collapse  experiments/fig4.ini (Fig. 4: collapsed to the pinned centre particle)
+#   fall      experiments/fig5.ini (Fig. 5: onto the floor, 3 sub-steps x 3 iterations)
+#   bunny     experiments/fig6-bunny.ini (Fig. 6: onto the held sheet, 6 x 2, collisions)
+# - convergence: `opsim converge CONFIG --frame F` (the configured arap to frame F, then the
+#   variant solves the next sub-step from that one state, 300 iterations, three times: each
+#   iteration's median time, --repeats 3); iterations and ms to a
+#   relative energy error r = |E_k − E*| / (E_0 − E*) of 1e-2, 1e-4, 1e-6 (the first k after
+#   which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and r after
+#   the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2).
+#   Frames: bar 60, collapse 5, fall 15, bunny 20.
+# - ms per frame: the median of /timing/total over the frames of one run with energy logging off
+#   (bar: 300 frames at 10 iterations, 1/30 s; collapse, fall: 150; bunny: 60).
+# - recovery (collapse): the time from which the rest-shape error stays below 2 % (5 s run).
+# - stiffness (bar): Fig. 3's spread: the steady tip deflection (mean over the last 2 s of 10 s)
+#   at 10, 100 and 1000 iterations (1/30 s) and at 1/60 and 1/120 s (10 iterations); the
+#   largest over the smallest of the five.
+# - robustness (bar): the largest h of 1/240, 1/120, 1/60, 1/30, 1/15, 1/10 s (k = 1e9, 10
+#   iterations) and the largest k of 1e6 … 1e11 (h = 1/30 s) at which a 5 s run completes with
+#   finite positions and a tip deflection that never exceeds 10 m (the bar is 1 m long; a soft
+#   one hangs stretched, at k = 1e6 about 2 m below; ten lengths is a blown-up bar); every value
+#   of the range is run and the largest stable one given; '≥' marks the top of the range. Chebyshev takes the ρ estimated at the
+#   defaults for every h and k.
+# A cell that cannot be measured says so: "refused" when the variant refuses the scene or its
+# options (opsim exits 64/65 before running), "failed" when the run stops (a non-finite state,
+# a solver error), with opsim's message in the row's note; "–" when a tolerance is never reached
+# or the measure does not apply to the scene; "none" when no h or k of the range was stable.
+set -u
+OUT=${1:?usage: variants.sh OUT_DIR JOBS}
+JOBS=${2:-2}
+OPSIM=${OPSIM:-bin/opsim}
+export OMP_NUM_THREADS=1
+RUNS=$OUT/runs
+mkdir -p "$RUNS"
+
+SCENES="bar collapse fall bunny"
+declare -A CONFIG=([bar]=experiments/fig3.ini [collapse]=experiments/fig4.ini [fall]=experiments/fig5.ini
+    [bunny]=experiments/fig6-bunny.ini)
+declare -A FRAME=([bar]=60 [collapse]=5 [fall]=15 [bunny]=20)
+declare -A FRAMES=([bar]=300 [collapse]=150 [fall]=150 [bunny]=60)
+declare -A NI=([bar]=10 [collapse]=10 [fall]=3 [bunny]=2) # the configs' iterations a sub-step
+ITERATIONS=300
+REFERENCE=5000
+
+# label and its [solver] settings, space separated KEY=VALUE; 'rho:ORDER' marks Chebyshev
+variants() {
+    for name in $($OPSIM solvers --names); do
+        if [ "$name" = arap ]; then
+            for order in gs jacobi; do
+                printf 'arap-%s\tname=arap rotations=%s\n' $order $order
+                printf 'arap-%s-chebyshev\tname=arap rotations=%s chebyshev=on rho:%s\n' $order $order $order
+                printf 'arap-%s-anderson\tname=arap rotations=%s anderson=on anderson_m=5\n' $order $order
+            done
+        else
+            printf '%s\tname=%s\n' "$name" "$name"
+        fi
+    done
+}
+
+# the settings of a variant on a scene as repeated FLAG PREFIXKEY=VALUE (NUL-separated), ρ filled in
+settings() { # FLAG PREFIX SETTINGS SCENE
+    local flag=$1 prefix=$2 scene=$4 word
+    for word in $3; do
+        case $word in
+        rho:*)
+            local file=$RUNS/rho-$scene-${word#rho:}.txt
+            printf '%s\0%schebyshev_rho=%s\0' "$flag" "$prefix" "$(sed -n 's/^chebyshev_rho = //p' "$file")"
+            printf '%s\0%schebyshev_rho_source=%s\0' "$flag" "$prefix" \
+                "$(sed -n 's/^chebyshev_rho_source = //p' "$file")"
+            ;;
+        *) printf '%s\0%s%s\0' "$flag" "$prefix" "$word" ;;
+        esac
+    done
+}
+
+# --set form for opsim run (solver.KEY=VALUE)
+run_settings() { settings --set solver. "$1" "$2"; }
+
+reason() { head -n 1 "$1" | sed 's/^opsim: //' | tr '\t' ' ' | cut -c1-160; }
+# how a run that stopped is named from opsim's message (FILE of its standard error): "refused"
+# when the config or an option was refused before anything ran (the message names the config's
+# line or the --set), "failed" when the run itself stopped (a non-finite state, a solver error)
+verdict() { case $(reason "$1") in experiments/*.ini:* | --set* | --solver*) echo refused ;; *) echo failed ;; esac; }
+
+# ---- prerequisites: E* and ρ per scene ------------------------------------------------------
+prerequisite() { # KIND SCENE [ORDER]
+    local kind=$1 scene=$2
+    if [ "$kind" = reference ]; then
+        local out=$RUNS/reference-$scene.tsv
+        [ -s "$out" ] || $OPSIM converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" --iterations $REFERENCE \
+            --solver rotations=gs --out "$out" 2> "$out.err" || { cat "$out.err" >&2; return 1; }
+    else
+        local out=$RUNS/rho-$scene-$3.txt
+        [ -s "$out" ] || { $OPSIM estimate-rho "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" \
+            --set solver.rotations=$3 > "$out.tmp" 2> "$out.err" && mv "$out.tmp" "$out"; } ||
+            { cat "$out.err" >&2; return 1; }
+    fi
+    rm -f "$out.err"
+}
+
+# ---- one cell ---------------------------------------------------------------------------------
+
+# iterations/ms to the tolerances, r at the end and r after NI iterations: 8 tab-separated
+# fields from a converge run
+converge_fields() { # REFERENCE RUN NI
+    awk -v ni="$3" 'BEGIN { n = 0 } FNR == 1 { file++ } /^#/ { next }
+        file == 1 { estar = $3; next }
+        { k[n] = $1; s[n] = $2; e[n] = $3; n++ }
+        END { split("1e-2 1e-4 1e-6", tol, " "); line = "";
+              for (t = 1; t <= 3; ++t) { r = -1;
+                  for (i = n - 1; i >= 0; --i) { d = e[i] - estar; if (d < 0) d = -d;
+                      if (!(d / (e[0] - estar) <= tol[t] + 0)) break; r = i }
+                  line = line (t > 1 ? "\t" : "") (r < 0 ? "–\t–" : sprintf("%d\t%.3f", k[r], 1000 * s[r])) }
+              d = e[n - 1] - estar; if (d < 0) d = -d;
+              r_end = d / (e[0] - estar); d = e[ni] - estar; if (d < 0) d = -d;
+              printf "%s\t%.2e\t%.2e\n", line, r_end, d / (e[0] - estar) }' "$1" "$2"
+}
+
+median_ms() { $OPSIM export "$1" /timing/total | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'; }
+
+# a bar run for the stiffness and robustness columns: prints "ok DEFLECTION LARGEST" (the steady
+# mean over the last 2 s, the largest |deflection|) or "refused REASON" or "failed REASON"
+bar_run() { # LABEL SETTINGS TAG FRAME_TIME FRAMES ITERATIONS STIFFNESS
+    local out=$RUNS/bar-$1-$3.h5
+    local -a args
+    mapfile -d '' args < <(run_settings "$2" bar)
+    if [ ! -s "$out" ]; then
+        $OPSIM run "${CONFIG[bar]}" "${args[@]}" --set world.frame_time=$4 --set run.frames=$5 \
+            --set run.output_every=$5 --set world.iterations=$6 --set "body bar.stiffness=$7" --no-surface \
+            --out "$out" > /dev/null 2> "$out.err"
+        local status=$?
+        if [ $status != 0 ]; then
+            echo "$(verdict "$out.err") $(reason "$out.err")"
+            rm -f "$out.err"
+            return
+        fi
+        rm -f "$out.err"
+    fi
+    $OPSIM export "$out" /observables/tip/value |
+        awk -v fps="$(awk -v h=$4 'BEGIN { printf "%.0f", 1 / h }')" '{ v[NR] = $1; a = $1 < 0 ? -$1 : $1; if (a > big) big = a }
+            END { n = 2 * fps; if (n > NR) n = NR; s = 0; for (k = NR - n + 1; k <= NR; ++k) s += v[k];
+                  printf "ok %.17g %.17g\n", s / n, big }'
+}
+
+cell() { # LABEL SETTINGS SCENE
+    local label=$1 spec=$2 scene=$3 out=$RUNS/$1-$3
+    local -a conv run
+    mapfile -d '' conv < <(settings --solver "" "$(echo "$spec" | sed 's/^name=[^ ]* *//')" "$scene")
+    mapfile -d '' run < <(run_settings "$spec" "$scene")
+    local name=${spec%% *}
+    name=${name#name=}
+    local convergence ms recovery=– spread=– max_h=– max_k=– note=""
+    # convergence of one sub-step: the frames run the configured arap, the sub-step the variant
+    local status=0
+    [ -s "$out-converge.tsv" ] || $OPSIM converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" \
+        --iterations $ITERATIONS --repeats 3 --solver "name=$name" "${conv[@]}" --out "$out-converge.tsv" 2> "$out.err" ||
+        status=$?
+    if [ $status = 0 ]; then
+        convergence=$(converge_fields "$RUNS/reference-$scene.tsv" "$out-converge.tsv" "${NI[$scene]}")
+    else
+        local why
+        why=$(reason "$out.err")
+        convergence=$(printf '%s\t–\t–\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
+        note="$(verdict "$out.err"): $why"
+    fi
+    # ms per frame (and the collapse's recovery) from a run of the scene
+    status=0
+    if [ "$scene" = bar ]; then
+        local result
+        result=$(bar_run "$label" "$spec" i10-f30 0.033333333333333333 300 10 1e9)
+        if [ "${result%% *}" = ok ]; then
+            ms=$(median_ms "$RUNS/bar-$label-i10-f30.h5")
+        else
+            ms=${result%% *}
+            [ -n "$note" ] || note="${result%% *}: ${result#* }"
+        fi
+    elif [ -s "$out.h5" ] || { $OPSIM run "${CONFIG[$scene]}" "${run[@]}" --set world.log_energy=false \
+        --set run.frames=${FRAMES[$scene]} --set run.output_every=${FRAMES[$scene]} --no-surface \
+        --out "$out.h5" > /dev/null 2> "$out.err" || { status=$?; false; }; }; then
+        ms=$(median_ms "$out.h5")
+        if [ "$scene" = collapse ]; then
+            recovery=$($OPSIM export "$out.h5" /observables/shape_error/value |
+                awk '{ v[NR] = $1 } END { r = -1; for (i = NR; i >= 1; --i) { if (!(v[i] < 0.02)) break; r = i }
+                      if (r < 0) print "never in 5 s"; else printf "%.3f\n", (r - 1) / 30 }')
+        fi
+    else
+        ms=$(verdict "$out.err")
+        local why
+        why=$(reason "$out.err")
+        case $note in *"$why"*) ;; *) note="${note:+$note; }run $ms: $why" ;; esac
+        [ "$scene" != collapse ] || recovery=$ms
+    fi
+    if [ "$scene" = bar ]; then
+        # stiffness: Fig. 3's five settings
+        local values="" setting result
+        for setting in "i10-f30 0.033333333333333333 300 10" "i100-f30 0.033333333333333333 300 100" \
+            "i1000-f30 0.033333333333333333 300 1000" "i10-f60 0.016666666666666666 600 10" \
+            "i10-f120 0.0083333333333333332 1200 10"; do
+            set -- $setting
+            result=$(bar_run "$label" "$spec" "$1" "$2" "$3" "$4" 1e9)
+            if [ "${result%% *}" != ok ]; then
+                values=failed
+                spread="${result%% *}"
+                [ "$1" = i10-f30 ] || spread="$spread at $1"
+                case $note in *"${result#* }"*) ;; *) note="${note:+$note; }$spread: ${result#* }" ;; esac
+                break
+            fi
+            values="$values $(echo "$result" | cut -d' ' -f2)"
+        done
+        [ "$values" = failed ] || spread=$(echo "$values" | awk '{ lo = 1e300; hi = -1e300;
+            for (i = 1; i <= NF; ++i) { a = $i < 0 ? -$i : $i; if (a < lo) lo = a; if (a > hi) hi = a }
+            printf "%.3f", (lo > 0 ? hi / lo : -1) }')
+        # robustness: the largest stable h, the largest stable k (every value of the range is run)
+        local fps frames best=none refused=0
+        for fps in 240 120 60 30 15 10; do
+            frames=$((5 * fps))
+            result=$(bar_run "$label" "$spec" h$fps "$(awk -v f=$fps 'BEGIN { printf "%.17g", 1 / f }')" $frames 10 1e9)
+            set -- $result
+            [ "$1" != refused ] || refused=1
+            if [ "$1" = ok ] && awk -v d="$3" 'BEGIN { exit !(d <= 10) }'; then best=1/$fps; fi
+        done
+        [ $refused = 0 ] || best=refused
+        max_h=$([ "$best" = 1/10 ] && echo "≥1/10" || echo "$best")
+        best=none
+        for k in 1e6 1e7 1e8 1e9 1e10 1e11; do
+            result=$(bar_run "$label" "$spec" k$k 0.033333333333333333 150 10 $k)
+            set -- $result
+            [ "$1" != refused ] || refused=1
+            if [ "$1" = ok ] && awk -v d="$3" 'BEGIN { exit !(d <= 10) }'; then best=$k; fi
+        done
+        [ $refused = 0 ] || best=refused
+        max_k=$([ "$best" = 1e11 ] && echo "≥1e11" || echo "$best")
+    fi
+    rm -f "$out.err"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$scene" "$ms" "$convergence" "$recovery" "$spread" \
+        "$max_h" "$max_k" "$note" > "$out.line"
+}
+
+# ---- the jobs, JOBS at a time ---------------------------------------------------------------
+throttle() { while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done; }
+
+failed=0
+for scene in $SCENES; do
+    for job in "reference $scene" "rho $scene gs" "rho $scene jacobi"; do
+        throttle
+        prerequisite $job &
+    done
+done
+while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
+[ $failed = 0 ] || { echo "variants.sh: a reference or rho estimate failed" >&2; exit 1; }
+
+mapfile -t VARIANTS < <(variants)
+for scene in $SCENES; do
+    for entry in "${VARIANTS[@]}"; do
+        throttle
+        cell "${entry%%	*}" "${entry#*	}" "$scene" &
+    done
+done
+wait
+
+tmp=$OUT/matrix.tsv.$$.tmp
+printf '# variant\tscene\tms_per_frame\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
+for entry in "${VARIANTS[@]}"; do
+    for scene in $SCENES; do
+        line=$RUNS/${entry%%	*}-$scene.line
+        [ -s "$line" ] || { echo "variants.sh: no result for ${entry%%	*} on $scene" >&2; rm -f "$tmp"; exit 1; }
+        cat "$line" >> "$tmp"
+    done
+done
+mv "$tmp" "$OUT/matrix.tsv"
