@@ -100,7 +100,11 @@ static void test_damaged_heap_is_refused(void **state)
         snprintf(file, sizeof file, "%s", test_tmp_path(".h5"));
         snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
         assert_int_equal(test_shell("gzip -dc '%s' > '%s'", fixtures[f], file), 0);
-        snprintf(command, sizeof command, "timeout 30 bin/opsim info '%s'", file);
+        /* under AddressSanitizer (make test SANITIZE=1) the library's wild memcpy and SIGSEGV
+         * must stay a signal for opsim's guard to see, and its huge allocation a NULL for HDF5 to
+         * report, not become ASan's report and exit status: libhdf5's bug, not opsim's */
+        snprintf(command, sizeof command, "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:handle_segv=0:replace_intrin=0:allocator_may_return_null=1\" timeout 30 bin/opsim info '%s'",
+                 file);
         int status = run_logged(log, command);
         if (status != 65 && status != 74)
             fail_msg("%s: exit status %d", fixtures[f], status);
