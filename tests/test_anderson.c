@@ -35,20 +35,6 @@ static void step(op_scene *scene, long *rejections)
         fail_msg("%s", ctx.message);
 }
 
-static void assert_states_bitwise_equal(const op_world *a, const op_world *b, int frame)
-{
-    assert_int_equal(a->body_count, b->body_count);
-    for (int k = 0; k < a->body_count; ++k) {
-        const op_state *s = &a->bodies[k].state, *t = &b->bodies[k].state;
-        size_t n = (size_t)s->particle_count;
-        if (memcmp(s->position, t->position, 3 * n * sizeof(double)) ||
-            memcmp(s->rotation, t->rotation, 9 * n * sizeof(double)) ||
-            memcmp(s->velocity, t->velocity, 3 * n * sizeof(double)) ||
-            memcmp(s->rotation_rate, t->rotation_rate, 9 * n * sizeof(double)))
-            fail_msg("frame %d: body %s differs", frame, a->bodies[k].name);
-    }
-}
-
 /* ---- the least squares ------------------------------------------------------------------- */
 
 static void test_least_squares_known_answer(void **state)
@@ -228,20 +214,7 @@ static void test_threads_give_the_same_bits(void **state)
 {
     (void)state;
     const char *overrides[] = { "solver.anderson=on", NULL };
-    op_scene one, two;
-    load(&one, "experiments/fig6-bunny.ini", overrides);
-    load(&two, "experiments/fig6-bunny.ini", overrides);
-    assert_true(one.world.parallel);
-    for (int frame = 1; frame <= 4; ++frame) {
-        omp_set_num_threads(1);
-        step(&one, NULL);
-        omp_set_num_threads(2);
-        step(&two, NULL);
-        assert_states_bitwise_equal(&one.world, &two.world, frame);
-    }
-    omp_set_num_threads(1);
-    op_scene_free(&one);
-    op_scene_free(&two);
+    assert_same_bits_on_one_and_two_threads("experiments/fig6-bunny.ini", overrides, 4);
 }
 
 static const char *load_fails(const char *config, const char *const *overrides)

@@ -202,35 +202,11 @@ static void test_energy_never_rises_through_frames(void **state)
     check_frames_monotone("experiments/fig1.ini", 20);
 }
 
-static void assert_states_bitwise_equal(const op_world *a, const op_world *b, int frame)
-{
-    for (int k = 0; k < a->body_count; ++k) {
-        const op_state *s = &a->bodies[k].state, *t = &b->bodies[k].state;
-        size_t n = (size_t)s->particle_count;
-        if (memcmp(s->position, t->position, 3 * n * sizeof(double)) ||
-            memcmp(s->rotation, t->rotation, 9 * n * sizeof(double)))
-            fail_msg("frame %d: body %s differs", frame, a->bodies[k].name);
-    }
-}
-
 static void test_threads_give_the_same_bits(void **state)
 {
     (void)state;
     const char *lbfgs[] = { "solver.name=arap-lbfgs", NULL };
-    op_scene one, two;
-    load(&one, "experiments/fig6-bunny.ini", lbfgs);
-    load(&two, "experiments/fig6-bunny.ini", lbfgs);
-    assert_true(one.world.parallel);
-    for (int frame = 1; frame <= 4; ++frame) {
-        omp_set_num_threads(1);
-        step(&one, NULL);
-        omp_set_num_threads(2);
-        step(&two, NULL);
-        assert_states_bitwise_equal(&one.world, &two.world, frame);
-    }
-    omp_set_num_threads(1);
-    op_scene_free(&one);
-    op_scene_free(&two);
+    assert_same_bits_on_one_and_two_threads("experiments/fig6-bunny.ini", lbfgs, 4);
 }
 
 static void test_refusals_name_the_option(void **state)

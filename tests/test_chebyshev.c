@@ -53,20 +53,6 @@ static void step(op_scene *scene)
         fail_msg("%s", ctx.message);
 }
 
-static void assert_states_bitwise_equal(const op_world *a, const op_world *b, int frame)
-{
-    assert_int_equal(a->body_count, b->body_count);
-    for (int k = 0; k < a->body_count; ++k) {
-        const op_state *s = &a->bodies[k].state, *t = &b->bodies[k].state;
-        size_t n = (size_t)s->particle_count;
-        if (memcmp(s->position, t->position, 3 * n * sizeof(double)) ||
-            memcmp(s->rotation, t->rotation, 9 * n * sizeof(double)) ||
-            memcmp(s->velocity, t->velocity, 3 * n * sizeof(double)) ||
-            memcmp(s->rotation_rate, t->rotation_rate, 9 * n * sizeof(double)))
-            fail_msg("frame %d: body %s differs from the plain run", frame, a->bodies[k].name);
-    }
-}
-
 /* ρ = 0, γ = 1: every ω is 1, and the world must leave every iterate as the variant made it. */
 static void check_rho_zero_is_plain(const char *config, const char *rotations, int with_rotations, int frames)
 {

@@ -1,6 +1,10 @@
-/* Loading an experiment config in a test: a failure fails the test with the loader's message. */
+/* Loading an experiment config in a test (a failure fails the test with the loader's message),
+ * and comparing the worlds of two loaded scenes bit for bit. */
 #ifndef OPSIM_TEST_SCENE_LOAD_H
 #define OPSIM_TEST_SCENE_LOAD_H
+
+#include <omp.h>
+#include <string.h>
 
 #include "scene.h"
 #include "test_util.h"
@@ -15,6 +19,48 @@ static inline void test_load_scene(op_scene *scene, const char *config, const ch
     op_ctx_init(&ctx);
     if (op_scene_load(&ctx, config, count, overrides, scene) != OP_OK)
         fail_msg("%s", ctx.message);
+}
+
+/* Every body's position, rotation, velocity and rotation rate, bit for bit. */
+static inline void assert_states_bitwise_equal(const op_world *a, const op_world *b, int frame)
+{
+    assert_int_equal(a->body_count, b->body_count);
+    for (int k = 0; k < a->body_count; ++k) {
+        const op_state *s = &a->bodies[k].state, *t = &b->bodies[k].state;
+        size_t n = (size_t)s->particle_count;
+        if (memcmp(s->position, t->position, 3 * n * sizeof(double)) ||
+            memcmp(s->rotation, t->rotation, 9 * n * sizeof(double)) ||
+            memcmp(s->velocity, t->velocity, 3 * n * sizeof(double)) ||
+            memcmp(s->rotation_rate, t->rotation_rate, 9 * n * sizeof(double)))
+            fail_msg("frame %d: body %s differs", frame, a->bodies[k].name);
+    }
+}
+
+/* `frames` frames of `config` with `overrides` (energy logging off) on one thread and on two give
+ * every body's state bit for bit after each; the scene must share its bodies between threads. */
+static inline void assert_same_bits_on_one_and_two_threads(const char *config, const char *const *overrides,
+                                                           int frames)
+{
+    op_scene one, two;
+    test_load_scene(&one, config, overrides);
+    test_load_scene(&two, config, overrides);
+    one.world.def.log_energy = two.world.def.log_energy = 0;
+    assert_true(one.world.parallel);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    for (int frame = 1; frame <= frames; ++frame) {
+        op_frame_stats stats = { 0 };
+        omp_set_num_threads(1);
+        if (op_world_step(&ctx, &one.world, &stats) != OP_OK)
+            fail_msg("%s", ctx.message);
+        omp_set_num_threads(2);
+        if (op_world_step(&ctx, &two.world, &stats) != OP_OK)
+            fail_msg("%s", ctx.message);
+        assert_states_bitwise_equal(&one.world, &two.world, frame);
+    }
+    omp_set_num_threads(1);
+    op_scene_free(&one);
+    op_scene_free(&two);
 }
 
 #endif
