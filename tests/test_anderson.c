@@ -6,6 +6,7 @@
  * Gauss–Seidel; pins never move; 1 and 2 threads give the same bits; bad options are refused
  * naming the option, Anderson with Chebyshev naming both. */
 #include "test_scene_load.h"
+#include "test_solver.h"
 #include "test_util.h"
 
 #include <omp.h>
@@ -150,17 +151,6 @@ static long substep_energies(int frames, int m, int iterations, double *energy)
     long rejections = op_anderson_take_rejections(&w->anderson[0]);
     op_scene_free(&scene);
     return rejections;
-}
-
-static int iterations_to(const double *energy, int iterations, double e_star, double tol)
-{
-    int reached = -1;
-    for (int k = iterations; k >= 0; --k) {
-        if (fabs(energy[k] - e_star) / (energy[0] - e_star) > tol)
-            break;
-        reached = k;
-    }
-    return reached;
 }
 
 static void test_safeguard_and_gain(void **state)

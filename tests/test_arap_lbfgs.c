@@ -6,6 +6,7 @@
  * it reaches 1e-6 on the Fig. 5 sub-step in fewer iterations than plain Gauss–Seidel; 1 and 2
  * threads give the same bits; Chebyshev, Anderson and bad lbfgs_m values are refused. */
 #include "test_scene_load.h"
+#include "test_solver.h"
 #include "test_util.h"
 
 #include <omp.h>
@@ -137,17 +138,6 @@ static void substep_energies(const char *const *study, int iterations, double *e
     free(seconds);
     op_scene_free(&scene);
     op_scene_free(&second);
-}
-
-static int iterations_to(const double *energy, int iterations, double e_star, double tol)
-{
-    int reached = -1;
-    for (int k = iterations; k >= 0; --k) {
-        if (fabs(energy[k] - e_star) / (energy[0] - e_star) > tol)
-            break;
-        reached = k;
-    }
-    return reached;
 }
 
 static void test_monotone_and_faster_on_the_fig5_substep(void **state)

@@ -5,6 +5,7 @@
  * settings. Scenes come from the experiments/ configs; a world is "cloned" by loading its scene twice
  * and stepping both alike. */
 #include "test_scene_load.h"
+#include "test_solver.h"
 #include "test_util.h"
 
 #include <stdio.h>
@@ -149,19 +150,6 @@ static void substep_energies(const char *config, int frames, double rho, int rot
         energy[k + 1] = op_world_energy(w, h, NULL);
     }
     op_scene_free(&scene);
-}
-
-/* The first k from which (E_j − E*)/(E_0 − E*) stays within tol for every j ≥ k of the run
- * (|·|: an accelerated run may dip below E* by rounding or overshoot); −1 if never. */
-static int iterations_to(const double *energy, int iterations, double e_star, double tol)
-{
-    int reached = -1;
-    for (int k = iterations; k >= 0; --k) {
-        if (fabs(energy[k] - e_star) / (energy[0] - e_star) > tol)
-            break;
-        reached = k;
-    }
-    return reached;
 }
 
 static void test_chebyshev_gauss_seidel_converges_faster(void **state)

@@ -1,9 +1,10 @@
 /* What the tests of a solver variant share: its settings from "key=value" pairs, as a config's
- * [solver] section gives them, and a clock that prints each test's time (cmocka's setup and
- * teardown). */
+ * [solver] section gives them, a clock that prints each test's time (cmocka's setup and
+ * teardown), and how many iterations a run of energies took to converge. */
 #ifndef OPSIM_TEST_SOLVER_H
 #define OPSIM_TEST_SOLVER_H
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,20 @@ static inline int clock_stop(void **state)
     (void)state;
     print_message("    %.3f s\n", op_now() - test_started);
     return 0;
+}
+
+/* The first k from which (E_j − E*)/(E_0 − E*) stays within tol for every j ≥ k of the run's
+ * energy[0 .. iterations] (|·|: an accelerated run may dip below E* by rounding or overshoot);
+ * −1 if never. */
+static inline int iterations_to(const double *energy, int iterations, double e_star, double tol)
+{
+    int reached = -1;
+    for (int k = iterations; k >= 0; --k) {
+        if (fabs(energy[k] - e_star) / (energy[0] - e_star) > tol)
+            break;
+        reached = k;
+    }
+    return reached;
 }
 
 #endif
