@@ -207,22 +207,6 @@ static void test_threads_give_the_same_bits(void **state)
     assert_same_bits_on_one_and_two_threads("experiments/fig6-bunny.ini", overrides, 4);
 }
 
-static const char *load_fails(const char *config, const char *const *overrides)
-{
-    static op_ctx ctx;
-    int count = 0;
-    while (overrides[count])
-        ++count;
-    op_ctx_init(&ctx);
-    op_scene scene;
-    if (op_scene_load(&ctx, config, count, overrides, &scene) == OP_OK) {
-        op_scene_free(&scene);
-        fail_msg("%s loaded with %s", config, overrides[count - 1]);
-    }
-    print_message("%s -> %s\n", overrides[count - 1], ctx.message);
-    return ctx.message;
-}
-
 static void test_bad_options_name_the_option(void **state)
 {
     (void)state;

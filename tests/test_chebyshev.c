@@ -28,23 +28,6 @@ static void load(op_scene *scene, const char *config, const char *const *overrid
     scene->world.def.log_energy = 0;
 }
 
-/* The failure message of loading `config` with `overrides`, which must fail. */
-static const char *load_fails(const char *config, const char *const *overrides)
-{
-    static op_ctx ctx;
-    int count = 0;
-    while (overrides[count])
-        ++count;
-    op_ctx_init(&ctx);
-    op_scene scene;
-    if (op_scene_load(&ctx, config, count, overrides, &scene) == OP_OK) {
-        op_scene_free(&scene);
-        fail_msg("%s loaded with %s", config, overrides[count - 1]);
-    }
-    print_message("%s -> %s\n", overrides[count - 1], ctx.message);
-    return ctx.message;
-}
-
 static void step(op_scene *scene)
 {
     op_ctx ctx;

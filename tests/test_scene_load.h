@@ -21,6 +21,24 @@ static inline void test_load_scene(op_scene *scene, const char *config, const ch
         fail_msg("%s", ctx.message);
 }
 
+/* The failure message of loading `config` with `overrides` (NULL-terminated, at least one), which
+ * must fail; printed with the last override. */
+static inline const char *load_fails(const char *config, const char *const *overrides)
+{
+    static op_ctx ctx;
+    int count = 0;
+    while (overrides[count])
+        ++count;
+    op_ctx_init(&ctx);
+    op_scene scene;
+    if (op_scene_load(&ctx, config, count, overrides, &scene) == OP_OK) {
+        op_scene_free(&scene);
+        fail_msg("%s loaded with %s", config, overrides[count - 1]);
+    }
+    print_message("%s -> %s\n", overrides[count - 1], ctx.message);
+    return ctx.message;
+}
+
 /* Every body's position, rotation, velocity and rotation rate, bit for bit. */
 static inline void assert_states_bitwise_equal(const op_world *a, const op_world *b, int frame)
 {

@@ -284,21 +284,6 @@ static void test_more_iterations_or_stiffer_alpha_sag_less(void **state)
 
 /* ---- rigid motion --------------------------------------------------------------------- */
 
-/* max over edges of | |x_i − x_j| − |x̄_i − x̄_j| | / |x̄_i − x̄_j| */
-static double worst_edge_strain(const op_body *body)
-{
-    const op_graph *g = body->graph;
-    double worst = 0;
-    for (int i = 0; i < g->particle_count; ++i)
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            int j = g->adjacency[e];
-            double rest = sqrt(v3_dist2(&g->rest_position[3 * i], &g->rest_position[3 * j]));
-            double now = sqrt(v3_dist2(&body->state.position[3 * i], &body->state.position[3 * j]));
-            worst = fmax(worst, fabs(now - rest) / rest);
-        }
-    return worst;
-}
-
 static void test_rigid_motion_stays_rigid(void **state)
 {
     (void)state;

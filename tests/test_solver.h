@@ -1,6 +1,7 @@
 /* What the tests of a solver variant share: its settings from "key=value" pairs, as a config's
  * [solver] section gives them, a clock that prints each test's time (cmocka's setup and
- * teardown), and how many iterations a run of energies took to converge. */
+ * teardown), a body's worst edge strain, and how many iterations a run of energies took to
+ * converge. */
 #ifndef OPSIM_TEST_SOLVER_H
 #define OPSIM_TEST_SOLVER_H
 
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "math3.h"
 #include "solver.h"
 #include "test_util.h"
 #include "timer.h"
@@ -40,6 +42,22 @@ static inline int clock_stop(void **state)
     (void)state;
     print_message("    %.3f s\n", op_now() - test_started);
     return 0;
+}
+
+/* The largest relative change of an edge's length from its rest length,
+ * max over edges of | |x_i − x_j| − |x̄_i − x̄_j| | / |x̄_i − x̄_j|. */
+static inline double worst_edge_strain(const op_body *body)
+{
+    const op_graph *g = body->graph;
+    double worst = 0;
+    for (int i = 0; i < g->particle_count; ++i)
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+            int j = g->adjacency[e];
+            double rest = sqrt(v3_dist2(&g->rest_position[3 * i], &g->rest_position[3 * j]));
+            double now = sqrt(v3_dist2(&body->state.position[3 * i], &body->state.position[3 * j]));
+            worst = fmax(worst, fabs(now - rest) / rest);
+        }
+    return worst;
 }
 
 /* The first k from which (E_j − E*)/(E_0 − E*) stays within tol for every j ≥ k of the run's
