@@ -235,13 +235,9 @@ static void test_run_file_records_rejections(void **state)
     const char *overrides[] = { "run.frames=3", "solver.anderson=on", "solver.anderson_m=3", NULL };
     op_scene scene;
     load(&scene, "experiments/fig4.ini", overrides);
+    const char *path = test_record_scene(&scene);
     op_ctx ctx;
     op_ctx_init(&ctx);
-    const char *path = test_tmp_path(".h5");
-    op_provenance prov = { .command_line = "test", .config_text = scene.config_text, .seed = 0 };
-    if (op_record_run(&ctx, &scene, path, &prov, NULL) != OP_OK)
-        fail_msg("%s", ctx.message);
-    op_scene_free(&scene);
     int64_t enabled = 0, m = 0;
     assert_int_equal(op_runfile_read_attribute_int(&ctx, path, "/parameters", "anderson", &enabled), OP_OK);
     assert_int_equal(op_runfile_read_attribute_int(&ctx, path, "/parameters", "anderson_m", &m), OP_OK);

@@ -289,13 +289,9 @@ static void test_run_file_records_settings(void **state)
     op_scene scene;
     load(&scene, "experiments/fig4.ini", overrides);
     scene.world.def.log_energy = 1;
+    const char *path = test_record_scene(&scene);
     op_ctx ctx;
     op_ctx_init(&ctx);
-    const char *path = test_tmp_path(".h5");
-    op_provenance prov = { .command_line = "test", .config_text = scene.config_text, .seed = 0 };
-    if (op_record_run(&ctx, &scene, path, &prov, NULL) != OP_OK)
-        fail_msg("%s", ctx.message);
-    op_scene_free(&scene);
     double rho = 0.0, gamma = 0.0;
     int64_t enabled = 0, delay = 0;
     assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/parameters", "chebyshev_rho", &rho), OP_OK);

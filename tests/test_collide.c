@@ -18,6 +18,7 @@
 #include "random_cloud.h"
 #include "record.h"
 #include "scene.h"
+#include "test_scene_load.h"
 #include "test_util.h"
 
 /* ---- helpers ---- */
@@ -747,13 +748,9 @@ static void test_run_file_records_the_contacts(void **state)
     op_scene_free(&direct);
     assert_true(contacts[FRAMES - 1] > 0 && floor_contacts[FRAMES - 1] > 0);
 
-    const char *path = test_tmp_path(".h5");
+    const char *path = test_record_scene(&scene);
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_provenance prov = { .command_line = "test", .config_text = scene.config_text, .seed = 0 };
-    if (op_record_run(&ctx, &scene, path, &prov, NULL) != OP_OK)
-        fail_msg("%s", ctx.message);
-    op_scene_free(&scene);
     int64_t read_int[FRAMES];
     double read_double[FRAMES];
     const struct {

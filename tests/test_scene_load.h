@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <string.h>
 
+#include "record.h"
 #include "scene.h"
 #include "test_util.h"
 
@@ -19,6 +20,19 @@ static inline void test_load_scene(op_scene *scene, const char *config, const ch
     op_ctx_init(&ctx);
     if (op_scene_load(&ctx, config, count, overrides, scene) != OP_OK)
         fail_msg("%s", ctx.message);
+}
+
+/* The scene recorded into a run file under the test's temporary path, then freed; the path. */
+static inline const char *test_record_scene(op_scene *scene)
+{
+    const char *path = test_tmp_path(".h5");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_provenance prov = { .command_line = "test", .config_text = scene->config_text, .seed = 0 };
+    if (op_record_run(&ctx, scene, path, &prov, NULL) != OP_OK)
+        fail_msg("%s", ctx.message);
+    op_scene_free(scene);
+    return path;
 }
 
 /* The failure message of loading `config` with `overrides` (NULL-terminated, at least one), which
