@@ -175,8 +175,12 @@ int op_broad_phase_refresh(op_ctx *ctx, op_broad_phase *bp, int count, const dou
                            const int *group, double margin, const unsigned char *moved);
 void op_broad_phase_free(op_broad_phase *bp);
 
+/* The order of the passes (above, "Resolution"): pairs in colours, each resolved from what the
+ * pairs before it left (the default), or every pair from what the pass started with. */
+enum { OP_CONTACT_ORDER_COLOURS = 0, OP_CONTACT_ORDER_JACOBI = 1 };
 typedef struct op_contact_def {
-    int passes;      /* Jacobi passes, at least 1 */
+    int passes;      /* passes, at least 1 */
+    int order;       /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI */
     int floor;       /* 1: the floor y = floor_height bounds every pass (see above) */
     double floor_height;
     double margin;   /* m, added to the broad phase's threshold */
@@ -219,6 +223,14 @@ typedef struct op_collider {
     int laid_out_bodies;         /* bodies of the layout (body_start, bound, group); 0: none yet */
     const op_graph **laid_out_graph; /* [bodies] their graphs */
     struct op_contact *contact;  /* [pairs] one pass's correction of each pair */
+    int *colour;                 /* [pairs] each pair's colour (OP_CONTACT_ORDER_COLOURS) */
+    int *colour_order;           /* [pairs] the pairs colour by colour, in pair order within one */
+    int colours, colour_capacity;
+    int *colour_start;           /* [colours + 1] where each colour starts in colour_order */
+    unsigned char *colour_taken; /* [colour_capacity] the colouring's workspace, all 0 between pairs */
+    int *moved_at;               /* [n] the step of the passes (colour by colour, from 1) that last
+                                    moved each involved particle, 0 when none has */
+    int *evaluated_at;           /* [pairs] the step that last evaluated each pair */
     unsigned char *touched;      /* [pairs] penetrated in some pass */
     unsigned char *active;       /* [pairs] penetrating, with a particle free to move, in this
                                     pass: apart from the records so that the counts read 1 byte */
