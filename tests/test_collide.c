@@ -796,6 +796,10 @@ static void test_run_file_records_the_contacts(void **state)
                                sizeof *energy);
     assert_non_null(energy);
     op_frame_stats stats = { .energy = energy };
+    double smallest_radius = INFINITY;
+    for (int b = 0; b < direct.world.body_count; ++b)
+        for (int a = 0; a < 3 * direct.world.bodies[b].graph->particle_count; ++a)
+            smallest_radius = fmin(smallest_radius, direct.world.bodies[b].graph->radii[a]);
     for (int f = 0; f < FRAMES; ++f) {
         step(&direct, &stats);
         pairs[f] = stats.collision_pairs;
@@ -838,6 +842,13 @@ static void test_run_file_records_the_contacts(void **state)
     double passes;
     assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/parameters", "collision_passes", &passes), OP_OK);
     assert_close(passes, OP_COLLIDE_DEFAULT_PASSES, 0);
+    char order[16];
+    assert_int_equal(
+        op_runfile_read_attribute_string(&ctx, path, "/parameters", "collision_order", order, sizeof order), OP_OK);
+    assert_string_equal(order, "colours");
+    double smallest;
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/collision", "smallest_semi_axis", &smallest), OP_OK);
+    assert_memory_equal(&smallest, &smallest_radius, sizeof smallest);
     remove(path);
 }
 
