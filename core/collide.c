@@ -942,12 +942,8 @@ static void mark_colours(op_collider *c, int p, int k, unsigned char taken)
         c->colour_taken[c->colour[c->incidence[e]]] = taken;
 }
 
-/* The pairs coloured greedily in pair order, each the lowest colour that no earlier pair of
- * either of its particles has (so no two pairs of one colour share a particle, and at most
- * 2D − 1 colours for D pairs at the busiest particle), then listed colour by colour
- * (c->colour_order, c->colour_start, c->colours). One thread: a pair's colour depends on the
- * earlier ones'. */
-static int colour_pairs(op_ctx *ctx, op_collider *c, const op_pair *pairs, int pair_count)
+/* Room for colour_pairs: at most 2D − 1 colours for D pairs at the busiest particle. */
+static int reserve_colours(op_ctx *ctx, op_collider *c)
 {
     int most = 0;
     for (int p = 0; p < c->involved_count; ++p) {
@@ -962,6 +958,16 @@ static int colour_pairs(op_ctx *ctx, op_collider *c, const op_pair *pairs, int p
             return ctx->status;
         c->colour_capacity = (int)n;
     }
+    return OP_OK;
+}
+
+/* The pairs coloured greedily in pair order, each the lowest colour that no earlier pair of
+ * either of its particles has (so no two pairs of one colour share a particle, and at most
+ * 2D − 1 colours for D pairs at the busiest particle), then listed colour by colour
+ * (c->colour_order, c->colour_start, c->colours). One thread: a pair's colour depends on the
+ * earlier ones'. */
+static void colour_pairs(op_collider *c, const op_pair *pairs, int pair_count)
+{
     c->colours = 0;
     memset(c->colour_start, 0, ((size_t)c->colour_capacity + 1) * sizeof *c->colour_start);
     for (int k = 0; k < pair_count; ++k) {
@@ -983,7 +989,6 @@ static int colour_pairs(op_ctx *ctx, op_collider *c, const op_pair *pairs, int p
     for (int colour = c->colours; colour > 0; --colour)
         c->colour_start[colour] = c->colour_start[colour - 1];
     c->colour_start[0] = 0;
-    return OP_OK;
 }
 
 /* A pair's correction on particle q at step `step` of the passes, its share `share` of the shift
@@ -1010,12 +1015,30 @@ static int stale(const op_collider *c, const op_pair *pair, int k)
 /* OP_CONTACT_ORDER_COLOURS's passes, called by every thread of the region (collide.h,
  * "Resolution"): colour by colour, each pair of the colour evaluated from what the earlier
  * colours left and resolved at once; the pairs of one colour share no particle, so they run in
- * parallel. After the first pass only stale pairs are evaluated. Then every stale pair is
- * evaluated once more for what is left. Returns the deepest penetration left, the same in every
- * thread. */
+ * parallel. Every pair is first evaluated once in pair order (step 0), in parallel; when none
+ * penetrates nothing moves and the pairs are not even coloured (a resting scene whose bodies
+ * only come near). After that only stale pairs are evaluated, so the passes give what they
+ * would give evaluating every pair. Then every stale pair is evaluated once more for what is
+ * left. Returns the deepest penetration left, the same in every thread. */
 static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
 {
     int thread = omp_get_thread_num(), team = omp_get_num_threads();
+    struct pass_tally first = { 0, 0.0 };
+#pragma omp for schedule(static)
+    for (int k = 0; k < pair_count; ++k) {
+        c->evaluated_at[k] = 0;
+        c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, &c->contact[k]);
+        first.active += c->active[k];
+    }
+    c->tally[thread] = first; /* after the loop's barrier: the last call's tallies are read */
+#pragma omp barrier
+    int penetrating = 0;
+    for (int t = 0; t < team; ++t)
+        penetrating += c->tally[t].active;
+    if (penetrating == 0)
+        return 0.0;
+#pragma omp single
+    colour_pairs(c, pairs, pair_count);
     const int *order = c->colour_order, *start = c->colour_start;
     int step = 0; /* colour by colour over the passes, from 1: the particles start at 0 */
     for (int pass = 0; pass < def->passes; ++pass) {
@@ -1025,7 +1048,7 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
 #pragma omp for schedule(static)
             for (int e = start[colour]; e < start[colour + 1]; ++e) {
                 int k = order[e];
-                if (pass > 0 && !stale(c, &pairs[k], k))
+                if (!stale(c, &pairs[k], k))
                     continue;
                 struct op_contact *con = &c->contact[k];
                 c->evaluated_at[k] = step;
@@ -1088,7 +1111,7 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     }
     build_incidence(c, count, c->near, pair_count);
     const op_pair *pairs = c->near;
-    if (def->order == OP_CONTACT_ORDER_COLOURS && colour_pairs(ctx, c, pairs, pair_count) != OP_OK)
+    if (def->order == OP_CONTACT_ORDER_COLOURS && reserve_colours(ctx, c) != OP_OK)
         return ctx->status;
     for (int k = 0; k < pair_count; ++k)
         c->touched[k] = 0;
