@@ -54,16 +54,17 @@
  * for every thread count. After each particle's update the floor, when there is one, bounds it
  * (pushed back on top, downward velocity removed): the floor is immovable, so a pair cannot
  * resolve by pushing a particle into it. Passes stop early once no pair penetrates.
- *   colours (the default, Gauss–Seidel): the pairs are coloured greedily in pair order, each
- *     the lowest colour no earlier pair of either of its particles has, so no two pairs of one
- *     colour share a particle (at most 2D − 1 colours for D pairs at the busiest particle; one
- *     thread, a pass over each particle's incident pairs). A pass takes the colours in order;
- *     each pair of a colour is evaluated from what the earlier colours left and resolved in full
- *     at once, the pairs of a colour in parallel (they touch different particles, so any
- *     schedule gives the same bits). After the first pass a pair is evaluated again only when it
- *     penetrated at its last evaluation or one of its particles has moved since (a step count per
- *     particle and per pair); any other would evaluate to what it did. The penetration left is
- *     measured by one more evaluation of those pairs.
+ *   colours (the default, Gauss–Seidel): every pair is evaluated once, in parallel; when none
+ *     penetrates nothing moves and the call ends there. Otherwise the pairs are coloured
+ *     greedily in pair order, each the lowest colour no earlier pair of either of its particles
+ *     has, so no two pairs of one colour share a particle (at most 2D − 1 colours for D pairs at
+ *     the busiest particle; one thread, a pass over each particle's incident pairs). A pass
+ *     takes the colours in order; each pair of a colour is evaluated from what the earlier
+ *     colours left and resolved in full at once, the pairs of a colour in parallel (they touch
+ *     different particles, so any schedule gives the same bits). A pair is evaluated again only
+ *     when it penetrated at its last evaluation or one of its particles has moved since (a step
+ *     count per particle and per pair); any other would evaluate to what it did. The penetration
+ *     left is measured by one more evaluation of those pairs.
  *   jacobi (opsim's before issue 22): each pass computes every pair's correction from the
  *     positions and velocities the pass starts with (in parallel over pairs); each particle
  *     counts its penetrating pairs, then adds its share of each one's correction in canonical
