@@ -541,7 +541,7 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
         !RENEW(ctx, c->bound, n) ||
         !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
         !RENEW(ctx, c->incidence_start, n + 2) || !RENEW(ctx, c->searched_position, 3 * n) ||
-        !RENEW(ctx, c->involved, n) || !RENEW(ctx, c->moving, n))
+        !RENEW(ctx, c->involved, n) || !RENEW(ctx, c->moving, n) || !RENEW(ctx, c->moved_at, n))
         return ctx->status;
     free(c->shape);
     /* on lines of their own: a pair's two reads of a particle's shape touch one line each */
@@ -751,6 +751,7 @@ static void gather_involved(op_collider *c, const op_body *bodies, int q)
     op_support_matrix(shape->support, axes, &graph->radii[3 * i]);
     shape->inverse_mass = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
     shape->up = support_up(shape->support);
+    c->moved_at[q] = 0;
 }
 
 /* Particle q's position and velocity back into its body (the passes change no others); returns
@@ -856,6 +857,19 @@ static int count_touching(const op_collider *c, int q)
     return touching;
 }
 
+/* The floor, when there is one, puts particle q back on top and takes its downward velocity. */
+static void bound_by_floor(op_collider *c, const op_contact_def *def, int q)
+{
+    if (!def->floor)
+        return;
+    double *x = &c->position[3 * q], *v = &c->velocity[3 * q];
+    double depth = def->floor_height - (x[1] - c->shape[q].up);
+    if (depth > 0) {
+        x[1] += depth;
+        v[1] = op_max(0.0, v[1]);
+    }
+}
+
 /* Particle q's share of its penetrating pairs' corrections, each pair's divided by the larger
  * contact count of its two particles; then the floor, when there is one, puts q back on top and
  * takes its downward velocity. */
@@ -874,21 +888,210 @@ static void apply(op_collider *c, const op_pair *pairs, const op_contact_def *de
         v3_axpy(x, share, con->shift);
         v3_axpy(v, share, con->dv);
     }
-    if (def->floor) {
-        double depth = def->floor_height - (x[1] - c->shape[q].up);
-        if (depth > 0) {
-            x[1] += depth;
-            v[1] = op_max(0.0, v[1]);
+    bound_by_floor(c, def, q);
+}
+
+/* OP_CONTACT_ORDER_JACOBI's passes, called by every thread of the region (collide.h,
+ * "Resolution"): each pass evaluates every pair from the state the pass started with, then each
+ * particle takes its shares. Returns the deepest penetration left, the same in every thread. */
+static double jacobi_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
+{
+    int thread = omp_get_thread_num(), team = omp_get_num_threads();
+    const int *involved = c->involved, involved_count = c->involved_count;
+    for (int pass = 0;; ++pass) {
+        struct pass_tally mine = { 0, 0.0 };
+#pragma omp for schedule(static) nowait
+        for (int k = 0; k < pair_count; ++k) {
+            struct op_contact *con = &c->contact[k];
+            /* only touching particles moved in the last pass: a pair of two others would
+             * evaluate to what it did */
+            if (pass == 0 || c->touching[pairs[k].i] || c->touching[pairs[k].j])
+                c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
+            if (c->active[k]) {
+                ++mine.active;
+                mine.deepest = op_max(mine.deepest, con->penetration);
+                if (pass < def->passes)
+                    c->touched[k] = 1;
+            }
         }
+        c->tally[thread] = mine;
+#pragma omp barrier
+        /* the tallies are next written after the count's and the apply's barriers, which every
+         * thread reaches only after reading them here */
+        struct pass_tally all = { 0, 0.0 };
+        for (int t = 0; t < team; ++t) {
+            all.active += c->tally[t].active;
+            all.deepest = op_max(all.deepest, c->tally[t].deepest);
+        }
+        if (pass == def->passes || all.active == 0)
+            return all.deepest;
+#pragma omp for schedule(static)
+        for (int p = 0; p < involved_count; ++p)
+            c->touching[involved[p]] = count_touching(c, involved[p]);
+#pragma omp for schedule(static)
+        for (int p = 0; p < involved_count; ++p)
+            apply(c, pairs, def, involved[p]);
     }
+}
+
+/* Walks the pairs incident to particle p that come before pair k, setting the taken mark of
+ * each one's colour to `taken`. */
+static void mark_colours(op_collider *c, int p, int k, unsigned char taken)
+{
+    for (int e = c->incidence_start[p]; e < c->incidence_start[p + 1] && c->incidence[e] < k; ++e)
+        c->colour_taken[c->colour[c->incidence[e]]] = taken;
+}
+
+/* Room for colour_pairs: at most 2D − 1 colours for D pairs at the busiest particle. */
+static int reserve_colours(op_ctx *ctx, op_collider *c)
+{
+    int most = 0;
+    for (int p = 0; p < c->involved_count; ++p) {
+        int q = c->involved[p];
+        int degree = c->incidence_start[q + 1] - c->incidence_start[q];
+        most = degree > most ? degree : most;
+    }
+    if (2 * most + 1 > c->colour_capacity) {
+        size_t n = 2 * (size_t)most + 1;
+        c->colour_capacity = 0;
+        if (!RENEW(ctx, c->colour_start, n + 1) || !RENEW(ctx, c->colour_taken, n))
+            return ctx->status;
+        c->colour_capacity = (int)n;
+    }
+    return OP_OK;
+}
+
+/* The pairs coloured greedily in pair order, each the lowest colour that no earlier pair of
+ * either of its particles has (so no two pairs of one colour share a particle, and at most
+ * 2D − 1 colours for D pairs at the busiest particle), then listed colour by colour
+ * (c->colour_order, c->colour_start, c->colours). One thread: a pair's colour depends on the
+ * earlier ones'. */
+static void colour_pairs(op_collider *c, const op_pair *pairs, int pair_count)
+{
+    c->colours = 0;
+    memset(c->colour_start, 0, ((size_t)c->colour_capacity + 1) * sizeof *c->colour_start);
+    for (int k = 0; k < pair_count; ++k) {
+        mark_colours(c, pairs[k].i, k, 1);
+        mark_colours(c, pairs[k].j, k, 1);
+        int colour = 0;
+        while (c->colour_taken[colour])
+            ++colour;
+        mark_colours(c, pairs[k].i, k, 0);
+        mark_colours(c, pairs[k].j, k, 0);
+        c->colour[k] = colour;
+        c->colours = colour + 1 > c->colours ? colour + 1 : c->colours;
+        c->colour_start[colour + 1]++;
+    }
+    for (int colour = 0; colour < c->colours; ++colour)
+        c->colour_start[colour + 1] += c->colour_start[colour];
+    for (int k = 0; k < pair_count; ++k) /* shifts each start up by one colour, restored below */
+        c->colour_order[c->colour_start[c->colour[k]]++] = k;
+    for (int colour = c->colours; colour > 0; --colour)
+        c->colour_start[colour] = c->colour_start[colour - 1];
+    c->colour_start[0] = 0;
+}
+
+/* A pair's correction on particle q at step `step` of the passes, its share `share` of the shift
+ * and velocity change (minus for i), then the floor; pinned particles stay. */
+static void move_by_share(op_collider *c, const op_contact_def *def, int q, double share, const struct op_contact *con,
+                          int step)
+{
+    if (c->shape[q].inverse_mass == 0)
+        return;
+    c->moved_at[q] = step;
+    v3_axpy(&c->position[3 * q], share, con->shift);
+    v3_axpy(&c->velocity[3 * q], share, con->dv);
+    bound_by_floor(c, def, q);
+}
+
+/* Whether pair k, evaluated at a step of the passes, must be evaluated again: it penetrated
+ * then, or one of its particles has moved since. A pair of two particles that have not would
+ * evaluate to what it did. */
+static int stale(const op_collider *c, const op_pair *pair, int k)
+{
+    return c->active[k] || c->moved_at[pair->i] > c->evaluated_at[k] || c->moved_at[pair->j] > c->evaluated_at[k];
+}
+
+/* OP_CONTACT_ORDER_COLOURS's passes, called by every thread of the region (collide.h,
+ * "Resolution"): colour by colour, each pair of the colour evaluated from what the earlier
+ * colours left and resolved at once; the pairs of one colour share no particle, so they run in
+ * parallel. Every pair is first evaluated once in pair order (step 0), in parallel; when none
+ * penetrates nothing moves and the pairs are not even coloured (a resting scene whose bodies
+ * only come near). After that only stale pairs are evaluated, so the passes give what they
+ * would give evaluating every pair. Then every stale pair is evaluated once more for what is
+ * left. Returns the deepest penetration left, the same in every thread. */
+static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
+{
+    int thread = omp_get_thread_num(), team = omp_get_num_threads();
+    struct pass_tally first = { 0, 0.0 };
+#pragma omp for schedule(static)
+    for (int k = 0; k < pair_count; ++k) {
+        c->evaluated_at[k] = 0;
+        c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, &c->contact[k]);
+        first.active += c->active[k];
+    }
+    c->tally[thread] = first; /* after the loop's barrier: the last call's tallies are read */
+#pragma omp barrier
+    int penetrating = 0;
+    for (int t = 0; t < team; ++t)
+        penetrating += c->tally[t].active;
+    if (penetrating == 0)
+        return 0.0;
+#pragma omp single
+    colour_pairs(c, pairs, pair_count);
+    const int *order = c->colour_order, *start = c->colour_start;
+    int step = 0; /* colour by colour over the passes, from 1: the particles start at 0 */
+    for (int pass = 0; pass < def->passes; ++pass) {
+        struct pass_tally mine = { 0, 0.0 };
+        for (int colour = 0; colour < c->colours; ++colour) {
+            ++step;
+#pragma omp for schedule(static)
+            for (int e = start[colour]; e < start[colour + 1]; ++e) {
+                int k = order[e];
+                if (!stale(c, &pairs[k], k))
+                    continue;
+                struct op_contact *con = &c->contact[k];
+                c->evaluated_at[k] = step;
+                c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
+                if (!c->active[k])
+                    continue;
+                ++mine.active;
+                c->touched[k] = 1;
+                move_by_share(c, def, pairs[k].i, -con->share_i, con, step);
+                move_by_share(c, def, pairs[k].j, con->share_j, con, step);
+            }
+        }
+        c->tally[thread] = mine;
+#pragma omp barrier
+        /* the tallies are next written after the colours' barriers, which every thread reaches
+         * only after reading them here */
+        int active = 0;
+        for (int t = 0; t < team; ++t)
+            active += c->tally[t].active;
+        if (active == 0) /* the pass moved nothing: another would not either */
+            break;
+    }
+    struct pass_tally mine = { 0, 0.0 };
+#pragma omp for schedule(static)
+    for (int k = 0; k < pair_count; ++k)
+        if (stale(c, &pairs[k], k) && evaluate(c, &pairs[k], def->friction, &c->contact[k]))
+            mine.deepest = op_max(mine.deepest, c->contact[k].penetration);
+    c->tally[thread] = mine; /* after the loop's barrier: every thread has read the last pass's */
+#pragma omp barrier
+    double deepest = 0.0;
+    for (int t = 0; t < team; ++t)
+        deepest = op_max(deepest, c->tally[t].deepest);
+    return deepest;
 }
 
 int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
                       op_contact_stats *stats)
 {
     *stats = (op_contact_stats){ 0 };
-    if (def->passes < 1 || !(isfinite(def->friction) && def->friction >= 0))
-        return OP_FAIL(ctx, OP_ERR_INVALID, "collisions: passes must be at least 1 and friction not negative");
+    if (def->passes < 1 || !(isfinite(def->friction) && def->friction >= 0) ||
+        (def->order != OP_CONTACT_ORDER_COLOURS && def->order != OP_CONTACT_ORDER_JACOBI))
+        return OP_FAIL(ctx, OP_ERR_INVALID,
+                       "collisions: passes must be at least 1, friction not negative and the order colours or jacobi");
     if (lay_out(ctx, c, bodies, body_count) != OP_OK)
         return ctx->status;
     int count = c->body_start[body_count];
@@ -901,12 +1104,17 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
         size_t n = (size_t)pair_count + (size_t)pair_count / 2;
         c->pair_capacity = 0;
         if (!RENEW(ctx, c->incidence, 2 * n) || !RENEW(ctx, c->contact, n) || !RENEW(ctx, c->touched, n) ||
-            !RENEW(ctx, c->active, n))
+            !RENEW(ctx, c->active, n) || !RENEW(ctx, c->colour, n) || !RENEW(ctx, c->colour_order, n) ||
+            !RENEW(ctx, c->evaluated_at, n))
             return ctx->status;
         c->pair_capacity = (int)n;
     }
     build_incidence(c, count, c->near, pair_count);
     const op_pair *pairs = c->near;
+    if (def->order == OP_CONTACT_ORDER_COLOURS && reserve_colours(ctx, c) != OP_OK)
+        return ctx->status;
+    for (int k = 0; k < pair_count; ++k)
+        c->touched[k] = 0;
     const int *involved = c->involved, involved_count = c->involved_count;
     /* One parallel region for the gathering, every pass and the scattering: its barriers cost
      * less than a fork per loop. Only the particles of some pair take part; the others'
@@ -916,48 +1124,14 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     double deepest = 0.0, below = 0.0;
 #pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
     {
-        int thread = omp_get_thread_num(), team = omp_get_num_threads();
 #pragma omp for schedule(static)
         for (int p = 0; p < involved_count; ++p)
             gather_involved(c, bodies, involved[p]);
-        for (int pass = 0; pair_count > 0; ++pass) {
-            struct pass_tally mine = { 0, 0.0 };
-#pragma omp for schedule(static) nowait
-            for (int k = 0; k < pair_count; ++k) {
-                struct op_contact *con = &c->contact[k];
-                /* only touching particles moved in the last pass: a pair of two others would
-                 * evaluate to what it did */
-                if (pass == 0 || c->touching[pairs[k].i] || c->touching[pairs[k].j])
-                    c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
-                if (pass == 0) /* which evaluates every pair */
-                    c->touched[k] = c->active[k];
-                if (c->active[k]) {
-                    ++mine.active;
-                    mine.deepest = op_max(mine.deepest, con->penetration);
-                    if (pass < def->passes)
-                        c->touched[k] = 1;
-                }
-            }
-            c->tally[thread] = mine;
-#pragma omp barrier
-            /* the tallies are next written after the count's and the apply's barriers, which
-             * every thread reaches only after reading them here */
-            struct pass_tally all = { 0, 0.0 };
-            for (int t = 0; t < team; ++t) {
-                all.active += c->tally[t].active;
-                all.deepest = op_max(all.deepest, c->tally[t].deepest);
-            }
-            if (pass == def->passes || all.active == 0) {
-                if (thread == 0)
-                    deepest = all.deepest;
-                break;
-            }
-#pragma omp for schedule(static)
-            for (int p = 0; p < involved_count; ++p)
-                c->touching[involved[p]] = count_touching(c, involved[p]);
-#pragma omp for schedule(static)
-            for (int p = 0; p < involved_count; ++p)
-                apply(c, pairs, def, involved[p]);
+        if (pair_count > 0) {
+            double left = def->order == OP_CONTACT_ORDER_JACOBI ? jacobi_passes(c, pairs, pair_count, def)
+                                                                : colour_passes(c, pairs, pair_count, def);
+            if (omp_get_thread_num() == 0)
+                deepest = left;
         }
 #pragma omp for schedule(static) reduction(max : below)
         for (int p = 0; p < involved_count; ++p)
@@ -984,6 +1158,12 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->contact);
     OP_FREE(c->touched);
     OP_FREE(c->active);
+    OP_FREE(c->colour);
+    OP_FREE(c->colour_order);
+    OP_FREE(c->colour_start);
+    OP_FREE(c->colour_taken);
+    OP_FREE(c->moved_at);
+    OP_FREE(c->evaluated_at);
     OP_FREE(c->searched_position);
     OP_FREE(c->moving);
     OP_FREE(c->thread_near);
@@ -994,6 +1174,6 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->shape);
     OP_FREE(c->body_start);
     OP_FREE(c->laid_out_graph);
-    c->body_capacity = c->laid_out_bodies = c->thread_capacity = 0;
+    c->body_capacity = c->laid_out_bodies = c->thread_capacity = c->colour_capacity = c->colours = 0;
     c->capacity = c->pair_capacity = c->near_capacity = c->near_count = c->searched_count = 0;
 }

@@ -46,31 +46,45 @@
  * tangential velocity v_t, split by inverse mass as the separation is: the floor's rule between
  * two moving particles. μ is the world's friction, for both.
  *
- * Resolution: Jacobi passes. A particle can touch several particles of other bodies; resolving
- * pairs one after another (Gauss–Seidel) would depend on the order and could not be split
- * between threads without changing the result. Each pass computes every pair's correction from
- * the positions and velocities the pass starts with (in parallel over pairs); each particle
- * counts its penetrating pairs, then adds its share of each one's correction in canonical pair
- * order (a CSR of the pairs incident to each particle), the pair's correction divided by the
- * larger count of its two particles (in parallel over particles). Dividing both ends of a pair by
- * the same number keeps the corrections equal and opposite, so contacts never move a pile's
- * centre of mass or change its momentum; dividing each particle by its own count, as constraint
- * averaging does, would, and makes resting stacks creep. After each particle's update the floor,
- * when there is one, bounds it (pushed back on top, downward velocity removed): the floor is
- * immovable, so a pair cannot resolve by pushing a particle into it. The result is bitwise the
- * same for every thread count; passes stop early once no pair penetrates. Only the particles
- * of some candidate pair take part in a pass (of the others only the centres are gathered, and
- * nothing is written back), and a pass re-evaluates only the pairs with a
- * particle that the previous pass moved (one in a penetrating pair): any other pair would
- * evaluate to exactly what it did. Along a pair's normal, h comes from six numbers per particle
- * formed once per call (op_support_along).
+ * Resolution: passes over the pairs, in one of two orders (op_contact_def.order, `[world]
+ * collision_order`). A particle can touch several particles of other bodies. Both orders keep
+ * each pair's correction equal and opposite, so contacts never move a pile's centre of mass or
+ * change its momentum (dividing each particle's corrections by its own count, as constraint
+ * averaging does, would, and makes resting stacks creep), and both give bitwise the same result
+ * for every thread count. After each particle's update the floor, when there is one, bounds it
+ * (pushed back on top, downward velocity removed): the floor is immovable, so a pair cannot
+ * resolve by pushing a particle into it. Passes stop early once no pair penetrates.
+ *   colours (the default, Gauss–Seidel): every pair is evaluated once, in parallel; when none
+ *     penetrates nothing moves and the call ends there. Otherwise the pairs are coloured
+ *     greedily in pair order, each the lowest colour no earlier pair of either of its particles
+ *     has, so no two pairs of one colour share a particle (at most 2D − 1 colours for D pairs at
+ *     the busiest particle; one thread, a pass over each particle's incident pairs). A pass
+ *     takes the colours in order; each pair of a colour is evaluated from what the earlier
+ *     colours left and resolved in full at once, the pairs of a colour in parallel (they touch
+ *     different particles, so any schedule gives the same bits). A pair is evaluated again only
+ *     when it penetrated at its last evaluation or one of its particles has moved since (a step
+ *     count per particle and per pair); any other would evaluate to what it did. The penetration
+ *     left is measured by one more evaluation of those pairs.
+ *   jacobi (opsim's before issue 22): each pass computes every pair's correction from the
+ *     positions and velocities the pass starts with (in parallel over pairs); each particle
+ *     counts its penetrating pairs, then adds its share of each one's correction in canonical
+ *     pair order (a CSR of the pairs incident to each particle), the pair's correction divided
+ *     by the larger count of its two particles (in parallel over particles); a pass re-evaluates
+ *     only the pairs with a particle the previous pass moved. A particle caught between several
+ *     others moves by a fraction of its corrections each pass, so a pile converges slowly.
+ * Only the particles of some candidate pair take part in a pass (of the others only the centres
+ * are gathered, and nothing is written back). Along a pair's normal, h comes from six numbers per
+ * particle formed once per call (op_support_along).
  *
- * Passes: one resolves an isolated pair exactly, but a particle caught between several others
- * moves by a fraction of its corrections, so a stack needs more. Two tori stacked on the floor
- * (tests/test_collide.c) keep, once settled, at most 5.6 mm of penetration with 1 pass, 0.49 mm
- * with 2, 38 µm with 4 and 3.3 µm with 8 (the smallest semi-axis is 90 mm); each pass costs one
- * narrow phase. OP_COLLIDE_DEFAULT_PASSES = 8 keeps a pile's penetration far below what the eye
- * sees at a small cost beside the solver's.
+ * Passes: one resolves an isolated pair exactly; a stack needs more. Two tori stacked on the
+ * floor (tests/test_collide.c) keep, once settled, at most 1.2 mm of penetration with 1 pass in
+ * colour order, 0.20 mm with 2, 39 µm with 4 and 3.3 µm with 8 (Jacobi: 5.6 mm with 1 pass,
+ * 3.3 µm with 8; the smallest semi-axis is 90 mm); each pass costs at most one narrow phase.
+ * In a pile the orders part: with the default OP_COLLIDE_DEFAULT_PASSES = 8, Fig. 7's 52 and
+ * 180 models keep at most 78 % and 83 % of the scene's smallest semi-axis during the impacts
+ * and 3 % and 8 % over the last 2 s in colour order, 309 %, 270 %, 94 % and 21 % in Jacobi
+ * order (make fig7, data/results/fig7/contacts.tsv); Jacobi order needed 64 passes to come
+ * within those bounds.
  *
  * Candidate pairs are found once per call, from the positions before the passes: a pair that
  * only comes within reach through the passes' own corrections waits for the next sub-step (a
@@ -175,8 +189,12 @@ int op_broad_phase_refresh(op_ctx *ctx, op_broad_phase *bp, int count, const dou
                            const int *group, double margin, const unsigned char *moved);
 void op_broad_phase_free(op_broad_phase *bp);
 
+/* The order of the passes (above, "Resolution"): pairs in colours, each resolved from what the
+ * pairs before it left (the default), or every pair from what the pass started with. */
+enum { OP_CONTACT_ORDER_COLOURS = 0, OP_CONTACT_ORDER_JACOBI = 1 };
 typedef struct op_contact_def {
-    int passes;      /* Jacobi passes, at least 1 */
+    int passes;      /* passes, at least 1 */
+    int order;       /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI */
     int floor;       /* 1: the floor y = floor_height bounds every pass (see above) */
     double floor_height;
     double margin;   /* m, added to the broad phase's threshold */
@@ -219,6 +237,14 @@ typedef struct op_collider {
     int laid_out_bodies;         /* bodies of the layout (body_start, bound, group); 0: none yet */
     const op_graph **laid_out_graph; /* [bodies] their graphs */
     struct op_contact *contact;  /* [pairs] one pass's correction of each pair */
+    int *colour;                 /* [pairs] each pair's colour (OP_CONTACT_ORDER_COLOURS) */
+    int *colour_order;           /* [pairs] the pairs colour by colour, in pair order within one */
+    int colours, colour_capacity;
+    int *colour_start;           /* [colours + 1] where each colour starts in colour_order */
+    unsigned char *colour_taken; /* [colour_capacity] the colouring's workspace, all 0 between pairs */
+    int *moved_at;               /* [n] the step of the passes (colour by colour, from 1) that last
+                                    moved each involved particle, 0 when none has */
+    int *evaluated_at;           /* [pairs] the step that last evaluated each pair */
     unsigned char *touched;      /* [pairs] penetrated in some pass */
     unsigned char *active;       /* [pairs] penetrating, with a particle free to move, in this
                                     pass: apart from the records so that the counts read 1 byte */

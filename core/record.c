@@ -78,6 +78,8 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
             OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collisions", d->collisions) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collision_passes", d->collision_passes) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "collision_order",
+                                        d->collision_order == OP_CONTACT_ORDER_JACOBI ? "jacobi" : "colours") != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "collision_margin", d->collision_margin) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "solver", w->solver->name) != OP_OK)
@@ -191,6 +193,13 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                              count ? NULL : "m", collision_descriptions[k]) != OP_OK)
             return ctx->status;
     }
+    /* the yardstick for the penetrations: the smallest semi-axis of any particle */
+    double smallest = INFINITY;
+    for (int b = 0; b < w->body_count; ++b)
+        for (int a = 0; a < 3 * w->bodies[b].graph->particle_count; ++a)
+            smallest = fmin(smallest, w->bodies[b].graph->radii[a]);
+    if (op_runfile_set_attribute_double(ctx, run, "/collision", "smallest_semi_axis", smallest) != OP_OK)
+        return ctx->status;
     if (op_series_create(ctx, run, &r->linear_iterations, "/solver/linear_iterations", OP_SERIES_INT64, 0, NULL, NULL,
                          "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
                          "(springs: conjugate gradients; 0 for variants without one)") != OP_OK)

@@ -7,7 +7,8 @@
  *                                     iterations, gravity, floor, floor_height, friction,
  *                                     floor_contact ("substep" or "iteration"), rotation_start
  *                                     ("rigid", "predicted" or "current"),
- *                                     collisions (0/1), collision_passes, collision_margin (m),
+ *                                     collisions (0/1), collision_passes, collision_order
+ *                                     ("colours" or "jacobi"), collision_margin (m),
  *                                     log_energy, solver, solver_<option> (strings as given,
  *                                     defaults filled in, the common chebyshev* options
  *                                     included); typed copies of the Chebyshev settings
@@ -52,6 +53,9 @@
  *                                     pushed it back (the iterations' result with floor_contact =
  *                                     substep, any iteration's with = iteration; 0 without a floor)
  *   /collision/floor_reach_before [S] (m): the same per sub-step
+ *   /collision                        attribute smallest_semi_axis (m): the smallest semi-axis of
+ *                                     any particle, the yardstick for the penetrations (issue 22
+ *                                     bounds them as shares of it)
  *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame
  *   /particles/index [N] int64        0 .. N-1: the first n entries list the particles of any
  *                                     body of n (the XDMF sidecar's polyvertex cells, xdmf.h)

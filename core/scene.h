@@ -14,7 +14,11 @@
  *                                        iterations start from (core/world.h; rigid: the default)
  *                collisions = on | off   contacts between the particles of different bodies
  *                                        (core/collide.h); they run only with two bodies or more
- *                collision_passes = 8    Jacobi passes of those contacts (1 to 1000)
+ *                collision_passes = 8    passes of those contacts (1 to 1000)
+ *                collision_order = colours | jacobi   the passes' order (core/collide.h,
+ *                                        "Resolution"): pairs in colours, each from what the
+ *                                        ones before it left (the default), or every pair from
+ *                                        the pass's start
  *                collision_margin = 0    m added to the broad phase's reach (not negative)
  *                log_energy = true | false
  *   [solver]     name = arap, then the variant's options (opsim solvers lists them)

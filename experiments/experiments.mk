@@ -22,6 +22,12 @@
 #   fig7  fig7-52-snapshots       52 models into the fenced floor              (fig7-52.ini)
 #         fig7-180-snapshots      180 models                                   (fig7-180.ini)
 #         fig7-contacts           penetration left and penetrating pairs, both scenes
+#         data/results/fig7/contacts.tsv   per scene (Fig. 6's bunny and sheet, both Fig. 7
+#                                 scenes) and pass order (world.collision_order colours, the
+#                                 default, and jacobi, opsim's before issue 22): the deepest
+#                                 penetration left between bodies over the run and over the
+#                                 last 2 s (60 frames), in mm and in % of the scene's smallest
+#                                 semi-axis (/collision smallest_semi_axis)
 #         (models52-current.h5, models180-current.h5: the rotation start before November 2026)
 #
 # Run files depend on bin/opsim, their config and data/models.tsv (and need the meshes: `| data`);
@@ -223,7 +229,12 @@ FIG6_CONTACTS_ARGS = runs='$(FIG6_BUNNY)'; titles='\"bunny and sheet\"'; \
 $(FIGURES)/fig6-contacts.png $(FIGURES)/fig6-contacts.pdf &: $(FIG6_BUNNY) plots/contacts.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/contacts.gp,$(FIG6_CONTACTS_ARGS))
 
-fig6: $(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-bunny-snapshots.png $(FIGURES)/fig6-contacts.png
+fig6: $(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-bunny-snapshots.png $(FIGURES)/fig6-contacts.png \
+      $(RESULTS)/fig6/bunny-jacobi.h5
+
+# the contact passes in Jacobi order, opsim's before issue 22 (core/collide.h, "Resolution")
+$(RESULTS)/fig6/bunny-jacobi.h5: experiments/fig6-bunny.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
 
 # ---- Fig. 7 -----------------------------------------------------------------------------------
 # The skinned surfaces are not stored (--no-surface: 16 MB a frame for the 52 models); the
@@ -241,6 +252,31 @@ $(FIG7_180): experiments/fig7-180.ini $(RUN_DEPS) | data
 
 $(RESULTS)/fig7/models%-current.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set world.rotation_start=current)
+
+# the contact passes in Jacobi order, opsim's before issue 22 (core/collide.h, "Resolution")
+FIG7_JACOBI := $(RESULTS)/fig7/models52-jacobi.h5 $(RESULTS)/fig7/models180-jacobi.h5
+$(RESULTS)/fig7/models%-jacobi.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
+
+# scene-order key and run of each row of contacts.tsv
+FIG7_CONTACT_ROWS := bunny-colours:$(FIG6_BUNNY) bunny-jacobi:$(RESULTS)/fig6/bunny-jacobi.h5 \
+    52-colours:$(FIG7_52) 52-jacobi:$(RESULTS)/fig7/models52-jacobi.h5 \
+    180-colours:$(FIG7_180) 180-jacobi:$(RESULTS)/fig7/models180-jacobi.h5
+
+$(RESULTS)/fig7/contacts.tsv: $(foreach r,$(FIG7_CONTACT_ROWS),$(lastword $(subst :, ,$(r)))) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# scene_order\tlargest_mm\tlargest_pct\tresting_mm\tresting_pct\tsmallest_semi_axis_mm\n' > $$out; \
+	for row in $(FIG7_CONTACT_ROWS); do \
+	    key=$${row%%:*}; run=$${row#*:}; \
+	    axis=$$(bin/opsim export $$run --attribute /collision smallest_semi_axis); \
+	    bin/opsim export $$run /collision/max_penetration | awk -v key=$$key -v axis=$$axis \
+	        '{ v[NR] = $$1; if ($$1 > most) most = $$1 } \
+	         END { for (k = NR > 60 ? NR - 59 : 1; k <= NR; ++k) if (v[k] > rest) rest = v[k]; \
+	               printf "%s\t%.2f\t%.0f\t%.2f\t%.0f\t%.2f\n", key, 1e3 * most, 100 * most / axis, \
+	                      1e3 * rest, 100 * rest / axis, 1e3 * axis }' >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
 
 FIG7_52_SNAPSHOTS_ARGS = run='$(FIG7_52)'; frames='0 20 40 last'; layout='2,2'; view='60,30'; \
     panel=600; faces=1500; groups=1; \
@@ -261,11 +297,13 @@ FIG7_CONTACTS_ARGS = runs='$(FIG7_52) $(FIG7_180)'; titles='\"52 models\" \"180 
 $(FIGURES)/fig7-contacts.png $(FIGURES)/fig7-contacts.pdf &: $(FIG7_52) $(FIG7_180) plots/contacts.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/contacts.gp,$(FIG7_CONTACTS_ARGS))
 
-fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGURES)/fig7-contacts.png $(FIG7_BEFORE)
+fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGURES)/fig7-contacts.png $(FIG7_BEFORE) \
+      $(RESULTS)/fig7/contacts.tsv
 
 .PRECIOUS: $(FIG1_RUN) $(FIG2_RUN) $(FIG2_SWEEP) $(FIG4_RUN) $(FIG4_JACOBI) $(FIG4_LONG) \
            $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5 \
-           $(FIG5_BEFORE) $(FIG5_CONVERGED) $(FIG6_ROD) $(FIG6_BUNNY) $(FIG7_52) $(FIG7_180) $(FIG7_BEFORE)
+           $(FIG5_BEFORE) $(FIG5_CONVERGED) $(FIG6_ROD) $(FIG6_BUNNY) $(FIG7_52) $(FIG7_180) $(FIG7_BEFORE) \
+           $(RESULTS)/fig6/bunny-jacobi.h5 $(FIG7_JACOBI)
 
 include experiments/fig3.mk
 include experiments/convergence.mk

@@ -2,8 +2,9 @@
 # between the ellipsoids of different bodies after the contacts (/collision/max_penetration,
 # solid) and below the floor (/collision/max_floor_penetration, dashed), in mm (top), and the
 # pairs of particles that penetrated in some pass (/collision/contacts, summed over the frame's
-# sub-steps, bottom). Time from the frame index and /parameters frame_time. Writes OUT.png and
-# OUT.pdf.
+# sub-steps, bottom). Time from the frame index and /parameters frame_time. Each run's key gives
+# the largest penetration between bodies over the run and over its last 2 s, in mm and in % of the
+# scene's smallest semi-axis (/collision smallest_semi_axis). Writes OUT.png and OUT.pdf.
 #
 # usage: gnuplot -e "runs='a.h5 b.h5'; titles='\"52 models\" \"180 models\"'; out='BASE'" plots/contacts.gp
 # options: titles (one per run, double-quoted words; default the file names), title='...',
@@ -26,6 +27,7 @@ if (n < 1 || words(titles) != n) {
 tmp = system("mktemp -d")
 ok = 1
 array frame_time[n]
+array semi_axis[n]
 do for [i = 1:n] {
     run = word(runs, i)
     dummy = system(sprintf("%s export '%s' /collision/max_penetration > %s/a && %s export '%s' /collision/max_floor_penetration > %s/b && %s export '%s' /collision/contacts > %s/c && paste %s/a %s/b %s/c > %s/%d", \
@@ -33,11 +35,25 @@ do for [i = 1:n] {
     ok = ok && GPVAL_SYSTEM_ERRNO == 0
     frame_time[i] = real(system(sprintf("%s export '%s' --attribute /parameters frame_time 2>/dev/null || echo 0", opsim, run)))
     ok = ok && frame_time[i] > 0
+    semi_axis[i] = real(system(sprintf("%s export '%s' --attribute /collision smallest_semi_axis 2>/dev/null || echo 0", opsim, run)))
+    ok = ok && semi_axis[i] > 0
 }
 if (!ok) {
     dummy = system("rm -rf ".tmp)
-    print "contacts.gp: cannot read /collision/* or /parameters frame_time of ".runs
+    print "contacts.gp: cannot read /collision/*, /parameters frame_time or /collision smallest_semi_axis of ".runs
     exit status 1
+}
+
+# ---- the largest penetration between bodies, over the run and over its last 2 s ---------------
+array key[n]
+do for [i = 1:n] {
+    file = sprintf("%s/%d", tmp, i)
+    stats file using 1 nooutput
+    largest = STATS_max
+    from = STATS_records - int(2.0 / frame_time[i] + 0.5)
+    stats file every ::(from > 0 ? from : 0) using 1 nooutput
+    key[i] = sprintf("%s between bodies: largest %.1f mm (%.0f %%), last 2 s %.1f mm (%.0f %%)", word(titles, i), \
+                     1e3 * largest, 100 * largest / semi_axis[i], 1e3 * STATS_max, 100 * STATS_max / semi_axis[i])
 }
 
 # ---- drawing --------------------------------------------------------------------------------
@@ -50,12 +66,14 @@ do for [format in "png pdf"] {
     set key top right
     set xlabel "time (s)"
     set ylabel "penetration left (mm)"
+    set label 1 "(% of the scene's smallest semi-axis)" at graph 0.99, graph 0.6 right
     set yrange [0:*]
     # frame k (1-based row) ends at t = k h
     plot for [i = 1:n] sprintf("%s/%d", tmp, i) using (($0 + 1) * frame_time[i]):(1e3 * $1) with lines lt i \
-             title word(titles, i)." between bodies", \
+             title key[i], \
          for [i = 1:n] sprintf("%s/%d", tmp, i) using (($0 + 1) * frame_time[i]):(1e3 * $2) with lines lt i dt 2 \
              title word(titles, i)." below the floor"
+    unset label 1
     set ylabel "penetrating pairs per frame"
     plot for [i = 1:n] sprintf("%s/%d", tmp, i) using (($0 + 1) * frame_time[i]):3 with lines lt i \
              title word(titles, i)

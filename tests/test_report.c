@@ -90,6 +90,16 @@ static const char STIFFNESS[] = "# factor\tk\tit_5\tit_10\tit_200\tit_1000\tgrid
                                 "8\t4e+09\t2.271\t1.571\t1.005\t1.000\t109.4\t0.971\t2.271\t2.01\n"
                                 "64\t3.2e+10\t12.389\t6.545\t1.174\t1.006\t376.6\t1.000\t12.389\t1.3\n";
 
+/* data/results/fig7/contacts.tsv (experiments/experiments.mk): the penetrations left per scene
+ * and contact-pass order. */
+static const char CONTACTS[] = "# scene_order\tlargest_mm\tlargest_pct\tresting_mm\tresting_pct\tsmallest_semi_axis_mm\n"
+                               "bunny-colours\t0.02\t0\t0.00\t0\t12.17\n"
+                               "bunny-jacobi\t20.57\t169\t0.00\t0\t12.17\n"
+                               "52-colours\t9.43\t78\t0.32\t3\t12.06\n"
+                               "52-jacobi\t37.33\t309\t11.31\t94\t12.06\n"
+                               "180-colours\t14.44\t83\t1.42\t8\t17.36\n"
+                               "180-jacobi\t46.93\t270\t3.70\t21\t17.36\n";
+
 /* The tables of make variants (experiments/variants.mk), two variants and two scenes each where
  * they pivot, a refused cell among them. */
 static const char *const VARIANTS_TABLES[][2] = {
@@ -257,6 +267,7 @@ static int setup(void **state)
     run_config("experiments/meshless-pull.ini", "--set solver.mode=quadratic", "meshless/pull-quadratic.h5");
     for (size_t t = 0; t < sizeof MESHLESS_TABLES / sizeof MESHLESS_TABLES[0]; ++t)
         write_file(MESHLESS_TABLES[t][0], MESHLESS_TABLES[t][1]);
+    write_file("results/fig7/contacts.tsv", CONTACTS);
     write_file("results/springs/curve-points.tsv", SPRINGS_CURVES);
     write_file("results/springs/drape.tsv", SPRINGS_DRAPE);
     write_file("results/springs/stretch.tsv", SPRINGS_STRETCH);
@@ -353,6 +364,8 @@ static void test_report_has_every_section_table_and_picture(void **state)
     /* Fig. 6 and 7: bodies by model, finite frames, the timing table from bench.csv. */
     assert_contains(text, "| `fig6/bunny.h5` | 2: 2 × column10 | 20 | 18 | 3 (3) | 4 of 4 |");
     assert_contains(text, "| `fig7/models52.h5` | 3: 2 × column10, torus12 |");
+    assert_contains(text, "| 20.6 mm (169 %); 0 mm (0 %) |"); /* Fig. 6's bunny, Jacobi order */
+    assert_contains(text, "| 52-colours | 9.43 | 78 | 0.32 | 3 | 12.1 |");
     assert_contains(text, "| 52 models (`fig7-52.ini`) | 6 × 2 | 26.2 | 30 / 11 / 59 % | 25 | 40 / 20 / 40 % | 40 | 25 |");
     /* The convergence study's speed-ups, and one that never converges. */
     assert_contains(text, "| dino | Gauss–Seidel | 50 → 20 (2.50×) | 1.000 → 0.500 (2.00×) | 120 → 40 (3.00×) |");
