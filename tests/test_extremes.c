@@ -254,7 +254,7 @@ static void test_refusals_exit_65_and_write_nothing(void **state)
         assert_int_equal(access(out, F_OK), -1);
         char *message = test_read_file(log);
         assert_non_null(message);
-        print_message("%s", message);
+        print_message("%s", message ? message : "");
         assert_non_null(strstr(message, refused[r].message));
         free(message);
     }
