@@ -711,7 +711,7 @@ static double hanging_cube_largest_drop(const char *law)
     op_ctx_init(&ctx);
     double largest = 0.0;
     for (int frame = 0; frame < 45; ++frame) {
-        op_frame_stats stats;
+        op_frame_stats stats = { 0 };
         if (op_world_step(&ctx, &scene.world, &stats) != OP_OK)
             fail_msg("%s", ctx.message);
         largest = fmax(largest, op_observe(&scene.world, drop));
