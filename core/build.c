@@ -29,13 +29,14 @@ const char *op_body_kind_name(op_body_kind kind)
     case OP_BODY_ROD: return "rod";
     case OP_BODY_SHELL: return "shell";
     case OP_BODY_LATTICE: return "lattice";
+    case OP_BODY_JOINED: return "joined";
     }
     return "unknown";
 }
 
 int op_body_kind_parse(const char *name, op_body_kind *kind)
 {
-    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_LATTICE; ++k)
+    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_JOINED; ++k)
         if (strcmp(name, op_body_kind_name(k)) == 0) {
             *kind = k;
             return 0;
@@ -690,6 +691,9 @@ int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_
 {
     memset(graph, 0, sizeof *graph);
     memset(skin, 0, sizeof *skin);
+    if (def->kind == OP_BODY_JOINED)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: a joined model is made of two catalogue models "
+                                            "(data/models.tsv), not built from a mesh");
     if (def->particles < 1)
         return OP_FAIL(ctx, OP_ERR_INVALID, "build: --particles must be at least 1 (got %d)", def->particles);
     if (!(isfinite(def->density) && def->density > 0))

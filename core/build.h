@@ -22,7 +22,8 @@
 #include "mesh.h"
 #include "skin.h"
 
-typedef enum op_body_kind { OP_BODY_SOLID, OP_BODY_ROD, OP_BODY_SHELL, OP_BODY_LATTICE } op_body_kind;
+/* OP_BODY_JOINED is a catalogue model made of two others (core/model.c), never built from a mesh. */
+typedef enum op_body_kind { OP_BODY_SOLID, OP_BODY_ROD, OP_BODY_SHELL, OP_BODY_LATTICE, OP_BODY_JOINED } op_body_kind;
 
 typedef struct op_build_def {
     op_body_kind kind;

@@ -15,7 +15,8 @@ typedef enum op_observable_kind {
     OP_OBSERVE_POSITION_ERROR,   /* m: distance of a constraint's skinned vertex to its target */
     OP_OBSERVE_ANGULAR_MOMENTUM, /* kg m²/s: |L| about the centre of mass (world or one body),
                                     op_energy_momentum */
-    /* Edge metrics of one body (the springs experiments: cloth elongation, a crushed cube): */
+    /* Edge metrics of one body (the springs experiments: cloth elongation, a crushed cube); the
+       stretch of a body without edges is refused at load, not written as ±inf: */
     OP_OBSERVE_STRETCH_MAX,      /* 1: largest edge length over its rest length, ‖x_i − x_j‖ / ‖x̄_i − x̄_j‖ */
     OP_OBSERVE_STRETCH_MIN,      /* 1: smallest such ratio */
     OP_OBSERVE_INVERTED_EDGES,   /* count: edges whose current vector points against the rest vector

@@ -1214,6 +1214,11 @@ static int load_observable(loader *l, int s)
     if (o->kind != OP_OBSERVE_POSITION_ERROR && constraint)
         return entry_fail(ctx, c, constraint, OP_ERR_INVALID, "only type = position_error takes a constraint");
     const op_body *body = o->body >= 0 ? &scene->world.bodies[o->body] : NULL;
+    /* an extreme over no edges would be ±infinity in the run file */
+    if ((o->kind == OP_OBSERVE_STRETCH_MAX || o->kind == OP_OBSERVE_STRETCH_MIN) && body->graph->edge_count == 0)
+        return entry_fail(ctx, c, e, OP_ERR_INVALID, "body %s (model %s, %d particle%s) has no edges to stretch",
+                          body->name, body->model->name, body->graph->particle_count,
+                          body->graph->particle_count == 1 ? "" : "s");
     if (o->kind == OP_OBSERVE_DEFLECTION) {
         if (!(vertex = required(ctx, c, s, "vertex")) ||
             nearest_vertex(ctx, c, vertex, body, "nearest X Y Z", &o->vertex) != OP_OK)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const op_shape_names[] = { "bar", "sheet", "column", "torus", "cube", "cloth", "cube18", NULL };
+const char *const op_shape_names[] = { "bar", "sheet", "column", "torus", "cube", "cloth", "cube18", "cube27", NULL };
 
 static void emit_quad(op_mesh *mesh, int *face, int a, int b, int c, int d)
 {
@@ -113,5 +113,8 @@ int op_shape_mesh(op_ctx *ctx, const char *name, op_mesh *mesh)
         return box_mesh(ctx, (const double[3]){ 0.64, 0.01, 0.64 }, (const int[3]){ 32, 1, 32 }, mesh);
     if (strcmp(name, "cube18") == 0) /* its 9 x 9 x 9 lattice cube: particles 2 cm apart */
         return box_mesh(ctx, (const double[3]){ 0.18, 0.18, 0.18 }, (const int[3]){ 9, 9, 9 }, mesh);
-    return OP_FAIL(ctx, OP_ERR_USAGE, "unknown shape '%s' (bar, sheet, column, torus, cube, cloth or cube18)", name);
+    if (strcmp(name, "cube27") == 0) /* its Fig. 5's load, 5 times the cloth's volume: (5 x 0.64² x 0.01)^(1/3) m */
+        return box_mesh(ctx, (const double[3]){ 0.2736, 0.2736, 0.2736 }, (const int[3]){ 8, 8, 8 }, mesh);
+    return OP_FAIL(ctx, OP_ERR_USAGE, "unknown shape '%s' (bar, sheet, column, torus, cube, cloth, cube18 or cube27)",
+                   name);
 }

@@ -228,13 +228,17 @@ static int command_mesh(int argc, char **argv)
 /* ---- opsim graph --------------------------------------------------------------------- */
 
 static const char graph_help[] =
-    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube|cloth|cube18)\n"
+    "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube|cloth|cube18|cube27)\n"
     "                   --kind solid|rod|shell|lattice\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
     "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
+    "       opsim graph --model NAME [--catalogue FILE] [--seed S] [--density RHO] [--voxels R]\n"
+    "                   [--lloyd N] [--skin-k K] [--name BODY] --out RUN.h5\n"
     "\n"
     "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
     "writes /graph/BODY and /mesh/BODY to a new run file.\n"
+    "  --model NAME   a model of the catalogue (default data/models.tsv) as a scene builds it,\n"
+    "                 its source, kind and particles from its row (the way to build a joined one)\n"
     "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid;\n"
     "                 lattice: the nearest u x v x w grid, joined to its 26 neighbours\n"
     "  --seed S       solid: seeds the first farthest-point sample (default 1)\n"
@@ -253,10 +257,12 @@ static int command_graph(int argc, char **argv, const char *command_line)
         { "voxels", required_argument, 0, 'v' },    { "lloyd", required_argument, 0, 'l' },
         { "skin-k", required_argument, 0, 'K' },    { "name", required_argument, 0, 'N' },
         { "out", required_argument, 0, 'o' },       { "help", no_argument, 0, 'h' },
+        { "model", required_argument, 0, 'M' },     { "catalogue", required_argument, 0, 'C' },
         { 0, 0, 0, 0 }
     };
     op_build_def def = op_default_build_def();
-    const char *mesh_path = NULL, *shape = NULL, *out = NULL, *name = NULL;
+    const char *mesh_path = NULL, *shape = NULL, *out = NULL, *name = NULL, *model_name = NULL;
+    const char *catalogue = "data/models.tsv";
     int have_kind = 0, have_particles = 0, c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
@@ -294,18 +300,22 @@ static int command_graph(int argc, char **argv, const char *command_line)
             break;
         case 'N': name = optarg; break;
         case 'o': out = optarg; break;
+        case 'M': model_name = optarg; break;
+        case 'C': catalogue = optarg; break;
         case 'h': fputs(graph_help, stdout); return 0;
         default: return usage_error("graph", "%s", "unknown option");
         }
     }
     if (optind != argc)
         return usage_error("graph", "unexpected argument '%s'", argv[optind]);
-    if (!!mesh_path == !!shape)
-        return usage_error("graph", "%s", "give exactly one of --mesh FILE and --shape NAME");
-    if (!have_kind || !have_particles || !out)
-        return usage_error("graph", "%s", "--kind, --particles and --out are required");
+    if (!!mesh_path + !!shape + !!model_name != 1)
+        return usage_error("graph", "%s", "give exactly one of --mesh FILE, --shape NAME and --model NAME");
+    if (model_name ? have_kind || have_particles || !out : !have_kind || !have_particles || !out)
+        return usage_error("graph", "%s",
+                           model_name ? "--out is required, and --kind and --particles come from the catalogue"
+                                      : "--kind, --particles and --out are required");
     char body[4200], source[4200];
-    body_name_from_path(name ? name : shape ? shape : mesh_path, body, sizeof body);
+    body_name_from_path(name ? name : model_name ? model_name : shape ? shape : mesh_path, body, sizeof body);
     if (strlen(body) >= OP_RUNFILE_NAME_SIZE)
         return usage_error("graph", "the body name '%s' is longer than 63 characters: give a shorter --name",
                            body);
@@ -317,8 +327,17 @@ static int command_graph(int argc, char **argv, const char *command_line)
     op_graph graph = { 0 };
     op_skin skin = { 0 };
     op_runfile run = { .file = -1 };
-    if (load_input_mesh(&ctx, mesh_path, shape, &mesh) == OP_OK &&
-        (op_build_body(&ctx, &mesh, &def, &graph, &skin) == OP_OK || name_input(&ctx, source))) {
+    op_model model = { 0 };
+    if (model_name)
+        def.particles = 0; /* the catalogue's */
+    if (model_name && op_model_load(&ctx, catalogue, model_name, &def, &model) == OP_OK) {
+        /* the model's parts move into this command's, freed below */
+        def = model.build;
+        snprintf(source, sizeof source, "%s", model.source);
+        mesh = model.mesh, graph = model.graph, skin = model.skin;
+    }
+    if (ctx.status == OP_OK && (model_name || load_input_mesh(&ctx, mesh_path, shape, &mesh) == OP_OK) &&
+        (model_name || op_build_body(&ctx, &mesh, &def, &graph, &skin) == OP_OK || name_input(&ctx, source))) {
         op_provenance prov = { .command_line = command_line, .config_text = "", .seed = def.seed };
         op_body_info info = { .kind = op_body_kind_name(def.kind),
                               .source = source,

@@ -15,7 +15,9 @@
 #   experiment 3  ball-LAW.h5, ball.tsv          its Fig. 4: a 10 kg block (no sphere shape) into the
 #                                                border-held 1,024-particle cloth, full cubic against
 #                                                linear springs of the same K
-#   experiment 4  (not run: the cube hanging from a cloth needs a joint between two bodies)
+#   experiment 4  hang-LAW.h5, hang.tsv          its Fig. 5: a 5 kg cube hanging from the 1,024-particle
+#                                                cloth held along its top edge, each law (cloth and cube
+#                                                are one joined model: no joint between bodies)
 #   experiment 5  cube-LAW-sN.h5, cube.tsv       its Fig. 6: a 5 kg block on the 729-particle lattice
 #                                                cube, each law, at N = 2 and 8 sub-steps a frame
 #   experiment 6  time-SCENE-LAW-MATRIX.h5,      its Fig. 7: time per frame of the three laws, with
@@ -116,6 +118,30 @@ $(SPRINGS)/ball.tsv: $(SPRINGS_BALL_RUNS) bin/opsim
 	done; \
 	mv $$out $@; trap - EXIT
 
+# ---- experiment 4: hang-LAW.h5 (a 5 kg cube hanging from the cloth) ---------------------------
+SPRINGS_HANG_RUNS := $(SPRINGS_LAWS:%=$(SPRINGS)/hang-%.h5)
+
+$(SPRINGS)/hang-%.h5: experiments/springs-hang.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set solver.force=$*)
+
+# law, the cloth's and the cube's mass (kg: particles 0-1023 and 1024-1031 of the joined model),
+# the largest edge stretch over the run and at the end (the cube's and joining edges are nearly
+# rigid, so this is the cloth's), the cube's largest and final drop (m: the centre of its bottom
+# face), the final kinetic energy (J)
+$(SPRINGS)/hang.tsv: $(SPRINGS_HANG_RUNS) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf '# law\tcloth_kg\tcube_kg\tstretch_peak\tstretch_final\tdrop_max_m\tdrop_final_m\tkinetic_final_J\n' > $$out; \
+	for law in $(SPRINGS_LAWS); do run=$(SPRINGS)/hang-$$law.h5; \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\n' $$law \
+	        "$$(bin/opsim export $$run /graph/hang/mass | awk 'NR <= 1024 { a += $$1 } NR > 1024 { b += $$1 } END { printf "%.4f\t%.4f", a, b }')" \
+	        "$$(bin/opsim export $$run /observables/stretch/value | sort -g | tail -n 1)	$$(bin/opsim export $$run /observables/stretch/value | tail -n 1)" \
+	        $$(bin/opsim export $$run /observables/drop/value | sort -g | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/drop/value | tail -n 1) \
+	        $$(bin/opsim export $$run /observables/kinetic/value | tail -n 1) >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
+
 # ---- experiment 5: cube-LAW-sN.h5 (a 5 kg block on the 729-particle lattice cube) ------------
 SPRINGS_CUBE_RUNS := $(foreach n,2 8,$(foreach l,$(SPRINGS_LAWS),$(SPRINGS)/cube-$(l)-s$(n).h5))
 
@@ -207,8 +233,8 @@ $(SPRINGS)/collapsed.tsv: $(SPRINGS_COLLAPSED_RUN) bin/opsim
 
 .PHONY: springs
 springs: $(FIGURES)/springs-curves.png $(SPRINGS)/curve-points.tsv $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/stretch.tsv $(SPRINGS)/ball.tsv \
-         $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv $(SPRINGS)/collapsed.tsv
+         $(SPRINGS)/hang.tsv $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv $(SPRINGS)/collapsed.tsv
 figures: springs
 
-.PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_STRETCH_RUNS) $(SPRINGS)/stretch-j%.h5 $(SPRINGS_BALL_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \
-           $(SPRINGS)/drape-%.h5 $(SPRINGS)/ball-%.h5 $(SPRINGS)/cube-%.h5 $(SPRINGS)/time-%.h5 $(SPRINGS)/fig5-%.h5
+.PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_STRETCH_RUNS) $(SPRINGS)/stretch-j%.h5 $(SPRINGS_BALL_RUNS) $(SPRINGS_HANG_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \
+           $(SPRINGS)/drape-%.h5 $(SPRINGS)/ball-%.h5 $(SPRINGS)/hang-%.h5 $(SPRINGS)/cube-%.h5 $(SPRINGS)/time-%.h5 $(SPRINGS)/fig5-%.h5

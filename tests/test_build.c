@@ -10,6 +10,7 @@
 
 #include "build.h"
 #include "math3.h"
+#include "model.h"
 #include "shapes.h"
 #include "voxel.h"
 
@@ -775,11 +776,85 @@ static void test_disconnected_mesh_fails(void **state)
     op_mesh_free(&column);
 }
 
+/* A joined model (core/model.c): two 2 x 2 x 2 lattice cubes 0.18 m wide (particles 9 cm apart),
+ * the second 0.2 m along x, within reach 0.12 m of each other only across the 11 cm gap: one
+ * connected graph of 16 particles with 28 + 28 + 4 edges, the second part's centres, radii and
+ * mesh moved by the offset, its skinning pointing at its own particles; and the refusals (nothing
+ * within reach, a malformed source, a joined part, kind and source that disagree, a particle
+ * count set on it, a mesh built as kind joined). */
+static void test_joined_model(void **state)
+{
+    (void)state;
+    const char *catalogue = test_tmp_path(".tsv");
+    FILE *f = fopen(catalogue, "w");
+    assert_non_null(f);
+    fputs("a\tshape:cube18\tlattice\t8\n"
+          "ab\tjoin:a+a offset 0.2 0 0 reach 0.12\tjoined\t16\n"
+          "far\tjoin:a+a offset 1 0 0 reach 0.12\tjoined\t16\n"
+          "bad\tjoin:a+a offset 0.2 0 reach 0.12\tjoined\t16\n"
+          "nested\tjoin:ab+a offset 0.5 0 0 reach 0.2\tjoined\t24\n"
+          "kindless\tjoin:a+a offset 0.2 0 0 reach 0.12\tlattice\t16\n",
+          f);
+    fclose(f);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_build_def def = op_default_build_def();
+    def.particles = 0;
+    op_model part, joined;
+    assert_int_equal(op_model_load(&ctx, catalogue, "a", &def, &part), OP_OK);
+    assert_int_equal(op_model_load(&ctx, catalogue, "ab", &def, &joined), OP_OK);
+    const op_graph *g = &joined.graph;
+    assert_int_equal(joined.build.kind, OP_BODY_JOINED);
+    assert_int_equal(g->particle_count, 16);
+    assert_int_equal(g->edge_count, 28 + 28 + 4);
+    assert_int_equal(op_graph_component_count(g), 1);
+    assert_int_equal(op_graph_check(&ctx, g, "ab"), OP_OK);
+    assert_int_equal(op_skin_check(&ctx, &joined.skin, 16, "ab"), OP_OK);
+    int v = part.mesh.vertex_count;
+    assert_int_equal(joined.mesh.vertex_count, 2 * v);
+    assert_int_equal(joined.mesh.face_count, 2 * part.mesh.face_count);
+    for (int i = 0; i < 8; ++i) {
+        assert_close(g->rest_position[3 * (8 + i)], part.graph.rest_position[3 * i] + 0.2, 1e-15);
+        assert_close(g->mass[8 + i], part.graph.mass[i], 0);
+        assert_close(g->radii[3 * (8 + i)], part.graph.radii[3 * i], 0);
+    }
+    for (int k = 0; k < v; ++k) {
+        assert_close(joined.mesh.vertices[3 * (v + k)], part.mesh.vertices[3 * k] + 0.2, 1e-15);
+        assert_int_equal(joined.skin.index[joined.skin.k * (v + k)], part.skin.index[part.skin.k * k] + 8);
+    }
+    op_model_free(&part);
+    op_model_free(&joined);
+    const char *refused[][2] = { { "far", "no particle of a is within reach 0.12 m" },
+                                 { "bad", "is not 'join:A+B offset DX DY DZ reach R'" },
+                                 { "nested", "its part ab is itself joined" },
+                                 { "kindless", "the kind 'joined' goes with a 'join:' source" } };
+    for (int r = 0; r < 4; ++r) {
+        op_ctx_init(&ctx);
+        assert_int_not_equal(op_model_load(&ctx, catalogue, refused[r][0], &def, &joined), OP_OK);
+        print_message("%s -> %s\n", refused[r][0], ctx.message);
+        assert_non_null(strstr(ctx.message, refused[r][1]));
+    }
+    op_ctx_init(&ctx);
+    def.particles = 16;
+    assert_int_not_equal(op_model_load(&ctx, catalogue, "ab", &def, &joined), OP_OK);
+    assert_non_null(strstr(ctx.message, "set their particle counts"));
+    op_mesh mesh;
+    assert_int_equal(op_shape_mesh(&ctx, "cube18", &mesh), OP_OK);
+    op_ctx_init(&ctx);
+    def.kind = OP_BODY_JOINED;
+    op_graph graph;
+    op_skin skin;
+    assert_int_not_equal(op_build_body(&ctx, &mesh, &def, &graph, &skin), OP_OK);
+    assert_non_null(strstr(ctx.message, "joined model"));
+    op_mesh_free(&mesh);
+    remove(catalogue);
+}
+
 static void test_body_kind_names(void **state)
 {
     (void)state;
-    const char *names[] = { "solid", "rod", "shell", "lattice" };
-    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_LATTICE; ++k) {
+    const char *names[] = { "solid", "rod", "shell", "lattice", "joined" };
+    for (op_body_kind k = OP_BODY_SOLID; k <= OP_BODY_JOINED; ++k) {
         op_body_kind parsed = (op_body_kind)-1;
         assert_string_equal(op_body_kind_name(k), names[k]);
         assert_int_equal(op_body_kind_parse(names[k], &parsed), 0);
@@ -813,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_too_many_particles),
         cmocka_unit_test(test_open_mesh_fails),
         cmocka_unit_test(test_disconnected_mesh_fails),
+        cmocka_unit_test(test_joined_model),
         cmocka_unit_test(test_body_kind_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,6 +175,9 @@ static const char SPRINGS_DRAPE[] = "# run\tkinetic_10s_J\ndrape-r100-j0\t1e-24\
                                    "drape-r5000-j0\t1e-10\ndrape-r5000-j0.01\t1e-21\n";
 static const char SPRINGS_STRETCH[] = "# run\tkinetic_12s_J\nstretch-j0\t1e-29\nstretch-j0.01\t1e-29\n";
 static const char SPRINGS_BALL[] = "# law\tstretch_peak\tsag_final_m\nlinear\t1.8\t0.047\ncubic\t2.7\t0.013\n";
+static const char SPRINGS_HANG[] = "# law\tcloth_kg\tcube_kg\tstretch_peak\tstretch_final\tdrop_max_m\tdrop_final_m\n"
+                                   "linear\t1.0\t5.0\t2.07\t1.49\t0.283\t0.169\ncubic2\t1.0\t5.0\t1.58\t1.28\t0.219\t0.137\n"
+                                   "cubic\t1.0\t5.0\t1.18\t1.11\t0.068\t0.066\n";
 static const char SPRINGS_CUBE[] = "# run\theight_min_m\tinverted_max\ncube-linear-s2\t0.11\t165\n"
                                    "cube-cubic-s2\t0.007\t323\ncube-linear-s8\t0.152\t0\n"
                                    "cube-cubic2-s8\t0.156\t0\ncube-cubic-s8\t0.142\t28\n";
@@ -272,6 +275,7 @@ static int setup(void **state)
     write_file("results/springs/drape.tsv", SPRINGS_DRAPE);
     write_file("results/springs/stretch.tsv", SPRINGS_STRETCH);
     write_file("results/springs/ball.tsv", SPRINGS_BALL);
+    write_file("results/springs/hang.tsv", SPRINGS_HANG);
     write_file("results/springs/cube.tsv", SPRINGS_CUBE);
     write_file("results/springs/timing.tsv", SPRINGS_TIMING);
     write_file("results/springs/dino.tsv", SPRINGS_DINO);
