@@ -22,7 +22,8 @@
  *   skinning  op_skin_apply on every body, per visual vertex
  *   broad     op_broad_phase_find on every particle's centre and bound, per particle
  *   narrow    op_collide_bodies reusing the broad phase's pairs (the state restored before each
- *             call), per candidate pair and pass
+ *             call), per particle: with the few pairs of a scene (tens to hundreds against
+ *             thousands of particles) its cost is gathering and scattering every particle
  *
  * The floors: per item, the floating-point operations and bytes each stage's loops do, counted
  * from the code (the OPS table below, each entry with where it was counted), divided by the
@@ -30,12 +31,13 @@
  * that holds what a call touches, else memory). The larger of the two is the floor; the
  * ratio measured / floor is what docs/performance.md reports.
  *
- * Local and global time grow with particles and edges both; with several scenes given (-s
- * repeatable) the least-squares fit t = a·particles + b·edges over them separates the two, so
- * that costs carry over to graphs of another density.
+ * Local and global time grow with particles and edges both; the least-squares fit
+ * t = a·particles + b·edges over the one-body scenes (the dinosaur's 2.6 edges a particle, the
+ * lattice's 10.2) separates the two, so that costs carry over to graphs of another density.
  *
- * Options: -s CONFIG (repeatable; default experiments/fig5.ini), -x SECTION.KEY=VALUE (an
- * override for every scene, repeatable), -w WARMUP frames (20), -n CALLS per stage (101).
+ * Options: -s CONFIG (repeatable; default the dinosaur of Fig. 4, experiments/perf-cube.ini's
+ * lattice of 729 particles, bunny and sheet, and the 52 models), -x SECTION.KEY=VALUE (an
+ * override for every scene, repeatable), -w WARMUP frames (60), -n CALLS per stage (101).
  * Threads: OpenMP's (OMP_NUM_THREADS), which the bodies' stages share as in a frame. Run from
  * the project root. */
 #include <getopt.h>
@@ -236,9 +238,9 @@ typedef struct stage_ops {
  *    the result 48, K × (weight 8, index 4) bytes (the particles' R and x stay in cache).
  *  broad: no arithmetic to speak of (a cell key, a sort, the 27 neighbouring cells' scans);
  *    bytes: centre, bound, group read 36, the sorted copy, key, order, run end written 52 ≈ 90.
- *  narrow, per pair and pass: the support distances along the centre line (two 3×3 products 30
- *    each), the gap and response ≈ 100 flops; the pair, both shapes' support matrices and
- *    positions ≈ 150 bytes. */
+ *  narrow, per particle (collide.c's gather and scatter): x, v, R and the radii read 144 bytes,
+ *    the collider's position, start, bound and group written 60, x and v written back 48 ≈ 250;
+ *    the support matrix of the particles in pairs only, so ≈ 0 flops a particle. */
 enum { STAGE_PREDICT, STAGE_LOCAL, STAGE_GLOBAL, STAGE_SOLVE, STAGE_CHEBYSHEV, STAGE_SKINNING, STAGE_BROAD,
        STAGE_NARROW, STAGE_COUNT };
 static const stage_ops OPS[STAGE_COUNT] = {
@@ -249,7 +251,7 @@ static const stage_ops OPS[STAGE_COUNT] = {
     { "chebyshev", "particle", 18, 168, 0, 0, 0 },
     { "skinning", "vertex", 0, 48, 0, 0, 0 }, /* + K × (27 flops, 12 bytes) */
     { "broad", "particle", 0, 90, 0, 0, 0 },
-    { "narrow", "pair-pass", 100, 150, 0, 0, 0 },
+    { "narrow", "particle", 0, 250, 0, 0, 0 },
 };
 
 /* ---- a scene's stages ---- */
@@ -257,6 +259,7 @@ static const stage_ops OPS[STAGE_COUNT] = {
 typedef struct scene_result {
     const char *config;
     int bodies, particles, edges, vertices, skin_k;
+    int colours;   /* of the largest body's local step: its sweep's barriers with sweep_threads = team */
     long nonzeros;
     int pairs, passes;
     double ns[STAGE_COUNT];    /* median per call */
@@ -267,7 +270,7 @@ typedef struct scene_result {
                                                       the broad and narrow phases', in one) */
 } scene_result;
 
-static int calls = 101, warmup = 20;
+static int calls = 101, warmup = 60;
 static const char *overrides[MAX_OVERRIDES + 2] = { "world.log_energy=false" };
 static int override_count = 1;
 
@@ -477,9 +480,11 @@ static int run_scene(const char *config, scene_result *out)
     for (int f = 0; f < warmup && !failed; ++f)
         failed = op_world_step(&ctx, w, &stats) != OP_OK;
     out->bodies = w->body_count;
-    int largest = 0;
+    int largest = 0, largest_body = 0;
     for (int b = 0; b < w->body_count; ++b) {
         const op_body *body = &w->bodies[b];
+        if (body->graph->particle_count > w->bodies[largest_body].graph->particle_count)
+            largest_body = b;
         out->particles += body->graph->particle_count;
         out->edges += body->graph->edge_count;
         out->vertices += body->model->skin.vertex_count;
@@ -490,6 +495,8 @@ static int run_scene(const char *config, scene_result *out)
             largest = largest > op_sparse_factor_size(factor) ? largest : op_sparse_factor_size(factor);
         }
     }
+    const int *colour_start;
+    out->colours = op_arap_sweep_colours(w->solver_state[largest_body], &colour_start);
     double n = out->particles, edges = out->edges;
     out->items[STAGE_PREDICT] = out->items[STAGE_LOCAL] = out->items[STAGE_GLOBAL] = n;
     out->items[STAGE_CHEBYSHEV] = out->items[STAGE_BROAD] = n;
@@ -559,7 +566,7 @@ static int run_scene(const char *config, scene_result *out)
             out->ns[STAGE_NARROW] = time_calls(&ctx, &scene, call_narrow, &contacts, &failed);
         out->pairs = contacts.stats.pairs;
         out->passes = contacts.def.passes;
-        out->items[STAGE_NARROW] = (double)out->pairs * out->passes;
+        out->items[STAGE_NARROW] = n;
         if (contacts.stats.searched)
             fprintf(stderr, "bench_stages: %s: the narrow phase's calls searched again; its time holds a search\n",
                     config);
@@ -575,6 +582,8 @@ static int run_scene(const char *config, scene_result *out)
         out->working_set[s] = out->items[s] * (OPS[s].bytes + 12.0 * k) + per_edge * OPS[s].edge_array_bytes;
         if (s != STAGE_BROAD && s != STAGE_NARROW)
             out->working_set[s] /= out->bodies;
+        if (s == STAGE_SOLVE) /* L is read twice (forward, back) */
+            out->working_set[s] /= 2;
     }
     op_scene_free(&scene);
     return failed ? -1 : 0;
@@ -591,16 +600,21 @@ static double floor_ns(const machine *m, const scene_result *r, int s, const cha
     return fmax(arithmetic, memory);
 }
 
-/* t = a·n + b·e through the scenes' (n_k, e_k, t_k) by least squares; 0 when singular. */
+/* t = a·n + b·e through the one-body scenes' (n_k, e_k, t_k) by least squares (many bodies add
+ * costs of their own: each body's arrays, its own factor); 0 when they do not determine it. */
 static int fit_two(const scene_result *r, int count, int stage, double *a, double *b)
 {
     double nn = 0, ne = 0, ee = 0, nt = 0, et = 0;
+    int used = 0;
     for (int k = 0; k < count; ++k) {
+        if (r[k].bodies != 1)
+            continue;
+        ++used;
         double n = r[k].particles, e = r[k].edges, t = r[k].ns[stage];
         nn += n * n, ne += n * e, ee += e * e, nt += n * t, et += e * t;
     }
     double det = nn * ee - ne * ne;
-    if (count < 2 || !(fabs(det) > 1e-9 * nn * ee))
+    if (used < 2 || !(fabs(det) > 1e-9 * nn * ee))
         return 0;
     *a = (nt * ee - et * ne) / det;
     *b = (et * nn - nt * ne) / det;
@@ -637,8 +651,11 @@ int main(int argc, char **argv)
     }
     if (optind != argc || warmup < 0 || calls < 1)
         return usage();
+    static const char *const DEFAULT_CONFIGS[] = { "experiments/fig4.ini", "experiments/perf-cube.ini",
+                                                   "experiments/fig6-bunny.ini", "experiments/fig7-52.ini" };
     if (config_count == 0)
-        configs[config_count++] = "experiments/fig5.ini";
+        for (; config_count < 4; ++config_count)
+            configs[config_count] = DEFAULT_CONFIGS[config_count];
     machine m;
     if (measure_machine(&m) != 0) {
         fprintf(stderr, "bench_stages: out of memory\n");
@@ -661,9 +678,9 @@ int main(int argc, char **argv)
             break;
         }
         printf("\n%s: %d bodies, %d particles, %d edges, %ld nonzeros in L, %d vertices (K %d), %d pairs x %d "
-               "passes; median of %d calls\n",
+               "passes, %d colours (largest body); median of %d calls\n",
                r->config, r->bodies, r->particles, r->edges, r->nonzeros, r->vertices, r->skin_k, r->pairs, r->passes,
-               calls);
+               r->colours, calls);
         printf("  %-10s %-10s %10s %10s %10s %10s %8s %7s\n", "stage", "item", "us/call", "ns/item", "flops/item",
                "bytes/item", "floor ns", "ratio");
         for (int s = 0; s < STAGE_COUNT; ++s) {
@@ -682,7 +699,7 @@ int main(int argc, char **argv)
         }
     }
     if (status == 0 && config_count >= 2) {
-        printf("\nfit over the scenes, t = a·particles + b·edges:\n");
+        printf("\nfit over the one-body scenes, t = a·particles + b·edges:\n");
         for (int s = STAGE_LOCAL; s <= STAGE_GLOBAL; ++s) {
             double a, b;
             if (fit_two(results, config_count, s, &a, &b))

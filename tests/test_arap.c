@@ -754,12 +754,13 @@ static void test_logged_energy_matches_staged_substep(void **state)
 }
 
 /* One body of 729 particles (experiments/perf-cube.ini), alone in its world, so that its local
- * step shares each colour between the threads (solvers/arap.c, sweep_shared): stepped on two
+ * step shares each colour between the threads (sweep_threads = team: solvers/arap.c,
+ * sweep_shared): stepped on two
  * threads it moves bit for bit as on one, in Gauss–Seidel and in Jacobi order. */
 static void large_body_moves_alike_on_one_and_two_threads(const char *rotations)
 {
     enum { FRAMES = 4 };
-    const char *overrides[] = { rotations, NULL };
+    const char *overrides[] = { rotations, "solver.sweep_threads=team", NULL };
     op_scene one, two;
     test_load_scene(&one, "experiments/perf-cube.ini", overrides);
     test_load_scene(&two, "experiments/perf-cube.ini", overrides);
