@@ -1,4 +1,4 @@
-/* Each stage of a frame on its own, in ns per particle, edge, vertex or pair, against its floor
+/* Each stage of a frame on its own, in ns per particle, edge, L nonzero or vertex, against its floor
  * (docs/performance.md): the least time the stage's arithmetic or its memory traffic allows on
  * this machine, both measured here.
  *
@@ -38,8 +38,9 @@
  * Options: -s CONFIG (repeatable; default the dinosaur of Fig. 4, experiments/perf-cube.ini's
  * lattice of 729 particles, bunny and sheet, and the 52 models), -x SECTION.KEY=VALUE (an
  * override for every scene, repeatable), -w WARMUP frames (60), -n CALLS per stage (101).
- * Threads: OpenMP's (OMP_NUM_THREADS), which the bodies' stages share as in a frame. Run from
- * the project root. */
+ * Threads: OpenMP's (OMP_NUM_THREADS); predict and the contacts share them as in a frame, the
+ * solver's stages are called body after body on the calling thread (a large body's local step
+ * shares its colours with sweep_threads = team). Run from the project root. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
