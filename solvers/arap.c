@@ -53,6 +53,7 @@
 #include "arap.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,14 @@
 #include "timer.h"
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
+
+/* With sweep_threads = team, a body's local step shares its colours with a thread team
+ * (sweep_shared) from this many swept particles, when it is called outside a team; below, a
+ * colour's share is too short to pay for the team and a barrier a colour. Off by default: on the
+ * shared 2-core machine this was measured on (load 10-15), a barrier whose other thread had lost
+ * its core waited for the scheduler, and a 1,000-particle dinosaur's local step went from 0.76 ms
+ * a frame on one thread to 67-250 ms on two (docs/performance.md). */
+enum { ARAP_SHARED_SWEEP_MIN = 512 };
 
 /* Four twin bodies whose local steps run side by side (arap_group): their sweep data
  * interleaved, [particle][entry][lane], so that one AVX register holds the same entry of the
@@ -99,6 +108,7 @@ static inline double *sweep_at(const sweep_data *d, double *array, int width, in
 
 typedef struct arap_solver {
     int order;             /* ARAP_GAUSS_SEIDEL or ARAP_JACOBI */
+    int shared_sweep;      /* sweep_threads = team: sweep_shared where it applies */
     int n, free_count;
     int *row_of;           /* [n] row in the global system, −1 where the position is pinned */
     const op_graph *graph; /* what the global matrix is made from (matching_twin compares them) */
@@ -145,6 +155,9 @@ typedef struct arap_solver {
 
 static const op_solver_option arap_options[] = {
     { "rotations", "gs", "local-step order: gs (Gauss-Seidel, the paper's default) or jacobi" },
+    { "sweep_threads", "one",
+      "local step of a body of 512 particles or more iterated outside a thread team (alone in its world): "
+      "one thread, or team (OpenMP's threads, each colour shared, a barrier between colours)" },
     { NULL, NULL, NULL },
 };
 
@@ -441,7 +454,8 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     s->stiffness = body->stiffness;
     for (int c = 0; c < body->constraint_count; ++c)
         s->position_constraints += body->constraints[c].kind == OP_CONSTRAINT_POSITION;
-    if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK) {
+    if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK ||
+        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->shared_sweep) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
@@ -755,6 +769,41 @@ static void local_quad(arap_solver *s, op_body *body, const double *rotations, c
 }
 #endif
 
+/* Particles order[first..last) of one colour: four at a time, then a pair, then one. */
+static void sweep_run(arap_solver *s, op_body *body, const double *sweep, const int *order, int first, int last,
+                      int gauss_seidel)
+{
+    int p = first;
+    for (; p + 3 < last; p += 4)
+        local_quad(s, body, sweep, &order[p], gauss_seidel);
+    for (; p + 1 < last; p += 2)
+        local_pair(s, body, sweep, order[p], order[p + 1], gauss_seidel);
+    if (p < last)
+        local_single(s, body, sweep, order[p], gauss_seidel);
+}
+
+/* The sweep shared by a thread team: each colour cut into one run a thread, each run a multiple
+ * of four long (so that the quads are the serial sweep's), a barrier between colours. Within a
+ * colour no particle reads another's rotation or record (colour_sweep), and each particle's
+ * arithmetic is the same alone, in a pair or in a quad, so every team size gives the serial
+ * sweep's bits. */
+static void sweep_shared(arap_solver *s, op_body *body, const double *sweep, int gauss_seidel, int threads)
+{
+    const int *order = s->sweep_order;
+#pragma omp parallel num_threads(threads)
+    {
+        int thread = omp_get_thread_num(), team = omp_get_num_threads();
+        for (int c = 0; c < s->colour_count; ++c) {
+            int start = s->colour_start[c], end = s->colour_start[c + 1];
+            int run = ((end - start + team - 1) / team + 3) / 4 * 4;
+            int first = start + thread * run, last = first + run < end ? first + run : end;
+            if (first < last)
+                sweep_run(s, body, sweep, order, first, last, gauss_seidel);
+#pragma omp barrier
+        }
+    }
+}
+
 void op_arap_local_step(void *self, op_body *body, double h)
 {
     (void)h;
@@ -770,20 +819,19 @@ void op_arap_local_step(void *self, op_body *body, double h)
     }
     /* The records R_j Ā_j, R_j: Gauss–Seidel refreshes particle i's as soon as R_i changes;
      * Jacobi keeps the previous iteration's until the sweep is over. The polar decompositions
-     * are warm-started from R_i's previous value (core/polar.c), two at a time: the particles
+     * are warm-started from R_i's previous value (core/polar.c), four at a time: the particles
      * of a colour do not read one another's rotations (colour_sweep), so in either order the
-     * result is what one at a time would give. */
+     * result is what one at a time would give. With sweep_threads = team, a large body called
+     * outside a thread team (the world's only unit) shares each colour with a team of its own. */
     int gauss_seidel = s->order == ARAP_GAUSS_SEIDEL;
-    const int *order = s->sweep_order;
-    for (int c = 0; c < s->colour_count; ++c) {
-        int p = s->colour_start[c], end = s->colour_start[c + 1];
-        for (; p + 3 < end; p += 4)
-            local_quad(s, body, sweep, &order[p], gauss_seidel);
-        for (; p + 1 < end; p += 2)
-            local_pair(s, body, sweep, order[p], order[p + 1], gauss_seidel);
-        if (p < end)
-            local_single(s, body, sweep, order[p], gauss_seidel);
-    }
+    int threads = s->shared_sweep && s->sweep_count >= ARAP_SHARED_SWEEP_MIN && !omp_in_parallel()
+                      ? omp_get_max_threads()
+                      : 1;
+    if (threads > 1)
+        sweep_shared(s, body, sweep, gauss_seidel, threads);
+    else
+        for (int c = 0; c < s->colour_count; ++c)
+            sweep_run(s, body, sweep, s->sweep_order, s->colour_start[c], s->colour_start[c + 1], gauss_seidel);
     if (!gauss_seidel)
         for (int i = 0; i < s->n; ++i)
             refresh_sweep_state(s, g, rotation, i);

@@ -14,7 +14,9 @@
  * Threads: the world runs begin_substep, iterate and resync of different bodies on different
  * threads at once (core/world.h), so a variant's calls for one body may touch only that body,
  * its own state and data that is read-only while bodies run (the model, anything shared with a
- * twin). Each call gets a context of its own.
+ * twin). Each call gets a context of its own. A call made outside a thread team (omp_in_parallel()
+ * false: the world's only unit) may share its body's work with a team of its own, giving the same
+ * bits for any team size (arap's sweep_threads = team).
  *
  * Twins: create receives the states the variant already made for the earlier bodies instancing
  * the same model (in body order), so that it can share what is provably the same for both,

@@ -1,7 +1,8 @@
 /* Tests of the arap solver: the descent property of Gauss–Seidel block-coordinate steps, the
  * optimality of the local rotations, exact rest, pins, constraints, determinism, and the global
  * step's factor shared by the instances of one model whose matrices are the same (each body then
- * moves bitwise as it does alone in its own world, on two threads). Scenes are assembled in code
+ * moves bitwise as it does alone in its own world, on two threads; one large body's local step
+ * shared by two threads gives one thread's bits). Scenes are assembled in code
  * from the model catalogue (data/models.tsv) so each test states what it needs. */
 #include "test_solver.h"
 #include "test_util.h"
@@ -17,6 +18,7 @@
 #include "rng.h"
 #include "script.h"
 #include "simd.h"
+#include "test_scene_load.h"
 #include "world.h"
 
 typedef one_body fixture;
@@ -720,6 +722,29 @@ static void test_logged_energy_matches_staged_substep(void **state)
     op_world_free(&staged);
 }
 
+/* One body of 729 particles (experiments/perf-cube.ini), alone in its world, so that its local
+ * step shares each colour between the threads (sweep_threads = team: solvers/arap.c,
+ * sweep_shared): stepped on two threads it moves bit for bit as on one, in Gauss–Seidel and in
+ * Jacobi order. */
+static void large_body_moves_alike_on_one_and_two_threads(const char *rotations)
+{
+    const char *overrides[] = { rotations, "solver.sweep_threads=team", NULL };
+    op_scene scene;
+    test_load_scene(&scene, "experiments/perf-cube.ini", overrides);
+    assert_int_equal(scene.world.body_count, 1);
+    const int *order;
+    assert_true(op_arap_sweep_order(scene.world.solver_state[0], &order) >= 512); /* ARAP_SHARED_SWEEP_MIN */
+    op_scene_free(&scene);
+    assert_same_bits_on_threads("experiments/perf-cube.ini", overrides, 4, 0);
+}
+
+static void test_large_body_shares_local_step_bitwise(void **state)
+{
+    (void)state;
+    large_body_moves_alike_on_one_and_two_threads("solver.rotations=gs");
+    large_body_moves_alike_on_one_and_two_threads("solver.rotations=jacobi");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -739,6 +764,7 @@ int main(void)
         cmocka_unit_test(test_shared_factor_moves_each_body_as_alone),
         cmocka_unit_test(test_group_without_avx_moves_each_body_as_alone),
         cmocka_unit_test(test_logged_energy_matches_staged_substep),
+        cmocka_unit_test(test_large_body_shares_local_step_bitwise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
