@@ -1,0 +1,55 @@
+/* What every libFuzzer target of tests/fuzz/ shares: the input bytes as a file the reader under
+ * test opens by path, and the check that a refusal says why.
+ *
+ * opsim's readers take paths (they name the file in every message), so each input is written
+ * into one memory file (memfd_create) per process, truncated and rewritten per execution, and
+ * passed as /proc/self/fd/N: no disk traffic, no leftover files, and no change to the readers'
+ * interfaces for the sake of the fuzzer. Any failing invariant calls abort(), which libFuzzer
+ * records as a crash with its input. */
+#ifndef OPSIM_FUZZ_INPUT_H
+#define OPSIM_FUZZ_INPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ctx.h"
+
+typedef struct fuzz_file {
+    int fd;
+    char path[64];
+} fuzz_file;
+
+/* Rewrites `file` (created on first use, named `name` in /proc/self/fd listings) to hold
+ * exactly data[0 .. size-1] and returns its path. */
+static inline const char *fuzz_file_set(fuzz_file *file, const char *name, const uint8_t *data, size_t size)
+{
+    if (file->path[0] == '\0') {
+        file->fd = memfd_create(name, 0);
+        if (file->fd < 0) {
+            perror("fuzz: memfd_create");
+            abort();
+        }
+        snprintf(file->path, sizeof file->path, "/proc/self/fd/%d", file->fd);
+    }
+    if (ftruncate(file->fd, 0) != 0 || pwrite(file->fd, data, size, 0) != (ssize_t)size) {
+        perror("fuzz: writing the input");
+        abort();
+    }
+    return file->path;
+}
+
+/* A reader that returned `status` either succeeded with no message or failed with a status
+ * and a message naming the problem: a failure without one is a defect too. */
+static inline void fuzz_check_outcome(const op_ctx *ctx, int status)
+{
+    if (status == OP_OK ? ctx->status != OP_OK : (ctx->status == OP_OK || ctx->message[0] == '\0')) {
+        fprintf(stderr, "fuzz: status %d with ctx status %d and message '%s'\n", status, ctx->status, ctx->message);
+        abort();
+    }
+}
+
+#endif
