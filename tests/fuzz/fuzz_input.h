@@ -17,6 +17,13 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "platform.h"
+
+/* As bin/opsim starts (core/platform.h): OpenBLAS on one thread, HDF5 without its exit handler. */
+__attribute__((constructor)) static void fuzz_platform_init(void)
+{
+    op_platform_init();
+}
 
 typedef struct fuzz_file {
     int fd;
