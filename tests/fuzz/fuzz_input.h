@@ -4,7 +4,10 @@
  * opsim's readers take paths (they name the file in every message), so each input is written
  * into one memory file (memfd_create) per process, truncated and rewritten per execution, and
  * passed as /proc/self/fd/N: no disk traffic, no leftover files, and no change to the readers'
- * interfaces for the sake of the fuzzer. Any failing invariant calls abort(), which libFuzzer
+ * interfaces for the sake of the fuzzer. libhdf5 resolves the real path of a file it opens,
+ * which a memory file has not ("can't retrieve real path for file"), so the run-file target
+ * asks for a real file instead: $TMPDIR/opsim-fuzz-NAME-XXXXXX (/tmp by default), removed
+ * when the process exits normally. Any failing invariant calls abort(), which libFuzzer
  * records as a crash with its input. */
 #ifndef OPSIM_FUZZ_INPUT_H
 #define OPSIM_FUZZ_INPUT_H
@@ -26,15 +29,33 @@ __attribute__((constructor)) static void fuzz_platform_init(void)
 }
 
 typedef struct fuzz_file {
+    int real; /* set before first use: a file in $TMPDIR rather than in memory */
     int fd;
-    char path[64];
+    char path[4096];
 } fuzz_file;
 
-/* Rewrites `file` (created on first use, named `name` in /proc/self/fd listings) to hold
- * exactly data[0 .. size-1] and returns its path. */
+static char fuzz_real_path[4096];
+
+static void fuzz_remove_real_file(void)
+{
+    unlink(fuzz_real_path);
+}
+
+/* Rewrites `file` (created on first use, `name` in its name) to hold exactly
+ * data[0 .. size-1] and returns its path. At most one real file per process. */
 static inline const char *fuzz_file_set(fuzz_file *file, const char *name, const uint8_t *data, size_t size)
 {
-    if (file->path[0] == '\0') {
+    if (file->path[0] == '\0' && file->real) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(file->path, sizeof file->path, "%s/opsim-fuzz-%s-XXXXXX", dir && *dir ? dir : "/tmp", name);
+        file->fd = mkstemp(file->path);
+        if (file->fd < 0) {
+            perror(file->path);
+            abort();
+        }
+        snprintf(fuzz_real_path, sizeof fuzz_real_path, "%s", file->path);
+        atexit(fuzz_remove_real_file);
+    } else if (file->path[0] == '\0') {
         file->fd = memfd_create(name, 0);
         if (file->fd < 0) {
             perror("fuzz: memfd_create");

@@ -4,7 +4,8 @@
  * frame's positions read as a hyperslab, and string and integer attributes. The input is the
  * file. opsim runs these readers in a child process (experiments/opsim.c) because libhdf5 1.10
  * has crashes of its own on old-format files; here they run in-process, so any crash, in opsim
- * or in the library, is reported. Each call's refusal must carry a message. */
+ * or in the library, is reported. Each call's refusal must carry a message. The file is a real
+ * one in $TMPDIR (tests/fuzz/fuzz_input.h says why). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -17,14 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static fuzz_file input;
+    static fuzz_file input = { .real = 1 };
     static FILE *sink;
     static char (*names)[OP_RUNFILE_NAME_SIZE];
     if (!sink && !(sink = fopen("/dev/null", "w")))
         abort();
     if (!names && !(names = calloc(OP_RUNFILE_MAX_BODIES, sizeof *names)))
         abort();
-    const char *path = fuzz_file_set(&input, "fuzz-runfile", data, size);
+    const char *path = fuzz_file_set(&input, "runfile", data, size);
 
     op_ctx ctx;
     op_ctx_init(&ctx);
