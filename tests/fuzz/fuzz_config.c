@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (spells_a_large_count(data, size))
         return 0;
     static fuzz_file config, catalogue;
-    static char models_override[96], voxel_overrides[FUZZ_MODEL_COUNT][64];
+    static char models_override[sizeof "run.models=" + sizeof catalogue.path], voxel_overrides[FUZZ_MODEL_COUNT][64];
     if (!catalogue.path[0]) {
         char text[512] = "";
         for (int m = 0; m < FUZZ_MODEL_COUNT; ++m) {
