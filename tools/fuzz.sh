@@ -49,7 +49,10 @@ for target in "$@"; do
     [[ $target == runfile ]] && options+=(-detect_leaks=0) && leaks=0
     before=$(ls "$dir/findings" | sort)
     start=$(date +%s)
-    ASAN_OPTIONS=detect_leaks=$leaks "$bin/$target" "${options[@]}" "$dir/corpus" "tests/fuzz/$target" > "$dir/log" 2>&1
+    # libFuzzer ends without running atexit handlers, so the run-file target's input file
+    # (tests/fuzz/fuzz_input.h) is left behind: kept under RUN_DIR/T/tmp/, emptied here
+    rm -rf "$dir/tmp" && mkdir -p "$dir/tmp"
+    TMPDIR=$dir/tmp ASAN_OPTIONS=detect_leaks=$leaks "$bin/$target" "${options[@]}" "$dir/corpus" "tests/fuzz/$target" > "$dir/log" 2>&1
     status=$?
     elapsed=$(($(date +%s) - start))
     new=$(comm -13 <(printf '%s\n' "$before") <(ls "$dir/findings" | sort) | sed '/^$/d')

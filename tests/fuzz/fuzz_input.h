@@ -7,7 +7,7 @@
  * interfaces for the sake of the fuzzer. libhdf5 resolves the real path of a file it opens,
  * which a memory file has not ("can't retrieve real path for file"), so the run-file target
  * asks for a real file instead: $TMPDIR/opsim-fuzz-NAME-XXXXXX (/tmp by default), removed
- * when the process exits normally. Any failing invariant calls abort(), which libFuzzer
+ * when the process exits normally (libFuzzer's exit skips that: tools/fuzz.sh sets TMPDIR). Any failing invariant calls abort(), which libFuzzer
  * records as a crash with its input. */
 #ifndef OPSIM_FUZZ_INPUT_H
 #define OPSIM_FUZZ_INPUT_H
