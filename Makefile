@@ -47,6 +47,7 @@ help:
 	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
 	@echo "make sweep-example  a 2x2 parameter sweep of Fig. 2 and its overlay figure"
 	@echo "make bench        per-stage timing tables (bench/)"
+	@echo "make fuzz FUZZ_SECONDS=N  every libFuzzer target N seconds (tests/fuzz/)"
 	@echo "make deps         install the Debian packages opsim needs"
 
 deps:
@@ -97,6 +98,7 @@ bin/bench/%: build/bench/%.o build/libopsim.a
 include data/data.mk
 include reports/reports.mk
 include experiments/experiments.mk
+include tests/fuzz/fuzz.mk
 
 ifeq ($(SANITIZE),1)
 # `make test SANITIZE=1`: every test against a build with AddressSanitizer and UBSan (any report

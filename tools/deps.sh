@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Checks that the Debian packages opsim builds and runs with are installed, and installs the
 # missing ones (apt-get as root, else through sudo). `make deps` runs it; so do `make`,
-# `make test` and `make reproduce`, so a fresh Debian machine needs nothing else.
+# `make test` and `make reproduce`, so a fresh Debian machine needs nothing else. Packages given
+# as arguments are checked too (`make fuzz` adds clang and libFuzzer's runtime).
 set -euo pipefail
 
 packages=(build-essential pkg-config libopenblas-dev liblapacke-dev libsuitesparse-dev
-          libhdf5-dev hdf5-tools gnuplot-nox libcmocka-dev libinih-dev libcgal-demo)
+          libhdf5-dev hdf5-tools gnuplot-nox libcmocka-dev libinih-dev libcgal-demo "$@")
 
 missing=()
 for p in "${packages[@]}"; do
