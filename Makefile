@@ -20,7 +20,7 @@ LDFLAGS  := -fopenmp $(SANITIZE_FLAGS)
 CPPFLAGS = -Icore -Isolvers -I/usr/include/suitesparse $(shell pkg-config --cflags hdf5 2>/dev/null) \
            -DOPSIM_VERSION='"$(VERSION)"' -DOPSIM_GIT_REV='"$(GIT_REV)"' \
            -DOPSIM_CFLAGS='"$(strip $(CFLAGS))"'
-LDLIBS   = $(shell pkg-config --libs hdf5 2>/dev/null) -lhdf5_hl -lcholmod -llapacke -lopenblas -linih -lm
+LDLIBS   = $(shell pkg-config --libs hdf5 2>/dev/null) -lhdf5_hl -lcholmod -llapacke -lopenblas -linih -lnettle -lm
 
 CORE_SRC    := $(wildcard core/*.c) $(wildcard solvers/*.c)
 CORE_OBJ    := $(CORE_SRC:%.c=build/%.o)

@@ -24,6 +24,11 @@
 
 typedef enum op_body_kind { OP_BODY_SOLID, OP_BODY_ROD, OP_BODY_SHELL, OP_BODY_LATTICE } op_body_kind;
 
+/* Raise it when a change to the builder changes what it builds from the same mesh and def: the
+ * graph cache (core/graph_cache.h) then builds its entries again. */
+enum { OP_BUILD_VERSION = 1 };
+
+/* Values only, no pointers: the graph cache keys on the bytes of the whole struct. */
 typedef struct op_build_def {
     op_body_kind kind;
     int particles;        /* solid and rod: exactly; shell: the nearest u x v grid; lattice: the

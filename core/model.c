@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_cache.h"
 #include "shapes.h"
 
 /* Splits a tab-separated line in place; returns the field count (at most max). */
@@ -67,7 +68,8 @@ int op_model_load(op_ctx *ctx, const char *catalogue, const char *name, const op
     int status = strncmp(model->source, "shape:", 6) == 0 ? op_shape_mesh(ctx, model->source + 6, &model->mesh)
                                                          : op_mesh_read(ctx, model->source, &model->mesh);
     if (status == OP_OK)
-        status = op_build_body(ctx, &model->mesh, &model->build, &model->graph, &model->skin);
+        status = op_build_body_cached(ctx, op_graph_cache_directory(), model->name, &model->mesh, &model->build,
+                                      &model->graph, &model->skin, NULL);
     if (status != OP_OK)
         op_model_free(model);
     return status;

@@ -20,6 +20,7 @@
 #include "chebyshev.h"
 #include "converge.h"
 #include "ctx.h"
+#include "graph_cache.h"
 #include "math3.h"
 #include "mesh.h"
 #include "platform.h"
@@ -231,7 +232,7 @@ static const char graph_help[] =
     "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube|cloth|cube18)\n"
     "                   --kind solid|rod|shell|lattice\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
-    "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
+    "                   [--skin-k K] [--name BODY] [--no-cache] --out RUN.h5\n"
     "\n"
     "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
     "writes /graph/BODY and /mesh/BODY to a new run file.\n"
@@ -242,7 +243,8 @@ static const char graph_help[] =
     "  --voxels R     voxel cells along the longest extent (default 96)\n"
     "  --lloyd N      most Lloyd iterations for solids (default 30)\n"
     "  --skin-k K     particles influencing each visual vertex (default 4)\n"
-    "  --name BODY    body name in the run file (default: the mesh file or shape name)\n";
+    "  --name BODY    body name in the run file (default: the mesh file or shape name)\n"
+    "  --no-cache     build the graph even when the graph cache holds it (README, \"Graph cache\")\n";
 
 static int command_graph(int argc, char **argv, const char *command_line)
 {
@@ -252,8 +254,8 @@ static int command_graph(int argc, char **argv, const char *command_line)
         { "seed", required_argument, 0, 'S' },      { "density", required_argument, 0, 'd' },
         { "voxels", required_argument, 0, 'v' },    { "lloyd", required_argument, 0, 'l' },
         { "skin-k", required_argument, 0, 'K' },    { "name", required_argument, 0, 'N' },
-        { "out", required_argument, 0, 'o' },       { "help", no_argument, 0, 'h' },
-        { 0, 0, 0, 0 }
+        { "out", required_argument, 0, 'o' },       { "no-cache", no_argument, 0, 'C' },
+        { "help", no_argument, 0, 'h' },            { 0, 0, 0, 0 }
     };
     op_build_def def = op_default_build_def();
     const char *mesh_path = NULL, *shape = NULL, *out = NULL, *name = NULL;
@@ -294,6 +296,7 @@ static int command_graph(int argc, char **argv, const char *command_line)
             break;
         case 'N': name = optarg; break;
         case 'o': out = optarg; break;
+        case 'C': setenv("OPSIM_GRAPH_CACHE", "off", 1); break;
         case 'h': fputs(graph_help, stdout); return 0;
         default: return usage_error("graph", "%s", "unknown option");
         }
@@ -318,7 +321,8 @@ static int command_graph(int argc, char **argv, const char *command_line)
     op_skin skin = { 0 };
     op_runfile run = { .file = -1 };
     if (load_input_mesh(&ctx, mesh_path, shape, &mesh) == OP_OK &&
-        (op_build_body(&ctx, &mesh, &def, &graph, &skin) == OP_OK || name_input(&ctx, source))) {
+        (op_build_body_cached(&ctx, op_graph_cache_directory(), body, &mesh, &def, &graph, &skin, NULL) == OP_OK ||
+         name_input(&ctx, source))) {
         op_provenance prov = { .command_line = command_line, .config_text = "", .seed = def.seed };
         op_body_info info = { .kind = op_body_kind_name(def.kind),
                               .source = source,
@@ -974,7 +978,7 @@ static int command_export(int argc, char **argv)
 /* ---- opsim run / solvers ------------------------------------------------------------ */
 
 static const char run_help[] =
-    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] --out RUN.h5\n"
+    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] [--no-cache] --out RUN.h5\n"
     "\n"
     "Runs the experiment CONFIG (format: core/scene.h, examples in experiments/) and records it\n"
     "into RUN.h5 (layout: core/record.h). --set replaces or adds a key before the config is\n"
@@ -983,7 +987,9 @@ static const char run_help[] =
     "per vertex and frame) unless --no-surface. Then writes the XDMF sidecar RUN.xmf beside it\n"
     "(core/xdmf.h): open that in ParaView. A progress line goes to stderr when it is a terminal.\n"
     "On failure no RUN.h5 is written; if only the sidecar fails, RUN.h5 stays and the exit status\n"
-    "says why (`opsim xdmf RUN.h5` writes it again).\n";
+    "says why (`opsim xdmf RUN.h5` writes it again). The models' graphs come from the graph cache\n"
+    "(data/cache/graphs, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
+    "built and stored there; --no-cache builds them all.\n";
 
 /* `opsim run`: one config, its overrides, recorded into `out`, then the sidecar beside it. */
 static int record_config(op_ctx *ctx, const char *config, int override_count, const char *const *overrides,
@@ -1004,6 +1010,7 @@ static int command_run(int argc, char **argv, const char *command_line)
     static const struct option options[] = { { "set", required_argument, 0, 's' },
                                               { "out", required_argument, 0, 'o' },
                                               { "no-surface", no_argument, 0, 'n' },
+                                              { "no-cache", no_argument, 0, 'C' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
     const char **overrides = calloc((size_t)argc, sizeof *overrides), *out = NULL;
@@ -1016,6 +1023,7 @@ static int command_run(int argc, char **argv, const char *command_line)
         case 's': overrides[override_count++] = optarg; break;
         case 'o': out = optarg; break;
         case 'n': def.store_surface = 0; break;
+        case 'C': setenv("OPSIM_GRAPH_CACHE", "off", 1); break;
         case 'h': fputs(run_help, stdout); free(overrides); return 0;
         default: free(overrides); return usage_error("run", "%s", "unknown option");
         }
@@ -1543,10 +1551,16 @@ static const char main_help[] =
     "'opsim COMMAND --help' describes each. Exit status: 0 success, 64 usage error,\n"
     "65 bad input data, 74 input/output error, 70 internal error.\n";
 
+static void print_notice(const char *message)
+{
+    fprintf(stderr, "%s: %s\n", program, message);
+}
+
 int main(int argc, char **argv)
 {
     op_platform_init();
     op_temp_catch_signals();
+    op_graph_cache_set_notice(print_notice);
     if (argc < 2)
         return usage_error("", "%s", "a command is required");
     const char *command = argv[1];
