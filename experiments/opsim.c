@@ -351,28 +351,55 @@ static int command_graph(int argc, char **argv, const char *command_line)
  * dereference garbage in a damaged file (H5HG_read, behind variable-length string attributes:
  * one byte changed crashed `opsim info`, and `h5dump -A` crashes on the same file) and no check
  * that opsim could make first protects against them; a crash of the child becomes "PATH: damaged
- * run file", exit 65, and no partial output. */
+ * run file", exit 65, and no partial output. SIGINT, SIGTERM and SIGHUP sent to this process
+ * are passed on to the child, which cleans up as any opsim process does, and this process then
+ * dies of the same signal (without that, `kill PID` ended the parent alone while the child went
+ * on to finish an export). */
 static int read_run_file_guarded(int (*command)(int, char **), int argc, char **argv, const char *path)
 {
     reading_run_file = 1;
     fflush(stdout);
     fflush(stderr);
+    sigset_t waited, previous;
+    sigemptyset(&waited);
+    sigaddset(&waited, SIGINT);
+    sigaddset(&waited, SIGTERM);
+    sigaddset(&waited, SIGHUP);
+    sigaddset(&waited, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &waited, &previous);
     FILE *held = tmpfile();
     pid_t child = held ? fork() : -1;
     if (child < 0) {
+        sigprocmask(SIG_SETMASK, &previous, NULL);
         if (held)
             fclose(held);
         return command(argc, argv); /* no process to spare: read unguarded */
     }
     if (child == 0) {
+        sigprocmask(SIG_SETMASK, &previous, NULL);
         dup2(fileno(held), STDOUT_FILENO);
         int status = command(argc, argv);
         fflush(stdout);
         exit(status);
     }
-    int wait_status = 0;
-    while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR)
-        ;
+    int wait_status = 0, forwarded = 0;
+    for (;;) {
+        int signal_number = sigwaitinfo(&waited, NULL);
+        if (signal_number == SIGCHLD || signal_number < 0) { /* < 0: EINTR, or no SIGCHLD to wait for */
+            pid_t done = waitpid(child, &wait_status, signal_number < 0 && errno != EINTR ? 0 : WNOHANG);
+            if (done == child || (done < 0 && errno != EINTR))
+                break;
+        } else {
+            kill(child, signal_number);
+            forwarded = signal_number;
+        }
+    }
+    sigprocmask(SIG_SETMASK, &previous, NULL);
+    if (forwarded) {
+        fclose(held);
+        raise(forwarded); /* the handlers of op_temp_catch_signals end the process with it */
+        return 128 + forwarded;
+    }
     int status;
     if (WIFSIGNALED(wait_status)) {
         fprintf(stderr, "%s: %s: damaged run file (the HDF5 library crashed reading it: %s)\n", program, path,
@@ -790,9 +817,9 @@ static void remove_directory_files(const char *temp)
 /* `--obj DIR`: the skinned surface of each chosen body at each chosen frame, one OBJ file each
  * (DIR/BODY-FFFFFF.obj, F the frame index, six digits so names sort). All of them are written
  * into DIR.PID.tmp first and moved into DIR only when every one is complete, so a failure
- * midway (a damaged frame, a full disk) leaves none; the paths are printed once moved. A signal
- * removes the file being written (core/atomic.h) and the directory if it is still empty; the
- * files already complete in it are removed by the next export to DIR (op_temp_remove_stale). */
+ * midway (a damaged frame, a full disk) leaves none; the paths are printed once moved. SIGINT,
+ * SIGTERM and SIGHUP are held meanwhile and looked for between files: one stops the export, the
+ * directory is removed, and then the signal ends the process (core/atomic.h). */
 static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char *frames, const char *only_body)
 {
     char (*names)[OP_RUNFILE_NAME_SIZE] = op_calloc(ctx, OP_RUNFILE_MAX_BODIES, sizeof *names);
@@ -827,7 +854,9 @@ static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char
     }
     char (*written)[4200] = op_calloc(ctx, (size_t)(body_count * row_count) + 1, sizeof *written);
     long written_count = 0;
-    for (int b = 0; b < body_count && ctx->status == OP_OK; ++b) {
+    int interrupted = 0;
+    op_temp_hold_signals();
+    for (int b = 0; b < body_count && ctx->status == OP_OK && !interrupted; ++b) {
         frame_state f;
         double *vertices = NULL;
         if (read_frame_body(ctx, path, names[b], 1, &f) == OP_OK)
@@ -835,7 +864,7 @@ static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char
         /* the rest mesh's triangles around the skinned vertices */
         op_mesh surface = f.mesh;
         surface.vertices = vertices;
-        for (long r = 0; r < row_count && ctx->status == OP_OK; ++r) {
+        for (long r = 0; r < row_count && ctx->status == OP_OK && !(interrupted = op_temp_signal_pending()); ++r) {
             char file[4200];
             if (read_frame_row(ctx, path, rows[r], &f) != OP_OK)
                 break;
@@ -850,11 +879,12 @@ static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char
         free(vertices);
         frame_state_free(&f);
     }
-    if (ctx->status == OP_OK && move_directory_files(ctx, temp, dir) == OP_OK)
+    if (ctx->status == OP_OK && !interrupted && move_directory_files(ctx, temp, dir) == OP_OK)
         for (long w = 0; w < written_count; ++w)
             printf("%s\n", written[w]);
     remove_directory_files(temp);
     op_temp_untrack(temp);
+    op_temp_release_signals();
     free(written);
     free(names);
     free(rows);
