@@ -112,6 +112,7 @@ typedef struct entry_header {
     int32_t version;
     op_digest key;
     int32_t particles, edges, skin_vertices, skin_k;
+    op_build_report report;
     double density;
 } entry_header;
 
@@ -144,8 +145,8 @@ typedef enum { ENTRY_LOADED, ENTRY_MISSING, ENTRY_DAMAGED, ENTRY_STALE } entry_s
 
 /* Reads the entry at `path` into graph and skin. `why` says what is wrong with a damaged or
  * stale one. Reads the whole file first and checks its checksum before trusting any count. */
-static entry_state entry_read(const char *path, const op_digest key, op_graph *graph, op_skin *skin, char *why,
-                              size_t why_size)
+static entry_state entry_read(const char *path, const op_digest key, op_graph *graph, op_skin *skin,
+                              op_build_report *report, char *why, size_t why_size)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -186,8 +187,10 @@ static entry_state entry_read(const char *path, const op_digest key, op_graph *g
         goto done;
     }
     if (header.version != OP_BUILD_VERSION || memcmp(header.key, key, sizeof(op_digest)) != 0) {
-        snprintf(why, why_size, "built by builder version %d for %s", header.version,
-                 header.version != OP_BUILD_VERSION ? "an older builder" : "another mesh or build def");
+        if (header.version != OP_BUILD_VERSION)
+            snprintf(why, why_size, "built by builder version %d, this is %d", header.version, OP_BUILD_VERSION);
+        else
+            snprintf(why, why_size, "%s", "built for another mesh or build def");
         state = ENTRY_STALE;
         goto done;
     }
@@ -199,6 +202,7 @@ static entry_state entry_read(const char *path, const op_digest key, op_graph *g
         goto done;
     }
     graph->density = header.density;
+    *report = header.report;
     entry_array arrays[10];
     int count = entry_arrays(graph, skin, arrays);
     size_t at = sizeof header;
@@ -230,7 +234,8 @@ done:
 }
 
 /* Writes the entry atomically; a failure is returned through ctx and leaves nothing behind. */
-static int entry_write(op_ctx *ctx, const char *path, const op_digest key, const op_graph *graph, const op_skin *skin)
+static int entry_write(op_ctx *ctx, const char *path, const op_digest key, const op_graph *graph, const op_skin *skin,
+                       const op_build_report *report)
 {
     entry_header header;
     memset(&header, 0, sizeof header);
@@ -241,6 +246,7 @@ static int entry_write(op_ctx *ctx, const char *path, const op_digest key, const
     header.edges = graph->edge_count;
     header.skin_vertices = skin->vertex_count;
     header.skin_k = skin->k;
+    header.report = *report;
     header.density = graph->density;
     entry_array arrays[11] = { { &header, sizeof header } };
     int count = 1 + entry_arrays(graph, skin, &arrays[1]);
@@ -260,11 +266,13 @@ static int entry_write(op_ctx *ctx, const char *path, const op_digest key, const
 }
 
 int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, const op_mesh *mesh,
-                         const op_build_def *def, op_graph *graph, op_skin *skin,
+                         const op_build_def *def, op_graph *graph, op_skin *skin, op_build_report *report,
                          op_graph_cache_outcome *outcome)
 {
     op_graph_cache_outcome ignored;
+    op_build_report unused;
     outcome = outcome ? outcome : &ignored;
+    report = report ? report : &unused;
     *outcome = OP_GRAPH_CACHE_OFF;
     memset(graph, 0, sizeof *graph);
     memset(skin, 0, sizeof *skin);
@@ -275,7 +283,7 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
         if (directory_path(ctx, directory, key, path, sizeof path) != OP_OK)
             return ctx->status;
         char why[1024] = "";
-        switch (entry_read(path, key, graph, skin, why, sizeof why)) {
+        switch (entry_read(path, key, graph, skin, report, why, sizeof why)) {
         case ENTRY_LOADED: *outcome = OP_GRAPH_CACHE_HIT; return OP_OK;
         case ENTRY_MISSING: *outcome = OP_GRAPH_CACHE_MISS; break;
         case ENTRY_DAMAGED:
@@ -284,19 +292,18 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
             break;
         case ENTRY_STALE:
             *outcome = OP_GRAPH_CACHE_STALE;
-            notify("graph cache: %s (%s): stale entry (%s); building it again with version %d", path, label, why,
-                   OP_BUILD_VERSION);
+            notify("graph cache: %s (%s): stale entry (%s); building it again", path, label, why);
             break;
         }
     }
-    if (op_build_body(ctx, mesh, def, graph, skin) != OP_OK || !directory)
+    if (op_build_body_report(ctx, mesh, def, graph, skin, report) != OP_OK || !directory)
         return ctx->status;
     op_ctx inner;
     op_ctx_init(&inner);
     if (make_directories(directory) != 0)
         notify("graph cache: %s: cannot create the directory (%s); %s is not cached", directory, strerror(errno),
                label);
-    else if (entry_write(&inner, path, key, graph, skin) != OP_OK)
+    else if (entry_write(&inner, path, key, graph, skin, report) != OP_OK)
         notify("graph cache: %s is not cached: %s", label, inner.message);
     return OP_OK;
 }

@@ -41,11 +41,11 @@ typedef enum op_graph_cache_outcome {
     OP_GRAPH_CACHE_STALE    /* another builder version's entry: built and stored over it */
 } op_graph_cache_outcome;
 
-/* op_build_body through the cache in `directory` (NULL: no cache), created if missing. `label`
- * names the model in notices. *outcome (may be NULL) says what happened; *graph and *skin are
- * as op_build_body leaves them. */
+/* op_build_body_report through the cache in `directory` (NULL: no cache), created if missing.
+ * `label` names the model in notices. *outcome (may be NULL) says what happened; *graph, *skin
+ * and *report (may be NULL; the entry keeps it) are as op_build_body_report leaves them. */
 int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, const op_mesh *mesh,
-                         const op_build_def *def, op_graph *graph, op_skin *skin,
+                         const op_build_def *def, op_graph *graph, op_skin *skin, op_build_report *report,
                          op_graph_cache_outcome *outcome);
 
 /* The entry's path for `mesh` and `def` in `directory` (path_size bytes at least 4096). */

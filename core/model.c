@@ -69,7 +69,7 @@ int op_model_load(op_ctx *ctx, const char *catalogue, const char *name, const op
                                                          : op_mesh_read(ctx, model->source, &model->mesh);
     if (status == OP_OK)
         status = op_build_body_cached(ctx, op_graph_cache_directory(), model->name, &model->mesh, &model->build,
-                                      &model->graph, &model->skin, NULL);
+                                      &model->graph, &model->skin, &model->built, NULL);
     if (status != OP_OK)
         op_model_free(model);
     return status;

@@ -320,24 +320,34 @@ static int command_graph(int argc, char **argv, const char *command_line)
     op_graph graph = { 0 };
     op_skin skin = { 0 };
     op_runfile run = { .file = -1 };
+    op_build_report built = { 0 };
     if (load_input_mesh(&ctx, mesh_path, shape, &mesh) == OP_OK &&
-        (op_build_body_cached(&ctx, op_graph_cache_directory(), body, &mesh, &def, &graph, &skin, NULL) == OP_OK ||
+        (op_build_body_cached(&ctx, op_graph_cache_directory(), body, &mesh, &def, &graph, &skin, &built, NULL) ==
+             OP_OK ||
          name_input(&ctx, source))) {
         op_provenance prov = { .command_line = command_line, .config_text = "", .seed = def.seed };
         op_body_info info = { .kind = op_body_kind_name(def.kind),
                               .source = source,
                               .particles_requested = def.particles,
-                              .seed = def.seed };
+                              .seed = def.seed,
+                              .voxel_resolution = built.voxel_resolution };
         if (op_runfile_create(&ctx, &run, out, &prov) == OP_OK &&
             op_runfile_write_body(&ctx, &run, body, &info, &graph, &mesh, &skin) == OP_OK)
             op_runfile_commit(&ctx, &run);
     }
-    if (ctx.status != OP_OK)
+    if (ctx.status != OP_OK) {
         op_runfile_abort(&run);
-    else
+    } else {
+        if (built.voxel_resolution != def.voxel_resolution)
+            fprintf(stderr, "%s: %s: the interior is in pieces at %d voxels: built at %d\n", program, source,
+                    def.voxel_resolution, built.voxel_resolution);
+        if (built.islands_dropped)
+            fprintf(stderr, "%s: %s: %d stray voxel islands (%d voxels) dropped\n", program, source,
+                    built.islands_dropped, built.island_voxels);
         printf("%s: %s %d particles, %d edges, %d vertices, %d faces (%d triangles) -> %s\n", body,
                op_body_kind_name(def.kind), graph.particle_count, graph.edge_count, mesh.vertex_count,
                mesh.polygon_count, mesh.face_count, out);
+    }
     op_mesh_free(&mesh);
     op_graph_free(&graph);
     op_skin_free(&skin);
