@@ -97,7 +97,7 @@ static op_graph_cache_outcome build_cube(const char *directory, const op_build_d
     op_mesh mesh = { 0 };
     op_graph_cache_outcome outcome;
     if (op_shape_mesh(&ctx, "cube", &mesh) != OP_OK ||
-        op_build_body_cached(&ctx, directory, "cube64", &mesh, def, graph, skin, &outcome) != OP_OK)
+        op_build_body_cached(&ctx, directory, "cube64", &mesh, def, graph, skin, NULL, &outcome) != OP_OK)
         fail_msg("%s", ctx.message);
     op_mesh_free(&mesh);
     return outcome;
