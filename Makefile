@@ -20,7 +20,7 @@ LDFLAGS  := -fopenmp $(SANITIZE_FLAGS)
 CPPFLAGS = -Icore -Isolvers -I/usr/include/suitesparse $(shell pkg-config --cflags hdf5 2>/dev/null) \
            -DOPSIM_VERSION='"$(VERSION)"' -DOPSIM_GIT_REV='"$(GIT_REV)"' \
            -DOPSIM_CFLAGS='"$(strip $(CFLAGS))"'
-LDLIBS   = $(shell pkg-config --libs hdf5 2>/dev/null) -lhdf5_hl -lcholmod -llapacke -lopenblas -linih -lm
+LDLIBS   = $(shell pkg-config --libs hdf5 2>/dev/null) -lhdf5_hl -lcholmod -llapacke -lopenblas -linih -lnettle -lm
 
 CORE_SRC    := $(wildcard core/*.c) $(wildcard solvers/*.c)
 CORE_OBJ    := $(CORE_SRC:%.c=build/%.o)
@@ -33,7 +33,7 @@ REPORT_SRC  := $(wildcard reports/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test bench reproduce graphs table1 report clean distclean help FORCE
+.PHONY: all deps data test test-slurm bench reproduce graphs table1 report clean distclean help FORCE
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -42,6 +42,7 @@ help:
 	@echo "make              build bin/opsim and bin/opsim-report"
 	@echo "make reproduce    the main job: data, every experiment at its defaults, the report"
 	@echo "make test         build and run every test (cmocka)"
+	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
 	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
@@ -115,6 +116,11 @@ test: FORCE
 else
 test: $(TEST_BIN) bin/opsim bin/opsim-report | data
 	@tools/run-tests.sh $(TEST_BIN)
+
+# Opt-in, not in CI: a one-node Slurm on this machine runs the sweep of `make sweep-example` as an
+# array job, each run file checked against make's (tools/test-slurm.sh; root, installs slurm-wlm).
+test-slurm: bin/opsim
+	@tools/test-slurm.sh
 endif
 
 bench: $(BENCH_BIN)

@@ -62,6 +62,31 @@ void op_temp_catch_signals(void)
     sigaction(SIGHUP, &action, NULL);
 }
 
+static sigset_t held_signals, before_holding;
+
+void op_temp_hold_signals(void)
+{
+    sigemptyset(&held_signals);
+    sigaddset(&held_signals, SIGINT);
+    sigaddset(&held_signals, SIGTERM);
+    sigaddset(&held_signals, SIGHUP);
+    sigprocmask(SIG_BLOCK, &held_signals, &before_holding);
+}
+
+int op_temp_signal_pending(void)
+{
+    sigset_t pending;
+    if (sigpending(&pending) != 0)
+        return 0;
+    return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+           sigismember(&pending, SIGHUP) == 1;
+}
+
+void op_temp_release_signals(void)
+{
+    sigprocmask(SIG_SETMASK, &before_holding, NULL);
+}
+
 static void remove_tree(const char *path)
 {
     DIR *dir = opendir(path);

@@ -35,6 +35,13 @@ void op_temp_track(const char *temp);
 void op_temp_untrack(const char *temp);
 /* Installs the handlers (bin/opsim's main does; the library itself installs none). */
 void op_temp_catch_signals(void);
+/* For a writer of many files in a temporary directory (export --obj), which the handler cannot
+ * list (opendir is not async-signal-safe): hold SIGINT, SIGTERM and SIGHUP while it writes, ask
+ * op_temp_signal_pending() between files, and when one is pending stop, remove the directory
+ * itself, then op_temp_release_signals() lets the signal end the process as usual. */
+void op_temp_hold_signals(void);
+int op_temp_signal_pending(void);
+void op_temp_release_signals(void);
 /* Removes what a process that died without cleaning up (SIGKILL, a crash, a power cut) left
  * beside `path`: files or directories named "<path>.<pid>.tmp" whose pid is no live process. */
 void op_temp_remove_stale(const char *path);

@@ -687,28 +687,96 @@ static int vertex_owners(op_ctx *ctx, const interior *in, const int *label, cons
     return OP_OK;
 }
 
-int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin)
+/* The 26-connected components of the interior voxels (the neighbourhood the solid partition's
+ * distances run through): component[v] for each voxel, their sizes; returns the count. */
+static int interior_components(op_ctx *ctx, const interior *in, int *component, int **sizes)
 {
-    memset(graph, 0, sizeof *graph);
-    memset(skin, 0, sizeof *skin);
-    if (def->kind == OP_BODY_JOINED)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "build: a joined model is made of two catalogue models "
-                                            "(data/models.tsv), not built from a mesh");
-    if (def->particles < 1)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "build: --particles must be at least 1 (got %d)", def->particles);
-    if (!(isfinite(def->density) && def->density > 0))
-        return OP_FAIL(ctx, OP_ERR_INVALID, "build: density %g must be positive", def->density);
-    if (!(def->contact_fraction >= 0) || def->lloyd_iterations < 0)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "build: contact_fraction and lloyd_iterations must not be negative");
-    if (op_mesh_check(ctx, mesh, "input") != OP_OK)
-        return ctx->status;
+    int *queue = op_calloc(ctx, (size_t)in->count, sizeof(int)), count = 0;
+    *sizes = op_calloc(ctx, (size_t)in->count, sizeof(int));
+    if (ctx->status != OP_OK) {
+        free(queue);
+        return -1;
+    }
+    for (int v = 0; v < in->count; ++v)
+        component[v] = -1;
+    for (int start = 0; start < in->count; ++start) {
+        if (component[start] >= 0)
+            continue;
+        int head = 0, tail = 0;
+        queue[tail++] = start;
+        component[start] = count;
+        while (head < tail) {
+            int v = queue[head++];
+            FOR_EACH_NEIGHBOUR(in, v, {
+                (void)step;
+                if (component[neighbour] < 0) {
+                    component[neighbour] = count;
+                    queue[tail++] = neighbour;
+                }
+            });
+        }
+        (*sizes)[count++] = tail;
+    }
+    free(queue);
+    return count;
+}
+
+/* Leaves the largest component and those of more than OP_BUILD_ISLAND_VOXELS voxels inside;
+ * the others (stray islands) are cleared from voxels->inside and counted in the report.
+ * Returns the components left (-1 on failure). */
+static int drop_islands(op_ctx *ctx, const interior *in, op_voxels *voxels, op_build_report *report)
+{
+    int *component = op_calloc(ctx, (size_t)in->count, sizeof(int)), *sizes = NULL;
+    int count = component ? interior_components(ctx, in, component, &sizes) : -1, left = count, largest = 0;
+    for (int c = 1; c < count; ++c)
+        if (sizes[c] > sizes[largest])
+            largest = c;
+    for (int c = 0; c < count; ++c)
+        if (c != largest && sizes[c] <= OP_BUILD_ISLAND_VOXELS) {
+            --left;
+            report->islands_dropped++;
+            report->island_voxels += sizes[c];
+        }
+    for (int v = 0; v < in->count && left < count; ++v)
+        if (component[v] != largest && sizes[component[v]] <= OP_BUILD_ISLAND_VOXELS) {
+            voxels->inside[in->cell[v]] = 0;
+            voxels->inside_count--;
+        }
+    free(component);
+    free(sizes);
+    return left;
+}
+
+/* One build at one voxel resolution. An interior in several 26-connected pieces once its stray
+ * islands are dropped, or a graph in several pieces, is no failure here: *pieces says how many,
+ * for op_build_body_report to try a finer grid. *cells: the grid's cell count. */
+static int build_at(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, int resolution, op_graph *graph,
+                    op_skin *skin, op_build_report *report, int *pieces, double *cells)
+{
+    *report = (op_build_report){ .voxel_resolution = resolution };
+    *pieces = 1;
     op_voxels voxels;
-    if (op_voxelize(ctx, mesh, def->voxel_resolution, &voxels) != OP_OK)
+    if (op_voxelize(ctx, mesh, resolution, &voxels) != OP_OK)
         return ctx->status;
+    *cells = (double)voxels.dims[0] * voxels.dims[1] * voxels.dims[2];
     interior in = { 0 };
     int *label = NULL, *owner = NULL, *slot_label = NULL, *slot_of = NULL, grid[3] = { 1, 1, 1 };
     if (interior_make(ctx, &voxels, &in) != OP_OK)
         goto done;
+    int *component = op_calloc(ctx, (size_t)in.count, sizeof(int)), *sizes = NULL;
+    int components = component ? interior_components(ctx, &in, component, &sizes) : -1;
+    free(component);
+    free(sizes);
+    if (components > 1) {
+        components = drop_islands(ctx, &in, &voxels, report);
+        interior_free(&in);
+        if (components < 0 || interior_make(ctx, &voxels, &in) != OP_OK)
+            goto done;
+    }
+    if (components != 1) {
+        *pieces = components;
+        goto done;
+    }
     label = op_calloc(ctx, (size_t)in.count, sizeof(int));
     slot_label = op_calloc(ctx, (size_t)in.count, sizeof(int));
     owner = op_calloc(ctx, (size_t)mesh->vertex_count, sizeof(int));
@@ -722,25 +790,25 @@ int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_
         slots = partition_grid(&in, def, label, grid);
     }
     memcpy(slot_label, label, (size_t)in.count * sizeof(int));
-    int cells = compact_labels(ctx, label, in.count, slots);
-    if (cells < 0)
+    int cell_count = compact_labels(ctx, label, in.count, slots);
+    if (cell_count < 0)
         goto done;
     /* A rod promises exactly def->particles: slabs thinner than a voxel layer come out empty
      * and would silently be dropped. (A shell may drop the empty slots of a non-rectangular
      * outline: its grid is only the nearest u x v.) */
-    if (def->kind == OP_BODY_ROD && cells != def->particles) {
+    if (def->kind == OP_BODY_ROD && cell_count != def->particles) {
         OP_FAIL(ctx, OP_ERR_INVALID,
                 "build: a rod of %d particles needs as many voxel layers along its length, but only %d "
-                "slabs hold voxels; raise the voxel resolution or lower --particles", def->particles, cells);
+                "slabs hold voxels; raise the voxel resolution or lower --particles", def->particles, cell_count);
         goto done;
     }
-    if (op_graph_alloc(ctx, graph, cells, 0) != OP_OK)
+    if (op_graph_alloc(ctx, graph, cell_count, 0) != OP_OK)
         goto done;
     if (fit_ellipsoids(ctx, &in, label, graph) != OP_OK)
         goto done;
     op_graph_derive(graph, def->density);
     if (def->kind == OP_BODY_LATTICE) {
-        if (!(slot_of = op_calloc(ctx, (size_t)cells, sizeof(int))))
+        if (!(slot_of = op_calloc(ctx, (size_t)cell_count, sizeof(int))))
             goto done;
         for (int v = 0; v < in.count; ++v)
             slot_of[label[v]] = slot_label[v];
@@ -751,13 +819,8 @@ int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_
     }
     if (op_graph_check(ctx, graph, "built") != OP_OK)
         goto done;
-    int components = op_graph_component_count(graph);
-    if (components != 1) {
-        OP_FAIL(ctx, OP_ERR_INVALID,
-                "build: the graph falls into %d pieces (the mesh's interior is not connected at this "
-                "voxel resolution; try a larger --voxels)", components);
+    if ((*pieces = op_graph_component_count(graph)) != 1)
         goto done;
-    }
     if (vertex_owners(ctx, &in, label, mesh, owner) != OP_OK)
         goto done;
     op_skin_bind(ctx, graph, mesh, owner, def->skin_k, skin);
@@ -768,9 +831,55 @@ done:
     free(owner);
     interior_free(&in);
     op_voxels_free(&voxels);
-    if (ctx->status != OP_OK) {
+    if (ctx->status != OP_OK || *pieces != 1) {
         op_graph_free(graph);
         op_skin_free(skin);
     }
     return ctx->status;
+}
+
+int op_build_body_report(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin,
+                         op_build_report *report)
+{
+    memset(graph, 0, sizeof *graph);
+    memset(skin, 0, sizeof *skin);
+    op_build_report ignored;
+    report = report ? report : &ignored;
+    if (def->kind == OP_BODY_JOINED)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: a joined model is made of two catalogue models "
+                                            "(data/models.tsv), not built from a mesh");
+    if (def->particles < 1)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: --particles must be at least 1 (got %d)", def->particles);
+    if (!(isfinite(def->density) && def->density > 0))
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: density %g must be positive", def->density);
+    if (!(def->contact_fraction >= 0) || def->lloyd_iterations < 0)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: contact_fraction and lloyd_iterations must not be negative");
+    if (op_mesh_check(ctx, mesh, "input") != OP_OK)
+        return ctx->status;
+    /* stray islands dropped, then finer grids while the interior or the graph is in pieces (a
+     * thin limb that the grid cuts into fragments joins up once its voxels are thinner than it),
+     * within the bound */
+    int resolution = def->voxel_resolution, pieces = 0;
+    double cells = 0.0;
+    for (;;) {
+        if (build_at(ctx, mesh, def, resolution, graph, skin, report, &pieces, &cells) != OP_OK || pieces == 1)
+            return ctx->status;
+        int finer = (resolution * OP_BUILD_REFINE_NUMERATOR + OP_BUILD_REFINE_DENOMINATOR - 1) /
+                    OP_BUILD_REFINE_DENOMINATOR;
+        double ratio = (double)finer / resolution;
+        if (finer > OP_BUILD_REFINE_LIMIT * def->voxel_resolution || cells * ratio * ratio * ratio > OP_BUILD_MAX_CELLS)
+            break;
+        resolution = finer;
+    }
+    return OP_FAIL(ctx, OP_ERR_INVALID,
+                   "build: the body falls into %d pieces at every voxel resolution from %d to %d, stray islands of "
+                   "at most %d voxels dropped (the bound: %dx the resolution asked for, %d grid cells); try a "
+                   "larger --voxels",
+                   pieces, def->voxel_resolution, resolution, OP_BUILD_ISLAND_VOXELS, OP_BUILD_REFINE_LIMIT,
+                   OP_BUILD_MAX_CELLS);
+}
+
+int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin)
+{
+    return op_build_body_report(ctx, mesh, def, graph, skin, NULL);
 }

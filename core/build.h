@@ -25,6 +25,11 @@
 /* OP_BODY_JOINED is a catalogue model made of two others (core/model.c), never built from a mesh. */
 typedef enum op_body_kind { OP_BODY_SOLID, OP_BODY_ROD, OP_BODY_SHELL, OP_BODY_LATTICE, OP_BODY_JOINED } op_body_kind;
 
+/* Raise it when a change to the builder changes what it builds from the same mesh and def: the
+ * graph cache (core/graph_cache.h) then builds its entries again. */
+enum { OP_BUILD_VERSION = 2 };
+
+/* Values only, no pointers: the graph cache keys on the bytes of the whole struct. */
 typedef struct op_build_def {
     op_body_kind kind;
     int particles;        /* solid and rod: exactly; shell: the nearest u x v grid; lattice: the
@@ -43,6 +48,28 @@ op_build_def op_default_build_def(void);
 /* Builds the graph and the skinning of `mesh` (which must be closed). Deterministic: the same
  * mesh and def give bitwise-identical results. */
 int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin);
+
+/* Any closed mesh builds: stray islands of the interior voxels (26-connected components of at
+ * most OP_BUILD_ISLAND_VOXELS voxels besides the largest) are dropped, and while the interior or
+ * the graph is still in pieces the grid is refined by 3/2 at a time, as long as the resolution
+ * stays within OP_BUILD_REFINE_LIMIT times the one asked for and the grid within
+ * OP_BUILD_MAX_CELLS cells (a thin limb cut into fragments joins up once the voxels are thinner
+ * than it). An interior connected at the resolution asked for builds exactly as before. */
+enum {
+    OP_BUILD_REFINE_NUMERATOR = 3,
+    OP_BUILD_REFINE_DENOMINATOR = 2,
+    OP_BUILD_REFINE_LIMIT = 4,
+    OP_BUILD_MAX_CELLS = 1 << 24,
+    OP_BUILD_ISLAND_VOXELS = 8
+};
+typedef struct op_build_report {
+    int voxel_resolution; /* the one used: def's, or a finer one */
+    int islands_dropped;  /* stray voxel islands left out, and their voxels */
+    int island_voxels;
+} op_build_report;
+/* op_build_body, saying in *report (may be NULL) what it chose. */
+int op_build_body_report(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin,
+                         op_build_report *report);
 
 const char *op_body_kind_name(op_body_kind kind);
 /* Returns 0 and sets *kind, or -1 for an unknown name. */

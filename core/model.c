@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_cache.h"
 #include "math3.h"
 #include "shapes.h"
 
@@ -198,7 +199,8 @@ int op_model_load(op_ctx *ctx, const char *catalogue, const char *name, const op
     else
         status = op_mesh_read(ctx, model->source, &model->mesh);
     if (status == OP_OK && !joined)
-        status = op_build_body(ctx, &model->mesh, &model->build, &model->graph, &model->skin);
+        status = op_build_body_cached(ctx, op_graph_cache_directory(), model->name, &model->mesh, &model->build,
+                                      &model->graph, &model->skin, &model->built, NULL);
     if (status != OP_OK)
         op_model_free(model);
     return status;

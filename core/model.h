@@ -13,6 +13,7 @@ typedef struct op_model {
     char name[64];
     char source[256];   /* mesh path, or "shape:NAME" */
     op_build_def build; /* how the graph was built */
+    op_build_report built; /* what the builder chose (the voxel resolution used ...) */
     op_mesh mesh;
     op_graph graph;
     op_skin skin;

@@ -131,7 +131,8 @@ static int write_bodies(op_ctx *ctx, recorder *r, const op_world *w)
         op_body_info info = { .kind = op_body_kind_name(m->build.kind),
                               .source = m->source,
                               .particles_requested = m->build.particles,
-                              .seed = m->build.seed };
+                              .seed = m->build.seed,
+                              .voxel_resolution = m->built.voxel_resolution };
         if (op_runfile_write_body(ctx, &r->run, body->name, &info, &m->graph, &m->mesh, &m->skin) != OP_OK)
             return ctx->status;
     }

@@ -683,6 +683,8 @@ static int write_graph(op_ctx *ctx, const char *path, hid_t group, const char *w
         rc = write_int(ctx, path, group, where, "particles", graph->particle_count);
     if (!rc)
         rc = write_int(ctx, path, group, where, "edges", graph->edge_count);
+    if (!rc && info->voxel_resolution > 0)
+        rc = write_int(ctx, path, group, where, "voxel_resolution", info->voxel_resolution);
     return rc;
 }
 

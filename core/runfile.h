@@ -8,7 +8,7 @@
  *   /graph/<body>/    rest_position [n,3], rest_axes [n,3,3] (row-major, axes = columns),
  *                     radii [n,3], volume [n], mass [n], edges [m,2] (i < j);
  *                     attributes: kind, source, particles_requested, seed, density,
- *                     particles (n), edges (m)
+ *                     particles (n), edges (m), voxel_resolution (the grid the builder used)
  *   /mesh/<body>/     rest_vertices [V,3], faces [F,3], skin_index [V,K], skin_weight [V,K];
  *                     attribute: polygons (face count before triangulation)
  *                     (a body instancing the model of an earlier one: both groups are hard
@@ -42,6 +42,7 @@ typedef struct op_body_info {
     const char *source;      /* mesh path or "shape:bar" ... */
     int particles_requested;
     uint64_t seed;
+    int voxel_resolution;    /* the builder's (op_build_report); 0: not known, not written */
 } op_body_info;
 
 /* Bodies per run file, and the size of a body name buffer: names are 1 to 63 characters from

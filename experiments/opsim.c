@@ -20,6 +20,7 @@
 #include "chebyshev.h"
 #include "converge.h"
 #include "ctx.h"
+#include "graph_cache.h"
 #include "math3.h"
 #include "mesh.h"
 #include "platform.h"
@@ -231,9 +232,9 @@ static const char graph_help[] =
     "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube|cloth|cube18|cube27)\n"
     "                   --kind solid|rod|shell|lattice\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
-    "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
+    "                   [--skin-k K] [--name BODY] [--no-cache] --out RUN.h5\n"
     "       opsim graph --model NAME [--catalogue FILE] [--seed S] [--density RHO] [--voxels R]\n"
-    "                   [--lloyd N] [--skin-k K] [--name BODY] --out RUN.h5\n"
+    "                   [--lloyd N] [--skin-k K] [--name BODY] [--no-cache] --out RUN.h5\n"
     "\n"
     "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
     "writes /graph/BODY and /mesh/BODY to a new run file.\n"
@@ -246,7 +247,8 @@ static const char graph_help[] =
     "  --voxels R     voxel cells along the longest extent (default 96)\n"
     "  --lloyd N      most Lloyd iterations for solids (default 30)\n"
     "  --skin-k K     particles influencing each visual vertex (default 4)\n"
-    "  --name BODY    body name in the run file (default: the mesh file or shape name)\n";
+    "  --name BODY    body name in the run file (default: the mesh file or shape name)\n"
+    "  --no-cache     build the graph even when the graph cache holds it (README, \"Graph cache\")\n";
 
 static int command_graph(int argc, char **argv, const char *command_line)
 {
@@ -258,7 +260,7 @@ static int command_graph(int argc, char **argv, const char *command_line)
         { "skin-k", required_argument, 0, 'K' },    { "name", required_argument, 0, 'N' },
         { "out", required_argument, 0, 'o' },       { "help", no_argument, 0, 'h' },
         { "model", required_argument, 0, 'M' },     { "catalogue", required_argument, 0, 'C' },
-        { 0, 0, 0, 0 }
+        { "no-cache", no_argument, 0, 'c' },        { 0, 0, 0, 0 }
     };
     op_build_def def = op_default_build_def();
     const char *mesh_path = NULL, *shape = NULL, *out = NULL, *name = NULL, *model_name = NULL;
@@ -302,6 +304,7 @@ static int command_graph(int argc, char **argv, const char *command_line)
         case 'o': out = optarg; break;
         case 'M': model_name = optarg; break;
         case 'C': catalogue = optarg; break;
+        case 'c': setenv("OPSIM_GRAPH_CACHE", "off", 1); break;
         case 'h': fputs(graph_help, stdout); return 0;
         default: return usage_error("graph", "%s", "unknown option");
         }
@@ -328,31 +331,44 @@ static int command_graph(int argc, char **argv, const char *command_line)
     op_skin skin = { 0 };
     op_runfile run = { .file = -1 };
     op_model model = { 0 };
+    op_build_report built = { 0 };
     if (model_name)
         def.particles = 0; /* the catalogue's */
     if (model_name && op_model_load(&ctx, catalogue, model_name, &def, &model) == OP_OK) {
         /* the model's parts move into this command's, freed below */
         def = model.build;
+        built = model.built;
         snprintf(source, sizeof source, "%s", model.source);
         mesh = model.mesh, graph = model.graph, skin = model.skin;
     }
     if (ctx.status == OP_OK && (model_name || load_input_mesh(&ctx, mesh_path, shape, &mesh) == OP_OK) &&
-        (model_name || op_build_body(&ctx, &mesh, &def, &graph, &skin) == OP_OK || name_input(&ctx, source))) {
+        (model_name ||
+         op_build_body_cached(&ctx, op_graph_cache_directory(), body, &mesh, &def, &graph, &skin, &built, NULL) ==
+             OP_OK ||
+         name_input(&ctx, source))) {
         op_provenance prov = { .command_line = command_line, .config_text = "", .seed = def.seed };
         op_body_info info = { .kind = op_body_kind_name(def.kind),
                               .source = source,
                               .particles_requested = def.particles,
-                              .seed = def.seed };
+                              .seed = def.seed,
+                              .voxel_resolution = built.voxel_resolution };
         if (op_runfile_create(&ctx, &run, out, &prov) == OP_OK &&
             op_runfile_write_body(&ctx, &run, body, &info, &graph, &mesh, &skin) == OP_OK)
             op_runfile_commit(&ctx, &run);
     }
-    if (ctx.status != OP_OK)
+    if (ctx.status != OP_OK) {
         op_runfile_abort(&run);
-    else
+    } else {
+        if (built.voxel_resolution != def.voxel_resolution)
+            fprintf(stderr, "%s: %s: the interior is in pieces at %d voxels: built at %d\n", program, source,
+                    def.voxel_resolution, built.voxel_resolution);
+        if (built.islands_dropped)
+            fprintf(stderr, "%s: %s: %d stray voxel islands (%d voxels) dropped\n", program, source,
+                    built.islands_dropped, built.island_voxels);
         printf("%s: %s %d particles, %d edges, %d vertices, %d faces (%d triangles) -> %s\n", body,
                op_body_kind_name(def.kind), graph.particle_count, graph.edge_count, mesh.vertex_count,
                mesh.polygon_count, mesh.face_count, out);
+    }
     op_mesh_free(&mesh);
     op_graph_free(&graph);
     op_skin_free(&skin);
@@ -366,28 +382,55 @@ static int command_graph(int argc, char **argv, const char *command_line)
  * dereference garbage in a damaged file (H5HG_read, behind variable-length string attributes:
  * one byte changed crashed `opsim info`, and `h5dump -A` crashes on the same file) and no check
  * that opsim could make first protects against them; a crash of the child becomes "PATH: damaged
- * run file", exit 65, and no partial output. */
+ * run file", exit 65, and no partial output. SIGINT, SIGTERM and SIGHUP sent to this process
+ * are passed on to the child, which cleans up as any opsim process does, and this process then
+ * dies of the same signal (without that, `kill PID` ended the parent alone while the child went
+ * on to finish an export). */
 static int read_run_file_guarded(int (*command)(int, char **), int argc, char **argv, const char *path)
 {
     reading_run_file = 1;
     fflush(stdout);
     fflush(stderr);
+    sigset_t waited, previous;
+    sigemptyset(&waited);
+    sigaddset(&waited, SIGINT);
+    sigaddset(&waited, SIGTERM);
+    sigaddset(&waited, SIGHUP);
+    sigaddset(&waited, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &waited, &previous);
     FILE *held = tmpfile();
     pid_t child = held ? fork() : -1;
     if (child < 0) {
+        sigprocmask(SIG_SETMASK, &previous, NULL);
         if (held)
             fclose(held);
         return command(argc, argv); /* no process to spare: read unguarded */
     }
     if (child == 0) {
+        sigprocmask(SIG_SETMASK, &previous, NULL);
         dup2(fileno(held), STDOUT_FILENO);
         int status = command(argc, argv);
         fflush(stdout);
         exit(status);
     }
-    int wait_status = 0;
-    while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR)
-        ;
+    int wait_status = 0, forwarded = 0;
+    for (;;) {
+        int signal_number = sigwaitinfo(&waited, NULL);
+        if (signal_number == SIGCHLD || signal_number < 0) { /* < 0: EINTR, or no SIGCHLD to wait for */
+            pid_t done = waitpid(child, &wait_status, signal_number < 0 && errno != EINTR ? 0 : WNOHANG);
+            if (done == child || (done < 0 && errno != EINTR))
+                break;
+        } else {
+            kill(child, signal_number);
+            forwarded = signal_number;
+        }
+    }
+    sigprocmask(SIG_SETMASK, &previous, NULL);
+    if (forwarded) {
+        fclose(held);
+        raise(forwarded); /* the handlers of op_temp_catch_signals end the process with it */
+        return 128 + forwarded;
+    }
     int status;
     if (WIFSIGNALED(wait_status)) {
         fprintf(stderr, "%s: %s: damaged run file (the HDF5 library crashed reading it: %s)\n", program, path,
@@ -805,9 +848,9 @@ static void remove_directory_files(const char *temp)
 /* `--obj DIR`: the skinned surface of each chosen body at each chosen frame, one OBJ file each
  * (DIR/BODY-FFFFFF.obj, F the frame index, six digits so names sort). All of them are written
  * into DIR.PID.tmp first and moved into DIR only when every one is complete, so a failure
- * midway (a damaged frame, a full disk) leaves none; the paths are printed once moved. A signal
- * removes the file being written (core/atomic.h) and the directory if it is still empty; the
- * files already complete in it are removed by the next export to DIR (op_temp_remove_stale). */
+ * midway (a damaged frame, a full disk) leaves none; the paths are printed once moved. SIGINT,
+ * SIGTERM and SIGHUP are held meanwhile and looked for between files: one stops the export, the
+ * directory is removed, and then the signal ends the process (core/atomic.h). */
 static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char *frames, const char *only_body)
 {
     char (*names)[OP_RUNFILE_NAME_SIZE] = op_calloc(ctx, OP_RUNFILE_MAX_BODIES, sizeof *names);
@@ -842,7 +885,9 @@ static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char
     }
     char (*written)[4200] = op_calloc(ctx, (size_t)(body_count * row_count) + 1, sizeof *written);
     long written_count = 0;
-    for (int b = 0; b < body_count && ctx->status == OP_OK; ++b) {
+    int interrupted = 0;
+    op_temp_hold_signals();
+    for (int b = 0; b < body_count && ctx->status == OP_OK && !interrupted; ++b) {
         frame_state f;
         double *vertices = NULL;
         if (read_frame_body(ctx, path, names[b], 1, &f) == OP_OK)
@@ -850,7 +895,7 @@ static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char
         /* the rest mesh's triangles around the skinned vertices */
         op_mesh surface = f.mesh;
         surface.vertices = vertices;
-        for (long r = 0; r < row_count && ctx->status == OP_OK; ++r) {
+        for (long r = 0; r < row_count && ctx->status == OP_OK && !(interrupted = op_temp_signal_pending()); ++r) {
             char file[4200];
             if (read_frame_row(ctx, path, rows[r], &f) != OP_OK)
                 break;
@@ -865,11 +910,12 @@ static int export_obj(op_ctx *ctx, const char *path, const char *dir, const char
         free(vertices);
         frame_state_free(&f);
     }
-    if (ctx->status == OP_OK && move_directory_files(ctx, temp, dir) == OP_OK)
+    if (ctx->status == OP_OK && !interrupted && move_directory_files(ctx, temp, dir) == OP_OK)
         for (long w = 0; w < written_count; ++w)
             printf("%s\n", written[w]);
     remove_directory_files(temp);
     op_temp_untrack(temp);
+    op_temp_release_signals();
     free(written);
     free(names);
     free(rows);
@@ -993,7 +1039,7 @@ static int command_export(int argc, char **argv)
 /* ---- opsim run / solvers ------------------------------------------------------------ */
 
 static const char run_help[] =
-    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] --out RUN.h5\n"
+    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] [--no-cache] --out RUN.h5\n"
     "\n"
     "Runs the experiment CONFIG (format: core/scene.h, examples in experiments/) and records it\n"
     "into RUN.h5 (layout: core/record.h). --set replaces or adds a key before the config is\n"
@@ -1002,7 +1048,9 @@ static const char run_help[] =
     "per vertex and frame) unless --no-surface. Then writes the XDMF sidecar RUN.xmf beside it\n"
     "(core/xdmf.h): open that in ParaView. A progress line goes to stderr when it is a terminal.\n"
     "On failure no RUN.h5 is written; if only the sidecar fails, RUN.h5 stays and the exit status\n"
-    "says why (`opsim xdmf RUN.h5` writes it again).\n";
+    "says why (`opsim xdmf RUN.h5` writes it again). The models' graphs come from the graph cache\n"
+    "(data/cache/graphs, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
+    "built and stored there; --no-cache builds them all.\n";
 
 /* `opsim run`: one config, its overrides, recorded into `out`, then the sidecar beside it. */
 static int record_config(op_ctx *ctx, const char *config, int override_count, const char *const *overrides,
@@ -1023,6 +1071,7 @@ static int command_run(int argc, char **argv, const char *command_line)
     static const struct option options[] = { { "set", required_argument, 0, 's' },
                                               { "out", required_argument, 0, 'o' },
                                               { "no-surface", no_argument, 0, 'n' },
+                                              { "no-cache", no_argument, 0, 'C' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
     const char **overrides = calloc((size_t)argc, sizeof *overrides), *out = NULL;
@@ -1035,6 +1084,7 @@ static int command_run(int argc, char **argv, const char *command_line)
         case 's': overrides[override_count++] = optarg; break;
         case 'o': out = optarg; break;
         case 'n': def.store_surface = 0; break;
+        case 'C': setenv("OPSIM_GRAPH_CACHE", "off", 1); break;
         case 'h': fputs(run_help, stdout); free(overrides); return 0;
         default: free(overrides); return usage_error("run", "%s", "unknown option");
         }
@@ -1562,10 +1612,16 @@ static const char main_help[] =
     "'opsim COMMAND --help' describes each. Exit status: 0 success, 64 usage error,\n"
     "65 bad input data, 74 input/output error, 70 internal error.\n";
 
+static void print_notice(const char *message)
+{
+    fprintf(stderr, "%s: %s\n", program, message);
+}
+
 int main(int argc, char **argv)
 {
     op_platform_init();
     op_temp_catch_signals();
+    op_graph_cache_set_notice(print_notice);
     if (argc < 2)
         return usage_error("", "%s", "a command is required");
     const char *command = argv[1];

@@ -1,12 +1,15 @@
 /* Tests for what `opsim export` and `opsim run` hand to other tools: OBJ files of the skinned
  * surface (read back by core/mesh.c, equal bit for bit to skinning the stored state, and to the
- * stored /surface rows), the time series as tab-separated text, the errors that leave no file,
- * and the progress line that only a terminal gets. */
+ * stored /surface rows), the time series as tab-separated text, the errors and signals that leave
+ * no file, and the progress line that only a terminal gets. */
 #include <dirent.h>
+#include <glob.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "mesh.h"
 #include "runfile.h"
@@ -207,12 +210,65 @@ static void test_progress_only_on_a_terminal(void **state)
     free(text);
 }
 
+/* Files matching a glob pattern. */
+static size_t matches(const char *pattern)
+{
+    glob_t found;
+    size_t count = glob(pattern, 0, NULL, &found) == 0 ? found.gl_pathc : 0;
+    globfree(&found);
+    return count;
+}
+
+/* SIGINT, SIGTERM or SIGHUP to `opsim export --obj` while it writes: it dies of the signal and
+ * leaves neither DIR nor DIR.PID.tmp with the files already written (issue 23: the signal once
+ * removed only the file in flight, and `kill` reached the parent alone while the child reading
+ * the run file went on to finish the export). */
+static void test_obj_signal_leaves_nothing(void **state)
+{
+    (void)state;
+    char run[600];
+    snprintf(run, sizeof run, "%s", test_tmp_path("-bunny.h5"));
+    assert_int_equal(test_shell("printf '[run]\\nframes = 200\\n[world]\\ngravity = 0 0 0\\n[solver]\\nname = arap\\n"
+                                "[body b]\\nmodel = bunny30\\nstiffness = 1e6\\n' > '%s.ini' && bin/opsim run '%s.ini' "
+                                "--out '%s' 2>/dev/null",
+                                run, run, run),
+                     0);
+    static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+    for (size_t s = 0; s < 3; ++s) {
+        char dir[600], pattern[700];
+        snprintf(dir, sizeof dir, "%s", test_tmp_path("-objs"));
+        snprintf(pattern, sizeof pattern, "%s.*.tmp/*.obj", dir);
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+            freopen("/dev/null", "w", stdout);
+            execl("bin/opsim", "opsim", "export", run, "--obj", dir, (char *)NULL);
+            _exit(127);
+        }
+        for (int tries = 0; matches(pattern) < 2; ++tries) {
+            if (tries > 3000)
+                fail_msg("%s never held two files", pattern);
+            struct timespec pause = { 0, 10000000 };
+            nanosleep(&pause, NULL);
+        }
+        kill(child, signals[s]);
+        int status = 0;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), signals[s]);
+        snprintf(pattern, sizeof pattern, "%s*", dir);
+        if (matches(pattern) != 0)
+            fail_msg("signal %d left %s", signals[s], pattern);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_obj_equals_the_skinned_state),
         cmocka_unit_test(test_obj_every_body_and_frame),
         cmocka_unit_test(test_obj_errors_write_nothing),
+        cmocka_unit_test(test_obj_signal_leaves_nothing),
         cmocka_unit_test(test_series_as_text),
         cmocka_unit_test(test_progress_only_on_a_terminal),
     };

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(build-essential pkg-config libopenblas-dev liblapacke-dev libsuitesparse-dev
-          libhdf5-dev hdf5-tools gnuplot-nox libcmocka-dev libinih-dev libcgal-demo "$@")
+          libhdf5-dev hdf5-tools gnuplot-nox libcmocka-dev libinih-dev libcgal-demo nettle-dev "$@")
 
 missing=()
 for p in "${packages[@]}"; do
