@@ -231,7 +231,7 @@ static const char graph_help[] =
     "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube|cloth|cube18)\n"
     "                   --kind solid|rod|shell|lattice\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
-    "                   [--skin-k K] [--name BODY] --out RUN.h5\n"
+    "                   [--edges faces|overlap:S] [--skin-k K] [--name BODY] --out RUN.h5\n"
     "\n"
     "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
     "writes /graph/BODY and /mesh/BODY to a new run file.\n"
@@ -241,6 +241,9 @@ static const char graph_help[] =
     "  --density RHO  kg/m^3 (default 1000)\n"
     "  --voxels R     voxel cells along the longest extent (default 96)\n"
     "  --lloyd N      most Lloyd iterations for solids (default 30)\n"
+    "  --edges RULE   faces: cells sharing enough voxel faces (default); overlap:S: also\n"
+    "                 particles whose ellipsoids, scaled by S in (0, 10], meet on the line\n"
+    "                 between their centres, that line inside the solid (denser graphs)\n"
     "  --skin-k K     particles influencing each visual vertex (default 4)\n"
     "  --name BODY    body name in the run file (default: the mesh file or shape name)\n";
 
@@ -252,7 +255,8 @@ static int command_graph(int argc, char **argv, const char *command_line)
         { "seed", required_argument, 0, 'S' },      { "density", required_argument, 0, 'd' },
         { "voxels", required_argument, 0, 'v' },    { "lloyd", required_argument, 0, 'l' },
         { "skin-k", required_argument, 0, 'K' },    { "name", required_argument, 0, 'N' },
-        { "out", required_argument, 0, 'o' },       { "help", no_argument, 0, 'h' },
+        { "edges", required_argument, 0, 'e' },     { "out", required_argument, 0, 'o' },
+        { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 }
     };
     op_build_def def = op_default_build_def();
@@ -287,6 +291,10 @@ static int command_graph(int argc, char **argv, const char *command_line)
         case 'l':
             if (parse_int(optarg, 0, 100000, &def.lloyd_iterations))
                 return usage_error("graph", "--lloyd needs a whole number from 0 to 100000, not '%s'", optarg);
+            break;
+        case 'e':
+            if (op_edge_rule_parse(optarg, &def.overlap_scale))
+                return usage_error("graph", "--edges must be faces or overlap:S with S in (0, 10], not '%s'", optarg);
             break;
         case 'K':
             if (parse_int(optarg, 1, OP_SKIN_MAX_K, &def.skin_k))
