@@ -3,6 +3,7 @@
  * step's factor shared by the instances of one model whose matrices are the same (each body then
  * moves bitwise as it does alone in its own world, on two threads). Scenes are assembled in code
  * from the model catalogue (data/models.tsv) so each test states what it needs. */
+#include "test_solver.h"
 #include "test_util.h"
 
 #include <omp.h>
@@ -18,29 +19,15 @@
 #include "simd.h"
 #include "world.h"
 
-typedef struct fixture {
-    op_ctx ctx;
-    op_world world;
-    op_body *body;
-    op_energy *energy;
-} fixture;
+typedef one_body fixture;
 
 /* One body of `model` in a world, not started yet: pins and constraints can still be added. */
 static void begin_world(fixture *f, const char *model_name, double stiffness, const double gravity[3], int iterations)
 {
-    op_ctx_init(&f->ctx);
     op_world_def def = op_default_world_def();
     v3_copy(def.gravity, gravity);
     def.iterations = iterations;
-    assert_int_equal(op_world_init(&f->ctx, &f->world, &def), OP_OK);
-    op_build_def build = op_default_build_def();
-    build.particles = 0;
-    const op_model *model;
-    if (op_world_model(&f->ctx, &f->world, "data/models.tsv", model_name, &build, &model) != OP_OK)
-        fail_msg("%s", f->ctx.message);
-    double identity[9], origin[3] = { 0, 0, 0 };
-    m3_identity(identity);
-    assert_int_equal(op_world_add_body(&f->ctx, &f->world, "body", model, stiffness, identity, origin, &f->body), OP_OK);
+    one_body_begin(f, &def, model_name, 0, stiffness, NULL, NULL);
 }
 
 /* Pins the particle nearest the rest centre of mass in position and orientation. */
@@ -51,14 +38,9 @@ static void pin_centre(fixture *f)
 
 static void start_world(fixture *f, const char *rotations)
 {
-    op_solver_settings settings = { 0 };
-    settings.count = 1;
-    strcpy(settings.key[0], "rotations");
-    strcpy(settings.value[0], rotations);
-    if (op_world_start(&f->ctx, &f->world, &op_solver_arap, &settings) != OP_OK)
-        fail_msg("%s", f->ctx.message);
-    f->energy = calloc((size_t)f->world.def.substeps * (size_t)(f->world.def.iterations + 1), sizeof(op_energy));
-    assert_non_null(f->energy);
+    char setting[64];
+    snprintf(setting, sizeof setting, "rotations=%s", rotations);
+    one_body_start(f, &op_solver_arap, (const char *const[]){ setting, NULL });
 }
 
 static void make_world(fixture *f, const char *model_name, double stiffness, const double gravity[3], int iterations,
@@ -70,18 +52,6 @@ static void make_world(fixture *f, const char *model_name, double stiffness, con
     start_world(f, rotations);
 }
 
-static void free_world(fixture *f)
-{
-    op_world_free(&f->world);
-    free(f->energy);
-}
-
-static void step(fixture *f)
-{
-    op_frame_stats stats = { .energy = f->energy };
-    if (op_world_step(&f->ctx, &f->world, &stats) != OP_OK)
-        fail_msg("%s", f->ctx.message);
-}
 
 /* A solver that runs arap's two half-steps separately and checks the energy after each. */
 static double probe_worst_rise;
@@ -115,7 +85,7 @@ static void test_gauss_seidel_never_raises_energy(void **state)
     probe_worst_rise = -INFINITY;
     probe_half_steps = 0;
     for (int frame = 0; frame < 30; ++frame)
-        step(&f);
+        one_body_step(&f);
     print_message("worst relative energy rise over %ld half-steps: %.3e\n", probe_half_steps, probe_worst_rise);
     assert_int_equal(probe_half_steps, 30 * 10 * 2);
     assert_le(probe_worst_rise, 1e-12);
@@ -125,7 +95,7 @@ static void test_gauss_seidel_never_raises_energy(void **state)
         sag = fmax(sag, f.body->graph->rest_position[3 * i + 1] - f.body->state.position[3 * i + 1]);
     print_message("largest sag %.4f m\n", sag);
     assert_true(sag > 0.01);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 static void test_frame_energy_logged_and_decreasing(void **state)
@@ -134,13 +104,13 @@ static void test_frame_energy_logged_and_decreasing(void **state)
     fixture f;
     make_world(&f, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 10, 1, "gs");
     for (int frame = 0; frame < 5; ++frame) {
-        step(&f);
+        one_body_step(&f);
         for (int it = 1; it <= 10; ++it)
             assert_le(f.energy[it].total, f.energy[it - 1].total * (1 + 1e-12));
         assert_true(f.energy[10].total < f.energy[0].total);
         assert_close(f.energy[10].total, f.energy[10].kinetic + f.energy[10].elastic + f.energy[10].constraint, 1e-14);
     }
-    free_world(&f);
+    one_body_free(&f);
 }
 
 /* The last particle of a Gauss–Seidel sweep saw every other rotation in its final state, so
@@ -153,7 +123,7 @@ static void test_local_rotation_is_optimal(void **state)
     fixture f;
     make_world(&f, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 3, 1, "gs");
     for (int frame = 0; frame < 8; ++frame)
-        step(&f);
+        one_body_step(&f);
     op_body *body = f.body;
     double h = f.world.def.frame_time;
     op_arap_local_step(f.world.solver_state[0], body, h);
@@ -180,7 +150,7 @@ static void test_local_rotation_is_optimal(void **state)
     }
     m3_copy(R, best);
     assert_int_equal(trials, 1000);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 static void test_rest_stays_exactly_at_rest(void **state)
@@ -191,7 +161,7 @@ static void test_rest_stays_exactly_at_rest(void **state)
         fixture f;
         make_world(&f, models[m], 1e7, (const double[3]){ 0, 0, 0 }, 10, 0, m == 1 ? "jacobi" : "gs");
         for (int frame = 0; frame < 10; ++frame) {
-            step(&f);
+            one_body_step(&f);
             for (int it = 0; it <= 10; ++it)
                 assert_true(f.energy[it].total == 0.0);
         }
@@ -206,7 +176,7 @@ static void test_rest_stays_exactly_at_rest(void **state)
                 assert_true(f.body->state.rotation[9 * i + k] == identity[k]);
             assert_true(v3_norm(&f.body->state.velocity[3 * i]) == 0.0);
         }
-        free_world(&f);
+        one_body_free(&f);
     }
 }
 
@@ -217,15 +187,15 @@ static void test_pin_holds_and_rigid_body_falls_freely(void **state)
     make_world(&f, "torus100", 1e7, (const double[3]){ 0, -9.81, 0 }, 10, 1, "gs");
     const op_pin pin = f.body->pins[0];
     for (int frame = 0; frame < 20; ++frame)
-        step(&f);
+        one_body_step(&f);
     assert_memory_equal(&f.body->state.position[3 * pin.particle], pin.position, 3 * sizeof(double));
     assert_memory_equal(&f.body->state.rotation[9 * pin.particle], pin.rotation, 9 * sizeof(double));
-    free_world(&f);
+    one_body_free(&f);
 
     /* without a pin every particle of a body falls with g: the elastic forces cancel */
     make_world(&f, "torus100", 1e7, (const double[3]){ 0, -9.81, 0 }, 10, 0, "gs");
     for (int frame = 0; frame < 30; ++frame)
-        step(&f);
+        one_body_step(&f);
     double t = f.world.time, expected = 0.0;
     /* implicit Euler: y_k = y_{k−1} + h v_{k−1} + h² g, v_k = v_{k−1} + h g */
     for (long k = 1; k <= f.world.frame; ++k)
@@ -233,7 +203,7 @@ static void test_pin_holds_and_rigid_body_falls_freely(void **state)
     for (int i = 0; i < f.body->graph->particle_count; ++i)
         assert_close(f.body->state.position[3 * i + 1] - f.body->graph->rest_position[3 * i + 1], expected, 1e-9);
     assert_close(t, 1.0, 1e-12);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 static void test_jacobi_converges_to_the_same_step(void **state)
@@ -242,24 +212,24 @@ static void test_jacobi_converges_to_the_same_step(void **state)
     fixture gs, jacobi;
     make_world(&gs, "bar20", 1e8, (const double[3]){ 0, -9.81, 0 }, 400, 1, "gs");
     make_world(&jacobi, "bar20", 1e8, (const double[3]){ 0, -9.81, 0 }, 400, 1, "jacobi");
-    step(&gs);
-    step(&jacobi);
+    one_body_step(&gs);
+    one_body_step(&jacobi);
     double worst = 0.0;
     for (int k = 0; k < 3 * gs.body->graph->particle_count; ++k)
         worst = fmax(worst, fabs(gs.body->state.position[k] - jacobi.body->state.position[k]));
     print_message("GS vs Jacobi after 400 iterations: %.3e m\n", worst);
     assert_le(worst, 1e-6);
     /* and Jacobi is a different iteration: after 3 iterations the two differ */
-    free_world(&gs);
-    free_world(&jacobi);
+    one_body_free(&gs);
+    one_body_free(&jacobi);
     make_world(&gs, "bar20", 1e8, (const double[3]){ 0, -9.81, 0 }, 3, 1, "gs");
     make_world(&jacobi, "bar20", 1e8, (const double[3]){ 0, -9.81, 0 }, 3, 1, "jacobi");
-    step(&gs);
-    step(&jacobi);
+    one_body_step(&gs);
+    one_body_step(&jacobi);
     assert_true(memcmp(gs.body->state.position, jacobi.body->state.position,
                        3 * (size_t)gs.body->graph->particle_count * sizeof(double)) != 0);
-    free_world(&gs);
-    free_world(&jacobi);
+    one_body_free(&gs);
+    one_body_free(&jacobi);
 }
 
 static void test_position_constraint_pulls_vertex_to_target(void **state)
@@ -273,13 +243,13 @@ static void test_position_constraint_pulls_vertex_to_target(void **state)
     v3_copy(f.body->constraints[0].anchor, target);
     start_world(&f, "gs");
     for (int frame = 0; frame < 60; ++frame)
-        step(&f);
+        one_body_step(&f);
     double v[3];
     op_constraint_skinned_point(f.body, &f.body->constraints[0], v);
     print_message("tip vertex at (%.4f %.4f %.4f), target (0.5 0.2 0.1)\n", v[0], v[1], v[2]);
     assert_le(sqrt(v3_dist2(v, target)), 0.02);
     assert_true(v[1] > 0.1); /* it moved most of the way from its rest height 0 */
-    free_world(&f);
+    one_body_free(&f);
 }
 
 /* Twin dinosaur worlds stepped 20 frames, a with the vector paths op_simd_avx(avx_a) asks for
@@ -292,17 +262,17 @@ static void twins_agree(int avx_a, int avx_b)
     make_world(&b, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 10, 1, "gs");
     for (int frame = 0; frame < 20; ++frame) {
         op_simd_avx(avx_a);
-        step(&a);
+        one_body_step(&a);
         op_simd_avx(avx_b);
-        step(&b);
+        one_body_step(&b);
         assert_memory_equal(a.energy, b.energy, 11 * sizeof(op_energy));
     }
     op_simd_avx(1);
     size_t n = (size_t)a.body->graph->particle_count;
     assert_memory_equal(a.body->state.position, b.body->state.position, 3 * n * sizeof(double));
     assert_memory_equal(a.body->state.rotation, b.body->state.rotation, 9 * n * sizeof(double));
-    free_world(&a);
-    free_world(&b);
+    one_body_free(&a);
+    one_body_free(&b);
 }
 
 static void test_two_runs_are_bitwise_identical(void **state)
@@ -337,8 +307,8 @@ static void test_rotations_written_between_frames_are_seen(void **state)
     make_world(&a, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 4, 0, "gs");
     make_world(&b, "dino100", 1e7, (const double[3]){ 0, -9.81, 0 }, 4, 0, "gs");
     for (int frame = 0; frame < 5; ++frame) {
-        step(&a);
-        step(&b);
+        one_body_step(&a);
+        one_body_step(&b);
     }
     double Q[9];
     op_axis_angle_matrix((const double[3]){ 0.6, 0.0, 0.8 }, 0.3, Q);
@@ -357,8 +327,8 @@ static void test_rotations_written_between_frames_are_seen(void **state)
         worst = fmax(worst, fabs(a.body->state.rotation[k] - b.body->state.rotation[k]));
     print_message("rotations turned between frames: kept and fresh records differ by at most %.2g\n", worst);
     assert_true(worst < 1e-12);
-    free_world(&a);
-    free_world(&b);
+    one_body_free(&a);
+    one_body_free(&b);
 }
 
 /* The sweep order (op_arap_sweep_order, op_arap_sweep_colours): every particle whose rotation is
@@ -422,7 +392,7 @@ static void test_sweep_colouring_is_proper(void **state)
         fixture f;
         make_world(&f, models[m], 1e7, (const double[3]){ 0, -9.81, 0 }, 2, m != 2, m == 3 ? "jacobi" : "gs");
         check_sweep_order(&f);
-        free_world(&f);
+        one_body_free(&f);
     }
     /* constraints couple their influences, which need not be graph neighbours */
     fixture f;
@@ -437,8 +407,8 @@ static void test_sweep_colouring_is_proper(void **state)
     assert_int_equal(op_body_add_pin(&f.ctx, f.body, 0, 1, 1), OP_OK);
     start_world(&f, "gs");
     check_sweep_order(&f);
-    step(&f);
-    free_world(&f);
+    one_body_step(&f);
+    one_body_free(&f);
 }
 
 /* Every particle of the last colour, not only the last one, saw all its neighbours' rotations
@@ -450,7 +420,7 @@ static void test_last_colour_rotations_are_optimal(void **state)
     /* the sheet: a large last colour (the dinosaur's has one particle) */
     make_world(&f, "sheet256", 1e7, (const double[3]){ 0, -9.81, 0 }, 3, 1, "gs");
     for (int frame = 0; frame < 8; ++frame)
-        step(&f);
+        one_body_step(&f);
     op_body *body = f.body;
     double h = f.world.def.frame_time;
     op_arap_local_step(f.world.solver_state[0], body, h);
@@ -478,7 +448,7 @@ static void test_last_colour_rotations_are_optimal(void **state)
     }
     print_message("%d rotations of the last colour checked\n", checked);
     assert_true(checked >= 8);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 /* ---- the factor shared between instances of one model ---- */

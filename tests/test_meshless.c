@@ -21,12 +21,7 @@
 #include "timer.h"
 #include "world.h"
 
-typedef struct fixture {
-    op_ctx ctx;
-    op_world world;
-    op_body *body;
-    op_energy *energy;
-} fixture;
+typedef one_body fixture;
 
 static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
 
@@ -34,46 +29,12 @@ static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
 static void begin_world(fixture *f, const char *model_name, int particles, const double g[3], double frame_time,
                         double height)
 {
-    memset(f, 0, sizeof *f);
-    op_ctx_init(&f->ctx);
     op_world_def def = op_default_world_def();
     v3_copy(def.gravity, g);
     def.iterations = 1;
     def.frame_time = frame_time;
     def.log_energy = 0;
-    assert_int_equal(op_world_init(&f->ctx, &f->world, &def), OP_OK);
-    op_build_def build = op_default_build_def();
-    build.particles = particles;
-    const op_model *model;
-    if (op_world_model(&f->ctx, &f->world, "data/models.tsv", model_name, &build, &model) != OP_OK)
-        fail_msg("%s", f->ctx.message);
-    double identity[9], place[3] = { 0, height, 0 };
-    m3_identity(identity);
-    assert_int_equal(op_world_add_body(&f->ctx, &f->world, "body", model, 1e7, identity, place, &f->body), OP_OK);
-}
-
-static int try_start(fixture *f, const char *const *pairs)
-{
-    op_solver_settings settings = make_settings(pairs);
-    return op_world_start(&f->ctx, &f->world, &op_solver_meshless, &settings);
-}
-
-static void start_world(fixture *f, const char *const *pairs)
-{
-    if (try_start(f, pairs) != OP_OK)
-        fail_msg("%s", f->ctx.message);
-}
-
-static void free_world(fixture *f)
-{
-    op_world_free(&f->world);
-}
-
-static void step(fixture *f)
-{
-    op_frame_stats stats = { .energy = NULL };
-    if (op_world_step(&f->ctx, &f->world, &stats) != OP_OK)
-        fail_msg("%s", f->ctx.message);
+    one_body_begin(f, &def, model_name, particles, 1e7, NULL, (const double[3]){ 0, height, 0 });
 }
 
 /* ---- the paper's spring (Sec. 3, Eq. 9-11) ------------------------------------------------ */
@@ -87,19 +48,19 @@ static double spring_amplitude(const char *goals, double frame_time, int from, i
     assert_int_equal(op_body_add_pin(&f.ctx, f.body, 0, 1, 1), OP_OK);
     char goals_pair[64];
     snprintf(goals_pair, sizeof goals_pair, "goals=%s", goals);
-    start_world(&f, (const char *[]){ "alpha=1", goals_pair, NULL });
+    one_body_start(&f, &op_solver_meshless, (const char *[]){ "alpha=1", goals_pair, NULL });
     const op_graph *g = f.body->graph;
     double rest = sqrt(v3_dist2(&g->rest_position[0], &g->rest_position[3])), d[3];
     v3_sub(d, &f.body->state.position[3], &f.body->state.position[0]);
     v3_axpy(&f.body->state.position[3], 0.2, d);
     double largest = 0.0;
     for (int s = 0; s < to; ++s) {
-        step(&f);
+        one_body_step(&f);
         double stretch = sqrt(v3_dist2(&f.body->state.position[0], &f.body->state.position[3])) - rest;
         if (s >= from)
             largest = fmax(largest, fabs(stretch) / (0.2 * rest));
     }
-    free_world(&f);
+    one_body_free(&f);
     return largest;
 }
 
@@ -158,7 +119,7 @@ static void test_rigid_motion_goals_and_momenta(void **state)
     (void)state;
     fixture f;
     begin_world(&f, "torus100", 0, no_gravity, 1.0 / 30.0, 0.0);
-    start_world(&f, (const char *[]){ "mode=rigid", NULL });
+    one_body_start(&f, &op_solver_meshless, (const char *[]){ "mode=rigid", NULL });
     const double omega[3] = { 0.3, 2.0, -0.7 }, drift[3] = { 0.5, -0.2, 0.1 };
     spin(&f, omega, drift);
     int n = f.body->graph->particle_count;
@@ -170,7 +131,7 @@ static void test_rigid_motion_goals_and_momenta(void **state)
     }
     double P0[3], L0[3], P[3], L[3];
     momenta(f.body, P0, L0);
-    step(&f);
+    one_body_step(&f);
     /* the rest shape undeformed: the goals are the positions, so the step is the free flight */
     double worst = 0.0;
     for (int i = 0; i < n; ++i)
@@ -178,7 +139,7 @@ static void test_rigid_motion_goals_and_momenta(void **state)
     assert_true(worst < 1e-14);
     free(expected);
     for (int s = 1; s < 100; ++s)
-        step(&f);
+        one_body_step(&f);
     momenta(f.body, P, L);
     double p_scale = v3_norm(P0), l_scale = v3_norm(L0);
     for (int k = 0; k < 3; ++k) {
@@ -188,7 +149,7 @@ static void test_rigid_motion_goals_and_momenta(void **state)
     /* and it has deformed (the goals lag by a step: the body breathes), so the conservation was
      * not trivial */
     assert_true(worst_edge_strain(f.body) > 1e-4);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 /* ---- modes -------------------------------------------------------------------------------- */
@@ -198,9 +159,9 @@ static void hang(fixture *f, const char *const *pairs)
 {
     begin_world(f, "dino30", 0, gravity, 1.0 / 30.0, 1.0);
     assert_int_equal(op_body_add_pin(&f->ctx, f->body, 0, 1, 1), OP_OK);
-    start_world(f, pairs);
+    one_body_start(f, &op_solver_meshless, pairs);
     for (int s = 0; s < 20; ++s)
-        step(f);
+        one_body_step(f);
 }
 
 static void test_quadratic_at_beta_zero_is_rigid(void **state)
@@ -215,8 +176,8 @@ static void test_quadratic_at_beta_zero_is_rigid(void **state)
         assert_memory_equal(rigid.body->state.position, quadratic.body->state.position, 3 * (size_t)n * sizeof(double));
         assert_memory_equal(rigid.body->state.rotation, quadratic.body->state.rotation, 9 * (size_t)n * sizeof(double));
         assert_true(worst_edge_strain(rigid.body) > 1e-6); /* it did deform */
-        free_world(&rigid);
-        free_world(&quadratic);
+        one_body_free(&rigid);
+        one_body_free(&quadratic);
     }
 }
 
@@ -229,7 +190,7 @@ static double deformation_kept(const char *mode, int quadratic_term)
     begin_world(&f, "dino30", 0, no_gravity, 1.0 / 30.0, 0.0);
     char mode_pair[32];
     snprintf(mode_pair, sizeof mode_pair, "mode=%s", mode);
-    start_world(&f, (const char *[]){ mode_pair, "beta=1", "alpha=1", NULL });
+    one_body_start(&f, &op_solver_meshless, (const char *[]){ mode_pair, "beta=1", "alpha=1", NULL });
     const op_graph *g = f.body->graph;
     int n = g->particle_count;
     const double F[9] = { 1.3, 0.2, -0.1, 0.05, 0.8, 0.3, -0.2, 0.1, 1.1 }, t[3] = { 0.4, -1.0, 2.0 };
@@ -247,12 +208,12 @@ static double deformation_kept(const char *mode, int quadratic_term)
         }
         v3_copy(&f.body->state.position[3 * i], x);
     }
-    step(&f);
+    one_body_step(&f);
     double worst = 0.0;
     for (int i = 0; i < n; ++i)
         worst = fmax(worst, sqrt(v3_dist2(&deformed[3 * i], &f.body->state.position[3 * i])));
     free(deformed);
-    free_world(&f);
+    one_body_free(&f);
     return worst;
 }
 
@@ -293,14 +254,14 @@ static void test_planar_and_collinear_clusters_stay_finite(void **state)
                 fixture f;
                 begin_world(&f, models[m], 0, gravity, 1.0 / 30.0, 1.0);
                 assert_int_equal(op_body_add_pin(&f.ctx, f.body, 0, 1, 1), OP_OK);
-                start_world(&f, (const char *[]){ modes[k], clusters[c], NULL });
+                one_body_start(&f, &op_solver_meshless, (const char *[]){ modes[k], clusters[c], NULL });
                 for (int s = 0; s < 10; ++s)
-                    step(&f);
+                    one_body_step(&f);
                 assert_true(state_is_sound(f.body));
                 /* it hangs and swings, but rigid stays nearly rigid */
                 if (k == 0 && c == 0)
                     assert_true(worst_edge_strain(f.body) < 0.2);
-                free_world(&f);
+                one_body_free(&f);
             }
     /* volume preservation on full clusters: finite, and it holds the hanging dinosaur's shape */
     const char *full_modes[] = { "mode=linear", "mode=quadratic" };
@@ -309,19 +270,19 @@ static void test_planar_and_collinear_clusters_stay_finite(void **state)
         hang(&f, (const char *[]){ full_modes[k], "clusters=2", "volume_preserve=on", NULL });
         assert_true(state_is_sound(f.body));
         assert_true(worst_edge_strain(f.body) < 0.5);
-        free_world(&f);
+        one_body_free(&f);
     }
     /* the rod's twist is not left to chance: hanging in its vertical plane, its particles keep
      * their orientations' turn about the vertical (the matrix's y column stays in the xy plane) */
     fixture f;
     begin_world(&f, "bar20", 0, gravity, 1.0 / 30.0, 1.0);
     assert_int_equal(op_body_add_pin(&f.ctx, f.body, 0, 1, 1), OP_OK);
-    start_world(&f, (const char *[]){ "mode=rigid", NULL });
+    one_body_start(&f, &op_solver_meshless, (const char *[]){ "mode=rigid", NULL });
     for (int s = 0; s < 30; ++s)
-        step(&f);
+        one_body_step(&f);
     for (int i = 0; i < f.body->graph->particle_count; ++i)
         assert_true(fabs(f.body->state.rotation[9 * i + 5]) < 1e-9 && fabs(f.body->state.rotation[9 * i + 2]) < 1e-9);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 /* Every particle at the pinned centre particle, no gravity (Choi & Lee Fig. 4). */
@@ -337,9 +298,9 @@ static void test_collapsed_body_recovers(void **state)
         assert_int_equal(op_body_add_pin(&f.ctx, f.body, centre, 1, 1), OP_OK);
         for (int i = 0; i < f.body->graph->particle_count; ++i)
             v3_copy(&f.body->state.position[3 * i], &f.body->state.position[3 * centre]);
-        start_world(&f, settings[k]);
+        one_body_start(&f, &op_solver_meshless, settings[k]);
         assert_true(worst_edge_strain(f.body) > 0.99);
-        step(&f);
+        one_body_step(&f);
         assert_true(state_is_sound(f.body));
         if (k == 0) {
             /* Eq. 9 from a point, one rigid cluster: A_pq = 0, so R is the previous (placement)
@@ -350,10 +311,10 @@ static void test_collapsed_body_recovers(void **state)
             assert_true(worst_edge_strain(f.body) < 1e-4);
         } else {
             for (int s = 1; s < 60; ++s)
-                step(&f);
+                one_body_step(&f);
             assert_true(worst_edge_strain(f.body) < 0.01);
         }
-        free_world(&f);
+        one_body_free(&f);
     }
 }
 
@@ -370,11 +331,11 @@ static void plastic_run(const char *yield, const char *creep, const char *max, d
     snprintf(pairs[0], sizeof pairs[0], "yield=%s", yield);
     snprintf(pairs[1], sizeof pairs[1], "creep=%s", creep);
     snprintf(pairs[2], sizeof pairs[2], "max=%s", max);
-    start_world(&f, (const char *[]){ "mode=linear", "beta=0.5", "alpha=0.5", "clusters=2", "goals=predicted",
+    one_body_start(&f, &op_solver_meshless, (const char *[]){ "mode=linear", "beta=0.5", "alpha=0.5", "clusters=2", "goals=predicted",
                                       pairs[0], pairs[1], pairs[2], NULL });
     *largest = 0.0;
     for (int s = 0; s < 60; ++s) {
-        step(&f);
+        one_body_step(&f);
         for (int c = 0; c < op_meshless_cluster_count(f.world.solver_state[0]); ++c) {
             double Sp[9];
             op_meshless_plastic_state(f.world.solver_state[0], c, Sp);
@@ -390,9 +351,9 @@ static void plastic_run(const char *yield, const char *creep, const char *max, d
     f.body->position_pinned[0] = f.body->rotation_pinned[0] = 0;
     v3_set(f.world.def.gravity, 0, 0, 0);
     for (int s = 0; s < 120; ++s)
-        step(&f);
+        one_body_step(&f);
     *left = worst_edge_strain(f.body);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 static void test_plasticity_below_yield_and_within_max(void **state)
@@ -436,17 +397,17 @@ static double *two_tori(int threads, int avx)
     op_body *body;
     assert_int_equal(op_world_add_body(&f.ctx, &f.world, "a", model, 1e7, R, at[0], &body), OP_OK);
     assert_int_equal(op_world_add_body(&f.ctx, &f.world, "b", model, 1e7, R, at[1], &body), OP_OK);
-    start_world(&f, (const char *[]){ "mode=quadratic", "clusters=4", "goals=predicted", NULL });
+    one_body_start(&f, &op_solver_meshless, (const char *[]){ "mode=quadratic", "clusters=4", "goals=predicted", NULL });
     assert_true(f.world.parallel);
     for (int s = 0; s < 30; ++s)
-        step(&f);
+        one_body_step(&f);
     double *out = malloc(2 * 12 * 100 * sizeof(double));
     assert_non_null(out);
     for (int b = 0; b < 2; ++b) {
         memcpy(&out[1200 * b], f.world.bodies[b].state.position, 300 * sizeof(double));
         memcpy(&out[1200 * b + 300], f.world.bodies[b].state.rotation, 900 * sizeof(double));
     }
-    free_world(&f);
+    one_body_free(&f);
     op_simd_avx(1);
     return out;
 }
@@ -471,14 +432,14 @@ static void test_start_goals_ignore_extra_iterations(void **state)
     begin_world(&b, "dino30", 0, gravity, 1.0 / 30.0, 1.0);
     b.world.def.iterations = 7;
     assert_int_equal(op_body_add_pin(&b.ctx, b.body, 0, 1, 1), OP_OK);
-    start_world(&b, (const char *[]){ "mode=quadratic", "clusters=2", NULL });
+    one_body_start(&b, &op_solver_meshless, (const char *[]){ "mode=quadratic", "clusters=2", NULL });
     for (int s = 0; s < 20; ++s)
-        step(&b);
+        one_body_step(&b);
     int n = a.body->graph->particle_count;
     assert_memory_equal(a.body->state.position, b.body->state.position, 3 * (size_t)n * sizeof(double));
     assert_memory_equal(a.body->state.rotation, b.body->state.rotation, 9 * (size_t)n * sizeof(double));
-    free_world(&a);
-    free_world(&b);
+    one_body_free(&a);
+    one_body_free(&b);
 }
 
 /* ---- options -------------------------------------------------------------------------------- */
@@ -487,10 +448,10 @@ static void expect_refused(const char *const *pairs, const char *mentions)
 {
     fixture f;
     begin_world(&f, "bar20", 0, gravity, 1.0 / 30.0, 1.0);
-    assert_int_equal(try_start(&f, pairs), OP_ERR_USAGE);
+    assert_int_equal(one_body_try_start(&f, &op_solver_meshless, pairs), OP_ERR_USAGE);
     if (!strstr(f.ctx.message, mentions))
         fail_msg("'%s' does not mention '%s'", f.ctx.message, mentions);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 static void test_bad_options_name_the_option(void **state)

@@ -18,12 +18,7 @@
 #include "timer.h"
 #include "world.h"
 
-typedef struct fixture {
-    op_ctx ctx;
-    op_world world;
-    op_body *body;
-    op_energy *energy;
-} fixture;
+typedef one_body fixture;
 
 static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
 
@@ -31,45 +26,15 @@ static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
 static void begin_world(fixture *f, const char *model_name, const double g[3], int iterations, const double P[9],
                         const double t[3])
 {
-    memset(f, 0, sizeof *f);
-    op_ctx_init(&f->ctx);
     op_world_def def = op_default_world_def();
     v3_copy(def.gravity, g);
     def.iterations = iterations;
-    assert_int_equal(op_world_init(&f->ctx, &f->world, &def), OP_OK);
-    op_build_def build = op_default_build_def();
-    build.particles = 0;
-    const op_model *model;
-    if (op_world_model(&f->ctx, &f->world, "data/models.tsv", model_name, &build, &model) != OP_OK)
-        fail_msg("%s", f->ctx.message);
-    double identity[9], origin[3] = { 0, 0, 0 };
-    m3_identity(identity);
-    assert_int_equal(op_world_add_body(&f->ctx, &f->world, "body", model, 1e8, P ? P : identity, t ? t : origin,
-                                       &f->body),
-                     OP_OK);
+    one_body_begin(f, &def, model_name, 0, 1e8, P, t);
 }
 
 static void start_world(fixture *f, const char *const *pairs)
 {
-    op_solver_settings settings = make_settings(pairs);
-    if (op_world_start(&f->ctx, &f->world, &op_solver_shape_matching, &settings) != OP_OK)
-        fail_msg("%s", f->ctx.message);
-    f->energy = calloc((size_t)f->world.def.substeps * (size_t)(f->world.def.iterations + 1), sizeof(op_energy));
-    assert_non_null(f->energy);
-}
-
-static void free_world(fixture *f)
-{
-    op_world_free(&f->world);
-    free(f->energy);
-    f->energy = NULL;
-}
-
-static void step(fixture *f)
-{
-    op_frame_stats stats = { .energy = f->energy };
-    if (op_world_step(&f->ctx, &f->world, &stats) != OP_OK)
-        fail_msg("%s", f->ctx.message);
+    one_body_start(f, &op_solver_shape_matching, pairs);
 }
 
 /* ---- timing of each test (setup/teardown pair) ---------------------------------------- */
@@ -190,7 +155,7 @@ static void test_rest_stays_at_rest(void **state)
             begin_world(&f, models[m], no_gravity, 10, NULL, NULL);
             start_world(&f, (const char *[]){ orders[o], NULL });
             for (int frame = 0; frame < 30; ++frame)
-                step(&f);
+                one_body_step(&f);
             const op_graph *g = f.body->graph;
             double worst_x = 0, worst_R = 0;
             for (int i = 0; i < g->particle_count; ++i) {
@@ -202,7 +167,7 @@ static void test_rest_stays_at_rest(void **state)
                           worst_x, worst_R);
             assert_le(worst_x, 1e-12);
             assert_le(worst_R, 1e-12);
-            free_world(&f);
+            one_body_free(&f);
         }
 }
 
@@ -224,7 +189,7 @@ static void test_pinned_particle_never_drifts(void **state)
         v3_copy(other, &f.body->state.position[0]);
         double sag = 0;
         for (int frame = 0; frame < 60; ++frame) {
-            step(&f);
+            one_body_step(&f);
             assert_memory_equal(&f.body->state.position[3 * centre], position, sizeof position);
             assert_memory_equal(&f.body->state.rotation[9 * centre], rotation, sizeof rotation);
             assert_memory_equal(&f.body->state.position[0], other, sizeof other);
@@ -233,7 +198,7 @@ static void test_pinned_particle_never_drifts(void **state)
             sag = fmax(sag, f.body->graph->rest_position[3 * i + 1] - f.body->state.position[3 * i + 1]);
         print_message("%s: pins held bitwise over 60 frames; largest sag %.4f m\n", orders[o], sag);
         assert_true(sag > 0.01); /* the rest of the body really moved */
-        free_world(&f);
+        one_body_free(&f);
     }
 }
 
@@ -254,13 +219,13 @@ static double bar_sag(int iterations, const char *stiffness, const char *order, 
     double sum = 0;
     int count = 0;
     for (int frame = 0; frame < frames; ++frame) {
-        step(&f);
+        one_body_step(&f);
         if (frame >= frames - 60) {
             sum += g->rest_position[3 * tip + 1] - f.body->state.position[3 * tip + 1];
             ++count;
         }
     }
-    free_world(&f);
+    one_body_free(&f);
     return sum / count;
 }
 
@@ -301,7 +266,7 @@ static void test_rigid_motion_stays_rigid(void **state)
             v3_copy(&f.body->state.velocity[3 * i], velocity);
         start_world(&f, (const char *[]){ orders[o], NULL });
         for (int frame = 0; frame < 30; ++frame)
-            step(&f);
+            one_body_step(&f);
         double worst_x = 0, worst_R = 0, seconds = f.world.time;
         for (int i = 0; i < n; ++i) {
             double expected[3];
@@ -315,7 +280,7 @@ static void test_rigid_motion_stays_rigid(void **state)
         print_message("%s translation: position error %.2e m, rotation error %.2e\n", orders[o], worst_x, worst_R);
         assert_le(worst_x, 1e-12);
         assert_le(worst_R, 1e-12);
-        free_world(&f);
+        one_body_free(&f);
 
         /* a spin (1 rad/s) about the centre of mass while drifting. The linear prediction
          * y = x + h v stretches a spinning body by about (ω h)²/2 = 5.6e-4 a step, radially: a
@@ -345,7 +310,7 @@ static void test_rigid_motion_stays_rigid(void **state)
         start_world(&f, (const char *[]){ orders[o], NULL });
         double worst_strain = 0, worst_turn = 0;
         for (int frame = 0; frame < 30; ++frame) {
-            step(&f);
+            one_body_step(&f);
             worst_strain = fmax(worst_strain, worst_edge_strain(f.body));
         }
         /* every orientation agrees with the body's best-fit rotation (point Kabsch, SVD) */
@@ -373,7 +338,7 @@ static void test_rigid_motion_stays_rigid(void **state)
         assert_le(worst_strain, 1e-2);
         assert_le(worst_turn, 1e-2);
         assert_true(angle > 0.9 && angle < 1.1);
-        free_world(&f);
+        one_body_free(&f);
     }
 }
 
@@ -393,26 +358,26 @@ static void test_position_constraint_is_a_hard_projection(void **state)
     start_world(&f, NULL);
     double worst = 0, v[3];
     for (int frame = 0; frame < 60; ++frame) {
-        step(&f);
+        one_body_step(&f);
         op_constraint_skinned_point(f.body, &f.body->constraints[0], v);
         worst = fmax(worst, sqrt(v3_dist2(v, target)));
     }
     print_message("constrained vertex at (%.4f %.4f %.4f), target (0.5 0.2 0.1), worst miss %.2e m\n", v[0], v[1],
                   v[2], worst);
     assert_le(worst, 1e-12);
-    free_world(&f);
+    one_body_free(&f);
 
     /* half-strength projection: the vertex approaches the target but need not reach it */
     begin_world(&f, "bar20", no_gravity, 10, NULL, NULL);
     assert_int_equal(op_body_add_constraint(&f.ctx, f.body, OP_CONSTRAINT_POSITION, tip, NULL, 1e6, -1), OP_OK);
     v3_copy(f.body->constraints[0].anchor, target);
     start_world(&f, (const char *[]){ "constraint_stiffness=0.5", NULL });
-    step(&f);
+    one_body_step(&f);
     op_constraint_skinned_point(f.body, &f.body->constraints[0], v);
     double miss = sqrt(v3_dist2(v, target));
     print_message("constraint_stiffness 0.5: miss after one frame %.2e m (of 0.224)\n", miss);
     assert_true(miss > 1e-9 && miss < 0.2);
-    free_world(&f);
+    one_body_free(&f);
 }
 
 static void test_direction_constraint_is_rejected(void **state)
@@ -429,7 +394,7 @@ static void test_direction_constraint_is_rejected(void **state)
     print_message("%s\n", f.ctx.message);
     assert_non_null(strstr(f.ctx.message, "direction constraint"));
     assert_non_null(strstr(f.ctx.message, "body"));
-    free_world(&f);
+    one_body_free(&f);
 }
 
 /* ---- options -------------------------------------------------------------------------- */
@@ -456,7 +421,7 @@ static void test_bad_options_fail_in_create(void **state)
         print_message("%-22s -> %s\n", cases[c].pair, f.ctx.message);
         if (!strstr(f.ctx.message, cases[c].expect))
             fail_msg("'%s' does not name '%s'", f.ctx.message, cases[c].expect);
-        free_world(&f);
+        one_body_free(&f);
     }
 }
 

@@ -1,18 +1,21 @@
 /* What the tests of a solver variant share: its settings from "key=value" pairs, as a config's
- * [solver] section gives them, a clock that prints each test's time (cmocka's setup and
- * teardown), a body's worst edge strain, and how many iterations a run of energies took to
- * converge. */
+ * [solver] section gives them, a world of one catalogue body to run it in, a clock that prints
+ * each test's time (cmocka's setup and teardown), a body's worst edge strain, and how many
+ * iterations a run of energies took to converge. */
 #ifndef OPSIM_TEST_SOLVER_H
 #define OPSIM_TEST_SOLVER_H
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "energy.h"
 #include "math3.h"
 #include "solver.h"
 #include "test_util.h"
 #include "timer.h"
+#include "world.h"
 
 /* Solver settings from "key=value" pairs, NULL-terminated (NULL: none). */
 static inline op_solver_settings make_settings(const char *const *pairs)
@@ -26,6 +29,69 @@ static inline op_solver_settings make_settings(const char *const *pairs)
         settings.count++;
     }
     return settings;
+}
+
+/* One body in a world: a variant's test fixture. `energy` holds one frame's per-iteration
+ * energies once the world is started. */
+typedef struct one_body {
+    op_ctx ctx;
+    op_world world;
+    op_body *body;
+    op_energy *energy;
+} one_body;
+
+/* The world of `def` with one body of catalogue model `model_name` (particles > 0 overrides the
+ * catalogue's count), stiffness k, placed by (P, t) (NULL: identity, origin). Not started: pins
+ * and constraints can still be added. */
+static inline void one_body_begin(one_body *f, const op_world_def *def, const char *model_name, int particles,
+                                  double stiffness, const double P[9], const double t[3])
+{
+    memset(f, 0, sizeof *f);
+    op_ctx_init(&f->ctx);
+    assert_int_equal(op_world_init(&f->ctx, &f->world, def), OP_OK);
+    op_build_def build = op_default_build_def();
+    build.particles = particles;
+    const op_model *model;
+    if (op_world_model(&f->ctx, &f->world, "data/models.tsv", model_name, &build, &model) != OP_OK)
+        fail_msg("%s", f->ctx.message);
+    double identity[9], origin[3] = { 0, 0, 0 };
+    m3_identity(identity);
+    assert_int_equal(op_world_add_body(&f->ctx, &f->world, "body", model, stiffness, P ? P : identity,
+                                       t ? t : origin, &f->body),
+                     OP_OK);
+}
+
+/* Starts the world with `solver` and the settings of `pairs`; the solver's status, its message in
+ * f->ctx. */
+static inline int one_body_try_start(one_body *f, const op_solver_type *solver, const char *const *pairs)
+{
+    op_solver_settings settings = make_settings(pairs);
+    if (op_world_start(&f->ctx, &f->world, solver, &settings) != OP_OK)
+        return f->ctx.status;
+    f->energy = calloc((size_t)f->world.def.substeps * (size_t)(f->world.def.iterations + 1), sizeof(op_energy));
+    assert_non_null(f->energy);
+    return OP_OK;
+}
+
+static inline void one_body_start(one_body *f, const op_solver_type *solver, const char *const *pairs)
+{
+    if (one_body_try_start(f, solver, pairs) != OP_OK)
+        fail_msg("%s", f->ctx.message);
+}
+
+/* One frame; its energies (when the world logs them) in f->energy. */
+static inline void one_body_step(one_body *f)
+{
+    op_frame_stats stats = { .energy = f->energy };
+    if (op_world_step(&f->ctx, &f->world, &stats) != OP_OK)
+        fail_msg("%s", f->ctx.message);
+}
+
+static inline void one_body_free(one_body *f)
+{
+    op_world_free(&f->world);
+    free(f->energy);
+    f->energy = NULL;
 }
 
 static double test_started;

@@ -198,45 +198,27 @@ static void test_force_and_jacobian_match_finite_differences(void **state)
 
 /* ---- the variant in a world -------------------------------------------------------------- */
 
-typedef struct fixture {
-    op_ctx ctx;
-    op_world world;
-    op_body *body;
-} fixture;
+typedef one_body fixture;
 
 static void begin_world(fixture *f, const char *model_name, const double g[3], int substeps, int iterations)
 {
-    memset(f, 0, sizeof *f);
-    op_ctx_init(&f->ctx);
     op_world_def def = op_default_world_def();
     v3_copy(def.gravity, g);
     def.substeps = substeps;
     def.iterations = iterations;
     def.log_energy = 0;
-    assert_int_equal(op_world_init(&f->ctx, &f->world, &def), OP_OK);
-    op_build_def build = op_default_build_def();
-    build.particles = 0;
-    const op_model *model;
-    if (op_world_model(&f->ctx, &f->world, "data/models.tsv", model_name, &build, &model) != OP_OK)
-        fail_msg("%s", f->ctx.message);
-    double identity[9], origin[3] = { 0, 0, 0 };
-    m3_identity(identity);
-    assert_int_equal(op_world_add_body(&f->ctx, &f->world, "body", model, 1e8, identity, origin, &f->body), OP_OK);
+    one_body_begin(f, &def, model_name, 0, 1e8, NULL, NULL);
 }
 
 static void start_world(fixture *f, const char *const *pairs)
 {
-    op_solver_settings settings = make_settings(pairs);
-    if (op_world_start(&f->ctx, &f->world, &op_solver_springs, &settings) != OP_OK)
-        fail_msg("%s", f->ctx.message);
+    one_body_start(f, &op_solver_springs, pairs);
 }
 
 static void step(fixture *f, int frames)
 {
-    op_frame_stats stats = { 0 };
     for (int k = 0; k < frames; ++k)
-        if (op_world_step(&f->ctx, &f->world, &stats) != OP_OK)
-            fail_msg("%s", f->ctx.message);
+        one_body_step(f);
 }
 
 /* Every particle displaced and given a velocity at random (seeded). */
@@ -337,7 +319,7 @@ static void test_one_newton_step_is_baraff_witkin(void **state)
     assert_le(worst, 1e-10 * moved);
     assert_memory_equal(&body->state.position[9], body->pins[0].position, 3 * sizeof(double));
     free(x0), free(v0), free(A), free(b), free(edges), free(Kv), free(pivots);
-    op_world_free(&f.world);
+    one_body_free(&f);
 }
 
 /* A sheet held at two corners, damped, comes to rest under gravity; its pins never move. The
@@ -371,7 +353,7 @@ static void test_pinned_cloth_comes_to_rest(void **state)
     /* it hangs: the free corners far below the held ones */
     int c = nearest_particle(f.body, 0.5, 0, 0.5);
     assert_true(f.body->state.position[3 * c + 1] < -0.5);
-    op_world_free(&f.world);
+    one_body_free(&f);
 }
 
 /* A free, deformed, spinning torus in zero gravity keeps its linear momentum to round-off. */
@@ -394,7 +376,7 @@ static void test_free_body_conserves_momentum(void **state)
     double change = sqrt(v3_dist2(before, after));
     print_message("momentum change %.3g of sum |m v| %.3g (CG tolerance 1e-3)\n", change, scale);
     assert_le(change, 1e-12 * scale);
-    op_world_free(&f.world);
+    one_body_free(&f);
 }
 
 /* Total energy (kinetic + springs − Σ m g·x) of a bar pinned at one end and swinging down under
@@ -434,7 +416,7 @@ static double swing_energy_loss(int substeps)
         mass += g->mass[i];
     double swing = mass * 9.81 * drop; /* the energy the fall made available, roughly */
     free(edges);
-    op_world_free(&f.world);
+    one_body_free(&f);
     print_message("h = 1/%d s: energy %.6g -> %.6g J, loss %.3g of the swing's %.3g J (tip dropped %.3f m)\n",
                   30 * substeps, energy[0], energy[1], energy[0] - energy[1], swing, drop);
     assert_true(drop > 0.1);
@@ -466,7 +448,7 @@ static void test_cg_refuses_cleanly(void **state)
     assert_non_null(strstr(f.ctx.message, "did not converge"));
     for (int k = 0; k < 3 * f.body->graph->particle_count; ++k)
         assert_true(isfinite(f.body->state.position[k]) && isfinite(f.body->state.velocity[k]));
-    op_world_free(&f.world);
+    one_body_free(&f);
 }
 
 /* A position constraint (Eq. 13's energy, w = 1e5 N/m) on one vertex of a free torus whose target
@@ -486,7 +468,7 @@ static void test_position_constraint_pulls_direction_constraint_refused(void **s
     double error = sqrt(v3_dist2(v, f.body->constraints[0].target));
     print_message("skinned vertex %.3g m from its target after 2 s\n", error);
     assert_le(error, 1e-3);
-    op_world_free(&f.world);
+    one_body_free(&f);
 
     begin_world(&f, "torus100", no_gravity, 1, 1);
     const double up[3] = { 0, 1, 0 };
@@ -494,7 +476,7 @@ static void test_position_constraint_pulls_direction_constraint_refused(void **s
     op_solver_settings settings = make_settings(NULL);
     assert_int_equal(op_world_start(&f.ctx, &f.world, &op_solver_springs, &settings), OP_ERR_USAGE);
     assert_non_null(strstr(f.ctx.message, "body body has a direction constraint"));
-    op_world_free(&f.world);
+    one_body_free(&f);
 }
 
 /* A body squeezed to half its size: every spring compressed, g/ℓ < 0 across. With the paper's
@@ -525,7 +507,7 @@ static void test_definite_clamps_an_indefinite_system(void **state)
         }
         for (int k = 0; k < 3 * n; ++k)
             assert_true(isfinite(f.body->state.position[k]));
-        op_world_free(&f.world);
+        one_body_free(&f);
     }
 }
 
@@ -542,7 +524,7 @@ static void test_cg_iterations_are_reported(void **state)
         disturb(f.body, 9, 0.01, 0.5);
         op_frame_stats stats = { .linear_iterations = used[newton - 1] };
         assert_int_equal(op_world_step(&f.ctx, &f.world, &stats), OP_OK);
-        op_world_free(&f.world);
+        one_body_free(&f);
     }
     print_message("CG iterations per sub-step: 1 Newton step %ld %ld %ld, 2 steps %ld %ld %ld\n", used[0][0],
                   used[0][1], used[0][2], used[1][0], used[1][1], used[1][2]);
@@ -631,7 +613,7 @@ static void test_rest_stays_at_rest(void **state)
     assert_le(moved, 1e-14);
     assert_le(turned, 1e-12);
     free(x);
-    op_world_free(&f.world);
+    one_body_free(&f);
 }
 
 /* The observables of the springs experiments (core/observe.h) on a 3 x 3 x 3 lattice cube: a
@@ -675,7 +657,7 @@ static void test_edge_observables(void **state)
     print_message("rest height %.4f m; corner moved across its cell: %g inverted edges\n", rest_height,
                   op_observe(&f.world, &inverted));
     assert_close(op_observe(&f.world, &inverted), 7.0, 0);
-    op_world_free(&f.world);
+    one_body_free(&f);
 }
 
 static void test_bad_options_fail_naming_the_key(void **state)
@@ -702,7 +684,7 @@ static void test_bad_options_fail_naming_the_key(void **state)
         print_message("%-20s -> %s\n", cases[c].pair, f.ctx.message);
         if (!strstr(f.ctx.message, cases[c].expect))
             fail_msg("'%s' does not name '%s'", f.ctx.message, cases[c].expect);
-        op_world_free(&f.world);
+        one_body_free(&f);
     }
 }
 
