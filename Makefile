@@ -114,7 +114,7 @@ test: FORCE
 	    $(MAKE) --no-print-directory -C $(SAN_TREE) test SANITIZE=inner OPT=-O1 \
 	    SANITIZE_FLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer'
 else
-test: $(TEST_BIN) bin/opsim bin/opsim-report | data
+test: $(TEST_BIN) bin/opsim bin/opsim-report bin/bench/bench_scenes | data
 	@tools/run-tests.sh $(TEST_BIN)
 
 # Opt-in, not in CI: a one-node Slurm on this machine runs the sweep of `make sweep-example` as an

@@ -26,10 +26,17 @@
  * both for the scene and per bar (every time and count divided by 3).
  *
  * Run from the project root (make bench does): the configs and the model catalogue are found
- * by relative path. Options: -w W, -r R, -f F, -s TEXT (only configs whose path contains TEXT),
- * -o FILE (the CSV lines to FILE instead of standard output), -x SECTION.KEY=VALUE (a further
- * config override, e.g. -x solver.rotations=jacobi; repeatable), -v (each repeat's median).
- * Threads: OpenMP's (OMP_NUM_THREADS, or every core), printed and written to the CSV. */
+ * by relative path. Options: -w W, -r R, -f F, -s TEXT (only configs whose path contains TEXT;
+ * repeatable, a config containing any of them runs), -e RULE (every model built with the edge
+ * rule RULE instead of its catalogue one: run.edges=RULE, e.g. -e faces for the single-rule
+ * graphs; the CSV's edge_rule column says which, "catalogue" without -e), -o FILE (the CSV to
+ * FILE instead of standard output), -x SECTION.KEY=VALUE (a further config override, e.g.
+ * -x solver.rotations=jacobi; repeatable), -v (each repeat's median).
+ * Threads: OpenMP's (OMP_NUM_THREADS, or every core), printed and written to the CSV.
+ *
+ * The CSV: one header row naming the columns (CSV_COLUMNS), then one row per scene and unit
+ * (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
+ * value for (the paper's, where it prints "-" or has no row) is empty. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
@@ -47,8 +54,9 @@
 static int verbose; /* -v: each repeat's median on standard error */
 /* world.log_energy=false, then any -x overrides */
 enum { MAX_OVERRIDES = 16 };
-static const char *overrides[MAX_OVERRIDES + 1] = { "world.log_energy=false" };
+static const char *overrides[MAX_OVERRIDES + 2] = { "world.log_energy=false" };
 static int override_count = 1;
+static const char *edge_rule = "catalogue"; /* -e */
 
 static const char *const PAPER_TABLE = "reports/paper_table1.tsv";
 
@@ -71,8 +79,7 @@ static const scene_def SCENES[] = {
 };
 enum { SCENE_COUNT = sizeof SCENES / sizeof SCENES[0] };
 
-enum { STAGE_LOCAL, STAGE_GLOBAL, STAGE_COLLISION, STAGE_TOTAL, STAGE_COUNT };
-static const char *const STAGE_NAMES[STAGE_COUNT] = { "local", "global", "collision", "total" };
+enum { STAGE_LOCAL, STAGE_GLOBAL, STAGE_COLLISION, STAGE_TOTAL, STAGE_COUNT }; /* CSV_COLUMNS names them */
 
 /* One row of the paper's table; times in ms per frame, NAN where the paper prints "-". */
 typedef struct paper_row {
@@ -327,31 +334,44 @@ static void print_row(const result *r, int show_paper)
     printf("\n");
 }
 
+/* The CSV's header row: write_csv writes the cells in this order. */
+static const char CSV_COLUMNS[] =
+    "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,frames,threads,simd,"
+    "local_ms,global_ms,collision_ms,total_ms,skinning_ms,iteration_us,total_repeat_lo_ms,total_repeat_hi_ms,"
+    "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
+
 static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
 {
-    fprintf(out, "csv,scene,example=%s,config=%s,per=%s,bodies=%d,nodes=%d,edges=%d,vertices=%d,faces=%d,ns=%d,"
-                 "ni=%d,warmup=%d,repeats=%d,frames=%d",
-            r->example, r->config, r->divisor > 1 ? "body" : "scene", r->bodies, r->nodes, r->edges, r->vertices,
-            r->faces, r->substeps, r->iterations, warmup, repeats, r->frames);
-    fprintf(out, ",threads=%d,simd=%s", omp_get_max_threads(), op_simd_avx(-1) ? "avx" : "sse2");
+    fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", edge_rule, r->example, r->config,
+            r->divisor > 1 ? "body" : "scene", r->bodies, r->nodes, r->edges, r->vertices, r->faces, r->substeps,
+            r->iterations, warmup, repeats, r->frames);
+    fprintf(out, ",%d,%s", omp_get_max_threads(), op_simd_avx(-1) ? "avx" : "sse2");
     for (int s = 0; s < STAGE_COUNT; ++s)
-        fprintf(out, ",%s_ms=%.4f", STAGE_NAMES[s], r->ms[s]);
-    fprintf(out, ",skinning_ms=%.4f", r->skinning_ms);
-    fprintf(out, ",iteration_us=%.3f,total_repeat_lo_ms=%.4f,total_repeat_hi_ms=%.4f",
-            1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo, r->total_hi);
-    if (show_paper && r->paper.found) {
-        fprintf(out, ",paper_nodes=%d,paper_edges=%d", r->paper.nodes, r->paper.edges);
-        for (int s = 0; s < STAGE_COUNT; ++s)
-            if (!isnan(r->paper.ms[s]))
-                fprintf(out, ",paper_%s_ms=%.2f", STAGE_NAMES[s], r->paper.ms[s]);
-        fprintf(out, ",paper_over_ours=%.2f", r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL]);
-    }
+        fprintf(out, ",%.4f", r->ms[s]);
+    fprintf(out, ",%.4f", r->skinning_ms);
+    fprintf(out, ",%.3f,%.4f,%.4f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo,
+            r->total_hi);
+    int paper = show_paper && r->paper.found;
+    if (paper)
+        fprintf(out, ",%d,%d", r->paper.nodes, r->paper.edges);
+    else
+        fprintf(out, ",,");
+    for (int s = 0; s < STAGE_COUNT; ++s)
+        if (paper && !isnan(r->paper.ms[s]))
+            fprintf(out, ",%.2f", r->paper.ms[s]);
+        else
+            fprintf(out, ",");
+    if (paper)
+        fprintf(out, ",%.2f", r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL]);
+    else
+        fprintf(out, ",");
     fprintf(out, "\n");
 }
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: bench_scenes [-w WARMUP] [-r REPEATS] [-f FRAMES] [-s CONFIG_TEXT] [-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-v]\n");
+    fprintf(stderr, "usage: bench_scenes [-w WARMUP] [-r REPEATS] [-f FRAMES] [-s CONFIG_TEXT]... [-e EDGE_RULE] "
+                    "[-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-v]\n");
     return 64;
 }
 
@@ -369,8 +389,9 @@ int main(int argc, char **argv)
 {
     op_platform_init();
     int warmup = 20, repeats = 7, frames = 0, opt;
-    const char *only = NULL, *csv_path = NULL;
-    while ((opt = getopt(argc, argv, "w:r:f:s:o:x:vh")) != -1) {
+    const char *only[SCENE_COUNT], *csv_path = NULL;
+    int only_count = 0;
+    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:vh")) != -1) {
         switch (opt) {
         case 'w':
             if (parse_count(optarg, 0, &warmup))
@@ -384,7 +405,20 @@ int main(int argc, char **argv)
             if (parse_count(optarg, 1, &frames))
                 return usage();
             break;
-        case 's': only = optarg; break;
+        case 's':
+            if (only_count == SCENE_COUNT)
+                return usage();
+            only[only_count++] = optarg;
+            break;
+        case 'e': {
+            static char edges_override[64];
+            if (strcmp(edge_rule, "catalogue") != 0 || snprintf(edges_override, sizeof edges_override,
+                                                                "run.edges=%s", optarg) >= (int)sizeof edges_override)
+                return usage();
+            edge_rule = optarg;
+            overrides[override_count++] = edges_override;
+            break;
+        }
         case 'o': csv_path = optarg; break;
         case 'v': verbose = 1; break;
         case 'x':
@@ -400,9 +434,13 @@ int main(int argc, char **argv)
 
     scene_run runs[SCENE_COUNT];
     int run_count = 0;
-    for (int d = 0; d < SCENE_COUNT; ++d)
-        if (!only || strstr(SCENES[d].config, only))
+    for (int d = 0; d < SCENE_COUNT; ++d) {
+        int wanted = only_count == 0;
+        for (int k = 0; k < only_count; ++k)
+            wanted |= strstr(SCENES[d].config, only[k]) != NULL;
+        if (wanted)
             runs[run_count++] = (scene_run){ .def = &SCENES[d] };
+    }
     int status = 0;
     double start = op_now();
     /* round the scenes, repeat by repeat (file comment) */
@@ -456,6 +494,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_scenes: cannot write %s\n", csv_path);
         return 1;
     }
+    fprintf(csv, "%s\n", CSV_COLUMNS);
     for (int r = 0; r < row_count; ++r)
         write_csv(csv, &rows[r], show_paper[r], warmup, repeats);
     if (csv != stdout && fclose(csv) != 0) {

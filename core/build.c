@@ -3,6 +3,7 @@
 
 #include <lapacke.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,33 @@ op_build_def op_default_build_def(void)
                            .voxel_resolution = 96,
                            .lloyd_iterations = 30,
                            .contact_fraction = 0.3,
+                           .overlap_scale = 0.0,
                            .density = 1000.0,
                            .skin_k = 4 };
+}
+
+int op_edge_rule_parse(const char *text, double *overlap_scale)
+{
+    if (strcmp(text, "faces") == 0) {
+        *overlap_scale = 0.0;
+        return 0;
+    }
+    if (strncmp(text, "overlap:", 8) != 0)
+        return -1;
+    char *end;
+    double scale = strtod(text + 8, &end);
+    if (end == text + 8 || *end || !(scale > 0.0 && scale <= 10.0))
+        return -1;
+    *overlap_scale = scale;
+    return 0;
+}
+
+void op_edge_rule_format(double overlap_scale, char *out, size_t size)
+{
+    if (overlap_scale > 0.0)
+        snprintf(out, size, "overlap:%g", overlap_scale);
+    else
+        snprintf(out, size, "faces");
 }
 
 const char *op_body_kind_name(op_body_kind kind)
@@ -556,6 +582,74 @@ static int slide_into_solid(const op_mesh *mesh, op_graph *graph, const contact 
     return 0;
 }
 
+/* The radius of particle i's ellipsoid in unit direction u: 1 / |diag(1/a, 1/b, 1/c) Ēᵀ u|. */
+static double radius_along(const op_graph *graph, int i, const double u[3])
+{
+    double local[3];
+    m3_mul_tv(local, &graph->rest_axes[9 * i], u);
+    double sum = 0.0;
+    for (int k = 0; k < 3; ++k) {
+        double t = local[k] / graph->radii[3 * i + k];
+        sum += t * t;
+    }
+    return 1.0 / sqrt(sum);
+}
+
+/* Whether the segment a–b stays in the solid: its midpoint inside the mesh (the face rule's
+ * test) and every point sampled along it at most half a voxel apart, both ends included, in an
+ * interior voxel. A long edge can leave a bent limb and come back with its midpoint inside;
+ * the walk catches that at the voxels' resolution. */
+static int segment_inside(const interior *in, const op_mesh *mesh, const double a[3], const double b[3])
+{
+    double d[3];
+    v3_sub(d, b, a);
+    int steps = (int)ceil(2.0 * v3_norm(d) / in->voxels->size);
+    for (int k = 0; k <= steps; ++k) {
+        double p[3];
+        v3_copy(p, a);
+        v3_axpy(p, steps ? (double)k / steps : 0.0, d);
+        int cell = op_voxel_at(in->voxels, p);
+        if (cell < 0 || in->compact_of[cell] < 0)
+            return 0;
+    }
+    return midpoint_inside(mesh, a, b);
+}
+
+/* The overlap rule's extra edges, appended to edges[2 * *edge_count]: every pair i < j whose
+ * ellipsoids, scaled by def->overlap_scale, meet on the line of centres, |x̄_j − x̄_i| ≤
+ * S (r_i(u) + r_j(u)) with u the unit direction between them, and whose segment stays in the
+ * solid (segment_inside). Pairs in index order, so the result repeats; the graph's edge setter
+ * merges the pairs the face rule already joined. *edges grows as needed. */
+static int overlap_edges(op_ctx *ctx, const interior *in, const op_mesh *mesh, const op_build_def *def,
+                         const op_graph *graph, int **edges, int *edge_count, size_t *capacity)
+{
+    int n = graph->particle_count;
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+            const double *xi = &graph->rest_position[3 * i], *xj = &graph->rest_position[3 * j];
+            double u[3];
+            v3_sub(u, xj, xi);
+            double distance = v3_norm(u);
+            if (!(distance > 0.0))
+                continue;
+            v3_scale(u, u, 1.0 / distance);
+            if (distance > def->overlap_scale * (radius_along(graph, i, u) + radius_along(graph, j, u)) ||
+                !segment_inside(in, mesh, xi, xj))
+                continue;
+            if ((size_t)*edge_count == *capacity) {
+                int *grown = realloc(*edges, 4 * *capacity * sizeof(int));
+                if (!grown)
+                    return OP_FAIL(ctx, OP_ERR_NOMEM, "build: out of memory for the overlap edges");
+                *edges = grown;
+                *capacity *= 2;
+            }
+            (*edges)[2 * *edge_count] = i;
+            (*edges)[2 * *edge_count + 1] = j;
+            ++*edge_count;
+        }
+    return OP_OK;
+}
+
 /* Edges between cells whose shared voxel faces reach def->contact_fraction of the smaller
  * cell's typical face area (a weak corner contact is not a joint), and whose centres' midpoint
  * lies inside the mesh (an edge never leaves the solid). Weaker contacts are then added,
@@ -620,6 +714,8 @@ static int cell_edges(op_ctx *ctx, const interior *in, const int *label, const o
             edges[2 * edge_count + 1] = c->b;
             ++edge_count;
         }
+    if (def->overlap_scale > 0.0 && overlap_edges(ctx, in, mesh, def, graph, &edges, &edge_count, &capacity) != OP_OK)
+        goto done;
     op_graph_set_edges(ctx, graph, edges, edge_count);
 done:
     free(face);
@@ -854,6 +950,9 @@ int op_build_body_report(op_ctx *ctx, const op_mesh *mesh, const op_build_def *d
         return OP_FAIL(ctx, OP_ERR_INVALID, "build: density %g must be positive", def->density);
     if (!(def->contact_fraction >= 0) || def->lloyd_iterations < 0)
         return OP_FAIL(ctx, OP_ERR_INVALID, "build: contact_fraction and lloyd_iterations must not be negative");
+    if (!(def->overlap_scale >= 0.0 && def->overlap_scale <= 10.0))
+        return OP_FAIL(ctx, OP_ERR_INVALID, "build: overlap_scale %g must be 0 (the face rule) or in (0, 10]",
+                       def->overlap_scale);
     if (op_mesh_check(ctx, mesh, "input") != OP_OK)
         return ctx->status;
     /* stray islands dropped, then finer grids while the interior or the graph is in pieces (a

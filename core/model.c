@@ -177,6 +177,12 @@ int op_model_load(op_ctx *ctx, const char *catalogue, const char *name, const op
         }
         if (build->particles <= 0)
             model->build.particles = (int)particles;
+        if (build->overlap_scale < 0.0 && op_edge_rule_parse(count >= 6 ? fields[5] : "faces",
+                                                             &model->build.overlap_scale)) {
+            fclose(f);
+            return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: model %s: bad edge rule '%s' (faces or overlap:S, S in (0, 10])",
+                           catalogue, number, name, fields[5]);
+        }
         if (strlen(fields[0]) >= sizeof model->name || strlen(fields[1]) >= sizeof model->source) {
             fclose(f);
             return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: model name or source too long", catalogue, number);

@@ -19,10 +19,11 @@ typedef struct op_model {
     op_skin skin;
 } op_model;
 
-/* Finds `name` in the catalogue (tab-separated: name, source, kind, particles, ...; '#'
- * comments) and builds it with `build` for everything the catalogue does not fix (its kind;
- * its particle count unless build->particles > 0). Errors name
- * the catalogue file and line, or the model. */
+/* Finds `name` in the catalogue (tab-separated: name, source, kind, particles, view, edges;
+ * '#' comments; edges, the edge rule as op_edge_rule_parse reads it, may be left out for
+ * "faces") and builds it with `build` for everything the catalogue does not fix (its kind; its
+ * particle count unless build->particles > 0; its edge rule when build->overlap_scale < 0).
+ * Errors name the catalogue file and line, or the model. */
 int op_model_load(op_ctx *ctx, const char *catalogue, const char *name, const op_build_def *build, op_model *model);
 void op_model_free(op_model *model);
 

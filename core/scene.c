@@ -29,12 +29,12 @@ typedef struct section_kind {
     const char *const *keys; /* NULL: the solver variant's options, checked once it is known */
 } section_kind;
 
-static const char *const run_keys[] = { "frames", "output_every", "models", NULL };
+static const char *const run_keys[] = { "frames", "output_every", "models", "edges", NULL };
 static const char *const world_keys[] = { "frame_time", "substeps",   "iterations",       "gravity",
                                           "floor",      "friction",   "collisions",       "collision_passes",
                                           "collision_margin",         "log_energy",       "floor_contact",
                                           "rotation_start",           "collision_order",  NULL };
-static const char *const model_keys[] = { "particles", "seed", "voxels", "density", NULL };
+static const char *const model_keys[] = { "particles", "seed", "voxels", "density", "edges", NULL };
 static const char *const body_keys[] = { "model",  "stiffness", "position", "rotation",        "velocity",
                                          "angular_velocity", "start",  "copies",    "grid",     "spacing",         "random_rotation",
                                          NULL };
@@ -663,6 +663,8 @@ typedef struct loader {
     int *index;          /* [section] the (first) body, the script or the first constraint it made; −1 */
     int *copies;         /* [section] the bodies a [body] section made, consecutive from index */
     op_build_def *build; /* [section] the build of a [model] section */
+    double edges;        /* [run] edges: −1 for each model's catalogue rule, else the overlap
+                            scale every model is built with (op_edge_rule_parse) */
     const op_solver_type *solver;
     op_solver_settings settings;
 } loader;
@@ -722,6 +724,9 @@ static int load_run(loader *l)
                               sizeof run->catalogue - 1);
         strcpy(run->catalogue, e->value);
     }
+    l->edges = -1.0;
+    if ((e = lookup(c, s, "edges")) && strcmp(e->value, "catalogue") != 0 && op_edge_rule_parse(e->value, &l->edges))
+        return entry_fail(ctx, c, e, OP_ERR_INVALID, "must be catalogue, faces or overlap:S with S in (0, 10]");
     return OP_OK;
 }
 
@@ -827,7 +832,8 @@ static int load_model(loader *l, int s)
     const config *c = l->c;
     op_build_def *def = &l->build[s];
     *def = op_default_build_def();
-    def->particles = 0; /* the catalogue's count */
+    def->particles = 0;           /* the catalogue's count */
+    def->overlap_scale = l->edges; /* [run] edges: the catalogue's rule, or the one for all */
     const entry *e;
     if ((e = lookup(c, s, "particles")) && entry_int(ctx, c, e, 0, 1000000, &def->particles) != OP_OK)
         return ctx->status;
@@ -835,6 +841,8 @@ static int load_model(loader *l, int s)
         return ctx->status;
     if ((e = lookup(c, s, "voxels")) && entry_int(ctx, c, e, 4, 2048, &def->voxel_resolution) != OP_OK)
         return ctx->status;
+    if ((e = lookup(c, s, "edges")) && op_edge_rule_parse(e->value, &def->overlap_scale))
+        return entry_fail(ctx, c, e, OP_ERR_INVALID, "must be faces or overlap:S with S in (0, 10]");
     if ((e = lookup(c, s, "density"))) {
         if (entry_numbers(ctx, c, e, 1, "a density in kg/m³", &def->density) != OP_OK)
             return ctx->status;
@@ -992,6 +1000,7 @@ static int load_body(loader *l, int s)
     int model_section = find_section(c, "model", model_entry->value);
     op_build_def build = op_default_build_def();
     build.particles = 0;
+    build.overlap_scale = l->edges;
     if (model_section >= 0)
         build = l->build[model_section];
     const op_model *model;

@@ -5,6 +5,9 @@
  *   [run]        frames = 150            frames to simulate (0 or more)
  *                output_every = 1        frames between stored states (the first and last are kept)
  *                models = data/models.tsv  the model catalogue
+ *                edges = catalogue | faces | overlap:S   the edge rule of every model: each
+ *                                        model's own from the catalogue (the default), or this
+ *                                        one for all (docs/graph-construction.md §4)
  *   [world]      frame_time = 0.0333333333333333  substeps = 1  iterations = 10
  *                gravity = 0 -9.81 0     floor = off | HEIGHT    friction = 0.5 (floor and bodies)
  *                floor_contact = substep | iteration   where the floor acts (core/world.h): at the
@@ -22,7 +25,7 @@
  *                collision_margin = 0    m added to the broad phase's reach (not negative)
  *                log_energy = true | false
  *   [solver]     name = arap, then the variant's options (opsim solvers lists them)
- *   [model NAME] particles = N  seed = S  voxels = R  density = RHO
+ *   [model NAME] particles = N  seed = S  voxels = R  density = RHO  edges = faces | overlap:S
  *                                        overrides of the catalogue build of model NAME
  *                                        (particles = 0: the catalogue's count); some body
  *                                        must use the model

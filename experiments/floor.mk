@@ -4,8 +4,8 @@
 #
 #   runs    data/results/floor/SCENE-PLACE.h5        energies logged (the measures)
 #   timing  bench_scenes on each scene with each override, one after the other (median of 5 runs
-#           after 20 warm-up frames, energy logging off, one thread): bench.csv, each of its
-#           lines prefixed by "SCENE,PLACE,"
+#           after 20 warm-up frames, energy logging off, one thread): bench.csv, bench_scenes'
+#           CSV with two columns in front, scene and floor_contact
 #   table   data/results/floor/table.tsv: per run, over the last 2 s (60 frames, 180 or 360
 #           sub-steps): the median reach below the floor before the push-back (the resting
 #           sink) and the largest over the run; the elastic energy of the iterations' result
@@ -35,7 +35,8 @@ $(FLOOR_BENCH): bin/bench/bench_scenes experiments/fig5.ini experiments/fig7-52.
 	for scene in $(FLOOR_SCENES); do for place in $(FLOOR_PLACES); do \
 	    OMP_NUM_THREADS=$(RUN_THREADS) bin/bench/bench_scenes -r 5 -s $$scene -x world.floor_contact=$$place \
 	        -o $$out.one > /dev/null; \
-	    sed "s/^/$$scene,$$place,/" $$out.one >> $$out; \
+	    [ -s $$out ] || sed -n '1s/^/scene,floor_contact,/p' $$out.one > $$out; \
+	    sed "1d; s/^/$$scene,$$place,/" $$out.one >> $$out; \
 	done; done; \
 	mv $$out $@; trap - EXIT
 
@@ -60,7 +61,8 @@ $(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim
 	    iterated=$$(bin/opsim export $$run /solver/energy/elastic | tail -n $$last | awk '{ print $$NF }' | median); \
 	    after=$$(bin/opsim export $$run /solver/energy_after_contacts/elastic | tail -n $$last | median); \
 	    shape=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | tail -n 1 | awk '{ printf "%.3f", 100 * $$1 }'); \
-	    ms=$$(sed -n "s/^$$scene,$$place,.*per=scene,.*,total_ms=\([0-9.e+-]*\),.*/\1/p" $(FLOOR_BENCH)); \
+	    ms=$$(awk -F, -v s=$$scene -v p=$$place 'NR == 1 { for (c = 1; c <= NF; ++c) col[$$c] = c; next } \
+	        $$1 == s && $$2 == p && $$col["per"] == "scene" { print $$col["total_ms"] }' $(FLOOR_BENCH)); \
 	    awk -v s=$$scene -v p=$$place -v sink=$$sink -v reach=$$reach -v it=$$iterated -v after=$$after \
 	        -v shape="$${shape:-–}" -v ms=$$ms 'BEGIN { printf "%s\t%s\t%.2f\t%.2f\t%.4g\t%.4g\t%s\t%.3f\n", \
 	        s, p, 1e3 * sink, 1e3 * reach, it, after, shape, ms }' >> $$out; \

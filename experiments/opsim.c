@@ -232,7 +232,7 @@ static const char graph_help[] =
     "usage: opsim graph (--mesh FILE | --shape bar|sheet|column|torus|cube|cloth|cube18|cube27)\n"
     "                   --kind solid|rod|shell|lattice\n"
     "                   --particles N [--seed S] [--density RHO] [--voxels R] [--lloyd N]\n"
-    "                   [--skin-k K] [--name BODY] [--no-cache] --out RUN.h5\n"
+    "                   [--edges faces|overlap:S] [--skin-k K] [--name BODY] [--no-cache] --out RUN.h5\n"
     "       opsim graph --model NAME [--catalogue FILE] [--seed S] [--density RHO] [--voxels R]\n"
     "                   [--lloyd N] [--skin-k K] [--name BODY] [--no-cache] --out RUN.h5\n"
     "\n"
@@ -246,6 +246,9 @@ static const char graph_help[] =
     "  --density RHO  kg/m^3 (default 1000)\n"
     "  --voxels R     voxel cells along the longest extent (default 96)\n"
     "  --lloyd N      most Lloyd iterations for solids (default 30)\n"
+    "  --edges RULE   faces: cells sharing enough voxel faces (default); overlap:S: also\n"
+    "                 particles whose ellipsoids, scaled by S in (0, 10], meet on the line\n"
+    "                 between their centres, that line inside the solid (denser graphs)\n"
     "  --skin-k K     particles influencing each visual vertex (default 4)\n"
     "  --name BODY    body name in the run file (default: the mesh file or shape name)\n"
     "  --no-cache     build the graph even when the graph cache holds it (README, \"Graph cache\")\n";
@@ -258,14 +261,15 @@ static int command_graph(int argc, char **argv, const char *command_line)
         { "seed", required_argument, 0, 'S' },      { "density", required_argument, 0, 'd' },
         { "voxels", required_argument, 0, 'v' },    { "lloyd", required_argument, 0, 'l' },
         { "skin-k", required_argument, 0, 'K' },    { "name", required_argument, 0, 'N' },
-        { "out", required_argument, 0, 'o' },       { "help", no_argument, 0, 'h' },
-        { "model", required_argument, 0, 'M' },     { "catalogue", required_argument, 0, 'C' },
-        { "no-cache", no_argument, 0, 'c' },        { 0, 0, 0, 0 }
+        { "edges", required_argument, 0, 'e' },     { "out", required_argument, 0, 'o' },
+        { "help", no_argument, 0, 'h' },            { "model", required_argument, 0, 'M' },
+        { "catalogue", required_argument, 0, 'C' }, { "no-cache", no_argument, 0, 'c' },
+        { 0, 0, 0, 0 }
     };
     op_build_def def = op_default_build_def();
     const char *mesh_path = NULL, *shape = NULL, *out = NULL, *name = NULL, *model_name = NULL;
     const char *catalogue = "data/models.tsv";
-    int have_kind = 0, have_particles = 0, c;
+    int have_kind = 0, have_particles = 0, have_edges = 0, c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
         case 'm': mesh_path = optarg; break;
@@ -296,6 +300,11 @@ static int command_graph(int argc, char **argv, const char *command_line)
             if (parse_int(optarg, 0, 100000, &def.lloyd_iterations))
                 return usage_error("graph", "--lloyd needs a whole number from 0 to 100000, not '%s'", optarg);
             break;
+        case 'e':
+            if (op_edge_rule_parse(optarg, &def.overlap_scale))
+                return usage_error("graph", "--edges must be faces or overlap:S with S in (0, 10], not '%s'", optarg);
+            have_edges = 1;
+            break;
         case 'K':
             if (parse_int(optarg, 1, OP_SKIN_MAX_K, &def.skin_k))
                 return usage_error("graph", "--skin-k needs a whole number from 1 to 8, not '%s'", optarg);
@@ -313,9 +322,9 @@ static int command_graph(int argc, char **argv, const char *command_line)
         return usage_error("graph", "unexpected argument '%s'", argv[optind]);
     if (!!mesh_path + !!shape + !!model_name != 1)
         return usage_error("graph", "%s", "give exactly one of --mesh FILE, --shape NAME and --model NAME");
-    if (model_name ? have_kind || have_particles || !out : !have_kind || !have_particles || !out)
+    if (model_name ? have_kind || have_particles || have_edges || !out : !have_kind || !have_particles || !out)
         return usage_error("graph", "%s",
-                           model_name ? "--out is required, and --kind and --particles come from the catalogue"
+                           model_name ? "--out is required, and --kind, --particles and --edges come from the catalogue"
                                       : "--kind, --particles and --out are required");
     char body[4200], source[4200];
     body_name_from_path(name ? name : model_name ? model_name : shape ? shape : mesh_path, body, sizeof body);

@@ -3,7 +3,8 @@
  * (reports/paper_table1.tsv); nothing is typed in. Sections:
  *   graphs   the graph statistics of every model (data/models.tsv) beside the paper's Table 1
  *            counts, with each model's picture;
- *   table1   the paper's Table 1 beside our timings, from bench_scenes' CSV lines (make table1),
+ *   table1   the paper's Table 1 beside our timings, from bench_scenes' CSV (make table1), on the
+ *            matched graphs and, where they differ, on the face rule's,
  *            with the machine, thread count and compiler flags they were measured with;
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (reports/report_md.c).
  * This file holds the first two, what the sections share (report.h) and main. */
@@ -62,26 +63,48 @@ int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_tab
 
 typedef struct model_counts {
     char name[REPORT_FIELD_SIZE];
-    const char *kind, *source;
+    const char *kind, *source, *rule; /* rule: the catalogue's edge rule */
     long nodes, edges, vertices, polygons, triangles;
+    long face_edges;                  /* the same model's edges under the face rule alone */
     int min_degree, max_degree;
     double mass, density, mesh_volume; /* Σ m_i (kg), ρ (kg/m³), the mesh's volume (m³) */
 } model_counts;
 
-static int count_model(op_ctx *ctx, const char *runs, const report_table *models, int row, model_counts *out)
+/* The model's graph (and mesh when asked) from DIR/NAME.h5. */
+static int read_model_graph(op_ctx *ctx, const char *runs, const char *name, op_graph *graph, op_mesh *mesh)
 {
     char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s.h5", runs, name) >= (int)sizeof path)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s/%s.h5: path too long", runs, name);
+    return op_runfile_read_body(ctx, path, name, graph, mesh, NULL);
+}
+
+/* Row `row` of the catalogue: its graph from runs/NAME.h5, and when its edge rule is not the
+ * face rule, the face rule's graph from face_runs/NAME.h5 (make graphs builds both). */
+static int count_model(op_ctx *ctx, const char *runs, const char *face_runs, const report_table *models, int row,
+                       model_counts *out)
+{
     snprintf(out->name, sizeof out->name, "%s", models->cell[row][0]);
     out->source = models->cell[row][1];
     out->kind = models->cell[row][2];
-    if (snprintf(path, sizeof path, "%s/%s.h5", runs, out->name) >= (int)sizeof path)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "%s/%s.h5: path too long", runs, out->name);
+    out->rule = models->columns[row] >= 6 ? models->cell[row][5] : "faces";
     op_graph graph = { 0 };
     op_mesh mesh = { 0 };
-    if (op_runfile_read_body(ctx, path, out->name, &graph, &mesh, NULL) != OP_OK)
+    if (read_model_graph(ctx, runs, out->name, &graph, &mesh) != OP_OK)
         return ctx->status;
     out->nodes = graph.particle_count;
     out->edges = graph.edge_count;
+    out->face_edges = graph.edge_count;
+    if (strcmp(out->rule, "faces") != 0) {
+        op_graph faces = { 0 };
+        if (read_model_graph(ctx, face_runs, out->name, &faces, NULL) != OP_OK) {
+            op_graph_free(&graph);
+            op_mesh_free(&mesh);
+            return ctx->status;
+        }
+        out->face_edges = faces.edge_count;
+        op_graph_free(&faces);
+    }
     out->vertices = mesh.vertex_count;
     out->polygons = mesh.polygon_count;
     out->triangles = mesh.face_count;
@@ -110,13 +133,14 @@ static const model_counts *find_model(const model_counts *models, int count, con
     return NULL;
 }
 
-/* Sums "N*model+model+..." into totals[4] = nodes, edges, vertices, polygons. */
+/* Sums "N*model+model+..." into totals[5] = nodes, edges, vertices, polygons, edges under the
+ * face rule. */
 static int sum_composition(op_ctx *ctx, const char *composition, const model_counts *models, int count,
-                           long totals[4])
+                           long totals[5])
 {
     char copy[REPORT_FIELD_SIZE];
     snprintf(copy, sizeof copy, "%s", composition);
-    memset(totals, 0, 4 * sizeof(long));
+    memset(totals, 0, 5 * sizeof(long));
     for (char *save = NULL, *term = strtok_r(copy, "+", &save); term; term = strtok_r(NULL, "+", &save)) {
         long times = 1;
         char *star = strchr(term, '*');
@@ -131,6 +155,7 @@ static int sum_composition(op_ctx *ctx, const char *composition, const model_cou
         totals[1] += times * m->edges;
         totals[2] += times * m->vertices;
         totals[3] += times * m->polygons;
+        totals[4] += times * m->face_edges;
     }
     return OP_OK;
 }
@@ -142,14 +167,14 @@ static void print_ratio(FILE *out, long ours, const char *paper)
 }
 
 static int report_graphs(op_ctx *ctx, const char *models_path, const char *paper_path, const char *runs,
-                         const char *figures, FILE *out)
+                         const char *face_runs, const char *figures, FILE *out)
 {
     static report_table models, paper;
     static model_counts counts[REPORT_MAX_ROWS];
     if (report_read_table(ctx, models_path, 5, &models) != OP_OK || report_read_table(ctx, paper_path, 13, &paper) != OP_OK)
         return ctx->status;
     for (int m = 0; m < models.rows; ++m)
-        if (count_model(ctx, runs, &models, m, &counts[m]) != OP_OK)
+        if (count_model(ctx, runs, face_runs, &models, m, &counts[m]) != OP_OK)
             return ctx->status;
 
     time_t now = time(NULL);
@@ -163,13 +188,21 @@ static int report_graphs(op_ctx *ctx, const char *models_path, const char *paper
     fprintf(out, "## Models\n\n");
     fprintf(out, "Faces are counted as the mesh's polygons (the bar's and sheet's quads), triangles in "
                  "brackets.\n\n");
-    fprintf(out, "| model | source | kind | nodes | edges | degree | vertices | faces |\n");
-    fprintf(out, "|---|---|---|---:|---:|---|---:|---:|\n");
+    fprintf(out, "Two graph sets: the *matched* graphs, each model built with its own edge rule "
+                 "(`data/models.tsv`, column *edges*: `overlap:S` also joins particles whose ellipsoids, "
+                 "scaled by S, meet, S chosen so that each Table 1 scene has the paper's edge count), which "
+                 "every experiment uses; and the *face-rule* graphs, every model joined by shared cell faces "
+                 "alone (the single rule opsim used before; `[run] edges = faces` in a config). The "
+                 "partition, particles and ellipsoids are the same in both; degrees are the matched "
+                 "graph's.\n\n");
+    fprintf(out, "| model | source | kind | nodes | edge rule | edges | edges, face rule | degree | vertices | "
+                 "faces |\n");
+    fprintf(out, "|---|---|---|---:|---|---:|---:|---|---:|---:|\n");
     for (int m = 0; m < models.rows; ++m) {
         const model_counts *c = &counts[m];
-        fprintf(out, "| %s | `%s` | %s | %ld | %ld | %d–%d, mean %.2f | %ld | %ld (%ld) |\n", c->name, c->source,
-                c->kind, c->nodes, c->edges, c->min_degree, c->max_degree, c->nodes ? 2.0 * c->edges / c->nodes : 0.0,
-                c->vertices, c->polygons, c->triangles);
+        fprintf(out, "| %s | `%s` | %s | %ld | `%s` | %ld | %ld | %d–%d, mean %.2f | %ld | %ld (%ld) |\n", c->name,
+                c->source, c->kind, c->nodes, c->rule, c->edges, c->face_edges, c->min_degree, c->max_degree,
+                c->nodes ? 2.0 * c->edges / c->nodes : 0.0, c->vertices, c->polygons, c->triangles);
     }
 
     fprintf(out, "\n## Mass\n\n");
@@ -191,17 +224,18 @@ static int report_graphs(op_ctx *ctx, const char *models_path, const char *paper
                  "ours/paper in brackets. The paper's meshes are not public: our dinosaur, bunny and "
                  "armadillo are the CGAL sample meshes, so vertex and face counts differ by design; node "
                  "counts match by construction and edge counts measure the graph builder.\n\n");
-    fprintf(out, "| example | fig. | models | nodes paper | ours | edges paper | ours | vertices paper | ours | "
-                 "faces paper | ours |\n");
-    fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    fprintf(out, "| example | fig. | models | nodes paper | ours | edges paper | ours, matched | ours, face rule | "
+                 "vertices paper | ours | faces paper | ours |\n");
+    fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int r = 0; r < paper.rows; ++r) {
-        long totals[4];
+        long totals[5];
         if (sum_composition(ctx, paper.cell[r][12], counts, models.rows, totals) != OP_OK)
             return ctx->status;
         fprintf(out, "| %s | %s | %s | %s |", paper.cell[r][0], paper.cell[r][1], paper.cell[r][12], paper.cell[r][2]);
         print_ratio(out, totals[0], paper.cell[r][2]);
         fprintf(out, " %s |", paper.cell[r][3]);
         print_ratio(out, totals[1], paper.cell[r][3]);
+        print_ratio(out, totals[4], paper.cell[r][3]);
         fprintf(out, " %s |", paper.cell[r][4]);
         print_ratio(out, totals[2], paper.cell[r][4]);
         fprintf(out, " %s |", paper.cell[r][5]);
@@ -227,51 +261,86 @@ const char *report_bench_value(const report_bench_row *row, const char *key)
     return NULL;
 }
 
-int report_read_bench(op_ctx *ctx, const char *path, report_bench_row *rows, int *count)
+/* Splits a comma-separated line in place, empty cells kept; returns the cell count, or -1 when
+ * there are more than max. */
+static int split_commas(char *line, char **cells, int max)
+{
+    int count = 0;
+    for (char *cell = line; cell; ++count) {
+        if (count == max)
+            return -1;
+        cells[count] = cell;
+        char *comma = strchr(cell, ',');
+        if (comma)
+            *comma = '\0';
+        cell = comma ? comma + 1 : NULL;
+    }
+    return count;
+}
+
+int report_read_bench(op_ctx *ctx, const char *path, const char *edge_rule, report_bench_row *rows, int *count)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    char line[4096];
-    int number = 0;
+    char header[4096], line[4096], *names[REPORT_BENCH_KEYS], *cells[REPORT_BENCH_KEYS];
+    int number = 1, columns = -1;
     *count = 0;
+    if (fgets(header, sizeof header, f)) {
+        header[strcspn(header, "\r\n")] = '\0';
+        columns = split_commas(header, names, REPORT_BENCH_KEYS);
+    }
+    for (int c = 0; c < columns; ++c)
+        if (!names[c][0] || strlen(names[c]) >= REPORT_BENCH_KEY_SIZE)
+            columns = -1;
+    if (columns < 0) {
+        fclose(f);
+        return OP_FAIL(ctx, OP_ERR_PARSE, "%s:1: not a header row of at most %d column names", path,
+                       REPORT_BENCH_KEYS);
+    }
     while (fgets(line, sizeof line, f)) {
         ++number;
         line[strcspn(line, "\r\n")] = '\0';
-        if (strncmp(line, "csv,scene,", 10) != 0)
+        if (line[0] == '\0')
             continue;
+        if (split_commas(line, cells, REPORT_BENCH_KEYS) != columns) {
+            fclose(f);
+            return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: not %d comma-separated cells, as the header has", path, number,
+                           columns);
+        }
         if (*count == REPORT_MAX_ROWS) {
             fclose(f);
             return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d rows", path, number, REPORT_MAX_ROWS);
         }
         report_bench_row *row = &rows[*count];
         row->count = 0;
-        for (char *save = NULL, *field = strtok_r(line + 10, ",", &save); field; field = strtok_r(NULL, ",", &save)) {
-            char *equals = strchr(field, '=');
-            if (!equals || row->count == REPORT_BENCH_KEYS || equals - field >= REPORT_BENCH_KEY_SIZE ||
-                strlen(equals + 1) >= REPORT_FIELD_SIZE) {
+        for (int c = 0; c < columns; ++c) {
+            if (strlen(cells[c]) >= REPORT_FIELD_SIZE) {
                 fclose(f);
-                return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: field '%s' is not key=value", path, number, field);
+                return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: the %s cell is longer than %d characters", path, number,
+                               names[c], REPORT_FIELD_SIZE - 1);
             }
-            *equals = '\0';
-            strcpy(row->key[row->count], field);
-            strcpy(row->value[row->count++], equals + 1);
+            if (cells[c][0]) {
+                strcpy(row->key[row->count], names[c]);
+                strcpy(row->value[row->count++], cells[c]);
+            }
         }
-        static const char *const required[] = { "example", "config", "per", "threads", "nodes", "edges",
-                                                "vertices", "faces", "ns", "ni", "local_ms", "global_ms",
+        static const char *const required[] = { "edge_rule", "example", "config", "per", "threads", "nodes",
+                                                "edges", "vertices", "faces", "ns", "ni", "local_ms", "global_ms",
                                                 "collision_ms", "total_ms", "skinning_ms", "warmup", "frames",
                                                 "repeats" };
         for (size_t k = 0; k < sizeof required / sizeof required[0]; ++k)
             if (!report_bench_value(row, required[k])) {
                 fclose(f);
-                return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: no %s=", path, number, required[k]);
+                return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: no %s", path, number, required[k]);
             }
-        if (strcmp(report_bench_value(row, "per"), "scene") == 0)
+        if (strcmp(report_bench_value(row, "per"), "scene") == 0 &&
+            strcmp(report_bench_value(row, "edge_rule"), edge_rule) == 0)
             ++*count;
     }
     fclose(f);
     if (*count == 0)
-        return OP_FAIL(ctx, OP_ERR_PARSE, "%s: no csv,scene lines", path);
+        return OP_FAIL(ctx, OP_ERR_PARSE, "%s: no per-scene rows with edge_rule %s", path, edge_rule);
     return OP_OK;
 }
 
@@ -299,14 +368,29 @@ static void print_paper_ms(FILE *out, const char *cell)
     fprintf(out, " %s |", strcmp(cell, "-") == 0 ? "–" : cell);
 }
 
+/* One measured row of Table 1, labelled `who`, with the paper's total over its own. */
+static void print_bench_row(FILE *out, const char *who, const report_bench_row *row, double paper_total)
+{
+    double total = strtod(report_bench_value(row, "total_ms"), NULL);
+    fprintf(out, "| | | %s | %s | %s | %s | %s | %s × %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f× |\n", who,
+            report_bench_value(row, "nodes"), report_bench_value(row, "edges"), report_bench_value(row, "vertices"),
+            report_bench_value(row, "faces"), report_bench_value(row, "ns"), report_bench_value(row, "ni"),
+            strtod(report_bench_value(row, "local_ms"), NULL), strtod(report_bench_value(row, "global_ms"), NULL),
+            strtod(report_bench_value(row, "collision_ms"), NULL), total,
+            strtod(report_bench_value(row, "skinning_ms"), NULL), total > 0 ? paper_total / total : 0.0);
+}
+
 int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
                         FILE *out)
 {
-    int count = 0;
+    int count = 0, face_count = 0;
     report_table *paper = op_calloc(ctx, 1, sizeof *paper), *flags = op_calloc(ctx, 1, sizeof *flags);
     report_bench_row *rows = op_calloc(ctx, REPORT_MAX_ROWS, sizeof *rows);
-    if (!paper || !flags || !rows || report_read_table(ctx, paper_path, 13, paper) != OP_OK ||
-        report_read_bench(ctx, bench_path, rows, &count) != OP_OK || report_read_table(ctx, flags_path, 1, flags) != OP_OK)
+    report_bench_row *face_rows = op_calloc(ctx, REPORT_MAX_ROWS, sizeof *face_rows);
+    if (!paper || !flags || !rows || !face_rows || report_read_table(ctx, paper_path, 13, paper) != OP_OK ||
+        report_read_bench(ctx, bench_path, "catalogue", rows, &count) != OP_OK ||
+        report_read_bench(ctx, bench_path, "faces", face_rows, &face_count) != OP_OK ||
+        report_read_table(ctx, flags_path, 1, flags) != OP_OK)
         goto done;
     char cpu[256];
     report_cpu_model(cpu, sizeof cpu);
@@ -324,9 +408,14 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
                  "would evict the world's data from the caches; the paper skinned on the GPU), not in our "
                  "total. *ratio*: the "
                  "paper's total over ours. Our meshes are the CGAL sample meshes, not the paper's (more "
-                 "vertices), and our graphs have fewer edges for the bunny, armadillo and torus "
-                 "(`reports/graphs.md`).\n\n",
-            report_bench_value(first, "repeats"), report_bench_value(first, "warmup"));
+                 "vertices).\n\n"
+                 "Two graph sets (`reports/graphs.md`): *ours* runs the matched graphs, each model with its "
+                 "catalogue edge rule, which bring every scene's edge count to the paper's; *ours, face rule* "
+                 "runs the same scenes with every model joined by shared cell faces alone (`[run] edges = "
+                 "faces`), fewer edges, where the two differ: %s run(s) of %s frames each after the same "
+                 "warm-up, enough to show what the density costs, not to time it as closely.\n\n",
+            report_bench_value(first, "repeats"), report_bench_value(first, "warmup"),
+            report_bench_value(&face_rows[0], "repeats"), report_bench_value(&face_rows[0], "frames"));
     fprintf(out, "| example | fig. | | nodes | edges | vertices | faces | n_s × n_i | local | global | collision | "
                  "total | skinning | ratio |\n");
     fprintf(out, "|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
@@ -348,13 +437,11 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
         }
         double total = strtod(report_bench_value(ours, "total_ms"), NULL);
         double paper_total = strtod(paper->cell[r][11], NULL);
-        fprintf(out, "| | | ours | %s | %s | %s | %s | %s × %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f× |\n",
-                report_bench_value(ours, "nodes"), report_bench_value(ours, "edges"),
-                report_bench_value(ours, "vertices"), report_bench_value(ours, "faces"),
-                report_bench_value(ours, "ns"), report_bench_value(ours, "ni"),
-                strtod(report_bench_value(ours, "local_ms"), NULL), strtod(report_bench_value(ours, "global_ms"), NULL),
-                strtod(report_bench_value(ours, "collision_ms"), NULL), total,
-                strtod(report_bench_value(ours, "skinning_ms"), NULL), total > 0 ? paper_total / total : 0.0);
+        print_bench_row(out, "ours", ours, paper_total);
+        for (int b = 0; b < face_count; ++b)
+            if (strcmp(report_bench_value(&face_rows[b], "example"), example) == 0 &&
+                strcmp(report_bench_value(&face_rows[b], "edges"), report_bench_value(ours, "edges")) != 0)
+                print_bench_row(out, "ours, face rule", &face_rows[b], paper_total);
         const char *bodies = report_bench_value(ours, "bodies");
         if (bodies && strtol(bodies, NULL, 10) > 1 && strcmp(example, "Bar stiffness") == 0)
             fprintf(out, "| | | ours per bar | | | | | | | | | %.3f | | %.1f× |\n", total / strtod(bodies, NULL),
@@ -366,6 +453,7 @@ done:
     free(paper);
     free(flags);
     free(rows);
+    free(face_rows);
     return ctx->status;
 }
 
@@ -383,7 +471,7 @@ static int report_table1(op_ctx *ctx, const char *paper_path, const char *bench_
 
 static const char help[] =
     "usage: opsim-report graphs --models data/models.tsv --paper reports/paper_table1.tsv\n"
-    "                           --runs DIR --figures DIR --out REPORT.md\n"
+    "                           --runs DIR --face-runs DIR --figures DIR --out REPORT.md\n"
     "       opsim-report table1 --paper reports/paper_table1.tsv --bench BENCH.csv\n"
     "                           --flags build/flags --out TABLE1.md\n"
     "       opsim-report report --template reports/REPORT.md.in --results data/results\n"
@@ -391,7 +479,7 @@ static const char help[] =
     "                           --figures DIR [--depfile FILE.d] --out REPORT.md\n"
     "       opsim-report placeholders\n"
     "\n"
-    "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV lines,\n"
+    "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV,\n"
     "report from a template whose {{placeholders}} are computed from the run files and tables\n"
     "under --results (`opsim-report placeholders` lists them). --figures is the pictures'\n"
     "directory as the report refers to it (relative to the report). --depfile writes a make\n"
@@ -426,13 +514,14 @@ int main(int argc, char **argv)
         fputs(help, stderr);
         return 64;
     }
-    const char *models = NULL, *paper = NULL, *runs = NULL, *figures = NULL, *out_path = NULL;
+    const char *models = NULL, *paper = NULL, *runs = NULL, *face_runs = NULL, *figures = NULL, *out_path = NULL;
     const char *bench = NULL, *flags = NULL, *template = NULL, *results = NULL, *depfile = NULL;
     for (int a = 2; a + 1 < argc; a += 2) {
         const char *key = argv[a], *value = argv[a + 1];
         if (strcmp(key, "--models") == 0) models = value;
         else if (strcmp(key, "--paper") == 0) paper = value;
         else if (strcmp(key, "--runs") == 0) runs = value;
+        else if (strcmp(key, "--face-runs") == 0) face_runs = value;
         else if (strcmp(key, "--figures") == 0) figures = value;
         else if (strcmp(key, "--out") == 0) out_path = value;
         else if (strcmp(key, "--bench") == 0) bench = value;
@@ -445,7 +534,7 @@ int main(int argc, char **argv)
             return 64;
         }
     }
-    if (graphs ? !models || !paper || !runs || !figures || !out_path
+    if (graphs ? !models || !paper || !runs || !face_runs || !figures || !out_path
         : table1 ? !paper || !bench || !flags || !out_path
                  : !template || !results || !paper || !flags || !figures || !out_path) {
         fputs(help, stderr);
@@ -461,7 +550,7 @@ int main(int argc, char **argv)
         op_atomic_file file;
         if (op_atomic_open(&ctx, &file, out_path) == OP_OK) {
             if (graphs)
-                report_graphs(&ctx, models, paper, runs, figures, file.file);
+                report_graphs(&ctx, models, paper, runs, face_runs, figures, file.file);
             else
                 report_table1(&ctx, paper, bench, flags, file.file);
             if (ctx.status == OP_OK)

@@ -1,5 +1,5 @@
 /* What the sections of opsim-report share: the tab-separated tables (data/models.tsv,
- * reports/paper_table1.tsv, the experiments' TSVs), bench_scenes' CSV lines, the machine's
+ * reports/paper_table1.tsv, the experiments' TSVs), bench_scenes' CSV, the machine's
  * processor name, and Table 1 set beside ours (written by `table1` and inside `report`). */
 #ifndef OPSIM_REPORT_H
 #define OPSIM_REPORT_H
@@ -19,7 +19,7 @@ typedef struct report_table {
 /* Every row must have at least min_columns fields (OP_ERR_PARSE naming file and line). */
 int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t);
 
-/* One measured row of bench_scenes: "csv,scene,key=value,key=value,..." */
+/* One measured row of bench_scenes' CSV, its non-empty cells by the header's column names. */
 enum { REPORT_BENCH_KEYS = 48, REPORT_BENCH_KEY_SIZE = 48 };
 typedef struct report_bench_row {
     int count;
@@ -29,9 +29,11 @@ typedef struct report_bench_row {
 
 /* The value of `key` in the row, NULL when it has none. */
 const char *report_bench_value(const report_bench_row *row, const char *key);
-/* The rows describing a whole scene (per=scene), in file order, into rows[REPORT_MAX_ROWS];
- * a file without any is OP_ERR_PARSE. */
-int report_read_bench(op_ctx *ctx, const char *path, report_bench_row *rows, int *count);
+/* bench_scenes' CSV (a header row naming the columns, then one row per scene and unit): the
+ * rows describing a whole scene (per = scene) with the given edge_rule ("catalogue": the
+ * matched graphs; "faces": the face rule's), in file order, into rows[REPORT_MAX_ROWS]. A row
+ * whose cell count differs from the header's, or a file without such rows, is OP_ERR_PARSE. */
+int report_read_bench(op_ctx *ctx, const char *path, const char *edge_rule, report_bench_row *rows, int *count);
 
 /* The processor's name from /proc/cpuinfo ("unknown" elsewhere). */
 void report_cpu_model(char *out, size_t size);

@@ -544,7 +544,7 @@ static int get_bench(md *m)
     char path[PATH_SIZE];
     report_bench_row *rows = op_calloc(m->ctx, REPORT_MAX_ROWS, sizeof *rows);
     if (!rows || result_file(m, BENCH_CSV, path, sizeof path) != OP_OK ||
-        report_read_bench(m->ctx, path, rows, &m->bench_count) != OP_OK) {
+        report_read_bench(m->ctx, path, "catalogue", rows, &m->bench_count) != OP_OK) {
         free(rows);
         return m->ctx->status;
     }

@@ -193,7 +193,9 @@ static const char CONVERGENCE[] =
     "dino\tgs-chebyshev\t9\t0.2\t20\t0.500\t40\t1.000\t0.97\t1e-17\t500\t50\t300\t15\t0.0111\texperiments/fig5.ini\n"
     "dino\tjacobi-chebyshev\t-\t-\t-\t-\t-\t-\t0.97\t32\t500\t50\t300\t15\t0.0111\texperiments/fig5.ini\n";
 
-/* One per=scene line for each of the paper's Table 1 rows; 25 ms a frame is 40 per second. */
+/* bench_scenes' CSV: a header, one per-scene row for each of the paper's Table 1 rows on the
+ * matched graphs (25 ms a frame is 40 per second), and for the 52 models one on the face
+ * rule's graphs, with fewer edges (4 edges, 20 ms: what Table 1 must show beside it). */
 static void write_bench(void)
 {
     static const char *const rows[][3] = {
@@ -201,13 +203,15 @@ static void write_bench(void)
         { "Dinosaur falling", "fig5", "1" }, { "Sheet", "fig6-rod", "1" },     { "Bunny and sheet", "fig6-bunny", "2" },
         { "52 models", "fig7-52", "52" },    { "180 models", "fig7-180", "180" },
     };
-    char text[8192] = "";
+    char text[8192] = "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,frames,"
+                      "threads,local_ms,global_ms,collision_ms,total_ms,skinning_ms,paper_total_ms\n";
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
         snprintf(text + strlen(text), sizeof text - strlen(text),
-                 "csv,scene,example=%s,config=experiments/%s.ini,per=scene,bodies=%s,nodes=10,edges=9,vertices=100,"
-                 "faces=200,ns=6,ni=2,warmup=20,repeats=3,frames=40,threads=2,local_ms=10.0000,global_ms=5.0000,"
-                 "collision_ms=10.0000,total_ms=25.0000,skinning_ms=15.0000\n",
+                 "catalogue,%s,experiments/%s.ini,scene,%s,10,9,100,200,6,2,20,3,40,2,10.0000,5.0000,10.0000,"
+                 "25.0000,15.0000,\n",
                  rows[r][0], rows[r][1], rows[r][2]);
+    strcat(text, "faces,52 models,experiments/fig7-52.ini,scene,52,10,4,100,200,6,2,20,1,10,2,8.0000,4.0000,8.0000,"
+                 "20.0000,15.0000,26.24\n");
     write_file("results/table1/bench.csv", text);
 }
 
@@ -386,6 +390,7 @@ static void test_report_has_every_section_table_and_picture(void **state)
     for (const char *p = strstr(text, "| | | ours | 10 |"); p; p = strstr(p + 1, "| | | ours | 10 |"))
         ++ours;
     assert_int_equal(ours, 8);
+    assert_contains(text, "| | | ours, face rule | 10 | 4 | 100 | 200 | 6 × 2 | 8.000 | 4.000 | 8.000 | 20.000 | 15.000 |");
     /* The deviations quote the runs' parameters and the paper's counts. */
     assert_contains(text, "with ρ = 1000 kg/m³");
     assert_contains(text, "g = (0, -9.81, 0) m/s²");
@@ -470,6 +475,81 @@ static void test_template_errors_name_line_and_placeholder(void **state)
 
 /* {{tsv.table}} and {{tsv}}: any experiment's table, its columns named by its '#' line, numbers
  * formatted as the report's, text as it is; a missing row or column is named. */
+/* The cell of `column` (by the header's names) in a CSV row; both split in place by commas. */
+static const char *csv_cell(char *const *header, int columns, char *const *cells, const char *column)
+{
+    for (int c = 0; c < columns; ++c)
+        if (strcmp(header[c], column) == 0)
+            return cells[c];
+    fail_msg("no column %s", column);
+    return NULL;
+}
+
+static int csv_split(char *line, char **cells, int max)
+{
+    int count = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *cell = line; cell && count < max; ++count) {
+        cells[count] = cell;
+        char *comma = strchr(cell, ',');
+        if (comma)
+            *comma = '\0';
+        cell = comma ? comma + 1 : NULL;
+    }
+    return count;
+}
+
+/* bench_scenes' real CSV (two short runs, the second on the face rule's graphs) read back by its
+ * header: every row as many cells as the header, each value where its column says, and Table 1
+ * written from it. */
+static void test_bench_csv_parses_by_its_header(void **state)
+{
+    (void)state;
+    assert_int_equal(test_shell("OMP_NUM_THREADS=1 bin/bench/bench_scenes -w 1 -r 1 -f 2 -s fig1 -s fig2 -o '%s/b.csv' "
+                                "> /dev/null && OMP_NUM_THREADS=1 bin/bench/bench_scenes -w 1 -r 1 -f 2 -s fig1 "
+                                "-e faces -o '%s/f.csv' > /dev/null && tail -n +2 '%s/f.csv' >> '%s/b.csv'",
+                                dir, dir, dir, dir),
+                     0);
+    char path[1024], header_line[4096], line[4096], *header[64], *cells[64];
+    snprintf(path, sizeof path, "%s/b.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(header_line, sizeof header_line, f));
+    int columns = csv_split(header_line, header, 64), rows = 0;
+    assert_true(columns > 20);
+    static const char *const want[][5] = { /* edge_rule, example, per, nodes, edges */
+        { "catalogue", "Bar manipulation", "scene", "20", "19" }, { "catalogue", "Bar stiffness", "scene", "60", "57" },
+        { "catalogue", "Bar stiffness", "body", "20", "19" },     { "faces", "Bar manipulation", "scene", "20", "19" }
+    };
+    while (fgets(line, sizeof line, f)) {
+        assert_true(rows < 4);
+        assert_int_equal(csv_split(line, cells, 64), columns);
+        assert_string_equal(csv_cell(header, columns, cells, "edge_rule"), want[rows][0]);
+        assert_string_equal(csv_cell(header, columns, cells, "example"), want[rows][1]);
+        assert_string_equal(csv_cell(header, columns, cells, "per"), want[rows][2]);
+        assert_string_equal(csv_cell(header, columns, cells, "nodes"), want[rows][3]);
+        assert_string_equal(csv_cell(header, columns, cells, "edges"), want[rows][4]);
+        char *end;
+        double total = strtod(csv_cell(header, columns, cells, "total_ms"), &end);
+        assert_true(*end == '\0' && total > 0.0);
+        assert_string_equal(csv_cell(header, columns, cells, "frames"), "2");
+        /* the paper's collision time of the bar is "-": an empty cell */
+        assert_string_equal(csv_cell(header, columns, cells, "paper_collision_ms"), "");
+        ++rows;
+    }
+    fclose(f);
+    assert_int_equal(rows, 4);
+    assert_int_equal(test_shell("bin/opsim-report table1 --paper reports/paper_table1.tsv --bench '%s/b.csv' "
+                                "--flags build/flags --out '%s/t1.md'",
+                                dir, dir),
+                     0);
+    char *table = read_in_dir("t1.md");
+    assert_contains(table, "| | | ours | 20 | 19 | 674 | 672 | 1 × 10 |");
+    assert_contains(table, "1 run(s) of 2 frames each");
+    assert_null(strstr(table, "| | | ours, face rule |")); /* the bar's graphs are the same under both */
+    free(table);
+}
+
 static void test_tsv_placeholders_read_any_table(void **state)
 {
     (void)state;
@@ -496,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_missing_input_fails_naming_placeholder_and_file),
         cmocka_unit_test(test_template_errors_name_line_and_placeholder),
         cmocka_unit_test(test_tsv_placeholders_read_any_table),
+        cmocka_unit_test(test_bench_csv_parses_by_its_header),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
