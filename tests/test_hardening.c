@@ -90,6 +90,13 @@ static void test_full_disk_exits_74(void **state)
     }
 }
 
+/* The environment of an opsim that reads a file libhdf5 itself crashes on: under AddressSanitizer
+ * (make test SANITIZE=1) the library's wild memcpy, SIGSEGV and SIGBUS must stay signals for
+ * opsim's guard to see (and any report ASan still makes an abort, not the sanitizer build's exit
+ * status 86), its huge allocation a NULL for HDF5 to report: libhdf5's bug, not opsim's. */
+static const char LIBRARY_FAULTS_AS_SIGNALS[] = "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:"
+                                                "replace_intrin=0:allocator_may_return_null=1:abort_on_error=1\" ";
+
 /* 3. Run files with variable-length string attributes (as opsim wrote them before) damaged in
  * their global heap: one crashed libhdf5's H5HG_read, one made H5T__conv_vlen clear gigabytes
  * for a garbage length. Both must be refused, naming the file, with 65 or 74, in seconds. */
@@ -102,12 +109,7 @@ static void test_damaged_heap_is_refused(void **state)
         snprintf(file, sizeof file, "%s", test_tmp_path(".h5"));
         snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
         assert_int_equal(test_shell("gzip -dc '%s' > '%s'", fixtures[f], file), 0);
-        /* under AddressSanitizer (make test SANITIZE=1) the library's wild memcpy, SIGSEGV and
-         * SIGBUS must stay signals for opsim's guard to see (and any report ASan still makes an
-         * abort, not the sanitizer build's exit status 86), its huge allocation a NULL for HDF5
-         * to report: libhdf5's bug, not opsim's */
-        snprintf(command, sizeof command, "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:replace_intrin=0:allocator_may_return_null=1:abort_on_error=1\" timeout 30 bin/opsim info '%s'",
-                 file);
+        snprintf(command, sizeof command, "%stimeout 30 bin/opsim info '%s'", LIBRARY_FAULTS_AS_SIGNALS, file);
         int status = run_logged(log, command);
         if (status != 65 && status != 74)
             fail_msg("%s: exit status %d", fixtures[f], status);
@@ -135,10 +137,7 @@ static void test_fuzzer_library_crashes_are_contained(void **state)
         assert_int_equal(test_shell("gzip -dc '%s' > '%s'", fixtures[f], file), 0);
         for (size_t r = 0; r < sizeof readers / sizeof readers[0]; ++r) {
             char command[2048], log[512], *w = command;
-            /* as in test_damaged_heap_is_refused: under make test SANITIZE=1 the library's
-             * faults must reach opsim's guard as signals, not become ASan's report */
-            w += sprintf(w, "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:replace_intrin=0:allocator_may_return_null=1:abort_on_error=1\" "
-                            "timeout 60 bin/opsim ");
+            w += sprintf(w, "%stimeout 60 bin/opsim ", LIBRARY_FAULTS_AS_SIGNALS);
             for (const char *c = readers[r]; *c; ++c)
                 w += *c == 'F' ? sprintf(w, "'%s'", file) : sprintf(w, "%c", *c);
             snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
