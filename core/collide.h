@@ -164,7 +164,8 @@ typedef struct op_broad_phase {
     int pair_capacity, particle_capacity, cell_capacity, thread_capacity;
     int *key;                           /* [n] the cell at each sorted position */
     int *order;                         /* [n] the particle at each sorted position */
-    double *sorted;                     /* [n][4] its centre and bounding radius */
+    double *sorted_x, *sorted_y, *sorted_z; /* [n] its centre, apart for the scan's vector lanes */
+    double *sorted_bound;               /* [n] its bounding radius */
     int *sorted_group;                  /* [n] its group */
     int *run_end;                       /* [n] the end of its cell's run of its group */
     int *cell_start;                    /* [cells + 1] first sorted position of each cell */
