@@ -390,33 +390,48 @@ static inline int take_candidate(op_broad_phase *bp, int thread, int bits, const
     return (moved && moved[q] && q < p) || push_sorted_pair(bp, thread, bits, s, t);
 }
 
-/* Sorted position s's candidates among the sorted positions [t, end) of a row of cells, one at
- * a time; a run of s's own group (s itself among them in a refresh) is skipped whole. 0 when out
- * of memory. */
-static int scan_row_scalar(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
-                           int t, int end)
+/* Where the rows of cells a particle scans start and end in sorted position: row r is
+ * [from[r], end[r]). */
+typedef struct scan_rows {
+    int count;
+    int from[9], end[9];
+} scan_rows;
+
+/* Sorted position s's candidates in its rows, one position at a time; a run of s's own group
+ * (s itself among them in a refresh) is skipped whole. 0 when out of memory. */
+static int scan_scalar(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
+                       const scan_rows *rows)
 {
     int own = bp->sorted_group[s];
-    for (; t < end; ++t) {
-        if (bp->sorted_group[t] == own) {
-            t = bp->run_end[t] - 1; /* past the rest of the cell's run of s's group */
-            continue;
+    for (int r = 0; r < rows->count; ++r)
+        for (int t = rows->from[r]; t < rows->end[r]; ++t) {
+            if (bp->sorted_group[t] == own) {
+                t = bp->run_end[t] - 1; /* past the rest of the cell's run of s's group */
+                continue;
+            }
+            if (within_reach(bp, s, t, margin) && !take_candidate(bp, thread, bits, moved, s, t))
+                return 0;
         }
-        if (within_reach(bp, s, t, margin) && !take_candidate(bp, thread, bits, moved, s, t))
-            return 0;
-    }
     return 1;
 }
 
 #if OP_SIMD_AVX
+/* For each mask of four lanes, its set lanes in order (the rest 0) and how many: the lanes that
+ * hit, appended with one store. */
+static const _Alignas(16) int hit_lanes[16][SCAN_LANES] = {
+    { 0 }, { 0 }, { 1 }, { 0, 1 }, { 2 }, { 0, 2 }, { 1, 2 }, { 0, 1, 2 },
+    { 3 }, { 0, 3 }, { 1, 3 }, { 0, 1, 3 }, { 2, 3 }, { 0, 2, 3 }, { 1, 2, 3 }, { 0, 1, 2, 3 },
+};
+static const int hit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+
 OP_SIMD_AVX_BEGIN
-/* scan_row_scalar four positions at a time: four lanes tested (distance and group) without a
+/* scan_scalar four positions at a time: four lanes tested (distance and group) without a
  * branch, within_reach's arithmetic in each lane (the bounds' sum commutes, the difference only
  * changes sign: the same bits), and the lanes that hit appended to a list without a branch
- * either (a hit is too common to predict: one test in ten), then taken in order. A block
- * that starts in a run of s's own group skips the run, as scan_row_scalar does. */
-static int scan_row_avx(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
-                        int t, int end)
+ * either (a hit is too common to predict: one test in ten; hit_lanes), then taken in order. A block
+ * that starts in a run of s's own group skips the run, as scan_scalar does. */
+static int scan_avx(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
+                    const scan_rows *rows)
 {
     enum { HITS = 64 };
     int hit[HITS + SCAN_LANES], hits = 0;
@@ -425,31 +440,34 @@ static int scan_row_avx(op_broad_phase *bp, int thread, int bits, double margin,
                   extra = _mm256_set1_pd(margin);
     const int own = bp->sorted_group[s];
     const __m128i own_lanes = _mm_set1_epi32(own);
-    while (t < end) {
-        if (bp->sorted_group[t] == own) {
-            t = bp->run_end[t];
-            continue;
-        }
-        __m256d dx = _mm256_sub_pd(xs, _mm256_loadu_pd(&bp->sorted_x[t]));
-        __m256d dy = _mm256_sub_pd(ys, _mm256_loadu_pd(&bp->sorted_y[t]));
-        __m256d dz = _mm256_sub_pd(zs, _mm256_loadu_pd(&bp->sorted_z[t]));
-        __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
-        __m256d within = _mm256_add_pd(_mm256_add_pd(bs, _mm256_loadu_pd(&bp->sorted_bound[t])), extra);
-        __m128i same = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)&bp->sorted_group[t]), own_lanes);
-        int near = _mm256_movemask_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(within, within), _CMP_LT_OQ)) &
-                   ~_mm_movemask_ps(_mm_castsi128_ps(same));
-        if (end - t < SCAN_LANES)
-            near &= (1 << (end - t)) - 1;
-        for (int lane = 0; lane < SCAN_LANES; ++lane) {
-            hit[hits] = t + lane;
-            hits += near >> lane & 1;
-        }
-        t += SCAN_LANES;
-        if (hits >= HITS || t >= end) {
-            for (int h = 0; h < hits; ++h)
-                if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
-                    return 0;
-            hits = 0;
+    for (int r = 0; r < rows->count; ++r) {
+        int t = rows->from[r], end = rows->end[r];
+        while (t < end) {
+            if (bp->sorted_group[t] == own) {
+                t = bp->run_end[t];
+                continue;
+            }
+            __m256d dx = _mm256_sub_pd(xs, _mm256_loadu_pd(&bp->sorted_x[t]));
+            __m256d dy = _mm256_sub_pd(ys, _mm256_loadu_pd(&bp->sorted_y[t]));
+            __m256d dz = _mm256_sub_pd(zs, _mm256_loadu_pd(&bp->sorted_z[t]));
+            __m256d d2 =
+                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+            __m256d within = _mm256_add_pd(_mm256_add_pd(bs, _mm256_loadu_pd(&bp->sorted_bound[t])), extra);
+            __m128i same = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)&bp->sorted_group[t]), own_lanes);
+            int near = _mm256_movemask_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(within, within), _CMP_LT_OQ)) &
+                       ~_mm_movemask_ps(_mm_castsi128_ps(same));
+            if (end - t < SCAN_LANES)
+                near &= (1 << (end - t)) - 1;
+            _mm_storeu_si128((__m128i *)&hit[hits],
+                             _mm_add_epi32(_mm_set1_epi32(t), _mm_load_si128((const __m128i *)hit_lanes[near])));
+            hits += hit_count[near];
+            t += SCAN_LANES;
+            if (hits >= HITS) {
+                for (int h = 0; h < hits; ++h)
+                    if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
+                        return 0;
+                hits = 0;
+            }
         }
     }
     for (int h = 0; h < hits; ++h)
@@ -460,14 +478,14 @@ static int scan_row_avx(op_broad_phase *bp, int thread, int bits, double margin,
 OP_SIMD_AVX_END
 #endif
 
-static int scan_row(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s, int t,
-                    int end)
+static int scan(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
+                const scan_rows *rows)
 {
 #if OP_SIMD_AVX
     if (op_simd_use_avx)
-        return scan_row_avx(bp, thread, bits, margin, moved, s, t, end);
+        return scan_avx(bp, thread, bits, margin, moved, s, rows);
 #endif
-    return scan_row_scalar(bp, thread, bits, margin, moved, s, t, end);
+    return scan_scalar(bp, thread, bits, margin, moved, s, rows);
 }
 
 /* The grid's pairs within reach into the threads' keys; 0 when out of memory. Without `moved`
@@ -501,14 +519,19 @@ static int query_grid(op_broad_phase *bp, const grid_search *grid, int count, do
             if (moved && !moved[bp->order[s]])
                 continue;
             int key = bp->key[s];
+            scan_rows ranges = { 0 };
             for (int r = 0; r < rows; ++r) {
                 int from = cell_start[key + row_first[r]], end = cell_start[key + row_first[r] + row_length[r]];
                 if (!moved && from <= s)
                     from = s + 1;
-                if (from < end && !scan_row(bp, thread, grid->bits, margin, moved, s, from, end)) {
-#pragma omp atomic write
-                    failed = 1;
+                if (from < end) {
+                    ranges.from[ranges.count] = from;
+                    ranges.end[ranges.count++] = end;
                 }
+            }
+            if (!scan(bp, thread, grid->bits, margin, moved, s, &ranges)) {
+#pragma omp atomic write
+                failed = 1;
             }
         }
     }
