@@ -116,7 +116,10 @@
  * ellipsoids in 4 bodies) the whole contact stage on two threads took 0.94× to 0.83× the time
  * of one from 32 particles and 50 pairs up: OpenMP's threads are still spinning from the
  * bodies' stage, so a parallel loop costs a fraction of a microsecond. */
-enum { OP_COLLIDE_DEFAULT_PASSES = 8, OP_COLLIDE_PARALLEL_MIN = 64 };
+enum { OP_COLLIDE_DEFAULT_PASSES = 8, OP_COLLIDE_DEFAULT_PASSES_MAX = 64, OP_COLLIDE_PARALLEL_MIN = 64 };
+/* Past `passes`, colour-order passes go on while some pair penetrates deeper than this fraction
+ * of the smaller of its two particles' smallest semi-axes ("Passes" above). */
+#define OP_COLLIDE_TOLERANCE 0.05
 
 /* h(n) = √(nᵀ E diag(r²) Eᵀ n) for axes E (columns, row-major), semi-axes r, unit n. */
 double op_support_distance(const double axes[9], const double radii[3], const double n[3]);
@@ -193,7 +196,9 @@ void op_broad_phase_free(op_broad_phase *bp);
  * pairs before it left (the default), or every pair from what the pass started with. */
 enum { OP_CONTACT_ORDER_COLOURS = 0, OP_CONTACT_ORDER_JACOBI = 1 };
 typedef struct op_contact_def {
-    int passes;      /* passes, at least 1 */
+    int passes;      /* passes while any pair penetrates, at least 1 */
+    int passes_max;  /* colours: passes while a pair penetrates deeper than the tolerance, at most
+                        max(passes, passes_max) in all; not negative ("Passes" above) */
     int order;       /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI */
     int floor;       /* 1: the floor y = floor_height bounds every pass (see above) */
     double floor_height;
@@ -222,6 +227,7 @@ typedef struct op_collider {
     int capacity, pair_capacity;
     double *position;            /* [n][3] */
     double *bound;               /* [n] largest semi-axis */
+    double *least;               /* [n] smallest semi-axis */
     int *group;                  /* [n] body index */
     /* of the particles in some candidate pair (involved) only: the passes read no others */
     double *velocity;            /* [n][3] */
