@@ -930,6 +930,9 @@ static void test_run_file_records_the_contacts(void **state)
     double passes;
     assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/parameters", "collision_passes", &passes), OP_OK);
     assert_close(passes, OP_COLLIDE_DEFAULT_PASSES, 0);
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/parameters", "collision_passes_max", &passes),
+                     OP_OK);
+    assert_close(passes, OP_COLLIDE_DEFAULT_PASSES_MAX, 0);
     char order[16];
     assert_int_equal(
         op_runfile_read_attribute_string(&ctx, path, "/parameters", "collision_order", order, sizeof order), OP_OK);
