@@ -1014,14 +1014,54 @@ static int stale(const op_collider *c, const op_pair *pair, int k)
     return c->active[k] || c->moved_at[pair->i] > c->evaluated_at[k] || c->moved_at[pair->j] > c->evaluated_at[k];
 }
 
+/* Pair k at step `step` of the colour-order passes, when stale: evaluated from what the earlier
+ * colours left and, when it penetrates, resolved in full; counted into *tally. */
+static void resolve_stale(op_collider *c, const op_pair *pairs, const op_contact_def *def, int k, int step,
+                          struct pass_tally *tally)
+{
+    if (!stale(c, &pairs[k], k))
+        return;
+    struct op_contact *con = &c->contact[k];
+    c->evaluated_at[k] = step;
+    c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
+    if (!c->active[k])
+        return;
+    ++tally->active;
+    tally->deep += con->penetration > OP_COLLIDE_TOLERANCE * op_min(c->least[pairs[k].i], c->least[pairs[k].j]);
+    c->touched[k] = 1;
+    move_by_share(c, def, pairs[k].i, -con->share_i, con, step);
+    move_by_share(c, def, pairs[k].j, con->share_j, con, step);
+}
+
+/* The passes past def->passes (collide.h, "Passes"), on the calling thread alone, from step
+ * `step`: by then few pairs are stale, and one thread walking the colours costs less than a
+ * barrier a colour. Within a colour the pairs share no particle, so the order they are taken in
+ * does not matter: the bits are those of the passes on any team. Passes go on while some pair
+ * is deeper than the tolerance, up to `further` of them. */
+static void deep_passes(op_collider *c, const op_pair *pairs, const op_contact_def *def, int step, int further)
+{
+    const int *order = c->colour_order, *start = c->colour_start;
+    for (int pass = 0; pass < further; ++pass) {
+        struct pass_tally tally = { 0, 0, 0.0 };
+        for (int colour = 0; colour < c->colours; ++colour) {
+            ++step;
+            for (int e = start[colour]; e < start[colour + 1]; ++e)
+                resolve_stale(c, pairs, def, order[e], step, &tally);
+        }
+        if (tally.deep == 0)
+            return;
+    }
+}
+
 /* OP_CONTACT_ORDER_COLOURS's passes, called by every thread of the region (collide.h,
  * "Resolution"): colour by colour, each pair of the colour evaluated from what the earlier
  * colours left and resolved at once; the pairs of one colour share no particle, so they run in
  * parallel. Every pair is first evaluated once in pair order (step 0), in parallel; when none
  * penetrates nothing moves and the pairs are not even coloured (a resting scene whose bodies
  * only come near). After that only stale pairs are evaluated, so the passes give what they
- * would give evaluating every pair. Then every stale pair is evaluated once more for what is
- * left. Returns the deepest penetration left, the same in every thread. */
+ * would give evaluating every pair. Past def->passes, passes go on while a pair is deeper than
+ * the tolerance (deep_passes). Then every stale pair is evaluated once more for what is left.
+ * Returns the deepest penetration left, the same in every thread. */
 static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
 {
     int thread = omp_get_thread_num(), team = omp_get_num_threads();
@@ -1043,42 +1083,31 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
     colour_pairs(c, pairs, pair_count);
     const int *order = c->colour_order, *start = c->colour_start;
     int step = 0; /* colour by colour over the passes, from 1: the particles start at 0 */
-    int most = def->passes_max > def->passes ? def->passes_max : def->passes;
-    for (int pass = 0; pass < most; ++pass) {
+    int active = 0, deep = 0;
+    for (int pass = 0; pass < def->passes; ++pass) {
         struct pass_tally mine = { 0, 0, 0.0 };
         for (int colour = 0; colour < c->colours; ++colour) {
             ++step;
 #pragma omp for schedule(static)
-            for (int e = start[colour]; e < start[colour + 1]; ++e) {
-                int k = order[e];
-                if (!stale(c, &pairs[k], k))
-                    continue;
-                struct op_contact *con = &c->contact[k];
-                c->evaluated_at[k] = step;
-                c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
-                if (!c->active[k])
-                    continue;
-                ++mine.active;
-                mine.deep += con->penetration > OP_COLLIDE_TOLERANCE * op_min(c->least[pairs[k].i],
-                                                                              c->least[pairs[k].j]);
-                c->touched[k] = 1;
-                move_by_share(c, def, pairs[k].i, -con->share_i, con, step);
-                move_by_share(c, def, pairs[k].j, con->share_j, con, step);
-            }
+            for (int e = start[colour]; e < start[colour + 1]; ++e)
+                resolve_stale(c, pairs, def, order[e], step, &mine);
         }
         c->tally[thread] = mine;
 #pragma omp barrier
         /* the tallies are next written after the colours' barriers, which every thread reaches
          * only after reading them here */
-        int active = 0, deep = 0;
+        active = deep = 0;
         for (int t = 0; t < team; ++t) {
             active += c->tally[t].active;
             deep += c->tally[t].deep;
         }
         if (active == 0) /* the pass moved nothing: another would not either */
             break;
-        if (pass + 1 >= def->passes && deep == 0) /* past the passes, only deep pairs go on */
-            break;
+    }
+    if (active > 0 && deep > 0 && def->passes_max > def->passes) {
+        /* writes no tallies: a thread may still be reading the last pass's */
+#pragma omp single
+        deep_passes(c, pairs, def, step, def->passes_max - def->passes);
     }
     struct pass_tally mine = { 0, 0, 0.0 };
 #pragma omp for schedule(static)
