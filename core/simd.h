@@ -19,6 +19,49 @@
 #define OP_SIMD_AVX 0
 #endif
 
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* Four consecutive records of `stride` doubles from `first` (four particles' vectors or
+ * matrices), their entries 0 … count − 1 one register each, particle p in lane p:
+ * out[k] = (first[k], first[stride + k], first[2 stride + k], first[3 stride + k]), 2 ≤ count ≤
+ * stride. Entries go in pairs, each particle's pair one 128-bit load (an odd count's last pair
+ * overlaps the one before), so nothing outside the records is read. */
+static inline void op_avx_load_records4(const double *first, int stride, int count, __m256d *out)
+{
+    for (int k = 0; k < count; k += 2) {
+        int at = k + 1 < count ? k : count - 2;
+        __m256d even = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + at)),
+                                            _mm_loadu_pd(first + 2 * stride + at), 1);
+        __m256d odd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + stride + at)),
+                                           _mm_loadu_pd(first + 3 * stride + at), 1);
+        if (at == k)
+            out[k] = _mm256_unpacklo_pd(even, odd);
+        out[at + 1] = _mm256_unpackhi_pd(even, odd);
+    }
+}
+
+/* The inverse of op_avx_load_records4: lane p of in[k] to first[p stride + k], k < count. */
+static inline void op_avx_store_records4(double *first, int stride, int count, const __m256d *in)
+{
+    for (int k = 0; k + 1 < count; k += 2) {
+        __m256d even = _mm256_unpacklo_pd(in[k], in[k + 1]), odd = _mm256_unpackhi_pd(in[k], in[k + 1]);
+        _mm_storeu_pd(first + k, _mm256_castpd256_pd128(even));
+        _mm_storeu_pd(first + stride + k, _mm256_castpd256_pd128(odd));
+        _mm_storeu_pd(first + 2 * stride + k, _mm256_extractf128_pd(even, 1));
+        _mm_storeu_pd(first + 3 * stride + k, _mm256_extractf128_pd(odd, 1));
+    }
+    if (count % 2) {
+        int k = count - 1;
+        __m128d low = _mm256_castpd256_pd128(in[k]), high = _mm256_extractf128_pd(in[k], 1);
+        _mm_storel_pd(first + k, low);
+        _mm_storeh_pd(first + stride + k, low);
+        _mm_storel_pd(first + 2 * stride + k, high);
+        _mm_storeh_pd(first + 3 * stride + k, high);
+    }
+}
+OP_SIMD_AVX_END
+#endif
+
 /* Nonzero while the AVX paths run: read in the hot loops, set at load and by op_simd_avx. */
 extern int op_simd_use_avx;
 
