@@ -514,12 +514,21 @@ static inline void begin_particle(arap_solver *s, const op_body *body, int i, do
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
-/* begin_particle for particles first … n − 1, four at a time side by side in AVX lanes (one
- * particle a lane, core/simd.h), each lane's operations in begin_particle's order, so the same
- * bits; the last n mod 4 one at a time. The records are compared four at a time, and a quad
- * with one that does not hold goes through begin_particle. In a group's interleaved sweep data
- * (a body's entries every GROUP_LANES doubles) the bases and records are stored and read entry
- * by entry. */
+/* lane p of v to to[p stride] */
+static inline void store_lanes_apart(double *to, size_t stride, __m256d v)
+{
+    __m128d low = _mm256_castpd256_pd128(v), high = _mm256_extractf128_pd(v, 1);
+    _mm_storel_pd(to, low);
+    _mm_storeh_pd(to + stride, low);
+    _mm_storel_pd(to + 2 * stride, high);
+    _mm_storeh_pd(to + 3 * stride, high);
+}
+
+/* begin_particle for every particle, four at a time side by side in AVX lanes (one particle a
+ * lane, core/simd.h), each lane's operations in begin_particle's order, so the same bits; the
+ * last n mod 4 one at a time. The records are compared four at a time, and all four refreshed
+ * when one does not hold. In a group's interleaved sweep data (a body's entries every
+ * GROUP_LANES doubles) the bases and records are stored and read entry by entry. */
 static void begin_particles_avx(arap_solver *s, const op_body *body, double inertia)
 {
     const op_graph *g = body->graph;
@@ -544,22 +553,29 @@ static void begin_particles_avx(arap_solver *s, const op_body *body, double iner
             op_avx_load_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, held);
         } else {
             for (int k = 0; k < 9; ++k) {
-                double *to = sweep_at(&s->data, s->data.base, 9, i, k);
-                __m128d low = _mm256_castpd256_pd128(base[k]), high = _mm256_extractf128_pd(base[k], 1);
-                _mm_storel_pd(to, low);
-                _mm_storeh_pd(to + base_stride, low);
-                _mm_storel_pd(to + 2 * base_stride, high);
-                _mm_storeh_pd(to + 3 * base_stride, high);
+                store_lanes_apart(sweep_at(&s->data, s->data.base, 9, i, k), base_stride, base[k]);
                 const double *from = sweep_at(&s->data, s->data.record, 18, i, 9 + k);
                 held[k] = _mm256_setr_pd(from[0], from[record_stride], from[2 * record_stride], from[3 * record_stride]);
             }
         }
         for (int k = 0; k < 9; ++k)
             differ = _mm256_or_pd(differ, _mm256_xor_pd(R[k], held[k]));
-        if (!_mm256_testz_si256(_mm256_castpd_si256(differ), _mm256_castpd_si256(differ)))
-            for (int p = i; p < i + 4; ++p)
-                if (!record_holds(s, body->state.rotation, p))
-                    refresh_sweep_state(s, g, body->state.rotation, p);
+        if (_mm256_testz_si256(_mm256_castpd_si256(differ), _mm256_castpd_si256(differ)))
+            continue;
+        /* refresh_sweep_state of all four: a record that holds R_i is rewritten with its own
+         * bits. After a rigid turn of the rotations (world.c's predict) none holds. */
+        __m256d moment[9];
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                moment[3 * r + c] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(R[3 * r], A[c]), _mm256_mul_pd(R[3 * r + 1], A[3 + c])),
+                                                  _mm256_mul_pd(R[3 * r + 2], A[6 + c]));
+        if (s->data.lanes == 1) {
+            op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 0), 18, 9, moment);
+            op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, R);
+        } else {
+            for (int k = 0; k < 18; ++k)
+                store_lanes_apart(sweep_at(&s->data, s->data.record, 18, i, k), record_stride, k < 9 ? moment[k] : R[k - 9]);
+        }
     }
     for (; i < s->n; ++i)
         begin_particle(s, body, i, inertia);
