@@ -23,20 +23,26 @@
 OP_SIMD_AVX_BEGIN
 /* Four consecutive records of `stride` doubles from `first` (four particles' vectors or
  * matrices), their entries 0 … count − 1 one register each, particle p in lane p:
- * out[k] = (first[k], first[stride + k], first[2 stride + k], first[3 stride + k]), 2 ≤ count ≤
- * stride. Entries go in pairs, each particle's pair one 128-bit load (an odd count's last pair
- * overlaps the one before), so nothing outside the records is read. */
+ * out[k] = (first[k], first[stride + k], first[2 stride + k], first[3 stride + k]), count ≤
+ * stride. Entries go in pairs, each particle's pair one 128-bit load, and an odd count's last
+ * entry one 64-bit load a particle: the loads op_avx_store_records4's stores make, so that a load
+ * right after them takes its value from the store (a load spanning two stores waits for both
+ * to reach the cache). Nothing outside the records is read. */
 static inline void op_avx_load_records4(const double *first, int stride, int count, __m256d *out)
 {
-    for (int k = 0; k < count; k += 2) {
-        int at = k + 1 < count ? k : count - 2;
-        __m256d even = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + at)),
-                                            _mm_loadu_pd(first + 2 * stride + at), 1);
-        __m256d odd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + stride + at)),
-                                           _mm_loadu_pd(first + 3 * stride + at), 1);
-        if (at == k)
-            out[k] = _mm256_unpacklo_pd(even, odd);
-        out[at + 1] = _mm256_unpackhi_pd(even, odd);
+    int k = 0;
+    for (; k + 1 < count; k += 2) {
+        __m256d even = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + k)),
+                                            _mm_loadu_pd(first + 2 * stride + k), 1);
+        __m256d odd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + stride + k)),
+                                           _mm_loadu_pd(first + 3 * stride + k), 1);
+        out[k] = _mm256_unpacklo_pd(even, odd);
+        out[k + 1] = _mm256_unpackhi_pd(even, odd);
+    }
+    if (k < count) {
+        __m128d low = _mm_loadh_pd(_mm_load_sd(first + k), first + stride + k);
+        __m128d high = _mm_loadh_pd(_mm_load_sd(first + 2 * stride + k), first + 3 * stride + k);
+        out[k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(low), high, 1);
     }
 }
 
