@@ -1,10 +1,13 @@
 /* Which vector instructions the hot loops use. SSE2 always on x86-64 (its baseline), unless
  * built with -DOPSIM_NO_SIMD (the plain C paths); AVX besides, where the CPU has it, chosen at
  * load time: the polar rotations of a quad (core/polar.c), the global step's right-hand side
- * (solvers/arap.c) and its triangular solves (core/sparse.c), and the local and global steps of
- * a group of four instances iterated together, one body per lane (solvers/arap.c). Every AVX path does each lane's
+ * (solvers/arap.c) and its triangular solves (core/sparse.c), the local and global steps of
+ * a group of four instances iterated together, one body per lane (solvers/arap.c), and the
+ * per-particle loops of the prediction (core/predict.c) and of arap's begin_substep, one
+ * particle per lane (op_avx_load_records4 below). Every AVX path does each lane's
  * operations in the SSE2 path's order, with no fused multiply-add (none is enabled), so the
- * results are bitwise the same on every machine (tests/test_polar.c, tests/test_arap.c). */
+ * results are bitwise the same on every machine (tests/test_polar.c, tests/test_arap.c,
+ * tests/test_predict.c). */
 #ifndef OPSIM_SIMD_H
 #define OPSIM_SIMD_H
 

@@ -552,10 +552,13 @@ static void begin_particles_avx(arap_solver *s, const op_body *body, double iner
             op_avx_store_records4(sweep_at(&s->data, s->data.base, 9, i, 0), 9, 9, base);
             op_avx_load_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, held);
         } else {
-            for (int k = 0; k < 9; ++k) {
-                store_lanes_apart(sweep_at(&s->data, s->data.base, 9, i, k), base_stride, base[k]);
-                const double *from = sweep_at(&s->data, s->data.record, 18, i, 9 + k);
-                held[k] = _mm256_setr_pd(from[0], from[record_stride], from[2 * record_stride], from[3 * record_stride]);
+            /* entry k of particle i + p at k·lanes + p·stride from entry 0 of particle i */
+            double *base_at = sweep_at(&s->data, s->data.base, 9, i, 0);
+            const double *held_at = sweep_at(&s->data, s->data.record, 18, i, 9);
+            for (int k = 0; k < 9; ++k, base_at += GROUP_LANES, held_at += GROUP_LANES) {
+                store_lanes_apart(base_at, base_stride, base[k]);
+                held[k] = _mm256_setr_pd(held_at[0], held_at[record_stride], held_at[2 * record_stride],
+                                         held_at[3 * record_stride]);
             }
         }
         for (int k = 0; k < 9; ++k)
@@ -573,8 +576,9 @@ static void begin_particles_avx(arap_solver *s, const op_body *body, double iner
             op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 0), 18, 9, moment);
             op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, R);
         } else {
-            for (int k = 0; k < 18; ++k)
-                store_lanes_apart(sweep_at(&s->data, s->data.record, 18, i, k), record_stride, k < 9 ? moment[k] : R[k - 9]);
+            double *record_at = sweep_at(&s->data, s->data.record, 18, i, 0);
+            for (int k = 0; k < 18; ++k, record_at += GROUP_LANES)
+                store_lanes_apart(record_at, record_stride, k < 9 ? moment[k] : R[k - 9]);
         }
     }
     for (; i < s->n; ++i)
