@@ -32,6 +32,7 @@ op_world_def op_default_world_def(void)
                            .friction = 0.5,
                            .collisions = 1,
                            .collision_passes = OP_COLLIDE_DEFAULT_PASSES,
+                           .collision_passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
                            .collision_order = OP_CONTACT_ORDER_COLOURS,
                            .collision_margin = 0.0,
                            .log_energy = 1,
@@ -44,13 +45,15 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
     memset(world, 0, sizeof *world);
     if (!(isfinite(def->frame_time) && def->frame_time > 0) || def->substeps < 1 || def->iterations < 0 ||
         !v3_isfinite(def->gravity) || !isfinite(def->floor_height) || !(def->friction >= 0) ||
-        def->collision_passes < 1 || !(isfinite(def->collision_margin) && def->collision_margin >= 0) ||
+        def->collision_passes < 1 || def->collision_passes_max < 0 ||
+        !(isfinite(def->collision_margin) && def->collision_margin >= 0) ||
         (def->collision_order != OP_CONTACT_ORDER_COLOURS && def->collision_order != OP_CONTACT_ORDER_JACOBI) ||
         (def->floor_contact != OP_FLOOR_CONTACT_SUBSTEP && def->floor_contact != OP_FLOOR_CONTACT_ITERATION) ||
         def->rotation_start < OP_ROTATION_START_RIGID || def->rotation_start > OP_ROTATION_START_CURRENT)
         return OP_FAIL(ctx, OP_ERR_INVALID,
                        "world: frame_time must be positive, substeps at least 1, iterations not negative, "
                        "gravity and floor finite, friction not negative, collision_passes at least 1, "
+                       "collision_passes_max not negative, "
                        "collision_margin finite and not negative, collision_order colours or jacobi, "
                        "floor_contact substep or iteration, "
                        "rotation_start rigid, predicted or current");
@@ -602,6 +605,7 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_fra
     const op_world_def *def = &world->def;
     if (def->collisions && world->body_count > 1) {
         op_contact_def contact = { .passes = def->collision_passes,
+                                   .passes_max = def->collision_passes_max,
                                    .order = def->collision_order,
                                    .floor = def->floor,
                                    .floor_height = def->floor_height,
