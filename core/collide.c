@@ -642,9 +642,10 @@ struct op_contact_shape {
     double up;
 };
 
-/* One thread's count of penetrating pairs in a pass, and the deepest of them. */
+/* One thread's count of penetrating pairs in a pass, of those deeper than the tolerance
+ * (OP_COLLIDE_TOLERANCE), and the deepest of them. */
 struct pass_tally {
-    int active;
+    int active, deep;
     double deepest;
 };
 
@@ -655,7 +656,7 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
     size_t n = (size_t)count + (size_t)count / 2;
     c->capacity = 0;
     if (!RENEW(ctx, c->position, 3 * n) || !RENEW(ctx, c->velocity, 3 * n) || !RENEW(ctx, c->start, 3 * n) ||
-        !RENEW(ctx, c->bound, n) ||
+        !RENEW(ctx, c->bound, n) || !RENEW(ctx, c->least, n) ||
         !RENEW(ctx, c->group, n) || !RENEW(ctx, c->touching, n) ||
         !RENEW(ctx, c->incidence_start, n + 2) || !RENEW(ctx, c->searched_position, 3 * n) ||
         !RENEW(ctx, c->involved, n) || !RENEW(ctx, c->moving, n) || !RENEW(ctx, c->moved_at, n))
@@ -819,6 +820,7 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
         for (int i = 0, g = c->body_start[b]; i < graph->particle_count; ++i, ++g) {
             const double *r = &graph->radii[3 * i];
             c->bound[g] = op_max(r[0], op_max(r[1], r[2]));
+            c->least[g] = op_min(r[0], op_min(r[1], r[2]));
             c->group[g] = b;
             c->skin = op_max(c->skin, c->bound[g]);
         }
@@ -1016,7 +1018,7 @@ static double jacobi_passes(op_collider *c, const op_pair *pairs, int pair_count
     int thread = omp_get_thread_num(), team = omp_get_num_threads();
     const int *involved = c->involved, involved_count = c->involved_count;
     for (int pass = 0;; ++pass) {
-        struct pass_tally mine = { 0, 0.0 };
+        struct pass_tally mine = { 0, 0, 0.0 };
 #pragma omp for schedule(static) nowait
         for (int k = 0; k < pair_count; ++k) {
             struct op_contact *con = &c->contact[k];
@@ -1035,7 +1037,7 @@ static double jacobi_passes(op_collider *c, const op_pair *pairs, int pair_count
 #pragma omp barrier
         /* the tallies are next written after the count's and the apply's barriers, which every
          * thread reaches only after reading them here */
-        struct pass_tally all = { 0, 0.0 };
+        struct pass_tally all = { 0, 0, 0.0 };
         for (int t = 0; t < team; ++t) {
             all.active += c->tally[t].active;
             all.deepest = op_max(all.deepest, c->tally[t].deepest);
@@ -1129,18 +1131,58 @@ static int stale(const op_collider *c, const op_pair *pair, int k)
     return c->active[k] || c->moved_at[pair->i] > c->evaluated_at[k] || c->moved_at[pair->j] > c->evaluated_at[k];
 }
 
+/* Pair k at step `step` of the colour-order passes, when stale: evaluated from what the earlier
+ * colours left and, when it penetrates, resolved in full; counted into *tally. */
+static void resolve_stale(op_collider *c, const op_pair *pairs, const op_contact_def *def, int k, int step,
+                          struct pass_tally *tally)
+{
+    if (!stale(c, &pairs[k], k))
+        return;
+    struct op_contact *con = &c->contact[k];
+    c->evaluated_at[k] = step;
+    c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
+    if (!c->active[k])
+        return;
+    ++tally->active;
+    tally->deep += con->penetration > OP_COLLIDE_TOLERANCE * op_min(c->least[pairs[k].i], c->least[pairs[k].j]);
+    c->touched[k] = 1;
+    move_by_share(c, def, pairs[k].i, -con->share_i, con, step);
+    move_by_share(c, def, pairs[k].j, con->share_j, con, step);
+}
+
+/* The passes past def->passes (collide.h, "Passes"), on the calling thread alone, from step
+ * `step`: by then few pairs are stale, and one thread walking the colours costs less than a
+ * barrier a colour. Within a colour the pairs share no particle, so the order they are taken in
+ * does not matter: the bits are those of the passes on any team. Passes go on while some pair
+ * is deeper than the tolerance, up to `further` of them. */
+static void deep_passes(op_collider *c, const op_pair *pairs, const op_contact_def *def, int step, int further)
+{
+    const int *order = c->colour_order, *start = c->colour_start;
+    for (int pass = 0; pass < further; ++pass) {
+        struct pass_tally tally = { 0, 0, 0.0 };
+        for (int colour = 0; colour < c->colours; ++colour) {
+            ++step;
+            for (int e = start[colour]; e < start[colour + 1]; ++e)
+                resolve_stale(c, pairs, def, order[e], step, &tally);
+        }
+        if (tally.deep == 0)
+            return;
+    }
+}
+
 /* OP_CONTACT_ORDER_COLOURS's passes, called by every thread of the region (collide.h,
  * "Resolution"): colour by colour, each pair of the colour evaluated from what the earlier
  * colours left and resolved at once; the pairs of one colour share no particle, so they run in
  * parallel. Every pair is first evaluated once in pair order (step 0), in parallel; when none
  * penetrates nothing moves and the pairs are not even coloured (a resting scene whose bodies
  * only come near). After that only stale pairs are evaluated, so the passes give what they
- * would give evaluating every pair. Then every stale pair is evaluated once more for what is
- * left. Returns the deepest penetration left, the same in every thread. */
+ * would give evaluating every pair. Past def->passes, passes go on while a pair is deeper than
+ * the tolerance (deep_passes). Then every stale pair is evaluated once more for what is left.
+ * Returns the deepest penetration left, the same in every thread. */
 static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
 {
     int thread = omp_get_thread_num(), team = omp_get_num_threads();
-    struct pass_tally first = { 0, 0.0 };
+    struct pass_tally first = { 0, 0, 0.0 };
 #pragma omp for schedule(static)
     for (int k = 0; k < pair_count; ++k) {
         c->evaluated_at[k] = 0;
@@ -1158,37 +1200,33 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
     colour_pairs(c, pairs, pair_count);
     const int *order = c->colour_order, *start = c->colour_start;
     int step = 0; /* colour by colour over the passes, from 1: the particles start at 0 */
+    int active = 0, deep = 0;
     for (int pass = 0; pass < def->passes; ++pass) {
-        struct pass_tally mine = { 0, 0.0 };
+        struct pass_tally mine = { 0, 0, 0.0 };
         for (int colour = 0; colour < c->colours; ++colour) {
             ++step;
 #pragma omp for schedule(static)
-            for (int e = start[colour]; e < start[colour + 1]; ++e) {
-                int k = order[e];
-                if (!stale(c, &pairs[k], k))
-                    continue;
-                struct op_contact *con = &c->contact[k];
-                c->evaluated_at[k] = step;
-                c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
-                if (!c->active[k])
-                    continue;
-                ++mine.active;
-                c->touched[k] = 1;
-                move_by_share(c, def, pairs[k].i, -con->share_i, con, step);
-                move_by_share(c, def, pairs[k].j, con->share_j, con, step);
-            }
+            for (int e = start[colour]; e < start[colour + 1]; ++e)
+                resolve_stale(c, pairs, def, order[e], step, &mine);
         }
         c->tally[thread] = mine;
 #pragma omp barrier
         /* the tallies are next written after the colours' barriers, which every thread reaches
          * only after reading them here */
-        int active = 0;
-        for (int t = 0; t < team; ++t)
+        active = deep = 0;
+        for (int t = 0; t < team; ++t) {
             active += c->tally[t].active;
+            deep += c->tally[t].deep;
+        }
         if (active == 0) /* the pass moved nothing: another would not either */
             break;
     }
-    struct pass_tally mine = { 0, 0.0 };
+    if (active > 0 && deep > 0 && def->passes_max > def->passes) {
+        /* writes no tallies: a thread may still be reading the last pass's */
+#pragma omp single
+        deep_passes(c, pairs, def, step, def->passes_max - def->passes);
+    }
+    struct pass_tally mine = { 0, 0, 0.0 };
 #pragma omp for schedule(static)
     for (int k = 0; k < pair_count; ++k)
         if (stale(c, &pairs[k], k) && evaluate(c, &pairs[k], def->friction, &c->contact[k]))
@@ -1205,10 +1243,11 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
                       op_contact_stats *stats)
 {
     *stats = (op_contact_stats){ 0 };
-    if (def->passes < 1 || !(isfinite(def->friction) && def->friction >= 0) ||
+    if (def->passes < 1 || def->passes_max < 0 || !(isfinite(def->friction) && def->friction >= 0) ||
         (def->order != OP_CONTACT_ORDER_COLOURS && def->order != OP_CONTACT_ORDER_JACOBI))
         return OP_FAIL(ctx, OP_ERR_INVALID,
-                       "collisions: passes must be at least 1, friction not negative and the order colours or jacobi");
+                       "collisions: passes must be at least 1, passes_max not negative, friction not negative "
+                       "and the order colours or jacobi");
     if (lay_out(ctx, c, bodies, body_count) != OP_OK)
         return ctx->status;
     int count = c->body_start[body_count];
@@ -1268,6 +1307,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->velocity);
     OP_FREE(c->start);
     OP_FREE(c->bound);
+    OP_FREE(c->least);
     OP_FREE(c->group);
     OP_FREE(c->touching);
     OP_FREE(c->incidence_start);

@@ -78,6 +78,7 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
             OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collisions", d->collisions) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collision_passes", d->collision_passes) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "collision_passes_max", d->collision_passes_max) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "collision_order",
                                         d->collision_order == OP_CONTACT_ORDER_JACOBI ? "jacobi" : "colours") != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "collision_margin", d->collision_margin) != OP_OK ||

@@ -7,7 +7,8 @@
  *                                     iterations, gravity, floor, floor_height, friction,
  *                                     floor_contact ("substep" or "iteration"), rotation_start
  *                                     ("rigid", "predicted" or "current"),
- *                                     collisions (0/1), collision_passes, collision_order
+ *                                     collisions (0/1), collision_passes,
+ *                                     collision_passes_max, collision_order
  *                                     ("colours" or "jacobi"), collision_margin (m),
  *                                     log_energy, solver, solver_<option> (strings as given,
  *                                     defaults filled in, the common chebyshev* options

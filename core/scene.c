@@ -33,7 +33,8 @@ static const char *const run_keys[] = { "frames", "output_every", "models", "edg
 static const char *const world_keys[] = { "frame_time", "substeps",   "iterations",       "gravity",
                                           "floor",      "friction",   "collisions",       "collision_passes",
                                           "collision_margin",         "log_energy",       "floor_contact",
-                                          "rotation_start",           "collision_order",  NULL };
+                                          "rotation_start",           "collision_order",  "collision_passes_max",
+                                          NULL };
 static const char *const model_keys[] = { "particles", "seed", "voxels", "density", "edges", NULL };
 static const char *const body_keys[] = { "model",  "stiffness", "position", "rotation",        "velocity",
                                          "angular_velocity", "start",  "copies",    "grid",     "spacing",         "random_rotation",
@@ -772,6 +773,9 @@ static int load_world(loader *l)
     if ((e = lookup(c, s, "collisions")) && entry_choice(ctx, c, e, "off|on", &def.collisions) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "collision_passes")) && entry_int(ctx, c, e, 1, 1000, &def.collision_passes) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "collision_passes_max")) &&
+        entry_int(ctx, c, e, 0, 1000, &def.collision_passes_max) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "collision_order")) &&
         entry_choice(ctx, c, e, "colours|jacobi", &def.collision_order) != OP_OK)

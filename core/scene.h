@@ -17,7 +17,12 @@
  *                                        iterations start from (core/world.h; rigid: the default)
  *                collisions = on | off   contacts between the particles of different bodies
  *                                        (core/collide.h); they run only with two bodies or more
- *                collision_passes = 8    passes of those contacts (1 to 1000)
+ *                collision_passes = 8    passes of those contacts while a pair penetrates
+ *                                        (1 to 1000)
+ *                collision_passes_max = 64   in colour order, passes go on past those while a
+ *                                        pair penetrates deeper than 5 % of its smaller
+ *                                        semi-axis, up to this many in all (0 to 1000;
+ *                                        core/collide.h, "Passes")
  *                collision_order = colours | jacobi   the passes' order (core/collide.h,
  *                                        "Resolution"): pairs in colours, each from what the
  *                                        ones before it left (the default), or every pair from

@@ -85,6 +85,7 @@ typedef struct op_world_def {
     double friction;     /* Coulomb coefficient for floor and body contacts */
     int collisions;      /* 1: contacts between the particles of different bodies */
     int collision_passes; /* passes of the body contacts (collide.h) */
+    int collision_passes_max; /* the passes' cap for deep pairs (collide.h, "Passes") */
     int collision_order;  /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI (collide.h) */
     double collision_margin; /* m, added to the broad phase's reach */
     int log_energy;      /* evaluate E after every iteration (off for timing runs) */

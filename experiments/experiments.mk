@@ -28,7 +28,8 @@
 #                                 penetration left between bodies over the run and over the
 #                                 last 2 s (60 frames), in mm and in % of the scene's smallest
 #                                 semi-axis (/collision smallest_semi_axis); and both piles
-#                                 in colour order with 32 passes instead of 8
+#                                 in colour order with the 8 passes only (models*-fixed.h5,
+#                                 world.collision_passes_max = 0: none past them for deep pairs)
 #         (models52-current.h5, models180-current.h5: the rotation start before November 2026)
 #
 # Run files depend on bin/opsim, their config and data/models.tsv (and need the meshes: `| data`);
@@ -259,18 +260,19 @@ FIG7_JACOBI := $(RESULTS)/fig7/models52-jacobi.h5 $(RESULTS)/fig7/models180-jaco
 $(RESULTS)/fig7/models%-jacobi.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
 
-# colour order with 32 contact passes a sub-step instead of the configured 8: what more passes buy
-# during the impacts (a measurement beside the scenes, not their setting)
-FIG7_PASSES32 := $(RESULTS)/fig7/models52-passes32.h5 $(RESULTS)/fig7/models180-passes32.h5
-$(RESULTS)/fig7/models%-passes32.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set world.collision_passes=32)
+# colour order with its 8 passes only, none past them for deep pairs (world.collision_passes_max
+# = 0): opsim's colour order before the passes went on while a pair stays deep (core/collide.h,
+# "Passes")
+FIG7_FIXED := $(RESULTS)/fig7/models52-fixed.h5 $(RESULTS)/fig7/models180-fixed.h5
+$(RESULTS)/fig7/models%-fixed.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set world.collision_passes_max=0)
 
 # scene-order key and run of each row of contacts.tsv
 FIG7_CONTACT_ROWS := bunny-colours:$(FIG6_BUNNY) bunny-jacobi:$(RESULTS)/fig6/bunny-jacobi.h5 \
     52-colours:$(FIG7_52) 52-jacobi:$(RESULTS)/fig7/models52-jacobi.h5 \
-    52-colours-passes32:$(RESULTS)/fig7/models52-passes32.h5 \
+    52-colours-fixed:$(RESULTS)/fig7/models52-fixed.h5 \
     180-colours:$(FIG7_180) 180-jacobi:$(RESULTS)/fig7/models180-jacobi.h5 \
-    180-colours-passes32:$(RESULTS)/fig7/models180-passes32.h5
+    180-colours-fixed:$(RESULTS)/fig7/models180-fixed.h5
 
 $(RESULTS)/fig7/contacts.tsv: $(foreach r,$(FIG7_CONTACT_ROWS),$(lastword $(subst :, ,$(r)))) bin/opsim
 	@$(if $(Q),echo "  TABLE   $@")
@@ -312,7 +314,7 @@ fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGUR
 .PRECIOUS: $(FIG1_RUN) $(FIG2_RUN) $(FIG2_SWEEP) $(FIG4_RUN) $(FIG4_JACOBI) $(FIG4_LONG) \
            $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5 \
            $(FIG5_BEFORE) $(FIG5_CONVERGED) $(FIG6_ROD) $(FIG6_BUNNY) $(FIG7_52) $(FIG7_180) $(FIG7_BEFORE) \
-           $(RESULTS)/fig6/bunny-jacobi.h5 $(FIG7_JACOBI) $(FIG7_PASSES32)
+           $(RESULTS)/fig6/bunny-jacobi.h5 $(FIG7_JACOBI) $(FIG7_FIXED)
 
 include experiments/fig3.mk
 include experiments/convergence.mk

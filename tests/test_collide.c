@@ -586,6 +586,91 @@ static void test_isolated_pair_in_one_pass(void **state)
     two_bodies_free(&t);
 }
 
+/* A light particle driven between two heavy particles of another body, as in Fig. 7's 180-model
+ * pile during its first impacts (a dino particle of 0.11 kg between two of an armadillo's of
+ * 3.1 and 3.4 kg, 136 mm deep, left 53 mm deep by the 8 passes): body A, one sphere of radius 0.02
+ * (1/125 of the others' mass) at (0, 0.04, 0) moving at 5 m/s in −y; body B, spheres of radius
+ * 0.1 at (±0.1, 0, 0), still. Each pair pushes the light sphere along its centre line, into the
+ * other heavy sphere, so the two pairs undo most of each other's correction: the light sphere
+ * climbs out of their wedge (in +y) and the heavy ones part by under 1 % of a pair's depth a
+ * pass. */
+typedef struct pinch {
+    op_model model[2];
+    op_body body[2];
+} pinch;
+
+static void pinch_make(pinch *t)
+{
+    double identity[9], origin[3] = { 0, 0, 0 };
+    m3_identity(identity);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    memset(t, 0, sizeof *t);
+    for (int b = 0; b < 2; ++b) {
+        op_graph *graph = &t->model[b].graph;
+        int count = b ? 2 : 1;
+        assert_int_equal(op_graph_alloc(&ctx, graph, count, 0), OP_OK);
+        for (int i = 0; i < count; ++i) {
+            double radius = b ? 0.1 : 0.02;
+            v3_set(&graph->radii[3 * i], radius, radius, radius);
+            m3_identity(&graph->rest_axes[9 * i]);
+            v3_set(&graph->rest_position[3 * i], b ? (i ? 0.1 : -0.1) : 0.0, b ? 0.0 : 0.04, 0.0);
+        }
+        op_graph_derive(graph, 1000.0);
+        assert_int_equal(op_body_init(&ctx, &t->body[b], b ? "heavy" : "light", &t->model[b], 0.0, identity, origin),
+                         OP_OK);
+    }
+    v3_set(t->body[0].state.velocity, 0.0, -5.0, 0.0);
+}
+
+static void pinch_free(pinch *t)
+{
+    for (int b = 0; b < 2; ++b) {
+        op_body_free(&t->body[b]);
+        op_graph_free(&t->model[b].graph);
+    }
+}
+
+/* The penetration the passes leave in the pinch with passes_max (passes 8, colour order). */
+static op_contact_stats pinch_left(int passes_max, double *light_y)
+{
+    pinch t;
+    pinch_make(&t);
+    op_collider collider = { 0 };
+    op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES, .passes_max = passes_max, .friction = 0.5 };
+    op_contact_stats stats;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    assert_int_equal(op_collide_bodies(&ctx, &collider, t.body, 2, &def, &stats), OP_OK);
+    *light_y = t.body[0].state.position[1];
+    op_collider_free(&collider);
+    pinch_free(&t);
+    return stats;
+}
+
+static void test_pinched_particle_passes_until_shallow(void **state)
+{
+    (void)state;
+    const double depth = 0.12 - sqrt(0.1 * 0.1 + 0.04 * 0.04), tolerance = OP_COLLIDE_TOLERANCE * 0.02;
+    double y_fixed, y_deep, y_none;
+    op_contact_stats fixed = pinch_left(0, &y_fixed);
+    op_contact_stats deep = pinch_left(OP_COLLIDE_DEFAULT_PASSES_MAX, &y_deep);
+    op_contact_stats exact = pinch_left(1000, &y_none);
+    print_message("pinch, depth %.2f mm a pair: %d fixed passes leave %.2f mm (light sphere at y = %.2f mm), up to "
+                  "%d passes %.3f mm (%.2f mm), up to 1000 %.3f mm; tolerance %.2f mm\n",
+                  1e3 * depth, OP_COLLIDE_DEFAULT_PASSES, 1e3 * fixed.max_penetration, 1e3 * y_fixed,
+                  OP_COLLIDE_DEFAULT_PASSES_MAX, 1e3 * deep.max_penetration, 1e3 * y_deep, 1e3 * exact.max_penetration,
+                  1e3 * tolerance);
+    assert_int_equal(fixed.pairs, 2);
+    assert_int_equal(deep.contacts, 2);
+    /* the 8 passes leave more than the tolerance; the passes past them go on until no pair is
+     * deeper than it, and stop there: more allowed passes change nothing */
+    assert_true(fixed.max_penetration > 0.5 * depth);
+    assert_true(deep.max_penetration <= tolerance);
+    assert_memory_equal(&deep.max_penetration, &exact.max_penetration, sizeof(double));
+    assert_true(y_deep > y_fixed); /* the light sphere has left the wedge upwards */
+}
+
 /* ---- whole scenes ---- */
 
 /* Two 12-particle tori, the upper one offset and tilted, dropped onto each other and the floor;
@@ -793,7 +878,10 @@ static void test_same_state_on_one_and_two_threads(void **state)
             random_cloud cloud = { 0 };
             assert_int_equal(random_cloud_make(&ctx, &cloud, 99, 100, 40, 1.6, 0.02, 0.06), OP_OK);
             op_collider collider = { 0 };
-            op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES, .order = orders[o], .friction = 0.5 };
+            op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES,
+                                   .passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
+                                   .order = orders[o],
+                                   .friction = 0.5 };
             assert_int_equal(
                 op_collide_bodies(&ctx, &collider, cloud.bodies, cloud.body_count, &def, &found[threads - 1]), OP_OK);
             op_world as_world = { .body_count = cloud.body_count, .bodies = cloud.bodies };
@@ -966,6 +1054,9 @@ static void test_run_file_records_the_contacts(void **state)
     double passes;
     assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/parameters", "collision_passes", &passes), OP_OK);
     assert_close(passes, OP_COLLIDE_DEFAULT_PASSES, 0);
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/parameters", "collision_passes_max", &passes),
+                     OP_OK);
+    assert_close(passes, OP_COLLIDE_DEFAULT_PASSES_MAX, 0);
     char order[16];
     assert_int_equal(
         op_runfile_read_attribute_string(&ctx, path, "/parameters", "collision_order", order, sizeof order), OP_OK);
@@ -985,6 +1076,7 @@ int main(void)
         cmocka_unit_test(test_broad_phase_rejects_bad_input),
         cmocka_unit_test(test_support_distance_matches_search),
         cmocka_unit_test(test_isolated_pair_in_one_pass),
+        cmocka_unit_test(test_pinched_particle_passes_until_shallow),
         cmocka_unit_test(test_stacked_bodies_settle_apart),
         cmocka_unit_test(test_colours_share_no_particle),
         cmocka_unit_test(test_same_state_on_one_and_two_threads),

@@ -99,8 +99,8 @@ static const char CONTACTS[] = "# scene_order\tlargest_mm\tlargest_pct\tresting_
                                "52-jacobi\t37.33\t309\t11.31\t94\t12.06\n"
                                "180-colours\t14.44\t83\t1.42\t8\t17.36\n"
                                "180-jacobi\t46.93\t270\t3.70\t21\t17.36\n"
-                               "52-colours-passes32\t8.02\t66\t0.10\t1\t12.06\n"
-                               "180-colours-passes32\t14.50\t84\t0.10\t1\t17.36\n";
+                               "52-colours-fixed\t9.17\t76\t1.09\t9\t12.06\n"
+                               "180-colours-fixed\t53.43\t308\t2.62\t15\t17.36\n";
 
 /* The tables of make variants (experiments/variants.mk), two variants and two scenes each where
  * they pivot, a refused cell among them. */
