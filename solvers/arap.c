@@ -126,6 +126,21 @@ typedef struct arap_solver {
     double *rest_pull;     /* [n][3] Σ_j v_j (x̄_i − x̄_j) */
     int *constraint_start; /* [n + 1] the constraint influences that involve each particle */
     int *constraint_entry; /* constraint index * OP_SKIN_MAX_K + influence slot */
+    /* the position constraints regrouped by particle (add_position_terms): */
+    double *constraint_placed; /* [constraint][3] P v̄ + t, the placed rest vertex */
+    double *constraint_rest;   /* [n][9] S_i, fixed */
+    double *constraint_local;  /* [n][9] T_i + S_i, per sub-step (constraint_targets) */
+    int *coupling_start;       /* [n + 1] particle i's couplings: the distinct particles p of */
+    int *coupling_particle;    /* its position constraints, each with M_ip (9) and m_ip (3) */
+    double *coupling_weight;   /* [coupling][12] */
+    int pull_count;            /* free particles with position constraints (global step): */
+    int *pull_particle;        /* [pull_count] the particle a */
+    double *pull_target;       /* [pull_count][3] G_a, per sub-step (constraint_targets) */
+    int *pull_start;           /* [pull_count + 1] its couplings: the distinct particles p of */
+    int *pull_partner;         /* its position constraints, each with n_ap (3) and c_ap (1) */
+    double *pull_weight;       /* [coupling][4] */
+    int *direction_start;      /* [n + 1] the direction-constraint entries of each particle, */
+    int *direction_entry;      /* encoded as constraint_entry's */
     double *inertia;       /* [n] m_i / h² for the factored h */
     int pinned_count;      /* couplings of a free particle to a pinned neighbour: */
     int *pinned_row;       /* [pinned_count] the free particle's row */
@@ -190,6 +205,19 @@ static void arap_destroy(void *self)
     free(s->rest_pull);
     free(s->constraint_start);
     free(s->constraint_entry);
+    free(s->constraint_placed);
+    free(s->constraint_rest);
+    free(s->constraint_local);
+    free(s->coupling_start);
+    free(s->coupling_particle);
+    free(s->coupling_weight);
+    free(s->pull_particle);
+    free(s->pull_target);
+    free(s->pull_start);
+    free(s->pull_partner);
+    free(s->pull_weight);
+    free(s->direction_start);
+    free(s->direction_entry);
     free(s->local_base);
     free(s->sweep_state);
     free(s->displacement);
@@ -252,6 +280,163 @@ static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body)
             s->constraint_entry[s->constraint_start[i] + fill[i]++] = c * OP_SKIN_MAX_K + slot;
         }
     free(fill);
+    return OP_OK;
+}
+
+/* Sec. 3.4's position constraints, C^p_i = Σ_e w_e u_e ū_eᵀ over the entries e of particle i
+ * (constraint c, own slot o: i = p_o), with
+ *   u_e = v_c − Σ_l w_l x_l − Σ_{l≠o} w_l R_l (v̄ − x̄_l),   ū_e = w_o (v̄ − x̄_i),
+ * evaluated as the solver's other terms are, relative to the placed rest state: x_l = x_ref_l + d_l,
+ * R_l = P + D_l. With the placed rest vertex v_0 = P v̄ + t and δ = 1 − Σ_l w_l (zero up to
+ * rounding: skinning weights sum to one),
+ *   u_e = (v_c − v_0) + g_e − Σ_l w_l d_l − Σ_{l≠o} w_l D_l (v̄ − x̄_l),   g_e = P (ū_e + δ v̄) + δ t,
+ * and u_e is linear in the d_l and D_l, so the sum over entries regroups exactly by the
+ * particles p that the entries' constraints involve:
+ *   C^p_i = T_i + S_i − Σ_p (d_p m_ipᵀ + D_p M_ip),
+ *   T_i = Σ_e w_e (v_c − v_0) ū_eᵀ               (per sub-step: the targets move)
+ *   S_i = Σ_e w_e g_e ū_eᵀ                        (fixed)
+ *   m_ip = Σ_e Σ_{l: p_l = p} w_e w_l ū_e,   M_ip = Σ_e Σ_{l≠o: p_l = p} w_e w_l (v̄ − x̄_p) ū_eᵀ   (fixed),
+ * each D_p from the rotations the sweep reads at the time (Gauss–Seidel: the newest). Per
+ * particle and iteration that is one 3x3 product per distinct partner p, where the sum by
+ * entries took one per entry and influence: the bar of Fig. 1 holds its end face by 50 vertices,
+ * each skinned from up to K = 8 particles. A body at rest with its targets at rest (d = 0,
+ * D = 0, v_c = v_0) gets exactly S_i. tests/test_arap.c compares it with the sum by entries.
+ *
+ * The global step's constraint term (the file comment's Σ_c w w_i (v_c − Σ_l w_l R_l (v̄ − x̄_l)),
+ * less its part at the placed rest state, less the pinned particles' displacements) regroups the
+ * same way for each free particle a:
+ *   b_a += G_a − Σ_p (D_p n_ap + [p pinned] c_ap d_p),   G_a = Σ_e w_e w_o (v_c − v_0) (per sub-step),
+ *   n_ap = Σ_e Σ_{l: p_l = p} w_e w_o w_l (v̄ − x̄_p),   c_ap = Σ_e Σ_{l: p_l = p} w_e w_o w_l   (fixed).
+ * T_i and G_a are formed once a sub-step, from the targets of that sub-step: constraint_targets. */
+static void constraint_targets(arap_solver *s, const op_body *body)
+{
+    const op_graph *g = body->graph;
+    int pull = 0;
+    for (int i = 0; i < s->n; ++i) {
+        if (s->coupling_start[i + 1] == s->coupling_start[i])
+            continue;
+        double local[9], target_sum[3] = { 0, 0, 0 };
+        m3_copy(local, &s->constraint_rest[9 * i]);
+        for (int k = s->constraint_start[i]; k < s->constraint_start[i + 1]; ++k) {
+            int c = s->constraint_entry[k] / OP_SKIN_MAX_K;
+            const op_constraint *con = &body->constraints[c];
+            if (con->kind != OP_CONSTRAINT_POSITION)
+                continue;
+            double moved[3], weighted[3];
+            double own = con->influence[s->constraint_entry[k] % OP_SKIN_MAX_K];
+            v3_sub(moved, con->target, &s->constraint_placed[3 * c]);
+            v3_sub(weighted, con->rest_point, &g->rest_position[3 * i]);
+            v3_scale(weighted, weighted, own);
+            v3_scale(weighted, weighted, con->weight);
+            m3_add_outer(local, 1.0, moved, weighted);
+            v3_axpy(target_sum, con->weight * own, moved);
+        }
+        m3_copy(&s->constraint_local[9 * i], local);
+        if (pull < s->pull_count && s->pull_particle[pull] == i)
+            v3_copy(&s->pull_target[3 * pull++], target_sum);
+    }
+}
+
+/* Slot of partner p in the list being built for the particle stamped `stamp`: a new one at
+ * *next, its particle recorded, the first time p is met. */
+static inline int partner_slot(int *mark, int *slot, int *partner, int stamp, int p, int *next)
+{
+    if (mark[p] != stamp) {
+        mark[p] = stamp;
+        slot[p] = (*next)++;
+        partner[slot[p]] = p;
+    }
+    return slot[p];
+}
+
+/* The position constraints regrouped by particle (constraint_targets' comment):
+ * S_i and each particle's couplings M_ip, m_ip for the local step; for each free particle a
+ * its couplings n_ap, c_ap for the global step; the placed rest vertices; and each particle's
+ * direction-constraint entries apart. Partners are listed in the order they are first met
+ * (entries in constraint_start order, influences in slot order), and every sum runs in that
+ * order. */
+static int precompute_constraints(op_ctx *ctx, arap_solver *s, const op_body *body)
+{
+    const op_graph *g = body->graph;
+    int n = s->n, constraints = body->constraint_count;
+    const double *P = body->placement_rotation, *translation = body->placement_translation;
+    size_t most = (size_t)constraints * OP_SKIN_MAX_K * OP_SKIN_MAX_K + 1;
+    s->constraint_placed = op_calloc(ctx, 3 * (size_t)constraints + 1, sizeof(double));
+    s->constraint_rest = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
+    s->constraint_local = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
+    s->coupling_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    s->coupling_particle = op_calloc(ctx, most, sizeof(int));
+    s->coupling_weight = op_calloc(ctx, 12 * most, sizeof(double));
+    s->pull_particle = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    s->pull_target = op_calloc(ctx, 3 * (size_t)n + 1, sizeof(double));
+    s->pull_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    s->pull_partner = op_calloc(ctx, most, sizeof(int));
+    s->pull_weight = op_calloc(ctx, 4 * most, sizeof(double));
+    s->direction_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    s->direction_entry = op_calloc(ctx, (size_t)constraints * OP_SKIN_MAX_K + 1, sizeof(int));
+    int *mark = op_calloc(ctx, 2 * (size_t)n + 1, sizeof(int)), *slot = op_calloc(ctx, 2 * (size_t)n + 1, sizeof(int));
+    if (ctx->status != OP_OK) {
+        free(mark);
+        free(slot);
+        return ctx->status;
+    }
+    int *pull_mark = mark + n, *pull_slot = slot + n;
+    for (int c = 0; c < constraints; ++c) {
+        const op_constraint *con = &body->constraints[c];
+        m3_mul_v(&s->constraint_placed[3 * c], P, con->rest_point);
+        v3_add(&s->constraint_placed[3 * c], &s->constraint_placed[3 * c], translation);
+    }
+    int couplings = 0, pulls = 0, directions = 0;
+    for (int i = 0; i < n; ++i) {
+        int row = s->row_of[i], pulled = 0;
+        for (int k = s->constraint_start[i]; k < s->constraint_start[i + 1]; ++k) {
+            const op_constraint *con = &body->constraints[s->constraint_entry[k] / OP_SKIN_MAX_K];
+            int own = s->constraint_entry[k] % OP_SKIN_MAX_K;
+            if (con->kind != OP_CONSTRAINT_POSITION) {
+                s->direction_entry[directions++] = s->constraint_entry[k];
+                continue;
+            }
+            /* W ū_e = W w_o (v̄ − x̄_i), and g_e = P (ū_e + δ v̄) + δ t with δ = 1 − Σ_l w_l */
+            double rest_arm[3], weighted[3], g_e[3], delta = 1.0;
+            v3_sub(rest_arm, con->rest_point, &g->rest_position[3 * i]);
+            v3_scale(rest_arm, rest_arm, con->influence[own]);
+            v3_scale(weighted, rest_arm, con->weight);
+            for (int l = 0; l < con->influence_count; ++l)
+                delta -= con->influence[l];
+            v3_axpy(rest_arm, delta, con->rest_point);
+            m3_mul_v(g_e, P, rest_arm);
+            v3_axpy(g_e, delta, translation);
+            m3_add_outer(&s->constraint_rest[9 * i], 1.0, g_e, weighted);
+            if (row >= 0 && !pulled) {
+                pulled = 1;
+                s->pull_particle[pulls] = i;
+                s->pull_start[pulls + 1] = s->pull_start[pulls];
+                ++pulls;
+            }
+            for (int l = 0; l < con->influence_count; ++l) {
+                int p = con->particle[l];
+                double arm[3];
+                v3_sub(arm, con->rest_point, &g->rest_position[3 * p]);
+                double *w = &s->coupling_weight[12 * (size_t)partner_slot(mark, slot, s->coupling_particle, i + 1, p,
+                                                                            &couplings)];
+                v3_axpy(w + 9, con->influence[l], weighted);
+                if (l != own)
+                    m3_add_outer(w, con->influence[l], arm, weighted);
+                if (row >= 0) {
+                    double *pull = &s->pull_weight[4 * (size_t)partner_slot(pull_mark, pull_slot, s->pull_partner, i + 1,
+                                                                             p, &s->pull_start[pulls])];
+                    double scale = con->weight * con->influence[own] * con->influence[l];
+                    v3_axpy(pull, scale, arm);
+                    pull[3] += scale;
+                }
+            }
+        }
+        s->coupling_start[i + 1] = couplings;
+        s->direction_start[i + 1] = directions;
+    }
+    s->pull_count = pulls;
+    free(mark);
+    free(slot);
     return OP_OK;
 }
 
@@ -478,11 +663,13 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
         refresh_sweep_state(s, body->graph, body->state.rotation, i);
     }
     s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
-    if (!s->rhs || collect_pinned_couplings(ctx, s, body) != OP_OK || colour_sweep(ctx, s, body) != OP_OK ||
+    if (!s->rhs || precompute_constraints(ctx, s, body) != OP_OK || collect_pinned_couplings(ctx, s, body) != OP_OK ||
+        colour_sweep(ctx, s, body) != OP_OK ||
         prepare_global(ctx, s, body, h, twins, twin_count) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
+    constraint_targets(s, body);
     *out = s;
     return OP_OK;
 }
@@ -514,54 +701,73 @@ static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
         if (!record_holds(s, body->state.rotation, i))
             refresh_sweep_state(s, g, body->state.rotation, i);
     }
+    constraint_targets(s, body);
     return OP_OK;
 }
 
-/* C^p_i and C^d_i of every constraint influencing particle i (Sec. 3.4), with the rotations
- * the sweep reads. The direction constraint freezes m = ‖Σ w_l R_l n̄‖ as the paper does. */
+/* C^p_i (constraint_targets' comment) into C, with the rotations the sweep reads and the displacements of the local
+ * step's start */
+static inline void add_position_terms(const arap_solver *s, const double *P, const double *rotations, int i,
+                                      double C[9])
+{
+    int first = s->coupling_start[i], last = s->coupling_start[i + 1];
+    if (first == last)
+        return;
+    double sum[9];
+    m3_copy(sum, &s->constraint_local[9 * i]);
+    for (int c = first; c < last; ++c) {
+        int p = s->coupling_particle[c];
+        const double *R = &rotations[9 * p], *d = &s->displacement[3 * p], *w = &s->coupling_weight[12 * (size_t)c];
+        double D[9];
+        for (int k = 0; k < 9; ++k)
+            D[k] = R[k] - P[k];
+        for (int r = 0; r < 3; ++r)
+            for (int col = 0; col < 3; ++col)
+                sum[3 * r + col] -= (D[3 * r] * w[col] + D[3 * r + 1] * w[3 + col] + D[3 * r + 2] * w[6 + col]) +
+                                    d[r] * w[9 + col];
+    }
+    for (int k = 0; k < 9; ++k)
+        C[k] += sum[k];
+}
+
+/* C^d_i of every direction constraint influencing particle i (Sec. 3.4), with the rotations the
+ * sweep reads. The direction constraint freezes m = ‖Σ w_l R_l n̄‖ as the paper does. Each
+ * R_l n̄ is formed once, for n and for r. */
+static inline void add_direction_terms(const arap_solver *s, const op_body *body, const double *rotations, int i,
+                                       double C[9])
+{
+    for (int k = s->direction_start[i]; k < s->direction_start[i + 1]; ++k) {
+        const op_constraint *con = &body->constraints[s->direction_entry[k] / OP_SKIN_MAX_K];
+        int own = s->direction_entry[k] % OP_SKIN_MAX_K;
+        double n[3] = { 0, 0, 0 }, turned[OP_SKIN_MAX_K][3];
+        for (int l = 0; l < con->influence_count; ++l) {
+            m3_mul_v(turned[l], &rotations[9 * con->particle[l]], con->rest_direction);
+            v3_axpy(n, con->influence[l], turned[l]);
+        }
+        double m = v3_norm(n);
+        if (!(m > 0))
+            continue;
+        double r[3], r_rest[3];
+        v3_copy(r, con->target);
+        for (int l = 0; l < con->influence_count; ++l)
+            if (l != own)
+                v3_axpy(r, -con->influence[l] / m, turned[l]);
+        v3_scale(r_rest, con->rest_direction, con->influence[own] / m);
+        m3_add_outer(C, con->weight, r, r_rest);
+    }
+}
+
+/* C^p_i and C^d_i of every constraint influencing particle i */
 static void add_constraint_terms(const arap_solver *s, const op_body *body, const double *rotations, int i,
                                  double C[9])
 {
-    const op_graph *g = body->graph;
-    for (int k = s->constraint_start[i]; k < s->constraint_start[i + 1]; ++k) {
-        const op_constraint *con = &body->constraints[s->constraint_entry[k] / OP_SKIN_MAX_K];
-        int own = s->constraint_entry[k] % OP_SKIN_MAX_K;
-        if (con->kind == OP_CONSTRAINT_POSITION) {
-            double u[3], u_rest[3], offset[3];
-            v3_copy(u, con->target);
-            for (int l = 0; l < con->influence_count; ++l) {
-                int p = con->particle[l];
-                v3_axpy(u, -con->influence[l], &body->state.position[3 * p]);
-                if (l == own)
-                    continue;
-                v3_sub(offset, con->rest_point, &g->rest_position[3 * p]);
-                m3_mul_v(offset, &rotations[9 * p], offset);
-                v3_axpy(u, -con->influence[l], offset);
-            }
-            v3_sub(u_rest, con->rest_point, &g->rest_position[3 * i]);
-            v3_scale(u_rest, u_rest, con->influence[own]);
-            m3_add_outer(C, con->weight, u, u_rest);
-        } else {
-            double n[3] = { 0, 0, 0 }, turned[3];
-            for (int l = 0; l < con->influence_count; ++l) {
-                m3_mul_v(turned, &rotations[9 * con->particle[l]], con->rest_direction);
-                v3_axpy(n, con->influence[l], turned);
-            }
-            double m = v3_norm(n);
-            if (!(m > 0))
-                continue;
-            double r[3], r_rest[3];
-            v3_copy(r, con->target);
-            for (int l = 0; l < con->influence_count; ++l) {
-                if (l == own)
-                    continue;
-                m3_mul_v(turned, &rotations[9 * con->particle[l]], con->rest_direction);
-                v3_axpy(r, -con->influence[l] / m, turned);
-            }
-            v3_scale(r_rest, con->rest_direction, con->influence[own] / m);
-            m3_add_outer(C, con->weight, r, r_rest);
-        }
-    }
+    add_position_terms(s, body->placement_rotation, rotations, i, C);
+    add_direction_terms(s, body, rotations, i, C);
+}
+
+void op_arap_constraint_terms(const void *solver, const op_body *body, const double *rotations, int i, double C[9])
+{
+    add_constraint_terms(solver, body, rotations, i, C);
 }
 
 /* C_i of Eq. 5 + 11 + 13 + 15 from the neighbours' records in sweep_state and, for the
@@ -1219,41 +1425,31 @@ static void global_rhs_inertia(arap_solver *s, const op_body *body)
 /* Last the pinned neighbours' and the position constraints' terms. */
 static void global_rhs_couplings(arap_solver *s, const op_body *body)
 {
-    const op_graph *g = body->graph;
-    const double *P = body->placement_rotation, *position = body->state.position, *turn = s->turn;
+    const double *position = body->state.position, *turn = s->turn;
     for (int c = 0; c < s->pinned_count; ++c) {
         int j = s->pinned_particle[c];
         double pinned[3];
         v3_sub(pinned, &position[3 * j], &s->reference[3 * j]);
         v3_axpy(&s->rhs[3 * s->pinned_row[c]], s->pinned_weight[c], pinned);
     }
-    for (int c = 0; c < body->constraint_count; ++c) {
-        const op_constraint *con = &body->constraints[c];
-        if (con->kind != OP_CONSTRAINT_POSITION)
-            continue;
-        /* residual of the skinned vertex with every free displacement zero: the target less
-         * the placed rest vertex P v̄ + t, less what the rotations and pinned particles add */
-        double residual[3], placed[3];
-        m3_mul_v(placed, P, con->rest_point);
-        v3_add(placed, placed, body->placement_translation);
-        v3_sub(residual, con->target, placed);
-        for (int l = 0; l < con->influence_count; ++l) {
-            int p = con->particle[l];
-            double offset[3];
-            v3_sub(offset, con->rest_point, &g->rest_position[3 * p]);
-            turn_mul_v(offset, &turn[12 * p], offset);
-            v3_axpy(residual, -con->influence[l], offset);
+    /* the position constraints by free particle (constraint_targets' comment) */
+    for (int a = 0; a < s->pull_count; ++a) {
+        double pull[3];
+        v3_copy(pull, &s->pull_target[3 * a]);
+        for (int c = s->pull_start[a]; c < s->pull_start[a + 1]; ++c) {
+            int p = s->pull_partner[c];
+            const double *w = &s->pull_weight[4 * (size_t)c];
+            double term[3];
+            turn_mul_v(term, &turn[12 * p], w);
+            v3_sub(pull, pull, term);
             if (s->row_of[p] < 0) {
                 double pinned[3];
                 v3_sub(pinned, &position[3 * p], &s->reference[3 * p]);
-                v3_axpy(residual, -con->influence[l], pinned);
+                v3_axpy(pull, -w[3], pinned);
             }
         }
-        for (int l = 0; l < con->influence_count; ++l) {
-            int row = s->row_of[con->particle[l]];
-            if (row >= 0)
-                v3_axpy(&s->rhs[3 * row], con->weight * con->influence[l], residual);
-        }
+        double *b = &s->rhs[3 * s->row_of[s->pull_particle[a]]];
+        v3_add(b, b, pull);
     }
 }
 
