@@ -500,6 +500,35 @@ static void warm4_avx(const double C[36], double *const q[4], double R[36])
             q[m][k] = out[k][m];
 }
 
+/* op_polar_rotation_warm8_lanes: two groups of warm4_avx's layout, their latency chains side
+ * by side */
+static void warm8_avx(const double C[72], double *const q[8], double R[72])
+{
+    __m256d c[2][9], lanes[2][4], r[2][9];
+    for (int w = 0; w < 2; ++w) {
+        const double *in = C + 36 * w;
+        for (int k = 0; k < 9; ++k)
+            c[w][k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(in + 2 * k)), _mm_loadu_pd(in + 18 + 2 * k),
+                                           1);
+        for (int k = 0; k < 4; ++k)
+            lanes[w][k] = _mm256_setr_pd(q[4 * w][k], q[4 * w + 1][k], q[4 * w + 2][k], q[4 * w + 3][k]);
+    }
+    polar_rotation_warm_avx(2, c, lanes, r);
+    for (int w = 0; w < 2; ++w) {
+        double *out = R + 36 * w;
+        for (int k = 0; k < 9; ++k) {
+            _mm_storeu_pd(out + 2 * k, _mm256_castpd256_pd128(r[w][k]));
+            _mm_storeu_pd(out + 18 + 2 * k, _mm256_extractf128_pd(r[w][k], 1));
+        }
+        double lane[4][4];
+        for (int k = 0; k < 4; ++k)
+            _mm256_storeu_pd(lane[k], lanes[w][k]);
+        for (int m = 0; m < 4; ++m)
+            for (int k = 0; k < 4; ++k)
+                q[4 * w + m][k] = lane[k][m];
+    }
+}
+
 static void warm4_interleaved_avx(const double C[36], double q[16], double R[36])
 {
     __m256d c[1][9], lanes[1][4], r[1][9];
@@ -568,6 +597,18 @@ void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], doubl
     }
 }
 
+void op_polar_rotation_warm8_lanes(const double C[72], double *const q[8], double R[72])
+{
+#if OP_SIMD_AVX
+    if (op_simd_use_avx) {
+        warm8_avx(C, q, R);
+        return;
+    }
+#endif
+    op_polar_rotation_warm4_lanes(C, q, R);
+    op_polar_rotation_warm4_lanes(C + 36, q + 4, R + 36);
+}
+
 void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], double R[36])
 {
 #if OP_SIMD_AVX
@@ -616,6 +657,11 @@ void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], doubl
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36])
 {
     warm_interleaved(4, C, q, R);
+}
+
+void op_polar_rotation_warm8_lanes(const double C[72], double *const q[8], double R[72])
+{
+    warm_interleaved(8, C, q, R);
 }
 
 void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], double R[36])

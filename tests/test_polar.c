@@ -681,7 +681,7 @@ static void test_warm_falls_back_from_bad_starts(void **state)
     report("warm, 2000 x 5 bad starts", &w, 1);
 }
 
-/* op_polar_rotation_warm2_lanes, op_polar_rotation_warm4_lanes and
+/* op_polar_rotation_warm2_lanes, op_polar_rotation_warm4_lanes, op_polar_rotation_warm8_lanes,
  * op_polar_rotation_warm4_interleaved and op_polar_rotation_warm8_interleaved, the four-lane
  * ones in SSE2 lanes and, where the CPU has it, in AVX lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
  * iterate longer or fall back. */
@@ -742,24 +742,34 @@ static void test_warm_lanes_bitwise_scalar(void **state)
                 }
             }
         }
-        /* op_polar_rotation_warm8_interleaved: matrices i … i + 7, two fours */
+        /* op_polar_rotation_warm8_interleaved and op_polar_rotation_warm8_lanes: matrices
+         * i … i + 7, two fours */
         for (int i = 0; i + 7 < COUNT; i += 8) {
-            double C8[72], q8[2][16], R8[72], q1[4], r1[9];
+            double C8[72], q8[2][16], R8[72], q1[4], r1[9], lanes8[72], q8_lanes[8][4], R8_lanes[72];
+            double *q_lanes[8];
             for (int m = 0; m < 8; ++m) {
-                for (int k = 0; k < 9; ++k)
+                for (int k = 0; k < 9; ++k) {
                     C8[36 * (m / 4) + 4 * k + m % 4] = c[i + m][k];
+                    lanes8[18 * (m / 2) + 2 * k + m % 2] = c[i + m][k];
+                }
                 for (int k = 0; k < 4; ++k)
                     q8[m / 4][4 * k + m % 4] = start[i + m][k];
+                memcpy(q8_lanes[m], start[i + m], sizeof q8_lanes[m]);
+                q_lanes[m] = q8_lanes[m];
             }
             double *halves[2] = { q8[0], q8[1] };
             op_polar_rotation_warm8_interleaved(C8, halves, R8);
+            op_polar_rotation_warm8_lanes(lanes8, q_lanes, R8_lanes);
             for (int m = 0; m < 8; ++m) {
                 memcpy(q1, start[i + m], sizeof q1);
                 op_polar_rotation_warm(c[i + m], q1, r1);
+                assert_memory_equal(q1, q8_lanes[m], sizeof q1);
                 for (int k = 0; k < 4; ++k)
                     assert_memory_equal(&q1[k], &q8[m / 4][4 * k + m % 4], sizeof(double));
-                for (int k = 0; k < 9; ++k)
+                for (int k = 0; k < 9; ++k) {
                     assert_memory_equal(&r1[k], &R8[36 * (m / 4) + 4 * k + m % 4], sizeof(double));
+                    assert_memory_equal(&r1[k], &R8_lanes[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
+                }
             }
         }
     }
