@@ -806,16 +806,6 @@ static void assemble_local(const arap_solver *s, const op_body *body, const doub
     add_constraint_terms(s, body, rotations, i, C);
 }
 
-/* One particle of the sweep: C_i, its rotation, its record. */
-static void local_single(arap_solver *s, op_body *body, const double *rotations, int i, int gauss_seidel)
-{
-    double C[9];
-    assemble_local(s, body, rotations, i, C);
-    op_polar_rotation_warm(C, &s->quaternion[4 * i], &body->state.rotation[9 * i]);
-    if (gauss_seidel)
-        refresh_sweep_state(s, body->graph, body->state.rotation, i);
-}
-
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
 typedef __m128d v2;
 
@@ -994,79 +984,64 @@ static inline void store_pair(arap_solver *s, op_body *body, int a, int b, const
     }
 }
 
-/* Four particles of one colour (p[0..3]): two pairs side by side, and their polar
- * decompositions as two independent chains (op_polar_rotation_warm4_lanes). */
-static void local_quad(arap_solver *s, op_body *body, const double *rotations, const int p[4], int gauss_seidel)
-{
-    v2 C[2][9], moment[2][9], R[2][9];
-    assemble_pair(s, body, rotations, p[0], p[1], C[0], moment[0]);
-    assemble_pair(s, body, rotations, p[2], p[3], C[1], moment[1]);
-    double *q[4] = { &s->quaternion[4 * p[0]], &s->quaternion[4 * p[1]], &s->quaternion[4 * p[2]],
-                     &s->quaternion[4 * p[3]] };
-    op_polar_rotation_warm4_lanes((const double *)C, q, (double *)R);
-    store_pair(s, body, p[0], p[1], R[0], moment[0], gauss_seidel);
-    store_pair(s, body, p[2], p[3], R[1], moment[1], gauss_seidel);
-}
-
-/* Eight particles of one colour (p[0..7]): four pairs side by side, their polar decompositions
- * in two groups of lanes (op_polar_rotation_warm8_lanes). */
-static void local_octet(arap_solver *s, op_body *body, const double *rotations, const int p[8], int gauss_seidel)
+/* count (1 … 8) particles of one colour, order[0 … count), side by side: assembled in pairs,
+ * their polar decompositions in one group of four AVX lanes or two (op_polar_rotation_warm4_lanes,
+ * op_polar_rotation_warm8_lanes; SSE2 pairs without AVX), whose latency chains overlap. A run
+ * shorter than its lanes is padded with its last particle, whose C and warm start the padding
+ * lanes repeat: they compute its rotation bit for bit again and are not stored. A colour's last
+ * one to seven particles so cost one group's chain instead of a pair's and a lone particle's. */
+static void local_lanes(arap_solver *s, op_body *body, const double *rotations, const int *order, int count,
+                        int gauss_seidel)
 {
     v2 C[4][9], moment[4][9], R[4][9];
-    for (int w = 0; w < 4; ++w)
+    int pairs = (count + 1) / 2, groups = count > 4 ? 2 : 1, p[8];
+    for (int m = 0; m < 8; ++m)
+        p[m] = order[m < count ? m : count - 1];
+    for (int w = 0; w < pairs; ++w)
         assemble_pair(s, body, rotations, p[2 * w], p[2 * w + 1], C[w], moment[w]);
+    for (int w = pairs; w < 2 * groups; ++w)
+        for (int k = 0; k < 9; ++k) /* both lanes the last particle's */
+            C[w][k] = count % 2 ? C[pairs - 1][k] : _mm_unpackhi_pd(C[pairs - 1][k], C[pairs - 1][k]);
     double *q[8];
     for (int m = 0; m < 8; ++m)
         q[m] = &s->quaternion[4 * p[m]];
-    op_polar_rotation_warm8_lanes((const double *)C, q, (double *)R);
-    for (int w = 0; w < 4; ++w)
+    if (groups == 2)
+        op_polar_rotation_warm8_lanes((const double *)C, q, (double *)R);
+    else
+        op_polar_rotation_warm4_lanes((const double *)C, q, (double *)R);
+    for (int w = 0; w < pairs; ++w)
         store_pair(s, body, p[2 * w], p[2 * w + 1], R[w], moment[w], gauss_seidel);
 }
-
-/* Two particles of one colour side by side. */
-static void local_pair(arap_solver *s, op_body *body, const double *rotations, int a, int b, int gauss_seidel)
-{
-    v2 C[9], moment[9], R[9];
-    assemble_pair(s, body, rotations, a, b, C, moment);
-    double *q[2] = { &s->quaternion[4 * a], &s->quaternion[4 * b] };
-    op_polar_rotation_warm2_lanes((const double *)C, q, (double *)R);
-    store_pair(s, body, a, b, R, moment, gauss_seidel);
-}
 #else
-static void local_pair(arap_solver *s, op_body *body, const double *rotations, int a, int b, int gauss_seidel)
+/* One particle of the sweep: C_i, its rotation, its record. */
+static void local_single(arap_solver *s, op_body *body, const double *rotations, int i, int gauss_seidel)
 {
-    local_single(s, body, rotations, a, gauss_seidel);
-    local_single(s, body, rotations, b, gauss_seidel);
+    double C[9];
+    assemble_local(s, body, rotations, i, C);
+    op_polar_rotation_warm(C, &s->quaternion[4 * i], &body->state.rotation[9 * i]);
+    if (gauss_seidel)
+        refresh_sweep_state(s, body->graph, body->state.rotation, i);
 }
 
-static void local_quad(arap_solver *s, op_body *body, const double *rotations, const int p[4], int gauss_seidel)
+static void local_lanes(arap_solver *s, op_body *body, const double *rotations, const int *order, int count,
+                        int gauss_seidel)
 {
-    for (int m = 0; m < 4; ++m)
-        local_single(s, body, rotations, p[m], gauss_seidel);
-}
-
-static void local_octet(arap_solver *s, op_body *body, const double *rotations, const int p[8], int gauss_seidel)
-{
-    for (int m = 0; m < 8; ++m)
-        local_single(s, body, rotations, p[m], gauss_seidel);
+    for (int m = 0; m < count; ++m)
+        local_single(s, body, rotations, order[m], gauss_seidel);
 }
 #endif
 
-/* Particles order[first..last) of one colour: eight at a time, then four, a pair, one. Eight
- * rather than four took the dinosaur's local step (100 particles, 7 colours) from 5.2 to 4.9 µs
- * and the sheet's (256, 3 colours) from 12.9 to 11.7 µs (one thread, least of 200 blocks of 20). */
+/* Particles order[first..last) of one colour: eight at a time, then the rest (local_lanes).
+ * Eight rather than four took the dinosaur's local step (100 particles, 7 colours) from 5.2 to
+ * 4.9 µs and the sheet's (256, 3 colours) from 12.9 to 11.7 µs (one thread, least of 200 blocks of 20). */
 static void sweep_run(arap_solver *s, op_body *body, const double *sweep, const int *order, int first, int last,
                       int gauss_seidel)
 {
     int p = first;
     for (; p + 7 < last; p += 8)
-        local_octet(s, body, sweep, &order[p], gauss_seidel);
-    for (; p + 3 < last; p += 4)
-        local_quad(s, body, sweep, &order[p], gauss_seidel);
-    for (; p + 1 < last; p += 2)
-        local_pair(s, body, sweep, order[p], order[p + 1], gauss_seidel);
+        local_lanes(s, body, sweep, &order[p], 8, gauss_seidel);
     if (p < last)
-        local_single(s, body, sweep, order[p], gauss_seidel);
+        local_lanes(s, body, sweep, &order[p], last - p, gauss_seidel);
 }
 
 /* The sweep shared by a thread team: each colour cut into one run a thread, each run a multiple
