@@ -683,7 +683,8 @@ static void test_warm_falls_back_from_bad_starts(void **state)
 
 /* op_polar_rotation_warm2_lanes, op_polar_rotation_warm4_lanes, op_polar_rotation_warm8_lanes,
  * op_polar_rotation_warm4_interleaved and op_polar_rotation_warm8_interleaved, the four-lane
- * ones in SSE2 lanes and, where the CPU has it, in AVX lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
+ * ones in SSE2 lanes and, where the CPU has them, in AVX lanes and (the eight-lane ones) in
+ * AVX-512 lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
  * iterate longer or fall back. */
 static void test_warm_lanes_bitwise_scalar(void **state)
 {
@@ -704,10 +705,14 @@ static void test_warm_lanes_bitwise_scalar(void **state)
         else
             nearby_quaternion(&g, ref, kind == 2 ? 1e-6 : kind == 3 ? 1e-2 : 0.5, start[i]);
     }
-    int avx_available = op_simd_avx(1);
-    print_message("four lanes checked %s\n", avx_available ? "in SSE2 and in AVX" : "without AVX (no AVX paths here)");
-    for (int width = 0; width <= avx_available; ++width) {
-        op_simd_avx(width);
+    int avx_available = op_simd_avx(1), avx512_available = op_simd_avx512(1);
+    print_message("lanes checked %s\n", avx512_available ? "in SSE2, in AVX and with AVX-512"
+                                         : avx_available  ? "in SSE2 and in AVX (no AVX-512 paths here)"
+                                                          : "without AVX (no AVX paths here)");
+    /* width 0: SSE2; 1: AVX; 2: AVX and AVX-512 */
+    for (int width = 0; width <= avx_available + avx512_available; ++width) {
+        op_simd_avx(width > 0);
+        op_simd_avx512(width > 1);
         for (int i = 0; i + 3 < COUNT; i += 4) {
             double q1[4][4], r1[4][9], q2[4][4], r2lanes[36], q4[4][4], lanes[36], r4[36];
             double interleaved[36], q_interleaved[16], r_interleaved[36];
