@@ -624,6 +624,43 @@ static void warm8_avx512(const double C[72], double *const q[8], double R[72])
             q[m][k] = out[k][m];
 }
 
+/* op_polar_rotation_warm16_lanes: two groups of warm8_avx512's layout, their latency chains side
+ * by side */
+static void warm16_avx512(const double C[144], double *const q[16], double R[144])
+{
+    __m512d c[2][9], lanes[2][4], r[2][9];
+    for (int w = 0; w < 2; ++w) {
+        const double *in = C + 72 * w;
+        double *const *qs = q + 8 * w;
+        for (int k = 0; k < 9; ++k) {
+            __m256d low =
+                _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(in + 2 * k)), _mm_loadu_pd(in + 18 + 2 * k), 1);
+            __m256d high = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(in + 36 + 2 * k)),
+                                                _mm_loadu_pd(in + 54 + 2 * k), 1);
+            c[w][k] = _mm512_insertf64x4(_mm512_castpd256_pd512(low), high, 1);
+        }
+        for (int k = 0; k < 4; ++k)
+            lanes[w][k] = _mm512_setr_pd(qs[0][k], qs[1][k], qs[2][k], qs[3][k], qs[4][k], qs[5][k], qs[6][k], qs[7][k]);
+    }
+    polar_rotation_warm_avx512(2, c, lanes, r);
+    for (int w = 0; w < 2; ++w) {
+        double *out = R + 72 * w;
+        for (int k = 0; k < 9; ++k) {
+            __m256d low = _mm512_castpd512_pd256(r[w][k]), high = _mm512_extractf64x4_pd(r[w][k], 1);
+            _mm_storeu_pd(out + 2 * k, _mm256_castpd256_pd128(low));
+            _mm_storeu_pd(out + 18 + 2 * k, _mm256_extractf128_pd(low, 1));
+            _mm_storeu_pd(out + 36 + 2 * k, _mm256_castpd256_pd128(high));
+            _mm_storeu_pd(out + 54 + 2 * k, _mm256_extractf128_pd(high, 1));
+        }
+        double lane[4][8];
+        for (int k = 0; k < 4; ++k)
+            _mm512_storeu_pd(lane[k], lanes[w][k]);
+        for (int m = 0; m < 8; ++m)
+            for (int k = 0; k < 4; ++k)
+                q[8 * w + m][k] = lane[k][m];
+    }
+}
+
 /* warm8_interleaved_avx in one group of eight lanes: the two fours' registers joined */
 static void warm8_interleaved_avx512(const double C[72], double *const q[2], double R[72])
 {
@@ -696,6 +733,18 @@ void op_polar_rotation_warm8_lanes(const double C[72], double *const q[8], doubl
     op_polar_rotation_warm4_lanes(C + 36, q + 4, R + 36);
 }
 
+void op_polar_rotation_warm16_lanes(const double C[144], double *const q[16], double R[144])
+{
+#if OP_SIMD_AVX
+    if (op_simd_use_avx512) {
+        warm16_avx512(C, q, R);
+        return;
+    }
+#endif
+    op_polar_rotation_warm8_lanes(C, q, R);
+    op_polar_rotation_warm8_lanes(C + 72, q + 8, R + 72);
+}
+
 void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], double R[36])
 {
 #if OP_SIMD_AVX
@@ -749,6 +798,11 @@ void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], doubl
 void op_polar_rotation_warm8_lanes(const double C[72], double *const q[8], double R[72])
 {
     warm_interleaved(8, C, q, R);
+}
+
+void op_polar_rotation_warm16_lanes(const double C[144], double *const q[16], double R[144])
+{
+    warm_interleaved(16, C, q, R);
 }
 
 void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], double R[36])

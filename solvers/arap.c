@@ -984,28 +984,31 @@ static inline void store_pair(arap_solver *s, op_body *body, int a, int b, const
     }
 }
 
-/* count (1 … 8) particles of one colour, order[0 … count), side by side: assembled in pairs,
- * their polar decompositions in one group of four AVX lanes or two (op_polar_rotation_warm4_lanes,
- * op_polar_rotation_warm8_lanes; SSE2 pairs without AVX), whose latency chains overlap. A run
- * shorter than its lanes is padded with its last particle, whose C and warm start the padding
- * lanes repeat: they compute its rotation bit for bit again and are not stored. A colour's last
- * one to seven particles so cost one group's chain instead of a pair's and a lone particle's. */
+/* count (1 … 16) particles of one colour, order[0 … count), side by side: assembled in pairs,
+ * their polar decompositions in one, two or four groups of four lanes (op_polar_rotation_warm4_lanes,
+ * _warm8_lanes, _warm16_lanes: AVX, or AVX-512's eight; SSE2 pairs without AVX), whose latency
+ * chains overlap. A run shorter than its lanes is padded with its last particle, whose C and warm
+ * start the padding lanes repeat: they compute its rotation bit for bit again and are not stored.
+ * A colour's last particles so cost one call instead of a four's, a pair's and a lone one's. */
 static void local_lanes(arap_solver *s, op_body *body, const double *rotations, const int *order, int count,
                         int gauss_seidel)
 {
-    v2 C[4][9], moment[4][9], R[4][9];
-    int pairs = (count + 1) / 2, groups = count > 4 ? 2 : 1, p[8];
-    for (int m = 0; m < 8; ++m)
+    enum { MOST = 16 };
+    v2 C[MOST / 2][9], moment[MOST / 2][9], R[MOST / 2][9];
+    int pairs = (count + 1) / 2, lanes = count > 8 ? 16 : count > 4 ? 8 : 4, p[MOST];
+    for (int m = 0; m < lanes; ++m)
         p[m] = order[m < count ? m : count - 1];
     for (int w = 0; w < pairs; ++w)
         assemble_pair(s, body, rotations, p[2 * w], p[2 * w + 1], C[w], moment[w]);
-    for (int w = pairs; w < 2 * groups; ++w)
+    for (int w = pairs; w < lanes / 2; ++w)
         for (int k = 0; k < 9; ++k) /* both lanes the last particle's */
             C[w][k] = count % 2 ? C[pairs - 1][k] : _mm_unpackhi_pd(C[pairs - 1][k], C[pairs - 1][k]);
-    double *q[8];
-    for (int m = 0; m < 8; ++m)
+    double *q[MOST];
+    for (int m = 0; m < lanes; ++m)
         q[m] = &s->quaternion[4 * p[m]];
-    if (groups == 2)
+    if (lanes == 16)
+        op_polar_rotation_warm16_lanes((const double *)C, q, (double *)R);
+    else if (lanes == 8)
         op_polar_rotation_warm8_lanes((const double *)C, q, (double *)R);
     else
         op_polar_rotation_warm4_lanes((const double *)C, q, (double *)R);
@@ -1031,15 +1034,17 @@ static void local_lanes(arap_solver *s, op_body *body, const double *rotations, 
 }
 #endif
 
-/* Particles order[first..last) of one colour: eight at a time, then the rest (local_lanes).
+/* Particles order[first..last) of one colour: sixteen at a time, then the rest (local_lanes).
  * Eight rather than four took the dinosaur's local step (100 particles, 7 colours) from 5.2 to
- * 4.9 µs and the sheet's (256, 3 colours) from 12.9 to 11.7 µs (one thread, least of 200 blocks of 20). */
+ * 4.9 µs and the sheet's (256, 3 colours) from 12.9 to 11.7 µs (one thread, least of 200 blocks
+ * of 20); sixteen (two groups of AVX-512 lanes) rather than eight the sheet's frame from 200 to
+ * 196 µs (median of 440 frames). */
 static void sweep_run(arap_solver *s, op_body *body, const double *sweep, const int *order, int first, int last,
                       int gauss_seidel)
 {
     int p = first;
-    for (; p + 7 < last; p += 8)
-        local_lanes(s, body, sweep, &order[p], 8, gauss_seidel);
+    for (; p + 15 < last; p += 16)
+        local_lanes(s, body, sweep, &order[p], 16, gauss_seidel);
     if (p < last)
         local_lanes(s, body, sweep, &order[p], last - p, gauss_seidel);
 }

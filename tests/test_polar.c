@@ -681,10 +681,9 @@ static void test_warm_falls_back_from_bad_starts(void **state)
     report("warm, 2000 x 5 bad starts", &w, 1);
 }
 
-/* op_polar_rotation_warm2_lanes, op_polar_rotation_warm4_lanes, op_polar_rotation_warm8_lanes,
- * op_polar_rotation_warm4_interleaved and op_polar_rotation_warm8_interleaved, the four-lane
- * ones in SSE2 lanes and, where the CPU has them, in AVX lanes and (the eight-lane ones) in
- * AVX-512 lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
+/* op_polar_rotation_warm2_lanes, _warm4_lanes, _warm8_lanes, _warm16_lanes, _warm4_interleaved
+ * and _warm8_interleaved, the four-lane ones in SSE2 lanes and, where the CPU has them, in AVX lanes and (the eight- and sixteen-lane
+ * ones) in AVX-512 lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
  * iterate longer or fall back. */
 static void test_warm_lanes_bitwise_scalar(void **state)
 {
@@ -775,6 +774,25 @@ static void test_warm_lanes_bitwise_scalar(void **state)
                     assert_memory_equal(&r1[k], &R8[36 * (m / 4) + 4 * k + m % 4], sizeof(double));
                     assert_memory_equal(&r1[k], &R8_lanes[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
                 }
+            }
+        }
+        /* op_polar_rotation_warm16_lanes: matrices i … i + 15, two eights of pairs */
+        for (int i = 0; i + 15 < COUNT; i += 16) {
+            double C16[144], q16[16][4], R16[144], q1[4], r1[9];
+            double *q_lanes[16];
+            for (int m = 0; m < 16; ++m) {
+                for (int k = 0; k < 9; ++k)
+                    C16[18 * (m / 2) + 2 * k + m % 2] = c[i + m][k];
+                memcpy(q16[m], start[i + m], sizeof q16[m]);
+                q_lanes[m] = q16[m];
+            }
+            op_polar_rotation_warm16_lanes(C16, q_lanes, R16);
+            for (int m = 0; m < 16; ++m) {
+                memcpy(q1, start[i + m], sizeof q1);
+                op_polar_rotation_warm(c[i + m], q1, r1);
+                assert_memory_equal(q1, q16[m], sizeof q1);
+                for (int k = 0; k < 9; ++k)
+                    assert_memory_equal(&r1[k], &R16[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
             }
         }
     }
