@@ -988,7 +988,8 @@ static inline void store_pair(arap_solver *s, op_body *body, int a, int b, const
  * their polar decompositions in one, two or four groups of four lanes (op_polar_rotation_warm4_lanes,
  * _warm8_lanes, _warm16_lanes: AVX, or AVX-512's eight; SSE2 pairs without AVX), whose latency
  * chains overlap. A run shorter than its lanes is padded with its last particle, whose C and warm
- * start the padding lanes repeat: they compute its rotation bit for bit again and are not stored.
+ * start the padding lanes repeat (the warm start copied): they compute its rotation bit for bit
+ * again and are not stored.
  * A colour's last particles so cost one call instead of a four's, a pair's and a lone one's. */
 static void local_lanes(arap_solver *s, op_body *body, const double *rotations, const int *order, int count,
                         int gauss_seidel)
@@ -1003,9 +1004,12 @@ static void local_lanes(arap_solver *s, op_body *body, const double *rotations, 
     for (int w = pairs; w < lanes / 2; ++w)
         for (int k = 0; k < 9; ++k) /* both lanes the last particle's */
             C[w][k] = count % 2 ? C[pairs - 1][k] : _mm_unpackhi_pd(C[pairs - 1][k], C[pairs - 1][k]);
-    double *q[MOST];
+    /* the padding lanes start from copies of the last particle's warm start and leave their
+     * quaternions in the copies: a later call of the polar kernel (the eights and sixteens
+     * without AVX-512 are several) must not see one already updated */
+    double *q[MOST], padding[MOST][4];
     for (int m = 0; m < lanes; ++m)
-        q[m] = &s->quaternion[4 * p[m]];
+        q[m] = m < count ? &s->quaternion[4 * p[m]] : memcpy(padding[m], &s->quaternion[4 * p[m]], sizeof padding[m]);
     if (lanes == 16)
         op_polar_rotation_warm16_lanes((const double *)C, q, (double *)R);
     else if (lanes == 8)
@@ -1372,25 +1376,38 @@ static inline void rotation_pull(const arap_solver *s, const op_graph *g, int i,
 #endif
 }
 
-/* b_i += k × rotation_pull(i) for every free particle */
-static void add_rotation_pulls(const arap_solver *s, const op_graph *g, double k)
+/* b_row = (m_i/h²)(y_i − x_ref_i) + k × pull: the inertia term, then the rotation pull added, in
+ * registers and stored once */
+static inline void set_rhs_row(const arap_solver *s, const op_body *body, int i, int row, double k,
+                               const double pull[3])
+{
+    const double *y = &body->inertial_position[3 * i], *x_ref = &s->reference[3 * i];
+    double inertia = s->inertia[i];
+    double b[3] = { (y[0] - x_ref[0]) * inertia, (y[1] - x_ref[1]) * inertia, (y[2] - x_ref[2]) * inertia };
+    v3_axpy(b, k, pull);
+    v3_copy(&s->rhs[3 * row], b);
+}
+
+/* set_rhs_row with rotation_pull(i) for every free particle */
+static void rhs_inertia_and_pulls(arap_solver *s, const op_body *body, double k)
 {
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];
         if (row < 0)
             continue;
         double pull[3];
-        rotation_pull(s, g, i, pull);
-        v3_axpy(&s->rhs[3 * row], k, pull);
+        rotation_pull(s, body->graph, i, pull);
+        set_rhs_row(s, body, i, row, k, pull);
     }
 }
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
-/* add_rotation_pulls with each sum's four rows (three and the pad) in one AVX register: every
- * row through rotation_pull's operations in its order, so the same bits */
-static void add_rotation_pulls_avx(const arap_solver *s, const op_graph *g, double k)
+/* rhs_inertia_and_pulls with each pull's four rows (three and the pad) in one AVX register:
+ * every row through rotation_pull's operations in its order, so the same bits */
+static void rhs_inertia_and_pulls_avx(arap_solver *s, const op_body *body, double k)
 {
+    const op_graph *g = body->graph;
     const double *turn = s->turn;
     for (int i = 0; i < s->n; ++i) {
         int row = s->row_of[i];
@@ -1409,15 +1426,16 @@ static void add_rotation_pulls_avx(const arap_solver *s, const op_graph *g, doub
         }
         double pull[4];
         _mm256_storeu_pd(pull, p);
-        v3_axpy(&s->rhs[3 * row], k, pull);
+        set_rhs_row(s, body, i, row, k, pull);
     }
 }
 
-/* add_rotation_pulls_avx for a group's four bodies of one row numbering (they share a factor)
+/* rhs_inertia_and_pulls_avx for a group's four bodies of one row numbering (they share a factor)
  * and one stiffness k: each body's sums exactly as alone, their four latency chains side by
  * side, the per-edge weights loaded once for all four */
-static void add_rotation_pulls4_avx(arap_solver *const *solvers, const op_graph *g, double k)
+static void rhs_inertia_and_pulls4_avx(arap_solver *const *solvers, op_body *const *bodies, double k)
 {
+    const op_graph *g = bodies[0]->graph;
     const arap_solver *s = solvers[0];
     const double *turn[GROUP_LANES];
     for (int m = 0; m < GROUP_LANES; ++m)
@@ -1446,7 +1464,7 @@ static void add_rotation_pulls4_avx(arap_solver *const *solvers, const op_graph 
         for (int m = 0; m < GROUP_LANES; ++m) {
             double pull[4];
             _mm256_storeu_pd(pull, p[m]);
-            v3_axpy(&solvers[m]->rhs[3 * row], k, pull);
+            set_rhs_row(solvers[m], bodies[m], i, row, k, pull);
         }
     }
 }
@@ -1454,15 +1472,15 @@ OP_SIMD_AVX_END
 #endif
 
 /* The global step's right-hand side (the file comment's system; free_count > 0) is formed in
- * three parts, in this order: global_rhs_inertia, the rotation pulls, global_rhs_couplings.
- * First R_j − P (turn) and the inertia term into s->rhs. */
-static void global_rhs_inertia(arap_solver *s, const op_body *body)
+ * three parts, in this order: global_turns, the inertia terms with the rotation pulls
+ * (rhs_inertia_and_pulls), global_rhs_couplings. First R_j − P (turn), for every particle. */
+static void global_turns(arap_solver *s, const op_body *body)
 {
     const double *P = body->placement_rotation;
     const double *rotation = body->state.rotation;
-    /* R_j − P once per particle, not once per edge that reads it. Both loops form their values
-     * before storing any: their stores might alias what they read as far as the compiler knows,
-     * so stores between the loads kept each load waiting on the store before it. */
+    /* R_j − P once per particle, not once per edge that reads it, formed before it is stored:
+     * the stores might alias what the loop reads as far as the compiler knows, so stores
+     * between the loads kept each load waiting on the store before it. */
     double *turn = s->turn;
     for (int i = 0; i < s->n; ++i) {
         double difference[9];
@@ -1471,15 +1489,6 @@ static void global_rhs_inertia(arap_solver *s, const op_body *body)
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
                 turn[12 * i + 4 * c + r] = difference[3 * r + c];
-    }
-    for (int i = 0; i < s->n; ++i) {
-        int row = s->row_of[i];
-        if (row < 0)
-            continue;
-        const double *y = &body->inertial_position[3 * i], *x_ref = &s->reference[3 * i];
-        double inertia = s->inertia[i];
-        v3_set(&s->rhs[3 * row], (y[0] - x_ref[0]) * inertia, (y[1] - x_ref[1]) * inertia,
-               (y[2] - x_ref[2]) * inertia);
     }
 }
 
@@ -1516,13 +1525,13 @@ static void global_rhs_couplings(arap_solver *s, const op_body *body)
 
 static void global_rhs(arap_solver *s, const op_body *body)
 {
-    global_rhs_inertia(s, body);
+    global_turns(s, body);
 #if OP_SIMD_AVX
     if (op_simd_use_avx)
-        add_rotation_pulls_avx(s, body->graph, body->stiffness);
+        rhs_inertia_and_pulls_avx(s, body, body->stiffness);
     else
 #endif
-        add_rotation_pulls(s, body->graph, body->stiffness);
+        rhs_inertia_and_pulls(s, body, body->stiffness);
     global_rhs_couplings(s, body);
 }
 
@@ -1551,7 +1560,7 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
 
 /* The global steps of a group's four bodies: where they share one factor (and so one row
  * numbering), the four rotation pulls and the four solves side by side
- * (add_rotation_pulls4_avx, op_sparse_solve3_four), else one by one. */
+ * (rhs_inertia_and_pulls4_avx, op_sparse_solve3_four), else one by one. */
 static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const *bodies, double h, int *failed)
 {
     int shared = solvers[0]->free_count > 0;
@@ -1570,8 +1579,8 @@ static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const
 #if OP_SIMD_AVX
     if (op_simd_use_avx) {
         for (int m = 0; m < GROUP_LANES; ++m)
-            global_rhs_inertia(solvers[m], bodies[m]);
-        add_rotation_pulls4_avx(solvers, bodies[0]->graph, solvers[0]->stiffness);
+            global_turns(solvers[m], bodies[m]);
+        rhs_inertia_and_pulls4_avx(solvers, bodies, solvers[0]->stiffness);
         for (int m = 0; m < GROUP_LANES; ++m)
             global_rhs_couplings(solvers[m], bodies[m]);
     } else
