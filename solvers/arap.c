@@ -49,7 +49,8 @@
  * about 10 µs an iteration). The polar decompositions are warm-started from each R_i's previous
  * quaternion, which the solver keeps (op_polar_rotation_warm: a certified Newton iteration, the
  * closed form where the certificate fails); four at a time they cost ≈ 25 ns a particle instead
- * of ≈ 50. Everything fixed for the run is computed once: x_ref, both steps' per-edge offsets,
+ * of ≈ 50, and sixteen at a time in two groups of AVX-512 lanes (local_lanes) took another tenth
+ * off the dinosaur's and the sheet's frames (docs/performance.md). Everything fixed for the run is computed once: x_ref, both steps' per-edge offsets,
  * the couplings to pinned particles; R_j − P once per global step rather than once per edge.
  * Each particle keeps one record (R_j Ā_j, R_j) so a neighbour's terms are one contiguous sum. */
 #include "arap.h"
@@ -300,8 +301,8 @@ static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body)
  *   m_ip = Σ_e Σ_{l: p_l = p} w_e w_l ū_e,   M_ip = Σ_e Σ_{l≠o: p_l = p} w_e w_l (v̄ − x̄_p) ū_eᵀ   (fixed),
  * each D_p from the rotations the sweep reads at the time (Gauss–Seidel: the newest). Per
  * particle and iteration that is one 3x3 product per distinct partner p, where the sum by
- * entries took one per entry and influence: the bar of Fig. 1 holds its end face by 50 vertices,
- * each skinned from up to K = 8 particles. A body at rest with its targets at rest (d = 0,
+ * entries took one per entry and influence: the bar of Fig. 1 holds its end face by 25 vertices,
+ * each skinned from K = 4 particles. A body at rest with its targets at rest (d = 0,
  * D = 0, v_c = v_0) gets exactly S_i. tests/test_arap.c compares it with the sum by entries.
  *
  * The global step's constraint term (the file comment's Σ_c w w_i (v_c − Σ_l w_l R_l (v̄ − x̄_l)),
