@@ -1483,6 +1483,25 @@ static void global_turns(arap_solver *s, const op_body *body)
      * the stores might alias what the loop reads as far as the compiler knows, so stores
      * between the loads kept each load waiting on the store before it. */
     double *turn = s->turn;
+#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+    /* D = R − P two entries a register, (D0 D1) (D2 D3) (D4 D5) (D6 D7) (D8 0), the columns
+     * (D0 D3 | D6 0), (D1 D4 | D7 0), (D2 D5 | D8 0) shuffled from them */
+    v2 p01 = _mm_loadu_pd(P), p23 = _mm_loadu_pd(P + 2), p45 = _mm_loadu_pd(P + 4), p67 = _mm_loadu_pd(P + 6),
+       p8 = _mm_load_sd(P + 8), zero = _mm_setzero_pd();
+    for (int i = 0; i < s->n; ++i) {
+        const double *R = &rotation[9 * i];
+        v2 d01 = _mm_sub_pd(_mm_loadu_pd(R), p01), d23 = _mm_sub_pd(_mm_loadu_pd(R + 2), p23);
+        v2 d45 = _mm_sub_pd(_mm_loadu_pd(R + 4), p45), d67 = _mm_sub_pd(_mm_loadu_pd(R + 6), p67);
+        v2 d8 = _mm_sub_sd(_mm_load_sd(R + 8), p8);
+        double *t = &turn[12 * i];
+        _mm_storeu_pd(t, _mm_shuffle_pd(d01, d23, 2));
+        _mm_storeu_pd(t + 2, _mm_move_sd(zero, d67));
+        _mm_storeu_pd(t + 4, _mm_shuffle_pd(d01, d45, 1));
+        _mm_storeu_pd(t + 6, _mm_unpackhi_pd(d67, zero));
+        _mm_storeu_pd(t + 8, _mm_shuffle_pd(d23, d45, 2));
+        _mm_storeu_pd(t + 10, d8);
+    }
+#else
     for (int i = 0; i < s->n; ++i) {
         double difference[9];
         for (int k = 0; k < 9; ++k)
@@ -1491,6 +1510,7 @@ static void global_turns(arap_solver *s, const op_body *body)
             for (int c = 0; c < 3; ++c)
                 turn[12 * i + 4 * c + r] = difference[3 * r + c];
     }
+#endif
 }
 
 /* Last the pinned neighbours' and the position constraints' terms. */
