@@ -219,9 +219,10 @@ typedef struct stage_ops {
 
 /* Counted, rounded to the nearest ten, from:
  *  predict: world.c predict (y 12, Y 18, the rigid fit's sums m3_mul + m3_mul_bt + 30, the
- *    rigid turn m3_mul 45) and arap.c arap_begin_substep (Y Ā scaled plus S, 63); bytes: the
- *    start copies of x and R (read and written), v, ṘR, y and Y written, Ā twice, the turned R
- *    read and written, the base written, S read, the record compared: ≈ 1,000.
+ *    rigid turn m3_mul 45) and arap.c arap_begin_substep (Y Ā scaled plus S, 63; the record's
+ *    R Ā, 45: after the rigid turn no record holds its R); bytes: the start copies of x and R
+ *    (read and written), v, ṘR, y and Y written, Ā twice, the turned R read and written, the
+ *    base written, S read, the record compared and written: ≈ 1,140.
  *  local, per particle: displacement 3, R Ā of Σ R_j 45, C 36, the warm polar rotation 330 (two
  *    Newton solves of polar.c's op_polar_rotation_warm: R(q) 40, Rᵀ C 45, setup 20, a solve 75,
  *    the product 28, the finish 40), the record R Ā 45; bytes: x, x_ref, u, the base, Ā, q
@@ -245,7 +246,7 @@ typedef struct stage_ops {
 enum { STAGE_PREDICT, STAGE_LOCAL, STAGE_GLOBAL, STAGE_SOLVE, STAGE_CHEBYSHEV, STAGE_SKINNING, STAGE_BROAD,
        STAGE_NARROW, STAGE_COUNT };
 static const stage_ops OPS[STAGE_COUNT] = {
-    { "predict", "particle", 270, 1000, 0, 0, 0 },
+    { "predict", "particle", 310, 1140, 0, 0, 0 },
     { "local", "particle", 460, 520, 2 * 39, 2 * 196, 2 * 28 },
     { "global", "particle", 40, 400, 2 * 18, 2 * 124, 2 * 28 },
     { "solve", "L nonzero", 12, 24, 0, 0, 0 },

@@ -1,10 +1,14 @@
 /* Which vector instructions the hot loops use. SSE2 always on x86-64 (its baseline), unless
  * built with -DOPSIM_NO_SIMD (the plain C paths); AVX besides, where the CPU has it, chosen at
- * load time (and AVX-512 for the polar decompositions of eight lanes, where the CPU has that): the polar rotations of a quad (core/polar.c), the global step's right-hand side
- * (solvers/arap.c) and its triangular solves (core/sparse.c), and the local and global steps of
- * a group of four instances iterated together, one body per lane (solvers/arap.c). Every AVX path does each lane's
+ * load time: the polar rotations of a quad (core/polar.c), the global step's right-hand side
+ * (solvers/arap.c) and its triangular solves (core/sparse.c), the local and global steps of
+ * a group of four instances iterated together, one body per lane (solvers/arap.c), and the
+ * per-particle loops of the prediction (core/predict.c) and of arap's begin_substep, one
+ * particle per lane (op_avx_load_records4 below); and AVX-512, where the CPU has it, for the
+ * polar decompositions of eight lanes (core/polar.c). Every AVX path does each lane's
  * operations in the SSE2 path's order, with no fused multiply-add (none is enabled), so the
- * results are bitwise the same on every machine (tests/test_polar.c, tests/test_arap.c). */
+ * results are bitwise the same on every machine (tests/test_polar.c, tests/test_arap.c,
+ * tests/test_predict.c). */
 #ifndef OPSIM_SIMD_H
 #define OPSIM_SIMD_H
 
@@ -18,6 +22,55 @@
 #define OP_SIMD_AVX512_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx,avx512f,avx512dq\")")
 #else
 #define OP_SIMD_AVX 0
+#endif
+
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* Four consecutive records of `stride` doubles from `first` (four particles' vectors or
+ * matrices), their entries 0 … count − 1 one register each, particle p in lane p:
+ * out[k] = (first[k], first[stride + k], first[2 stride + k], first[3 stride + k]), count ≤
+ * stride. Entries go in pairs, each particle's pair one 128-bit load, and an odd count's last
+ * entry one 64-bit load a particle: the loads op_avx_store_records4's stores make, so that a load
+ * right after them takes its value from the store (a load spanning two stores waits for both
+ * to reach the cache). Nothing outside the records is read. */
+static inline void op_avx_load_records4(const double *first, int stride, int count, __m256d *out)
+{
+    int k = 0;
+    for (; k + 1 < count; k += 2) {
+        __m256d even = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + k)),
+                                            _mm_loadu_pd(first + 2 * stride + k), 1);
+        __m256d odd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + stride + k)),
+                                           _mm_loadu_pd(first + 3 * stride + k), 1);
+        out[k] = _mm256_unpacklo_pd(even, odd);
+        out[k + 1] = _mm256_unpackhi_pd(even, odd);
+    }
+    if (k < count) {
+        __m128d low = _mm_loadh_pd(_mm_load_sd(first + k), first + stride + k);
+        __m128d high = _mm_loadh_pd(_mm_load_sd(first + 2 * stride + k), first + 3 * stride + k);
+        out[k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(low), high, 1);
+    }
+}
+
+/* The inverse of op_avx_load_records4: lane p of in[k] to first[p stride + k], k < count. */
+static inline void op_avx_store_records4(double *first, int stride, int count, const __m256d *in)
+{
+    for (int k = 0; k + 1 < count; k += 2) {
+        __m256d even = _mm256_unpacklo_pd(in[k], in[k + 1]), odd = _mm256_unpackhi_pd(in[k], in[k + 1]);
+        _mm_storeu_pd(first + k, _mm256_castpd256_pd128(even));
+        _mm_storeu_pd(first + stride + k, _mm256_castpd256_pd128(odd));
+        _mm_storeu_pd(first + 2 * stride + k, _mm256_extractf128_pd(even, 1));
+        _mm_storeu_pd(first + 3 * stride + k, _mm256_extractf128_pd(odd, 1));
+    }
+    if (count % 2) {
+        int k = count - 1;
+        __m128d low = _mm256_castpd256_pd128(in[k]), high = _mm256_extractf128_pd(in[k], 1);
+        _mm_storel_pd(first + k, low);
+        _mm_storeh_pd(first + stride + k, low);
+        _mm_storel_pd(first + 2 * stride + k, high);
+        _mm_storeh_pd(first + 3 * stride + k, high);
+    }
+}
+OP_SIMD_AVX_END
 #endif
 
 /* Nonzero while the AVX paths run: read in the hot loops, set at load and by op_simd_avx. */

@@ -11,6 +11,7 @@
 
 #include "math3.h"
 #include "polar.h"
+#include "predict.h"
 #include "timer.h"
 
 /* A sub-step's stages (world.h): every body's own, then the contacts between them. */
@@ -270,8 +271,9 @@ int op_world_particle_count(const op_world *world)
  * point of the ellipsoids weighted by its mass,
  *   Q = polar( Σ m_i (p_i − p̄)(x_i − x̄)ᵀ + ρ Σ Y_i Ā_i R_iᵀ ),
  * the minimiser over rotations of Σ m_i ‖Q (x_i − x̄) − (p_i − p̄)‖² + ρ ‖(Q R_i − Y_i) Ē_i A_i^½‖².
- * The sums are gathered in the prediction's own loop, from the values it has in registers, the
- * positions relative to the first particle's so that a body far from the origin loses no digits.
+ * The sums are gathered in the prediction's own loop (core/predict.c, four particles at a time in
+ * AVX lanes), the positions relative to the first particle's so that a body far from the origin
+ * loses no digits.
  * The fit and the turn cost about as much as the rest of the prediction: on the 180-model scene
  * (one thread, perf's cpu-clock samples) predict took 1.4 % of the run's samples against 0.7 % with
  * rotation_start = current, and arap's begin_substep, which refreshes what it caches from the
@@ -286,42 +288,10 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
     int n = graph->particle_count;
     memcpy(body->start_position, body->state.position, 3 * (size_t)n * sizeof(double));
     memcpy(body->start_rotation, body->state.rotation, 9 * (size_t)n * sizeof(double));
-    /* y formed in registers and stored once: read back from memory right after its
-     * element-wise stores, it stalled on store forwarding */
-    const double *g = world->def.gravity, *anchor = body->start_position;
-    double h2 = h * h, rho = graph->density;
-    int turning = 0, fit = world->def.rotation_start == OP_ROTATION_START_RIGID;
-    /* the rigid fit's sums: Σ m, Σ m d, Σ m e, Σ m d eᵀ (d = p − x₀, e = x − x₀), ρ Σ Y Ā Rᵀ */
-    double mass = 0.0, sum_d[3] = { 0, 0, 0 }, sum_e[3] = { 0, 0, 0 }, spread[9] = { 0 }, spin[9] = { 0 };
-    for (int i = 0; i < n; ++i) {
-        double *x = &body->state.position[3 * i], *y = &body->inertial_position[3 * i];
-        const double *v = &body->state.velocity[3 * i];
-        double e[3] = { x[0] - anchor[0], x[1] - anchor[1], x[2] - anchor[2] };
-        double y0 = (x[0] + h * v[0]) + h2 * g[0], y1 = (x[1] + h * v[1]) + h2 * g[1],
-               y2 = (x[2] + h * v[2]) + h2 * g[2];
-        v3_set(y, y0, y1, y2);
-        if (!body->position_pinned[i])
-            v3_set(x, y0, y1, y2);
-        turning |= v[0] != body->state.velocity[0] || v[1] != body->state.velocity[1] ||
-                   v[2] != body->state.velocity[2];
-        double *Y = &body->inertial_rotation[9 * i];
-        const double *R = &body->state.rotation[9 * i], *rate = &body->state.rotation_rate[9 * i];
-        for (int k = 0; k < 9; ++k) {
-            Y[k] = R[k] + h * rate[k];
-            turning |= rate[k] != 0.0;
-        }
-        if (fit) {
-            double m = graph->mass[i], d[3] = { e[0] + h * v[0], e[1] + h * v[1], e[2] + h * v[2] };
-            double YA[9], moment[9];
-            mass += m;
-            v3_axpy(sum_d, m, d);
-            v3_axpy(sum_e, m, e);
-            m3_add_outer(spread, m, d, e);
-            m3_mul(YA, Y, &graph->rest_moment[9 * i]);
-            m3_mul_bt(moment, YA, R);
-            m3_add(spin, spin, moment);
-        }
-    }
+    int fit = world->def.rotation_start == OP_ROTATION_START_RIGID;
+    /* the rigid fit's sums (core/predict.h), relative to the first particle's start position */
+    op_rigid_fit_sums sums = { 0 };
+    int turning = op_predict_particles(body, h, world->def.gravity, body->start_position, fit ? &sums : NULL);
     for (int p = 0; p < body->pin_count; ++p) {
         const op_pin *pin = &body->pins[p];
         if (pin->hold_position) {
@@ -333,13 +303,11 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
     }
     if (turning && fit) {
         double M[9], Q[9];
-        m3_add_outer(spread, -1.0 / mass, sum_d, sum_e); /* Σ m (d − d̄)(e − ē)ᵀ */
+        m3_add_outer(sums.spread, -1.0 / sums.mass, sums.d, sums.e); /* Σ m (d − d̄)(e − ē)ᵀ */
         for (int k = 0; k < 9; ++k)
-            M[k] = spread[k] + rho * spin[k];
+            M[k] = sums.spread[k] + graph->density * sums.spin[k];
         op_polar_rotation(M, Q);
-        for (int i = 0; i < n; ++i)
-            if (!body->rotation_pinned[i])
-                m3_mul(&body->state.rotation[9 * i], Q, &body->state.rotation[9 * i]);
+        op_predict_turn(body, Q);
     } else if (turning && world->def.rotation_start == OP_ROTATION_START_PREDICTED) {
         for (int i = 0; i < n; ++i)
             if (!body->rotation_pinned[i])
@@ -355,18 +323,6 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
             op_script_move_point(script, t_end, con->anchor, con->target);
         else
             op_script_move_direction(script, t_end, con->anchor, con->target);
-    }
-}
-
-static void update_velocity(op_body *body, double h)
-{
-    int n = body->graph->particle_count;
-    for (int i = 0; i < n; ++i) {
-        double *v = &body->state.velocity[3 * i], *rate = &body->state.rotation_rate[9 * i];
-        v3_sub(v, &body->state.position[3 * i], &body->start_position[3 * i]);
-        v3_scale(v, v, 1.0 / h);
-        m3_sub(rate, &body->state.rotation[9 * i], &body->start_rotation[9 * i]);
-        m3_scale(rate, rate, 1.0 / h);
     }
 }
 
@@ -694,7 +650,7 @@ static void step_unit_stages(op_world *world, int u, double h, op_energy *energy
     }
     for (int m = 0; m < count; ++m) {
         op_body *body = &world->bodies[members[m]];
-        update_velocity(body, h);
+        op_predict_update_velocity(body, h);
         if (world->def.floor) {
             double start = op_now(), reach = 0.0, left;
             if (world->def.floor_contact == OP_FLOOR_CONTACT_ITERATION) {

@@ -677,33 +677,119 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     return OP_OK;
 }
 
+/* Particle i's sub-step start: its local_base, ρ/h² Y_i Ā_i + k P S_i (inertia = ρ/h²), entry by
+ * entry in m3_mul's, m3_scale's and m3_add's order; and its record refreshed where it does not
+ * hold R_i. */
+static inline void begin_particle(arap_solver *s, const op_body *body, int i, double inertia)
+{
+    const op_graph *g = body->graph;
+    const double *Y = &body->inertial_rotation[9 * i], *A = &g->rest_moment[9 * i];
+    const double *spread = &s->rest_spread[9 * i];
+    double base[9]; /* formed apart from its stores, which might alias Y, Ā or S as far as the
+                       compiler knows: so it can keep the sums in vector registers */
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            base[3 * r + c] =
+                (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia + spread[3 * r + c];
+    for (int e = 0; e < 9; ++e)
+        *sweep_at(&s->data, s->data.base, 9, i, e) = base[e];
+    /* A record always holds m3_mul(R, Ā) for the R it holds, so one whose R is R_i bit for
+     * bit is current (the sweep keeps them so); only rotations set from outside the sweep
+     * (pins, Chebyshev, a state written by the caller) are refreshed. Refreshing them all
+     * wrote 18 numbers a particle into lines that had left the cache since the last
+     * sub-step. */
+    if (!record_holds(s, body->state.rotation, i))
+        refresh_sweep_state(s, g, body->state.rotation, i);
+}
+
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* lane p of v to to[p stride] */
+static inline void store_lanes_apart(double *to, size_t stride, __m256d v)
+{
+    __m128d low = _mm256_castpd256_pd128(v), high = _mm256_extractf128_pd(v, 1);
+    _mm_storel_pd(to, low);
+    _mm_storeh_pd(to + stride, low);
+    _mm_storel_pd(to + 2 * stride, high);
+    _mm_storeh_pd(to + 3 * stride, high);
+}
+
+/* begin_particle for every particle, four at a time side by side in AVX lanes (one particle a
+ * lane, core/simd.h), each lane's operations in begin_particle's order, so the same bits; the
+ * last n mod 4 one at a time. The records are compared four at a time, and all four refreshed
+ * when one does not hold. In a group's interleaved sweep data (a body's entries every
+ * GROUP_LANES doubles) the bases and records are stored and read entry by entry. */
+static void begin_particles_avx(arap_solver *s, const op_body *body, double inertia)
+{
+    const op_graph *g = body->graph;
+    const __m256d scale = _mm256_set1_pd(inertia);
+    size_t base_stride = 9 * (size_t)s->data.lanes, record_stride = 18 * (size_t)s->data.lanes;
+    int i = 0;
+    for (; i + 4 <= s->n; i += 4) {
+        __m256d Y[9], A[9], S[9], base[9], R[9], held[9], differ = _mm256_setzero_pd();
+        op_avx_load_records4(&body->inertial_rotation[9 * i], 9, 9, Y);
+        op_avx_load_records4(&g->rest_moment[9 * i], 9, 9, A);
+        op_avx_load_records4(&s->rest_spread[9 * i], 9, 9, S);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                base[3 * r + c] = _mm256_add_pd(
+                    _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(Y[3 * r], A[c]), _mm256_mul_pd(Y[3 * r + 1], A[3 + c])),
+                                                _mm256_mul_pd(Y[3 * r + 2], A[6 + c])),
+                                  scale),
+                    S[3 * r + c]);
+        op_avx_load_records4(&body->state.rotation[9 * i], 9, 9, R);
+        if (s->data.lanes == 1) {
+            op_avx_store_records4(sweep_at(&s->data, s->data.base, 9, i, 0), 9, 9, base);
+            op_avx_load_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, held);
+        } else {
+            /* entry k of particle i + p at k·lanes + p·stride from entry 0 of particle i */
+            double *base_at = sweep_at(&s->data, s->data.base, 9, i, 0);
+            const double *held_at = sweep_at(&s->data, s->data.record, 18, i, 9);
+            for (int k = 0; k < 9; ++k, base_at += GROUP_LANES, held_at += GROUP_LANES) {
+                store_lanes_apart(base_at, base_stride, base[k]);
+                held[k] = _mm256_setr_pd(held_at[0], held_at[record_stride], held_at[2 * record_stride],
+                                         held_at[3 * record_stride]);
+            }
+        }
+        for (int k = 0; k < 9; ++k)
+            differ = _mm256_or_pd(differ, _mm256_xor_pd(R[k], held[k]));
+        if (_mm256_testz_si256(_mm256_castpd_si256(differ), _mm256_castpd_si256(differ)))
+            continue;
+        /* refresh_sweep_state of all four: a record that holds R_i is rewritten with its own
+         * bits. After a rigid turn of the rotations (world.c's predict) none holds. */
+        __m256d moment[9];
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                moment[3 * r + c] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(R[3 * r], A[c]), _mm256_mul_pd(R[3 * r + 1], A[3 + c])),
+                                                  _mm256_mul_pd(R[3 * r + 2], A[6 + c]));
+        if (s->data.lanes == 1) {
+            op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 0), 18, 9, moment);
+            op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, R);
+        } else {
+            double *record_at = sweep_at(&s->data, s->data.record, 18, i, 0);
+            for (int k = 0; k < 18; ++k, record_at += GROUP_LANES)
+                store_lanes_apart(record_at, record_stride, k < 9 ? moment[k] : R[k - 9]);
+        }
+    }
+    for (; i < s->n; ++i)
+        begin_particle(s, body, i, inertia);
+}
+OP_SIMD_AVX_END
+#endif
+
 static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
 {
     arap_solver *s = self;
     if (h != s->factored_h && prepare_global(ctx, s, body, h, NULL, 0) != OP_OK)
         return ctx->status;
-    const op_graph *g = body->graph;
-    double inertia = g->density / (h * h);
-    for (int i = 0; i < s->n; ++i) {
-        /* ρ/h² Y_i Ā_i + k P S_i entry by entry, in m3_mul's, m3_scale's and m3_add's order */
-        const double *Y = &body->inertial_rotation[9 * i], *A = &g->rest_moment[9 * i];
-        const double *spread = &s->rest_spread[9 * i];
-        double base[9]; /* formed apart from its stores, which might alias Y, Ā or S as far as the
-                           compiler knows: so it can keep the sums in vector registers */
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                base[3 * r + c] =
-                    (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia + spread[3 * r + c];
-        for (int e = 0; e < 9; ++e)
-            *sweep_at(&s->data, s->data.base, 9, i, e) = base[e];
-        /* A record always holds m3_mul(R, Ā) for the R it holds, so one whose R is R_i bit for
-         * bit is current (the sweep keeps them so); only rotations set from outside the sweep
-         * (pins, Chebyshev, a state written by the caller) are refreshed. Refreshing them all
-         * wrote 18 numbers a particle into lines that had left the cache since the last
-         * sub-step. */
-        if (!record_holds(s, body->state.rotation, i))
-            refresh_sweep_state(s, g, body->state.rotation, i);
-    }
+    double inertia = body->graph->density / (h * h);
+#if OP_SIMD_AVX
+    if (op_simd_use_avx)
+        begin_particles_avx(s, body, inertia);
+    else
+#endif
+        for (int i = 0; i < s->n; ++i)
+            begin_particle(s, body, i, inertia);
     constraint_targets(s, body);
     return OP_OK;
 }
