@@ -23,6 +23,12 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9]);
  * in one group of AVX lanes where the CPU has AVX (core/simd.h). */
 void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], double R[18]);
 void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], double R[36]);
+/* Eight at once: two fours of that layout (matrix m at C[36 (m / 4) + 18 (m % 4 / 2) + 2k + m % 2]),
+ * in two groups of AVX registers, their latency chains side by side. */
+void op_polar_rotation_warm8_lanes(const double C[72], double *const q[8], double R[72]);
+/* Sixteen: two eights of that layout (matrix m at C[72 (m / 8) + …] as above for m % 8), in two
+ * groups of AVX-512 registers where the CPU has them, else as two eights. */
+void op_polar_rotation_warm16_lanes(const double C[144], double *const q[16], double R[144]);
 
 /* Four at once, interleaved as they sit in AVX registers: entry k of matrix m at C[4k + m],
  * rotation m likewise in R, component k of quaternion m at q[4k + m] (in and out). For four

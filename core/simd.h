@@ -4,7 +4,8 @@
  * (solvers/arap.c) and its triangular solves (core/sparse.c), the local and global steps of
  * a group of four instances iterated together, one body per lane (solvers/arap.c), and the
  * per-particle loops of the prediction (core/predict.c) and of arap's begin_substep, one
- * particle per lane (op_avx_load_records4 below). Every AVX path does each lane's
+ * particle per lane (op_avx_load_records4 below); and AVX-512, where the CPU has it, for the
+ * polar decompositions of eight lanes (core/polar.c). Every AVX path does each lane's
  * operations in the SSE2 path's order, with no fused multiply-add (none is enabled), so the
  * results are bitwise the same on every machine (tests/test_polar.c, tests/test_arap.c,
  * tests/test_predict.c). */
@@ -18,6 +19,7 @@
 #include <immintrin.h>
 #define OP_SIMD_AVX_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx\")")
 #define OP_SIMD_AVX_END _Pragma("GCC pop_options")
+#define OP_SIMD_AVX512_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx,avx512f,avx512dq\")")
 #else
 #define OP_SIMD_AVX 0
 #endif
@@ -73,10 +75,17 @@ OP_SIMD_AVX_END
 
 /* Nonzero while the AVX paths run: read in the hot loops, set at load and by op_simd_avx. */
 extern int op_simd_use_avx;
+/* Nonzero while, besides, the AVX-512 paths run (AVX-512F and DQ, eight lanes a register: the
+ * polar decompositions of eight lanes, core/polar.c), where the CPU has them; their functions
+ * sit between OP_SIMD_AVX512_BEGIN and OP_SIMD_AVX_END. Set at load, by op_simd_avx (with the AVX
+ * paths) and by op_simd_avx512. */
+extern int op_simd_use_avx512;
 
 /* Asks for the AVX paths (wanted = 1, taken only where the CPU has AVX) or the SSE2 ones (0),
  * for tests and benchmarks to compare them, or only tells (any other value); returns 1 when
  * the AVX paths now run. Not while another thread is in the solver. */
 int op_simd_avx(int wanted);
+/* The same for the AVX-512 paths alone (taken only where the CPU has them and the AVX paths run). */
+int op_simd_avx512(int wanted);
 
 #endif

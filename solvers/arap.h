@@ -27,6 +27,10 @@ int op_arap_sweep_colours(const void *solver, const int **colour_start);
  * op_sparse_solve3 with it applies A⁻¹ to a [free][3] block (arap-lbfgs's initial Hessian). A
  * new h (begin_substep) may replace it. */
 const op_sparse_factor *op_arap_factor(const void *solver);
+/* C^p_i + C^d_i (Sec. 3.4) of particle i added into C as the local step forms them, with the
+ * rotations `rotations`, the positions the last local step read and the targets of the last
+ * begin_substep (for tests). */
+void op_arap_constraint_terms(const void *solver, const op_body *body, const double *rotations, int i, double C[9]);
 /* Global step: every free position from the prefactored n×n system (Eq. 7 + 12 + 14). */
 int op_arap_global_step(op_ctx *ctx, void *solver, op_body *body, double h);
 

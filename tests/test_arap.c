@@ -254,6 +254,187 @@ static void test_position_constraint_pulls_vertex_to_target(void **state)
     one_body_free(&f);
 }
 
+/* ---- the constraint terms regrouped by particle (solvers/arap.c, constraint_targets) ---- */
+
+/* A rotation about a uniformly random axis by an angle uniform in [0, largest). */
+static void random_rotation(op_rng *rng, double largest, double R[9])
+{
+    double axis[3] = { op_rng_uniform(rng) - 0.5, op_rng_uniform(rng) - 0.5, op_rng_uniform(rng) - 0.5 };
+    v3_scale(axis, axis, 1.0 / v3_norm(axis));
+    op_axis_angle_matrix(axis, largest * op_rng_uniform(rng), R);
+}
+
+/* The slow reference: C^p_i + C^d_i summed by constraint entry, each entry's u from all its
+ * influences (arap.c's formulation before the regrouping), from the body's positions. */
+static void constraint_terms_by_entries(const op_body *body, const double *rotations, int i, double C[9])
+{
+    const op_graph *g = body->graph;
+    for (int c = 0; c < body->constraint_count; ++c) {
+        const op_constraint *con = &body->constraints[c];
+        for (int own = 0; own < con->influence_count; ++own) {
+            if (con->particle[own] != i)
+                continue;
+            if (con->kind == OP_CONSTRAINT_POSITION) {
+                double u[3], u_rest[3], offset[3];
+                v3_copy(u, con->target);
+                for (int l = 0; l < con->influence_count; ++l) {
+                    int p = con->particle[l];
+                    v3_axpy(u, -con->influence[l], &body->state.position[3 * p]);
+                    if (l == own)
+                        continue;
+                    v3_sub(offset, con->rest_point, &g->rest_position[3 * p]);
+                    m3_mul_v(offset, &rotations[9 * p], offset);
+                    v3_axpy(u, -con->influence[l], offset);
+                }
+                v3_sub(u_rest, con->rest_point, &g->rest_position[3 * i]);
+                v3_scale(u_rest, u_rest, con->influence[own]);
+                m3_add_outer(C, con->weight, u, u_rest);
+            } else {
+                double n[3] = { 0, 0, 0 }, turned[3];
+                for (int l = 0; l < con->influence_count; ++l) {
+                    m3_mul_v(turned, &rotations[9 * con->particle[l]], con->rest_direction);
+                    v3_axpy(n, con->influence[l], turned);
+                }
+                double m = v3_norm(n), r[3], r_rest[3];
+                v3_copy(r, con->target);
+                for (int l = 0; l < con->influence_count; ++l) {
+                    if (l == own)
+                        continue;
+                    m3_mul_v(turned, &rotations[9 * con->particle[l]], con->rest_direction);
+                    v3_axpy(r, -con->influence[l] / m, turned);
+                }
+                v3_scale(r_rest, con->rest_direction, con->influence[own] / m);
+                m3_add_outer(C, con->weight, r, r_rest);
+            }
+        }
+    }
+}
+
+/* A bar placed turned and away from the origin, 40 position constraints on random vertices
+ * (Fig. 1's weight, targets moved off their anchors by up to 5 cm), three direction constraints
+ * with random targets, and the first influence of the first constraint position-pinned; started,
+ * then every position moved by up to 2 cm and every rotation turned by up to 0.6 rad. */
+static void make_constrained_bar(fixture *f, op_rng *rng)
+{
+    op_world_def def = op_default_world_def();
+    v3_set(def.gravity, 0, -9.81, 0);
+    def.iterations = 10;
+    double P[9], t[3] = { 1.5, 2.0, -0.75 };
+    op_axis_angle_matrix((const double[3]){ 0.6, 0.0, 0.8 }, 0.7, P);
+    one_body_begin(f, &def, "bar20", 0, 4e9, P, t);
+    op_body *body = f->body;
+    int vertices = body->model->mesh.vertex_count;
+    for (int c = 0; c < 40; ++c) {
+        assert_int_equal(op_body_add_constraint(&f->ctx, body, OP_CONSTRAINT_POSITION, op_rng_below(rng, vertices),
+                                                NULL, 1e6, -1),
+                         OP_OK);
+        double *anchor = body->constraints[c].anchor;
+        for (int d = 0; d < 3; ++d)
+            anchor[d] += 0.1 * (op_rng_uniform(rng) - 0.5);
+    }
+    for (int c = 0; c < 3; ++c) {
+        double direction[3] = { op_rng_uniform(rng) - 0.5, op_rng_uniform(rng) - 0.5, op_rng_uniform(rng) - 0.5 };
+        assert_int_equal(op_body_add_constraint(&f->ctx, body, OP_CONSTRAINT_DIRECTION, op_rng_below(rng, vertices),
+                                                direction, 1e3, -1),
+                         OP_OK);
+        double *anchor = body->constraints[body->constraint_count - 1].anchor;
+        for (int d = 0; d < 3; ++d)
+            anchor[d] = op_rng_uniform(rng) - 0.5;
+        v3_scale(anchor, anchor, 1.0 / v3_norm(anchor));
+    }
+    assert_int_equal(op_body_add_pin(&f->ctx, body, body->constraints[0].particle[0], 1, 0), OP_OK);
+    start_world(f, "gs");
+    for (int i = 0; i < body->graph->particle_count; ++i) {
+        double turn[9];
+        for (int d = 0; d < 3; ++d)
+            body->state.position[3 * i + d] += 0.04 * (op_rng_uniform(rng) - 0.5);
+        random_rotation(rng, 0.6, turn);
+        m3_mul(&body->state.rotation[9 * i], turn, &body->state.rotation[9 * i]);
+    }
+}
+
+/* The local step's constraint terms, regrouped by particle, against the sum by entries on
+ * random states (positions, rotations, targets): the same to 1e-12 of the largest entry. */
+static void test_constraint_terms_match_the_sum_by_entries(void **state)
+{
+    (void)state;
+    fixture f;
+    op_rng rng = op_rng_seeded(22);
+    make_constrained_bar(&f, &rng);
+    op_body *body = f.body;
+    void *solver = f.world.solver_state[0];
+    int n = body->graph->particle_count, compared = 0;
+    double h = f.world.def.frame_time / f.world.def.substeps, worst = 0.0;
+    double *rotations = malloc(9 * (size_t)n * sizeof(double));
+    assert_non_null(rotations);
+    for (int trial = 0; trial < 5; ++trial) {
+        for (int c = 0; c < body->constraint_count; ++c) {
+            op_constraint *con = &body->constraints[c];
+            for (int d = 0; d < 3; ++d)
+                con->target[d] = con->anchor[d] + 0.1 * trial * (op_rng_uniform(&rng) - 0.5);
+        }
+        assert_int_equal(op_solver_arap.begin_substep(&f.ctx, solver, body, h), OP_OK);
+        op_arap_local_step(solver, body, h); /* reads the positions */
+        for (int i = 0; i < n; ++i)
+            random_rotation(&rng, 1.0, &rotations[9 * i]);
+        for (int i = 0; i < n; ++i) {
+            double regrouped[9] = { 0 }, reference[9] = { 0 }, size = 0.0, error = 0.0;
+            op_arap_constraint_terms(solver, body, rotations, i, regrouped);
+            constraint_terms_by_entries(body, rotations, i, reference);
+            for (int k = 0; k < 9; ++k) {
+                size = fmax(size, fabs(reference[k]));
+                error = fmax(error, fabs(regrouped[k] - reference[k]));
+            }
+            if (size == 0.0) {
+                assert_true(error == 0.0);
+                continue;
+            }
+            worst = fmax(worst, error / size);
+            ++compared;
+        }
+    }
+    print_message("%d particle terms compared, largest relative difference %.2e\n", compared, worst);
+    assert_true(compared > 5 * 10);
+    assert_true(worst <= 1e-12);
+    free(rotations);
+    one_body_free(&f);
+}
+
+/* The global step with constraints (their terms regrouped by free particle, one partner
+ * pinned) leaves E's position gradient zero at every free particle: below 1e-9 of what it was. */
+static void test_constrained_global_step_zeroes_the_position_gradient(void **state)
+{
+    (void)state;
+    fixture f;
+    op_rng rng = op_rng_seeded(23);
+    make_constrained_bar(&f, &rng);
+    op_body *body = f.body;
+    void *solver = f.world.solver_state[0];
+    int n = body->graph->particle_count;
+    double h = f.world.def.frame_time / f.world.def.substeps;
+    double *gradient = malloc(3 * (size_t)n * sizeof(double));
+    assert_non_null(gradient);
+    for (int c = 0; c < body->constraint_count; ++c)
+        for (int d = 0; d < 3; ++d)
+            body->constraints[c].target[d] = body->constraints[c].anchor[d] + 0.1 * (op_rng_uniform(&rng) - 0.5);
+    assert_int_equal(op_solver_arap.begin_substep(&f.ctx, solver, body, h), OP_OK);
+    double before = 0.0, after = 0.0;
+    op_energy_position_gradient(body, h, gradient);
+    for (int i = 0; i < n; ++i)
+        if (!body->position_pinned[i])
+            before = fmax(before, sqrt(v3_dot(&gradient[3 * i], &gradient[3 * i])));
+    assert_int_equal(op_arap_global_step(&f.ctx, solver, body, h), OP_OK);
+    op_energy_position_gradient(body, h, gradient);
+    for (int i = 0; i < n; ++i)
+        if (!body->position_pinned[i])
+            after = fmax(after, sqrt(v3_dot(&gradient[3 * i], &gradient[3 * i])));
+    print_message("largest free position gradient %.3e before the global step, %.3e after\n", before, after);
+    assert_true(before > 1e3);
+    assert_true(after <= 1e-9 * before);
+    free(gradient);
+    one_body_free(&f);
+}
+
 /* Twin dinosaur worlds stepped 20 frames, a with the vector paths op_simd_avx(avx_a) asks for
  * and b with op_simd_avx(avx_b) (−1: as they are), agree in every logged energy and the final
  * state, bit for bit. */
@@ -755,6 +936,8 @@ int main(void)
         cmocka_unit_test(test_pin_holds_and_rigid_body_falls_freely),
         cmocka_unit_test(test_jacobi_converges_to_the_same_step),
         cmocka_unit_test(test_position_constraint_pulls_vertex_to_target),
+        cmocka_unit_test(test_constraint_terms_match_the_sum_by_entries),
+        cmocka_unit_test(test_constrained_global_step_zeroes_the_position_gradient),
         cmocka_unit_test(test_two_runs_are_bitwise_identical),
         cmocka_unit_test(test_avx_paths_give_sse2_bits),
         cmocka_unit_test(test_rotations_written_between_frames_are_seen),

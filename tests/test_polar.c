@@ -681,9 +681,9 @@ static void test_warm_falls_back_from_bad_starts(void **state)
     report("warm, 2000 x 5 bad starts", &w, 1);
 }
 
-/* op_polar_rotation_warm2_lanes, op_polar_rotation_warm4_lanes and
- * op_polar_rotation_warm4_interleaved and op_polar_rotation_warm8_interleaved, the four-lane
- * ones in SSE2 lanes and, where the CPU has it, in AVX lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
+/* op_polar_rotation_warm2_lanes, _warm4_lanes, _warm8_lanes, _warm16_lanes, _warm4_interleaved
+ * and _warm8_interleaved, the four-lane ones in SSE2 lanes and, where the CPU has them, in AVX lanes and (the eight- and sixteen-lane
+ * ones) in AVX-512 lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
  * iterate longer or fall back. */
 static void test_warm_lanes_bitwise_scalar(void **state)
 {
@@ -704,10 +704,14 @@ static void test_warm_lanes_bitwise_scalar(void **state)
         else
             nearby_quaternion(&g, ref, kind == 2 ? 1e-6 : kind == 3 ? 1e-2 : 0.5, start[i]);
     }
-    int avx_available = op_simd_avx(1);
-    print_message("four lanes checked %s\n", avx_available ? "in SSE2 and in AVX" : "without AVX (no AVX paths here)");
-    for (int width = 0; width <= avx_available; ++width) {
-        op_simd_avx(width);
+    int avx_available = op_simd_avx(1), avx512_available = op_simd_avx512(1);
+    print_message("lanes checked %s\n", avx512_available ? "in SSE2, in AVX and with AVX-512"
+                                         : avx_available  ? "in SSE2 and in AVX (no AVX-512 paths here)"
+                                                          : "without AVX (no AVX paths here)");
+    /* width 0: SSE2; 1: AVX; 2: AVX and AVX-512 */
+    for (int width = 0; width <= avx_available + avx512_available; ++width) {
+        op_simd_avx(width > 0);
+        op_simd_avx512(width > 1);
         for (int i = 0; i + 3 < COUNT; i += 4) {
             double q1[4][4], r1[4][9], q2[4][4], r2lanes[36], q4[4][4], lanes[36], r4[36];
             double interleaved[36], q_interleaved[16], r_interleaved[36];
@@ -742,24 +746,53 @@ static void test_warm_lanes_bitwise_scalar(void **state)
                 }
             }
         }
-        /* op_polar_rotation_warm8_interleaved: matrices i … i + 7, two fours */
+        /* op_polar_rotation_warm8_interleaved and op_polar_rotation_warm8_lanes: matrices
+         * i … i + 7, two fours */
         for (int i = 0; i + 7 < COUNT; i += 8) {
-            double C8[72], q8[2][16], R8[72], q1[4], r1[9];
+            double C8[72], q8[2][16], R8[72], q1[4], r1[9], lanes8[72], q8_lanes[8][4], R8_lanes[72];
+            double *q_lanes[8];
             for (int m = 0; m < 8; ++m) {
-                for (int k = 0; k < 9; ++k)
+                for (int k = 0; k < 9; ++k) {
                     C8[36 * (m / 4) + 4 * k + m % 4] = c[i + m][k];
+                    lanes8[18 * (m / 2) + 2 * k + m % 2] = c[i + m][k];
+                }
                 for (int k = 0; k < 4; ++k)
                     q8[m / 4][4 * k + m % 4] = start[i + m][k];
+                memcpy(q8_lanes[m], start[i + m], sizeof q8_lanes[m]);
+                q_lanes[m] = q8_lanes[m];
             }
             double *halves[2] = { q8[0], q8[1] };
             op_polar_rotation_warm8_interleaved(C8, halves, R8);
+            op_polar_rotation_warm8_lanes(lanes8, q_lanes, R8_lanes);
             for (int m = 0; m < 8; ++m) {
                 memcpy(q1, start[i + m], sizeof q1);
                 op_polar_rotation_warm(c[i + m], q1, r1);
+                assert_memory_equal(q1, q8_lanes[m], sizeof q1);
                 for (int k = 0; k < 4; ++k)
                     assert_memory_equal(&q1[k], &q8[m / 4][4 * k + m % 4], sizeof(double));
-                for (int k = 0; k < 9; ++k)
+                for (int k = 0; k < 9; ++k) {
                     assert_memory_equal(&r1[k], &R8[36 * (m / 4) + 4 * k + m % 4], sizeof(double));
+                    assert_memory_equal(&r1[k], &R8_lanes[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
+                }
+            }
+        }
+        /* op_polar_rotation_warm16_lanes: matrices i … i + 15, two eights of pairs */
+        for (int i = 0; i + 15 < COUNT; i += 16) {
+            double C16[144], q16[16][4], R16[144], q1[4], r1[9];
+            double *q_lanes[16];
+            for (int m = 0; m < 16; ++m) {
+                for (int k = 0; k < 9; ++k)
+                    C16[18 * (m / 2) + 2 * k + m % 2] = c[i + m][k];
+                memcpy(q16[m], start[i + m], sizeof q16[m]);
+                q_lanes[m] = q16[m];
+            }
+            op_polar_rotation_warm16_lanes(C16, q_lanes, R16);
+            for (int m = 0; m < 16; ++m) {
+                memcpy(q1, start[i + m], sizeof q1);
+                op_polar_rotation_warm(c[i + m], q1, r1);
+                assert_memory_equal(q1, q16[m], sizeof q1);
+                for (int k = 0; k < 9; ++k)
+                    assert_memory_equal(&r1[k], &R16[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
             }
         }
     }
