@@ -23,10 +23,14 @@
  * one run, which a particle skips whole when the run is its own body's. Every particle scans the
  * rest of its own cell and the 13 neighbour cells that come after it in key order (its half of
  * the 27, as five rows of consecutive cells), so each pair is seen once, from the particle that
- * sorts first. The queries run in parallel over the particles (OpenMP, static schedule) into
- * per-thread lists of keys i·2^b + j (2^b ≥ n), which a counting sort by i and an insertion
- * sort by j within each i turn into the pair list sorted by (i, j), the same whatever the
- * thread count.
+ * sorts first. A row of consecutive cells is one run of sorted positions, and the centres and
+ * bounds are sorted into separate arrays, so a row is scanned four candidates at a time in AVX
+ * lanes (distance and group tested without a branch, the lanes that hit appended with one
+ * store), each lane with the scalar test's arithmetic, so the same pairs; the scalar scan
+ * remains for builds without AVX (tests/test_collide.c holds both to a brute force). The
+ * queries run in parallel over the particles (OpenMP, static schedule) into per-thread lists of
+ * keys i·2^b + j (2^b ≥ n), which a counting sort by i and an insertion sort by j within each i
+ * turn into the pair list sorted by (i, j), the same whatever the thread count.
  *
  * Narrow phase (pair i, j, bodies A ≠ B): d = x_j − x_i, L = |d|, n = d/L (+y when the centres
  * coincide), penetration p = h_i(n) + h_j(n) − L. This is the separating-axis test along the
@@ -184,7 +188,8 @@ typedef struct op_broad_phase {
     int pair_capacity, particle_capacity, cell_capacity, thread_capacity;
     int *key;                           /* [n] the cell at each sorted position */
     int *order;                         /* [n] the particle at each sorted position */
-    double *sorted;                     /* [n][4] its centre and bounding radius */
+    double *sorted_x, *sorted_y, *sorted_z; /* [n] its centre, apart for the scan's vector lanes */
+    double *sorted_bound;               /* [n] its bounding radius */
     int *sorted_group;                  /* [n] its group */
     int *run_end;                       /* [n] the end of its cell's run of its group */
     int *cell_start;                    /* [cells + 1] first sorted position of each cell */

@@ -1,5 +1,6 @@
 /* Tests of core/collide.c: the broad phase finds exactly the bounding-sphere pairs of a brute
- * force on random clouds (and so every pair the narrow phase calls penetrating); the support
+ * force on random clouds (and so every pair the narrow phase calls penetrating) and on bodies
+ * placed apart, touching and sunk into each other, in its vector scan and its scalar one; the support
  * distance is the largest reach found by a search over the ellipsoid's surface; one pass
  * resolves an isolated pair exactly, split by inverse mass, with the approach removed and
  * Coulomb friction; two tori dropped onto each other and the floor come to rest apart; the
@@ -18,6 +19,7 @@
 #include "random_cloud.h"
 #include "record.h"
 #include "scene.h"
+#include "simd.h"
 #include "test_scene_load.h"
 #include "test_util.h"
 
@@ -130,6 +132,38 @@ static void make_cloud(const cloud_case *k, random_cloud *cloud)
         fail_msg("%s", ctx.message);
 }
 
+/* Every pair (i < j) of different groups with |x_i − x_j| < ρ_i + ρ_j + margin, in (i, j)
+ * order, by brute force; *count of them. */
+static op_pair *brute_pairs(int n, const double *position, const double *bound, const int *group, double margin,
+                            int *count)
+{
+    int capacity = 1024;
+    op_pair *pairs = malloc((size_t)capacity * sizeof *pairs);
+    assert_non_null(pairs);
+    *count = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+            double reach = bound[i] + bound[j] + margin;
+            if (group[i] == group[j] || !(v3_dist2(&position[3 * i], &position[3 * j]) < reach * reach))
+                continue;
+            if (*count == capacity)
+                assert_non_null(pairs = realloc(pairs, (size_t)(capacity *= 2) * sizeof *pairs));
+            pairs[(*count)++] = (op_pair){ i, j };
+        }
+    return pairs;
+}
+
+/* bp's pairs are exactly `expected` (of `count`); what names the case otherwise. */
+static void assert_pairs(const op_broad_phase *bp, const op_pair *expected, int count, const char *what)
+{
+    if (bp->pair_count != count)
+        fail_msg("%s: %d pairs, brute force %d", what, bp->pair_count, count);
+    for (int p = 0; p < count; ++p)
+        if (compare_pair(&bp->pairs[p], &expected[p]) != 0)
+            fail_msg("%s: pair %d is (%d, %d), brute force (%d, %d)", what, p, bp->pairs[p].i, bp->pairs[p].j,
+                     expected[p].i, expected[p].j);
+}
+
 static void test_broad_phase_matches_brute_force(void **state)
 {
     (void)state;
@@ -142,27 +176,17 @@ static void test_broad_phase_matches_brute_force(void **state)
         flat_cloud f = flatten(&cloud);
         if (k->seed == 6)
             f.position[0] = 1e7;
-        int capacity = 1024, expected = 0, penetrating = 0;
-        op_pair *brute = malloc((size_t)capacity * sizeof *brute);
-        assert_non_null(brute);
-        for (int i = 0; i < f.count; ++i)
-            for (int j = i + 1; j < f.count; ++j) {
-                double reach = f.bound[i] + f.bound[j] + k->margin;
-                if (f.group[i] == f.group[j] || !(v3_dist2(&f.position[3 * i], &f.position[3 * j]) < reach * reach))
-                    continue;
-                if (expected == capacity)
-                    assert_non_null(brute = realloc(brute, (size_t)(capacity *= 2) * sizeof *brute));
-                brute[expected++] = (op_pair){ i, j };
-            }
-        for (int threads = 1; threads <= 2; ++threads) {
+        int expected, penetrating = 0;
+        op_pair *brute = brute_pairs(f.count, f.position, f.bound, f.group, k->margin, &expected);
+        for (int run = 0; run < 4; ++run) { /* 1 and 2 threads, the vector scan and the scalar one */
+            int threads = 1 + run % 2, vector = run < 2;
             omp_set_num_threads(threads);
+            op_simd_avx(vector);
             op_broad_phase bp = { 0 };
             assert_int_equal(op_broad_phase_find(&ctx, &bp, f.count, f.position, f.bound, f.group, k->margin), OP_OK);
-            assert_int_equal(bp.pair_count, expected);
-            for (int p = 0; p < expected; ++p)
-                if (compare_pair(&bp.pairs[p], &brute[p]) != 0)
-                    fail_msg("cloud %d, %d threads: pair %d is (%d, %d), brute force (%d, %d)", (int)k->seed, threads,
-                             p, bp.pairs[p].i, bp.pairs[p].j, brute[p].i, brute[p].j);
+            char what[64];
+            snprintf(what, sizeof what, "cloud %d, %d threads, vector %d", (int)k->seed, threads, vector);
+            assert_pairs(&bp, brute, expected, what);
             /* the bounding sphere holds the ellipsoid: no penetrating pair is left out */
             penetrating = 0;
             for (int i = 0; i < f.count; ++i)
@@ -185,6 +209,106 @@ static void test_broad_phase_matches_brute_force(void **state)
         random_cloud_free(&cloud);
     }
     omp_set_num_threads(2);
+    op_simd_avx(1);
+}
+
+/* Bodies as balls of particles, placed as a pile's bodies meet: two touching, two sunk into
+ * each other, three meeting at a point, two a little apart, one alone 50 m away, and two
+ * sharing one ball with their particles alternating in index (so a cell's runs of one group are
+ * single particles). A whole search and a refresh after bodies moved (the two apart brought to
+ * touch, the far one brought into the pile, so the grid shrinks) give the brute force's pairs,
+ * with and without a margin, on one and two threads, in the vector scan and the scalar one. */
+static void test_broad_phase_bodies_apart_and_touching(void **state)
+{
+    (void)state;
+    enum { BODIES = 10 };
+    static const double centre[BODIES][3] = {
+        { 0, 0, 0 },     { 0.35, 0, 0 }, /* touching */
+        { 0, 3, 0 },     { 0.3, 3, 0 },  /* sunk into each other */
+        { 10, 0, 0 },    { 10.7, 0, 0 }, /* apart */
+        { -50, 20, 7 },                  /* alone */
+        { 0.175, 0.28, 0 },              /* touching the first two */
+        { 5, 5, 5 },     { 5, 5, 5 },    /* one ball, alternating */
+    };
+    int count = 0, first[BODIES + 1];
+    for (int b = 0; b < BODIES; ++b) {
+        first[b] = count;
+        count += 40 + 7 * b;
+    }
+    first[BODIES] = count;
+    double *position = malloc(3 * (size_t)count * sizeof *position), *bound = malloc((size_t)count * sizeof *bound);
+    double *before = malloc(3 * (size_t)count * sizeof *before);
+    int *group = malloc((size_t)count * sizeof *group);
+    unsigned char *moved = calloc((size_t)count, 1);
+    assert_true(position && bound && before && group && moved);
+    op_rng rng = op_rng_seeded(7);
+    for (int b = 0; b < BODIES; ++b)
+        for (int q = first[b]; q < first[b + 1]; ++q) {
+            double offset[3];
+            do /* a point of the ball of radius 0.25 */
+                for (int d = 0; d < 3; ++d)
+                    offset[d] = 0.5 * op_rng_uniform(&rng) - 0.25;
+            while (v3_dot(offset, offset) > 0.0625);
+            v3_add(&position[3 * q], centre[b], offset);
+            bound[q] = 0.01 + 0.06 * op_rng_uniform(&rng);
+            group[q] = b < 8 ? b : 8 + (q - first[8]) % 2;
+        }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    memcpy(before, position, 3 * (size_t)count * sizeof *position);
+    for (int round = 0; round < 2; ++round) {
+        if (round == 1) /* the apart pair brought to touch, the lone body into the pile */
+            for (int q = first[5]; q < first[7]; ++q) {
+                const double shift5[3] = { -0.3, 0, 0 }, shift6[3] = { 50.5, -19.7, -7 };
+                v3_add(&position[3 * q], &position[3 * q], q < first[6] ? shift5 : shift6);
+                moved[q] = 1;
+            }
+        for (int margin_case = 0; margin_case < 2; ++margin_case) {
+            double margin = 0.02 * margin_case;
+            int expected;
+            op_pair *brute = brute_pairs(count, position, bound, group, margin, &expected);
+            int between[BODIES][BODIES] = { { 0 } };
+            for (int p = 0; p < expected; ++p) { /* by body, the lower first */
+                int a = group[brute[p].i], b = group[brute[p].j];
+                between[a < b ? a : b][a < b ? b : a]++;
+            }
+            assert_true(between[0][1] > 0 && between[2][3] > 0 && between[0][7] > 0 && between[1][7] > 0 &&
+                        between[8][9] > 0);
+            assert_int_equal(between[4][5] > 0, round == 1);
+            assert_int_equal(between[0][6] + between[1][6] + between[6][7] > 0, round == 1);
+            for (int run = 0; run < 4; ++run) {
+                int threads = 1 + run % 2, vector = run < 2;
+                omp_set_num_threads(threads);
+                op_simd_avx(vector);
+                char what[80];
+                op_broad_phase bp = { 0 };
+                if (round == 1) { /* the first round's pairs, then the movers' afresh */
+                    assert_int_equal(op_broad_phase_find(&ctx, &bp, count, before, bound, group, margin), OP_OK);
+                    assert_int_equal(op_broad_phase_refresh(&ctx, &bp, count, position, bound, group, margin, moved),
+                                     OP_OK);
+                    snprintf(what, sizeof what, "refresh, margin %g, %d threads, vector %d", margin, threads, vector);
+                    assert_pairs(&bp, brute, expected, what);
+                    op_broad_phase_free(&bp);
+                }
+                assert_int_equal(op_broad_phase_find(&ctx, &bp, count, position, bound, group, margin), OP_OK);
+                snprintf(what, sizeof what, "round %d, margin %g, %d threads, vector %d", round, margin, threads,
+                         vector);
+                assert_pairs(&bp, brute, expected, what);
+                op_broad_phase_free(&bp);
+            }
+            if (margin_case == 0)
+                print_message("round %d: %d particles in %d bodies, %d candidate pairs\n", round, count, BODIES,
+                              expected);
+            free(brute);
+        }
+    }
+    omp_set_num_threads(2);
+    op_simd_avx(1);
+    free(position);
+    free(before);
+    free(bound);
+    free(group);
+    free(moved);
 }
 
 /* Moves `count` random particles of f by up to `step` along each axis, marking them in moved. */
@@ -948,6 +1072,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broad_phase_matches_brute_force),
         cmocka_unit_test(test_broad_phase_refresh_matches_search),
+        cmocka_unit_test(test_broad_phase_bodies_apart_and_touching),
         cmocka_unit_test(test_broad_phase_rejects_bad_input),
         cmocka_unit_test(test_support_distance_matches_search),
         cmocka_unit_test(test_isolated_pair_in_one_pass),
