@@ -17,6 +17,7 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
 #define OP_SIMD_AVX 1
 #include <immintrin.h>
+#include <stddef.h>
 #define OP_SIMD_AVX_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx\")")
 #define OP_SIMD_AVX_END _Pragma("GCC pop_options")
 #define OP_SIMD_AVX512_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx,avx512f,avx512dq\")")
@@ -26,6 +27,25 @@
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
+/* (from[0], from[stride], from[2 stride], from[3 stride]): one entry of four records, 64 bits a
+ * record */
+static inline __m256d op_avx_load_lanes_apart(const double *from, size_t stride)
+{
+    __m128d low = _mm_loadh_pd(_mm_load_sd(from), from + stride);
+    __m128d high = _mm_loadh_pd(_mm_load_sd(from + 2 * stride), from + 3 * stride);
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(low), high, 1);
+}
+
+/* lane p of v to to[p stride], 64 bits a lane */
+static inline void op_avx_store_lanes_apart(double *to, size_t stride, __m256d v)
+{
+    __m128d low = _mm256_castpd256_pd128(v), high = _mm256_extractf128_pd(v, 1);
+    _mm_storel_pd(to, low);
+    _mm_storeh_pd(to + stride, low);
+    _mm_storel_pd(to + 2 * stride, high);
+    _mm_storeh_pd(to + 3 * stride, high);
+}
+
 /* Four consecutive records of `stride` doubles from `first` (four particles' vectors or
  * matrices), their entries 0 … count − 1 one register each, particle p in lane p:
  * out[k] = (first[k], first[stride + k], first[2 stride + k], first[3 stride + k]), count ≤
@@ -44,11 +64,8 @@ static inline void op_avx_load_records4(const double *first, int stride, int cou
         out[k] = _mm256_unpacklo_pd(even, odd);
         out[k + 1] = _mm256_unpackhi_pd(even, odd);
     }
-    if (k < count) {
-        __m128d low = _mm_loadh_pd(_mm_load_sd(first + k), first + stride + k);
-        __m128d high = _mm_loadh_pd(_mm_load_sd(first + 2 * stride + k), first + 3 * stride + k);
-        out[k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(low), high, 1);
-    }
+    if (k < count)
+        out[k] = op_avx_load_lanes_apart(first + k, (size_t)stride);
 }
 
 /* The inverse of op_avx_load_records4: lane p of in[k] to first[p stride + k], k < count. */
@@ -61,14 +78,8 @@ static inline void op_avx_store_records4(double *first, int stride, int count, c
         _mm_storeu_pd(first + 2 * stride + k, _mm256_extractf128_pd(even, 1));
         _mm_storeu_pd(first + 3 * stride + k, _mm256_extractf128_pd(odd, 1));
     }
-    if (count % 2) {
-        int k = count - 1;
-        __m128d low = _mm256_castpd256_pd128(in[k]), high = _mm256_extractf128_pd(in[k], 1);
-        _mm_storel_pd(first + k, low);
-        _mm_storeh_pd(first + stride + k, low);
-        _mm_storel_pd(first + 2 * stride + k, high);
-        _mm_storeh_pd(first + 3 * stride + k, high);
-    }
+    if (count % 2)
+        op_avx_store_lanes_apart(first + count - 1, (size_t)stride, in[count - 1]);
 }
 OP_SIMD_AVX_END
 #endif

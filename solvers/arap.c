@@ -704,16 +704,6 @@ static inline void begin_particle(arap_solver *s, const op_body *body, int i, do
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
-/* lane p of v to to[p stride] */
-static inline void store_lanes_apart(double *to, size_t stride, __m256d v)
-{
-    __m128d low = _mm256_castpd256_pd128(v), high = _mm256_extractf128_pd(v, 1);
-    _mm_storel_pd(to, low);
-    _mm_storeh_pd(to + stride, low);
-    _mm_storel_pd(to + 2 * stride, high);
-    _mm_storeh_pd(to + 3 * stride, high);
-}
-
 /* begin_particle for every particle, four at a time side by side in AVX lanes (one particle a
  * lane, core/simd.h), each lane's operations in begin_particle's order, so the same bits; the
  * last n mod 4 one at a time. The records are compared four at a time, and all four refreshed
@@ -746,9 +736,8 @@ static void begin_particles_avx(arap_solver *s, const op_body *body, double iner
             double *base_at = sweep_at(&s->data, s->data.base, 9, i, 0);
             const double *held_at = sweep_at(&s->data, s->data.record, 18, i, 9);
             for (int k = 0; k < 9; ++k, base_at += GROUP_LANES, held_at += GROUP_LANES) {
-                store_lanes_apart(base_at, base_stride, base[k]);
-                held[k] = _mm256_setr_pd(held_at[0], held_at[record_stride], held_at[2 * record_stride],
-                                         held_at[3 * record_stride]);
+                op_avx_store_lanes_apart(base_at, base_stride, base[k]);
+                held[k] = op_avx_load_lanes_apart(held_at, record_stride);
             }
         }
         for (int k = 0; k < 9; ++k)
@@ -768,7 +757,7 @@ static void begin_particles_avx(arap_solver *s, const op_body *body, double iner
         } else {
             double *record_at = sweep_at(&s->data, s->data.record, 18, i, 0);
             for (int k = 0; k < 18; ++k, record_at += GROUP_LANES)
-                store_lanes_apart(record_at, record_stride, k < 9 ? moment[k] : R[k - 9]);
+                op_avx_store_lanes_apart(record_at, record_stride, k < 9 ? moment[k] : R[k - 9]);
         }
     }
     for (; i < s->n; ++i)
