@@ -37,6 +37,8 @@ void *op_calloc(op_ctx *ctx, size_t count, size_t size);
  * thread writes or reads as one line. */
 void *op_calloc_lines(op_ctx *ctx, size_t count, size_t size);
 #define OP_FREE(p) do { free(p); (p) = NULL; } while (0)
+/* Replaces the array p by `count` zeroed elements; false when out of memory (recorded in ctx). */
+#define OP_RENEW(ctx, p, count) (free(p), ((p) = op_calloc((ctx), (count), sizeof *(p))) != NULL)
 
 const char *op_status_name(op_status status);
 

@@ -1,5 +1,5 @@
-/* Tests of core/collide.c: the broad phase finds exactly the bounding-sphere pairs of a brute
- * force on random clouds (and so every pair the narrow phase calls penetrating) and on bodies
+/* Tests of core/broad_phase.c and core/collide.c: the broad phase finds exactly the
+ * bounding-sphere pairs of a brute force on random clouds (and so every pair the narrow phase calls penetrating) and on bodies
  * placed apart, touching and sunk into each other, in its vector scan and its scalar one; the support
  * distance is the largest reach found by a search over the ellipsoid's surface; one pass
  * resolves an isolated pair exactly, split by inverse mass, with the approach removed and
