@@ -169,7 +169,8 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
     if (!OP_RENEW(ctx, c->position, 3 * n) || !OP_RENEW(ctx, c->velocity, 3 * n) || !OP_RENEW(ctx, c->start, 3 * n) ||
         !OP_RENEW(ctx, c->bound, n) || !OP_RENEW(ctx, c->least, n) ||
         !OP_RENEW(ctx, c->group, n) || !OP_RENEW(ctx, c->touching, n) ||
-        !OP_RENEW(ctx, c->incidence_start, n + 2) || !OP_RENEW(ctx, c->searched_position, 3 * n) ||
+        !OP_RENEW(ctx, c->incidence_start, n) || !OP_RENEW(ctx, c->incidence_end, n) ||
+        !OP_RENEW(ctx, c->degree, n) || !OP_RENEW(ctx, c->searched_position, 3 * n) ||
         !OP_RENEW(ctx, c->involved, n) || !OP_RENEW(ctx, c->moving, n) || !OP_RENEW(ctx, c->moved_at, n) ||
         !OP_RENEW(ctx, c->island_root, n) || !OP_RENEW(ctx, c->island_of, n))
         return ctx->status;
@@ -398,24 +399,30 @@ static double scatter_involved(const op_collider *c, op_body *bodies, const op_c
     return op_max(0.0, def->floor_height - op_particle_lowest_point(body, i));
 }
 
-/* The pairs incident to each particle, in pair order (the pairs are visited in order). */
-static void build_incidence(op_collider *c, int count, const op_pair *pairs, int pair_count)
+/* The particles in some pair (c->involved, in the order the pairs first name them) and the pairs
+ * incident to each, in pair order (the pairs are visited in order): c->incidence from
+ * incidence_start[q] to incidence_end[q]. Work in the pairs, not the particles (a pile's
+ * thousands of particles have some hundreds in pairs); c->degree is 0 again for every particle
+ * on return. */
+static void build_incidence(op_collider *c, const op_pair *pairs, int pair_count)
 {
-    int *start = c->incidence_start;
-    memset(start, 0, ((size_t)count + 2) * sizeof *start);
-    for (int k = 0; k < pair_count; ++k) {
-        start[pairs[k].i + 2]++;
-        start[pairs[k].j + 2]++;
-    }
+    int *degree = c->degree, *start = c->incidence_start, *end = c->incidence_end;
     c->involved_count = 0;
-    for (int p = 0; p < count; ++p) {
-        if (start[p + 2] > 0)
-            c->involved[c->involved_count++] = p;
-        start[p + 2] += start[p + 1];
+    for (int k = 0; k < pair_count; ++k) {
+        if (degree[pairs[k].i]++ == 0)
+            c->involved[c->involved_count++] = pairs[k].i;
+        if (degree[pairs[k].j]++ == 0)
+            c->involved[c->involved_count++] = pairs[k].j;
+    }
+    for (int p = 0, at = 0; p < c->involved_count; ++p) {
+        int q = c->involved[p];
+        start[q] = end[q] = at;
+        at += degree[q];
+        degree[q] = 0;
     }
     for (int k = 0; k < pair_count; ++k) {
-        c->incidence[start[pairs[k].i + 1]++] = k;
-        c->incidence[start[pairs[k].j + 1]++] = k;
+        c->incidence[end[pairs[k].i]++] = k;
+        c->incidence[end[pairs[k].j]++] = k;
     }
 }
 
@@ -483,7 +490,7 @@ static int evaluate(const op_collider *c, const op_pair *pair, double friction, 
 static int count_touching(const op_collider *c, int q)
 {
     int touching = 0;
-    for (int e = c->incidence_start[q]; e < c->incidence_start[q + 1]; ++e)
+    for (int e = c->incidence_start[q]; e < c->incidence_end[q]; ++e)
         touching += c->active[c->incidence[e]];
     return touching;
 }
@@ -509,7 +516,7 @@ static void apply(op_collider *c, const op_pair *pairs, const op_contact_def *de
     if (c->shape[q].inverse_mass == 0 || c->touching[q] == 0)
         return;
     double *x = &c->position[3 * q], *v = &c->velocity[3 * q];
-    for (int e = c->incidence_start[q]; e < c->incidence_start[q + 1]; ++e) {
+    for (int e = c->incidence_start[q]; e < c->incidence_end[q]; ++e) {
         int k = c->incidence[e];
         if (!c->active[k])
             continue;
@@ -569,7 +576,7 @@ static double jacobi_passes(op_collider *c, const op_pair *pairs, int pair_count
  * colour in `taken` to `value`. */
 static void mark_colours(const op_collider *c, unsigned char *taken, int p, int k, unsigned char value)
 {
-    for (int e = c->incidence_start[p]; e < c->incidence_start[p + 1] && c->incidence[e] < k; ++e)
+    for (int e = c->incidence_start[p]; e < c->incidence_end[p] && c->incidence[e] < k; ++e)
         taken[c->colour[c->incidence[e]]] = value;
 }
 
@@ -580,7 +587,7 @@ static int reserve_colours(op_ctx *ctx, op_collider *c)
     int most = 0;
     for (int p = 0; p < c->involved_count; ++p) {
         int q = c->involved[p];
-        int degree = c->incidence_start[q + 1] - c->incidence_start[q];
+        int degree = c->incidence_end[q] - c->incidence_start[q];
         most = degree > most ? degree : most;
     }
     if (2 * most + 1 > c->colour_capacity || c->colour_threads < c->thread_capacity) {
@@ -604,7 +611,7 @@ static int island_root(int *root, int q)
 
 /* The islands of the colour order (collide.h, "Resolution"): the connected components of the
  * pairs, linked through shared particles (a union-find over the involved particles whose roots
- * are each tree's lowest particle), numbered by their lowest particle; each island's pairs listed
+ * are each tree's lowest particle), numbered in the order of c->involved; each island's pairs listed
  * in pair order in c->island_pairs from c->island[s].start (c->islands of them, then one more
  * start: the end). With c->one_island every pair is in one island. One thread. */
 static void find_islands(op_collider *c, const op_pair *pairs, int pair_count)
@@ -618,10 +625,11 @@ static void find_islands(op_collider *c, const op_pair *pairs, int pair_count)
             root[a > b ? a : b] = a < b ? a : b;
     }
     int islands = 0;
-    for (int p = 0; p < c->involved_count; ++p) { /* ascending: a root before the rest of its tree */
-        int q = c->involved[p], r = island_root(root, q);
-        island_of[q] = c->one_island ? 0 : r == q ? islands++ : island_of[r];
-    }
+    for (int p = 0; p < c->involved_count; ++p) /* the roots first, then the rest of their trees */
+        if (root[c->involved[p]] == c->involved[p])
+            island_of[c->involved[p]] = c->one_island ? 0 : islands++;
+    for (int p = 0; p < c->involved_count; ++p)
+        island_of[c->involved[p]] = island_of[island_root(root, c->involved[p])];
     if (c->one_island)
         islands = 1;
     op_contact_island *island = c->island;
@@ -773,9 +781,9 @@ static void deep_passes(op_collider *c, const op_pair *pairs, const op_contact_d
 }
 
 /* OP_CONTACT_ORDER_COLOURS's passes, called by every thread of the region (collide.h,
- * "Resolution"). Every pair is first evaluated once in pair order (step 0), in parallel; when
- * none penetrates nothing moves and the pairs are not even coloured (a resting scene whose bodies
- * only come near). Otherwise the pairs are split into islands, and each island, on one thread,
+ * "Resolution"). Every pair is first evaluated once (step 0), in parallel, while one thread
+ * splits the pairs into islands; when none penetrates nothing moves and the pairs are not even
+ * coloured (a resting scene whose bodies only come near). Otherwise each island, on one thread,
  * is coloured and taken through def->passes passes, colour by colour, each pair of a colour
  * evaluated from what the earlier colours left and resolved at once; islands share no particle,
  * so which thread takes one, and when, does not change the bits. Only stale pairs are evaluated,
@@ -867,7 +875,7 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
             return ctx->status;
         c->pair_capacity = (int)n;
     }
-    build_incidence(c, count, c->near, pair_count);
+    build_incidence(c, c->near, pair_count);
     const op_pair *pairs = c->near;
     if (def->order == OP_CONTACT_ORDER_COLOURS && reserve_colours(ctx, c) != OP_OK)
         return ctx->status;
@@ -913,6 +921,8 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->group);
     OP_FREE(c->touching);
     OP_FREE(c->incidence_start);
+    OP_FREE(c->incidence_end);
+    OP_FREE(c->degree);
     OP_FREE(c->incidence);
     OP_FREE(c->contact);
     OP_FREE(c->touched);

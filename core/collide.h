@@ -220,10 +220,14 @@ typedef struct op_collider {
     double *start;               /* [n][3] the position at the sub-step's start */
     struct op_contact_shape *shape; /* [n] what the passes read of each particle's ellipsoid */
     int *touching;               /* [n] penetrating pairs of each particle in the current pass */
-    int *incidence_start;        /* [n + 1] CSR of the pairs incident to each particle */
+    int *incidence_start;        /* [n] where the pairs incident to each involved particle start */
+    int *incidence_end;          /* [n] and end, in incidence */
+    int *degree;                 /* [n] the count of each particle's pairs while the incidence is
+                                    built, 0 between calls */
     int *incidence;              /* [2 · pairs] pair indices, ascending within a particle */
     int involved_count;
-    int *involved;               /* [involved_count] the particles in some pair, ascending */
+    int *involved;               /* [involved_count] the particles in some pair, in the order the
+                                    pairs first name them */
     int body_capacity;
     int *body_start;             /* [bodies + 1] each body's first global index */
     int laid_out_bodies;         /* bodies of the layout (body_start, bound, group); 0: none yet */
