@@ -778,8 +778,10 @@ static void test_stacked_bodies_settle_apart(void **state)
 }
 
 /* The colour order's colouring (collide.h, "Resolution") on a random cloud deep in itself: every
- * candidate pair listed once, no two pairs of one colour sharing a particle (else the parallel
- * passes would race), and no more colours than 2D − 1 for D pairs at the busiest particle. */
+ * candidate pair listed once, in one island, its pairs colour by colour; no two pairs of one
+ * colour sharing a particle (else the colour's pairs could not be resolved at once) and no two
+ * islands sharing one (else two threads could race); no more colours than 2D − 1 for D pairs at
+ * the busiest particle. */
 static void test_colours_share_no_particle(void **state)
 {
     (void)state;
@@ -791,34 +793,46 @@ static void test_colours_share_no_particle(void **state)
     op_contact_def def = { .passes = 2, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
     op_contact_stats found;
     assert_int_equal(op_collide_bodies(&ctx, &c, cloud.bodies, cloud.body_count, &def, &found), OP_OK);
-    int n = c.body_start[cloud.body_count], most = 0;
+    int n = c.body_start[cloud.body_count], most = 0, colours = 0;
     int *degree = calloc((size_t)n, sizeof *degree), *seen_in = calloc((size_t)n, sizeof *seen_in);
+    int *island_of = calloc((size_t)n, sizeof *island_of);
     unsigned char *listed = calloc((size_t)found.pairs, 1);
-    assert_true(degree && seen_in && listed);
+    assert_true(degree && seen_in && island_of && listed);
     for (int k = 0; k < found.pairs; ++k) {
         most = fmax(most, ++degree[c.near[k].i]);
         most = fmax(most, ++degree[c.near[k].j]);
     }
     for (int q = 0; q < n; ++q)
-        seen_in[q] = -1;
-    assert_int_equal(c.colour_start[0], 0);
-    assert_int_equal(c.colour_start[c.colours], found.pairs);
-    for (int colour = 0; colour < c.colours; ++colour) {
-        assert_true(c.colour_start[colour] < c.colour_start[colour + 1]); /* none empty */
-        for (int e = c.colour_start[colour]; e < c.colour_start[colour + 1]; ++e) {
-            int k = c.colour_order[e];
+        seen_in[q] = island_of[q] = -1;
+    assert_int_equal(c.island[0].start, 0);
+    assert_int_equal(c.island[c.islands].start, found.pairs);
+    for (int s = 0; s < c.islands; ++s) {
+        assert_true(c.island[s].start < c.island[s + 1].start); /* none empty */
+        for (int e = c.island[s].start; e < c.island[s + 1].start; ++e) {
+            int k = c.colour_order[e], colour = c.colour[k];
             assert_false(listed[k]);
             listed[k] = 1;
-            assert_int_not_equal(seen_in[c.near[k].i], colour);
-            assert_int_not_equal(seen_in[c.near[k].j], colour);
-            seen_in[c.near[k].i] = seen_in[c.near[k].j] = colour;
+            assert_true(colour >= 0 && colour < c.island[s].colours);
+            if (e > c.island[s].start)
+                assert_true(colour >= c.colour[c.colour_order[e - 1]]);
+            /* a particle's pairs are all of one island, and of different colours */
+            for (int side = 0; side < 2; ++side) {
+                int q = side ? c.near[k].j : c.near[k].i;
+                assert_true(island_of[q] == -1 || island_of[q] == s);
+                island_of[q] = s;
+                assert_int_not_equal(seen_in[q], s * found.pairs + colour);
+                seen_in[q] = s * found.pairs + colour;
+            }
         }
+        colours = c.island[s].colours > colours ? c.island[s].colours : colours;
     }
-    print_message("%d pairs in %d colours, at most %d pairs at a particle\n", found.pairs, c.colours, most);
-    assert_true(found.pairs > 1000 && c.colours > 1);
-    assert_true(c.colours <= 2 * most - 1);
+    print_message("%d pairs in %d islands, up to %d colours, at most %d pairs at a particle\n", found.pairs, c.islands,
+                  colours, most);
+    assert_true(found.pairs > 1000 && colours > 1);
+    assert_true(colours <= 2 * most - 1);
     free(degree);
     free(seen_in);
+    free(island_of);
     free(listed);
     op_collider_free(&c);
     random_cloud_free(&cloud);
@@ -935,6 +949,57 @@ static void test_same_state_on_one_and_two_threads(void **state)
     free(after[1]);
     free(text);
     omp_set_num_threads(2);
+}
+
+/* The colour order's islands (collide.h, "Resolution"), on a cloud of 40 bodies whose first 10
+ * are packed into a corner (one giant island) and the rest spread out (many small ones), with 1
+ * pass and then passes while a pair stays deep: the same state, contacts and penetration bit for
+ * bit as with every pair in one island (the colour order without islands, on one thread), with
+ * the islands on one thread and on two. */
+static void test_islands_match_one_island(void **state)
+{
+    (void)state;
+    enum { BODIES = 40, PER_BODY = 50, PACKED = 10, N = BODIES * PER_BODY };
+    double *after[3];
+    op_contact_stats found[3];
+    int islands = 0, largest = 0;
+    for (int run = 0; run < 3; ++run) { /* one island; islands on one thread; on two */
+        omp_set_num_threads(run == 2 ? 2 : 1);
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        random_cloud cloud = { 0 };
+        assert_int_equal(random_cloud_make(&ctx, &cloud, 23, BODIES, PER_BODY, 3.0, 0.02, 0.06), OP_OK);
+        for (int b = 0; b < PACKED; ++b)
+            for (int k = 0; k < 3 * PER_BODY; ++k)
+                cloud.bodies[b].state.position[k] *= 0.15;
+        op_collider c = { .one_island = run == 0 };
+        op_contact_def def = { .passes = 1, .passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
+                               .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
+        assert_int_equal(op_collide_bodies(&ctx, &c, cloud.bodies, cloud.body_count, &def, &found[run]), OP_OK);
+        if (run == 1) {
+            islands = c.islands;
+            for (int s = 0; s < c.islands; ++s)
+                largest = fmax(largest, c.island[s + 1].start - c.island[s].start);
+        } else if (run == 0) {
+            assert_int_equal(c.islands, 1);
+        }
+        op_world as_world = { .body_count = cloud.body_count, .bodies = cloud.bodies };
+        after[run] = world_state(&as_world);
+        op_collider_free(&c);
+        random_cloud_free(&cloud);
+    }
+    omp_set_num_threads(2);
+    print_message("cloud: %d pairs, %d penetrated, in %d islands, the largest of %d pairs; %.3g m left\n",
+                  found[0].pairs, found[0].contacts, islands, largest, found[0].max_penetration);
+    assert_true(islands >= 20 && largest > found[0].pairs / 3 && largest < found[0].pairs);
+    for (int run = 1; run < 3; ++run) {
+        assert_int_equal(found[run].pairs, found[0].pairs);
+        assert_int_equal(found[run].contacts, found[0].contacts);
+        assert_memory_equal(&found[run].max_penetration, &found[0].max_penetration, sizeof(double));
+        assert_memory_equal(after[run], after[0], 6 * N * sizeof(double));
+    }
+    for (int run = 0; run < 3; ++run)
+        free(after[run]);
 }
 
 /* A collider that keeps its search (collide.h, "Reuse between calls") against a fresh one each
@@ -1080,6 +1145,7 @@ int main(void)
         cmocka_unit_test(test_stacked_bodies_settle_apart),
         cmocka_unit_test(test_colours_share_no_particle),
         cmocka_unit_test(test_same_state_on_one_and_two_threads),
+        cmocka_unit_test(test_islands_match_one_island),
         cmocka_unit_test(test_reused_search_matches_fresh_search),
         cmocka_unit_test(test_run_file_records_the_contacts),
     };
