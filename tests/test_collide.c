@@ -368,8 +368,8 @@ static void test_broad_phase_refresh_matches_search(void **state)
                     if (compare_pair(&kept.pairs[p], &fresh.pairs[p]) != 0)
                         fail_msg("cloud %d, %d threads, vector %d, round %d: pair %d is (%d, %d), a fresh search's "
                                  "(%d, %d)",
-                                 (int)k->seed, threads, vector, (int)r, p, kept.pairs[p].i, kept.pairs[p].j, fresh.pairs[p].i,
-                                 fresh.pairs[p].j);
+                                 (int)k->seed, threads, vector, (int)r, p, kept.pairs[p].i, kept.pairs[p].j,
+                                 fresh.pairs[p].i, fresh.pairs[p].j);
                 changed += kept.pair_count != before ||
                            memcmp(previous, kept.pairs, (size_t)before * sizeof *previous) != 0;
                 free(previous);
