@@ -23,7 +23,7 @@ static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int cells, 
         if (!OP_RENEW(ctx, bp->key, n) || !OP_RENEW(ctx, bp->order, n) || !OP_RENEW(ctx, bp->sorted_x, padded) ||
             !OP_RENEW(ctx, bp->sorted_y, padded) || !OP_RENEW(ctx, bp->sorted_z, padded) ||
             !OP_RENEW(ctx, bp->sorted_bound, padded) || !OP_RENEW(ctx, bp->sorted_group, padded) ||
-            !OP_RENEW(ctx, bp->run_end, n) || !OP_RENEW(ctx, bp->pair_start, n + 1))
+            !OP_RENEW(ctx, bp->run_end, n) || !OP_RENEW(ctx, bp->scanning, n) || !OP_RENEW(ctx, bp->pair_start, n + 1))
             return ctx->status;
         bp->particle_capacity = (int)n;
     }
@@ -384,15 +384,24 @@ static int query_grid(op_broad_phase *bp, const grid_search *grid, int count, do
     int rows = moved ? 9 : ROWS;
     const int *row_first = moved ? all_first : half_first, *row_length = moved ? all_length : half_length;
     const int *cell_start = bp->cell_start;
+    /* the sorted positions that scan: all, or the moved ones listed first, since they gather
+     * where bodies move fast and a static share of all positions would give one thread most */
+    int scanning = count;
+    if (moved) {
+        scanning = 0;
+        for (int s = 0; s < count; ++s) {
+            bp->scanning[scanning] = s;
+            scanning += moved[bp->order[s]] != 0;
+        }
+    }
     int failed = 0;
 #pragma omp parallel num_threads(grid->threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
     {
         int thread = omp_get_thread_num();
         bp->thread_pair_count[thread] = 0;
 #pragma omp for schedule(static)
-        for (int s = 0; s < count; ++s) {
-            if (moved && !moved[bp->order[s]])
-                continue;
+        for (int k = 0; k < scanning; ++k) {
+            int s = moved ? bp->scanning[k] : k;
             int key = bp->key[s];
             scan_rows ranges = { 0 };
             for (int r = 0; r < rows; ++r) {
@@ -490,6 +499,7 @@ void op_broad_phase_free(op_broad_phase *bp)
     OP_FREE(bp->sorted_bound);
     OP_FREE(bp->sorted_group);
     OP_FREE(bp->run_end);
+    OP_FREE(bp->scanning);
     OP_FREE(bp->cell_start);
     bp->pair_count = bp->pair_capacity = bp->fresh_capacity = bp->particle_capacity = bp->cell_capacity =
         bp->thread_capacity = 0;

@@ -325,7 +325,8 @@ static void move_some(flat_cloud *f, op_rng *rng, int count, double step, unsign
 
 /* A refresh after some particles moved (a few, many, some flung far enough to widen the grid,
  * none) gives exactly the pairs a fresh search at the new positions gives, on one thread and on
- * two, however many refreshes follow one another. */
+ * two (the moved particles shared between them), in the vector scan and the scalar one, however
+ * many refreshes follow one another. */
 static void test_broad_phase_refresh_matches_search(void **state)
 {
     (void)state;
@@ -339,8 +340,10 @@ static void test_broad_phase_refresh_matches_search(void **state)
         op_ctx_init(&ctx);
         random_cloud cloud;
         make_cloud(k, &cloud);
-        for (int threads = 1; threads <= 2; ++threads) {
+        for (int run = 0; run < 4; ++run) {
+            int threads = 1 + run % 2, vector = run < 2;
             omp_set_num_threads(threads);
+            op_simd_avx(vector);
             flat_cloud f = flatten(&cloud);
             unsigned char *moved = malloc((size_t)f.count);
             assert_non_null(moved);
@@ -363,9 +366,10 @@ static void test_broad_phase_refresh_matches_search(void **state)
                 assert_int_equal(kept.pair_count, fresh.pair_count);
                 for (int p = 0; p < fresh.pair_count; ++p)
                     if (compare_pair(&kept.pairs[p], &fresh.pairs[p]) != 0)
-                        fail_msg("cloud %d, %d threads, round %d: pair %d is (%d, %d), a fresh search's (%d, %d)",
-                                 (int)k->seed, threads, (int)r, p, kept.pairs[p].i, kept.pairs[p].j, fresh.pairs[p].i,
-                                 fresh.pairs[p].j);
+                        fail_msg("cloud %d, %d threads, vector %d, round %d: pair %d is (%d, %d), a fresh search's "
+                                 "(%d, %d)",
+                                 (int)k->seed, threads, vector, (int)r, p, kept.pairs[p].i, kept.pairs[p].j,
+                                 fresh.pairs[p].i, fresh.pairs[p].j);
                 changed += kept.pair_count != before ||
                            memcmp(previous, kept.pairs, (size_t)before * sizeof *previous) != 0;
                 free(previous);
@@ -379,6 +383,7 @@ static void test_broad_phase_refresh_matches_search(void **state)
         random_cloud_free(&cloud);
     }
     omp_set_num_threads(2);
+    op_simd_avx(1);
 }
 
 static void test_broad_phase_rejects_bad_input(void **state)
