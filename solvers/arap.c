@@ -43,7 +43,10 @@
  * entry for four particles, the polar decompositions fill all four lanes, and a colour's last
  * one to three particles no longer fall back to pairs and singles. Each body gets exactly its
  * solo bits (tests/test_arap.c). On the 180-model scene (42 instances of each model) this took
- * the local step from 1.96 to 1.31 ms a frame on two threads.
+ * the local step from 1.96 to 1.31 ms a frame on two threads. With AVX-512 a group's colour goes
+ * four particles at a time, their sixteen polar decompositions in two groups of eight lanes
+ * (latency chains side by side, as the solo sweep's sixteens), and the record sums take two
+ * entries of the four lanes a register, the neighbours read once (group_colour_avx512).
  *
  * Cost (bench/bench_scenes.c; the dinosaur: 100 particles, 264 edges, 10 iterations a frame,
  * about 10 µs an iteration). The polar decompositions are warm-started from each R_i's previous
@@ -1208,29 +1211,38 @@ static void group_particle(arap_solver *const *solvers, op_body *const *bodies, 
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
-/* C_i of the four lanes into C[4e + lane] in AVX registers, one lane a body: each lane through
- * assemble_local's operations in their order (bitwise its result), the neighbour sums four
- * particles at a time where the solo sweep does one (two entries a register). */
-static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, int i, double C[9 * GROUP_LANES])
+/* Σ_j R_j Ā_j, then Σ_j R_j, over particle i's neighbours j in adjacency order, of the four
+ * lanes: sum[k] entry k of the record. Nine accumulators at a time fit the registers, so the
+ * neighbours are read twice. */
+static inline void group_record_sums_avx(const arap_group *group, const op_graph *g, int i, __m256d sum[18])
 {
-    const arap_group *group = s->group;
     const int *adjacency = g->adjacency;
     int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
-    enum { RECORD = 18 * GROUP_LANES, SHIFT = 3 * GROUP_LANES };
-    __m256d sum[18];
-    /* Σ_j R_j Ā_j, then Σ_j R_j: nine accumulators at a time fit the registers */
     for (int half = 0; half < 18; half += 9) {
         __m256d a[9];
         for (int k = 0; k < 9; ++k)
             a[k] = _mm256_setzero_pd();
         for (int e = first; e < last; ++e) {
-            const double *record = &group->record[(size_t)RECORD * adjacency[e] + GROUP_LANES * half];
+            const double *record = &group->record[(size_t)18 * GROUP_LANES * adjacency[e] + GROUP_LANES * half];
             for (int k = 0; k < 9; ++k)
                 a[k] = _mm256_add_pd(a[k], _mm256_loadu_pd(record + GROUP_LANES * k));
         }
         for (int k = 0; k < 9; ++k)
             sum[half + k] = a[k];
     }
+}
+
+/* C_i of the four lanes into C[4e + lane] in AVX registers, one lane a body, from the record
+ * sums: each lane through assemble_local's operations in their order (bitwise its result), the
+ * neighbour sums four particles at a time where the solo sweep does one (two entries a
+ * register). */
+static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
+                                      double C[9 * GROUP_LANES])
+{
+    const arap_group *group = s->group;
+    const int *adjacency = g->adjacency;
+    int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
+    enum { SHIFT = 3 * GROUP_LANES };
     const double *u_i = &group->displacement[(size_t)SHIFT * i];
     __m256d ui[3], spread[9];
     for (int r = 0; r < 3; ++r)
@@ -1292,29 +1304,71 @@ static inline void group_store_avx(const arap_solver *s, const op_graph *g, op_b
     }
 }
 
-/* A colour's particles from = order[p] … in the four lanes: two particles at a time, their
- * eight polar decompositions in two groups of registers (op_polar_rotation_warm8_interleaved),
- * the last one of an odd count alone. */
-static void group_colour_avx(const arap_solver *s, op_body *const *bodies, const int *order, int count)
+typedef void group_sums_fn(const arap_group *group, const op_graph *g, int i, __m256d sum[18]);
+
+/* A colour's particles order[0 … count) in the four lanes, their record sums by record_sums:
+ * four particles at a time, their sixteen polar decompositions in two groups of AVX-512
+ * registers (op_polar_rotation_warm16_interleaved; two eights without AVX-512), then a pair
+ * (op_polar_rotation_warm8_interleaved) and the last one of an odd count alone. Inlined into
+ * each instruction set's caller with its record_sums. */
+static inline __attribute__((always_inline)) void group_colour(const arap_solver *s, op_body *const *bodies,
+                                                               const int *order, int count, group_sums_fn *record_sums)
 {
+    enum { MOST = 4, ENTRIES = 9 * GROUP_LANES };
     const op_graph *g = bodies[0]->graph;
     double *quaternion = s->group->quaternion;
-    double C[2 * 9 * GROUP_LANES], R[2 * 9 * GROUP_LANES];
-    int p = 0;
-    for (; p + 1 < count; p += 2) {
-        int a = order[p], b = order[p + 1];
-        group_assemble_avx(s, g, a, C);
-        group_assemble_avx(s, g, b, C + 9 * GROUP_LANES);
-        double *q[2] = { &quaternion[(size_t)4 * GROUP_LANES * a], &quaternion[(size_t)4 * GROUP_LANES * b] };
-        op_polar_rotation_warm8_interleaved(C, q, R);
-        group_store_avx(s, g, bodies, a, R);
-        group_store_avx(s, g, bodies, b, R + 9 * GROUP_LANES);
+    double C[MOST * ENTRIES], R[MOST * ENTRIES], *q[MOST];
+    __m256d sum[18];
+    for (int p = 0; p < count;) {
+        int run = count - p >= 4 ? 4 : count - p >= 2 ? 2 : 1;
+        for (int m = 0; m < run; ++m) {
+            int i = order[p + m];
+            record_sums(s->group, g, i, sum);
+            group_assemble_avx(s, g, i, sum, C + ENTRIES * m);
+            q[m] = &quaternion[(size_t)4 * GROUP_LANES * i];
+        }
+        if (run == 4)
+            op_polar_rotation_warm16_interleaved(C, q, R);
+        else if (run == 2)
+            op_polar_rotation_warm8_interleaved(C, q, R);
+        else
+            op_polar_rotation_warm4_interleaved(C, q[0], R);
+        for (int m = 0; m < run; ++m)
+            group_store_avx(s, g, bodies, order[p + m], R + ENTRIES * m);
+        p += run;
     }
-    if (p < count) {
-        group_assemble_avx(s, g, order[p], C);
-        op_polar_rotation_warm4_interleaved(C, &quaternion[(size_t)4 * GROUP_LANES * order[p]], R);
-        group_store_avx(s, g, bodies, order[p], R);
+}
+
+static void group_colour_avx(const arap_solver *s, op_body *const *bodies, const int *order, int count)
+{
+    group_colour(s, bodies, order, count, group_record_sums_avx);
+}
+OP_SIMD_AVX_END
+
+OP_SIMD_AVX512_BEGIN
+/* group_record_sums_avx with two entries of the four lanes a register: all eighteen sums in
+ * nine AVX-512 accumulators, the neighbours read once; each lane's sum of each entry in the
+ * same order, so the same bits */
+static inline void group_record_sums_avx512(const arap_group *group, const op_graph *g, int i, __m256d sum[18])
+{
+    const int *adjacency = g->adjacency;
+    __m512d a[9];
+    for (int k = 0; k < 9; ++k)
+        a[k] = _mm512_setzero_pd();
+    for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+        const double *record = &group->record[(size_t)18 * GROUP_LANES * adjacency[e]];
+        for (int k = 0; k < 9; ++k)
+            a[k] = _mm512_add_pd(a[k], _mm512_loadu_pd(record + 2 * GROUP_LANES * k));
     }
+    for (int k = 0; k < 9; ++k) {
+        sum[2 * k] = _mm512_castpd512_pd256(a[k]);
+        sum[2 * k + 1] = _mm512_extractf64x4_pd(a[k], 1);
+    }
+}
+
+static void group_colour_avx512(const arap_solver *s, op_body *const *bodies, const int *order, int count)
+{
+    group_colour(s, bodies, order, count, group_record_sums_avx512);
 }
 OP_SIMD_AVX_END
 #endif
@@ -1333,8 +1387,14 @@ static void local_group(arap_solver *const *solvers, op_body *const *bodies)
     }
 #if OP_SIMD_AVX
     if (op_simd_use_avx) {
-        for (int c = 0; c < s->colour_count; ++c)
-            group_colour_avx(s, bodies, &s->sweep_order[s->colour_start[c]], s->colour_start[c + 1] - s->colour_start[c]);
+        for (int c = 0; c < s->colour_count; ++c) {
+            const int *order = &s->sweep_order[s->colour_start[c]];
+            int count = s->colour_start[c + 1] - s->colour_start[c];
+            if (op_simd_use_avx512)
+                group_colour_avx512(s, bodies, order, count);
+            else
+                group_colour_avx(s, bodies, order, count);
+        }
         return;
     }
 #endif
