@@ -1313,25 +1313,32 @@ typedef void group_sums_fn(const arap_group *group, const op_graph *g, int i, __
 /* A colour's particles order[0 … count) in the four lanes, their record sums by record_sums:
  * four particles at a time, their sixteen polar decompositions in two groups of AVX-512
  * registers (op_polar_rotation_warm16_interleaved; two eights without AVX-512), then a pair
- * (op_polar_rotation_warm8_interleaved) and the last one of an odd count alone. Inlined into
- * each instruction set's caller with its record_sums. */
+ * (op_polar_rotation_warm8_interleaved) and the last one of an odd count alone. With pad_three,
+ * a last three go as a four instead of a pair and a single (one latency chain less), the fourth
+ * particle's lanes repeating the third's C and a copy of its warm start, their results not
+ * stored. Inlined into each instruction set's caller with its record_sums. */
 static inline __attribute__((always_inline)) void group_colour(const arap_solver *s, op_body *const *bodies,
-                                                               const int *order, int count, group_sums_fn *record_sums)
+                                                               const int *order, int count, group_sums_fn *record_sums,
+                                                               int pad_three)
 {
     enum { MOST = 4, ENTRIES = 9 * GROUP_LANES };
     const op_graph *g = bodies[0]->graph;
     double *quaternion = s->group->quaternion;
-    double C[MOST * ENTRIES], R[MOST * ENTRIES], *q[MOST];
+    double C[MOST * ENTRIES], R[MOST * ENTRIES], *q[MOST], padding[4 * GROUP_LANES];
     __m256d sum[18];
     for (int p = 0; p < count;) {
-        int run = count - p >= 4 ? 4 : count - p >= 2 ? 2 : 1;
+        int left = count - p, run = left >= 4 ? 4 : left == 3 && pad_three ? 3 : left >= 2 ? 2 : 1;
         for (int m = 0; m < run; ++m) {
             int i = order[p + m];
             record_sums(s->group, g, i, sum);
             group_assemble_avx(s, g, i, sum, C + ENTRIES * m);
             q[m] = &quaternion[(size_t)4 * GROUP_LANES * i];
         }
-        if (run == 4)
+        if (run == 3) {
+            memcpy(C + ENTRIES * 3, C + ENTRIES * 2, ENTRIES * sizeof(double));
+            q[3] = memcpy(padding, q[2], sizeof padding);
+        }
+        if (run >= 3)
             op_polar_rotation_warm16_interleaved(C, q, R);
         else if (run == 2)
             op_polar_rotation_warm8_interleaved(C, q, R);
@@ -1345,7 +1352,7 @@ static inline __attribute__((always_inline)) void group_colour(const arap_solver
 
 static void group_colour_avx(const arap_solver *s, op_body *const *bodies, const int *order, int count)
 {
-    group_colour(s, bodies, order, count, group_record_sums_avx);
+    group_colour(s, bodies, order, count, group_record_sums_avx, 0);
 }
 OP_SIMD_AVX_END
 
@@ -1372,7 +1379,7 @@ static inline void group_record_sums_avx512(const arap_group *group, const op_gr
 
 static void group_colour_avx512(const arap_solver *s, op_body *const *bodies, const int *order, int count)
 {
-    group_colour(s, bodies, order, count, group_record_sums_avx512);
+    group_colour(s, bodies, order, count, group_record_sums_avx512, 1);
 }
 OP_SIMD_AVX_END
 #endif
