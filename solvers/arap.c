@@ -15,7 +15,8 @@
  * and the position constraints' couplings, nothing else: bodies instancing one model share one
  * factor (reference counted, core/sparse.h) when create can prove their matrices identical
  * (matching_twin), each solving with a workspace of its own, so that they can run on different
- * threads. A body whose h changes later refactors into a factor of its own.
+ * threads. A body whose h changes later refactors into a factor of its own. The per-edge rest
+ * quantities depend on the graph alone and are likewise shared by all its bodies (arap_edges).
  *
  * Both steps are written relative to the body's placed rest state x_ref = P x̄ + t, R_ref = P:
  * the unknown is u = x − x_ref and every right-hand side is a sum of differences (R − P),
@@ -106,6 +107,8 @@ typedef struct arap_edges {
     double *offset;      /* [directed edge][3] w_e = v_j (x̄_j − x̄_i), CSR order (local step) */
     double *pull;        /* [directed edge][3] v_i (x̄_i − x̄_j), CSR order (global step) */
     double *rest_pull;   /* [n][3] Σ_j v_j (x̄_i − x̄_j) */
+    double *spread;      /* [n][9] Σ_j v_j d̄ d̄ᵀ (d̄ = x̄_j − x̄_i), exactly symmetric: the body's
+                            k P S_i is formed from it at each sub-step's start (begin_particle) */
 } arap_edges;
 
 /* Where a body's sweep data lives: its own arrays (lanes 1, lane 0), or its lane of a group's
@@ -141,7 +144,6 @@ typedef struct arap_solver {
     arap_edges *edges;     /* possibly shared with twins of one graph: read-only */
     const double *edge_offset; /* edges->offset */
     const double *edge_pull;   /* edges->pull */
-    double *rest_spread;   /* [n][9] k P Σ_j v_j d̄ d̄ᵀ (d̄ = x̄_j − x̄_i), exactly P times a symmetric matrix */
     const double *rest_pull; /* edges->rest_pull */
     int *constraint_start; /* [n + 1] the constraint influences that involve each particle */
     int *constraint_entry; /* constraint index * OP_SKIN_MAX_K + influence slot */
@@ -212,6 +214,7 @@ static void edges_release(arap_edges *edges)
     free(edges->offset);
     free(edges->pull);
     free(edges->rest_pull);
+    free(edges->spread);
     free(edges);
 }
 
@@ -230,7 +233,6 @@ static void arap_destroy(void *self)
     free(s->pinned_row);
     free(s->pinned_particle);
     free(s->pinned_weight);
-    free(s->rest_spread);
     free(s->constraint_start);
     free(s->constraint_entry);
     free(s->constraint_placed);
@@ -281,16 +283,27 @@ static int share_edges(op_ctx *ctx, arap_solver *s, const op_graph *g, void *con
         edges->offset = op_calloc(ctx, 3 * (size_t)directed + 1, sizeof(double));
         edges->pull = op_calloc(ctx, 3 * (size_t)directed + 1, sizeof(double));
         edges->rest_pull = op_calloc(ctx, 3 * (size_t)n + 1, sizeof(double));
+        edges->spread = op_calloc(ctx, 9 * (size_t)n + 1, sizeof(double));
         if (ctx->status != OP_OK)
             return ctx->status;
-        for (int i = 0; i < n; ++i)
+        for (int i = 0; i < n; ++i) {
+            double *spread = &edges->spread[9 * i];
             for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+                int j = g->adjacency[e];
                 double d[3];
-                v3_sub(d, &g->rest_position[3 * g->adjacency[e]], &g->rest_position[3 * i]);
-                v3_scale(&edges->offset[3 * e], d, g->volume[g->adjacency[e]]);
+                v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
+                v3_scale(&edges->offset[3 * e], d, g->volume[j]);
                 v3_scale(&edges->pull[3 * e], d, -g->volume[i]);
-                v3_axpy(&edges->rest_pull[3 * i], -g->volume[g->adjacency[e]], d);
+                v3_axpy(&edges->rest_pull[3 * i], -g->volume[j], d);
+                /* upper triangle only, mirrored below: exactly symmetric */
+                for (int r = 0; r < 3; ++r)
+                    for (int c = r; c < 3; ++c)
+                        spread[3 * r + c] += g->volume[j] * d[r] * d[c];
             }
+            spread[3] = spread[1];
+            spread[6] = spread[2];
+            spread[7] = spread[5];
+        }
     }
     s->edge_offset = s->edges->offset;
     s->edge_pull = s->edges->pull;
@@ -303,7 +316,6 @@ static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body, voi
     const op_graph *g = body->graph;
     int n = g->particle_count;
     s->reference = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
-    s->rest_spread = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
     s->constraint_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
     s->constraint_entry = op_calloc(ctx, (size_t)body->constraint_count * OP_SKIN_MAX_K, sizeof(int));
     if (ctx->status != OP_OK || share_edges(ctx, s, g, twins, twin_count) != OP_OK)
@@ -311,21 +323,6 @@ static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body, voi
     for (int i = 0; i < n; ++i) {
         m3_mul_v(&s->reference[3 * i], body->placement_rotation, &g->rest_position[3 * i]);
         v3_add(&s->reference[3 * i], &s->reference[3 * i], body->placement_translation);
-        double spread[9] = { 0 };
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            int j = g->adjacency[e];
-            double d[3];
-            v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
-            /* upper triangle only, mirrored below: exactly symmetric */
-            for (int r = 0; r < 3; ++r)
-                for (int c = r; c < 3; ++c)
-                    spread[3 * r + c] += g->volume[j] * d[r] * d[c];
-        }
-        spread[3] = spread[1];
-        spread[6] = spread[2];
-        spread[7] = spread[5];
-        m3_mul(&s->rest_spread[9 * i], body->placement_rotation, spread);
-        m3_scale(&s->rest_spread[9 * i], &s->rest_spread[9 * i], body->stiffness);
     }
     for (int c = 0; c < body->constraint_count; ++c)
         for (int slot = 0; slot < body->constraints[c].influence_count; ++slot)
@@ -741,18 +738,20 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
 
 /* Particle i's sub-step start: its local_base, ρ/h² Y_i Ā_i + k P S_i (inertia = ρ/h²), entry by
  * entry in m3_mul's, m3_scale's and m3_add's order; and its record refreshed where it does not
- * hold R_i. */
+ * hold R_i. k P S_i is formed here from the graph's S_i (arap_edges), as m3_mul(P, S_i) scaled
+ * by k, rather than read from an array of its own a body: on the piles that array's first read
+ * each sub-step was a third of this stage's samples in begin_particles_avx. */
 static inline void begin_particle(arap_solver *s, const op_body *body, int i, double inertia)
 {
     const op_graph *g = body->graph;
     const double *Y = &body->inertial_rotation[9 * i], *A = &g->rest_moment[9 * i];
-    const double *spread = &s->rest_spread[9 * i];
+    const double *P = body->placement_rotation, *S = &s->edges->spread[9 * i];
     double base[9]; /* formed apart from its stores, which might alias Y, Ā or S as far as the
                        compiler knows: so it can keep the sums in vector registers */
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
-            base[3 * r + c] =
-                (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia + spread[3 * r + c];
+            base[3 * r + c] = (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia +
+                              (P[3 * r] * S[c] + P[3 * r + 1] * S[3 + c] + P[3 * r + 2] * S[6 + c]) * s->stiffness;
     for (int e = 0; e < 9; ++e)
         *sweep_at(&s->data, s->data.base, 9, i, e) = base[e];
     /* A record always holds m3_mul(R, Ā) for the R it holds, so one whose R is R_i bit for
@@ -774,21 +773,29 @@ OP_SIMD_AVX_BEGIN
 static void begin_particles_avx(arap_solver *s, const op_body *body, double inertia)
 {
     const op_graph *g = body->graph;
-    const __m256d scale = _mm256_set1_pd(inertia);
+    const __m256d scale = _mm256_set1_pd(inertia), k = _mm256_set1_pd(s->stiffness);
+    __m256d P[9];
+    for (int e = 0; e < 9; ++e)
+        P[e] = _mm256_set1_pd(body->placement_rotation[e]);
     size_t base_stride = 9 * (size_t)s->data.lanes, record_stride = 18 * (size_t)s->data.lanes;
     int i = 0;
     for (; i + 4 <= s->n; i += 4) {
         __m256d Y[9], A[9], S[9], base[9], R[9], held[9], differ = _mm256_setzero_pd();
         op_avx_load_records4(&body->inertial_rotation[9 * i], 9, 9, Y);
         op_avx_load_records4(&g->rest_moment[9 * i], 9, 9, A);
-        op_avx_load_records4(&s->rest_spread[9 * i], 9, 9, S);
+        op_avx_load_records4(&s->edges->spread[9 * i], 9, 9, S);
         for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
+            for (int c = 0; c < 3; ++c) {
+                __m256d spread = _mm256_mul_pd(
+                    _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(P[3 * r], S[c]), _mm256_mul_pd(P[3 * r + 1], S[3 + c])),
+                                  _mm256_mul_pd(P[3 * r + 2], S[6 + c])),
+                    k);
                 base[3 * r + c] = _mm256_add_pd(
                     _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(Y[3 * r], A[c]), _mm256_mul_pd(Y[3 * r + 1], A[3 + c])),
                                                 _mm256_mul_pd(Y[3 * r + 2], A[6 + c])),
                                   scale),
-                    S[3 * r + c]);
+                    spread);
+            }
         op_avx_load_records4(&body->state.rotation[9 * i], 9, 9, R);
         if (s->data.lanes == 1) {
             op_avx_store_records4(sweep_at(&s->data, s->data.base, 9, i, 0), 9, 9, base);
