@@ -15,9 +15,11 @@
  * reported, so that the calls another process interrupted do not count. The calls repeat a
  * stage on a state it has already seen, which is what a frame's iterations do too.
  *   predict   op_world_begin_substep (world.c's PREDICT and the solver's BEGIN), per particle
- *   local     op_arap_local_step on every body, per particle, and per edge from the fit below
- *   global    op_arap_global_step on every body (right-hand side, solve, placement); and the
- *             triangular solves alone (op_sparse_solve3), per nonzero of the factor L
+ *   local     the local step as a frame's iterations run it (op_world_iterate: each unit, a
+ *             body alone or a group of four twins side by side, its local time from the
+ *             iteration's stage times), per particle, and per edge from the fit below
+ *   global    the global step likewise (right-hand side, solve, placement), from the same
+ *             calls; and the triangular solves alone (op_sparse_solve3), per nonzero of L
  *   chebyshev op_chebyshev_apply on every body after an extrapolating iteration, per particle
  *   skinning  op_skin_apply on every body, per visual vertex
  *   broad     op_broad_phase_find on every particle's centre and bound, per particle
@@ -38,9 +40,10 @@
  * Options: -s CONFIG (repeatable; default the dinosaur of Fig. 4, experiments/perf-cube.ini's
  * lattice of 729 particles, bunny and sheet, and the 52 models), -x SECTION.KEY=VALUE (an
  * override for every scene, repeatable), -w WARMUP frames (60), -n CALLS per stage (101).
- * Threads: OpenMP's (OMP_NUM_THREADS); predict and the contacts share them as in a frame, the
- * solver's stages are called body after body on the calling thread (a large body's local step
- * shares its colours with sweep_threads = team). Run from the project root. */
+ * Threads: OpenMP's (OMP_NUM_THREADS); predict, the iterations and the contacts share them as in
+ * a frame (on threads the iterations' wall time is apportioned to local and global as
+ * op_world_iterate does), the other stages are called body after body on the calling thread.
+ * Run from the project root. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
@@ -309,23 +312,29 @@ static int call_predict(op_ctx *ctx, op_scene *scene, void *data)
     return op_world_begin_substep(ctx, &scene->world, substep_length(scene));
 }
 
-static int call_local(op_ctx *ctx, op_scene *scene, void *data)
+/* The local and global steps as the frame runs them: `calls` iterations (op_world_iterate, k = 0:
+ * the groups of twins side by side, as the world formed its units), the median of each one's
+ * local and of its global time into ns[0] and ns[1]. Unlike calling op_arap_local_step body by
+ * body, this times the grouped bodies' own path (on the piles most bodies are grouped). */
+static void time_iterations(op_ctx *ctx, op_scene *scene, double ns[2], int *failed)
 {
-    (void)ctx, (void)data;
-    op_world *w = &scene->world;
-    for (int b = 0; b < w->body_count; ++b)
-        op_arap_local_step(w->solver_state[b], &w->bodies[b], substep_length(scene));
-    return OP_OK;
-}
-
-static int call_global(op_ctx *ctx, op_scene *scene, void *data)
-{
-    (void)data;
-    op_world *w = &scene->world;
-    for (int b = 0; b < w->body_count; ++b)
-        if (op_arap_global_step(ctx, w->solver_state[b], &w->bodies[b], substep_length(scene)) != OP_OK)
-            return ctx->status;
-    return OP_OK;
+    double *local = malloc((size_t)calls * sizeof *local), *global = malloc((size_t)calls * sizeof *global);
+    ns[0] = ns[1] = NAN;
+    if (!local || !global)
+        *failed = 1;
+    for (int c = 0; c < calls && !*failed; ++c) {
+        op_stage_times times = { 0 };
+        if (op_world_iterate(ctx, &scene->world, substep_length(scene), 0, &times) != OP_OK)
+            *failed = 1;
+        local[c] = 1e9 * times.local;
+        global[c] = 1e9 * times.global;
+    }
+    if (!*failed) {
+        ns[0] = bench_median(local, calls);
+        ns[1] = bench_median(global, calls);
+    }
+    free(local);
+    free(global);
 }
 
 /* the solves alone, on a right-hand side of the body's size */
@@ -507,10 +516,12 @@ static int run_scene(const char *config, scene_result *out)
 
     if (!failed)
         out->ns[STAGE_PREDICT] = time_calls(&ctx, &scene, call_predict, NULL, &failed);
-    if (!failed)
-        out->ns[STAGE_LOCAL] = time_calls(&ctx, &scene, call_local, NULL, &failed);
-    if (!failed)
-        out->ns[STAGE_GLOBAL] = time_calls(&ctx, &scene, call_global, NULL, &failed);
+    if (!failed) {
+        double ns[2];
+        time_iterations(&ctx, &scene, ns, &failed);
+        out->ns[STAGE_LOCAL] = ns[0];
+        out->ns[STAGE_GLOBAL] = ns[1];
+    }
 
     solve_data solve = { .work = { 0 } };
     solve.rhs = calloc(3 * (size_t)(largest + 1), sizeof(double));

@@ -680,6 +680,34 @@ static void warm8_interleaved_avx512(const double C[72], double *const q[2], dou
         _mm256_storeu_pd(q[1] + 4 * k, _mm512_extractf64x4_pd(lanes[0][k], 1));
     }
 }
+
+/* op_polar_rotation_warm16_interleaved: four fours in two groups of eight lanes (fours 0, 1 and
+ * 2, 3 each joined as warm8_interleaved_avx512 joins them), their latency chains side by side */
+static void warm16_interleaved_avx512(const double C[144], double *const q[4], double R[144])
+{
+    __m512d c[2][9], lanes[2][4], r[2][9];
+    for (int w = 0; w < 2; ++w) {
+        const double *in = C + 72 * w;
+        for (int k = 0; k < 9; ++k)
+            c[w][k] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(in + 4 * k)),
+                                         _mm256_loadu_pd(in + 36 + 4 * k), 1);
+        for (int k = 0; k < 4; ++k)
+            lanes[w][k] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(q[2 * w] + 4 * k)),
+                                             _mm256_loadu_pd(q[2 * w + 1] + 4 * k), 1);
+    }
+    polar_rotation_warm_avx512(2, c, lanes, r);
+    for (int w = 0; w < 2; ++w) {
+        double *out = R + 72 * w;
+        for (int k = 0; k < 9; ++k) {
+            _mm256_storeu_pd(out + 4 * k, _mm512_castpd512_pd256(r[w][k]));
+            _mm256_storeu_pd(out + 36 + 4 * k, _mm512_extractf64x4_pd(r[w][k], 1));
+        }
+        for (int k = 0; k < 4; ++k) {
+            _mm256_storeu_pd(q[2 * w] + 4 * k, _mm512_castpd512_pd256(lanes[w][k]));
+            _mm256_storeu_pd(q[2 * w + 1] + 4 * k, _mm512_extractf64x4_pd(lanes[w][k], 1));
+        }
+    }
+}
 OP_SIMD_AVX_END
 #endif
 
@@ -836,6 +864,18 @@ void op_polar_rotation_warm8_interleaved(const double C[72], double *const q[2],
 #endif
     op_polar_rotation_warm4_interleaved(C, q[0], R);
     op_polar_rotation_warm4_interleaved(C + 36, q[1], R + 36);
+}
+
+void op_polar_rotation_warm16_interleaved(const double C[144], double *const q[4], double R[144])
+{
+#if OP_SIMD_AVX
+    if (op_simd_use_avx512) {
+        warm16_interleaved_avx512(C, q, R);
+        return;
+    }
+#endif
+    op_polar_rotation_warm8_interleaved(C, q, R);
+    op_polar_rotation_warm8_interleaved(C + 72, q + 2, R + 72);
 }
 
 int op_polar_rotation_svd(const double C[9], double R[9])

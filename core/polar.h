@@ -38,6 +38,9 @@ void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], doubl
 /* Two such fours (C[36 h + 4k + m], R likewise, q[h][4k + m]) side by side: in AVX, their
  * latency chains in two groups of registers at once. */
 void op_polar_rotation_warm8_interleaved(const double C[72], double *const q[2], double R[72]);
+/* Four such fours (C[36 h + 4k + m], q[h][4k + m], h < 4): in two groups of AVX-512 registers
+ * where the CPU has them, else as two eights. */
+void op_polar_rotation_warm16_interleaved(const double C[144], double *const q[4], double R[144]);
 
 /* polar(Y) for the world's inertial prediction Y = R + h Ṙ of a rotation R, in a quarter of the
  * closed form's time. M = Rᵀ Y is taken as axially symmetric, M = α I + β [a]× + γ a aᵀ with the

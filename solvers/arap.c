@@ -15,7 +15,8 @@
  * and the position constraints' couplings, nothing else: bodies instancing one model share one
  * factor (reference counted, core/sparse.h) when create can prove their matrices identical
  * (matching_twin), each solving with a workspace of its own, so that they can run on different
- * threads. A body whose h changes later refactors into a factor of its own.
+ * threads. A body whose h changes later refactors into a factor of its own. The per-edge rest
+ * quantities depend on the graph alone and are likewise shared by all its bodies (arap_edges).
  *
  * Both steps are written relative to the body's placed rest state x_ref = P x̄ + t, R_ref = P:
  * the unknown is u = x − x_ref and every right-hand side is a sum of differences (R − P),
@@ -43,7 +44,10 @@
  * entry for four particles, the polar decompositions fill all four lanes, and a colour's last
  * one to three particles no longer fall back to pairs and singles. Each body gets exactly its
  * solo bits (tests/test_arap.c). On the 180-model scene (42 instances of each model) this took
- * the local step from 1.96 to 1.31 ms a frame on two threads.
+ * the local step from 1.96 to 1.31 ms a frame on two threads. With AVX-512 a group's colour goes
+ * four particles at a time, their sixteen polar decompositions in two groups of eight lanes
+ * (latency chains side by side, as the solo sweep's sixteens), and the record sums take two
+ * entries of the four lanes a register, the neighbours read once (group_colour_avx512).
  *
  * Cost (bench/bench_scenes.c; the dinosaur: 100 particles, 264 edges, 10 iterations a frame,
  * about 10 µs an iteration). The polar decompositions are warm-started from each R_i's previous
@@ -57,6 +61,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +98,19 @@ typedef struct arap_group {
     double *quaternion;   /* [n][4][GROUP_LANES] */
 } arap_group;
 
+/* The rest-state quantities that depend on the graph alone (positions, volumes, adjacency), not
+ * on the body's placement or stiffness: one copy for all the bodies of one graph (arap_create
+ * takes a twin's), so that on the piles the bodies of one model read the same lines, where each
+ * had its own (52 models: 42 KB a 100-particle body, 0.8 MB in all, read every sub-step). */
+typedef struct arap_edges {
+    atomic_int holders;  /* the bodies sharing it */
+    double *offset;      /* [directed edge][3] w_e = v_j (x̄_j − x̄_i), CSR order (local step) */
+    double *pull;        /* [directed edge][3] v_i (x̄_i − x̄_j), CSR order (global step) */
+    double *rest_pull;   /* [n][3] Σ_j v_j (x̄_i − x̄_j) */
+    double *spread;      /* [n][9] Σ_j v_j d̄ d̄ᵀ (d̄ = x̄_j − x̄_i), exactly symmetric: the body's
+                            k P S_i is formed from it at each sub-step's start (begin_particle) */
+} arap_edges;
+
 /* Where a body's sweep data lives: its own arrays (lanes 1, lane 0), or its lane of a group's
  * (lanes GROUP_LANES). Entry k of particle i in an array of `width` entries a particle is at
  * ((width·i + k)·lanes + lane): sweep_at. */
@@ -123,10 +141,10 @@ typedef struct arap_solver {
     double *rhs;           /* [free_count][3] */
     /* rest-state quantities, fixed for the run */
     double *reference;     /* [n][3] x_ref = P x̄ + t, the placed rest positions */
-    double *edge_offset;   /* [directed edge][3] w_e = v_j (x̄_j − x̄_i), CSR order (local step) */
-    double *edge_pull;     /* [directed edge][3] v_i (x̄_i − x̄_j), CSR order (global step) */
-    double *rest_spread;   /* [n][9] k P Σ_j v_j d̄ d̄ᵀ (d̄ = x̄_j − x̄_i), exactly P times a symmetric matrix */
-    double *rest_pull;     /* [n][3] Σ_j v_j (x̄_i − x̄_j) */
+    arap_edges *edges;     /* possibly shared with twins of one graph: read-only */
+    const double *edge_offset; /* edges->offset */
+    const double *edge_pull;   /* edges->pull */
+    const double *rest_pull; /* edges->rest_pull */
     int *constraint_start; /* [n + 1] the constraint influences that involve each particle */
     int *constraint_entry; /* constraint index * OP_SKIN_MAX_K + influence slot */
     /* the position constraints regrouped by particle (add_position_terms): */
@@ -188,6 +206,18 @@ static void group_free(arap_group *group)
     free(group);
 }
 
+static void edges_release(arap_edges *edges)
+{
+    /* acquire-release: the last holder sees every other holder done with them */
+    if (!edges || atomic_fetch_sub_explicit(&edges->holders, 1, memory_order_acq_rel) != 1)
+        return;
+    free(edges->offset);
+    free(edges->pull);
+    free(edges->rest_pull);
+    free(edges->spread);
+    free(edges);
+}
+
 static void arap_destroy(void *self)
 {
     arap_solver *s = self;
@@ -198,14 +228,11 @@ static void arap_destroy(void *self)
     free(s->row_of);
     free(s->rhs);
     free(s->reference);
-    free(s->edge_offset);
-    free(s->edge_pull);
+    edges_release(s->edges);
     free(s->inertia);
     free(s->pinned_row);
     free(s->pinned_particle);
     free(s->pinned_weight);
-    free(s->rest_spread);
-    free(s->rest_pull);
     free(s->constraint_start);
     free(s->constraint_entry);
     free(s->constraint_placed);
@@ -234,40 +261,68 @@ static void arap_destroy(void *self)
     free(s);
 }
 
-static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body)
+/* The graph's arap_edges: a twin's of the same graph (twins are earlier arap states, solver.h),
+ * else made here. */
+static int share_edges(op_ctx *ctx, arap_solver *s, const op_graph *g, void *const *twins, int twin_count)
+{
+    for (int t = 0; t < twin_count; ++t) {
+        const arap_solver *twin = twins[t];
+        if (twin->graph == g) {
+            s->edges = twin->edges;
+            atomic_fetch_add_explicit(&s->edges->holders, 1, memory_order_relaxed);
+            break;
+        }
+    }
+    if (!s->edges) {
+        int n = g->particle_count, directed = g->adjacency_start[n];
+        arap_edges *edges = op_calloc(ctx, 1, sizeof *edges);
+        if (!edges)
+            return ctx->status;
+        atomic_init(&edges->holders, 1);
+        s->edges = edges;
+        edges->offset = op_calloc(ctx, 3 * (size_t)directed + 1, sizeof(double));
+        edges->pull = op_calloc(ctx, 3 * (size_t)directed + 1, sizeof(double));
+        edges->rest_pull = op_calloc(ctx, 3 * (size_t)n + 1, sizeof(double));
+        edges->spread = op_calloc(ctx, 9 * (size_t)n + 1, sizeof(double));
+        if (ctx->status != OP_OK)
+            return ctx->status;
+        for (int i = 0; i < n; ++i) {
+            double *spread = &edges->spread[9 * i];
+            for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+                int j = g->adjacency[e];
+                double d[3];
+                v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
+                v3_scale(&edges->offset[3 * e], d, g->volume[j]);
+                v3_scale(&edges->pull[3 * e], d, -g->volume[i]);
+                v3_axpy(&edges->rest_pull[3 * i], -g->volume[j], d);
+                /* upper triangle only, mirrored below: exactly symmetric */
+                for (int r = 0; r < 3; ++r)
+                    for (int c = r; c < 3; ++c)
+                        spread[3 * r + c] += g->volume[j] * d[r] * d[c];
+            }
+            spread[3] = spread[1];
+            spread[6] = spread[2];
+            spread[7] = spread[5];
+        }
+    }
+    s->edge_offset = s->edges->offset;
+    s->edge_pull = s->edges->pull;
+    s->rest_pull = s->edges->rest_pull;
+    return OP_OK;
+}
+
+static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body, void *const *twins, int twin_count)
 {
     const op_graph *g = body->graph;
-    int n = g->particle_count, directed = g->adjacency_start[n];
+    int n = g->particle_count;
     s->reference = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
-    s->edge_offset = op_calloc(ctx, 3 * (size_t)directed, sizeof(double));
-    s->edge_pull = op_calloc(ctx, 3 * (size_t)directed, sizeof(double));
-    s->rest_spread = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
-    s->rest_pull = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
     s->constraint_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
     s->constraint_entry = op_calloc(ctx, (size_t)body->constraint_count * OP_SKIN_MAX_K, sizeof(int));
-    if (ctx->status != OP_OK)
+    if (ctx->status != OP_OK || share_edges(ctx, s, g, twins, twin_count) != OP_OK)
         return ctx->status;
     for (int i = 0; i < n; ++i) {
         m3_mul_v(&s->reference[3 * i], body->placement_rotation, &g->rest_position[3 * i]);
         v3_add(&s->reference[3 * i], &s->reference[3 * i], body->placement_translation);
-        double spread[9] = { 0 };
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            int j = g->adjacency[e];
-            double d[3];
-            v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
-            v3_scale(&s->edge_offset[3 * e], d, g->volume[j]);
-            v3_scale(&s->edge_pull[3 * e], d, -g->volume[i]);
-            v3_axpy(&s->rest_pull[3 * i], -g->volume[j], d);
-            /* upper triangle only, mirrored below: exactly symmetric */
-            for (int r = 0; r < 3; ++r)
-                for (int c = r; c < 3; ++c)
-                    spread[3 * r + c] += g->volume[j] * d[r] * d[c];
-        }
-        spread[3] = spread[1];
-        spread[6] = spread[2];
-        spread[7] = spread[5];
-        m3_mul(&s->rest_spread[9 * i], body->placement_rotation, spread);
-        m3_scale(&s->rest_spread[9 * i], &s->rest_spread[9 * i], body->stiffness);
     }
     for (int c = 0; c < body->constraint_count; ++c)
         for (int slot = 0; slot < body->constraints[c].influence_count; ++slot)
@@ -313,6 +368,10 @@ static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body)
  * T_i and G_a are formed once a sub-step, from the targets of that sub-step: constraint_targets. */
 static void constraint_targets(arap_solver *s, const op_body *body)
 {
+    /* no position constraint, no coupling: the scan of coupling_start below would find none,
+     * and on the piles it was a cache miss a particle and sub-step (0.4 % of a frame) */
+    if (s->position_constraints == 0)
+        return;
     const op_graph *g = body->graph;
     int pull = 0;
     for (int i = 0; i < s->n; ++i) {
@@ -655,7 +714,7 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     s->quaternion = op_calloc(ctx, 4 * (size_t)n, sizeof(double));
     s->turn = op_calloc(ctx, 12 * (size_t)n, sizeof(double));
     s->inertia = op_calloc(ctx, (size_t)n, sizeof(double));
-    if (ctx->status != OP_OK || precompute_rest(ctx, s, body) != OP_OK) {
+    if (ctx->status != OP_OK || precompute_rest(ctx, s, body, twins, twin_count) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
@@ -679,18 +738,20 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
 
 /* Particle i's sub-step start: its local_base, ρ/h² Y_i Ā_i + k P S_i (inertia = ρ/h²), entry by
  * entry in m3_mul's, m3_scale's and m3_add's order; and its record refreshed where it does not
- * hold R_i. */
+ * hold R_i. k P S_i is formed here from the graph's S_i (arap_edges), as m3_mul(P, S_i) scaled
+ * by k, rather than read from an array of its own a body: on the piles that array's first read
+ * each sub-step was a third of this stage's samples in begin_particles_avx. */
 static inline void begin_particle(arap_solver *s, const op_body *body, int i, double inertia)
 {
     const op_graph *g = body->graph;
     const double *Y = &body->inertial_rotation[9 * i], *A = &g->rest_moment[9 * i];
-    const double *spread = &s->rest_spread[9 * i];
+    const double *P = body->placement_rotation, *S = &s->edges->spread[9 * i];
     double base[9]; /* formed apart from its stores, which might alias Y, Ā or S as far as the
                        compiler knows: so it can keep the sums in vector registers */
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
-            base[3 * r + c] =
-                (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia + spread[3 * r + c];
+            base[3 * r + c] = (Y[3 * r] * A[c] + Y[3 * r + 1] * A[3 + c] + Y[3 * r + 2] * A[6 + c]) * inertia +
+                              (P[3 * r] * S[c] + P[3 * r + 1] * S[3 + c] + P[3 * r + 2] * S[6 + c]) * s->stiffness;
     for (int e = 0; e < 9; ++e)
         *sweep_at(&s->data, s->data.base, 9, i, e) = base[e];
     /* A record always holds m3_mul(R, Ā) for the R it holds, so one whose R is R_i bit for
@@ -712,21 +773,29 @@ OP_SIMD_AVX_BEGIN
 static void begin_particles_avx(arap_solver *s, const op_body *body, double inertia)
 {
     const op_graph *g = body->graph;
-    const __m256d scale = _mm256_set1_pd(inertia);
+    const __m256d scale = _mm256_set1_pd(inertia), k = _mm256_set1_pd(s->stiffness);
+    __m256d P[9];
+    for (int e = 0; e < 9; ++e)
+        P[e] = _mm256_set1_pd(body->placement_rotation[e]);
     size_t base_stride = 9 * (size_t)s->data.lanes, record_stride = 18 * (size_t)s->data.lanes;
     int i = 0;
     for (; i + 4 <= s->n; i += 4) {
         __m256d Y[9], A[9], S[9], base[9], R[9], held[9], differ = _mm256_setzero_pd();
         op_avx_load_records4(&body->inertial_rotation[9 * i], 9, 9, Y);
         op_avx_load_records4(&g->rest_moment[9 * i], 9, 9, A);
-        op_avx_load_records4(&s->rest_spread[9 * i], 9, 9, S);
+        op_avx_load_records4(&s->edges->spread[9 * i], 9, 9, S);
         for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
+            for (int c = 0; c < 3; ++c) {
+                __m256d spread = _mm256_mul_pd(
+                    _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(P[3 * r], S[c]), _mm256_mul_pd(P[3 * r + 1], S[3 + c])),
+                                  _mm256_mul_pd(P[3 * r + 2], S[6 + c])),
+                    k);
                 base[3 * r + c] = _mm256_add_pd(
                     _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(Y[3 * r], A[c]), _mm256_mul_pd(Y[3 * r + 1], A[3 + c])),
                                                 _mm256_mul_pd(Y[3 * r + 2], A[6 + c])),
                                   scale),
-                    S[3 * r + c]);
+                    spread);
+            }
         op_avx_load_records4(&body->state.rotation[9 * i], 9, 9, R);
         if (s->data.lanes == 1) {
             op_avx_store_records4(sweep_at(&s->data, s->data.base, 9, i, 0), 9, 9, base);
@@ -1208,29 +1277,38 @@ static void group_particle(arap_solver *const *solvers, op_body *const *bodies, 
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
-/* C_i of the four lanes into C[4e + lane] in AVX registers, one lane a body: each lane through
- * assemble_local's operations in their order (bitwise its result), the neighbour sums four
- * particles at a time where the solo sweep does one (two entries a register). */
-static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, int i, double C[9 * GROUP_LANES])
+/* Σ_j R_j Ā_j, then Σ_j R_j, over particle i's neighbours j in adjacency order, of the four
+ * lanes: sum[k] entry k of the record. Nine accumulators at a time fit the registers, so the
+ * neighbours are read twice. */
+static inline void group_record_sums_avx(const arap_group *group, const op_graph *g, int i, __m256d sum[18])
 {
-    const arap_group *group = s->group;
     const int *adjacency = g->adjacency;
     int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
-    enum { RECORD = 18 * GROUP_LANES, SHIFT = 3 * GROUP_LANES };
-    __m256d sum[18];
-    /* Σ_j R_j Ā_j, then Σ_j R_j: nine accumulators at a time fit the registers */
     for (int half = 0; half < 18; half += 9) {
         __m256d a[9];
         for (int k = 0; k < 9; ++k)
             a[k] = _mm256_setzero_pd();
         for (int e = first; e < last; ++e) {
-            const double *record = &group->record[(size_t)RECORD * adjacency[e] + GROUP_LANES * half];
+            const double *record = &group->record[(size_t)18 * GROUP_LANES * adjacency[e] + GROUP_LANES * half];
             for (int k = 0; k < 9; ++k)
                 a[k] = _mm256_add_pd(a[k], _mm256_loadu_pd(record + GROUP_LANES * k));
         }
         for (int k = 0; k < 9; ++k)
             sum[half + k] = a[k];
     }
+}
+
+/* C_i of the four lanes into C[4e + lane] in AVX registers, one lane a body, from the record
+ * sums: each lane through assemble_local's operations in their order (bitwise its result), the
+ * neighbour sums four particles at a time where the solo sweep does one (two entries a
+ * register). */
+static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
+                                      double C[9 * GROUP_LANES])
+{
+    const arap_group *group = s->group;
+    const int *adjacency = g->adjacency;
+    int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
+    enum { SHIFT = 3 * GROUP_LANES };
     const double *u_i = &group->displacement[(size_t)SHIFT * i];
     __m256d ui[3], spread[9];
     for (int r = 0; r < 3; ++r)
@@ -1292,29 +1370,78 @@ static inline void group_store_avx(const arap_solver *s, const op_graph *g, op_b
     }
 }
 
-/* A colour's particles from = order[p] … in the four lanes: two particles at a time, their
- * eight polar decompositions in two groups of registers (op_polar_rotation_warm8_interleaved),
- * the last one of an odd count alone. */
-static void group_colour_avx(const arap_solver *s, op_body *const *bodies, const int *order, int count)
+typedef void group_sums_fn(const arap_group *group, const op_graph *g, int i, __m256d sum[18]);
+
+/* A colour's particles order[0 … count) in the four lanes, their record sums by record_sums:
+ * four particles at a time, their sixteen polar decompositions in two groups of AVX-512
+ * registers (op_polar_rotation_warm16_interleaved; two eights without AVX-512), then a pair
+ * (op_polar_rotation_warm8_interleaved) and the last one of an odd count alone. With pad_three,
+ * a last three go as a four instead of a pair and a single (one latency chain less), the fourth
+ * particle's lanes repeating the third's C and a copy of its warm start, their results not
+ * stored. Inlined into each instruction set's caller with its record_sums. */
+static inline __attribute__((always_inline)) void group_colour(const arap_solver *s, op_body *const *bodies,
+                                                               const int *order, int count, group_sums_fn *record_sums,
+                                                               int pad_three)
 {
+    enum { MOST = 4, ENTRIES = 9 * GROUP_LANES };
     const op_graph *g = bodies[0]->graph;
     double *quaternion = s->group->quaternion;
-    double C[2 * 9 * GROUP_LANES], R[2 * 9 * GROUP_LANES];
-    int p = 0;
-    for (; p + 1 < count; p += 2) {
-        int a = order[p], b = order[p + 1];
-        group_assemble_avx(s, g, a, C);
-        group_assemble_avx(s, g, b, C + 9 * GROUP_LANES);
-        double *q[2] = { &quaternion[(size_t)4 * GROUP_LANES * a], &quaternion[(size_t)4 * GROUP_LANES * b] };
-        op_polar_rotation_warm8_interleaved(C, q, R);
-        group_store_avx(s, g, bodies, a, R);
-        group_store_avx(s, g, bodies, b, R + 9 * GROUP_LANES);
+    double C[MOST * ENTRIES], R[MOST * ENTRIES], *q[MOST], padding[4 * GROUP_LANES];
+    __m256d sum[18];
+    for (int p = 0; p < count;) {
+        int left = count - p, run = left >= 4 ? 4 : left == 3 && pad_three ? 3 : left >= 2 ? 2 : 1;
+        for (int m = 0; m < run; ++m) {
+            int i = order[p + m];
+            record_sums(s->group, g, i, sum);
+            group_assemble_avx(s, g, i, sum, C + ENTRIES * m);
+            q[m] = &quaternion[(size_t)4 * GROUP_LANES * i];
+        }
+        if (run == 3) {
+            memcpy(C + ENTRIES * 3, C + ENTRIES * 2, ENTRIES * sizeof(double));
+            q[3] = memcpy(padding, q[2], sizeof padding);
+        }
+        if (run >= 3)
+            op_polar_rotation_warm16_interleaved(C, q, R);
+        else if (run == 2)
+            op_polar_rotation_warm8_interleaved(C, q, R);
+        else
+            op_polar_rotation_warm4_interleaved(C, q[0], R);
+        for (int m = 0; m < run; ++m)
+            group_store_avx(s, g, bodies, order[p + m], R + ENTRIES * m);
+        p += run;
     }
-    if (p < count) {
-        group_assemble_avx(s, g, order[p], C);
-        op_polar_rotation_warm4_interleaved(C, &quaternion[(size_t)4 * GROUP_LANES * order[p]], R);
-        group_store_avx(s, g, bodies, order[p], R);
+}
+
+static void group_colour_avx(const arap_solver *s, op_body *const *bodies, const int *order, int count)
+{
+    group_colour(s, bodies, order, count, group_record_sums_avx, 0);
+}
+OP_SIMD_AVX_END
+
+OP_SIMD_AVX512_BEGIN
+/* group_record_sums_avx with two entries of the four lanes a register: all eighteen sums in
+ * nine AVX-512 accumulators, the neighbours read once; each lane's sum of each entry in the
+ * same order, so the same bits */
+static inline void group_record_sums_avx512(const arap_group *group, const op_graph *g, int i, __m256d sum[18])
+{
+    const int *adjacency = g->adjacency;
+    __m512d a[9];
+    for (int k = 0; k < 9; ++k)
+        a[k] = _mm512_setzero_pd();
+    for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+        const double *record = &group->record[(size_t)18 * GROUP_LANES * adjacency[e]];
+        for (int k = 0; k < 9; ++k)
+            a[k] = _mm512_add_pd(a[k], _mm512_loadu_pd(record + 2 * GROUP_LANES * k));
     }
+    for (int k = 0; k < 9; ++k) {
+        sum[2 * k] = _mm512_castpd512_pd256(a[k]);
+        sum[2 * k + 1] = _mm512_extractf64x4_pd(a[k], 1);
+    }
+}
+
+static void group_colour_avx512(const arap_solver *s, op_body *const *bodies, const int *order, int count)
+{
+    group_colour(s, bodies, order, count, group_record_sums_avx512, 1);
 }
 OP_SIMD_AVX_END
 #endif
@@ -1333,8 +1460,14 @@ static void local_group(arap_solver *const *solvers, op_body *const *bodies)
     }
 #if OP_SIMD_AVX
     if (op_simd_use_avx) {
-        for (int c = 0; c < s->colour_count; ++c)
-            group_colour_avx(s, bodies, &s->sweep_order[s->colour_start[c]], s->colour_start[c + 1] - s->colour_start[c]);
+        for (int c = 0; c < s->colour_count; ++c) {
+            const int *order = &s->sweep_order[s->colour_start[c]];
+            int count = s->colour_start[c + 1] - s->colour_start[c];
+            if (op_simd_use_avx512)
+                group_colour_avx512(s, bodies, order, count);
+            else
+                group_colour_avx(s, bodies, order, count);
+        }
         return;
     }
 #endif

@@ -776,8 +776,9 @@ static void test_instances_share_one_factor(void **state)
  * where the AVX paths run (solvers/arap.c, arap_group_bodies), stepped on two threads, moves
  * every body bitwise as it moves alone in a world of its own (with a factor of its own, stepped
  * with the AVX paths where there are any), and logs as its energy the bodies' energies alone
- * summed in body order. avx: the paths the world of all is stepped with (op_simd_avx). */
-static void each_body_moves_as_alone(int avx)
+ * summed in body order. avx, avx512: the paths the world of all is stepped with (op_simd_avx,
+ * op_simd_avx512). */
+static void each_body_moves_as_alone(int avx, int avx512)
 {
     static const instance instances[] = {
         { "dino100", 1e7, 0.0, 0, 0 },  { "dino100", 1e7, 0.9, 0, 0 },  { "dino100", 1e7, 1.8, 0, 0 },
@@ -793,6 +794,7 @@ static void each_body_moves_as_alone(int avx)
     /* the four alike dinosaurs are one unit, each other body one of its own */
     assert_int_equal(all.unit_count, op_simd_avx(-1) ? BODIES - 3 : BODIES);
     op_simd_avx(avx);
+    op_simd_avx512(avx512);
     size_t row = (size_t)all.def.substeps * (size_t)(all.def.iterations + 1), logged = FRAMES * row;
     op_energy *energy = calloc(logged, sizeof *energy), *alone_energy = calloc(logged, sizeof *alone_energy);
     op_energy *summed = calloc(logged, sizeof *summed);
@@ -843,7 +845,20 @@ static void each_body_moves_as_alone(int avx)
 static void test_shared_factor_moves_each_body_as_alone(void **state)
 {
     (void)state;
-    each_body_moves_as_alone(1);
+    each_body_moves_as_alone(1, 1);
+}
+
+/* The group's AVX path without AVX-512 (group_colour_avx: its record sums in two halves, its
+ * fours' polar decompositions as two eights), where the CPU has AVX-512 and the test above
+ * took the AVX-512 path. */
+static void test_group_in_avx_without_avx512_moves_each_body_as_alone(void **state)
+{
+    (void)state;
+    if (!op_simd_avx512(1)) {
+        print_message("no AVX-512 paths here: the test above took the AVX path\n");
+        skip();
+    }
+    each_body_moves_as_alone(1, 0);
 }
 
 /* The group's lanes computed one at a time (group_particle), as when its AVX paths are switched
@@ -855,7 +870,7 @@ static void test_group_without_avx_moves_each_body_as_alone(void **state)
         print_message("no AVX paths here: no groups are formed, nothing to compare\n");
         skip();
     }
-    each_body_moves_as_alone(0);
+    each_body_moves_as_alone(0, 0);
 }
 
 /* The energy op_world_step logs, each body's kept by its own sub-step and summed after, is
@@ -945,6 +960,7 @@ int main(void)
         cmocka_unit_test(test_last_colour_rotations_are_optimal),
         cmocka_unit_test(test_instances_share_one_factor),
         cmocka_unit_test(test_shared_factor_moves_each_body_as_alone),
+        cmocka_unit_test(test_group_in_avx_without_avx512_moves_each_body_as_alone),
         cmocka_unit_test(test_group_without_avx_moves_each_body_as_alone),
         cmocka_unit_test(test_logged_energy_matches_staged_substep),
         cmocka_unit_test(test_large_body_shares_local_step_bitwise),

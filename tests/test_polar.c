@@ -681,8 +681,8 @@ static void test_warm_falls_back_from_bad_starts(void **state)
     report("warm, 2000 x 5 bad starts", &w, 1);
 }
 
-/* op_polar_rotation_warm2_lanes, _warm4_lanes, _warm8_lanes, _warm16_lanes, _warm4_interleaved
- * and _warm8_interleaved, the four-lane ones in SSE2 lanes and, where the CPU has them, in AVX lanes and (the eight- and sixteen-lane
+/* op_polar_rotation_warm2_lanes, _warm4_lanes, _warm8_lanes, _warm16_lanes, _warm4_interleaved,
+ * _warm8_interleaved and _warm16_interleaved, the four-lane ones in SSE2 lanes and, where the CPU has them, in AVX lanes and (the eight- and sixteen-lane
  * ones) in AVX-512 lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
  * iterate longer or fall back. */
 static void test_warm_lanes_bitwise_scalar(void **state)
@@ -774,6 +774,26 @@ static void test_warm_lanes_bitwise_scalar(void **state)
                     assert_memory_equal(&r1[k], &R8[36 * (m / 4) + 4 * k + m % 4], sizeof(double));
                     assert_memory_equal(&r1[k], &R8_lanes[18 * (m / 2) + 2 * k + m % 2], sizeof(double));
                 }
+            }
+        }
+        /* op_polar_rotation_warm16_interleaved: matrices i … i + 15, four fours */
+        for (int i = 0; i + 15 < COUNT; i += 16) {
+            double C16[144], q16[4][16], R16[144], q1[4], r1[9];
+            for (int m = 0; m < 16; ++m) {
+                for (int k = 0; k < 9; ++k)
+                    C16[36 * (m / 4) + 4 * k + m % 4] = c[i + m][k];
+                for (int k = 0; k < 4; ++k)
+                    q16[m / 4][4 * k + m % 4] = start[i + m][k];
+            }
+            double *fours[4] = { q16[0], q16[1], q16[2], q16[3] };
+            op_polar_rotation_warm16_interleaved(C16, fours, R16);
+            for (int m = 0; m < 16; ++m) {
+                memcpy(q1, start[i + m], sizeof q1);
+                op_polar_rotation_warm(c[i + m], q1, r1);
+                for (int k = 0; k < 4; ++k)
+                    assert_memory_equal(&q1[k], &q16[m / 4][4 * k + m % 4], sizeof(double));
+                for (int k = 0; k < 9; ++k)
+                    assert_memory_equal(&r1[k], &R16[36 * (m / 4) + 4 * k + m % 4], sizeof(double));
             }
         }
         /* op_polar_rotation_warm16_lanes: matrices i … i + 15, two eights of pairs */
