@@ -144,18 +144,30 @@ static void sort_into_cells(op_broad_phase *bp, int count, const double *positio
     for (int k = cells; k > 0; --k)
         start[k] = start[k - 1];
     start[0] = 0;
-#pragma omp parallel for schedule(static) if (count >= OP_COLLIDE_PARALLEL_MIN)
-    for (int s = 0; s < count; ++s) {
-        int i = bp->order[s];
-        bp->sorted_x[s] = position[3 * i];
-        bp->sorted_y[s] = position[3 * i + 1];
-        bp->sorted_z[s] = position[3 * i + 2];
-        bp->sorted_bound[s] = bound[i];
-        bp->sorted_group[s] = group[i];
-    }
-    for (int s = count - 1; s >= 0; --s) {
-        int same = s + 1 < count && bp->key[s + 1] == bp->key[s] && bp->sorted_group[s + 1] == bp->sorted_group[s];
-        bp->run_end[s] = same ? bp->run_end[s + 1] : s + 1;
+    /* each thread its block of sorted positions: the copies, then the runs' ends from the back;
+     * the block's last run is followed into the next block by the input's groups */
+#pragma omp parallel if (count >= OP_COLLIDE_PARALLEL_MIN)
+    {
+        int thread = omp_get_thread_num(), team = omp_get_num_threads();
+        int first = (int)((int64_t)count * thread / team), last = (int)((int64_t)count * (thread + 1) / team);
+        for (int s = first; s < last; ++s) {
+            int i = bp->order[s];
+            bp->sorted_x[s] = position[3 * i];
+            bp->sorted_y[s] = position[3 * i + 1];
+            bp->sorted_z[s] = position[3 * i + 2];
+            bp->sorted_bound[s] = bound[i];
+            bp->sorted_group[s] = group[i];
+        }
+        if (first < last) {
+            int end = last, key = bp->key[last - 1], own = bp->sorted_group[last - 1];
+            while (end < count && bp->key[end] == key && group[bp->order[end]] == own)
+                ++end;
+            bp->run_end[last - 1] = end;
+        }
+        for (int s = last - 2; s >= first; --s) {
+            int same = bp->key[s + 1] == bp->key[s] && bp->sorted_group[s + 1] == bp->sorted_group[s];
+            bp->run_end[s] = same ? bp->run_end[s + 1] : s + 1;
+        }
     }
 }
 
@@ -395,10 +407,11 @@ static int query_grid(op_broad_phase *bp, const grid_search *grid, int count, do
         }
     }
     int failed = 0;
+    /* every thread's, since a smaller team (a few particles) leaves the others' */
+    memset(bp->thread_pair_count, 0, (size_t)grid->threads * sizeof *bp->thread_pair_count);
 #pragma omp parallel num_threads(grid->threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
     {
         int thread = omp_get_thread_num();
-        bp->thread_pair_count[thread] = 0;
 #pragma omp for schedule(static)
         for (int k = 0; k < scanning; ++k) {
             int s = moved ? bp->scanning[k] : k;

@@ -10,7 +10,9 @@
  * coarser cells are taken when it would have more than max(4096, 4 n) cells (a body flung far
  * away makes the cells coarse, not the grid large). Particles are sorted into the cells with a
  * counting sort, stable, so by global index within a cell; a body's particles in a cell are then
- * one run, which a particle skips whole when the run is its own body's. Every particle scans the
+ * one run, which a particle skips whole when the run is its own body's. The cells, the sorted
+ * copies and each run's end are made in parallel, each thread its block of positions (a run
+ * that crosses into the next block followed there), the counting and placing on one thread. Every particle scans the
  * rest of its own cell and the 13 neighbour cells that come after it in key order (its half of
  * the 27, as five rows of consecutive cells), so each pair is seen once, from the particle that
  * sorts first. A row of consecutive cells is one run of sorted positions, and the centres and
@@ -25,7 +27,11 @@
  * insertion sort by j within each i turn into the pair list sorted by (i, j), the same whatever
  * the thread count or the order the pairs were found in. (Measured and not kept, on the Fig. 7
  * piles, docs/performance.md: cells of half the reach, a box of cells by where the particle
- * sits in its cell, rows less the own body's runs found once per run, prefetching the rows.)
+ * sits in its cell, rows less the own body's runs found once per run, prefetching the rows;
+ * each body's box of centres, a particle out of reach of every other body's box not scanning
+ * (it spared 55 % and 36 % of the scans, but those were the cheap ones: the queries took no less
+ * time and the boxes cost more); the queries on a dynamic schedule; the pairs sorted and merged
+ * in parallel by blocks of i.)
  */
 #ifndef OPSIM_BROAD_PHASE_H
 #define OPSIM_BROAD_PHASE_H

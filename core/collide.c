@@ -192,18 +192,11 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
  * contact stage. */
 static const double REFERENCE_RESET = 0.3;
 
-/* Marks in c->moving the particles beyond REFERENCE_RESET of the skin from their references and
- * moves those references to where they are; returns how many, or count + 1 (nothing marked or
- * moved) when more than half of them are. */
-static int take_movers(op_collider *c, int count)
+/* When at most half of the particles are marked in c->moving (by gather_positions: beyond
+ * REFERENCE_RESET of the skin from their references), moves those references to where the
+ * particles are and returns `movers`; otherwise count + 1, nothing moved. */
+static int take_movers(op_collider *c, int count, int movers)
 {
-    double reset = REFERENCE_RESET * c->skin, reset2 = reset * reset;
-    int movers = 0;
-#pragma omp parallel for schedule(static) reduction(+ : movers) if (count >= OP_COLLIDE_PARALLEL_MIN)
-    for (int q = 0; q < count; ++q) {
-        c->moving[q] = !(v3_dist2(&c->position[3 * q], &c->searched_position[3 * q]) <= reset2);
-        movers += c->moving[q];
-    }
     if (movers > count / 2)
         return count + 1;
     for (int q = 0; q < count; ++q)
@@ -216,15 +209,15 @@ static int take_movers(op_collider *c, int count)
  * last pairs may miss some, a refresh of the particles that moved or a whole grid search, both
  * widened by the skin; then the pairs within reach now, tested exactly as op_broad_phase_find
  * tests them. */
-static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin, int moved, int *searched,
-                           int *refreshed)
+static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin, int moved, int movers,
+                           int *searched, int *refreshed)
 {
     op_broad_phase *bp = &c->broad;
     int reusable = c->searched_count == count && c->searched_margin == margin;
     *searched = moved || !reusable;
     *refreshed = 0;
     if (*searched) {
-        int refresh = reusable && take_movers(c, count) <= count;
+        int refresh = reusable && take_movers(c, count, movers) <= count;
         *refreshed = refresh;
         c->searched_count = 0; /* until the search has succeeded */
         if (refresh) {
@@ -347,17 +340,26 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
 /* Every particle's centre into the global list (what the broad phase needs of all of them), in
  * parallel over particles, not bodies, whose sizes differ; returns 1 when one has moved more
  * than a little under half the skin (so that rounding in the test cannot matter) from its
- * reference position, or there is no search to compare with. */
-static int gather_positions(op_collider *c, const op_body *bodies, int count, int compare)
+ * reference position, or there is no search to compare with. The same distance marks in
+ * c->moving the particles beyond REFERENCE_RESET of the skin, *movers of them, for a refresh
+ * (take_movers): one pass over the positions where a pass of its own cost a parallel loop per
+ * search. Without a search to compare with these are not used. */
+static int gather_positions(op_collider *c, const op_body *bodies, int count, int compare, int *movers)
 {
     double allowed = 0.49 * c->skin, allowed2 = allowed * allowed;
-    int moved = !compare;
-#pragma omp parallel for schedule(static) reduction(| : moved) if (count >= OP_COLLIDE_PARALLEL_MIN)
+    double reset = REFERENCE_RESET * c->skin, reset2 = reset * reset;
+    int moved = !compare, marked = 0;
+#pragma omp parallel for schedule(static) reduction(| : moved) reduction(+ : marked) \
+    if (count >= OP_COLLIDE_PARALLEL_MIN)
     for (int q = 0; q < count; ++q) {
         int b = c->group[q];
         v3_copy(&c->position[3 * q], &bodies[b].state.position[3 * (q - c->body_start[b])]);
-        moved |= !(v3_dist2(&c->position[3 * q], &c->searched_position[3 * q]) <= allowed2);
+        double distance2 = compare ? v3_dist2(&c->position[3 * q], &c->searched_position[3 * q]) : INFINITY;
+        moved |= !(distance2 <= allowed2);
+        c->moving[q] = !(distance2 <= reset2);
+        marked += c->moving[q];
     }
+    *movers = marked;
     return moved;
 }
 
@@ -860,8 +862,9 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
     if (lay_out(ctx, c, bodies, body_count) != OP_OK)
         return ctx->status;
     int count = c->body_start[body_count];
-    int moved = gather_positions(c, bodies, count, c->searched_count == count);
-    if (find_near_pairs(ctx, c, count, def->margin, moved, &stats->searched, &stats->refreshed) != OP_OK)
+    int movers;
+    int moved = gather_positions(c, bodies, count, c->searched_count == count, &movers);
+    if (find_near_pairs(ctx, c, count, def->margin, moved, movers, &stats->searched, &stats->refreshed) != OP_OK)
         return ctx->status;
     int pair_count = c->near_count;
     stats->pairs = pair_count;

@@ -386,6 +386,41 @@ static void test_broad_phase_refresh_matches_search(void **state)
     op_simd_avx(1);
 }
 
+/* One workspace used on two threads for a cloud, then for a few of its particles (fewer than
+ * OP_COLLIDE_PARALLEL_MIN: one thread searches): the second call gives the brute force's pairs,
+ * none left over from the other thread's share of the first. */
+static void test_broad_phase_reused_for_fewer_particles(void **state)
+{
+    (void)state;
+    enum { FEW = 48, BODIES_TAKEN = 6 };
+    random_cloud cloud;
+    make_cloud(&clouds[0], &cloud);
+    flat_cloud f = flatten(&cloud);
+    double position[3 * FEW], bound[FEW];
+    int group[FEW], per_body = clouds[0].per_body;
+    for (int q = 0; q < FEW; ++q) { /* the first particles of each of the first bodies */
+        int from = (q % BODIES_TAKEN) * per_body + q / BODIES_TAKEN;
+        v3_copy(&position[3 * q], &f.position[3 * from]);
+        bound[q] = f.bound[from];
+        group[q] = f.group[from];
+    }
+    omp_set_num_threads(2);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_broad_phase bp = { 0 };
+    assert_int_equal(op_broad_phase_find(&ctx, &bp, f.count, f.position, f.bound, f.group, 0.0), OP_OK);
+    assert_true(bp.thread_capacity == 2 && bp.thread_pair_count[0] > 0 && bp.thread_pair_count[1] > 0);
+    assert_int_equal(op_broad_phase_find(&ctx, &bp, FEW, position, bound, group, 0.0), OP_OK);
+    int expected;
+    op_pair *brute = brute_pairs(FEW, position, bound, group, 0.0, &expected);
+    assert_true(expected > 0);
+    assert_pairs(&bp, brute, expected, "48 particles after 640");
+    free(brute);
+    op_broad_phase_free(&bp);
+    flat_free(&f);
+    random_cloud_free(&cloud);
+}
+
 static void test_broad_phase_rejects_bad_input(void **state)
 {
     (void)state;
@@ -1143,6 +1178,7 @@ int main(void)
         cmocka_unit_test(test_broad_phase_matches_brute_force),
         cmocka_unit_test(test_broad_phase_refresh_matches_search),
         cmocka_unit_test(test_broad_phase_bodies_apart_and_touching),
+        cmocka_unit_test(test_broad_phase_reused_for_fewer_particles),
         cmocka_unit_test(test_broad_phase_rejects_bad_input),
         cmocka_unit_test(test_support_distance_matches_search),
         cmocka_unit_test(test_isolated_pair_in_one_pass),
