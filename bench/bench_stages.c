@@ -8,7 +8,11 @@
  * bandwidth (the STREAM triad a = b + s·c on three 32 MB arrays, 24 bytes an element as STREAM
  * counts them).
  * Each is the best of several runs: the floor is what the machine can do, not what it did while
- * others used it.
+ * others used it. With two threads or more, also what the threads' meeting costs, the least of
+ * several runs too: an OpenMP parallel region's start and end (a fork), a barrier, and a cache
+ * line handed from one thread to the other (two threads taking an atomic counter in turn); a
+ * parallel loop pays off only for work well above these (core/collide.h's
+ * OP_COLLIDE_PARALLEL_MIN, docs/performance.md).
  *
  * The stages, on a scene loaded from a config and stepped WARMUP frames so that its state is a
  * running one, each called CALLS times on that state and timed call by call; the median call is
@@ -47,6 +51,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +80,7 @@ typedef struct machine {
     double l2_gbs;        /* read bandwidth from L2, one core */
     double stream_gbs;    /* STREAM triad, one core */
     double l1_bytes, l2_bytes; /* the caches' sizes: which bandwidth a stage's floor uses */
+    double fork_us, barrier_us, handoff_ns; /* the threads' meeting (two threads); NAN on one */
 } machine;
 
 enum { PEAK_CHAINS = 6, PEAK_STEPS = 1 << 18, MACHINE_RUNS = 9 };
@@ -175,6 +181,49 @@ static double triad_bandwidth(double *a, const double *b, const double *c, size_
     return 3.0 * (double)count * sizeof(double) / (op_now() - start);
 }
 
+enum { FORKS = 2000, BARRIERS = 20000, HANDOFFS = 100000 };
+
+/* The threads' meeting on two threads, each cost the least of MACHINE_RUNS runs; NAN on one. */
+static void measure_meeting(machine *m)
+{
+    m->fork_us = m->barrier_us = m->handoff_ns = NAN;
+    if (omp_get_max_threads() < 2)
+        return;
+    static _Atomic long turn; /* whose turn: the thread whose number is its parity */
+    for (int r = 0; r < MACHINE_RUNS; ++r) {
+        int sink = 0;
+        double start = op_now();
+        for (int f = 0; f < FORKS; ++f) {
+#pragma omp parallel num_threads(2) reduction(+ : sink)
+            sink += omp_get_thread_num();
+        }
+        double fork = (op_now() - start) / FORKS;
+        start = op_now();
+#pragma omp parallel num_threads(2)
+        for (int b = 0; b < BARRIERS; ++b) {
+#pragma omp barrier
+        }
+        double barrier = (op_now() - start) / BARRIERS;
+        atomic_store(&turn, 0);
+        start = op_now();
+#pragma omp parallel num_threads(2)
+        {
+            long me = omp_get_thread_num();
+            for (long t = me; t < HANDOFFS; t += 2) {
+                while (atomic_load_explicit(&turn, memory_order_acquire) != t)
+                    ;
+                atomic_store_explicit(&turn, t + 1, memory_order_release);
+            }
+        }
+        double handoff = (op_now() - start) / HANDOFFS;
+        if (sink != FORKS) /* each fork's second thread added 1 */
+            return;
+        m->fork_us = r == 0 ? 1e6 * fork : fmin(m->fork_us, 1e6 * fork);
+        m->barrier_us = r == 0 ? 1e6 * barrier : fmin(m->barrier_us, 1e6 * barrier);
+        m->handoff_ns = r == 0 ? 1e9 * handoff : fmin(m->handoff_ns, 1e9 * handoff);
+    }
+}
+
 static int measure_machine(machine *m)
 {
     enum { L1_DOUBLES = 24 * 1024 / 8, L1_PASSES = 4000, L2_DOUBLES = 384 * 1024 / 8, L2_PASSES = 200 };
@@ -204,6 +253,7 @@ static int measure_machine(machine *m)
     long l1_size = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2_size = sysconf(_SC_LEVEL2_CACHE_SIZE);
     m->l1_bytes = l1_size > 0 ? (double)l1_size : 32 << 10;
     m->l2_bytes = l2_size > 0 ? (double)l2_size : 1 << 20;
+    measure_meeting(m);
     free(l2), free(a), free(b), free(c);
     return isfinite(sink) ? 0 : -1;
 }
@@ -678,10 +728,14 @@ int main(int argc, char **argv)
            "from L2 (%.0f KB) %.1f GB/s, stream triad %.1f GB/s; %d thread(s)\n",
            MACHINE_RUNS, m.peak_gflops, op_simd_use_avx ? "AVX" : "SSE2", m.l1_bytes / 1024, m.l1_gbs,
            m.l2_bytes / 1024, m.l2_gbs, m.stream_gbs, omp_get_max_threads());
+    if (!isnan(m.fork_us))
+        printf("threads meeting, two threads, least of %d: a parallel region %.2f us, a barrier %.2f us, a cache line "
+               "handed over %.0f ns\n",
+               MACHINE_RUNS, m.fork_us, m.barrier_us, m.handoff_ns);
     printf("csv,machine,peak_gflops=%.2f,l1_gbs=%.2f,l1_bytes=%.0f,l2_gbs=%.2f,l2_bytes=%.0f,stream_gbs=%.2f,"
-           "threads=%d,simd=%s\n",
+           "threads=%d,simd=%s,fork_us=%.3f,barrier_us=%.3f,handoff_ns=%.1f\n",
            m.peak_gflops, m.l1_gbs, m.l1_bytes, m.l2_gbs, m.l2_bytes, m.stream_gbs, omp_get_max_threads(),
-           op_simd_use_avx ? "avx" : "sse2");
+           op_simd_use_avx ? "avx" : "sse2", m.fork_us, m.barrier_us, m.handoff_ns);
     scene_result results[MAX_SCENES];
     int status = 0;
     for (int k = 0; k < config_count; ++k) {

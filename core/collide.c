@@ -2,6 +2,7 @@
  * Jacobi response with friction (collide.h). */
 #include "collide.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -172,7 +173,8 @@ static int collider_reserve(op_ctx *ctx, op_collider *c, int count)
         !OP_RENEW(ctx, c->incidence_start, n) || !OP_RENEW(ctx, c->incidence_end, n) ||
         !OP_RENEW(ctx, c->degree, n) || !OP_RENEW(ctx, c->searched_position, 3 * n) ||
         !OP_RENEW(ctx, c->involved, n) || !OP_RENEW(ctx, c->moving, n) || !OP_RENEW(ctx, c->moved_at, n) ||
-        !OP_RENEW(ctx, c->island_root, n) || !OP_RENEW(ctx, c->island_of, n))
+        !OP_RENEW(ctx, c->island_root, n) || !OP_RENEW(ctx, c->island_of, n) ||
+        !OP_RENEW(ctx, c->involved_bits, n / 64 + 1))
         return ctx->status;
     free(c->shape);
     /* on lines of their own: a pair's two reads of a particle's shape touch one line each */
@@ -388,6 +390,14 @@ static void gather_involved(op_collider *c, const op_body *bodies, int q)
     c->moved_at[q] = 0;
 }
 
+/* How far involved particle q reaches below the floor (≤ 0 when it does not): its lowest point
+ * from its gathered h(+y), the same bits as op_particle_lowest_point's (support_up), without
+ * reading its rotation and rest axes again. */
+static double depth_below_floor(const op_collider *c, const op_contact_def *def, int q)
+{
+    return def->floor_height - (c->position[3 * q + 1] - c->shape[q].up);
+}
+
 /* Particle q's position and velocity back into its body (the passes change no others); returns
  * how far it reaches below the floor when there is one and it is position-free, else 0. */
 static double scatter_involved(const op_collider *c, op_body *bodies, const op_contact_def *def, int q)
@@ -398,23 +408,35 @@ static double scatter_involved(const op_collider *c, op_body *bodies, const op_c
     v3_copy(&body->state.velocity[3 * i], &c->velocity[3 * q]);
     if (!def->floor || body->position_pinned[i])
         return 0.0;
-    return op_max(0.0, def->floor_height - op_particle_lowest_point(body, i));
+    return op_max(0.0, depth_below_floor(c, def, q));
 }
 
-/* The particles in some pair (c->involved, in the order the pairs first name them) and the pairs
- * incident to each, in pair order (the pairs are visited in order): c->incidence from
- * incidence_start[q] to incidence_end[q]. Work in the pairs, not the particles (a pile's
- * thousands of particles have some hundreds in pairs); c->degree is 0 again for every particle
- * on return. */
+/* The particles in some pair (c->involved, ascending) and the pairs incident to each, in pair
+ * order (the pairs are visited in order): c->incidence from incidence_start[q] to
+ * incidence_end[q]. Work in the pairs, not the particles (a pile's thousands of particles have
+ * some hundreds in pairs), but for a bit a particle: ascending, the involved particles' reads of
+ * their bodies' arrays (gather_involved, scatter_involved) go up each body's arrays, sharing
+ * cache lines, where in the order the pairs first name them they jumped between bodies.
+ * c->degree and c->involved_bits are 0 again for every particle on return. */
 static void build_incidence(op_collider *c, const op_pair *pairs, int pair_count)
 {
     int *degree = c->degree, *start = c->incidence_start, *end = c->incidence_end;
-    c->involved_count = 0;
+    uint64_t *bits = c->involved_bits;
+    int lowest = INT_MAX, highest = -1;
     for (int k = 0; k < pair_count; ++k) {
-        if (degree[pairs[k].i]++ == 0)
-            c->involved[c->involved_count++] = pairs[k].i;
-        if (degree[pairs[k].j]++ == 0)
-            c->involved[c->involved_count++] = pairs[k].j;
+        int i = pairs[k].i, j = pairs[k].j;
+        degree[i]++;
+        degree[j]++;
+        bits[i >> 6] |= (uint64_t)1 << (i & 63);
+        bits[j >> 6] |= (uint64_t)1 << (j & 63);
+        lowest = i < lowest ? i : lowest; /* pairs have i < j */
+        highest = j > highest ? j : highest;
+    }
+    c->involved_count = 0;
+    for (int w = pair_count > 0 ? lowest >> 6 : 0; w <= highest >> 6; ++w) {
+        for (uint64_t word = bits[w]; word; word &= word - 1)
+            c->involved[c->involved_count++] = 64 * w + __builtin_ctzll(word);
+        bits[w] = 0;
     }
     for (int p = 0, at = 0; p < c->involved_count; ++p) {
         int q = c->involved[p];
@@ -443,16 +465,15 @@ static inline void take_tangential(double change[3], const double relative[3], c
         v3_axpy(change, friction_keep(friction, normal_change, tangential) - 1.0, tangent);
 }
 
-/* The pair's correction into *out; returns whether it penetrates with a particle free to move. */
-static int evaluate(const op_collider *c, const op_pair *pair, double friction, struct op_contact *out)
+/* The pair's penetration p = h_i(n) + h_j(n) − L along its unit centre line n (into n), or 0
+ * when neither particle is free to move. */
+static double penetration(const op_collider *c, const op_pair *pair, double n[3])
 {
     int i = pair->i, j = pair->j;
     const struct op_contact_shape *si = &c->shape[i], *sj = &c->shape[j];
-    double wi = si->inverse_mass, wj = sj->inverse_mass, total = wi + wj;
-    out->penetration = 0.0;
-    if (!(total > 0))
-        return 0;
-    double d[3], n[3], p;
+    if (!(si->inverse_mass + sj->inverse_mass > 0))
+        return 0.0;
+    double d[3], p;
     v3_sub(d, &c->position[3 * j], &c->position[3 * i]);
     double length2 = v3_dot(d, d);
     if (length2 > 0) {
@@ -465,9 +486,18 @@ static int evaluate(const op_collider *c, const op_pair *pair, double friction, 
         v3_copy(n, up);
         p = si->up + sj->up;
     }
+    return p;
+}
+
+/* The pair's correction into *out; returns whether it penetrates with a particle free to move. */
+static int evaluate(const op_collider *c, const op_pair *pair, double friction, struct op_contact *out)
+{
+    int i = pair->i, j = pair->j;
+    double n[3], p = penetration(c, pair, n);
     out->penetration = p;
     if (!(p > 0))
         return 0;
+    double wi = c->shape[i].inverse_mass, wj = c->shape[j].inverse_mass, total = wi + wj;
     out->share_i = wi / total;
     out->share_j = wj / total;
     /* static friction on the positions: the pair's relative tangential displacement over the
@@ -502,11 +532,10 @@ static void bound_by_floor(op_collider *c, const op_contact_def *def, int q)
 {
     if (!def->floor)
         return;
-    double *x = &c->position[3 * q], *v = &c->velocity[3 * q];
-    double depth = def->floor_height - (x[1] - c->shape[q].up);
+    double depth = depth_below_floor(c, def, q);
     if (depth > 0) {
-        x[1] += depth;
-        v[1] = op_max(0.0, v[1]);
+        c->position[3 * q + 1] += depth;
+        c->velocity[3 * q + 1] = op_max(0.0, c->velocity[3 * q + 1]);
     }
 }
 
@@ -837,11 +866,14 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
 #pragma omp single
         deep_passes(c, pairs, def, def->passes_max - def->passes);
     }
+    /* what is left needs the penetration alone: the pairs' corrections are not used again */
     struct pass_tally left = { 0, 0, 0.0 };
 #pragma omp for schedule(static) nowait
-    for (int k = 0; k < pair_count; ++k)
-        if (stale(c, &pairs[k], k) && evaluate(c, &pairs[k], def->friction, &c->contact[k]))
-            left.deepest = op_max(left.deepest, c->contact[k].penetration);
+    for (int k = 0; k < pair_count; ++k) {
+        double n[3], p = stale(c, &pairs[k], k) ? penetration(c, &pairs[k], n) : 0.0;
+        if (p > 0)
+            left.deepest = op_max(left.deepest, p);
+    }
     evaluated[thread] = left;
 #pragma omp barrier
     double deepest = 0.0;
@@ -947,6 +979,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->near);
     OP_FREE(c->within);
     OP_FREE(c->involved);
+    OP_FREE(c->involved_bits);
     OP_FREE(c->shape);
     OP_FREE(c->body_start);
     OP_FREE(c->laid_out_graph);

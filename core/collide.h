@@ -226,8 +226,9 @@ typedef struct op_collider {
                                     built, 0 between calls */
     int *incidence;              /* [2 · pairs] pair indices, ascending within a particle */
     int involved_count;
-    int *involved;               /* [involved_count] the particles in some pair, in the order the
-                                    pairs first name them */
+    int *involved;               /* [involved_count] the particles in some pair, ascending */
+    uint64_t *involved_bits;     /* [n / 64 + 1] a bit a particle while the involved are listed, 0
+                                    between calls */
     int body_capacity;
     int *body_start;             /* [bodies + 1] each body's first global index */
     int laid_out_bodies;         /* bodies of the layout (body_start, bound, group); 0: none yet */

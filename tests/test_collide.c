@@ -878,6 +878,39 @@ static void test_colours_share_no_particle(void **state)
     random_cloud_free(&cloud);
 }
 
+/* The contacts' measure of how far their particles reach below the floor (the run file's
+ * max_floor_penetration), taken from each particle's h(+y) as gathered for the passes, is
+ * op_particle_lowest_point's bit for bit: a random cloud of rotated ellipsoids deep in itself,
+ * the floor through it, one contact call. Particles the passes did not move stay below the floor
+ * (the world's floor stage, not run here, would lift them), so the measure is not 0. */
+static void test_floor_reach_matches_lowest_point(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    random_cloud cloud = { 0 };
+    assert_int_equal(random_cloud_make(&ctx, &cloud, 11, 20, 40, 1.0, 0.02, 0.06), OP_OK);
+    op_collider c = { 0 };
+    op_contact_def def = { .passes = 2, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5, .floor = 1,
+                           .floor_height = 0.4 };
+    op_contact_stats found;
+    assert_int_equal(op_collide_bodies(&ctx, &c, cloud.bodies, cloud.body_count, &def, &found), OP_OK);
+    double expected = 0.0;
+    int below = 0;
+    for (int p = 0; p < c.involved_count; ++p) {
+        int q = c.involved[p], b = c.group[q], i = q - c.body_start[b];
+        double depth = def.floor_height - op_particle_lowest_point(&cloud.bodies[b], i);
+        below += depth > 0;
+        expected = op_max(expected, op_max(0.0, depth));
+    }
+    print_message("%d pairs, %d particles in them, %d below the floor, down to %.3g m\n", found.pairs,
+                  c.involved_count, below, expected);
+    assert_true(found.pairs > 100 && below > 10);
+    assert_true(found.max_floor_penetration == expected);
+    op_collider_free(&c);
+    random_cloud_free(&cloud);
+}
+
 /* Every body's positions, velocities and rotations, in order: n·3, n·3, then n·9 numbers. */
 static double *world_state(const op_world *w)
 {
@@ -1185,6 +1218,7 @@ int main(void)
         cmocka_unit_test(test_pinched_particle_passes_until_shallow),
         cmocka_unit_test(test_stacked_bodies_settle_apart),
         cmocka_unit_test(test_colours_share_no_particle),
+        cmocka_unit_test(test_floor_reach_matches_lowest_point),
         cmocka_unit_test(test_same_state_on_one_and_two_threads),
         cmocka_unit_test(test_islands_match_one_island),
         cmocka_unit_test(test_reused_search_matches_fresh_search),
