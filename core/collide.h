@@ -130,8 +130,9 @@
  * their gathering and scattering) than this run on one thread, where starting the others costs more than the work. On
  * a 2-core machine (bench/bench_collide.c built with the threshold at 0, clouds of 32 to 2048
  * ellipsoids in 4 bodies) the whole contact stage on two threads took 0.94× to 0.83× the time
- * of one from 32 particles and 50 pairs up: OpenMP's threads are still spinning from the
- * bodies' stage, so a parallel loop costs a fraction of a microsecond. */
+ * of one from 32 particles and 50 pairs up. What a parallel region and a barrier cost on the
+ * machine at hand (here 2.4 and 1.2 µs when quiet) is on `bench_stages`' machine line; in a frame
+ * a loop's data written by the other core costs more (docs/performance.md). */
 enum { OP_COLLIDE_DEFAULT_PASSES = 8, OP_COLLIDE_DEFAULT_PASSES_MAX = 64, OP_COLLIDE_PARALLEL_MIN = 64 };
 /* Past `passes`, colour-order passes go on while some pair penetrates deeper than this fraction
  * of the smaller of its two particles' smallest semi-axes ("Passes" above). */
