@@ -817,6 +817,20 @@ static void test_stacked_bodies_settle_apart(void **state)
     assert_true(off.gap < 0.1);
 }
 
+/* A random cloud deep in itself (`bodies` bodies of 40 ellipsoids in a unit cube, semi-axes
+ * 0.02–0.06, from `seed`) taken through one contact call with *def: the cloud, the collider and
+ * the call's stats for the test to read (and free). */
+static void collide_dense_cloud(uint64_t seed, int bodies, const op_contact_def *def, random_cloud *cloud,
+                                op_collider *c, op_contact_stats *found)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    *cloud = (random_cloud){ 0 };
+    *c = (op_collider){ 0 };
+    assert_int_equal(random_cloud_make(&ctx, cloud, seed, bodies, 40, 1.0, 0.02, 0.06), OP_OK);
+    assert_int_equal(op_collide_bodies(&ctx, c, cloud->bodies, cloud->body_count, def, found), OP_OK);
+}
+
 /* The colour order's colouring (collide.h, "Resolution") on a random cloud deep in itself: every
  * candidate pair listed once, in one island, its pairs colour by colour; no two pairs of one
  * colour sharing a particle (else the colour's pairs could not be resolved at once) and no two
@@ -825,14 +839,11 @@ static void test_stacked_bodies_settle_apart(void **state)
 static void test_colours_share_no_particle(void **state)
 {
     (void)state;
-    op_ctx ctx;
-    op_ctx_init(&ctx);
-    random_cloud cloud = { 0 };
-    assert_int_equal(random_cloud_make(&ctx, &cloud, 7, 40, 40, 1.0, 0.02, 0.06), OP_OK);
-    op_collider c = { 0 };
+    random_cloud cloud;
+    op_collider c;
     op_contact_def def = { .passes = 2, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
     op_contact_stats found;
-    assert_int_equal(op_collide_bodies(&ctx, &c, cloud.bodies, cloud.body_count, &def, &found), OP_OK);
+    collide_dense_cloud(7, 40, &def, &cloud, &c, &found);
     int n = c.body_start[cloud.body_count], most = 0, colours = 0;
     int *degree = calloc((size_t)n, sizeof *degree), *seen_in = calloc((size_t)n, sizeof *seen_in);
     int *island_of = calloc((size_t)n, sizeof *island_of);
@@ -886,15 +897,12 @@ static void test_colours_share_no_particle(void **state)
 static void test_floor_reach_matches_lowest_point(void **state)
 {
     (void)state;
-    op_ctx ctx;
-    op_ctx_init(&ctx);
-    random_cloud cloud = { 0 };
-    assert_int_equal(random_cloud_make(&ctx, &cloud, 11, 20, 40, 1.0, 0.02, 0.06), OP_OK);
-    op_collider c = { 0 };
+    random_cloud cloud;
+    op_collider c;
     op_contact_def def = { .passes = 2, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5, .floor = 1,
                            .floor_height = 0.4 };
     op_contact_stats found;
-    assert_int_equal(op_collide_bodies(&ctx, &c, cloud.bodies, cloud.body_count, &def, &found), OP_OK);
+    collide_dense_cloud(11, 20, &def, &cloud, &c, &found);
     double expected = 0.0;
     int below = 0;
     for (int p = 0; p < c.involved_count; ++p) {
