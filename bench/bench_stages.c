@@ -35,7 +35,11 @@
  * from the code (the OPS table below, each entry with where it was counted), divided by the
  * measured peak and by the bandwidth of the level the stage's data lives in (the smallest cache
  * that holds what a call touches, else memory). The larger of the two is the floor; the
- * ratio measured / floor is what docs/performance.md reports.
+ * ratio measured / floor is what docs/performance.md reports. Each scene ends with a frame at
+ * the floors: the stages' floors times the calls a frame makes (a prediction, a contact call and
+ * a search a sub-step, a local and a global step an iteration), in bench_scenes' columns, on one
+ * core and shared perfectly by the threads: Table 1's ratios measured against what the machine
+ * allows (docs/performance.md, "What 12× on the piles needs").
  *
  * Local and global time grow with particles and edges both; the least-squares fit
  * t = a·particles + b·edges over the one-body scenes (the dinosaur's 2.6 edges a particle, the
@@ -314,6 +318,7 @@ static const stage_ops OPS[STAGE_COUNT] = {
 typedef struct scene_result {
     const char *config;
     int bodies, particles, edges, vertices, skin_k;
+    int substeps, iterations;
     int colours;   /* of the largest body's local step: its sweep's barriers with sweep_threads = team */
     long nonzeros;
     int pairs, passes;
@@ -541,6 +546,8 @@ static int run_scene(const char *config, scene_result *out)
     for (int f = 0; f < warmup && !failed; ++f)
         failed = op_world_step(&ctx, w, &stats) != OP_OK;
     out->bodies = w->body_count;
+    out->substeps = w->def.substeps;
+    out->iterations = w->def.iterations;
     int largest = 0, largest_body = 0;
     for (int b = 0; b < w->body_count; ++b) {
         const op_body *body = &w->bodies[b];
@@ -663,6 +670,32 @@ static double floor_ns(const machine *m, const scene_result *r, int s, const cha
     return fmax(arithmetic, memory);
 }
 
+/* A frame's stages at their floors, ms, in the columns of bench_scenes' frames: [0] predict, a
+ * sub-step's; [1] local and [2] global (with its solves), an iteration's; [3] the contacts, a
+ * sub-step's call and search (a frame searches at most once a sub-step; on the piles that bound's
+ * floor is a few µs); [4] the sum. Skinning is left out as Table 1's total leaves it out, Chebyshev
+ * as no Table 1 scene extrapolates; stages a scene does not run (contacts on one body) count
+ * nothing. A frame of these stages at their floors is the least time any code could do the
+ * frame's work in on this machine: what Table 1's ratios can be held against. */
+static void frame_floor_ms(const machine *m, const scene_result *r, double out[5])
+{
+    static const struct {
+        int stage, column, per_iteration;
+    } PARTS[] = { { STAGE_PREDICT, 0, 0 }, { STAGE_LOCAL, 1, 1 }, { STAGE_GLOBAL, 2, 1 },
+                  { STAGE_SOLVE, 2, 1 },   { STAGE_NARROW, 3, 0 }, { STAGE_BROAD, 3, 0 } };
+    for (int k = 0; k < 5; ++k)
+        out[k] = 0.0;
+    for (size_t k = 0; k < sizeof PARTS / sizeof *PARTS; ++k) {
+        int s = PARTS[k].stage;
+        if (isnan(r->ns[s]) || r->items[s] <= 0)
+            continue;
+        const char *bound;
+        double ms = 1e-6 * floor_ns(m, r, s, &bound) * r->substeps * (PARTS[k].per_iteration ? r->iterations : 1);
+        out[PARTS[k].column] += ms;
+        out[4] += ms;
+    }
+}
+
 /* t = a·n + b·e through the one-body scenes' (n_k, e_k, t_k) by least squares (many bodies add
  * costs of their own: each body's arrays, its own factor); 0 when they do not determine it. */
 static int fit_two(const scene_result *r, int count, int stage, double *a, double *b)
@@ -764,6 +797,17 @@ int main(int argc, char **argv)
                    r->flops[s] / r->items[s], r->bytes[s] / r->items[s], floor / r->items[s], r->ns[s] / floor,
                    bound);
         }
+        double frame[5];
+        frame_floor_ms(&m, r, frame);
+        int threads = omp_get_max_threads();
+        printf("  a frame at the floors (n_s x n_i = %d x %d, skinning apart), ms on one core: predict %.3f, "
+               "local %.3f, global %.3f, contacts %.3f; in all %.3f, on %d core(s) sharing it perfectly %.3f\n",
+               r->substeps, r->iterations, frame[0], frame[1], frame[2], frame[3], frame[4], threads,
+               frame[4] / threads);
+        printf("csv,frame_floor,config=%s,substeps=%d,iterations=%d,predict_ms=%.4f,local_ms=%.4f,global_ms=%.4f,"
+               "contacts_ms=%.4f,total_ms=%.4f,threads=%d,total_ms_shared=%.4f\n",
+               r->config, r->substeps, r->iterations, frame[0], frame[1], frame[2], frame[3], frame[4], threads,
+               frame[4] / threads);
     }
     if (status == 0 && config_count >= 2) {
         printf("\nfit over the one-body scenes, t = a·particles + b·edges:\n");
