@@ -34,9 +34,18 @@
  * -x solver.rotations=jacobi; repeatable), -v (each repeat's median).
  * Threads: OpenMP's (OMP_NUM_THREADS, or every core), printed and written to the CSV.
  *
+ * Where the contacts between bodies ran (core/collide.h, `collision_threads`): with the default
+ * auto, each frame measures how long a cache line takes between the cores and runs its contacts
+ * on one thread when they are far apart. The row gives the median of that measure over the timed
+ * frames (handoff_ns; the column "cores") and the share of them whose contacts ran on one thread
+ * (contacts_one_thread; "1-thr"): on this project's VMs the cores are near (about 40 ns) in some
+ * spells and far (about 210 ns) in others, and a pile's frame differs by a quarter between them
+ * (docs/performance.md, "The contact stage on one thread or on all").
+ *
  * The CSV: one header row naming the columns (CSV_COLUMNS), then one row per scene and unit
  * (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
- * value for (the paper's, where it prints "-" or has no row) is empty. */
+ * value for (the paper's, where it prints "-" or has no row; handoff_ns where nothing was
+ * measured; contacts_one_thread for a scene without contacts between bodies) is empty. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
@@ -96,6 +105,11 @@ typedef struct result {
     double ms[STAGE_COUNT];        /* medians per frame */
     double skinning_ms;            /* median per frame, not in ms[STAGE_TOTAL] */
     double total_lo, total_hi;     /* least and greatest per-repeat median of the total */
+    /* Where the contacts between bodies ran (world.h's op_frame_stats): the median cache line's
+     * hand-over between the cores measured at the timed frames' starts (NAN when not measured:
+     * collision_threads not auto, or no contact stage), and the share of the timed frames whose
+     * contacts ran on one thread (NAN without a contact stage) */
+    double handoff_ns, contacts_one_thread;
     paper_row paper;
 } result;
 
@@ -199,6 +213,8 @@ typedef struct scene_run {
     const scene_def *def;
     int frames;
     double *samples[STAGE_COUNT], *skinning, *repeat_total;
+    double *handoff;             /* the timed frames' finite hand-over measures, handoff_count of them */
+    int handoff_count, one_thread_frames, contacts; /* contacts: the scene has a contact stage */
     result row; /* described at the first repeat, timed by finish_scene */
 } scene_run;
 
@@ -208,6 +224,7 @@ static void scene_run_free(scene_run *run)
         free(run->samples[st]);
     free(run->skinning);
     free(run->repeat_total);
+    free(run->handoff);
 }
 
 /* Repeat r of the scene into its slot; the first also describes it and sizes the samples
@@ -231,9 +248,10 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
         for (int st = 0; st < STAGE_COUNT; ++st)
             if (!(run->samples[st] = calloc(count, sizeof(double))))
                 status = -1;
-        if (!(run->skinning = calloc(count, sizeof(double))) ||
+        if (!(run->skinning = calloc(count, sizeof(double))) || !(run->handoff = calloc(count, sizeof(double))) ||
             !(run->repeat_total = calloc((size_t)repeats, sizeof(double))))
             status = -1;
+        run->contacts = scene.world.def.collisions && scene.world.body_count > 1;
     }
     double **skinned = status == 0 ? skin_buffers(&scene.world) : NULL;
     if (!skinned) {
@@ -252,6 +270,9 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
             run->samples[STAGE_GLOBAL][k] = stats.global_ms;
             run->samples[STAGE_COLLISION][k] = stats.collision_ms;
             run->samples[STAGE_TOTAL][k] = stats.total_ms;
+            if (!isnan(stats.handoff_ns))
+                run->handoff[run->handoff_count++] = stats.handoff_ns;
+            run->one_thread_frames += stats.collision_threads == OP_CONTACT_THREADS_ONE;
         }
     }
     for (int f = 0; f < run->frames && status == 0; ++f)
@@ -285,6 +306,8 @@ static void finish_scene(scene_run *run, int repeats)
     qsort(run->repeat_total, (size_t)repeats, sizeof(double), bench_compare_double);
     out->total_lo = run->repeat_total[0];
     out->total_hi = run->repeat_total[repeats - 1];
+    out->handoff_ns = run->handoff_count > 0 ? bench_median(run->handoff, run->handoff_count) : NAN;
+    out->contacts_one_thread = run->contacts ? (double)run->one_thread_frames / count : NAN;
 }
 
 /* The scene row divided among its bodies. */
@@ -325,6 +348,12 @@ static void print_row(const result *r, int show_paper)
     print_ms(r->skinning_ms);
     printf(" %8.2f %7.3f-%-7.3f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo,
            r->total_hi);
+    if (isnan(r->contacts_one_thread))
+        printf(" %13s", "-");
+    else if (isnan(r->handoff_ns))
+        printf(" %7s %4.0f%%", "-", 100 * r->contacts_one_thread);
+    else
+        printf(" %5.0fns %4.0f%%", r->handoff_ns, 100 * r->contacts_one_thread);
     if (show_paper && r->paper.found) {
         printf("  |");
         for (int s = 0; s < STAGE_COUNT; ++s)
@@ -338,7 +367,7 @@ static void print_row(const result *r, int show_paper)
 static const char CSV_COLUMNS[] =
     "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,frames,threads,simd,"
     "local_ms,global_ms,collision_ms,total_ms,skinning_ms,iteration_us,total_repeat_lo_ms,total_repeat_hi_ms,"
-    "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
+    "handoff_ns,contacts_one_thread,paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
 
 static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
 {
@@ -351,6 +380,14 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
     fprintf(out, ",%.4f", r->skinning_ms);
     fprintf(out, ",%.3f,%.4f,%.4f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo,
             r->total_hi);
+    if (isnan(r->handoff_ns))
+        fprintf(out, ",");
+    else
+        fprintf(out, ",%.0f", r->handoff_ns);
+    if (isnan(r->contacts_one_thread))
+        fprintf(out, ",");
+    else
+        fprintf(out, ",%.3f", r->contacts_one_thread);
     int paper = show_paper && r->paper.found;
     if (paper)
         fprintf(out, ",%d,%d", r->paper.nodes, r->paper.edges);
@@ -478,16 +515,18 @@ int main(int argc, char **argv)
     printf("Table 1 scenes, ms per frame: median over %d runs of each scene (%d warm-up frames, then the timed "
            "ones), energy logging off, %d thread(s)\n",
            repeats, warmup, omp_get_max_threads());
-    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s  | %-31s %8s\n", "", "", "", "", "ours", "", "", "",
-           "", "", "run medians", "the paper", "");
-    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s  | %7s %7s %7s %7s %8s\n", "example", "nodes", "edges",
-           "ns x ni", "local", "global", "collide", "total", "skin", "us/iter", "least-most", "local", "global",
-           "collide", "total", "ratio");
+    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s %13s  | %-31s %8s\n", "", "", "", "", "ours", "", "",
+           "", "", "", "run medians", "contacts", "the paper", "");
+    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s %13s  | %7s %7s %7s %7s %8s\n", "example", "nodes",
+           "edges", "ns x ni", "local", "global", "collide", "total", "skin", "us/iter", "least-most", "cores 1-thr",
+           "local", "global", "collide", "total", "ratio");
     for (int r = 0; r < row_count; ++r)
         print_row(&rows[r], show_paper[r]);
     printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. skin: skinning every visual vertex, on the CPU, not in\n"
            " our total (the paper skinned on the GPU). us/iter = total / (ns ni); ratio = paper total / our\n"
-           " total. Bar stiffness simulates three bars: the paper's row is compared with our time per bar.)\n",
+           " total. Bar stiffness simulates three bars: the paper's row is compared with our time per bar.\n"
+           " contacts: where the contacts between bodies ran, core/collide.h: cores = a cache line's median\n"
+           " time between the cores at the frames' starts, 1-thr = the share of frames on one thread.)\n",
            PAPER_TABLE);
     FILE *csv = stdout;
     if (csv_path && !(csv = fopen(csv_path, "w"))) {

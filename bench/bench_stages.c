@@ -10,7 +10,7 @@
  * Each is the best of several runs: the floor is what the machine can do, not what it did while
  * others used it. With two threads or more, also what the threads' meeting costs, the least of
  * several runs too: an OpenMP parallel region's start and end (a fork), a barrier, and a cache
- * line handed from one thread to the other (two threads taking an atomic counter in turn); a
+ * line handed from one thread to the other (op_team_handoff_ns, core/team.h); a
  * parallel loop pays off only for work well above these (core/collide.h's
  * OP_COLLIDE_PARALLEL_MIN, docs/performance.md).
  *
@@ -55,7 +55,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +69,7 @@
 #include "platform.h"
 #include "scene.h"
 #include "simd.h"
+#include "team.h"
 #include "skin.h"
 #include "sparse.h"
 #include "timer.h"
@@ -193,7 +193,6 @@ static void measure_meeting(machine *m)
     m->fork_us = m->barrier_us = m->handoff_ns = NAN;
     if (omp_get_max_threads() < 2)
         return;
-    static _Atomic long turn; /* whose turn: the thread whose number is its parity */
     for (int r = 0; r < MACHINE_RUNS; ++r) {
         int sink = 0;
         double start = op_now();
@@ -208,23 +207,12 @@ static void measure_meeting(machine *m)
 #pragma omp barrier
         }
         double barrier = (op_now() - start) / BARRIERS;
-        atomic_store(&turn, 0);
-        start = op_now();
-#pragma omp parallel num_threads(2)
-        {
-            long me = omp_get_thread_num();
-            for (long t = me; t < HANDOFFS; t += 2) {
-                while (atomic_load_explicit(&turn, memory_order_acquire) != t)
-                    ;
-                atomic_store_explicit(&turn, t + 1, memory_order_release);
-            }
-        }
-        double handoff = (op_now() - start) / HANDOFFS;
+        double handoff = op_team_handoff_ns(HANDOFFS);
         if (sink != FORKS) /* each fork's second thread added 1 */
             return;
         m->fork_us = r == 0 ? 1e6 * fork : fmin(m->fork_us, 1e6 * fork);
         m->barrier_us = r == 0 ? 1e6 * barrier : fmin(m->barrier_us, 1e6 * barrier);
-        m->handoff_ns = r == 0 ? 1e9 * handoff : fmin(m->handoff_ns, 1e9 * handoff);
+        m->handoff_ns = r == 0 ? handoff : fmin(m->handoff_ns, handoff);
     }
 }
 
@@ -502,11 +490,13 @@ static int prepare_contacts(op_world *w, contact_data *d)
             d->group[g] = b;
         }
     }
+    double handoff_ns; /* auto's measure: the machine line reports its own */
     d->def = (op_contact_def){ .passes = w->def.collision_passes,
                                .floor = w->def.floor,
                                .floor_height = w->def.floor_height,
                                .margin = w->def.collision_margin,
-                               .friction = w->def.friction };
+                               .friction = w->def.friction,
+                               .threads = op_world_contact_threads(w, &handoff_ns) };
     contact_state(w, d->saved, 1);
     return 0;
 }

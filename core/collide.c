@@ -882,15 +882,16 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
     return deepest;
 }
 
-int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
-                      op_contact_stats *stats)
+static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
+                          op_contact_stats *stats)
 {
     *stats = (op_contact_stats){ 0 };
     if (def->passes < 1 || def->passes_max < 0 || !(isfinite(def->friction) && def->friction >= 0) ||
-        (def->order != OP_CONTACT_ORDER_COLOURS && def->order != OP_CONTACT_ORDER_JACOBI))
+        (def->order != OP_CONTACT_ORDER_COLOURS && def->order != OP_CONTACT_ORDER_JACOBI) ||
+        (def->threads != OP_CONTACT_THREADS_ALL && def->threads != OP_CONTACT_THREADS_ONE))
         return OP_FAIL(ctx, OP_ERR_INVALID,
-                       "collisions: passes must be at least 1, passes_max not negative, friction not negative "
-                       "and the order colours or jacobi");
+                       "collisions: passes must be at least 1, passes_max not negative, friction not negative, "
+                       "the order colours or jacobi and the threads all or one");
     if (lay_out(ctx, c, bodies, body_count) != OP_OK)
         return ctx->status;
     int count = c->body_start[body_count];
@@ -943,6 +944,23 @@ int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_cou
         stats->contacts += c->touched[k];
     stats->max_floor_penetration = below;
     return OP_OK;
+}
+
+int op_contact_threads_for(double handoff_ns)
+{
+    return handoff_ns > OP_COLLIDE_FAR_HANDOFF_NS ? OP_CONTACT_THREADS_ONE : OP_CONTACT_THREADS_ALL;
+}
+
+int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
+                      op_contact_stats *stats)
+{
+    /* every parallel region of the call, the broad phase's too, takes omp_get_max_threads() */
+    int team = omp_get_max_threads();
+    if (def->threads == OP_CONTACT_THREADS_ONE)
+        omp_set_num_threads(1);
+    int status = collide_bodies(ctx, c, bodies, body_count, def, stats);
+    omp_set_num_threads(team);
+    return status;
 }
 
 void op_collider_free(op_collider *c)

@@ -174,6 +174,24 @@ double op_floor_penetration(const op_body *body, double height);
 /* The order of the passes (above, "Resolution"): pairs in colours, each resolved from what the
  * pairs before it left (the default), or every pair from what the pass started with. */
 enum { OP_CONTACT_ORDER_COLOURS = 0, OP_CONTACT_ORDER_JACOBI = 1 };
+/* Which threads a contact call runs on: OpenMP's team (each parallel region below takes
+ * omp_get_max_threads()), or the calling thread alone. The results are bitwise the same; what
+ * differs is the time, and which is faster depends on how far apart the cores are: a contact call
+ * reads what the bodies' stage wrote on every core, and its loops hand their data between
+ * threads. On this project's two-core VMs the Fig. 7 piles' contact stage took ×0.4 the time on
+ * one thread when a cache line took 210 ns between the cores, ×1.3 when it took 40 ns
+ * (docs/performance.md, "The contact stage on one thread or on all"). AUTO is the world's
+ * (`[world] collision_threads = auto`, the default): each frame it measures the hand-over
+ * (op_team_handoff_ns, core/team.h, OP_COLLIDE_HANDOFFS turns) and runs the frame's contact
+ * calls with op_contact_threads_for's choice; op_collide_bodies itself takes ALL or ONE. */
+enum { OP_CONTACT_THREADS_ALL = 0, OP_CONTACT_THREADS_ONE = 1, OP_CONTACT_THREADS_AUTO = 2 };
+enum { OP_COLLIDE_HANDOFFS = 16 };
+/* Cores farther apart than this (ns for a cache line between two threads) take the contact
+ * stage on one thread under AUTO: between the two kinds of spell measured, 40 and 210 ns. */
+#define OP_COLLIDE_FAR_HANDOFF_NS 100.0
+/* ONE when handoff_ns is above OP_COLLIDE_FAR_HANDOFF_NS (INFINITY included: a team whose
+ * threads do not all have a core), ALL otherwise (NAN included: no team to measure). */
+int op_contact_threads_for(double handoff_ns);
 typedef struct op_contact_def {
     int passes;      /* passes while any pair penetrates, at least 1 */
     int passes_max;  /* colours: passes while a pair penetrates deeper than the tolerance, at most
@@ -183,6 +201,7 @@ typedef struct op_contact_def {
     double floor_height;
     double margin;   /* m, added to the broad phase's threshold */
     double friction; /* Coulomb coefficient μ */
+    int threads;     /* OP_CONTACT_THREADS_ALL or OP_CONTACT_THREADS_ONE */
 } op_contact_def;
 
 typedef struct op_contact_stats {

@@ -34,6 +34,7 @@ typedef struct recorder {
     op_series floor_reach_series;                /* [S] */
     op_series anderson_rejection_series;         /* [S] */
     op_series timing[TIMING_STAGES];
+    op_series handoff, contacts_on_one_thread; /* /timing/: where the frame's contacts ran */
     op_series collision[COLLISION_SERIES];
     op_series linear_iterations;      /* [S] the variant's inner solver iterations per sub-step */
     op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
@@ -81,6 +82,10 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_int(ctx, run, p, "collision_passes_max", d->collision_passes_max) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "collision_order",
                                         d->collision_order == OP_CONTACT_ORDER_JACOBI ? "jacobi" : "colours") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "collision_threads",
+                                        d->collision_threads == OP_CONTACT_THREADS_AUTO  ? "auto"
+                                        : d->collision_threads == OP_CONTACT_THREADS_ONE ? "one"
+                                                                                         : "all") != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "collision_margin", d->collision_margin) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "solver", w->solver->name) != OP_OK)
@@ -187,6 +192,14 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         if (op_series_create(ctx, run, &r->timing[t], path, OP_SERIES_FLOAT64, 0, NULL, "ms", "per frame") != OP_OK)
             return ctx->status;
     }
+    if (op_series_create(ctx, run, &r->handoff, "/timing/handoff", OP_SERIES_FLOAT64, 0, NULL, "ns",
+                         "per frame: a cache line's time between two threads' cores, measured at the frame's start "
+                         "under collision_threads = auto (core/team.h); NaN when not measured") != OP_OK ||
+        op_series_create(ctx, run, &r->contacts_on_one_thread, "/timing/contacts_on_one_thread", OP_SERIES_INT64, 0,
+                         NULL, NULL,
+                         "per frame: 1 when the contacts between bodies ran on one thread (collision_threads = one, "
+                         "or auto with the cores far apart), 0 on OpenMP's team") != OP_OK)
+        return ctx->status;
     for (int k = 0; k < COLLISION_SERIES; ++k) {
         char path[64];
         snprintf(path, sizeof path, "/collision/%s", collision_names[k]);
@@ -357,6 +370,10 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
     for (int t = 0; t < TIMING_STAGES; ++t)
         if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
             return ctx->status;
+    int64_t one_thread = stats->collision_threads == OP_CONTACT_THREADS_ONE;
+    if (op_series_append(ctx, &r->run, &r->handoff, &stats->handoff_ns, 1) != OP_OK ||
+        op_series_append(ctx, &r->run, &r->contacts_on_one_thread, &one_thread, 1) != OP_OK)
+        return ctx->status;
     int64_t counts[COLLISION_COUNTS] = { stats->floor_contacts, stats->collision_pairs, stats->collision_contacts };
     double depths[COLLISION_SERIES - COLLISION_COUNTS] = { stats->max_penetration, stats->max_floor_penetration,
                                                            stats->max_floor_reach };

@@ -28,6 +28,11 @@
  *                                        ones before it left (the default), or every pair from
  *                                        the pass's start
  *                collision_margin = 0    m added to the broad phase's reach (not negative)
+ *                collision_threads = auto | all | one   the contact stage on OpenMP's threads
+ *                                        or on the calling thread alone, the bodies' stages
+ *                                        still on all; auto (the default) chooses each frame
+ *                                        from how far apart the cores are; the same results
+ *                                        either way (core/collide.h)
  *                log_energy = true | false
  *   [solver]     name = arap, then the variant's options (opsim solvers lists them)
  *   [model NAME] particles = N  seed = S  voxels = R  density = RHO  edges = faces | overlap:S

@@ -12,6 +12,7 @@
 #include "math3.h"
 #include "polar.h"
 #include "predict.h"
+#include "team.h"
 #include "timer.h"
 
 /* A sub-step's stages (world.h): every body's own, then the contacts between them. */
@@ -34,6 +35,7 @@ op_world_def op_default_world_def(void)
                            .collision_passes = OP_COLLIDE_DEFAULT_PASSES,
                            .collision_passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
                            .collision_order = OP_CONTACT_ORDER_COLOURS,
+                           .collision_threads = OP_CONTACT_THREADS_AUTO,
                            .collision_margin = 0.0,
                            .log_energy = 1,
                            .floor_contact = OP_FLOOR_CONTACT_SUBSTEP,
@@ -48,6 +50,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
         def->collision_passes < 1 || def->collision_passes_max < 0 ||
         !(isfinite(def->collision_margin) && def->collision_margin >= 0) ||
         (def->collision_order != OP_CONTACT_ORDER_COLOURS && def->collision_order != OP_CONTACT_ORDER_JACOBI) ||
+        def->collision_threads < OP_CONTACT_THREADS_ALL || def->collision_threads > OP_CONTACT_THREADS_AUTO ||
         (def->floor_contact != OP_FLOOR_CONTACT_SUBSTEP && def->floor_contact != OP_FLOOR_CONTACT_ITERATION) ||
         def->rotation_start < OP_ROTATION_START_RIGID || def->rotation_start > OP_ROTATION_START_CURRENT)
         return OP_FAIL(ctx, OP_ERR_INVALID,
@@ -55,6 +58,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
                        "gravity and floor finite, friction not negative, collision_passes at least 1, "
                        "collision_passes_max not negative, "
                        "collision_margin finite and not negative, collision_order colours or jacobi, "
+                       "collision_threads all, one or auto, "
                        "floor_contact substep or iteration, "
                        "rotation_start rigid, predicted or current");
     world->def = *def;
@@ -598,8 +602,20 @@ int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double 
     return ctx->status;
 }
 
-/* The body pairs (world.h, COLLIDE), after every body's FLOOR; floor_left is what the floor
- * contacts left below the floor, and what is left there is measured after both. */
+int op_world_contact_threads(const op_world *world, double *handoff_ns)
+{
+    const op_world_def *def = &world->def;
+    *handoff_ns = NAN;
+    if (def->collision_threads != OP_CONTACT_THREADS_AUTO)
+        return def->collision_threads;
+    if (def->collisions && world->body_count > 1)
+        *handoff_ns = op_team_handoff_ns(OP_COLLIDE_HANDOFFS);
+    return op_contact_threads_for(*handoff_ns);
+}
+
+/* The body pairs (world.h, COLLIDE), after every body's FLOOR, on the frame's contact threads
+ * (stats->collision_threads); floor_left is what the floor contacts left below the floor, and
+ * what is left there is measured after both. */
 static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_frame_stats *stats)
 {
     const op_world_def *def = &world->def;
@@ -610,7 +626,8 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_fra
                                    .floor = def->floor,
                                    .floor_height = def->floor_height,
                                    .margin = def->collision_margin,
-                                   .friction = def->friction };
+                                   .friction = def->friction,
+                                   .threads = stats->collision_threads };
         op_contact_stats found;
         if (op_collide_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact, &found) != OP_OK)
             return ctx->status;
@@ -840,6 +857,9 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     int row_length = def->iterations + 1;
     stats->floor_contacts = stats->collision_pairs = stats->collision_contacts = 0;
     stats->max_penetration = stats->max_floor_penetration = stats->max_floor_reach = 0.0;
+    double probe_start = op_now();
+    stats->collision_threads = op_world_contact_threads(world, &stats->handoff_ns);
+    collide_seconds += op_now() - probe_start;
     for (int sub = 0; sub < def->substeps; ++sub) {
         op_energy *energy_row = def->log_energy ? &stats->energy[sub * row_length] : NULL;
         long linear_before = solve.linear_iterations;

@@ -87,6 +87,7 @@ typedef struct op_world_def {
     int collision_passes; /* passes of the body contacts (collide.h) */
     int collision_passes_max; /* the passes' cap for deep pairs (collide.h, "Passes") */
     int collision_order;  /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI (collide.h) */
+    int collision_threads; /* OP_CONTACT_THREADS_ALL, _ONE or _AUTO (collide.h) */
     double collision_margin; /* m, added to the broad phase's reach */
     int log_energy;      /* evaluate E after every iteration (off for timing runs) */
     int floor_contact;   /* OP_FLOOR_CONTACT_SUBSTEP or OP_FLOOR_CONTACT_ITERATION (below) */
@@ -122,6 +123,12 @@ typedef struct op_frame_stats {
     double max_floor_penetration; /* m, below the floor (0 without a floor) */
     double max_floor_reach;       /* m: how far any particle reached below the floor before the
                                      floor pushed it back (the largest over the sub-steps) */
+    /* Where the frame's contacts between bodies ran: OP_CONTACT_THREADS_ALL or _ONE, def's or,
+     * under _AUTO, chosen from handoff_ns, the cache line's time between the team's cores
+     * measured at the frame's start (core/team.h; NAN when not measured: not auto, or no
+     * contact stage); the probe's time is in collision_ms. */
+    int collision_threads;
+    double handoff_ns;
     /* [substeps], each unless NULL: that reach per sub-step; the energy terms of the state
      * after the sub-step's contacts, summed over bodies with the sub-step's h, y and Y (filled
      * only when def.log_energy) */
@@ -193,6 +200,11 @@ int op_world_remake_solver_states(op_ctx *ctx, op_world *world);
 /* Advances one frame. stats->energy must hold substeps × (iterations + 1) entries when
  * def.log_energy is on. */
 int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
+/* Where the contacts between bodies run now, OP_CONTACT_THREADS_ALL or _ONE: def's choice or,
+ * under _AUTO, op_contact_threads_for the cores' hand-over measured now into *handoff_ns (NAN
+ * when not measured: not auto, collisions off or one body). op_world_step calls it at each
+ * frame's start. */
+int op_world_contact_threads(const op_world *world, double *handoff_ns);
 void op_world_free(op_world *world);
 
 /* The stages of one sub-step of length h, for studies of a sub-step's convergence

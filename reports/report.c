@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "atomic.h"
+#include "collide.h"
 #include "ctx.h"
 #include "graph.h"
 #include "mesh.h"
@@ -380,6 +381,31 @@ static void print_bench_row(FILE *out, const char *who, const report_bench_row *
             strtod(report_bench_value(row, "skinning_ms"), NULL), total > 0 ? paper_total / total : 0.0);
 }
 
+/* Where each scene's contacts between bodies ran (bench_scenes' handoff_ns and
+ * contacts_one_thread; absent from older benchmark files, and for scenes without such contacts). */
+static void print_contact_threads(FILE *out, const report_bench_row *rows, int count)
+{
+    int printed = 0;
+    for (int r = 0; r < count; ++r) {
+        const char *handoff = report_bench_value(&rows[r], "handoff_ns");
+        const char *share = report_bench_value(&rows[r], "contacts_one_thread");
+        if (!handoff || !share)
+            continue;
+        if (!printed++)
+            fprintf(out, "\nWhere the contacts between bodies ran (`[world] collision_threads = auto`, "
+                         "`core/collide.h`): each frame measures how long a cache line takes between two cores and "
+                         "runs its contacts on one thread when that is over %.0f ns. On this kind of virtual "
+                         "machine the cores are near (about 40 ns) in some spells and far (about 210 ns) in "
+                         "others, and a pile's frame differs by about a quarter between the two "
+                         "(`docs/performance.md`, *The contact stage on one thread or on all*). In this run:",
+                    OP_COLLIDE_FAR_HANDOFF_NS);
+        fprintf(out, "%s %s, %s ns (median), on one thread in %.0f %% of the frames", printed > 1 ? ";" : "",
+                report_bench_value(&rows[r], "example"), handoff, 100 * strtod(share, NULL));
+    }
+    if (printed)
+        fprintf(out, ".\n");
+}
+
 int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
                         FILE *out)
 {
@@ -449,6 +475,7 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
     }
     fprintf(out, "\nBar stiffness simulates three bars; the paper's row describes one, so the time per bar is "
                  "given too. Times from one machine are noisy: compare ratios measured in one run.\n");
+    print_contact_threads(out, rows, count);
 done:
     free(paper);
     free(flags);

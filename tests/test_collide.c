@@ -995,14 +995,20 @@ static void test_same_state_on_one_and_two_threads(void **state)
         free(after[1]);
     }
 
-    /* a whole world: four models falling into a heap */
+    /* a whole world: four models falling into a heap, on one thread (the default collision_threads,
+     * auto, with no team to measure), then on two with the contact stage on the team (all), on the
+     * calling thread (one) and chosen each frame (auto) */
     char *text = heap_scene();
-    int most_pairs = 0, contacts = 0, floor_contacts = 0;
-    double lowest = INFINITY;
-    for (int threads = 1; threads <= 2; ++threads) {
+    int most_pairs = 0, contacts = 0, floor_contacts = 0, measured = 0;
+    enum { RUNS = 4 };
+    const char *const contact_threads[RUNS] = { NULL, "world.collision_threads=all", "world.collision_threads=one",
+                                                "world.collision_threads=auto" };
+    double lowest = INFINITY, *runs[RUNS];
+    for (int run = 0; run < RUNS; ++run) {
+        int threads = run == 0 ? 1 : 2;
         omp_set_num_threads(threads);
         op_scene scene;
-        load_text(&scene, text, 0, NULL);
+        load_text(&scene, text, contact_threads[run] != NULL, &contact_threads[run]);
         assert_int_equal(op_world_particle_count(&scene.world), HEAP_PARTICLES);
         assert_true(scene.world.parallel);
         op_frame_stats stats = { 0 };
@@ -1011,25 +1017,53 @@ static void test_same_state_on_one_and_two_threads(void **state)
             most_pairs = stats.collision_pairs > most_pairs ? stats.collision_pairs : most_pairs;
             contacts += stats.collision_contacts;
             floor_contacts += stats.floor_contacts;
+            /* auto measures the cores only where there is a team, and follows the measure */
+            if (run == 3) {
+                if (!(stats.handoff_ns > 0))
+                    fail_msg("frame %d: auto on two threads measured no hand-over (%g ns)", frame, stats.handoff_ns);
+                assert_int_equal(stats.collision_threads, op_contact_threads_for(stats.handoff_ns));
+                measured++;
+            } else {
+                assert_true(isnan(stats.handoff_ns));
+                assert_int_equal(stats.collision_threads, run == 2 ? OP_CONTACT_THREADS_ONE : OP_CONTACT_THREADS_ALL);
+            }
         }
+        /* the contact stage's one thread leaves the bodies' stages their team */
+        assert_int_equal(omp_get_max_threads(), threads);
         for (int b = 0; b < HEAP_BODIES; ++b)
             lowest = fmin(lowest, mean_height(&scene.world.bodies[b]));
-        after[threads - 1] = world_state(&scene.world);
+        runs[run] = world_state(&scene.world);
         op_scene_free(&scene);
     }
     print_message("heap of %d bodies of 4 models: up to %d candidate pairs a frame, %d body and %d floor contacts "
-                  "over both runs, lowest body centre %.3f m\n", HEAP_BODIES, most_pairs, contacts, floor_contacts,
-                  lowest);
+                  "over the %d runs, lowest body centre %.3f m\n", HEAP_BODIES, most_pairs, contacts, floor_contacts,
+                  RUNS, lowest);
     assert_true(most_pairs > OP_COLLIDE_PARALLEL_MIN && contacts > 0 && floor_contacts > 0);
+    assert_true(measured > 0);
     assert_true(lowest < 0.5); /* the bottom layer has landed: it started at 0.6 m */
     for (int k = 0; k < 15 * HEAP_PARTICLES; ++k)
-        if (!isfinite(after[0][k]))
+        if (!isfinite(runs[0][k]))
             fail_msg("state entry %d is not finite", k);
-    assert_memory_equal(after[0], after[1], 15 * HEAP_PARTICLES * sizeof(double));
-    free(after[0]);
-    free(after[1]);
+    for (int run = 1; run < RUNS; ++run)
+        assert_memory_equal(runs[0], runs[run], 15 * HEAP_PARTICLES * sizeof(double));
+    for (int run = 0; run < RUNS; ++run)
+        free(runs[run]);
     free(text);
     omp_set_num_threads(2);
+}
+
+/* auto's choice (collide.h): the calling thread alone for cores as far apart as the slow spells
+ * measured (about 210 ns a cache line) or a team that cannot meet, the team for near ones (about
+ * 40 ns) or when nothing was measured */
+static void test_contact_threads_follow_the_cores(void **state)
+{
+    (void)state;
+    assert_int_equal(op_contact_threads_for(40.0), OP_CONTACT_THREADS_ALL);
+    assert_int_equal(op_contact_threads_for(OP_COLLIDE_FAR_HANDOFF_NS), OP_CONTACT_THREADS_ALL);
+    assert_int_equal(op_contact_threads_for(nextafter(OP_COLLIDE_FAR_HANDOFF_NS, INFINITY)), OP_CONTACT_THREADS_ONE);
+    assert_int_equal(op_contact_threads_for(210.0), OP_CONTACT_THREADS_ONE);
+    assert_int_equal(op_contact_threads_for(INFINITY), OP_CONTACT_THREADS_ONE);
+    assert_int_equal(op_contact_threads_for(NAN), OP_CONTACT_THREADS_ALL);
 }
 
 /* The colour order's islands (collide.h, "Resolution"), on a cloud of 40 bodies whose first 10
@@ -1207,6 +1241,24 @@ static void test_run_file_records_the_contacts(void **state)
     assert_int_equal(
         op_runfile_read_attribute_string(&ctx, path, "/parameters", "collision_order", order, sizeof order), OP_OK);
     assert_string_equal(order, "colours");
+    char threads[16];
+    assert_int_equal(
+        op_runfile_read_attribute_string(&ctx, path, "/parameters", "collision_threads", threads, sizeof threads),
+        OP_OK);
+    assert_string_equal(threads, "auto");
+    /* where each frame's contacts ran, beside what decided it */
+    int64_t one_thread[FRAMES];
+    if (op_runfile_read_rows(&ctx, path, "/timing/handoff", 0, FRAMES, read_double, FRAMES) != OP_OK ||
+        op_runfile_read_rows_int64(&ctx, path, "/timing/contacts_on_one_thread", 0, FRAMES, one_thread, FRAMES) !=
+            OP_OK)
+        fail_msg("%s", ctx.message);
+    for (int f = 0; f < FRAMES; ++f) {
+        assert_true(one_thread[f] == 0 || one_thread[f] == 1);
+        if (omp_get_max_threads() < 2)
+            assert_true(isnan(read_double[f]) && one_thread[f] == 0);
+        else
+            assert_int_equal(one_thread[f], op_contact_threads_for(read_double[f]) == OP_CONTACT_THREADS_ONE);
+    }
     double smallest;
     assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/collision", "smallest_semi_axis", &smallest), OP_OK);
     assert_memory_equal(&smallest, &smallest_radius, sizeof smallest);
@@ -1228,6 +1280,7 @@ int main(void)
         cmocka_unit_test(test_colours_share_no_particle),
         cmocka_unit_test(test_floor_reach_matches_lowest_point),
         cmocka_unit_test(test_same_state_on_one_and_two_threads),
+        cmocka_unit_test(test_contact_threads_follow_the_cores),
         cmocka_unit_test(test_islands_match_one_island),
         cmocka_unit_test(test_reused_search_matches_fresh_search),
         cmocka_unit_test(test_run_file_records_the_contacts),

@@ -535,8 +535,13 @@ static void test_bench_csv_parses_by_its_header(void **state)
         double total = strtod(csv_cell(header, columns, cells, "total_ms"), &end);
         assert_true(*end == '\0' && total > 0.0);
         assert_string_equal(csv_cell(header, columns, cells, "frames"), "2");
-        /* the paper's collision time of the bar is "-": an empty cell */
+        /* the paper's collision time of the bar is "-": an empty cell. One thread measures no
+         * cores; Fig. 2's three bars have a contact stage, on the (one-thread) team in every frame,
+         * Fig. 1's one bar none. */
         assert_string_equal(csv_cell(header, columns, cells, "paper_collision_ms"), "");
+        assert_string_equal(csv_cell(header, columns, cells, "handoff_ns"), "");
+        assert_string_equal(csv_cell(header, columns, cells, "contacts_one_thread"),
+                            strcmp(want[rows][1], "Bar stiffness") == 0 ? "0.000" : "");
         ++rows;
     }
     fclose(f);
@@ -549,6 +554,23 @@ static void test_bench_csv_parses_by_its_header(void **state)
     assert_contains(table, "| | | ours | 20 | 19 | 674 | 672 | 1 × 10 |");
     assert_contains(table, "1 run(s) of 2 frames each");
     assert_null(strstr(table, "| | | ours, face rule |")); /* the bar's graphs are the same under both */
+    assert_null(strstr(table, "Where the contacts between bodies ran"));
+    free(table);
+
+    /* a pile's row says where its contacts ran, beside the cores' distance that decided it */
+    write_file("pile.csv", "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,"
+                           "frames,threads,local_ms,global_ms,collision_ms,total_ms,skinning_ms,handoff_ns,"
+                           "contacts_one_thread\n"
+                           "catalogue,52 models,experiments/fig7-52.ini,scene,52,4120,18088,1,1,6,2,20,1,10,2,1.0,"
+                           "0.5,1.0,3.0,9.0,212,0.750\n"
+                           "faces,52 models,experiments/fig7-52.ini,scene,52,4120,12278,1,1,6,2,20,1,10,2,0.7,"
+                           "0.4,1.0,2.5,9.0,41,0.000\n");
+    assert_int_equal(test_shell("bin/opsim-report table1 --paper reports/paper_table1.tsv --bench '%s/pile.csv' "
+                                "--flags build/flags --out '%s/t2.md'",
+                                dir, dir),
+                     0);
+    table = read_in_dir("t2.md");
+    assert_contains(table, "In this run: 52 models, 212 ns (median), on one thread in 75 % of the frames.");
     free(table);
 }
 
