@@ -7,15 +7,20 @@
 
 #include "timer.h"
 
-/* Loads a waiting thread makes before it gives the measurement up: some milliseconds, where a
- * turn takes tens to hundreds of ns when both threads have a core. */
-enum { PATIENCE = 1 << 22 };
+/* Loads a waiting thread makes before it gives the measurement up: about a tenth of a
+ * millisecond, where a turn takes tens to hundreds of ns when both threads have a core. A world
+ * measures every frame, so a thread that has lost its core must not cost the frame more. */
+enum { PATIENCE = 1 << 16 };
+/* Turns taken before the timed ones: the first after a team forms cost more (a woken thread
+ * getting its core back, the counter's line coming in), and would be read as cores far apart. */
+enum { WARM_TURNS = 4 };
 
 double op_team_handoff_ns(int handoffs)
 {
     if (handoffs < 2 || omp_get_max_threads() < 2 || omp_in_parallel())
         return NAN;
     handoffs += handoffs % 2; /* even, so that the last turn is thread 1's and thread 0 sees it end */
+    _Static_assert(WARM_TURNS % 2 == 0, "thread 0 takes the first timed turn");
     /* the counter on a line of its own, so that only the turns move it between the cores */
     static _Alignas(64) atomic_long turn;
     static _Alignas(64) atomic_int abandoned;
@@ -29,8 +34,8 @@ double op_team_handoff_ns(int handoffs)
 #pragma omp single
         team = omp_get_num_threads();
         /* the single's barrier: both threads are here, or the team has one */
-        double start = op_now();
-        for (long t = me; team == 2 && t <= handoffs; t += 2) {
+        double start = 0.0;
+        for (long t = me; team == 2 && t <= WARM_TURNS + handoffs; t += 2) {
             long waited = 0;
             while (atomic_load_explicit(&turn, memory_order_acquire) != t)
                 if (++waited == PATIENCE || atomic_load_explicit(&abandoned, memory_order_relaxed)) {
@@ -39,8 +44,11 @@ double op_team_handoff_ns(int handoffs)
                 }
             if (atomic_load_explicit(&abandoned, memory_order_relaxed))
                 break;
-            /* thread 0's wait for turn `handoffs` is the end of the last one: it is not taken */
-            if (t == handoffs)
+            /* thread 0 starts the clock as it takes the first timed turn; its wait for turn
+             * WARM_TURNS + handoffs is the end of the last one, not a turn to take */
+            if (t == WARM_TURNS)
+                start = op_now();
+            if (t == WARM_TURNS + handoffs)
                 took = op_now() - start;
             else
                 atomic_store_explicit(&turn, t + 1, memory_order_release);
