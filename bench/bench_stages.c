@@ -491,12 +491,7 @@ static int prepare_contacts(op_world *w, contact_data *d)
         }
     }
     double handoff_ns; /* auto's measure: the machine line reports its own */
-    d->def = (op_contact_def){ .passes = w->def.collision_passes,
-                               .floor = w->def.floor,
-                               .floor_height = w->def.floor_height,
-                               .margin = w->def.collision_margin,
-                               .friction = w->def.friction,
-                               .threads = op_world_contact_threads(w, &handoff_ns) };
+    d->def = op_world_contact_def(w, op_world_contact_threads(w, &handoff_ns));
     contact_state(w, d->saved, 1);
     return 0;
 }

@@ -613,6 +613,19 @@ int op_world_contact_threads(const op_world *world, double *handoff_ns)
     return op_contact_threads_for(*handoff_ns);
 }
 
+op_contact_def op_world_contact_def(const op_world *world, int threads)
+{
+    const op_world_def *def = &world->def;
+    return (op_contact_def){ .passes = def->collision_passes,
+                             .passes_max = def->collision_passes_max,
+                             .order = def->collision_order,
+                             .floor = def->floor,
+                             .floor_height = def->floor_height,
+                             .margin = def->collision_margin,
+                             .friction = def->friction,
+                             .threads = threads };
+}
+
 /* The body pairs (world.h, COLLIDE), after every body's FLOOR, on the frame's contact threads
  * (stats->collision_threads); floor_left is what the floor contacts left below the floor, and
  * what is left there is measured after both. */
@@ -620,14 +633,7 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_fra
 {
     const op_world_def *def = &world->def;
     if (def->collisions && world->body_count > 1) {
-        op_contact_def contact = { .passes = def->collision_passes,
-                                   .passes_max = def->collision_passes_max,
-                                   .order = def->collision_order,
-                                   .floor = def->floor,
-                                   .floor_height = def->floor_height,
-                                   .margin = def->collision_margin,
-                                   .friction = def->friction,
-                                   .threads = stats->collision_threads };
+        op_contact_def contact = op_world_contact_def(world, stats->collision_threads);
         op_contact_stats found;
         if (op_collide_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact, &found) != OP_OK)
             return ctx->status;
