@@ -367,7 +367,8 @@ static void print_row(const result *r, int show_paper)
 static const char CSV_COLUMNS[] =
     "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,frames,threads,simd,"
     "local_ms,global_ms,collision_ms,total_ms,skinning_ms,iteration_us,total_repeat_lo_ms,total_repeat_hi_ms,"
-    "handoff_ns,contacts_one_thread,paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
+    "handoff_ns,contacts_one_thread,"
+    "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
 
 static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
 {

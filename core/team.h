@@ -12,11 +12,12 @@
 
 /* The time one cache line takes to go from thread 0 of a new team of two to thread 1 or back, in
  * ns: the two take an atomic counter in turn `handoffs` times (at least 2; an odd count takes
- * one more) after a few untimed turns, the mean of those timed. NAN when OpenMP gives fewer than two threads (omp_get_max_threads() < 2) or when called
- * inside a parallel region; INFINITY when a thread waited for its turn so long that the other
- * cannot have been running (a machine with more threads than cores, or the second thread just
- * made or woken on the first one's core, before the system moves it), so that a caller
- * choosing between one thread and several reads it as a meeting too costly to have. */
+ * one more) after a few untimed turns, the mean of those timed. NAN when OpenMP gives fewer
+ * than two threads (omp_get_max_threads() < 2) or when called inside a parallel region;
+ * INFINITY when a thread waited for its turn so long that the other cannot have been running (a
+ * machine with more threads than cores, or the second thread just made or woken on the first
+ * one's core, before the system moves it), so that a caller choosing between one thread and
+ * several reads it as a meeting too costly to have. */
 double op_team_handoff_ns(int handoffs);
 
 #endif
