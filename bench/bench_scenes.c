@@ -251,7 +251,7 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
         if (!(run->skinning = calloc(count, sizeof(double))) || !(run->handoff = calloc(count, sizeof(double))) ||
             !(run->repeat_total = calloc((size_t)repeats, sizeof(double))))
             status = -1;
-        run->contacts = scene.world.def.collisions && scene.world.body_count > 1;
+        run->contacts = op_world_collides(&scene.world);
     }
     double **skinned = status == 0 ? skin_buffers(&scene.world) : NULL;
     if (!skinned) {

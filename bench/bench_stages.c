@@ -608,7 +608,7 @@ static int run_scene(const char *config, scene_result *out)
         free(skinned[b]);
     free(skinned);
 
-    if (w->body_count > 1 && w->def.collisions && !failed) {
+    if (op_world_collides(w) && !failed) {
         contact_data contacts = { .n = 0 };
         if (prepare_contacts(w, &contacts) != 0)
             failed = 1;

@@ -602,13 +602,18 @@ int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double 
     return ctx->status;
 }
 
+int op_world_collides(const op_world *world)
+{
+    return world->def.collisions && world->body_count > 1;
+}
+
 int op_world_contact_threads(const op_world *world, double *handoff_ns)
 {
     const op_world_def *def = &world->def;
     *handoff_ns = NAN;
     if (def->collision_threads != OP_CONTACT_THREADS_AUTO)
         return def->collision_threads;
-    if (def->collisions && world->body_count > 1)
+    if (op_world_collides(world))
         *handoff_ns = op_team_handoff_ns(OP_COLLIDE_HANDOFFS);
     return op_contact_threads_for(*handoff_ns);
 }
@@ -631,8 +636,7 @@ op_contact_def op_world_contact_def(const op_world *world, int threads)
  * what is left there is measured after both. */
 static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_frame_stats *stats)
 {
-    const op_world_def *def = &world->def;
-    if (def->collisions && world->body_count > 1) {
+    if (op_world_collides(world)) {
         op_contact_def contact = op_world_contact_def(world, stats->collision_threads);
         op_contact_stats found;
         if (op_collide_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact, &found) != OP_OK)

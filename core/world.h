@@ -205,6 +205,8 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
  * when not measured: not auto, collisions off or one body). op_world_step calls it at each
  * frame's start. */
 int op_world_contact_threads(const op_world *world, double *handoff_ns);
+/* Whether the world has contacts between bodies (COLLIDE): collisions on and two bodies or more. */
+int op_world_collides(const op_world *world);
 /* The contacts between bodies as the world's def sets them (collide.h), on `threads`
  * (OP_CONTACT_THREADS_ALL or _ONE): what each COLLIDE stage passes to op_collide_bodies. */
 op_contact_def op_world_contact_def(const op_world *world, int threads);
