@@ -21,11 +21,12 @@ double op_team_handoff_ns(int handoffs)
         return NAN;
     handoffs += handoffs % 2; /* even, so that the last turn is thread 1's and thread 0 sees it end */
     _Static_assert(WARM_TURNS % 2 == 0, "thread 0 takes the first timed turn");
-    /* the counter on a line of its own, so that only the turns move it between the cores */
-    static _Alignas(64) atomic_long turn;
-    static _Alignas(64) atomic_int abandoned;
-    atomic_store(&turn, 0);
-    atomic_store(&abandoned, 0);
+    /* the counter on a line of its own, so that only the turns move it between the cores; on the
+     * caller's stack (shared by the team), so that calls from different threads do not meet */
+    _Alignas(64) atomic_long turn;
+    _Alignas(64) atomic_int abandoned;
+    atomic_init(&turn, 0);
+    atomic_init(&abandoned, 0);
     int team = 0;
     double took = 0.0;
 #pragma omp parallel num_threads(2)
