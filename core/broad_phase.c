@@ -3,6 +3,7 @@
  * list, kept between calls). */
 #include "broad_phase.h"
 
+#include <limits.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,8 @@ static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int cells, 
 
 /* The threads' pair keys i·2^bits + j into out, sorted by (i, j): a counting sort by i (one
  * pass, where a radix sort of the keys took four), then insertion by j within each i, whose
- * pairs are few. */
+ * pairs are few, in one walk over the pairs (a refresh's fresh pairs name a fraction of the
+ * particles). */
 static void sort_pairs(op_broad_phase *bp, int count, int threads, int bits, op_pair *out)
 {
     int *start = bp->pair_start;
@@ -65,15 +67,13 @@ static void sort_pairs(op_broad_phase *bp, int count, int threads, int bits, op_
             int i = (int)(key >> bits);
             out[start[i]++] = (op_pair){ i, (int)(key & mask) };
         }
-    /* start[i] is now where i's pairs end */
-    for (int i = 0, first = 0; i < count; first = start[i++])
-        for (int k = first + 1; k < start[i]; ++k) {
-            op_pair moving = out[k];
-            int at = k;
-            for (; at > first && out[at - 1].j > moving.j; --at)
-                out[at] = out[at - 1];
-            out[at] = moving;
-        }
+    for (int k = 1, total = start[count - 1]; k < total; ++k) {
+        op_pair moving = out[k];
+        int at = k;
+        for (; at > 0 && out[at - 1].i == moving.i && out[at - 1].j > moving.j; --at)
+            out[at] = out[at - 1];
+        out[at] = moving;
+    }
 }
 
 /* Appends a pair key to a thread's buffer, growing it; 0 when out of memory. */
@@ -454,6 +454,73 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
     return OP_OK;
 }
 
+/* The first of the n pairs at or after particle i (pairs sorted by i). */
+static int first_of(const op_pair *pairs, int n, int i)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (pairs[mid].i < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Where the t-th of `team` ranges of i starts, for an even split of the n pairs (sorted by i);
+ * the first starts at 0, and the rest at INT_MAX when there are no pairs. */
+static int split_of(const op_pair *pairs, int n, int t, int team)
+{
+    if (t == 0)
+        return 0;
+    return t == team || n == 0 ? INT_MAX : pairs[(int64_t)n * t / team].i;
+}
+
+/* A refresh's list: the old pairs of two unmoved particles merged with the fresh ones (both
+ * sorted) into bp->spare, which then becomes bp->pairs. Each thread takes the pairs of a range
+ * of i, the ranges split where the old list splits evenly: it keeps its old pairs (compacted
+ * in place), and once every thread's count is known, merges them with its fresh ones to where
+ * they go. The same list for any team. */
+static void merge_kept_and_fresh(op_broad_phase *bp, int threads, int fresh, const unsigned char *moved)
+{
+    int old = bp->pair_count, *taken = bp->thread_pair_count; /* each thread's old and fresh pairs */
+#pragma omp parallel num_threads(threads) if (old + fresh >= OP_COLLIDE_PARALLEL_MIN)
+    {
+        int thread = omp_get_thread_num(), team = omp_get_num_threads();
+        int low = split_of(bp->pairs, old, thread, team), high = split_of(bp->pairs, old, thread + 1, team);
+        int first = first_of(bp->pairs, old, low), last = first_of(bp->pairs, old, high);
+        int fresh_first = first_of(bp->fresh, fresh, low), fresh_last = first_of(bp->fresh, fresh, high);
+#pragma omp barrier /* every range found before any is compacted */
+        int kept = first;
+        for (int k = first; k < last; ++k)
+            if (!moved[bp->pairs[k].i] && !moved[bp->pairs[k].j])
+                bp->pairs[kept++] = bp->pairs[k];
+        taken[thread] = kept - first + fresh_last - fresh_first;
+#pragma omp barrier
+        int to = 0;
+        for (int t = 0; t < thread; ++t)
+            to += taken[t];
+        int a = first, b = fresh_first;
+        while (a < kept && b < fresh_last) {
+            const op_pair *x = &bp->pairs[a], *y = &bp->fresh[b];
+            bp->spare[to++] = x->i < y->i || (x->i == y->i && x->j < y->j) ? bp->pairs[a++] : bp->fresh[b++];
+        }
+        while (a < kept)
+            bp->spare[to++] = bp->pairs[a++];
+        while (b < fresh_last)
+            bp->spare[to++] = bp->fresh[b++];
+        if (thread == team - 1)
+            bp->pair_count = to;
+    }
+    op_pair *swap = bp->pairs;
+    bp->pairs = bp->spare;
+    bp->spare = swap;
+    int capacity = bp->pair_capacity;
+    bp->pair_capacity = bp->spare_capacity;
+    bp->spare_capacity = capacity;
+}
+
 int op_broad_phase_refresh(op_ctx *ctx, op_broad_phase *bp, int count, const double *position, const double *bound,
                            const int *group, double margin, const unsigned char *moved)
 {
@@ -473,24 +540,11 @@ int op_broad_phase_refresh(op_ctx *ctx, op_broad_phase *bp, int count, const dou
         return ctx->status;
     }
     sort_pairs(bp, count, grid.threads, grid.bits, bp->fresh);
-    /* the old pairs of two unmoved particles, in order, then both sorted lists merged from the
-     * back in place */
-    int kept = 0;
-    for (int k = 0; k < bp->pair_count; ++k)
-        if (!moved[bp->pairs[k].i] && !moved[bp->pairs[k].j])
-            bp->pairs[kept++] = bp->pairs[k];
-    if (reserve_pairs(ctx, &bp->pairs, &bp->pair_capacity, kept + fresh, kept) != OP_OK) {
+    if (reserve_pairs(ctx, &bp->spare, &bp->spare_capacity, bp->pair_count + fresh, 0) != OP_OK) {
         bp->pair_count = 0;
         return ctx->status;
     }
-    for (int a = kept - 1, b = fresh - 1, to = kept + fresh - 1; b >= 0; --to) {
-        const op_pair *x = a >= 0 ? &bp->pairs[a] : NULL, *y = &bp->fresh[b];
-        if (x && (x->i > y->i || (x->i == y->i && x->j > y->j)))
-            bp->pairs[to] = bp->pairs[a--];
-        else
-            bp->pairs[to] = bp->fresh[b--];
-    }
-    bp->pair_count = kept + fresh;
+    merge_kept_and_fresh(bp, grid.threads, fresh, moved);
     return OP_OK;
 }
 
@@ -503,6 +557,7 @@ void op_broad_phase_free(op_broad_phase *bp)
     OP_FREE(bp->thread_pair_count);
     OP_FREE(bp->pairs);
     OP_FREE(bp->fresh);
+    OP_FREE(bp->spare);
     OP_FREE(bp->pair_start);
     OP_FREE(bp->key);
     OP_FREE(bp->order);
@@ -514,6 +569,6 @@ void op_broad_phase_free(op_broad_phase *bp)
     OP_FREE(bp->run_end);
     OP_FREE(bp->scanning);
     OP_FREE(bp->cell_start);
-    bp->pair_count = bp->pair_capacity = bp->fresh_capacity = bp->particle_capacity = bp->cell_capacity =
+    bp->pair_count = bp->pair_capacity = bp->fresh_capacity = bp->spare_capacity = bp->particle_capacity = bp->cell_capacity =
         bp->thread_capacity = 0;
 }

@@ -25,13 +25,15 @@
  * positions gave the busier of two threads 59 % of the 52-model pile's moved particles. The
  * threads write per-thread lists of keys i·2^b + j (2^b ≥ n), which a counting sort by i and an
  * insertion sort by j within each i turn into the pair list sorted by (i, j), the same whatever
- * the thread count or the order the pairs were found in. (Measured and not kept, on the Fig. 7
- * piles, docs/performance.md: cells of half the reach, a box of cells by where the particle
+ * the thread count or the order the pairs were found in. A refresh merges the old pairs it keeps
+ * with its fresh ones out of place, each thread the pairs of a range of i (the ranges split the
+ * old list evenly), into a second list that then becomes the list. (Measured and not kept, on
+ * the Fig. 7 piles, docs/performance.md: cells of half the reach, a box of cells by where the particle
  * sits in its cell, rows less the own body's runs found once per run, prefetching the rows;
  * each body's box of centres, a particle out of reach of every other body's box not scanning
  * (it spared 55 % and 36 % of the scans, but those were the cheap ones: the queries took no less
- * time and the boxes cost more); the queries on a dynamic schedule; the pairs sorted and merged
- * in parallel by blocks of i.)
+ * time and the boxes cost more); the queries on a dynamic schedule; the pairs sorted in
+ * parallel by blocks of i.)
  */
 #ifndef OPSIM_BROAD_PHASE_H
 #define OPSIM_BROAD_PHASE_H
@@ -61,7 +63,8 @@ typedef struct op_broad_phase {
     int *cell_start;                    /* [cells + 1] first sorted position of each cell */
     int *pair_start;                    /* [n + 1] where each i's pairs start, to sort the pairs */
     op_pair *fresh;                     /* [fresh_capacity] a refresh's new pairs, sorted */
-    int fresh_capacity;
+    op_pair *spare;                     /* [spare_capacity] the list a refresh merges into */
+    int fresh_capacity, spare_capacity;
     uint64_t **thread_pairs;            /* [threads][capacity] the pair keys each thread found */
     int *thread_pair_capacity, *thread_pair_count; /* [threads] */
 } op_broad_phase;

@@ -386,6 +386,60 @@ static void test_broad_phase_refresh_matches_search(void **state)
     op_simd_avx(1);
 }
 
+/* A refresh from no pairs to many and back to none (the merge's ranges split an empty old list,
+ * then keep nothing of a full one): two balls of particles apart, one moved into the other, then
+ * away again; on one thread and on two, each refresh gives a fresh search's pairs. */
+static void test_broad_phase_refresh_from_and_to_no_pairs(void **state)
+{
+    (void)state;
+    enum { PER_BALL = 150, COUNT = 2 * PER_BALL };
+    double position[3 * COUNT], bound[COUNT];
+    int group[COUNT];
+    unsigned char moved[COUNT];
+    op_rng rng = op_rng_seeded(11);
+    for (int q = 0; q < COUNT; ++q) {
+        double offset[3];
+        do /* a point of the ball of radius 0.25 */
+            for (int d = 0; d < 3; ++d)
+                offset[d] = 0.5 * op_rng_uniform(&rng) - 0.25;
+        while (v3_dot(offset, offset) > 0.0625);
+        const double centre[3] = { q < PER_BALL ? 0.0 : 3.0, 0, 0 };
+        v3_add(&position[3 * q], centre, offset);
+        bound[q] = 0.02 + 0.04 * op_rng_uniform(&rng);
+        group[q] = q / PER_BALL;
+        moved[q] = q >= PER_BALL;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    for (int threads = 1; threads <= 2; ++threads) {
+        omp_set_num_threads(threads);
+        double start[3 * COUNT];
+        memcpy(start, position, sizeof start);
+        op_broad_phase kept = { 0 };
+        assert_int_equal(op_broad_phase_find(&ctx, &kept, COUNT, position, bound, group, 0.01), OP_OK);
+        assert_int_equal(kept.pair_count, 0);
+        const double shift[2] = { -2.8, 2.8 }; /* into the first ball, then back out */
+        for (int round = 0; round < 2; ++round) {
+            for (int q = PER_BALL; q < COUNT; ++q)
+                position[3 * q] += shift[round];
+            assert_int_equal(op_broad_phase_refresh(&ctx, &kept, COUNT, position, bound, group, 0.01, moved), OP_OK);
+            op_broad_phase fresh = { 0 };
+            assert_int_equal(op_broad_phase_find(&ctx, &fresh, COUNT, position, bound, group, 0.01), OP_OK);
+            if (round == 0)
+                assert_true(fresh.pair_count > OP_COLLIDE_PARALLEL_MIN);
+            else
+                assert_int_equal(fresh.pair_count, 0);
+            assert_int_equal(kept.pair_count, fresh.pair_count);
+            for (int p = 0; p < fresh.pair_count; ++p)
+                assert_int_equal(compare_pair(&kept.pairs[p], &fresh.pairs[p]), 0);
+            op_broad_phase_free(&fresh);
+        }
+        op_broad_phase_free(&kept);
+        memcpy(position, start, sizeof start);
+    }
+    omp_set_num_threads(2);
+}
+
 /* One workspace used on two threads for a cloud, then for a few of its particles (fewer than
  * OP_COLLIDE_PARALLEL_MIN: one thread searches): the second call gives the brute force's pairs,
  * none left over from the other thread's share of the first. */
@@ -1271,6 +1325,7 @@ int main(void)
         cmocka_unit_test(test_broad_phase_matches_brute_force),
         cmocka_unit_test(test_broad_phase_refresh_matches_search),
         cmocka_unit_test(test_broad_phase_bodies_apart_and_touching),
+        cmocka_unit_test(test_broad_phase_refresh_from_and_to_no_pairs),
         cmocka_unit_test(test_broad_phase_reused_for_fewer_particles),
         cmocka_unit_test(test_broad_phase_rejects_bad_input),
         cmocka_unit_test(test_support_distance_matches_search),
