@@ -502,6 +502,39 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
     return body_ctx.status;
 }
 
+/* Unit u's members' solver states and bodies, in unit order. */
+static void unit_members(const op_world *world, int u, void *solvers[OP_SOLVER_GROUP_MAX],
+                         op_body *bodies[OP_SOLVER_GROUP_MAX])
+{
+    for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m) {
+        solvers[m - world->unit_start[u]] = world->solver_state[world->unit_body[m]];
+        bodies[m - world->unit_start[u]] = &world->bodies[world->unit_body[m]];
+    }
+}
+
+/* The BEGIN stage of unit u's bodies, already predicted: the variant's begin_group for a group
+ * when it has one, else begin_substep body by body. */
+static int begin_unit(op_world *world, int u, double h, stage_failure *failure)
+{
+    const int *members = &world->unit_body[world->unit_start[u]];
+    int count = world->unit_start[u + 1] - world->unit_start[u];
+    if (count == 1 || !world->solver->begin_group) {
+        int status = OP_OK;
+        for (int m = 0; m < count && status == OP_OK; ++m)
+            status = begin_body(world, members[m], h, failure);
+        return status;
+    }
+    void *solvers[OP_SOLVER_GROUP_MAX];
+    op_body *bodies[OP_SOLVER_GROUP_MAX];
+    unit_members(world, u, solvers, bodies);
+    op_ctx group_ctx;
+    op_ctx_init(&group_ctx);
+    int failed = 0;
+    if (world->solver->begin_group(&group_ctx, solvers, bodies, count, h, &failed) != OP_OK)
+        note_failure(failure, members[failed], &group_ctx);
+    return group_ctx.status;
+}
+
 /* Iteration k of unit u's bodies: iterate_body for a body alone, the variant's iterate_group
  * for a group; then the floor projection when floor_contact = iteration (into *floor unless
  * NULL). */
@@ -515,10 +548,7 @@ static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *
     } else {
         void *solvers[OP_SOLVER_GROUP_MAX];
         op_body *bodies[OP_SOLVER_GROUP_MAX];
-        for (int m = 0; m < count; ++m) {
-            solvers[m] = world->solver_state[members[m]];
-            bodies[m] = &world->bodies[members[m]];
-        }
+        unit_members(world, u, solvers, bodies);
         op_ctx group_ctx;
         op_ctx_init(&group_ctx);
         int failed = 0;
@@ -653,7 +683,7 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_fra
 
 /* Unit u's stages of one sub-step (its bodies' energies into energy[b·columns + k] when energy
  * is not NULL), in order:
- *   PREDICT, BEGIN, ITERATE × n_i (the energy before the first iteration and after each),
+ *   PREDICT, BEGIN (begin_unit), ITERATE × n_i (the energy before the first iteration and after each),
  *   UPDATE_VELOCITY, FLOOR (into *floor);
  * each stage body by body, except ITERATE, one call for the unit (iterate_unit). A failing stage
  * ends the unit's sub-step. Bodies do not meet before COLLIDE, so a unit's whole sub-step runs
@@ -664,14 +694,12 @@ static void step_unit_stages(op_world *world, int u, double h, op_energy *energy
 {
     const int *members = &world->unit_body[world->unit_start[u]];
     int count = world->unit_start[u + 1] - world->unit_start[u];
-    for (int m = 0; m < count; ++m) {
-        op_body *body = &world->bodies[members[m]];
-        predict(world, body, h, world->time + h);
-        if (begin_body(world, members[m], h, failure) != OP_OK)
-            return;
-        if (energy)
-            op_energy_eval(body, h, &energy[members[m] * columns]);
-    }
+    for (int m = 0; m < count; ++m)
+        predict(world, &world->bodies[members[m]], h, world->time + h);
+    if (begin_unit(world, u, h, failure) != OP_OK)
+        return;
+    for (int m = 0; energy && m < count; ++m)
+        op_energy_eval(&world->bodies[members[m]], h, &energy[members[m] * columns]);
     for (int k = 0; k < world->def.iterations; ++k) {
         if (iterate_unit(world, u, h, k, failure, spent, floor) != OP_OK)
             return;

@@ -835,6 +835,85 @@ static void begin_particles_avx(arap_solver *s, const op_body *body, double iner
 OP_SIMD_AVX_END
 #endif
 
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* Entries 0 … 8 of the four 3×3 matrices from[lane] into out[k], lane by lane. */
+static inline void load_matrices_lanes(const double *const from[GROUP_LANES], __m256d out[9])
+{
+    for (int k = 0; k < 8; k += 4) {
+        __m256d r0 = _mm256_loadu_pd(from[0] + k), r1 = _mm256_loadu_pd(from[1] + k);
+        __m256d r2 = _mm256_loadu_pd(from[2] + k), r3 = _mm256_loadu_pd(from[3] + k);
+        __m256d low01 = _mm256_unpacklo_pd(r0, r1), high01 = _mm256_unpackhi_pd(r0, r1);
+        __m256d low23 = _mm256_unpacklo_pd(r2, r3), high23 = _mm256_unpackhi_pd(r2, r3);
+        out[k] = _mm256_permute2f128_pd(low01, low23, 0x20);
+        out[k + 1] = _mm256_permute2f128_pd(high01, high23, 0x20);
+        out[k + 2] = _mm256_permute2f128_pd(low01, low23, 0x31);
+        out[k + 3] = _mm256_permute2f128_pd(high01, high23, 0x31);
+    }
+    out[8] = _mm256_setr_pd(from[0][8], from[1][8], from[2][8], from[3][8]);
+}
+
+/* begin_particle for particle i of a group's four bodies at once, one body a lane (the rest
+ * moment Ā_i and the spread S_i are the graph's, the same in every lane), each lane's
+ * operations in begin_particle's order, so the same bits: the bases and the records go to the
+ * group's interleaved arrays in whole registers, where begin_particles_avx's four particles of
+ * one body stored them a number at a time. As begin_particles_avx, the four records are
+ * refreshed when one does not hold. */
+static void begin_group_avx(arap_solver *const *solvers, op_body *const *bodies, double inertia)
+{
+    const arap_solver *first = solvers[0];
+    const op_graph *g = first->graph;
+    const __m256d scale = _mm256_set1_pd(inertia), k = _mm256_set1_pd(first->stiffness);
+    __m256d P[9];
+    const double *placement[GROUP_LANES];
+    for (int lane = 0; lane < GROUP_LANES; ++lane)
+        placement[lane] = bodies[lane]->placement_rotation;
+    load_matrices_lanes(placement, P);
+    for (int i = 0; i < first->n; ++i) {
+        const double *inertial[GROUP_LANES], *turned[GROUP_LANES];
+        for (int lane = 0; lane < GROUP_LANES; ++lane) {
+            inertial[lane] = &bodies[lane]->inertial_rotation[9 * i];
+            turned[lane] = &bodies[lane]->state.rotation[9 * i];
+        }
+        __m256d Y[9], R[9], A[9], S[9], differ = _mm256_setzero_pd();
+        load_matrices_lanes(inertial, Y);
+        for (int e = 0; e < 9; ++e) {
+            A[e] = _mm256_broadcast_sd(&g->rest_moment[9 * i + e]);
+            S[e] = _mm256_broadcast_sd(&first->edges->spread[9 * i + e]);
+        }
+        double *base = &first->group->base[(size_t)9 * GROUP_LANES * i];
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) {
+                __m256d spread = _mm256_mul_pd(
+                    _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(P[3 * r], S[c]), _mm256_mul_pd(P[3 * r + 1], S[3 + c])),
+                                  _mm256_mul_pd(P[3 * r + 2], S[6 + c])),
+                    k);
+                _mm256_storeu_pd(
+                    base + GROUP_LANES * (3 * r + c),
+                    _mm256_add_pd(
+                        _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(Y[3 * r], A[c]), _mm256_mul_pd(Y[3 * r + 1], A[3 + c])),
+                                                    _mm256_mul_pd(Y[3 * r + 2], A[6 + c])),
+                                      scale),
+                        spread));
+            }
+        load_matrices_lanes(turned, R);
+        double *record = &first->group->record[(size_t)18 * GROUP_LANES * i];
+        for (int e = 0; e < 9; ++e)
+            differ = _mm256_or_pd(differ, _mm256_xor_pd(R[e], _mm256_loadu_pd(record + GROUP_LANES * (9 + e))));
+        if (_mm256_testz_si256(_mm256_castpd_si256(differ), _mm256_castpd_si256(differ)))
+            continue;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                _mm256_storeu_pd(record + GROUP_LANES * (3 * r + c),
+                                 _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(R[3 * r], A[c]), _mm256_mul_pd(R[3 * r + 1], A[3 + c])),
+                                               _mm256_mul_pd(R[3 * r + 2], A[6 + c])));
+        for (int e = 0; e < 9; ++e)
+            _mm256_storeu_pd(record + GROUP_LANES * (9 + e), R[e]);
+    }
+}
+OP_SIMD_AVX_END
+#endif
+
 static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
 {
     arap_solver *s = self;
@@ -1827,6 +1906,38 @@ static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const
     return OP_OK;
 }
 
+/* solver.h's begin_group: each member's h-dependent set-up as arap_begin_substep does it, then
+ * their bases and records side by side (begin_group_avx) where the members share their rest
+ * data, else one by one. */
+static int arap_begin_group(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
+                            int *failed)
+{
+    arap_solver *const *members = (arap_solver *const *)solvers;
+    int shared = count == GROUP_LANES;
+    for (int m = 0; m < count; ++m) {
+        if (h != members[m]->factored_h && prepare_global(ctx, members[m], bodies[m], h, NULL, 0) != OP_OK) {
+            *failed = m;
+            return ctx->status;
+        }
+        shared &= members[m]->group == members[0]->group && members[m]->data.lane == m &&
+                  members[m]->edges == members[0]->edges && bodies[m]->graph == members[0]->graph;
+    }
+#if OP_SIMD_AVX
+    if (shared && op_simd_use_avx) {
+        begin_group_avx(members, bodies, members[0]->graph->density / (h * h));
+        for (int m = 0; m < count; ++m)
+            constraint_targets(members[m], bodies[m]);
+        return OP_OK;
+    }
+#endif
+    for (int m = 0; m < count; ++m)
+        if (arap_begin_substep(ctx, members[m], bodies[m], h) != OP_OK) {
+            *failed = m;
+            return ctx->status;
+        }
+    return OP_OK;
+}
+
 static int arap_iterate_group(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
                               op_stage_times *times, int *failed)
 {
@@ -1865,4 +1976,5 @@ const op_solver_type op_solver_arap = {
     .resync = arap_begin_substep,
     .group = arap_group_bodies,
     .iterate_group = arap_iterate_group,
+    .begin_group = arap_begin_group,
 };

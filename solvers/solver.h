@@ -82,13 +82,19 @@ typedef struct op_solver_type {
      * 2 to OP_SOLVER_GROUP_MAX bodies of one model, in body order, when the states are made (not
      * with Chebyshev or Anderson on); it binds the first *grouped of them into one group, or sets *grouped
      * to 1 to leave the first alone. From then on the world iterates a group's bodies only
-     * together, through iterate_group, on one thread; begin_substep, resync and destroy stay per
-     * body. Each body's results must be bitwise those it gets alone. iterate_group adds the
+     * together, through iterate_group, on one thread; begin_substep (unless the variant gives
+     * begin_group, below), resync and destroy stay per body. Each body's results must be bitwise those it gets alone. iterate_group adds the
      * group's stage times to *times and, when it fails, sets *failed to the failing body's
      * position in the group. */
     int (*group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, int *grouped);
     int (*iterate_group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
                          op_stage_times *times, int *failed);
+    /* Optional, with group: a group's sub-step start, in place of begin_substep for each of its
+     * bodies, in the world's step (after predicting all of them; op_world_begin_substep still
+     * calls begin_substep body by body). Each body's results must be
+     * bitwise those begin_substep gives it; when it fails, *failed is the failing body's position
+     * in the group. */
+    int (*begin_group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h, int *failed);
 } op_solver_type;
 
 enum { OP_SOLVER_GROUP_MAX = 4 };
