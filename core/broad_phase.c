@@ -47,33 +47,34 @@ static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int cells, 
     return OP_OK;
 }
 
-/* The threads' pair keys i·2^bits + j into out, sorted by (i, j): a counting sort by i (one
- * pass, where a radix sort of the keys took four), then insertion by j within each i, whose
- * pairs are few, in one walk over the pairs (a refresh's fresh pairs name a fraction of the
- * particles). */
-static void sort_pairs(op_broad_phase *bp, int count, int threads, int bits, op_pair *out)
+/* The threads' pair keys i·2^bits + j into out, sorted by (i, j): two stable counting sorts,
+ * by j into `through`, then by i into out. (A counting sort by i and an insertion by j within
+ * each i took twice as long on a refresh's pairs: a mover's partners come cell by cell, so its
+ * pairs' j arrive in runs, and the insertion's shifts grew with the square of its partners.) */
+static void sort_pairs(op_broad_phase *bp, int count, int threads, int bits, op_pair *through, op_pair *out)
 {
     int *start = bp->pair_start;
+    uint64_t mask = ((uint64_t)1 << bits) - 1;
     memset(start, 0, ((size_t)count + 1) * sizeof *start);
     for (int t = 0; t < threads; ++t)
         for (int k = 0; k < bp->thread_pair_count[t]; ++k)
-            start[(bp->thread_pairs[t][k] >> bits) + 1]++;
-    for (int i = 0; i < count; ++i)
-        start[i + 1] += start[i];
-    uint64_t mask = ((uint64_t)1 << bits) - 1;
+            start[(bp->thread_pairs[t][k] & mask) + 1]++;
+    for (int q = 0; q < count; ++q)
+        start[q + 1] += start[q];
+    int total = start[count];
     for (int t = 0; t < threads; ++t)
         for (int k = 0; k < bp->thread_pair_count[t]; ++k) {
             uint64_t key = bp->thread_pairs[t][k];
-            int i = (int)(key >> bits);
-            out[start[i]++] = (op_pair){ i, (int)(key & mask) };
+            int j = (int)(key & mask);
+            through[start[j]++] = (op_pair){ (int)(key >> bits), j };
         }
-    for (int k = 1, total = start[count - 1]; k < total; ++k) {
-        op_pair moving = out[k];
-        int at = k;
-        for (; at > 0 && out[at - 1].i == moving.i && out[at - 1].j > moving.j; --at)
-            out[at] = out[at - 1];
-        out[at] = moving;
-    }
+    memset(start, 0, ((size_t)count + 1) * sizeof *start);
+    for (int k = 0; k < total; ++k)
+        start[through[k].i + 1]++;
+    for (int q = 0; q < count; ++q)
+        start[q + 1] += start[q];
+    for (int k = 0; k < total; ++k)
+        out[start[through[k].i]++] = through[k];
 }
 
 /* Appends a pair key to a thread's buffer, growing it; 0 when out of memory. */
@@ -446,10 +447,11 @@ int op_broad_phase_find(op_ctx *ctx, op_broad_phase *bp, int count, const double
     if (!query_grid(bp, &grid, count, margin, NULL))
         return OP_FAIL(ctx, OP_ERR_NOMEM, "broad phase: out of memory for the candidate pairs");
     int pairs = thread_pairs_found(bp, &grid);
-    if (reserve_pairs(ctx, &bp->pairs, &bp->pair_capacity, pairs, 0) != OP_OK)
+    if (reserve_pairs(ctx, &bp->pairs, &bp->pair_capacity, pairs, 0) != OP_OK ||
+        reserve_pairs(ctx, &bp->spare, &bp->spare_capacity, pairs, 0) != OP_OK)
         return ctx->status;
     /* sorted by (i, j): the same list however the threads shared the work */
-    sort_pairs(bp, count, grid.threads, grid.bits, bp->pairs);
+    sort_pairs(bp, count, grid.threads, grid.bits, bp->spare, bp->pairs);
     bp->pair_count = pairs;
     return OP_OK;
 }
@@ -535,15 +537,13 @@ int op_broad_phase_refresh(op_ctx *ctx, op_broad_phase *bp, int count, const dou
         return OP_FAIL(ctx, OP_ERR_NOMEM, "broad phase: out of memory for the candidate pairs");
     }
     int fresh = thread_pairs_found(bp, &grid);
-    if (reserve_pairs(ctx, &bp->fresh, &bp->fresh_capacity, fresh, 0) != OP_OK) {
+    /* the spare list is the sort's way-station, then the merge's result */
+    if (reserve_pairs(ctx, &bp->fresh, &bp->fresh_capacity, fresh, 0) != OP_OK ||
+        reserve_pairs(ctx, &bp->spare, &bp->spare_capacity, bp->pair_count + fresh, 0) != OP_OK) {
         bp->pair_count = 0;
         return ctx->status;
     }
-    sort_pairs(bp, count, grid.threads, grid.bits, bp->fresh);
-    if (reserve_pairs(ctx, &bp->spare, &bp->spare_capacity, bp->pair_count + fresh, 0) != OP_OK) {
-        bp->pair_count = 0;
-        return ctx->status;
-    }
+    sort_pairs(bp, count, grid.threads, grid.bits, bp->spare, bp->fresh);
     merge_kept_and_fresh(bp, grid.threads, fresh, moved);
     return OP_OK;
 }

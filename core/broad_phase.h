@@ -23,9 +23,9 @@
  * queries run in parallel (OpenMP, static schedule) over the particles, or in a refresh over the
  * moved ones, listed first: they gather where bodies move fast, and a static share of all sorted
  * positions gave the busier of two threads 59 % of the 52-model pile's moved particles. The
- * threads write per-thread lists of keys i·2^b + j (2^b ≥ n), which a counting sort by i and an
- * insertion sort by j within each i turn into the pair list sorted by (i, j), the same whatever
- * the thread count or the order the pairs were found in. A refresh merges the old pairs it keeps
+ * threads write per-thread lists of keys i·2^b + j (2^b ≥ n), which two stable counting sorts,
+ * by j then by i, turn into the pair list sorted by (i, j), the same whatever the thread count
+ * or the order the pairs were found in. A refresh merges the old pairs it keeps
  * with its fresh ones out of place, each thread the pairs of a range of i (the ranges split the
  * old list evenly), into a second list that then becomes the list. (Measured and not kept, on
  * the Fig. 7 piles, docs/performance.md: cells of half the reach, a box of cells by where the particle
