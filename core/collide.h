@@ -63,7 +63,8 @@
  *     handful of pairs each). An island whose pass resolves nothing stops there: no pair of it
  *     is stale after, so a further pass would leave it as it is. The passes past `passes`
  *     ("Passes" below) go on for every island that still resolves some pair while any pair of
- *     any island is deep, the rule of the whole; they run on one thread, over those islands.
+ *     any island is deep, the rule of the whole; each such pass shares its islands between the
+ *     threads, with a barrier a pass for the count of deep pairs.
  *   jacobi (opsim's before issue 22): each pass computes every pair's correction from the
  *     positions and velocities the pass starts with (in parallel over pairs); each particle
  *     counts its penetrating pairs, then adds its share of each one's correction in canonical
