@@ -415,17 +415,52 @@ static int begin_body(op_world *world, int b, double h, stage_failure *failure)
     return body_ctx.status;
 }
 
+/* Unit u's members' solver states and bodies, in unit order. */
+static void unit_members(const op_world *world, int u, void *solvers[OP_SOLVER_GROUP_MAX],
+                         op_body *bodies[OP_SOLVER_GROUP_MAX])
+{
+    for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m) {
+        solvers[m - world->unit_start[u]] = world->solver_state[world->unit_body[m]];
+        bodies[m - world->unit_start[u]] = &world->bodies[world->unit_body[m]];
+    }
+}
+
+/* The BEGIN stage of unit u's bodies, already predicted: the variant's begin_group for a group
+ * when it has one, else begin_substep body by body. */
+static int begin_unit(op_world *world, int u, double h, stage_failure *failure)
+{
+    const int *members = &world->unit_body[world->unit_start[u]];
+    int count = world->unit_start[u + 1] - world->unit_start[u];
+    if (count == 1 || !world->solver->begin_group) {
+        int status = OP_OK;
+        for (int m = 0; m < count && status == OP_OK; ++m)
+            status = begin_body(world, members[m], h, failure);
+        return status;
+    }
+    void *solvers[OP_SOLVER_GROUP_MAX];
+    op_body *bodies[OP_SOLVER_GROUP_MAX];
+    unit_members(world, u, solvers, bodies);
+    op_ctx group_ctx;
+    op_ctx_init(&group_ctx);
+    int failed = 0;
+    if (world->solver->begin_group(&group_ctx, solvers, bodies, count, h, &failed) != OP_OK)
+        note_failure(failure, members[failed], &group_ctx);
+    return group_ctx.status;
+}
+
+/* The BEGIN stage of every unit, as the world's step runs it (begin_unit), for the staged calls
+ * (op_world_begin_substep). */
 static int stage_begin(op_ctx *ctx, op_world *world, double h)
 {
     stage_failure failure;
     no_failure(&failure, world);
     if (world->parallel) {
 #pragma omp parallel for schedule(dynamic)
-        for (int b = 0; b < world->body_count; ++b)
-            begin_body(world, b, h, &failure);
+        for (int u = 0; u < world->unit_count; ++u)
+            begin_unit(world, u, h, &failure);
     } else {
-        for (int b = 0; b < world->body_count; ++b)
-            begin_body(world, b, h, &failure);
+        for (int u = 0; u < world->unit_count; ++u)
+            begin_unit(world, u, h, &failure);
     }
     return report_failure(ctx, world, &failure);
 }
@@ -500,39 +535,6 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
     if (body_ctx.status != OP_OK)
         note_failure(failure, b, &body_ctx);
     return body_ctx.status;
-}
-
-/* Unit u's members' solver states and bodies, in unit order. */
-static void unit_members(const op_world *world, int u, void *solvers[OP_SOLVER_GROUP_MAX],
-                         op_body *bodies[OP_SOLVER_GROUP_MAX])
-{
-    for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m) {
-        solvers[m - world->unit_start[u]] = world->solver_state[world->unit_body[m]];
-        bodies[m - world->unit_start[u]] = &world->bodies[world->unit_body[m]];
-    }
-}
-
-/* The BEGIN stage of unit u's bodies, already predicted: the variant's begin_group for a group
- * when it has one, else begin_substep body by body. */
-static int begin_unit(op_world *world, int u, double h, stage_failure *failure)
-{
-    const int *members = &world->unit_body[world->unit_start[u]];
-    int count = world->unit_start[u + 1] - world->unit_start[u];
-    if (count == 1 || !world->solver->begin_group) {
-        int status = OP_OK;
-        for (int m = 0; m < count && status == OP_OK; ++m)
-            status = begin_body(world, members[m], h, failure);
-        return status;
-    }
-    void *solvers[OP_SOLVER_GROUP_MAX];
-    op_body *bodies[OP_SOLVER_GROUP_MAX];
-    unit_members(world, u, solvers, bodies);
-    op_ctx group_ctx;
-    op_ctx_init(&group_ctx);
-    int failed = 0;
-    if (world->solver->begin_group(&group_ctx, solvers, bodies, count, h, &failed) != OP_OK)
-        note_failure(failure, members[failed], &group_ctx);
-    return group_ctx.status;
 }
 
 /* Iteration k of unit u's bodies: iterate_body for a body alone, the variant's iterate_group

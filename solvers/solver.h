@@ -90,8 +90,7 @@ typedef struct op_solver_type {
     int (*iterate_group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
                          op_stage_times *times, int *failed);
     /* Optional, with group: a group's sub-step start, in place of begin_substep for each of its
-     * bodies, in the world's step (after predicting all of them; op_world_begin_substep still
-     * calls begin_substep body by body). Each body's results must be
+     * bodies (the world calls it after predicting all of them). Each body's results must be
      * bitwise those begin_substep gives it; when it fails, *failed is the failing body's position
      * in the group. */
     int (*begin_group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h, int *failed);
