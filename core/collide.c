@@ -791,6 +791,15 @@ static struct pass_tally island_passes(op_collider *c, const op_pair *pairs, con
     return last;
 }
 
+/* The deep pairs in the team's tallies. */
+static int deep_in(const struct pass_tally *tallies, int team)
+{
+    int deep = 0;
+    for (int t = 0; t < team; ++t)
+        deep += tallies[t].deep;
+    return deep;
+}
+
 /* The passes past def->passes (collide.h, "Passes"), called by every thread of the region:
  * passes go on, over every live island, while some pair of any island is deeper than the
  * tolerance, up to `further` of them. Each pass's islands are shared between the threads in
@@ -816,10 +825,7 @@ static void deep_passes(op_collider *c, const op_pair *pairs, const op_contact_d
         }
         tallies[thread] = mine;
 #pragma omp barrier
-        int deep = 0;
-        for (int t = 0; t < team; ++t)
-            deep += tallies[t].deep;
-        if (deep == 0)
+        if (deep_in(tallies, team) == 0)
             break;
     }
 #pragma omp barrier /* the last pass's tallies read before the caller writes the set again */
@@ -880,10 +886,7 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
     }
     resolved[thread] = last;
 #pragma omp barrier
-    int deep = 0;
-    for (int t = 0; t < team; ++t)
-        deep += resolved[t].deep;
-    if (deep > 0 && def->passes_max > def->passes)
+    if (deep_in(resolved, team) > 0 && def->passes_max > def->passes)
         deep_passes(c, pairs, def, def->passes_max - def->passes);
     /* what is left needs the penetration alone: the pairs' corrections are not used again */
     struct pass_tally left = { 0, 0, 0.0 };

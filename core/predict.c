@@ -183,10 +183,7 @@ static inline __m256d predict_quad_avx(op_body *body, int i, double h, const dou
         for (int c = 0; c < 3; ++c)
             outer[3 * r + c] = _mm256_mul_pd(md[r], e[c]);
     op_avx_load_records4(&g->rest_moment[9 * i], 9, 9, A);
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            YA[3 * r + c] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(Y[3 * r], A[c]), _mm256_mul_pd(Y[3 * r + 1], A[3 + c])),
-                                          _mm256_mul_pd(Y[3 * r + 2], A[6 + c]));
+    op_avx_m3_mul(YA, Y, A);
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
             moment[3 * r + c] =
@@ -248,10 +245,7 @@ static void turn_avx(op_body *body, const double Q[9], int n)
         double *rotation = &body->state.rotation[9 * i];
         __m256d R[9], turned[9];
         op_avx_load_records4(rotation, 9, 9, R);
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                turned[3 * r + c] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(q[3 * r], R[c]), _mm256_mul_pd(q[3 * r + 1], R[3 + c])),
-                                                  _mm256_mul_pd(q[3 * r + 2], R[6 + c]));
+        op_avx_m3_mul(turned, q, R);
         op_avx_store_records4(rotation, 9, 9, turned);
     }
     turn_scalar(body, Q, i, n);

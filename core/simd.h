@@ -68,6 +68,16 @@ static inline void op_avx_load_records4(const double *first, int stride, int cou
         out[k] = op_avx_load_lanes_apart(first + k, (size_t)stride);
 }
 
+/* out = a b for 3×3 matrices held an entry a register (row by row), each lane with m3_mul's
+ * arithmetic: out_rc = (a_r0 b_0c + a_r1 b_1c) + a_r2 b_2c. out must be neither a nor b. */
+static inline void op_avx_m3_mul(__m256d out[9], const __m256d a[9], const __m256d b[9])
+{
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            out[3 * r + c] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a[3 * r], b[c]), _mm256_mul_pd(a[3 * r + 1], b[3 + c])),
+                                           _mm256_mul_pd(a[3 * r + 2], b[6 + c]));
+}
+
 /* The inverse of op_avx_load_records4: lane p of in[k] to first[p stride + k], k < count. */
 static inline void op_avx_store_records4(double *first, int stride, int count, const __m256d *in)
 {

@@ -415,14 +415,31 @@ static int begin_body(op_world *world, int b, double h, stage_failure *failure)
     return body_ctx.status;
 }
 
-/* Unit u's members' solver states and bodies, in unit order. */
-static void unit_members(const op_world *world, int u, void *solvers[OP_SOLVER_GROUP_MAX],
-                         op_body *bodies[OP_SOLVER_GROUP_MAX])
+/* A call of the variant's hook for a group (solver.h): unit u's members' solver states and
+ * bodies in unit order, a context of the call's own and the failing member's position. */
+typedef struct unit_call {
+    void *solvers[OP_SOLVER_GROUP_MAX];
+    op_body *bodies[OP_SOLVER_GROUP_MAX];
+    op_ctx ctx;
+    int failed;
+} unit_call;
+
+static void unit_call_init(const op_world *world, int u, unit_call *call)
 {
     for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m) {
-        solvers[m - world->unit_start[u]] = world->solver_state[world->unit_body[m]];
-        bodies[m - world->unit_start[u]] = &world->bodies[world->unit_body[m]];
+        call->solvers[m - world->unit_start[u]] = world->solver_state[world->unit_body[m]];
+        call->bodies[m - world->unit_start[u]] = &world->bodies[world->unit_body[m]];
     }
+    op_ctx_init(&call->ctx);
+    call->failed = 0;
+}
+
+/* The call's status, its failure noted against the failing member of unit u. */
+static int unit_call_end(const op_world *world, int u, const unit_call *call, stage_failure *failure)
+{
+    if (call->ctx.status != OP_OK)
+        note_failure(failure, world->unit_body[world->unit_start[u] + call->failed], &call->ctx);
+    return call->ctx.status;
 }
 
 /* The BEGIN stage of unit u's bodies, already predicted: the variant's begin_group for a group
@@ -437,15 +454,10 @@ static int begin_unit(op_world *world, int u, double h, stage_failure *failure)
             status = begin_body(world, members[m], h, failure);
         return status;
     }
-    void *solvers[OP_SOLVER_GROUP_MAX];
-    op_body *bodies[OP_SOLVER_GROUP_MAX];
-    unit_members(world, u, solvers, bodies);
-    op_ctx group_ctx;
-    op_ctx_init(&group_ctx);
-    int failed = 0;
-    if (world->solver->begin_group(&group_ctx, solvers, bodies, count, h, &failed) != OP_OK)
-        note_failure(failure, members[failed], &group_ctx);
-    return group_ctx.status;
+    unit_call call;
+    unit_call_init(world, u, &call);
+    world->solver->begin_group(&call.ctx, call.solvers, call.bodies, count, h, &call.failed);
+    return unit_call_end(world, u, &call, failure);
 }
 
 /* The BEGIN stage of every unit, as the world's step runs it (begin_unit), for the staged calls
@@ -548,15 +560,10 @@ static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *
     if (count == 1) {
         status = iterate_body(world, members[0], h, k, failure, spent);
     } else {
-        void *solvers[OP_SOLVER_GROUP_MAX];
-        op_body *bodies[OP_SOLVER_GROUP_MAX];
-        unit_members(world, u, solvers, bodies);
-        op_ctx group_ctx;
-        op_ctx_init(&group_ctx);
-        int failed = 0;
-        if (world->solver->iterate_group(&group_ctx, solvers, bodies, count, h, spent, &failed) != OP_OK)
-            note_failure(failure, members[failed], &group_ctx);
-        status = group_ctx.status;
+        unit_call call;
+        unit_call_init(world, u, &call);
+        world->solver->iterate_group(&call.ctx, call.solvers, call.bodies, count, h, spent, &call.failed);
+        status = unit_call_end(world, u, &call, failure);
     }
     if (status == OP_OK && world->def.floor && world->def.floor_contact == OP_FLOOR_CONTACT_ITERATION)
         project_floor(world, members, count, floor);

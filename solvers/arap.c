@@ -765,6 +765,17 @@ static inline void begin_particle(arap_solver *s, const op_body *body, int i, do
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
+/* begin_particle's base in four lanes: ρ/h² Y Ā + k P S, entry by entry in its order */
+static inline void base_lanes_avx(__m256d base[9], const __m256d Y[9], const __m256d A[9], const __m256d P[9],
+                                  const __m256d S[9], __m256d inertia, __m256d stiffness)
+{
+    __m256d YA[9], PS[9];
+    op_avx_m3_mul(YA, Y, A);
+    op_avx_m3_mul(PS, P, S);
+    for (int e = 0; e < 9; ++e)
+        base[e] = _mm256_add_pd(_mm256_mul_pd(YA[e], inertia), _mm256_mul_pd(PS[e], stiffness));
+}
+
 /* begin_particle for every particle, four at a time side by side in AVX lanes (one particle a
  * lane, core/simd.h), each lane's operations in begin_particle's order, so the same bits; the
  * last n mod 4 one at a time. The records are compared four at a time, and all four refreshed
@@ -784,18 +795,7 @@ static void begin_particles_avx(arap_solver *s, const op_body *body, double iner
         op_avx_load_records4(&body->inertial_rotation[9 * i], 9, 9, Y);
         op_avx_load_records4(&g->rest_moment[9 * i], 9, 9, A);
         op_avx_load_records4(&s->edges->spread[9 * i], 9, 9, S);
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) {
-                __m256d spread = _mm256_mul_pd(
-                    _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(P[3 * r], S[c]), _mm256_mul_pd(P[3 * r + 1], S[3 + c])),
-                                  _mm256_mul_pd(P[3 * r + 2], S[6 + c])),
-                    k);
-                base[3 * r + c] = _mm256_add_pd(
-                    _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(Y[3 * r], A[c]), _mm256_mul_pd(Y[3 * r + 1], A[3 + c])),
-                                                _mm256_mul_pd(Y[3 * r + 2], A[6 + c])),
-                                  scale),
-                    spread);
-            }
+        base_lanes_avx(base, Y, A, P, S, scale, k);
         op_avx_load_records4(&body->state.rotation[9 * i], 9, 9, R);
         if (s->data.lanes == 1) {
             op_avx_store_records4(sweep_at(&s->data, s->data.base, 9, i, 0), 9, 9, base);
@@ -816,10 +816,7 @@ static void begin_particles_avx(arap_solver *s, const op_body *body, double iner
         /* refresh_sweep_state of all four: a record that holds R_i is rewritten with its own
          * bits. After a rigid turn of the rotations (world.c's predict) none holds. */
         __m256d moment[9];
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                moment[3 * r + c] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(R[3 * r], A[c]), _mm256_mul_pd(R[3 * r + 1], A[3 + c])),
-                                                  _mm256_mul_pd(R[3 * r + 2], A[6 + c]));
+        op_avx_m3_mul(moment, R, A);
         if (s->data.lanes == 1) {
             op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 0), 18, 9, moment);
             op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, R);
@@ -875,40 +872,28 @@ static void begin_group_avx(arap_solver *const *solvers, op_body *const *bodies,
             inertial[lane] = &bodies[lane]->inertial_rotation[9 * i];
             turned[lane] = &bodies[lane]->state.rotation[9 * i];
         }
-        __m256d Y[9], R[9], A[9], S[9], differ = _mm256_setzero_pd();
+        __m256d Y[9], R[9], A[9], S[9], base[9], differ = _mm256_setzero_pd();
         load_matrices_lanes(inertial, Y);
         for (int e = 0; e < 9; ++e) {
             A[e] = _mm256_broadcast_sd(&g->rest_moment[9 * i + e]);
             S[e] = _mm256_broadcast_sd(&first->edges->spread[9 * i + e]);
         }
-        double *base = &first->group->base[(size_t)9 * GROUP_LANES * i];
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) {
-                __m256d spread = _mm256_mul_pd(
-                    _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(P[3 * r], S[c]), _mm256_mul_pd(P[3 * r + 1], S[3 + c])),
-                                  _mm256_mul_pd(P[3 * r + 2], S[6 + c])),
-                    k);
-                _mm256_storeu_pd(
-                    base + GROUP_LANES * (3 * r + c),
-                    _mm256_add_pd(
-                        _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(Y[3 * r], A[c]), _mm256_mul_pd(Y[3 * r + 1], A[3 + c])),
-                                                    _mm256_mul_pd(Y[3 * r + 2], A[6 + c])),
-                                      scale),
-                        spread));
-            }
+        base_lanes_avx(base, Y, A, P, S, scale, k);
+        double *base_at = &first->group->base[(size_t)9 * GROUP_LANES * i];
+        for (int e = 0; e < 9; ++e)
+            _mm256_storeu_pd(base_at + GROUP_LANES * e, base[e]);
         load_matrices_lanes(turned, R);
         double *record = &first->group->record[(size_t)18 * GROUP_LANES * i];
         for (int e = 0; e < 9; ++e)
             differ = _mm256_or_pd(differ, _mm256_xor_pd(R[e], _mm256_loadu_pd(record + GROUP_LANES * (9 + e))));
         if (_mm256_testz_si256(_mm256_castpd_si256(differ), _mm256_castpd_si256(differ)))
             continue;
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                _mm256_storeu_pd(record + GROUP_LANES * (3 * r + c),
-                                 _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(R[3 * r], A[c]), _mm256_mul_pd(R[3 * r + 1], A[3 + c])),
-                                               _mm256_mul_pd(R[3 * r + 2], A[6 + c])));
-        for (int e = 0; e < 9; ++e)
+        __m256d moment[9];
+        op_avx_m3_mul(moment, R, A);
+        for (int e = 0; e < 9; ++e) {
+            _mm256_storeu_pd(record + GROUP_LANES * e, moment[e]);
             _mm256_storeu_pd(record + GROUP_LANES * (9 + e), R[e]);
+        }
     }
 }
 OP_SIMD_AVX_END
@@ -1434,14 +1419,12 @@ static inline void group_store_avx(const arap_solver *s, const op_graph *g, op_b
         rotation[k] = _mm256_loadu_pd(R + GROUP_LANES * k);
     }
     double *record = &s->group->record[(size_t)18 * GROUP_LANES * i];
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            _mm256_storeu_pd(record + GROUP_LANES * (3 * r + c),
-                             _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rotation[3 * r], M[c]),
-                                                         _mm256_mul_pd(rotation[3 * r + 1], M[3 + c])),
-                                           _mm256_mul_pd(rotation[3 * r + 2], M[6 + c])));
-    for (int e = 0; e < 9; ++e)
+    __m256d held[9];
+    op_avx_m3_mul(held, rotation, M);
+    for (int e = 0; e < 9; ++e) {
+        _mm256_storeu_pd(record + GROUP_LANES * e, held[e]);
         _mm256_storeu_pd(record + GROUP_LANES * (9 + e), rotation[e]);
+    }
     for (int lane = 0; lane < GROUP_LANES; ++lane) {
         double *out = &bodies[lane]->state.rotation[9 * i];
         for (int e = 0; e < 9; ++e)
