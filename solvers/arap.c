@@ -1896,16 +1896,16 @@ static int arap_begin_group(op_ctx *ctx, void *const *solvers, op_body *const *b
                             int *failed)
 {
     arap_solver *const *members = (arap_solver *const *)solvers;
-    int shared = count == GROUP_LANES;
-    for (int m = 0; m < count; ++m) {
+    for (int m = 0; m < count; ++m)
         if (h != members[m]->factored_h && prepare_global(ctx, members[m], bodies[m], h, NULL, 0) != OP_OK) {
             *failed = m;
             return ctx->status;
         }
+#if OP_SIMD_AVX
+    int shared = count == GROUP_LANES;
+    for (int m = 0; m < count; ++m)
         shared &= members[m]->group == members[0]->group && members[m]->data.lane == m &&
                   members[m]->edges == members[0]->edges && bodies[m]->graph == members[0]->graph;
-    }
-#if OP_SIMD_AVX
     if (shared && op_simd_use_avx) {
         begin_group_avx(members, bodies, members[0]->graph->density / (h * h));
         for (int m = 0; m < count; ++m)
