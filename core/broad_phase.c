@@ -569,6 +569,6 @@ void op_broad_phase_free(op_broad_phase *bp)
     OP_FREE(bp->run_end);
     OP_FREE(bp->scanning);
     OP_FREE(bp->cell_start);
-    bp->pair_count = bp->pair_capacity = bp->fresh_capacity = bp->spare_capacity = bp->particle_capacity = bp->cell_capacity =
-        bp->thread_capacity = 0;
+    bp->pair_count = bp->pair_capacity = bp->fresh_capacity = bp->spare_capacity = 0;
+    bp->particle_capacity = bp->cell_capacity = bp->thread_capacity = 0;
 }

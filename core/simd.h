@@ -74,8 +74,9 @@ static inline void op_avx_m3_mul(__m256d out[9], const __m256d a[9], const __m25
 {
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
-            out[3 * r + c] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a[3 * r], b[c]), _mm256_mul_pd(a[3 * r + 1], b[3 + c])),
-                                           _mm256_mul_pd(a[3 * r + 2], b[6 + c]));
+            out[3 * r + c] =
+                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a[3 * r], b[c]), _mm256_mul_pd(a[3 * r + 1], b[3 + c])),
+                              _mm256_mul_pd(a[3 * r + 2], b[6 + c]));
 }
 
 /* The inverse of op_avx_load_records4: lane p of in[k] to first[p stride + k], k < count. */

@@ -692,9 +692,10 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_fra
 
 /* Unit u's stages of one sub-step (its bodies' energies into energy[b·columns + k] when energy
  * is not NULL), in order:
- *   PREDICT, BEGIN (begin_unit), ITERATE × n_i (the energy before the first iteration and after each),
+ *   PREDICT, BEGIN, ITERATE × n_i (the energy before the first iteration and after each),
  *   UPDATE_VELOCITY, FLOOR (into *floor);
- * each stage body by body, except ITERATE, one call for the unit (iterate_unit). A failing stage
+ * each stage body by body, except BEGIN and ITERATE, one call for the unit where the variant
+ * groups its bodies (begin_unit, iterate_unit). A failing stage
  * ends the unit's sub-step. Bodies do not meet before COLLIDE, so a unit's whole sub-step runs
  * without waiting for the others: one thread team a sub-step, and the unit's data stays in
  * cache from its prediction to its floor contacts. */

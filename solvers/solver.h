@@ -83,9 +83,9 @@ typedef struct op_solver_type {
      * with Chebyshev or Anderson on); it binds the first *grouped of them into one group, or sets *grouped
      * to 1 to leave the first alone. From then on the world iterates a group's bodies only
      * together, through iterate_group, on one thread; begin_substep (unless the variant gives
-     * begin_group, below), resync and destroy stay per body. Each body's results must be bitwise those it gets alone. iterate_group adds the
-     * group's stage times to *times and, when it fails, sets *failed to the failing body's
-     * position in the group. */
+     * begin_group, below), resync and destroy stay per body. Each body's results must be
+     * bitwise those it gets alone. iterate_group adds the group's stage times to *times and,
+     * when it fails, sets *failed to the failing body's position in the group. */
     int (*group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, int *grouped);
     int (*iterate_group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
                          op_stage_times *times, int *failed);
