@@ -46,6 +46,28 @@ static inline void op_avx_store_lanes_apart(double *to, size_t stride, __m256d v
     _mm_storeh_pd(to + 3 * stride, high);
 }
 
+/* Entries 0 … count − 1 of four records anywhere (four bodies' vectors or matrices), one
+ * register each, record p in lane p: out[k] = (record[0][k], …, record[3][k]). Entries go in
+ * pairs, each record's pair one 128-bit load, and an odd count's last entry one 64-bit load a
+ * record. */
+static inline void op_avx_load_records_at(const double *const record[4], int count, __m256d *out)
+{
+    int k = 0;
+    for (; k + 1 < count; k += 2) {
+        __m256d even = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(record[0] + k)),
+                                            _mm_loadu_pd(record[2] + k), 1);
+        __m256d odd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(record[1] + k)),
+                                           _mm_loadu_pd(record[3] + k), 1);
+        out[k] = _mm256_unpacklo_pd(even, odd);
+        out[k + 1] = _mm256_unpackhi_pd(even, odd);
+    }
+    if (k < count) {
+        __m128d low = _mm_loadh_pd(_mm_load_sd(record[0] + k), record[1] + k);
+        __m128d high = _mm_loadh_pd(_mm_load_sd(record[2] + k), record[3] + k);
+        out[k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(low), high, 1);
+    }
+}
+
 /* Four consecutive records of `stride` doubles from `first` (four particles' vectors or
  * matrices), their entries 0 … count − 1 one register each, particle p in lane p:
  * out[k] = (first[k], first[stride + k], first[2 stride + k], first[3 stride + k]), count ≤
@@ -55,17 +77,8 @@ static inline void op_avx_store_lanes_apart(double *to, size_t stride, __m256d v
  * to reach the cache). Nothing outside the records is read. */
 static inline void op_avx_load_records4(const double *first, int stride, int count, __m256d *out)
 {
-    int k = 0;
-    for (; k + 1 < count; k += 2) {
-        __m256d even = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + k)),
-                                            _mm_loadu_pd(first + 2 * stride + k), 1);
-        __m256d odd = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(first + stride + k)),
-                                           _mm_loadu_pd(first + 3 * stride + k), 1);
-        out[k] = _mm256_unpacklo_pd(even, odd);
-        out[k + 1] = _mm256_unpackhi_pd(even, odd);
-    }
-    if (k < count)
-        out[k] = op_avx_load_lanes_apart(first + k, (size_t)stride);
+    const double *const record[4] = { first, first + stride, first + 2 * stride, first + 3 * stride };
+    op_avx_load_records_at(record, count, out);
 }
 
 /* out = a b for 3×3 matrices held an entry a register (row by row), each lane with m3_mul's

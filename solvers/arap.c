@@ -834,22 +834,6 @@ OP_SIMD_AVX_END
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
-/* Entries 0 … 8 of the four 3×3 matrices from[lane] into out[k], lane by lane. */
-static inline void load_matrices_lanes(const double *const from[GROUP_LANES], __m256d out[9])
-{
-    for (int k = 0; k < 8; k += 4) {
-        __m256d r0 = _mm256_loadu_pd(from[0] + k), r1 = _mm256_loadu_pd(from[1] + k);
-        __m256d r2 = _mm256_loadu_pd(from[2] + k), r3 = _mm256_loadu_pd(from[3] + k);
-        __m256d low01 = _mm256_unpacklo_pd(r0, r1), high01 = _mm256_unpackhi_pd(r0, r1);
-        __m256d low23 = _mm256_unpacklo_pd(r2, r3), high23 = _mm256_unpackhi_pd(r2, r3);
-        out[k] = _mm256_permute2f128_pd(low01, low23, 0x20);
-        out[k + 1] = _mm256_permute2f128_pd(high01, high23, 0x20);
-        out[k + 2] = _mm256_permute2f128_pd(low01, low23, 0x31);
-        out[k + 3] = _mm256_permute2f128_pd(high01, high23, 0x31);
-    }
-    out[8] = _mm256_setr_pd(from[0][8], from[1][8], from[2][8], from[3][8]);
-}
-
 /* begin_particle for particle i of a group's four bodies at once, one body a lane (the rest
  * moment Ā_i and the spread S_i are the graph's, the same in every lane), each lane's
  * operations in begin_particle's order, so the same bits: the bases and the records go to the
@@ -865,7 +849,7 @@ static void begin_group_avx(arap_solver *const *solvers, op_body *const *bodies,
     const double *placement[GROUP_LANES];
     for (int lane = 0; lane < GROUP_LANES; ++lane)
         placement[lane] = bodies[lane]->placement_rotation;
-    load_matrices_lanes(placement, P);
+    op_avx_load_records_at(placement, 9, P);
     for (int i = 0; i < first->n; ++i) {
         const double *inertial[GROUP_LANES], *turned[GROUP_LANES];
         for (int lane = 0; lane < GROUP_LANES; ++lane) {
@@ -873,7 +857,7 @@ static void begin_group_avx(arap_solver *const *solvers, op_body *const *bodies,
             turned[lane] = &bodies[lane]->state.rotation[9 * i];
         }
         __m256d Y[9], R[9], A[9], S[9], base[9], differ = _mm256_setzero_pd();
-        load_matrices_lanes(inertial, Y);
+        op_avx_load_records_at(inertial, 9, Y);
         for (int e = 0; e < 9; ++e) {
             A[e] = _mm256_broadcast_sd(&g->rest_moment[9 * i + e]);
             S[e] = _mm256_broadcast_sd(&first->edges->spread[9 * i + e]);
@@ -882,7 +866,7 @@ static void begin_group_avx(arap_solver *const *solvers, op_body *const *bodies,
         double *base_at = &first->group->base[(size_t)9 * GROUP_LANES * i];
         for (int e = 0; e < 9; ++e)
             _mm256_storeu_pd(base_at + GROUP_LANES * e, base[e]);
-        load_matrices_lanes(turned, R);
+        op_avx_load_records_at(turned, 9, R);
         double *record = &first->group->record[(size_t)18 * GROUP_LANES * i];
         for (int e = 0; e < 9; ++e)
             differ = _mm256_or_pd(differ, _mm256_xor_pd(R[e], _mm256_loadu_pd(record + GROUP_LANES * (9 + e))));
