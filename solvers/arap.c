@@ -1521,11 +1521,11 @@ static void local_group(arap_solver *const *solvers, op_body *const *bodies)
         group_particle(solvers, bodies, s->sweep_order[p]);
 }
 
-/* solver.h's group: four twins that sweep alike (Gauss–Seidel, one graph, one stiffness, the
- * same rotation pins, no constraints: the same C_i terms in the same order) become one group,
- * their records and warm starts moved into its lanes. Only while the AVX paths run: without
- * them group_particle, one lane at a time, is slower than the solo sweep's SSE2 quads (it
- * remains for a group whose AVX paths are switched off later, op_simd_avx). */
+/* solver.h's group: four twins that sweep alike (Gauss–Seidel, one graph and its rest data,
+ * one stiffness, the same rotation pins, no constraints: the same C_i terms in the same order)
+ * become one group, their records and warm starts moved into its lanes. Only while the AVX
+ * paths run: without them group_particle, one lane at a time, is slower than the solo sweep's
+ * SSE2 quads (it remains for a group whose AVX paths are switched off later, op_simd_avx). */
 static int arap_group_bodies(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, int *grouped)
 {
     *grouped = 1;
@@ -1535,7 +1535,7 @@ static int arap_group_bodies(op_ctx *ctx, void *const *solvers, op_body *const *
     for (int m = 0; m < GROUP_LANES; ++m) {
         const arap_solver *s = solvers[m];
         if (s->group || s->order != ARAP_GAUSS_SEIDEL || bodies[m]->constraint_count > 0 || s->graph != first->graph ||
-            s->stiffness != first->stiffness || s->sweep_count != first->sweep_count ||
+            s->edges != first->edges || s->stiffness != first->stiffness || s->sweep_count != first->sweep_count ||
             memcmp(s->sweep_order, first->sweep_order, (size_t)s->sweep_count * sizeof(int)) != 0)
             return OP_OK;
     }
@@ -1874,8 +1874,8 @@ static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const
 }
 
 /* solver.h's begin_group: each member's h-dependent set-up as arap_begin_substep does it, then
- * their bases and records side by side (begin_group_avx) where the members share their rest
- * data, else one by one. */
+ * their bases and records side by side (begin_group_avx) where the AVX paths run, else one by
+ * one. */
 static int arap_begin_group(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
                             int *failed)
 {
@@ -1886,11 +1886,7 @@ static int arap_begin_group(op_ctx *ctx, void *const *solvers, op_body *const *b
             return ctx->status;
         }
 #if OP_SIMD_AVX
-    int shared = count == GROUP_LANES;
-    for (int m = 0; m < count; ++m)
-        shared &= members[m]->group == members[0]->group && members[m]->data.lane == m &&
-                  members[m]->edges == members[0]->edges && bodies[m]->graph == members[0]->graph;
-    if (shared && op_simd_use_avx) {
+    if (op_simd_use_avx) { /* a group is four twins of one graph and its rest data (arap_group_bodies) */
         begin_group_avx(members, bodies, members[0]->graph->density / (h * h));
         for (int m = 0; m < count; ++m)
             constraint_targets(members[m], bodies[m]);
