@@ -244,7 +244,9 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
     int threads = omp_get_max_threads();
     if (threads > c->thread_capacity) {
         c->thread_capacity = 0;
-        if (!OP_RENEW(ctx, c->thread_near, (size_t)threads) || !OP_RENEW(ctx, c->tally, 2 * (size_t)threads))
+        OP_FREE(c->island_run);
+        if (!OP_RENEW(ctx, c->thread_near, (size_t)threads) || !OP_RENEW(ctx, c->tally, 2 * (size_t)threads) ||
+            !(c->island_run = op_calloc_lines(ctx, (size_t)threads, sizeof *c->island_run)))
             return ctx->status;
         c->thread_capacity = threads;
     }
@@ -791,6 +793,19 @@ static struct pass_tally island_passes(op_collider *c, const op_pair *pairs, con
     return last;
 }
 
+/* The islands' runs for a team of `team` (c->island_run): thread t's are the islands whose first
+ * pair lies in the t-th of `team` equal shares of the pairs, so that each thread starts on a
+ * like amount of work in islands next to one another. */
+static void share_islands(op_collider *c, int pair_count, int team)
+{
+    for (int t = 0, s = 0; t < team; ++t) {
+        int first = s, bound = (int)((int64_t)pair_count * (t + 1) / team);
+        while (s < c->islands && c->island[s].start < bound)
+            ++s;
+        op_run_set(&c->island_run[t], first, s);
+    }
+}
+
 /* The deep pairs in the team's tallies. */
 static int deep_in(const struct pass_tally *tallies, int team)
 {
@@ -852,7 +867,10 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
     /* the islands (they need the pairs only) while the other threads start on the evaluation; the
      * work of a resting scene, where no pair penetrates, is wasted */
 #pragma omp single nowait
-    find_islands(c, pairs, pair_count);
+    {
+        find_islands(c, pairs, pair_count);
+        share_islands(c, pair_count, team);
+    }
     struct pass_tally first = { 0, 0, 0.0 };
 #pragma omp for schedule(dynamic, 64) nowait
     for (int k = 0; k < pair_count; ++k) {
@@ -870,19 +888,24 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
     unsigned char *taken = &c->colour_taken[(size_t)thread * (size_t)c->colour_capacity];
     int *count = &c->colour_count[(size_t)thread * ((size_t)c->colour_capacity + 1)];
     struct pass_tally last = { 0, 0, 0.0 };
-    /* Islands differ in size by a hundredfold, so threads that are done take more; in guided
-     * chunks, long runs of neighbouring islands first: islands are numbered by their lowest
-     * particle, and neighbouring islands' pairs share cache lines of the per-pair records (the
-     * flags and steps, a byte or an int a pair), which two threads taking islands one by one
-     * handed between their cores all through the passes. On the 180-model pile, two threads,
-     * near cores: each thread's islands took 58-60 ms of a run's 900 calls one by one, 34-36 in
-     * guided chunks, against 60-62 for all of them on one thread (docs/performance.md). Which
-     * thread takes which island does not change the bits. */
-#pragma omp for schedule(guided) nowait
-    for (int s = 0; s < c->islands; ++s) {
-        struct pass_tally island = island_passes(c, pairs, def, s, taken, count);
-        last.active += island.active;
-        last.deep += island.deep;
+    /* Each thread takes the islands of its own run (share_islands) from the low end, then those
+     * left in the others' from the high end. Islands differ in size by a hundredfold, so threads
+     * that are done must take more; and neighbouring islands' pairs share cache lines of the
+     * per-pair records (the flags and steps, a byte or an int a pair, islands being numbered by
+     * their lowest particle), which threads taking islands one by one hand between their cores
+     * all through the passes. On the 180-model pile, two threads: each thread's islands took
+     * 58-60 ms of a run's 900 calls one by one, 34-36 in OpenMP's guided chunks, against 60-62
+     * for all of them on one thread; but guided's first chunk is half the islands, and the
+     * threads reached the barrier after them 22 ms apart, summed over the calls (far cores),
+     * where runs leave at most an island between them (docs/performance.md). Which thread takes
+     * which island does not change the bits. */
+    for (int other = 0; other < team; ++other) {
+        op_run *run = &c->island_run[(thread + other) % team];
+        for (int s; (s = op_run_take(run, other == 0)) >= 0;) {
+            struct pass_tally island = island_passes(c, pairs, def, s, taken, count);
+            last.active += island.active;
+            last.deep += island.deep;
+        }
     }
     resolved[thread] = last;
 #pragma omp barrier
@@ -1016,6 +1039,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->moving);
     OP_FREE(c->thread_near);
     OP_FREE(c->tally);
+    OP_FREE(c->island_run);
     OP_FREE(c->near);
     OP_FREE(c->within);
     OP_FREE(c->involved);

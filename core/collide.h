@@ -130,6 +130,7 @@
 #include "body.h"
 #include "broad_phase.h"
 #include "ctx.h"
+#include "team.h"
 
 /* OP_COLLIDE_PARALLEL_MIN: fewer particles (broad phase) or candidate pairs (the passes, with
  * their gathering and scattering) than this run on one thread, where starting the others costs more than the work. On
@@ -295,6 +296,7 @@ typedef struct op_collider {
     int *thread_near;            /* [threads] how many of a thread's block of kept pairs are */
     struct pass_tally *tally;    /* [2][threads] each thread's count of a pass's penetrating pairs: two sets,
                                     for the colour order's evaluations and its islands */
+    op_run *island_run;          /* [threads] each thread's run of islands (collide.c, colour_passes) */
 } op_collider;
 
 /* Collisions between the particles of different bodies (narrow phase and response above),

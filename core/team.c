@@ -1,4 +1,4 @@
-/* The thread team's meeting measured while running (team.h). */
+/* The thread team's meeting measured while running, and the runs of work a team shares (team.h). */
 #include "team.h"
 
 #include <math.h>
@@ -60,4 +60,31 @@ double op_team_handoff_ns(int handoffs)
     if (atomic_load(&abandoned))
         return INFINITY;
     return 1e9 * took / handoffs;
+}
+
+void op_run_set(op_run *run, int first, int last)
+{
+    run->range = (uint64_t)(first + OP_RUN_BIAS) << 32 | (uint64_t)(last + OP_RUN_BIAS);
+}
+
+int op_run_take(op_run *run, int low)
+{
+    uint64_t old;
+    if (low) {
+#pragma omp atomic capture
+        {
+            old = run->range;
+            run->range += (uint64_t)1 << 32;
+        }
+    } else {
+#pragma omp atomic capture
+        {
+            old = run->range;
+            run->range -= 1;
+        }
+    }
+    int64_t first = (int64_t)(old >> 32) - OP_RUN_BIAS, last = (int64_t)(old & 0xffffffffu) - OP_RUN_BIAS;
+    if (first >= last)
+        return -1;
+    return (int)(low ? first : last - 1);
 }

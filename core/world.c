@@ -783,45 +783,6 @@ static void thread_units(const op_world *world, int t, int team, int *first, int
     }
 }
 
-/* A thread's run of units in a BODIES loop, [first, last) packed as first·2^32 + last, each
- * biased by UNIT_RUN_BIAS; its owner takes units from one end, other threads done with their own
- * from the other, and an atomic add to the packed pair gives every unit to exactly one taker. A
- * taker gives up on a run after its first empty take, so no run takes more than one failed take
- * per thread, which the bias keeps from wrapping. On a line of its own: the takes are writes. */
-struct op_unit_run {
-    uint64_t range;
-    unsigned char pad_to_line[56];
-};
-enum { UNIT_RUN_BIAS = 1 << 20 };
-
-static void unit_run_set(struct op_unit_run *run, int first, int last)
-{
-    run->range = (uint64_t)(first + UNIT_RUN_BIAS) << 32 | (uint64_t)(last + UNIT_RUN_BIAS);
-}
-
-/* A unit from the low (low = 1) or high end of the run, or −1 when it is empty. */
-static int unit_run_take(struct op_unit_run *run, int low)
-{
-    uint64_t old;
-    if (low) {
-#pragma omp atomic capture
-        {
-            old = run->range;
-            run->range += (uint64_t)1 << 32;
-        }
-    } else {
-#pragma omp atomic capture
-        {
-            old = run->range;
-            run->range -= 1;
-        }
-    }
-    int64_t first = (int64_t)(old >> 32) - UNIT_RUN_BIAS, last = (int64_t)(old & 0xffffffffu) - UNIT_RUN_BIAS;
-    if (first >= last)
-        return -1;
-    return (int)(low ? first : last - 1);
-}
-
 /* OP_STAGE_BODIES: step_unit for every unit. Energies are kept per body and summed in body
  * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
  * apportioned to local, global, chebyshev and FLOOR by their share of the summed per-body
@@ -860,12 +821,12 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
         {
             int thread = omp_get_thread_num(), team = omp_get_num_threads(), first, last;
             thread_units(world, thread, team, &first, &last);
-            unit_run_set(&world->unit_run[thread], first, last);
+            op_run_set(&world->unit_run[thread], first, last);
 #pragma omp barrier /* every run set, from the costs before any unit's is updated */
             for (int other = 0; other < team; ++other) {
-                struct op_unit_run *run = &world->unit_run[(thread + other) % team];
+                op_run *run = &world->unit_run[(thread + other) % team];
                 int own = other == 0;
-                for (int u; (u = unit_run_take(run, own ? low : !low)) >= 0;)
+                for (int u; (u = op_run_take(run, own ? low : !low)) >= 0;)
                     step_unit(world, u, h, energy, columns, &failure, &spent, &floor, &all);
             }
         }

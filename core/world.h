@@ -74,6 +74,7 @@
 #include "model.h"
 #include "script.h"
 #include "solver.h"
+#include "team.h"
 
 typedef struct op_world_def {
     double frame_time;   /* s per frame; the paper's h = 1/30 */
@@ -169,7 +170,7 @@ typedef struct op_world {
     double *unit_cost;   /* [body_count] each unit's BODIES time (s), smoothed over sub-steps:
                             what the threads' runs of units share out (0: not yet measured) */
     int unit_run_capacity;
-    struct op_unit_run *unit_run; /* [unit_run_capacity] the threads' runs of units (world.c) */
+    op_run *unit_run; /* [unit_run_capacity] the threads' runs of units (team.h) */
     op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
     op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
     op_anderson_def anderson_def;   /* the common anderson* options */

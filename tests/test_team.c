@@ -1,7 +1,8 @@
 /* Tests of core/team.c: the cache line's hand-over between two threads is a finite, positive
  * time on two threads, NAN where there is no second thread to hand it to (one thread, or inside
  * a parallel region), INFINITY when the two threads share one core, and an odd count of turns is
- * measured too. */
+ * measured too; and a team's runs of work give every item to exactly one taker, owners from
+ * one end and the others from the other. */
 #define _GNU_SOURCE /* sched_setaffinity */
 #include <math.h>
 #include <omp.h>
@@ -73,12 +74,72 @@ static void test_handoff_not_measured_without_a_second_thread(void **state)
     assert_true(inside);
 }
 
+/* One thread's takes from both ends of a run meet in the middle, and an empty run stays empty
+ * however many takes it is asked for (the bias keeps the failed takes from wrapping). */
+static void test_run_taken_from_both_ends(void **state)
+{
+    (void)state;
+    op_run run;
+    op_run_set(&run, 3, 7);
+    assert_int_equal(op_run_take(&run, 1), 3);
+    assert_int_equal(op_run_take(&run, 0), 6);
+    assert_int_equal(op_run_take(&run, 1), 4);
+    assert_int_equal(op_run_take(&run, 0), 5);
+    for (int k = 0; k < 100; ++k) {
+        assert_int_equal(op_run_take(&run, k % 2), -1);
+    }
+    op_run_set(&run, 0, 0);
+    assert_int_equal(op_run_take(&run, 0), -1);
+    assert_int_equal(op_run_take(&run, 1), -1);
+}
+
+/* Four threads, each taking its own run from the low end and then the others' from the high
+ * end, as world.c's units and collide.c's islands are taken: every item is taken exactly once,
+ * an owner's takes rise and a thief's fall, over runs of unequal length (one empty) and many
+ * rounds, so that owners and thieves meet in every run at one time or another. */
+static void test_runs_give_every_item_once(void **state)
+{
+    (void)state;
+    enum { TEAM = 4, ITEMS = 1000, ROUNDS = 200 };
+    const int bound[TEAM + 1] = { 0, 600, 600, 650, ITEMS };
+    _Alignas(64) op_run runs[TEAM];
+    int taken[ITEMS];
+    int bad_order = 0, wrong_team = 0;
+    for (int round = 0; round < ROUNDS; ++round) {
+        for (int k = 0; k < ITEMS; ++k)
+            taken[k] = 0;
+#pragma omp parallel num_threads(TEAM) reduction(+ : bad_order, wrong_team)
+        {
+            int thread = omp_get_thread_num(), team = omp_get_num_threads();
+            wrong_team += team != TEAM;
+            op_run_set(&runs[thread], bound[thread], bound[thread + 1]);
+#pragma omp barrier
+            for (int other = 0; other < team; ++other) {
+                int owner = (thread + other) % team, last = other == 0 ? -1 : ITEMS;
+                for (int item; (item = op_run_take(&runs[owner], other == 0)) >= 0;) {
+                    bad_order += other == 0 ? item <= last : item >= last;
+                    bad_order += item < bound[owner] || item >= bound[owner + 1];
+                    last = item;
+#pragma omp atomic
+                    taken[item]++;
+                }
+            }
+        }
+        for (int k = 0; k < ITEMS; ++k)
+            assert_int_equal(taken[k], 1);
+    }
+    assert_int_equal(wrong_team, 0);
+    assert_int_equal(bad_order, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_handoff_infinite_on_one_core), /* first: it forks (above) */
         cmocka_unit_test(test_handoff_measured_on_two_threads),
         cmocka_unit_test(test_handoff_not_measured_without_a_second_thread),
+        cmocka_unit_test(test_run_taken_from_both_ends),
+        cmocka_unit_test(test_runs_give_every_item_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
