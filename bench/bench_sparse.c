@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rng.h"
 #include "platform.h"
 #include "sparse.h"
+#include "timer.h"
 
 /* Each measurement is the median of up to MAX_RUNS runs, the solve's runs of up to MAX_SOLVES
  * solves, cut down for the slow variants so that one measurement takes about BUDGET_US. */
@@ -231,9 +231,7 @@ static void free_problem(problem *pr)
 
 static double now_us(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e6 * (double)t.tv_sec + 1e-3 * (double)t.tv_nsec;
+    return 1e6 * op_now();
 }
 
 /* How many repetitions of something taking `estimate_us` fit in `budget_us`, within [lo, hi]. */

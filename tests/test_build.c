@@ -5,12 +5,12 @@
  * rule on the 180-model scene's models, and bad input. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "test_util.h"
 
 #include "build.h"
 #include "math3.h"
+#include "timer.h"
 #include "model.h"
 #include "shapes.h"
 #include "voxel.h"
@@ -46,13 +46,6 @@ static void open_copy(const op_mesh *mesh, int drop, op_mesh *out)
         if (f != drop)
             memcpy(&out->faces[3 * g++], &mesh->faces[3 * f], 3 * sizeof(int));
     assert_false(op_mesh_is_closed(out));
-}
-
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* ---- voxeliser ---------------------------------------------------------------------------- */
@@ -389,9 +382,9 @@ static void build_and_check(const model *m, op_graph *graph, op_skin *skin, op_m
     op_build_def def = op_default_build_def();
     def.kind = m->kind;
     def.particles = m->particles;
-    double start = seconds_now();
+    double start = op_now();
     build_or_fail(mesh, &def, m->name, graph, skin);
-    double elapsed = seconds_now() - start;
+    double elapsed = op_now() - start;
     check_body(m, mesh, &def, graph, skin);
     print_message("%-12s built in %.2f s\n", m->name, elapsed);
 }
