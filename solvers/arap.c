@@ -96,6 +96,8 @@ typedef struct arap_group {
     double *displacement; /* [n][3][GROUP_LANES] */
     double *base;         /* [n][9][GROUP_LANES] */
     double *quaternion;   /* [n][4][GROUP_LANES] */
+    double *turn;         /* [n][3 columns][2 pairs of members][2][4 rows]: the members' R_j − P for
+                             rhs_inertia_and_pulls4_avx512, two members a 512-bit register */
 } arap_group;
 
 /* The rest-state quantities that depend on the graph alone (positions, volumes, adjacency), not
@@ -203,6 +205,7 @@ static void group_free(arap_group *group)
     free(group->displacement);
     free(group->base);
     free(group->quaternion);
+    free(group->turn);
     free(group);
 }
 
@@ -1547,6 +1550,7 @@ static int arap_group_bodies(op_ctx *ctx, void *const *solvers, op_body *const *
     group->displacement = op_calloc(ctx, 3 * GROUP_LANES * n, sizeof(double));
     group->base = op_calloc(ctx, 9 * GROUP_LANES * n, sizeof(double));
     group->quaternion = op_calloc(ctx, 4 * GROUP_LANES * n, sizeof(double));
+    group->turn = op_calloc(ctx, 12 * GROUP_LANES * n, sizeof(double));
     if (ctx->status != OP_OK) {
         group_free(group);
         return ctx->status;
@@ -1724,47 +1728,94 @@ static void rhs_inertia_and_pulls4_avx(arap_solver *const *solvers, op_body *con
     }
 }
 OP_SIMD_AVX_END
+
+OP_SIMD_AVX512_BEGIN
+/* rhs_inertia_and_pulls4_avx with two members' pulls an AVX-512 register, from the group's turns
+ * (arap_group: turns_into with strides 48 and 16): each lane's operations in the same order, so
+ * the same bits, for half the loads, multiplies and adds a neighbour. */
+static void rhs_inertia_and_pulls4_avx512(arap_solver *const *solvers, op_body *const *bodies, double k)
+{
+    const op_graph *g = bodies[0]->graph;
+    const arap_solver *s = solvers[0];
+    const double *turn = s->group->turn;
+    for (int i = 0; i < s->n; ++i) {
+        int row = s->row_of[i];
+        if (row < 0)
+            continue;
+        const double *v = &s->rest_pull[3 * i];
+        __m512d v0 = _mm512_set1_pd(v[0]), v1 = _mm512_set1_pd(v[1]), v2 = _mm512_set1_pd(v[2]), p[2];
+        const double *t = &turn[48 * (size_t)i];
+        for (int half = 0; half < 2; ++half)
+            p[half] = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_loadu_pd(t + 8 * half), v0),
+                                                  _mm512_mul_pd(_mm512_loadu_pd(t + 16 + 8 * half), v1)),
+                                    _mm512_mul_pd(_mm512_loadu_pd(t + 32 + 8 * half), v2));
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+            v = &s->edge_pull[3 * e];
+            v0 = _mm512_set1_pd(v[0]), v1 = _mm512_set1_pd(v[1]), v2 = _mm512_set1_pd(v[2]);
+            t = &turn[48 * (size_t)g->adjacency[e]];
+            for (int half = 0; half < 2; ++half)
+                p[half] = _mm512_add_pd(
+                    p[half], _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_loadu_pd(t + 8 * half), v0),
+                                                         _mm512_mul_pd(_mm512_loadu_pd(t + 16 + 8 * half), v1)),
+                                           _mm512_mul_pd(_mm512_loadu_pd(t + 32 + 8 * half), v2)));
+        }
+        double pull[8 * 2];
+        _mm512_storeu_pd(pull, p[0]);
+        _mm512_storeu_pd(pull + 8, p[1]);
+        for (int m = 0; m < GROUP_LANES; ++m)
+            set_rhs_row(solvers[m], bodies[m], i, row, k, &pull[4 * m]);
+    }
+}
+OP_SIMD_AVX_END
 #endif
 
 /* The global step's right-hand side (the file comment's system; free_count > 0) is formed in
  * three parts, in this order: global_turns, the inertia terms with the rotation pulls
- * (rhs_inertia_and_pulls), global_rhs_couplings. First R_j − P (turn), for every particle. */
-static void global_turns(arap_solver *s, const op_body *body)
+ * (rhs_inertia_and_pulls), global_rhs_couplings. First R_j − P (turn), for every particle:
+ * particle i's column c (three rows and a zero) at turn[particle_stride·i + column_stride·c];
+ * a body's own s->turn has the strides 12 and 4, a group's (arap_group) 48 and 16. */
+static void turns_into(const double *P, const double *rotation, int n, double *turn, size_t particle_stride,
+                       size_t column_stride)
 {
-    const double *P = body->placement_rotation;
-    const double *rotation = body->state.rotation;
     /* R_j − P once per particle, not once per edge that reads it, formed before it is stored:
      * the stores might alias what the loop reads as far as the compiler knows, so stores
      * between the loads kept each load waiting on the store before it. */
-    double *turn = s->turn;
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
     /* D = R − P two entries a register, (D0 D1) (D2 D3) (D4 D5) (D6 D7) (D8 0), the columns
      * (D0 D3 | D6 0), (D1 D4 | D7 0), (D2 D5 | D8 0) shuffled from them */
     v2 p01 = _mm_loadu_pd(P), p23 = _mm_loadu_pd(P + 2), p45 = _mm_loadu_pd(P + 4), p67 = _mm_loadu_pd(P + 6),
        p8 = _mm_load_sd(P + 8), zero = _mm_setzero_pd();
-    for (int i = 0; i < s->n; ++i) {
+    for (int i = 0; i < n; ++i) {
         const double *R = &rotation[9 * i];
         v2 d01 = _mm_sub_pd(_mm_loadu_pd(R), p01), d23 = _mm_sub_pd(_mm_loadu_pd(R + 2), p23);
         v2 d45 = _mm_sub_pd(_mm_loadu_pd(R + 4), p45), d67 = _mm_sub_pd(_mm_loadu_pd(R + 6), p67);
         v2 d8 = _mm_sub_sd(_mm_load_sd(R + 8), p8);
-        double *t = &turn[12 * i];
+        double *t = &turn[particle_stride * (size_t)i];
         _mm_storeu_pd(t, _mm_shuffle_pd(d01, d23, 2));
         _mm_storeu_pd(t + 2, _mm_move_sd(zero, d67));
-        _mm_storeu_pd(t + 4, _mm_shuffle_pd(d01, d45, 1));
-        _mm_storeu_pd(t + 6, _mm_unpackhi_pd(d67, zero));
-        _mm_storeu_pd(t + 8, _mm_shuffle_pd(d23, d45, 2));
-        _mm_storeu_pd(t + 10, d8);
+        _mm_storeu_pd(t + column_stride, _mm_shuffle_pd(d01, d45, 1));
+        _mm_storeu_pd(t + column_stride + 2, _mm_unpackhi_pd(d67, zero));
+        _mm_storeu_pd(t + 2 * column_stride, _mm_shuffle_pd(d23, d45, 2));
+        _mm_storeu_pd(t + 2 * column_stride + 2, d8);
     }
 #else
-    for (int i = 0; i < s->n; ++i) {
+    for (int i = 0; i < n; ++i) {
         double difference[9];
         for (int k = 0; k < 9; ++k)
             difference[k] = rotation[9 * i + k] - P[k];
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                turn[12 * i + 4 * c + r] = difference[3 * r + c];
+        double *t = &turn[particle_stride * (size_t)i];
+        for (int c = 0; c < 3; ++c) {
+            for (int r = 0; r < 3; ++r)
+                t[column_stride * c + r] = difference[3 * r + c];
+            t[column_stride * c + 3] = 0.0;
+        }
     }
 #endif
+}
+
+static void global_turns(arap_solver *s, const op_body *body)
+{
+    turns_into(body->placement_rotation, body->state.rotation, s->n, s->turn, 12, 4);
 }
 
 /* Last the pinned neighbours' and the position constraints' terms. */
@@ -1852,7 +1903,16 @@ static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const
     op_sparse_workspace *work[GROUP_LANES];
     double *rhs[GROUP_LANES];
 #if OP_SIMD_AVX
-    if (op_simd_use_avx) {
+    if (op_simd_use_avx512) {
+        /* a group's bodies have no position constraints (arap_group_bodies), so no coupling
+         * reads the members' own turns, which this path leaves unmade */
+        for (int m = 0; m < GROUP_LANES; ++m)
+            turns_into(bodies[m]->placement_rotation, bodies[m]->state.rotation, solvers[m]->n,
+                       solvers[0]->group->turn + 8 * (m / 2) + 4 * (m % 2), 48, 16);
+        rhs_inertia_and_pulls4_avx512(solvers, bodies, solvers[0]->stiffness);
+        for (int m = 0; m < GROUP_LANES; ++m)
+            global_rhs_couplings(solvers[m], bodies[m]);
+    } else if (op_simd_use_avx) {
         for (int m = 0; m < GROUP_LANES; ++m)
             global_turns(solvers[m], bodies[m]);
         rhs_inertia_and_pulls4_avx(solvers, bodies, solvers[0]->stiffness);
