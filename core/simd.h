@@ -5,7 +5,8 @@
  * a group of four instances iterated together, one body per lane (solvers/arap.c), and the
  * per-particle loops of the prediction (core/predict.c) and of arap's begin_substep, one
  * particle per lane (op_avx_load_records4 below); and AVX-512, where the CPU has it, for the
- * polar decompositions of eight lanes (core/polar.c) and a group's record sums (solvers/arap.c). Every AVX path does each lane's
+ * polar decompositions of eight lanes (core/polar.c), a group's record sums and rotation pulls
+ * (solvers/arap.c) and its four triangular solves (core/sparse.c). Every AVX path does each lane's
  * operations in the SSE2 path's order, with no fused multiply-add (none is enabled), so the
  * results are bitwise the same on every machine (tests/test_polar.c, tests/test_arap.c,
  * tests/test_predict.c). */

@@ -368,6 +368,48 @@ static void substitute4_avx(const op_sparse_factor *f, double *const rhs[4], dou
     }
 }
 OP_SIMD_AVX_END
+
+OP_SIMD_AVX512_BEGIN
+/* substitute4_avx with two solves an AVX-512 register: w[h] and v[h] hold solves 2h and 2h + 1
+ * interleaved, [n][2][4]; each lane's operations in the same order, so the same bits, for half
+ * the loads, multiplies and subtractions. */
+static void substitute4_avx512(const op_sparse_factor *f, double *const rhs[4], double *const w[2], double *const v[2])
+{
+    int n = f->n;
+    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
+              *column = f->column;
+    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
+    for (int i = 0; i < n; ++i) {
+        __m512d x[2];
+        for (int h = 0; h < 2; ++h) {
+            const double *b0 = &rhs[2 * h][3 * perm[i]], *b1 = &rhs[2 * h + 1][3 * perm[i]];
+            x[h] = _mm512_setr_pd(b0[0], b0[1], b0[2], 0.0, b1[0], b1[1], b1[2], 0.0);
+        }
+        for (int p = row_start[i]; p < row_start[i + 1]; ++p) {
+            __m512d l = _mm512_set1_pd(row_value[p]);
+            for (int h = 0; h < 2; ++h)
+                x[h] = _mm512_sub_pd(x[h], _mm512_mul_pd(l, _mm512_loadu_pd(w[h] + 8 * column[p])));
+        }
+        __m512d d = _mm512_set1_pd(pivot[i]);
+        for (int h = 0; h < 2; ++h) {
+            _mm512_storeu_pd(w[h] + 8 * i, x[h]);
+            _mm512_storeu_pd(v[h] + 8 * i, _mm512_div_pd(x[h], d));
+        }
+    }
+    for (int j = n - 1; j >= 0; --j) {
+        __m512d x[2];
+        for (int h = 0; h < 2; ++h)
+            x[h] = _mm512_loadu_pd(v[h] + 8 * j);
+        for (int p = start[j]; p < start[j + 1]; ++p) {
+            __m512d l = _mm512_set1_pd(value[p]);
+            for (int h = 0; h < 2; ++h)
+                x[h] = _mm512_sub_pd(x[h], _mm512_mul_pd(l, _mm512_loadu_pd(v[h] + 8 * row[p])));
+        }
+        for (int h = 0; h < 2; ++h)
+            _mm512_storeu_pd(v[h] + 8 * j, x[h]);
+    }
+}
+OP_SIMD_AVX_END
 #endif
 
 #if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
@@ -430,11 +472,11 @@ static void substitute(const op_sparse_factor *f, const double *rhs, double *w, 
 #endif
 
 /* x = Pᵀ x' from v into rhs */
-static void unpermute(const op_sparse_factor *f, const double *v, double *rhs)
+static void unpermute(const op_sparse_factor *f, const double *v, size_t stride, double *rhs)
 {
     for (int k = 0; k < f->n; ++k)
         for (int c = 0; c < 3; ++c)
-            rhs[3 * f->perm[k] + c] = v[4 * k + c];
+            rhs[3 * f->perm[k] + c] = v[stride * (size_t)k + c];
 }
 
 /* P A Pᵀ = L D Lᵀ: w = L⁻¹ P b, v = D⁻¹ w, then Lᵀ x' = v in place in v and x = Pᵀ x', the three
@@ -450,7 +492,7 @@ static void ldl_solve3(const op_sparse_factor *f, double *work, double *rhs)
     else
 #endif
         substitute(f, rhs, w, v);
-    unpermute(f, v, rhs);
+    unpermute(f, v, 4, rhs);
 }
 
 /* The checks of a solve's arguments (which == "" for one solve, else which of several). */
@@ -493,7 +535,14 @@ int op_sparse_solve3_four(op_ctx *ctx, const op_sparse_factor *factor, op_sparse
             return ctx->status;
         }
 #if OP_SIMD_AVX
-    if (op_simd_use_avx) {
+    if (op_simd_use_avx512) {
+        /* each pair's w in its first workspace and v in its second: [n][2][4], the 8n doubles a
+         * workspace holds (op_sparse_workspace_reserve) */
+        double *w[2] = { work[0]->data, work[2]->data }, *v[2] = { work[1]->data, work[3]->data };
+        substitute4_avx512(factor, rhs, w, v);
+        for (int m = 0; m < 4; ++m)
+            unpermute(factor, v[m / 2] + 4 * (m % 2), 8, rhs[m]);
+    } else if (op_simd_use_avx) {
         int n = factor->n;
         double *w[4], *v[4];
         for (int m = 0; m < 4; ++m) {
@@ -502,7 +551,7 @@ int op_sparse_solve3_four(op_ctx *ctx, const op_sparse_factor *factor, op_sparse
         }
         substitute4_avx(factor, rhs, w, v);
         for (int m = 0; m < 4; ++m)
-            unpermute(factor, v[m], rhs[m]);
+            unpermute(factor, v[m], 4, rhs[m]);
     } else
 #endif
         for (int m = 0; m < 4; ++m)

@@ -52,7 +52,8 @@ void op_sparse_workspace_free(op_sparse_workspace *work);
 int op_sparse_solve3(op_ctx *ctx, const op_sparse_factor *factor, op_sparse_workspace *work, double *rhs);
 /* Four op_sparse_solve3 with one factor, each with its own workspace and right-hand side, and
  * bitwise their results: where the AVX paths run, the four substitutions go side by side (the
- * instances of one model in a group, solvers/arap.c). On failure *failed is the one that failed
+ * instances of one model in a group, solvers/arap.c), two an AVX-512 register where the CPU has
+ * it (then each pair's interleaved substitutions use both its workspaces). On failure *failed is the one that failed
  * (and the message names it). */
 int op_sparse_solve3_four(op_ctx *ctx, const op_sparse_factor *factor, op_sparse_workspace *const work[4],
                           double *const rhs[4], int *failed);

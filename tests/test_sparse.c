@@ -568,8 +568,8 @@ static void test_nonfinite_rhs_rejected(void **state)
 }
 
 /* op_sparse_solve3_four gives each right-hand side bitwise what op_sparse_solve3 gives it alone,
- * with the AVX paths (the four substitutions side by side) and without; a non-finite one is
- * named and the others are still solved. */
+ * with the AVX paths (the four substitutions side by side), with the AVX-512 ones besides (two
+ * a register) and without either; a non-finite one is named and the others are still solved. */
 static void test_four_solves_bitwise_one_at_a_time(void **state)
 {
     (void)state;
@@ -591,9 +591,11 @@ static void test_four_solves_bitwise_one_at_a_time(void **state)
         work[m] = &works[m];
         rhs[m] = together[m];
     }
-    int avx = op_simd_avx(1);
-    for (int width = 0; width <= avx; ++width) {
-        op_simd_avx(width);
+    int widest = op_simd_avx(1) + op_simd_avx512(1);
+    for (int width = 0; width <= widest; ++width) {
+        op_simd_avx(width > 0);
+        op_simd_avx512(width > 1);
+        print_message("%s\n", width == 0 ? "SSE2" : width == 1 ? "AVX" : "AVX-512");
         for (int m = 0; m < 4; ++m)
             memcpy(together[m], b[m], sizeof together[m]);
         int failed = -1;
