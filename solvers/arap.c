@@ -1350,9 +1350,32 @@ static inline void group_record_sums_avx(const arap_group *group, const op_graph
 }
 
 /* C_i of the four lanes into C[4e + lane] in AVX registers, one lane a body, from the record
- * sums: each lane through assemble_local's operations in their order (bitwise its result), the
- * neighbour sums four particles at a time where the solo sweep does one (two entries a
- * register). */
+ * sums and the neighbour sums spread[e] = Σ_j (u_j − u_i)_r w_c (e = 3r + c): each lane through
+ * assemble_local's operations in their order (bitwise its result). */
+static inline void group_assemble_finish(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
+                                         const __m256d spread[9], double C[9 * GROUP_LANES])
+{
+    const arap_group *group = s->group;
+    const double *moment = &g->rest_moment[9 * i];
+    __m256d M[9];
+    for (int k = 0; k < 9; ++k)
+        M[k] = _mm256_broadcast_sd(moment + k);
+    const __m256d *n = &sum[9]; /* Σ_j R_j */
+    __m256d k = _mm256_set1_pd(s->stiffness);
+    const double *base = &group->base[(size_t)9 * GROUP_LANES * i];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            __m256d t = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[3 * r], M[c]), _mm256_mul_pd(n[3 * r + 1], M[3 + c])),
+                                      _mm256_mul_pd(n[3 * r + 2], M[6 + c]));
+            int e = 3 * r + c;
+            __m256d sum_e = _mm256_add_pd(_mm256_add_pd(sum[e], t), spread[e]);
+            _mm256_storeu_pd(C + GROUP_LANES * e,
+                             _mm256_add_pd(_mm256_loadu_pd(base + GROUP_LANES * e), _mm256_mul_pd(k, sum_e)));
+        }
+}
+
+/* group_assemble_finish after the neighbour sums, four particles at a time where the solo sweep
+ * does one (two entries a register) */
 static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
                                       double C[9 * GROUP_LANES])
 {
@@ -1376,22 +1399,7 @@ static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, i
             spread[3 * r + 2] = _mm256_add_pd(spread[3 * r + 2], _mm256_mul_pd(du, w2));
         }
     }
-    const double *moment = &g->rest_moment[9 * i];
-    __m256d M[9];
-    for (int k = 0; k < 9; ++k)
-        M[k] = _mm256_broadcast_sd(moment + k);
-    const __m256d *n = &sum[9]; /* Σ_j R_j */
-    __m256d k = _mm256_set1_pd(s->stiffness);
-    const double *base = &group->base[(size_t)9 * GROUP_LANES * i];
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) {
-            __m256d t = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[3 * r], M[c]), _mm256_mul_pd(n[3 * r + 1], M[3 + c])),
-                                      _mm256_mul_pd(n[3 * r + 2], M[6 + c]));
-            int e = 3 * r + c;
-            __m256d sum_e = _mm256_add_pd(_mm256_add_pd(sum[e], t), spread[e]);
-            _mm256_storeu_pd(C + GROUP_LANES * e,
-                             _mm256_add_pd(_mm256_loadu_pd(base + GROUP_LANES * e), _mm256_mul_pd(k, sum_e)));
-        }
+    group_assemble_finish(s, g, i, sum, spread, C);
 }
 
 /* R_i of the four lanes (R[4e + lane]) into the bodies and, as refresh_sweep_state forms it,
@@ -1420,8 +1428,11 @@ static inline void group_store_avx(const arap_solver *s, const op_graph *g, op_b
 }
 
 typedef void group_sums_fn(const arap_group *group, const op_graph *g, int i, __m256d sum[18]);
+typedef void group_assemble_fn(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
+                               double C[9 * GROUP_LANES]);
 
-/* A colour's particles order[0 … count) in the four lanes, their record sums by record_sums:
+/* A colour's particles order[0 … count) in the four lanes, their record sums by record_sums and
+ * their C_i by assemble:
  * four particles at a time, their sixteen polar decompositions in two groups of AVX-512
  * registers (op_polar_rotation_warm16_interleaved; two eights without AVX-512), then a pair
  * (op_polar_rotation_warm8_interleaved) and the last one of an odd count alone. With pad_three,
@@ -1430,7 +1441,7 @@ typedef void group_sums_fn(const arap_group *group, const op_graph *g, int i, __
  * stored. Inlined into each instruction set's caller with its record_sums. */
 static inline __attribute__((always_inline)) void group_colour(const arap_solver *s, op_body *const *bodies,
                                                                const int *order, int count, group_sums_fn *record_sums,
-                                                               int pad_three)
+                                                               group_assemble_fn *assemble, int pad_three)
 {
     enum { MOST = 4, ENTRIES = 9 * GROUP_LANES };
     const op_graph *g = bodies[0]->graph;
@@ -1442,7 +1453,7 @@ static inline __attribute__((always_inline)) void group_colour(const arap_solver
         for (int m = 0; m < run; ++m) {
             int i = order[p + m];
             record_sums(s->group, g, i, sum);
-            group_assemble_avx(s, g, i, sum, C + ENTRIES * m);
+            assemble(s, g, i, sum, C + ENTRIES * m);
             q[m] = &quaternion[(size_t)4 * GROUP_LANES * i];
         }
         if (run == 3) {
@@ -1463,7 +1474,7 @@ static inline __attribute__((always_inline)) void group_colour(const arap_solver
 
 static void group_colour_avx(const arap_solver *s, op_body *const *bodies, const int *order, int count)
 {
-    group_colour(s, bodies, order, count, group_record_sums_avx, 0);
+    group_colour(s, bodies, order, count, group_record_sums_avx, group_assemble_avx, 0);
 }
 OP_SIMD_AVX_END
 
@@ -1488,9 +1499,43 @@ static inline void group_record_sums_avx512(const arap_group *group, const op_gr
     }
 }
 
+/* group_assemble_avx with the neighbour sums' first two rows an AVX-512 register (the four lanes
+ * of row 0, then of row 1, as the displacements lie), the third in AVX: each lane's operations
+ * in the same order, so the same bits, for two thirds of the multiplies and adds an edge. */
+static inline void group_assemble_avx512(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
+                                         double C[9 * GROUP_LANES])
+{
+    const arap_group *group = s->group;
+    const int *adjacency = g->adjacency;
+    int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
+    enum { SHIFT = 3 * GROUP_LANES };
+    const double *u_i = &group->displacement[(size_t)SHIFT * i];
+    __m512d ui01 = _mm512_loadu_pd(u_i), spread01[3];
+    __m256d ui2 = _mm256_loadu_pd(u_i + 2 * GROUP_LANES), spread2[3], spread[9];
+    for (int c = 0; c < 3; ++c) {
+        spread01[c] = _mm512_setzero_pd();
+        spread2[c] = _mm256_setzero_pd();
+    }
+    for (int e = first; e < last; ++e) {
+        const double *u_j = &group->displacement[(size_t)SHIFT * adjacency[e]], *w = &s->edge_offset[3 * e];
+        __m512d du01 = _mm512_sub_pd(_mm512_loadu_pd(u_j), ui01);
+        __m256d du2 = _mm256_sub_pd(_mm256_loadu_pd(u_j + 2 * GROUP_LANES), ui2);
+        for (int c = 0; c < 3; ++c) {
+            spread01[c] = _mm512_add_pd(spread01[c], _mm512_mul_pd(du01, _mm512_set1_pd(w[c])));
+            spread2[c] = _mm256_add_pd(spread2[c], _mm256_mul_pd(du2, _mm256_broadcast_sd(w + c)));
+        }
+    }
+    for (int c = 0; c < 3; ++c) {
+        spread[c] = _mm512_castpd512_pd256(spread01[c]);
+        spread[3 + c] = _mm512_extractf64x4_pd(spread01[c], 1);
+        spread[6 + c] = spread2[c];
+    }
+    group_assemble_finish(s, g, i, sum, spread, C);
+}
+
 static void group_colour_avx512(const arap_solver *s, op_body *const *bodies, const int *order, int count)
 {
-    group_colour(s, bodies, order, count, group_record_sums_avx512, 1);
+    group_colour(s, bodies, order, count, group_record_sums_avx512, group_assemble_avx512, 1);
 }
 OP_SIMD_AVX_END
 #endif
