@@ -201,6 +201,7 @@ static int take_movers(op_collider *c, int count, int movers)
 {
     if (movers > count / 2)
         return count + 1;
+#pragma omp parallel for schedule(static) if (count >= OP_COLLIDE_PARALLEL_MIN)
     for (int q = 0; q < count; ++q)
         if (c->moving[q])
             v3_copy(&c->searched_position[3 * q], &c->position[3 * q]);
