@@ -306,11 +306,12 @@ double op_support_along(const double support[6], const double n[3])
  * each particle's body and bounding radius, and the skin (the largest of those). These change
  * only with the bodies' graphs, so they are made again only when a graph differs from the last
  * call's (graphs are never changed in place). */
-static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_count)
+static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_count, int *changed)
 {
     int same = c->body_start && c->laid_out_bodies == body_count;
     for (int b = 0; same && b < body_count; ++b)
         same = c->laid_out_graph[b] == bodies[b].graph;
+    *changed = !same;
     if (same)
         return OP_OK;
     c->laid_out_bodies = -1; /* until laid out */
@@ -342,30 +343,73 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
     return OP_OK;
 }
 
-/* Every particle's centre into the global list (what the broad phase needs of all of them), in
- * parallel over particles, not bodies, whose sizes differ; returns 1 when one has moved more
- * than a little under half the skin (so that rounding in the test cannot matter) from its
- * reference position, or there is no search to compare with. The same distance marks in
- * c->moving the particles beyond REFERENCE_RESET of the skin, *movers of them, for a refresh
- * (take_movers): one pass over the positions where a pass of its own cost a parallel loop per
- * search. Without a search to compare with these are not used. */
-static int gather_positions(op_collider *c, const op_body *bodies, int count, int compare, int *movers)
+/* Particle q's centre x into the global list (what the broad phase needs of all of them), and
+ * into *tally whether it has moved more than a little under half the skin (so that rounding in
+ * the test cannot matter) from its reference position, or there is no search to compare with.
+ * The same distance marks it in c->moving, counted in tally->movers, when it is beyond
+ * REFERENCE_RESET of the skin, for a refresh (take_movers): one pass over the positions where
+ * a pass of its own cost a parallel loop per search. Without a search to compare with these
+ * are not used. */
+typedef struct gather_limits {
+    int compare;            /* there is a search to compare with */
+    double allowed2, reset2; /* squared distances: too far for the search's pairs, and a mover */
+} gather_limits;
+
+static gather_limits gather_limits_of(const op_collider *c)
 {
-    double allowed = 0.49 * c->skin, allowed2 = allowed * allowed;
-    double reset = REFERENCE_RESET * c->skin, reset2 = reset * reset;
-    int moved = !compare, marked = 0;
-#pragma omp parallel for schedule(static) reduction(| : moved) reduction(+ : marked) \
+    double allowed = 0.49 * c->skin, reset = REFERENCE_RESET * c->skin;
+    return (gather_limits){ c->searched_count == c->body_start[c->laid_out_bodies], allowed * allowed, reset * reset };
+}
+
+static inline void gather_particle(op_collider *c, const gather_limits *limits, int q, const double x[3],
+                                   op_gathered *tally)
+{
+    v3_copy(&c->position[3 * q], x);
+    double distance2 = limits->compare ? v3_dist2(&c->position[3 * q], &c->searched_position[3 * q]) : INFINITY;
+    tally->moved |= !(distance2 <= limits->allowed2);
+    c->moving[q] = !(distance2 <= limits->reset2);
+    tally->movers += c->moving[q];
+}
+
+/* gather_particle for every particle, in parallel over particles, not bodies, whose sizes
+ * differ */
+static op_gathered gather_positions(op_collider *c, const op_body *bodies, int count)
+{
+    op_gathered all = { 0, 0 };
+    gather_limits limits = gather_limits_of(c);
+    int moved = 0, movers = 0;
+#pragma omp parallel for schedule(static) reduction(| : moved) reduction(+ : movers) \
     if (count >= OP_COLLIDE_PARALLEL_MIN)
     for (int q = 0; q < count; ++q) {
         int b = c->group[q];
-        v3_copy(&c->position[3 * q], &bodies[b].state.position[3 * (q - c->body_start[b])]);
-        double distance2 = compare ? v3_dist2(&c->position[3 * q], &c->searched_position[3 * q]) : INFINITY;
-        moved |= !(distance2 <= allowed2);
-        c->moving[q] = !(distance2 <= reset2);
-        marked += c->moving[q];
+        op_gathered one = { 0, 0 };
+        gather_particle(c, &limits, q, &bodies[b].state.position[3 * (q - c->body_start[b])], &one);
+        moved |= one.moved;
+        movers += one.movers;
     }
-    *movers = marked;
-    return moved;
+    all.moved = moved;
+    all.movers = movers;
+    return all;
+}
+
+int op_collider_lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_count)
+{
+    int changed;
+    return lay_out(ctx, c, bodies, body_count, &changed);
+}
+
+void op_collider_gather_body(op_collider *c, const op_body *bodies, int b, op_gathered *tally)
+{
+    const double *x = bodies[b].state.position;
+    gather_limits limits = gather_limits_of(c);
+    for (int q = c->body_start[b]; q < c->body_start[b + 1]; ++q, x += 3)
+        gather_particle(c, &limits, q, x, tally);
+}
+
+void op_gathered_add(op_gathered *sum, const op_gathered *tally)
+{
+    sum->moved |= tally->moved;
+    sum->movers += tally->movers;
 }
 
 /* h(+y) from the support matrix: √S_yy, the same bits as op_particle_lowest_point's (its other
@@ -929,7 +973,7 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
 }
 
 static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
-                          op_contact_stats *stats)
+                          const op_gathered *gathered, op_contact_stats *stats)
 {
     *stats = (op_contact_stats){ 0 };
     if (def->passes < 1 || def->passes_max < 0 || !(isfinite(def->friction) && def->friction >= 0) ||
@@ -938,12 +982,14 @@ static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body
         return OP_FAIL(ctx, OP_ERR_INVALID,
                        "collisions: passes must be at least 1, passes_max not negative, friction not negative, "
                        "the order colours or jacobi and the threads all or one");
-    if (lay_out(ctx, c, bodies, body_count) != OP_OK)
+    int relaid;
+    if (lay_out(ctx, c, bodies, body_count, &relaid) != OP_OK)
         return ctx->status;
     int count = c->body_start[body_count];
-    int movers;
-    int moved = gather_positions(c, bodies, count, c->searched_count == count, &movers);
-    if (find_near_pairs(ctx, c, count, def->margin, moved, movers, &stats->searched, &stats->refreshed) != OP_OK)
+    /* gathered for another layout, the tally is not this one's */
+    op_gathered found = gathered && !relaid ? *gathered : gather_positions(c, bodies, count);
+    if (find_near_pairs(ctx, c, count, def->margin, found.moved, found.movers, &stats->searched, &stats->refreshed) !=
+        OP_OK)
         return ctx->status;
     int pair_count = c->near_count;
     stats->pairs = pair_count;
@@ -997,16 +1043,22 @@ int op_contact_threads_for(double handoff_ns)
     return handoff_ns > OP_COLLIDE_FAR_HANDOFF_NS ? OP_CONTACT_THREADS_ONE : OP_CONTACT_THREADS_ALL;
 }
 
-int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
-                      op_contact_stats *stats)
+int op_collide_gathered_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
+                               const op_gathered *gathered, op_contact_stats *stats)
 {
     /* every parallel region of the call, the broad phase's too, takes omp_get_max_threads() */
     int team = omp_get_max_threads();
     if (def->threads == OP_CONTACT_THREADS_ONE)
         omp_set_num_threads(1);
-    int status = collide_bodies(ctx, c, bodies, body_count, def, stats);
+    int status = collide_bodies(ctx, c, bodies, body_count, def, gathered, stats);
     omp_set_num_threads(team);
     return status;
+}
+
+int op_collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
+                      op_contact_stats *stats)
+{
+    return op_collide_gathered_bodies(ctx, c, bodies, body_count, def, NULL, stats);
 }
 
 void op_collider_free(op_collider *c)

@@ -303,6 +303,25 @@ typedef struct op_collider {
  * updating positions and velocities. Orientations and rotation rates are left alone. */
 int op_collide_bodies(op_ctx *ctx, op_collider *collider, op_body *bodies, int body_count,
                       const op_contact_def *def, op_contact_stats *stats);
+
+/* The first thing a contact call does, gathering every particle's centre into the collider's list
+ * and measuring how far each has moved since the search its pairs come from, done by the caller
+ * instead, body by body, where each body's sub-step ends, on the thread that has just moved it
+ * and has its positions in cache (core/world.c; on the 180-model pile the call's own gathering
+ * took 6.6 ms of a run's 900 calls on two threads). Before the bodies move, on one thread,
+ * op_collider_lay_out; then op_collider_gather_body once for each body, on any thread, each
+ * thread adding into a tally of its own; then op_collide_gathered_bodies with the tallies
+ * summed (op_gathered_add), which gives bitwise what op_collide_bodies gives. */
+typedef struct op_gathered {
+    int moved;  /* 1 when some particle has moved too far for the last search's pairs, or there
+                   was no search to compare with */
+    int movers; /* the particles that a refresh would search for afresh */
+} op_gathered;
+int op_collider_lay_out(op_ctx *ctx, op_collider *collider, const op_body *bodies, int body_count);
+void op_collider_gather_body(op_collider *collider, const op_body *bodies, int b, op_gathered *tally);
+void op_gathered_add(op_gathered *sum, const op_gathered *tally);
+int op_collide_gathered_bodies(op_ctx *ctx, op_collider *collider, op_body *bodies, int body_count,
+                               const op_contact_def *def, const op_gathered *gathered, op_contact_stats *stats);
 void op_collider_free(op_collider *collider);
 
 #endif

@@ -483,23 +483,27 @@ int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
     return stage_begin(ctx, world, h);
 }
 
-/* The floor's work on some bodies in a sub-step (FLOOR, and the projections of floor_contact =
- * iteration): contacts, the deepest reach below the floor before a push (m), what was left below
- * it afterwards (m) and the time it took (s). */
-typedef struct body_floor {
+/* What the end of some bodies' sub-step leaves for COLLIDE: the floor's work (FLOOR, and the
+ * projections of floor_contact = iteration): contacts, the deepest reach below the floor before
+ * a push (m) and what was left below it afterwards (m); the gathering of their centres for the
+ * contact call when the world gathers (op_world.gathering); and the time the two took (s), which
+ * the collision column counts. */
+typedef struct substep_end {
     int contacts;
     double reach, left, seconds;
-} body_floor;
+    op_gathered gathered;
+} substep_end;
 
-#pragma omp declare reduction(add_floor : body_floor : omp_out.contacts += omp_in.contacts, \
+#pragma omp declare reduction(add_substep_end : substep_end : omp_out.contacts += omp_in.contacts, \
                                   omp_out.reach = op_max(omp_out.reach, omp_in.reach),     \
                                   omp_out.left = op_max(omp_out.left, omp_in.left),        \
-                                  omp_out.seconds += omp_in.seconds)                       \
-    initializer(omp_priv = { 0, 0.0, 0.0, 0.0 })
+                                  omp_out.seconds += omp_in.seconds,                       \
+                                  op_gathered_add(&omp_out.gathered, &omp_in.gathered))    \
+    initializer(omp_priv = { 0, 0.0, 0.0, 0.0, { 0, 0 } })
 
 /* floor_contact = iteration: after an iteration, the unit's bodies pushed back above the floor
  * (op_floor_project), into *floor unless NULL. */
-static void project_floor(op_world *world, const int *members, int count, body_floor *floor)
+static void project_floor(op_world *world, const int *members, int count, substep_end *floor)
 {
     double start = op_now(), reach = 0.0;
     for (int m = 0; m < count; ++m) {
@@ -553,7 +557,7 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
  * for a group; then the floor projection when floor_contact = iteration (into *floor unless
  * NULL). */
 static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *failure, op_stage_times *spent,
-                        body_floor *floor)
+                        substep_end *floor)
 {
     const int *members = &world->unit_body[world->unit_start[u]];
     int count = world->unit_start[u + 1] - world->unit_start[u], status;
@@ -673,12 +677,14 @@ op_contact_def op_world_contact_def(const op_world *world, int threads)
 /* The body pairs (world.h, COLLIDE), after every body's FLOOR, on the frame's contact threads
  * (stats->collision_threads); floor_left is what the floor contacts left below the floor, and
  * what is left there is measured after both. */
-static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_frame_stats *stats)
+static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const op_gathered *gathered,
+                         op_frame_stats *stats)
 {
     if (op_world_collides(world)) {
         op_contact_def contact = op_world_contact_def(world, stats->collision_threads);
         op_contact_stats found;
-        if (op_collide_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact, &found) != OP_OK)
+        if (op_collide_gathered_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact,
+                                       world->gathering ? gathered : NULL, &found) != OP_OK)
             return ctx->status;
         stats->collision_pairs += found.pairs;
         stats->collision_contacts += found.contacts;
@@ -700,7 +706,7 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, op_fra
  * without waiting for the others: one thread team a sub-step, and the unit's data stays in
  * cache from its prediction to its floor contacts. */
 static void step_unit_stages(op_world *world, int u, double h, op_energy *energy, int columns,
-                             stage_failure *failure, op_stage_times *spent, body_floor *floor)
+                             stage_failure *failure, op_stage_times *spent, substep_end *floor)
 {
     const int *members = &world->unit_body[world->unit_start[u]];
     int count = world->unit_start[u + 1] - world->unit_start[u];
@@ -734,12 +740,18 @@ static void step_unit_stages(op_world *world, int u, double h, op_energy *energy
             floor->seconds += op_now() - start;
         }
     }
+    if (world->gathering) {
+        double start = op_now();
+        for (int m = 0; m < count; ++m)
+            op_collider_gather_body(&world->collider, world->bodies, members[m], &floor->gathered);
+        floor->seconds += op_now() - start;
+    }
 }
 
 /* step_unit_stages, its stage times added to *spent and the time it took in all to *all and,
  * averaged with the last, to the unit's cost */
 static void step_unit(op_world *world, int u, double h, op_energy *energy, int columns, stage_failure *failure,
-                      op_stage_times *spent, body_floor *floor, double *all)
+                      op_stage_times *spent, substep_end *floor, double *all)
 {
     double start = op_now();
     step_unit_stages(world, u, h, energy, columns, failure, spent, floor);
@@ -788,7 +800,7 @@ static void thread_units(const op_world *world, int t, int team, int *first, int
  * apportioned to local, global, chebyshev and FLOOR by their share of the summed per-body
  * times (world.h); *floor_done receives the FLOOR stages' results. */
 static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energy_row, op_stage_times *times,
-                        body_floor *floor_done)
+                        substep_end *floor_done)
 {
     int columns = world->def.iterations + 1;
     if (energy_row && world->body_energy_capacity < world->body_count * columns) {
@@ -802,7 +814,7 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
     stage_failure failure;
     no_failure(&failure, world);
     op_stage_times spent = { 0 };
-    body_floor floor = { 0, 0.0, 0.0, 0.0 };
+    substep_end floor = { 0, 0.0, 0.0, 0.0, { 0, 0 } };
     double all = 0.0;
     if (world->parallel) {
         int threads = omp_get_max_threads();
@@ -816,7 +828,7 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
         double start = op_now();
         op_energy *energy = energy_row ? world->body_energy : NULL;
         int low = world->substep % 2 == 0; /* the end each owner takes from */
-#pragma omp parallel num_threads(threads) reduction(add_stage_times : spent) reduction(add_floor : floor) \
+#pragma omp parallel num_threads(threads) reduction(add_stage_times : spent) reduction(add_substep_end : floor) \
     reduction(+ : all)
         {
             int thread = omp_get_thread_num(), team = omp_get_num_threads(), first, last;
@@ -861,7 +873,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     const op_world_def *def = &world->def;
     double h = def->frame_time / def->substeps, frame_start = op_now();
     op_stage_times solve = { 0 };
-    body_floor floor = { 0, 0.0, 0.0, 0.0 }; /* the sub-step's FLOOR stages, for its COLLIDE */
+    substep_end floor = { 0, 0.0, 0.0, 0.0, { 0, 0 } }; /* the sub-step's FLOOR stages, for its COLLIDE */
     double collide_seconds = 0.0;
     int row_length = def->iterations + 1;
     stats->floor_contacts = stats->collision_pairs = stats->collision_contacts = 0;
@@ -875,6 +887,11 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
         for (op_stage stage = OP_STAGE_BODIES; stage < OP_STAGE_COUNT; ++stage) {
             switch (stage) {
             case OP_STAGE_BODIES:
+                /* the units gather their centres for the contact call as their sub-steps end */
+                world->gathering = op_world_collides(world);
+                if (world->gathering &&
+                    op_collider_lay_out(ctx, &world->collider, world->bodies, world->body_count) != OP_OK)
+                    return ctx->status;
                 if (stage_bodies(ctx, world, h, energy_row, &solve, &floor) != OP_OK)
                     return ctx->status;
                 stats->floor_contacts += floor.contacts;
@@ -894,7 +911,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 break;
             case OP_STAGE_COLLIDE: {
                 double start = op_now();
-                if (stage_collide(ctx, world, floor.left, stats) != OP_OK)
+                if (stage_collide(ctx, world, floor.left, &floor.gathered, stats) != OP_OK)
                     return ctx->status;
                 collide_seconds += op_now() - start;
                 if (def->log_energy && stats->energy_after_contacts)

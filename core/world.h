@@ -24,6 +24,9 @@
  *                        velocities of those the last projection pushed. They involve no other
  *                        body, so they run here, while the body's data is in cache, rather than
  *                        in a loop of their own; timed as contact
+ *       GATHER           when there is a COLLIDE, the body's centres into the contact call's
+ *                        list, with how far each has moved since the pairs' search
+ *                        (op_collider_gather_body), here for the same reason; timed as contact
  *     COLLIDE            when collisions = on and there are two bodies or more, the pairs of
  *                        particles of different bodies (core/collide.h): the pairs start from
  *                        the floor's corrections, and the floor bounds each of their passes,
@@ -57,11 +60,12 @@
  * together, for studies that look between iterations (core/converge.c).
  *
  * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms,
- * chebyshev_ms and anderson_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's. On one
+ * chebyshev_ms and anderson_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's and
+ * GATHER's. On one
  * thread the per-body stage times are summed over the bodies. On threads those sums are CPU
  * time, more than the wall time that passed: there each BODIES loop is timed as a whole, and its
  * wall time is apportioned to local, global, chebyshev, anderson and FLOOR by their share of the bodies'
- * summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest), so that the loop's
+ * summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest; GATHER goes with FLOOR), so that the loop's
  * overhead is shared out too. */
 #ifndef OPSIM_WORLD_H
 #define OPSIM_WORLD_H
@@ -176,6 +180,8 @@ typedef struct op_world {
     op_anderson_def anderson_def;   /* the common anderson* options */
     op_anderson *anderson;          /* [body_count] when anderson = on, else NULL */
     op_collider collider;           /* the body contacts' workspace */
+    int gathering;                  /* the current sub-step's units gather their centres for its
+                                       COLLIDE (op_collider_gather_body) */
     int body_energy_capacity;
     op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
     int parallel;        /* the per-body stages share the bodies between threads (set by

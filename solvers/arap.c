@@ -1365,8 +1365,9 @@ static inline void group_assemble_finish(const arap_solver *s, const op_graph *g
     const double *base = &group->base[(size_t)9 * GROUP_LANES * i];
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) {
-            __m256d t = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[3 * r], M[c]), _mm256_mul_pd(n[3 * r + 1], M[3 + c])),
-                                      _mm256_mul_pd(n[3 * r + 2], M[6 + c]));
+            __m256d t =
+                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[3 * r], M[c]), _mm256_mul_pd(n[3 * r + 1], M[3 + c])),
+                              _mm256_mul_pd(n[3 * r + 2], M[6 + c]));
             int e = 3 * r + c;
             __m256d sum_e = _mm256_add_pd(_mm256_add_pd(sum[e], t), spread[e]);
             _mm256_storeu_pd(C + GROUP_LANES * e,

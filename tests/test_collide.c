@@ -1224,6 +1224,66 @@ static void test_reused_search_matches_fresh_search(void **state)
     random_cloud_free(&fresh);
 }
 
+/* Centres gathered by the caller, body by body on two threads each with its own tally
+ * (op_collider_gather_body, as the world gathers them where each unit's sub-step ends), against
+ * the contact call gathering them itself, over a cloud whose particles move a little between
+ * calls and, every fourth call, one body or (every eighth) all of them far: the same searches
+ * and refreshes, pairs, contacts, penetration and state bit for bit after every call. */
+static void test_gathered_bodies_match_the_call_gathering(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    random_cloud own = { 0 }, given = { 0 };
+    assert_int_equal(random_cloud_make(&ctx, &own, 9, 40, 50, 1.6, 0.02, 0.06), OP_OK);
+    assert_int_equal(random_cloud_make(&ctx, &given, 9, 40, 50, 1.6, 0.02, 0.06), OP_OK);
+    op_collider itself = { 0 }, fed = { 0 };
+    op_contact_def def = { .passes = 4, .friction = 0.5, .margin = 0.002 };
+    op_rng rng = op_rng_seeded(13);
+    int searches = 0, refreshes = 0, calls = 16;
+    omp_set_num_threads(2);
+    for (int call = 0; call < calls; ++call) {
+        int far_body = call % 8 == 7 ? -1 : call % 4 == 3 ? call % own.body_count : own.body_count;
+        for (int b = 0; b < own.body_count; ++b)
+            for (int i = 0; i < own.bodies[b].graph->particle_count; ++i)
+                for (int d = 0; d < 3; ++d) {
+                    double step = far_body < 0 || far_body == b ? 0.05 : 0.002; /* the skin: 0.06 */
+                    double move = step * (2.0 * op_rng_uniform(&rng) - 1.0);
+                    own.bodies[b].state.position[3 * i + d] += move;
+                    given.bodies[b].state.position[3 * i + d] += move;
+                }
+        assert_int_equal(op_collider_lay_out(&ctx, &fed, given.bodies, given.body_count), OP_OK);
+        op_gathered tally[2] = { { 0, 0 }, { 0, 0 } }, all = { 0, 0 };
+#pragma omp parallel for schedule(dynamic) num_threads(2)
+        for (int b = 0; b < given.body_count; ++b)
+            op_collider_gather_body(&fed, given.bodies, b, &tally[omp_get_thread_num()]);
+        for (int t = 0; t < 2; ++t)
+            op_gathered_add(&all, &tally[t]);
+        op_contact_stats a, b;
+        assert_int_equal(op_collide_bodies(&ctx, &itself, own.bodies, own.body_count, &def, &a), OP_OK);
+        assert_int_equal(op_collide_gathered_bodies(&ctx, &fed, given.bodies, given.body_count, &def, &all, &b), OP_OK);
+        searches += a.searched;
+        refreshes += a.refreshed;
+        assert_int_equal(a.searched, b.searched);
+        assert_int_equal(a.refreshed, b.refreshed);
+        assert_int_equal(a.pairs, b.pairs);
+        assert_int_equal(a.contacts, b.contacts);
+        assert_memory_equal(&a.max_penetration, &b.max_penetration, sizeof(double));
+        op_world wa = { .body_count = own.body_count, .bodies = own.bodies };
+        op_world wb = { .body_count = given.body_count, .bodies = given.bodies };
+        double *sa = world_state(&wa), *sb = world_state(&wb);
+        assert_memory_equal(sa, sb, 6 * 2000 * sizeof(double));
+        free(sa);
+        free(sb);
+    }
+    print_message("%d grid searches in %d calls, %d of them refreshes\n", searches, calls, refreshes);
+    assert_true(searches >= 3 && searches < calls && refreshes >= 2 && refreshes < searches);
+    op_collider_free(&itself);
+    op_collider_free(&fed);
+    random_cloud_free(&own);
+    random_cloud_free(&given);
+}
+
 /* ---- the run file ---- */
 
 static void test_run_file_records_the_contacts(void **state)
@@ -1338,6 +1398,7 @@ int main(void)
         cmocka_unit_test(test_contact_threads_follow_the_cores),
         cmocka_unit_test(test_islands_match_one_island),
         cmocka_unit_test(test_reused_search_matches_fresh_search),
+        cmocka_unit_test(test_gathered_bodies_match_the_call_gathering),
         cmocka_unit_test(test_run_file_records_the_contacts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
