@@ -1375,23 +1375,34 @@ static inline void group_assemble_finish(const arap_solver *s, const op_graph *g
         }
 }
 
-/* group_assemble_finish after the neighbour sums, four particles at a time where the solo sweep
- * does one (two entries a register) */
-static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
-                                      double C[9 * GROUP_LANES])
+/* Particle i's neighbours in a group's displacements: edges [first, last) of the graph's
+ * adjacency, their offsets w_e, and where particle j's displacements of the four lanes start
+ * (displacement + 3 GROUP_LANES j, row by row). */
+typedef struct group_neighbours {
+    int first, last;
+    const int *adjacency;
+    const double *offset, *displacement, *u_i;
+} group_neighbours;
+
+static inline group_neighbours group_neighbours_of(const arap_solver *s, const op_graph *g, int i)
 {
-    const arap_group *group = s->group;
-    const int *adjacency = g->adjacency;
-    int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
-    enum { SHIFT = 3 * GROUP_LANES };
-    const double *u_i = &group->displacement[(size_t)SHIFT * i];
-    __m256d ui[3], spread[9];
+    const double *displacement = s->group->displacement;
+    return (group_neighbours){ g->adjacency_start[i], g->adjacency_start[i + 1], g->adjacency, s->edge_offset,
+                               displacement, &displacement[(size_t)3 * GROUP_LANES * i] };
+}
+
+/* The neighbour sums spread[3r + c] = Σ_j (u_j − u_i)_r w_c of the four lanes, four particles
+ * at a time where the solo sweep does one (two entries a register) */
+static inline void group_spread_avx(const arap_solver *s, const op_graph *g, int i, __m256d spread[9])
+{
+    group_neighbours n = group_neighbours_of(s, g, i);
+    __m256d ui[3];
     for (int r = 0; r < 3; ++r)
-        ui[r] = _mm256_loadu_pd(u_i + GROUP_LANES * r);
+        ui[r] = _mm256_loadu_pd(n.u_i + GROUP_LANES * r);
     for (int k = 0; k < 9; ++k)
         spread[k] = _mm256_setzero_pd();
-    for (int e = first; e < last; ++e) {
-        const double *u_j = &group->displacement[(size_t)SHIFT * adjacency[e]], *w = &s->edge_offset[3 * e];
+    for (int e = n.first; e < n.last; ++e) {
+        const double *u_j = &n.displacement[(size_t)3 * GROUP_LANES * n.adjacency[e]], *w = &n.offset[3 * e];
         __m256d w0 = _mm256_broadcast_sd(w), w1 = _mm256_broadcast_sd(w + 1), w2 = _mm256_broadcast_sd(w + 2);
         for (int r = 0; r < 3; ++r) {
             __m256d du = _mm256_sub_pd(_mm256_loadu_pd(u_j + GROUP_LANES * r), ui[r]);
@@ -1400,7 +1411,6 @@ static inline void group_assemble_avx(const arap_solver *s, const op_graph *g, i
             spread[3 * r + 2] = _mm256_add_pd(spread[3 * r + 2], _mm256_mul_pd(du, w2));
         }
     }
-    group_assemble_finish(s, g, i, sum, spread, C);
 }
 
 /* R_i of the four lanes (R[4e + lane]) into the bodies and, as refresh_sweep_state forms it,
@@ -1429,11 +1439,10 @@ static inline void group_store_avx(const arap_solver *s, const op_graph *g, op_b
 }
 
 typedef void group_sums_fn(const arap_group *group, const op_graph *g, int i, __m256d sum[18]);
-typedef void group_assemble_fn(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
-                               double C[9 * GROUP_LANES]);
+typedef void group_spread_fn(const arap_solver *s, const op_graph *g, int i, __m256d spread[9]);
 
 /* A colour's particles order[0 … count) in the four lanes, their record sums by record_sums and
- * their C_i by assemble:
+ * their neighbour sums by spread_of:
  * four particles at a time, their sixteen polar decompositions in two groups of AVX-512
  * registers (op_polar_rotation_warm16_interleaved; two eights without AVX-512), then a pair
  * (op_polar_rotation_warm8_interleaved) and the last one of an odd count alone. With pad_three,
@@ -1442,19 +1451,20 @@ typedef void group_assemble_fn(const arap_solver *s, const op_graph *g, int i, c
  * stored. Inlined into each instruction set's caller with its record_sums. */
 static inline __attribute__((always_inline)) void group_colour(const arap_solver *s, op_body *const *bodies,
                                                                const int *order, int count, group_sums_fn *record_sums,
-                                                               group_assemble_fn *assemble, int pad_three)
+                                                               group_spread_fn *spread_of, int pad_three)
 {
     enum { MOST = 4, ENTRIES = 9 * GROUP_LANES };
     const op_graph *g = bodies[0]->graph;
     double *quaternion = s->group->quaternion;
     double C[MOST * ENTRIES], R[MOST * ENTRIES], *q[MOST], padding[4 * GROUP_LANES];
-    __m256d sum[18];
+    __m256d sum[18], spread[9];
     for (int p = 0; p < count;) {
         int left = count - p, run = left >= 4 ? 4 : left == 3 && pad_three ? 3 : left >= 2 ? 2 : 1;
         for (int m = 0; m < run; ++m) {
             int i = order[p + m];
             record_sums(s->group, g, i, sum);
-            assemble(s, g, i, sum, C + ENTRIES * m);
+            spread_of(s, g, i, spread);
+            group_assemble_finish(s, g, i, sum, spread, C + ENTRIES * m);
             q[m] = &quaternion[(size_t)4 * GROUP_LANES * i];
         }
         if (run == 3) {
@@ -1475,7 +1485,7 @@ static inline __attribute__((always_inline)) void group_colour(const arap_solver
 
 static void group_colour_avx(const arap_solver *s, op_body *const *bodies, const int *order, int count)
 {
-    group_colour(s, bodies, order, count, group_record_sums_avx, group_assemble_avx, 0);
+    group_colour(s, bodies, order, count, group_record_sums_avx, group_spread_avx, 0);
 }
 OP_SIMD_AVX_END
 
@@ -1500,25 +1510,20 @@ static inline void group_record_sums_avx512(const arap_group *group, const op_gr
     }
 }
 
-/* group_assemble_avx with the neighbour sums' first two rows an AVX-512 register (the four lanes
- * of row 0, then of row 1, as the displacements lie), the third in AVX: each lane's operations
- * in the same order, so the same bits, for two thirds of the multiplies and adds an edge. */
-static inline void group_assemble_avx512(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
-                                         double C[9 * GROUP_LANES])
+/* group_spread_avx with the first two rows an AVX-512 register (the four lanes of row 0, then of
+ * row 1, as the displacements lie), the third in AVX: each lane's operations in the same order,
+ * so the same bits, for two thirds of the multiplies and adds an edge. */
+static inline void group_spread_avx512(const arap_solver *s, const op_graph *g, int i, __m256d spread[9])
 {
-    const arap_group *group = s->group;
-    const int *adjacency = g->adjacency;
-    int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
-    enum { SHIFT = 3 * GROUP_LANES };
-    const double *u_i = &group->displacement[(size_t)SHIFT * i];
-    __m512d ui01 = _mm512_loadu_pd(u_i), spread01[3];
-    __m256d ui2 = _mm256_loadu_pd(u_i + 2 * GROUP_LANES), spread2[3], spread[9];
+    group_neighbours n = group_neighbours_of(s, g, i);
+    __m512d ui01 = _mm512_loadu_pd(n.u_i), spread01[3];
+    __m256d ui2 = _mm256_loadu_pd(n.u_i + 2 * GROUP_LANES), spread2[3];
     for (int c = 0; c < 3; ++c) {
         spread01[c] = _mm512_setzero_pd();
         spread2[c] = _mm256_setzero_pd();
     }
-    for (int e = first; e < last; ++e) {
-        const double *u_j = &group->displacement[(size_t)SHIFT * adjacency[e]], *w = &s->edge_offset[3 * e];
+    for (int e = n.first; e < n.last; ++e) {
+        const double *u_j = &n.displacement[(size_t)3 * GROUP_LANES * n.adjacency[e]], *w = &n.offset[3 * e];
         __m512d du01 = _mm512_sub_pd(_mm512_loadu_pd(u_j), ui01);
         __m256d du2 = _mm256_sub_pd(_mm256_loadu_pd(u_j + 2 * GROUP_LANES), ui2);
         for (int c = 0; c < 3; ++c) {
@@ -1531,12 +1536,11 @@ static inline void group_assemble_avx512(const arap_solver *s, const op_graph *g
         spread[3 + c] = _mm512_extractf64x4_pd(spread01[c], 1);
         spread[6 + c] = spread2[c];
     }
-    group_assemble_finish(s, g, i, sum, spread, C);
 }
 
 static void group_colour_avx512(const arap_solver *s, op_body *const *bodies, const int *order, int count)
 {
-    group_colour(s, bodies, order, count, group_record_sums_avx512, group_assemble_avx512, 1);
+    group_colour(s, bodies, order, count, group_record_sums_avx512, group_spread_avx512, 1);
 }
 OP_SIMD_AVX_END
 #endif

@@ -1171,6 +1171,38 @@ static void test_islands_match_one_island(void **state)
         free(after[run]);
 }
 
+/* Call `call` of the reuse tests: the same small random moves of the particles of two like
+ * clouds and, every fourth call, one body's or (every eighth) all of them far (0.05 m a step,
+ * the clouds' skin being 0.06). */
+static void move_clouds(op_rng *rng, int call, random_cloud *a, random_cloud *b)
+{
+    int far_body = call % 8 == 7 ? -1 : call % 4 == 3 ? call % a->body_count : a->body_count;
+    for (int body = 0; body < a->body_count; ++body)
+        for (int i = 0; i < a->bodies[body].graph->particle_count; ++i)
+            for (int d = 0; d < 3; ++d) {
+                double step = far_body < 0 || far_body == body ? 0.05 : 0.002;
+                double move = step * (2.0 * op_rng_uniform(rng) - 1.0);
+                a->bodies[body].state.position[3 * i + d] += move;
+                b->bodies[body].state.position[3 * i + d] += move;
+            }
+}
+
+/* Two contact calls' pairs, contacts, penetration and resulting states (of `particles` in all)
+ * bit for bit the same. */
+static void assert_same_contacts(const op_contact_stats *a, const op_contact_stats *b, random_cloud *ca,
+                                 random_cloud *cb, int particles)
+{
+    assert_int_equal(a->pairs, b->pairs);
+    assert_int_equal(a->contacts, b->contacts);
+    assert_memory_equal(&a->max_penetration, &b->max_penetration, sizeof(double));
+    op_world wa = { .body_count = ca->body_count, .bodies = ca->bodies };
+    op_world wb = { .body_count = cb->body_count, .bodies = cb->bodies };
+    double *sa = world_state(&wa), *sb = world_state(&wb);
+    assert_memory_equal(sa, sb, 6 * (size_t)particles * sizeof(double));
+    free(sa);
+    free(sb);
+}
+
 /* A collider that keeps its search (collide.h, "Reuse between calls") against a fresh one each
  * call, over a cloud whose particles move a little between calls and, every fourth call, one
  * body or (every eighth) all of them far: the same pairs, contacts, penetration and state bit
@@ -1189,15 +1221,7 @@ static void test_reused_search_matches_fresh_search(void **state)
     op_rng rng = op_rng_seeded(11);
     int searches = 0, refreshes = 0, calls = 16;
     for (int call = 0; call < calls; ++call) {
-        int far_body = call % 8 == 7 ? -1 : call % 4 == 3 ? call % kept.body_count : kept.body_count;
-        for (int b = 0; b < kept.body_count; ++b)
-            for (int i = 0; i < kept.bodies[b].graph->particle_count; ++i)
-                for (int d = 0; d < 3; ++d) {
-                    double step = far_body < 0 || far_body == b ? 0.05 : 0.002; /* the skin: 0.06 */
-                    double move = step * (2.0 * op_rng_uniform(&rng) - 1.0);
-                    kept.bodies[b].state.position[3 * i + d] += move;
-                    fresh.bodies[b].state.position[3 * i + d] += move;
-                }
+        move_clouds(&rng, call, &kept, &fresh);
         op_collider once = { 0 };
         op_contact_stats a, b;
         assert_int_equal(op_collide_bodies(&ctx, &reused, kept.bodies, kept.body_count, &def, &a), OP_OK);
@@ -1207,15 +1231,7 @@ static void test_reused_search_matches_fresh_search(void **state)
         searches += a.searched;
         refreshes += a.refreshed;
         assert_true(a.searched || !a.refreshed);
-        assert_int_equal(a.pairs, b.pairs);
-        assert_int_equal(a.contacts, b.contacts);
-        assert_memory_equal(&a.max_penetration, &b.max_penetration, sizeof(double));
-        op_world wa = { .body_count = kept.body_count, .bodies = kept.bodies };
-        op_world wb = { .body_count = fresh.body_count, .bodies = fresh.bodies };
-        double *sa = world_state(&wa), *sb = world_state(&wb);
-        assert_memory_equal(sa, sb, 6 * 2000 * sizeof(double));
-        free(sa);
-        free(sb);
+        assert_same_contacts(&a, &b, &kept, &fresh, 2000);
     }
     print_message("%d grid searches in %d calls, %d of them refreshes\n", searches, calls, refreshes);
     assert_true(searches >= 3 && searches < calls && refreshes >= 2 && refreshes < searches);
@@ -1243,15 +1259,7 @@ static void test_gathered_bodies_match_the_call_gathering(void **state)
     int searches = 0, refreshes = 0, calls = 16;
     omp_set_num_threads(2);
     for (int call = 0; call < calls; ++call) {
-        int far_body = call % 8 == 7 ? -1 : call % 4 == 3 ? call % own.body_count : own.body_count;
-        for (int b = 0; b < own.body_count; ++b)
-            for (int i = 0; i < own.bodies[b].graph->particle_count; ++i)
-                for (int d = 0; d < 3; ++d) {
-                    double step = far_body < 0 || far_body == b ? 0.05 : 0.002; /* the skin: 0.06 */
-                    double move = step * (2.0 * op_rng_uniform(&rng) - 1.0);
-                    own.bodies[b].state.position[3 * i + d] += move;
-                    given.bodies[b].state.position[3 * i + d] += move;
-                }
+        move_clouds(&rng, call, &own, &given);
         assert_int_equal(op_collider_lay_out(&ctx, &fed, given.bodies, given.body_count), OP_OK);
         op_gathered tally[2] = { { 0, 0 }, { 0, 0 } }, all = { 0, 0 };
 #pragma omp parallel for schedule(dynamic) num_threads(2)
@@ -1266,15 +1274,7 @@ static void test_gathered_bodies_match_the_call_gathering(void **state)
         refreshes += a.refreshed;
         assert_int_equal(a.searched, b.searched);
         assert_int_equal(a.refreshed, b.refreshed);
-        assert_int_equal(a.pairs, b.pairs);
-        assert_int_equal(a.contacts, b.contacts);
-        assert_memory_equal(&a.max_penetration, &b.max_penetration, sizeof(double));
-        op_world wa = { .body_count = own.body_count, .bodies = own.bodies };
-        op_world wb = { .body_count = given.body_count, .bodies = given.bodies };
-        double *sa = world_state(&wa), *sb = world_state(&wb);
-        assert_memory_equal(sa, sb, 6 * 2000 * sizeof(double));
-        free(sa);
-        free(sb);
+        assert_same_contacts(&a, &b, &own, &given, 2000);
     }
     print_message("%d grid searches in %d calls, %d of them refreshes\n", searches, calls, refreshes);
     assert_true(searches >= 3 && searches < calls && refreshes >= 2 && refreshes < searches);
