@@ -57,7 +57,8 @@
  *     colouring one island alone in pair order gives its pairs their colours in the whole; and
  *     pairs of different islands share no particle, so an island's passes, colour by colour,
  *     read and write nothing of another's. Each island is coloured and taken through its passes
- *     by one thread (the next free one takes the next island): the bits of the colour order on
+ *     by one thread (each thread takes islands from a run of its own, then what is left of the
+ *     others', core/team.h's op_run): the bits of the colour order on
  *     one thread, whichever thread runs which island, with one barrier for all the passes where
  *     the pairs of a colour in parallel took one per colour and pass (7–20 colours, often a
  *     handful of pairs each). An island whose pass resolves nothing stops there: no pair of it

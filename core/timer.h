@@ -5,9 +5,9 @@
  * which timer.c measures against CLOCK_MONOTONIC once, as the program starts: a read costs about
  * 9 ns where clock_gettime's costs 25–33 ns (kvm-clock), and a frame of the 180-model pile reads
  * the clock some 4,600 times, for its stage columns and the units' costs that share the threads'
- * work (docs/performance.md, "A clock read in 9 ns"). Elsewhere, or without an invariant
- * counter, op_now() is clock_gettime(CLOCK_MONOTONIC). Either way its zero is CLOCK_MONOTONIC's,
- * and only differences are meant to be read. */
+ * work (docs/performance.md, "Runs of islands, a clock read in 9 ns, …"). Elsewhere, or without
+ * an invariant counter, op_now() is clock_gettime(CLOCK_MONOTONIC). Either way its zero is
+ * CLOCK_MONOTONIC's, and only differences are meant to be read. */
 #ifndef OPSIM_TIMER_H
 #define OPSIM_TIMER_H
 
