@@ -19,7 +19,7 @@ static const double CALIBRATION_SECONDS = 2e-3;
 static int counter_invariant(void)
 {
     unsigned a, b, c, d;
-    if (__get_cpuid_max(0x80000000u, 0) < 0x80000007u || !__get_cpuid(0x80000007u, &a, &b, &c, &d))
+    if ((unsigned)__get_cpuid_max(0x80000000u, 0) < 0x80000007u || !__get_cpuid(0x80000007u, &a, &b, &c, &d))
         return 0;
     return (d >> 8) & 1u;
 }
