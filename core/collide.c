@@ -343,13 +343,7 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
     return OP_OK;
 }
 
-/* Particle q's centre x into the global list (what the broad phase needs of all of them), and
- * into *tally whether it has moved more than a little under half the skin (so that rounding in
- * the test cannot matter) from its reference position, or there is no search to compare with.
- * The same distance marks it in c->moving, counted in tally->movers, when it is beyond
- * REFERENCE_RESET of the skin, for a refresh (take_movers): one pass over the positions where
- * a pass of its own cost a parallel loop per search. Without a search to compare with these
- * are not used. */
+/* What gather_particle compares each particle's move with. */
 typedef struct gather_limits {
     int compare;            /* there is a search to compare with */
     double allowed2, reset2; /* squared distances: too far for the search's pairs, and a mover */
@@ -361,6 +355,13 @@ static gather_limits gather_limits_of(const op_collider *c)
     return (gather_limits){ c->searched_count == c->body_start[c->laid_out_bodies], allowed * allowed, reset * reset };
 }
 
+/* Particle q's centre x into the global list (what the broad phase needs of all of them), and
+ * into *tally whether it has moved more than a little under half the skin (so that rounding in
+ * the test cannot matter) from its reference position, or there is no search to compare with.
+ * The same distance marks it in c->moving, counted in tally->movers, when it is beyond
+ * REFERENCE_RESET of the skin, for a refresh (take_movers): one pass over the positions where
+ * a pass of its own cost a parallel loop per search. Without a search to compare with these
+ * are not used. */
 static inline void gather_particle(op_collider *c, const gather_limits *limits, int q, const double x[3],
                                    op_gathered *tally)
 {
@@ -375,7 +376,6 @@ static inline void gather_particle(op_collider *c, const gather_limits *limits, 
  * differ */
 static op_gathered gather_positions(op_collider *c, const op_body *bodies, int count)
 {
-    op_gathered all = { 0, 0 };
     gather_limits limits = gather_limits_of(c);
     int moved = 0, movers = 0;
 #pragma omp parallel for schedule(static) reduction(| : moved) reduction(+ : movers) \
@@ -387,9 +387,7 @@ static op_gathered gather_positions(op_collider *c, const op_body *bodies, int c
         moved |= one.moved;
         movers += one.movers;
     }
-    all.moved = moved;
-    all.movers = movers;
-    return all;
+    return (op_gathered){ moved, movers };
 }
 
 int op_collider_lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_count)

@@ -486,8 +486,8 @@ int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
 /* What the end of some bodies' sub-step leaves for COLLIDE: the floor's work (FLOOR, and the
  * projections of floor_contact = iteration): contacts, the deepest reach below the floor before
  * a push (m) and what was left below it afterwards (m); the gathering of their centres for the
- * contact call when the world gathers (op_world.gathering); and the time the two took (s), which
- * the collision column counts. */
+ * contact call (GATHER) when the world has a COLLIDE; and the time the two took (s), which the
+ * collision column counts. */
 typedef struct substep_end {
     int contacts;
     double reach, left, seconds;
@@ -683,8 +683,8 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const 
     if (op_world_collides(world)) {
         op_contact_def contact = op_world_contact_def(world, stats->collision_threads);
         op_contact_stats found;
-        if (op_collide_gathered_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact,
-                                       world->gathering ? gathered : NULL, &found) != OP_OK)
+        if (op_collide_gathered_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact, gathered,
+                                       &found) != OP_OK)
             return ctx->status;
         stats->collision_pairs += found.pairs;
         stats->collision_contacts += found.contacts;
@@ -740,7 +740,7 @@ static void step_unit_stages(op_world *world, int u, double h, op_energy *energy
             floor->seconds += op_now() - start;
         }
     }
-    if (world->gathering) {
+    if (op_world_collides(world)) {
         double start = op_now();
         for (int m = 0; m < count; ++m)
             op_collider_gather_body(&world->collider, world->bodies, members[m], &floor->gathered);
@@ -888,8 +888,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
             switch (stage) {
             case OP_STAGE_BODIES:
                 /* the units gather their centres for the contact call as their sub-steps end */
-                world->gathering = op_world_collides(world);
-                if (world->gathering &&
+                if (op_world_collides(world) &&
                     op_collider_lay_out(ctx, &world->collider, world->bodies, world->body_count) != OP_OK)
                     return ctx->status;
                 if (stage_bodies(ctx, world, h, energy_row, &solve, &floor) != OP_OK)

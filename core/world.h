@@ -180,8 +180,6 @@ typedef struct op_world {
     op_anderson_def anderson_def;   /* the common anderson* options */
     op_anderson *anderson;          /* [body_count] when anderson = on, else NULL */
     op_collider collider;           /* the body contacts' workspace */
-    int gathering;                  /* the current sub-step's units gather their centres for its
-                                       COLLIDE (op_collider_gather_body) */
     int body_energy_capacity;
     op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
     int parallel;        /* the per-body stages share the bodies between threads (set by
