@@ -886,7 +886,8 @@ static void collide_dense_cloud(uint64_t seed, int bodies, const op_contact_def 
 }
 
 /* The colour order's colouring (collide.h, "Resolution") on a random cloud deep in itself: every
- * candidate pair listed once, in one island, its pairs colour by colour; no two pairs of one
+ * candidate pair of an island that some pair of it penetrated listed once, in one island, its
+ * pairs colour by colour (an island none of whose pairs penetrated is left uncoloured); no two pairs of one
  * colour sharing a particle (else the colour's pairs could not be resolved at once) and no two
  * islands sharing one (else two threads could race); no more colours than 2D − 1 for D pairs at
  * the busiest particle. */
@@ -911,8 +912,15 @@ static void test_colours_share_no_particle(void **state)
         seen_in[q] = island_of[q] = -1;
     assert_int_equal(c.island[0].start, 0);
     assert_int_equal(c.island[c.islands].start, found.pairs);
+    int uncoloured = 0;
     for (int s = 0; s < c.islands; ++s) {
         assert_true(c.island[s].start < c.island[s + 1].start); /* none empty */
+        if (c.island[s].colours == 0) { /* left uncoloured: none of its pairs ever penetrated */
+            for (int e = c.island[s].start; e < c.island[s + 1].start; ++e)
+                assert_false(c.touched[c.island_pairs[e]]);
+            uncoloured++;
+            continue;
+        }
         for (int e = c.island[s].start; e < c.island[s + 1].start; ++e) {
             int k = c.colour_order[e], colour = c.colour[k];
             assert_false(listed[k]);
@@ -931,8 +939,8 @@ static void test_colours_share_no_particle(void **state)
         }
         colours = c.island[s].colours > colours ? c.island[s].colours : colours;
     }
-    print_message("%d pairs in %d islands, up to %d colours, at most %d pairs at a particle\n", found.pairs, c.islands,
-                  colours, most);
+    print_message("%d pairs in %d islands (%d of them uncoloured), up to %d colours, at most %d pairs at a "
+                  "particle\n", found.pairs, c.islands, uncoloured, colours, most);
     assert_true(found.pairs > 1000 && colours > 1);
     assert_true(colours <= 2 * most - 1);
     free(degree);
@@ -1171,6 +1179,50 @@ static void test_islands_match_one_island(void **state)
         free(after[run]);
 }
 
+/* The pairs' first evaluation four at a time in AVX lanes (core/collide.c, evaluate_lanes_avx)
+ * against one at a time, on a cloud deep in itself with every kind of pair the lanes select
+ * between: particles pinned (no inverse mass) on one side and on both, two centres at one
+ * point, pairs closing and opening. The same pairs, contacts, penetration and state bit for
+ * bit, after one call and after a second from the first's state. */
+static void test_lanes_match_one_pair_at_a_time(void **state)
+{
+    (void)state;
+    enum { BODIES = 40, PER_BODY = 50, N = BODIES * PER_BODY };
+    double *after[2];
+    op_contact_stats found[2];
+    for (int vector = 0; vector < 2; ++vector) {
+        op_simd_avx(vector);
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        random_cloud cloud = { 0 };
+        assert_int_equal(random_cloud_make(&ctx, &cloud, 31, BODIES, PER_BODY, 1.0, 0.02, 0.06), OP_OK);
+        for (int b = 0; b < BODIES; b += 3)
+            for (int i = 0; i < PER_BODY; i += 5)
+                cloud.bodies[b].position_pinned[i] = 1;
+        v3_copy(cloud.bodies[1].state.position, cloud.bodies[0].state.position);
+        v3_copy(&cloud.bodies[4].state.position[3], &cloud.bodies[2].state.position[3]);
+        op_collider c = { 0 };
+        op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES, .passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
+                               .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
+        for (int call = 0; call < 2; ++call)
+            assert_int_equal(op_collide_bodies(&ctx, &c, cloud.bodies, BODIES, &def, &found[vector]), OP_OK);
+        op_world as_world = { .body_count = cloud.body_count, .bodies = cloud.bodies };
+        after[vector] = world_state(&as_world);
+        op_collider_free(&c);
+        random_cloud_free(&cloud);
+    }
+    op_simd_avx(1);
+    print_message("cloud: %d pairs, %d penetrated, %.3g m left\n", found[0].pairs, found[0].contacts,
+                  found[0].max_penetration);
+    assert_true(found[0].pairs > 1000 && found[0].contacts > 500);
+    assert_int_equal(found[1].pairs, found[0].pairs);
+    assert_int_equal(found[1].contacts, found[0].contacts);
+    assert_memory_equal(&found[1].max_penetration, &found[0].max_penetration, sizeof(double));
+    assert_memory_equal(after[1], after[0], 6 * N * sizeof(double));
+    free(after[0]);
+    free(after[1]);
+}
+
 /* Call `call` of the reuse tests: the same small random moves of the particles of two like
  * clouds and, every fourth call, one body's or (every eighth) all of them far (0.05 m a step,
  * the clouds' skin being 0.06). */
@@ -1397,6 +1449,7 @@ int main(void)
         cmocka_unit_test(test_same_state_on_one_and_two_threads),
         cmocka_unit_test(test_contact_threads_follow_the_cores),
         cmocka_unit_test(test_islands_match_one_island),
+        cmocka_unit_test(test_lanes_match_one_pair_at_a_time),
         cmocka_unit_test(test_reused_search_matches_fresh_search),
         cmocka_unit_test(test_gathered_bodies_match_the_call_gathering),
         cmocka_unit_test(test_run_file_records_the_contacts),
