@@ -12,15 +12,16 @@
 #include "math3.h"
 #include "simd.h"
 
-enum { ROWS = 5, GRID_CELLS_MIN = 4096, GRID_CELLS_PER_PARTICLE = 4, SCAN_LANES = 4 };
+/* SCAN_PADDING: the sorted copies' padding, for a row's last block of SCAN_WIDEST lanes (AVX-512) */
+enum { ROWS = 5, GRID_CELLS_MIN = 4096, GRID_CELLS_PER_PARTICLE = 4, SCAN_LANES = 4, SCAN_WIDEST = 8 };
 
 static int broad_reserve(op_ctx *ctx, op_broad_phase *bp, int count, int cells, int threads)
 {
     if (count > bp->particle_capacity) {
         size_t n = (size_t)count + (size_t)count / 2;
         bp->particle_capacity = 0;
-        /* the sorted copies padded by SCAN_LANES − 1: a row's last block of lanes reads past its end */
-        size_t padded = n + SCAN_LANES - 1;
+        /* the sorted copies padded by SCAN_WIDEST − 1: a row's last block of lanes reads past its end */
+        size_t padded = n + SCAN_WIDEST - 1;
         if (!OP_RENEW(ctx, bp->key, n) || !OP_RENEW(ctx, bp->order, n) || !OP_RENEW(ctx, bp->sorted_x, padded) ||
             !OP_RENEW(ctx, bp->sorted_y, padded) || !OP_RENEW(ctx, bp->sorted_z, padded) ||
             !OP_RENEW(ctx, bp->sorted_bound, padded) || !OP_RENEW(ctx, bp->sorted_group, padded) ||
@@ -364,12 +365,66 @@ static int scan_avx(op_broad_phase *bp, int thread, int bits, double margin, con
     return 1;
 }
 OP_SIMD_AVX_END
+
+OP_SIMD_AVX512_BEGIN
+/* scan_avx eight positions at a time in AVX-512 lanes, each lane with the same arithmetic, so
+ * the same pairs; the lanes that hit compressed into the list in order (in a register: a
+ * compressing store to memory is microcoded on AMD's cores). */
+static int scan_avx512(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
+                       const scan_rows *rows)
+{
+    enum { HITS = 64 };
+    int hit[HITS + 16], hits = 0;
+    const __m512d xs = _mm512_set1_pd(bp->sorted_x[s]), ys = _mm512_set1_pd(bp->sorted_y[s]),
+                  zs = _mm512_set1_pd(bp->sorted_z[s]), bs = _mm512_set1_pd(bp->sorted_bound[s]),
+                  extra = _mm512_set1_pd(margin);
+    const int own = bp->sorted_group[s];
+    const __m256i own_lanes = _mm256_set1_epi32(own);
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+    for (int r = 0; r < rows->count; ++r) {
+        int t = rows->from[r], end = rows->end[r];
+        while (t < end) {
+            if (bp->sorted_group[t] == own) {
+                t = bp->run_end[t];
+                continue;
+            }
+            __m512d dx = _mm512_sub_pd(xs, _mm512_loadu_pd(&bp->sorted_x[t]));
+            __m512d dy = _mm512_sub_pd(ys, _mm512_loadu_pd(&bp->sorted_y[t]));
+            __m512d dz = _mm512_sub_pd(zs, _mm512_loadu_pd(&bp->sorted_z[t]));
+            __m512d d2 =
+                _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+            __m512d within = _mm512_add_pd(_mm512_add_pd(bs, _mm512_loadu_pd(&bp->sorted_bound[t])), extra);
+            __m256i same = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)&bp->sorted_group[t]), own_lanes);
+            unsigned near = _mm512_cmp_pd_mask(d2, _mm512_mul_pd(within, within), _CMP_LT_OQ) &
+                            ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(same)) & 0xffu;
+            if (end - t < SCAN_WIDEST)
+                near &= (1u << (end - t)) - 1;
+            __m512i found = _mm512_maskz_compress_epi32((__mmask16)near, _mm512_add_epi32(_mm512_set1_epi32(t), lanes));
+            _mm512_storeu_si512(&hit[hits], found);
+            hits += __builtin_popcount(near);
+            t += SCAN_WIDEST;
+            if (hits >= HITS) {
+                for (int h = 0; h < hits; ++h)
+                    if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
+                        return 0;
+                hits = 0;
+            }
+        }
+    }
+    for (int h = 0; h < hits; ++h)
+        if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
+            return 0;
+    return 1;
+}
+OP_SIMD_AVX_END
 #endif
 
 static int scan(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
                 const scan_rows *rows)
 {
 #if OP_SIMD_AVX
+    if (op_simd_use_avx512)
+        return scan_avx512(bp, thread, bits, margin, moved, s, rows);
     if (op_simd_use_avx)
         return scan_avx(bp, thread, bits, margin, moved, s, rows);
 #endif

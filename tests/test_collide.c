@@ -164,6 +164,13 @@ static void assert_pairs(const op_broad_phase *bp, const op_pair *expected, int 
                      expected[p].i, expected[p].j);
 }
 
+/* The broad phase's scans: 2 with AVX-512 where the CPU has it, 1 with AVX alone, 0 scalar. */
+static void use_vectors(int level)
+{
+    op_simd_avx(level > 0);
+    op_simd_avx512(level > 1);
+}
+
 static void test_broad_phase_matches_brute_force(void **state)
 {
     (void)state;
@@ -178,10 +185,10 @@ static void test_broad_phase_matches_brute_force(void **state)
             f.position[0] = 1e7;
         int expected, penetrating = 0;
         op_pair *brute = brute_pairs(f.count, f.position, f.bound, f.group, k->margin, &expected);
-        for (int run = 0; run < 4; ++run) { /* 1 and 2 threads, the vector scan and the scalar one */
-            int threads = 1 + run % 2, vector = run < 2;
+        for (int run = 0; run < 6; ++run) { /* 1 and 2 threads, the vector scans and the scalar one */
+            int threads = 1 + run % 2, vector = 2 - run / 2;
             omp_set_num_threads(threads);
-            op_simd_avx(vector);
+            use_vectors(vector);
             op_broad_phase bp = { 0 };
             assert_int_equal(op_broad_phase_find(&ctx, &bp, f.count, f.position, f.bound, f.group, k->margin), OP_OK);
             char what[64];
@@ -276,10 +283,10 @@ static void test_broad_phase_bodies_apart_and_touching(void **state)
                         between[8][9] > 0);
             assert_int_equal(between[4][5] > 0, round == 1);
             assert_int_equal(between[0][6] + between[1][6] + between[6][7] > 0, round == 1);
-            for (int run = 0; run < 4; ++run) {
-                int threads = 1 + run % 2, vector = run < 2;
+            for (int run = 0; run < 6; ++run) {
+                int threads = 1 + run % 2, vector = 2 - run / 2;
                 omp_set_num_threads(threads);
-                op_simd_avx(vector);
+                use_vectors(vector);
                 char what[80];
                 op_broad_phase bp = { 0 };
                 if (round == 1) { /* the first round's pairs, then the movers' afresh */
@@ -340,10 +347,10 @@ static void test_broad_phase_refresh_matches_search(void **state)
         op_ctx_init(&ctx);
         random_cloud cloud;
         make_cloud(k, &cloud);
-        for (int run = 0; run < 4; ++run) {
-            int threads = 1 + run % 2, vector = run < 2;
+        for (int run = 0; run < 6; ++run) {
+            int threads = 1 + run % 2, vector = 2 - run / 2;
             omp_set_num_threads(threads);
-            op_simd_avx(vector);
+            use_vectors(vector);
             flat_cloud f = flatten(&cloud);
             unsigned char *moved = malloc((size_t)f.count);
             assert_non_null(moved);
