@@ -550,9 +550,11 @@ static void merge_kept_and_fresh(op_broad_phase *bp, int threads, int fresh, con
         int fresh_first = first_of(bp->fresh, fresh, low), fresh_last = first_of(bp->fresh, fresh, high);
 #pragma omp barrier /* every range found before any is compacted */
         int kept = first;
-        for (int k = first; k < last; ++k)
-            if (!moved[bp->pairs[k].i] && !moved[bp->pairs[k].j])
-                bp->pairs[kept++] = bp->pairs[k];
+        for (int k = first; k < last; ++k) { /* without a branch: a quarter of the pairs have a mover */
+            op_pair pair = bp->pairs[k];
+            bp->pairs[kept] = pair;
+            kept += !(moved[pair.i] | moved[pair.j]);
+        }
         taken[thread] = kept - first + fresh_last - fresh_first;
 #pragma omp barrier
         int to = 0;

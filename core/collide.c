@@ -270,9 +270,12 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
         int at = 0;
         for (int t = 0; t < thread; ++t)
             at += c->thread_near[t];
-        for (int k = first; k < last; ++k)
-            if (c->within[k])
-                c->near[at++] = bp->pairs[k];
+        /* without a branch (one kept pair in 13 is within reach), each pair written where the next
+         * one within reach goes, up to the last: past it is the next thread's */
+        for (int k = first, end = at + found; k < last && at < end; ++k) {
+            c->near[at] = bp->pairs[k];
+            at += c->within[k];
+        }
         if (thread == team - 1)
             c->near_count = at;
     }
