@@ -257,6 +257,147 @@ void op_polar_rotation(const double C[9], double R[9])
     quaternion_to_rotation(q, R);
 }
 
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* closed_form_quaternion and quaternion_to_rotation for four matrices, one a lane, each lane
+ * with the scalar arithmetic in its order (largest_eigenvalue's steps until the lane's own stop,
+ * null_vector's column chosen by selects), so the same bits. Returns the lanes that left that
+ * path (a norm out of normalise's direct range, a near reflection, a nearly repeated eigenvalue),
+ * whose R the caller takes from op_polar_rotation. */
+static int closed_form_rotation_avx(const double *const C[4], double *const R[4])
+{
+    __m256d c[9], a[9];
+    op_avx_load_records_at(C, 9, c);
+    __m256d n2 = _mm256_setzero_pd();
+    for (int k = 0; k < 9; ++k)
+        n2 = _mm256_add_pd(n2, _mm256_mul_pd(c[k], c[k]));
+    int away = _mm256_movemask_pd(_mm256_andnot_pd(
+        _mm256_and_pd(_mm256_cmp_pd(n2, _mm256_set1_pd(1e-290), _CMP_GT_OQ),
+                      _mm256_cmp_pd(n2, _mm256_set1_pd(1e290), _CMP_LT_OQ)),
+        _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
+    __m256d inverse = _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(n2));
+    for (int k = 0; k < 9; ++k)
+        a[k] = _mm256_mul_pd(c[k], inverse);
+#define MINOR(p, q, r, s) _mm256_sub_pd(_mm256_mul_pd(a[p], a[q]), _mm256_mul_pd(a[r], a[s]))
+    __m256d m0 = MINOR(4, 8, 5, 7), m1 = MINOR(3, 8, 5, 6), m2 = MINOR(3, 7, 4, 6);
+    __m256d m3 = MINOR(1, 8, 2, 7), m4 = MINOR(0, 8, 2, 6), m5 = MINOR(0, 7, 1, 6);
+    __m256d m6 = MINOR(1, 5, 2, 4), m7 = MINOR(0, 5, 2, 3), m8 = MINOR(0, 4, 1, 3);
+#undef MINOR
+    __m256d det_a = _mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(a[0], m0), _mm256_mul_pd(a[1], m1)),
+                                  _mm256_mul_pd(a[2], m2));
+#define SQUARES(x, y) _mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y))
+    __m256d adj2 = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(SQUARES(m0, m1), SQUARES(m2, m3)),
+                                               _mm256_add_pd(SQUARES(m4, m5), SQUARES(m6, m7))),
+                                 _mm256_mul_pd(m8, m8));
+#undef SQUARES
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), zero = _mm256_setzero_pd();
+    const __m256d sign = _mm256_set1_pd(-0.0); /* C's unary minus: the sign bit flipped */
+    __m256d det_k = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_set1_pd(4.0), adj2));
+    away |= _mm256_movemask_pd(_mm256_and_pd(
+        _mm256_cmp_pd(_mm256_sub_pd(one, _mm256_mul_pd(_mm256_set1_pd(3.0), adj2)), _mm256_set1_pd(NEAR_REFLECTION),
+                      _CMP_LT_OQ),
+        _mm256_cmp_pd(det_a, zero, _CMP_LE_OQ)));
+    /* largest_eigenvalue: its starting bound by selects, then Halley's steps, each lane until its
+     * own stop */
+    __m256d positive = _mm256_cmp_pd(det_a, zero, _CMP_GE_OQ);
+    __m256d shrunk = _mm256_add_pd(adj2, _mm256_mul_pd(two, det_a));
+    __m256d grown = _mm256_add_pd(adj2, _mm256_mul_pd(_mm256_set1_pd(2.0 * 1.7320508075688772), det_a));
+    __m256d under = _mm256_blendv_pd(shrunk, grown, positive);
+    __m256d x = _mm256_sqrt_pd(_mm256_add_pd(one, _mm256_mul_pd(two, _mm256_sqrt_pd(under))));
+    x = _mm256_blendv_pd(one, x, _mm256_or_pd(positive, _mm256_cmp_pd(shrunk, zero, _CMP_GE_OQ)));
+    __m256d cubic = _mm256_mul_pd(_mm256_set1_pd(8.0), det_a);
+    __m256d active = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    for (int it = 0; it < ROOT_MAX_STEPS && _mm256_movemask_pd(active); ++it) {
+        __m256d x2 = _mm256_mul_pd(x, x);
+        __m256d p = _mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(x2, two), x2), _mm256_mul_pd(cubic, x)),
+                                  det_k);
+        __m256d dp = _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(4.0), x), _mm256_sub_pd(x2, one)), cubic);
+        __m256d ddp = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(12.0), x2), _mm256_set1_pd(4.0));
+        __m256d step = _mm256_div_pd(
+            _mm256_mul_pd(p, dp),
+            _mm256_sub_pd(_mm256_mul_pd(dp, dp), _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), p), ddp)));
+        __m256d taken = _mm256_and_pd(active, _mm256_cmp_pd(step, zero, _CMP_GT_OQ));
+        x = _mm256_blendv_pd(x, _mm256_sub_pd(x, step), taken);
+        __m256d error = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(step, step), step), ddp), ddp);
+        __m256d bound = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(ROOT_TOLERANCE), dp), dp);
+        active = _mm256_and_pd(taken, _mm256_cmp_pd(error, bound, _CMP_GT_OQ));
+    }
+    /* form_k(a, λ) and null_vector's adjugate columns, the column by selects */
+    __m256d m[16];
+    m[0] = _mm256_sub_pd(_mm256_add_pd(_mm256_add_pd(a[0], a[4]), a[8]), x);
+    m[5] = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(a[0], a[4]), a[8]), x);
+    m[10] = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(a[4], a[0]), a[8]), x);
+    m[15] = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(a[8], a[0]), a[4]), x);
+    m[1] = m[4] = _mm256_sub_pd(a[7], a[5]);
+    m[2] = m[8] = _mm256_sub_pd(a[2], a[6]);
+    m[3] = m[12] = _mm256_sub_pd(a[3], a[1]);
+    m[6] = m[9] = _mm256_add_pd(a[1], a[3]);
+    m[7] = m[13] = _mm256_add_pd(a[2], a[6]);
+    m[11] = m[14] = _mm256_add_pd(a[5], a[7]);
+#define D2(p, q, r, s) _mm256_sub_pd(_mm256_mul_pd(m[p], m[q]), _mm256_mul_pd(m[r], m[s]))
+    __m256d s0 = D2(0, 5, 4, 1), s1 = D2(0, 6, 4, 2), s2 = D2(0, 7, 4, 3), s3 = D2(1, 6, 5, 2);
+    __m256d s4 = D2(1, 7, 5, 3), s5 = D2(2, 7, 6, 3), c5 = D2(10, 15, 14, 11), c4 = D2(9, 15, 13, 11);
+    __m256d c3 = D2(9, 14, 13, 10), c2 = D2(8, 15, 12, 11), c1 = D2(8, 14, 12, 10), c0 = D2(8, 13, 12, 9);
+#undef D2
+#define T3(p, x, q, y, r, z) _mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(m[p], x), _mm256_mul_pd(m[q], y)), \
+                                           _mm256_mul_pd(m[r], z))
+#define N3(p, x, q, y, r, z) _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_xor_pd(m[p], sign), x), \
+                                                         _mm256_mul_pd(m[q], y)), _mm256_mul_pd(m[r], z))
+    __m256d adj[16] = {
+        T3(5, c5, 6, c4, 7, c3),   N3(1, c5, 2, c4, 3, c3),   T3(13, s5, 14, s4, 15, s3), N3(9, s5, 10, s4, 11, s3),
+        N3(4, c5, 6, c2, 7, c1),   T3(0, c5, 2, c2, 3, c1),   N3(12, s5, 14, s2, 15, s1), T3(8, s5, 10, s2, 11, s1),
+        T3(4, c4, 5, c2, 7, c0),   N3(0, c4, 1, c2, 3, c0),   T3(12, s4, 13, s2, 15, s0), N3(8, s4, 9, s2, 11, s0),
+        N3(4, c3, 5, c1, 6, c0),   T3(0, c3, 1, c1, 2, c0),   N3(12, s3, 13, s1, 14, s0), T3(8, s3, 9, s1, 10, s0),
+    };
+#undef T3
+#undef N3
+    __m256d b01 = _mm256_cmp_pd(adj[5], adj[0], _CMP_LT_OQ), b23 = _mm256_cmp_pd(adj[15], adj[10], _CMP_LT_OQ);
+    __m256d d01 = _mm256_blendv_pd(adj[0], adj[5], b01), d23 = _mm256_blendv_pd(adj[10], adj[15], b23);
+    __m256d high = _mm256_cmp_pd(d23, d01, _CMP_LT_OQ), q[4];
+    for (int i = 0; i < 4; ++i)
+        q[i] = _mm256_blendv_pd(_mm256_blendv_pd(adj[4 * i], adj[4 * i + 1], b01),
+                                _mm256_blendv_pd(adj[4 * i + 2], adj[4 * i + 3], b23), high);
+    __m256d gap = _mm256_sub_pd(zero, _mm256_blendv_pd(d01, d23, high));
+    away |= _mm256_movemask_pd(
+        _mm256_andnot_pd(_mm256_cmp_pd(gap, _mm256_set1_pd(CLUSTER_ADJUGATE), _CMP_GE_OQ),
+                         _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
+    /* quaternion_to_rotation */
+    __m256d s = _mm256_div_pd(two, _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(q[0], q[0]),
+                                                                             _mm256_mul_pd(q[1], q[1])),
+                                                               _mm256_mul_pd(q[2], q[2])),
+                                                 _mm256_mul_pd(q[3], q[3])));
+#define TERM(p, r) _mm256_mul_pd(_mm256_mul_pd(s, q[p]), q[r])
+    __m256d wx = TERM(0, 1), wy = TERM(0, 2), wz = TERM(0, 3), xx = TERM(1, 1), xy = TERM(1, 2);
+    __m256d xz = TERM(1, 3), yy = TERM(2, 2), yz = TERM(2, 3), zz = TERM(3, 3);
+#undef TERM
+    __m256d r[9] = {
+        _mm256_sub_pd(one, _mm256_add_pd(yy, zz)), _mm256_sub_pd(xy, wz), _mm256_add_pd(xz, wy),
+        _mm256_add_pd(xy, wz), _mm256_sub_pd(one, _mm256_add_pd(xx, zz)), _mm256_sub_pd(yz, wx),
+        _mm256_sub_pd(xz, wy), _mm256_add_pd(yz, wx), _mm256_sub_pd(one, _mm256_add_pd(xx, yy)),
+    };
+    double lanes[9][4];
+    for (int k = 0; k < 9; ++k)
+        _mm256_storeu_pd(lanes[k], r[k]);
+    for (int lane = 0; lane < 4; ++lane)
+        for (int k = 0; k < 9; ++k)
+            R[lane][k] = lanes[k][lane];
+    return away;
+}
+OP_SIMD_AVX_END
+#endif
+
+void op_polar_rotation4(const double *const C[4], double *const R[4])
+{
+    int alone = 0xf;
+#if OP_SIMD_AVX
+    if (op_simd_use_avx)
+        alone = closed_form_rotation_avx(C, R);
+#endif
+    for (int lane = 0; lane < 4; ++lane)
+        if (alone >> lane & 1)
+            op_polar_rotation(C[lane], R[lane]);
+}
+
 /* R (and the unit quaternion) from a nonzero unnormalised quaternion o: the rotation's 2/|o|²
  * and the quaternion's 1/|o| are independent, so neither waits for the other. */
 static void finish(const double o[4], double q[4], double R[9])

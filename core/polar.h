@@ -7,6 +7,12 @@
  * inverted (det C < 0), flat and rank-deficient C. C = 0 gives the identity. */
 void op_polar_rotation(const double C[9], double R[9]);
 
+/* Four op_polar_rotation at once, C[m] to R[m] (the world's rigid turns of a group's four
+ * bodies): the closed form's latency chains side by side in AVX lanes where the CPU has them,
+ * bitwise four calls (a matrix the closed form sends to its rarer paths, a scaled reflection, a
+ * nearly repeated eigenvalue or a norm out of range, goes through op_polar_rotation alone). */
+void op_polar_rotation4(const double *const C[4], double *const R[4]);
+
 /* The same rotation, warm-started from a nearby one (the solver's previous iterate): q is a
  * quaternion (w, x, y, z) of that rotation on entry, any nonzero length, and the unit quaternion
  * of R on return. Newton's method on the secular equation of the quaternion eigenproblem,

@@ -685,6 +685,69 @@ static void test_warm_falls_back_from_bad_starts(void **state)
  * _warm8_interleaved and _warm16_interleaved, the four-lane ones in SSE2 lanes and, where the CPU has them, in AVX lanes and (the eight- and sixteen-lane
  * ones) in AVX-512 lanes: each lane bitwise the scalar call, whether its neighbour lanes certify,
  * iterate longer or fall back. */
+/* op_polar_rotation4 against four op_polar_rotation calls, bit for bit, with every kind of
+ * matrix in every lane: Gaussian, near rotations, inverted, a turn and a stretch as the rigid
+ * fit's sums are, and those the closed form sends down its other paths (zero, not finite, norms
+ * beyond its direct range, a scaled reflection, a rank-one and a flat matrix); with AVX and
+ * without. */
+static void test_rotation4_bitwise_scalar(void **state)
+{
+    (void)state;
+    rng g = { 41 };
+    enum { COUNT = 4000, KINDS = 10 };
+    static double c[COUNT][9];
+    for (int i = 0; i < COUNT; ++i) {
+        int kind = (int)(KINDS * rng_uniform(&g));
+        if (kind < 3) {
+            warm_family(&g, kind, c[i]);
+        } else if (kind == 3) { /* a turn of a few degrees times a symmetric stretch */
+            double turn[9], q[4] = { 1.0, 0.02 * rng_gaussian(&g), 0.02 * rng_gaussian(&g), 0.02 * rng_gaussian(&g) };
+            quaternion_rotation(q, turn);
+            double stretch[9];
+            random_gaussian(&g, stretch);
+            m3_mul_bt(stretch, stretch, stretch);
+            m3_mul(c[i], turn, stretch);
+        } else if (kind == 4) {
+            memset(c[i], 0, sizeof c[i]);
+        } else if (kind == 5) {
+            random_gaussian(&g, c[i]);
+            c[i][(int)(9 * rng_uniform(&g))] = rng_uniform(&g) < 0.5 ? NAN : INFINITY;
+        } else if (kind == 6) {
+            random_gaussian(&g, c[i]);
+            m3_scale(c[i], c[i], rng_uniform(&g) < 0.5 ? 1e160 : 1e-160);
+        } else if (kind == 7) { /* −rotation: a scaled reflection, a triple eigenvalue */
+            random_rotation(&g, c[i]);
+            m3_scale(c[i], c[i], -(0.5 + rng_uniform(&g)));
+        } else if (kind == 8) { /* rank one */
+            double u[3] = { rng_gaussian(&g), rng_gaussian(&g), rng_gaussian(&g) };
+            double v[3] = { rng_gaussian(&g), rng_gaussian(&g), rng_gaussian(&g) };
+            for (int r = 0; r < 3; ++r)
+                for (int k = 0; k < 3; ++k)
+                    c[i][3 * r + k] = u[r] * v[k];
+        } else { /* flat: rank two */
+            random_gaussian(&g, c[i]);
+            for (int r = 0; r < 3; ++r)
+                c[i][3 * r + 2] = c[i][3 * r] + c[i][3 * r + 1];
+        }
+    }
+    int avx_available = op_simd_avx(1);
+    for (int vector = 0; vector <= avx_available; ++vector) {
+        op_simd_avx(vector);
+        for (int i = 0; i + 3 < COUNT; i += 4) {
+            double r1[4][9], r4[4][9];
+            const double *in[4] = { c[i], c[i + 1], c[i + 2], c[i + 3] };
+            double *out[4] = { r4[0], r4[1], r4[2], r4[3] };
+            op_polar_rotation4(in, out);
+            for (int m = 0; m < 4; ++m) {
+                op_polar_rotation(c[i + m], r1[m]);
+                if (memcmp(r1[m], r4[m], sizeof r1[m]) != 0)
+                    fail_msg("matrix %d, AVX %d: op_polar_rotation4 differs from op_polar_rotation", i + m, vector);
+            }
+        }
+    }
+    op_simd_avx(1);
+}
+
 static void test_warm_lanes_bitwise_scalar(void **state)
 {
     (void)state;
@@ -839,6 +902,7 @@ int main(void)
         cmocka_unit_test(test_warm_falls_back_from_bad_starts),
         cmocka_unit_test(test_predicted_rotation_is_polar_of_prediction),
         cmocka_unit_test(test_warm_lanes_bitwise_scalar),
+        cmocka_unit_test(test_rotation4_bitwise_scalar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
