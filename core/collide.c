@@ -438,6 +438,69 @@ static void gather_involved(op_collider *c, const op_body *bodies, int q)
     c->moved_at[q] = 0;
 }
 
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* gather_involved for involved particles q[0 … 4), their support matrices four at a time in AVX
+ * lanes, each lane with m3_mul's and op_support_matrix's arithmetic in their order, so the same
+ * bits: the rotated axes and the matrix were a chain of products, and √S_yy after them. */
+static void gather_involved4_avx(op_collider *c, const op_body *bodies, const int q[4])
+{
+    const double *rotation[4], *rest_axes[4], *radii[4];
+    for (int lane = 0; lane < 4; ++lane) {
+        int b = c->group[q[lane]], i = q[lane] - c->body_start[b];
+        const op_body *body = &bodies[b];
+        const op_graph *graph = body->graph;
+        v3_copy(&c->velocity[3 * q[lane]], &body->state.velocity[3 * i]);
+        v3_copy(&c->start[3 * q[lane]], &body->start_position[3 * i]);
+        c->shape[q[lane]].inverse_mass = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
+        c->moved_at[q[lane]] = 0;
+        rotation[lane] = &body->state.rotation[9 * i];
+        rest_axes[lane] = &graph->rest_axes[9 * i];
+        radii[lane] = &graph->radii[3 * i];
+    }
+    __m256d R[9], E[9], axes[9], r[3], support[7];
+    op_avx_load_records_at(rotation, 9, R);
+    op_avx_load_records_at(rest_axes, 9, E);
+    op_avx_load_records_at(radii, 3, r);
+    op_avx_m3_mul(axes, R, E);
+    for (int k = 0; k < 3; ++k)
+        r[k] = _mm256_mul_pd(r[k], r[k]);
+    const int row[6] = { 0, 0, 0, 1, 1, 2 }, column[6] = { 0, 1, 2, 1, 2, 2 };
+    for (int e = 0; e < 6; ++e) {
+        const __m256d *a = &axes[3 * row[e]], *b = &axes[3 * column[e]];
+        support[e] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(a[0], r[0]), b[0]),
+                                                 _mm256_mul_pd(_mm256_mul_pd(a[1], r[1]), b[1])),
+                                   _mm256_mul_pd(_mm256_mul_pd(a[2], r[2]), b[2]));
+    }
+    support[6] = _mm256_sqrt_pd(support[3]); /* support_up */
+    double lanes[7][4];
+    for (int e = 0; e < 7; ++e)
+        _mm256_storeu_pd(lanes[e], support[e]);
+    for (int lane = 0; lane < 4; ++lane) {
+        struct op_contact_shape *shape = &c->shape[q[lane]];
+        for (int e = 0; e < 6; ++e)
+            shape->support[e] = lanes[e][lane];
+        shape->up = lanes[6][lane];
+    }
+}
+OP_SIMD_AVX_END
+#endif
+
+/* gather_involved for the involved particles c->involved[first … first + count), count ≤ 4:
+ * four in AVX lanes where the CPU has them, the same bits. */
+static void gather_involved_block(op_collider *c, const op_body *bodies, int first, int count)
+{
+    const int *q = &c->involved[first];
+#if OP_SIMD_AVX
+    if (op_simd_use_avx && count == 4) {
+        gather_involved4_avx(c, bodies, q);
+        return;
+    }
+#endif
+    for (int p = 0; p < count; ++p)
+        gather_involved(c, bodies, q[p]);
+}
+
 /* How far involved particle q reaches below the floor (≤ 0 when it does not): its lowest point
  * from its gathered h(+y), the same bits as op_particle_lowest_point's (support_up), without
  * reading its rotation and rest axes again. */
@@ -1187,8 +1250,10 @@ static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body
 #pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
     {
 #pragma omp for schedule(static)
-        for (int p = 0; p < involved_count; ++p)
-            gather_involved(c, bodies, involved[p]);
+        for (int block = 0; block < (involved_count + 3) / 4; ++block) {
+            int left = involved_count - 4 * block;
+            gather_involved_block(c, bodies, 4 * block, left < 4 ? left : 4);
+        }
         if (pair_count > 0) {
             double left = def->order == OP_CONTACT_ORDER_JACOBI ? jacobi_passes(c, pairs, pair_count, def)
                                                                 : colour_passes(c, pairs, pair_count, def);
