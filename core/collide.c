@@ -23,10 +23,11 @@ double op_support_distance(const double axes[9], const double radii[3], const do
     return sqrt(reach2);
 }
 
-/* The support distance along +y needs only row y of E = R Ē, formed as m3_mul forms it: the
- * same bits as op_support_distance(E, r, up), whose other terms are exact zeros, at a quarter
- * of the cost (this runs for every particle of every sub-step with a floor). */
-double op_particle_lowest_point(const op_body *body, int i)
+/* How far particle i's ellipsoid reaches below its centre, its support distance along +y. That
+ * needs only row y of E = R Ē, formed as m3_mul forms it: the same bits as
+ * op_support_distance(E, r, up), whose other terms are exact zeros, at a quarter of the cost
+ * (this runs for every particle of every sub-step with a floor). */
+static double reach_down(const op_body *body, int i)
 {
     const double *R = &body->state.rotation[9 * i], *rest = &body->graph->rest_axes[9 * i];
     const double *radii = &body->graph->radii[3 * i];
@@ -35,7 +36,12 @@ double op_particle_lowest_point(const op_body *body, int i)
         double u = R[3] * rest[a] + R[4] * rest[3 + a] + R[5] * rest[6 + a];
         reach2 += radii[a] * radii[a] * u * u;
     }
-    return body->state.position[3 * i + 1] - sqrt(reach2);
+    return sqrt(reach2);
+}
+
+double op_particle_lowest_point(const op_body *body, int i)
+{
+    return body->state.position[3 * i + 1] - reach_down(body, i);
 }
 
 /* Coulomb friction on a tangential velocity after a normal velocity change `normal_change`
@@ -45,17 +51,18 @@ static double friction_keep(double friction, double normal_change, double tangen
     return op_max(0.0, 1.0 - friction * normal_change / tangential);
 }
 
-/* How far particle i reaches below the floor (≤ 0 when it does not), or −1 when its centre is
- * too high for it to touch: h(+y) is at most the largest semi-axis (times 1 + a few ε of
- * rounding), so such a particle is skipped without the square root. Position-pinned particles
- * never touch. */
-static double floor_depth(const op_body *body, int i, double height)
+/* How far particle i reaches below the floor (≤ 0 when it does not), its h(+y) into *reach, or −1
+ * when its centre is too high for it to touch: h(+y) is at most the largest semi-axis (times
+ * 1 + a few ε of rounding), so such a particle is skipped without the square root.
+ * Position-pinned particles never touch. */
+static double floor_depth(const op_body *body, int i, double height, double *reach)
 {
     const double *r = &body->graph->radii[3 * i];
     if (body->position_pinned[i] ||
         body->state.position[3 * i + 1] - height > 1.0001 * op_max(r[0], op_max(r[1], r[2])))
         return -1.0;
-    return height - op_particle_lowest_point(body, i);
+    *reach = reach_down(body, i);
+    return height - (body->state.position[3 * i + 1] - *reach);
 }
 
 /* The velocity's floor response after a normal velocity change (not negative) that the contact
@@ -75,14 +82,14 @@ int op_collide_floor(op_body *body, double height, double friction, double *deep
     int contacts = 0;
     double before = 0.0, after = 0.0;
     for (int i = 0; i < body->graph->particle_count; ++i) {
-        double depth = floor_depth(body, i, height);
+        double reach, depth = floor_depth(body, i, height, &reach);
         if (!(depth > 0))
             continue;
         ++contacts;
         before = op_max(before, depth);
         double *x = &body->state.position[3 * i], *v = &body->state.velocity[3 * i];
         x[1] += depth;
-        after = op_max(after, height - op_particle_lowest_point(body, i));
+        after = op_max(after, height - (x[1] - reach)); /* its lowest point now: h(+y) is as it was */
         double normal_change = v[1] < 0 ? -v[1] : 0.0;
         v[1] += normal_change;
         floor_friction(v, friction, normal_change);
@@ -97,7 +104,7 @@ int op_floor_project(op_body *body, double height, double *push, double *deepest
     int contacts = 0;
     double before = 0.0;
     for (int i = 0; i < body->graph->particle_count; ++i) {
-        double depth = floor_depth(body, i, height);
+        double reach, depth = floor_depth(body, i, height, &reach);
         push[i] = depth > 0 ? depth : 0.0;
         if (!(depth > 0))
             continue;
