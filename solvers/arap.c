@@ -1543,6 +1543,28 @@ static void group_colour_avx512(const arap_solver *s, op_body *const *bodies, co
     group_colour(s, bodies, order, count, group_record_sums_avx512, group_spread_avx512, 1);
 }
 OP_SIMD_AVX_END
+
+OP_SIMD_AVX_BEGIN
+/* The four lanes' displacements u = x − x_ref into the group's interleaved array, a particle's
+ * three rows a register each, where one number at a time each took a store of its own */
+static void group_displacements_avx(arap_solver *const *solvers, op_body *const *bodies)
+{
+    const arap_solver *s = solvers[0];
+    double *displacement = s->group->displacement;
+    for (int i = 0; i < s->n; ++i) {
+        const double *x[GROUP_LANES], *reference[GROUP_LANES];
+        for (int lane = 0; lane < GROUP_LANES; ++lane) {
+            x[lane] = &bodies[lane]->state.position[3 * i];
+            reference[lane] = &solvers[lane]->reference[3 * i];
+        }
+        __m256d position[3], rest[3];
+        op_avx_load_records_at(x, 3, position);
+        op_avx_load_records_at(reference, 3, rest);
+        for (int r = 0; r < 3; ++r)
+            _mm256_storeu_pd(&displacement[GROUP_LANES * (3 * i + r)], _mm256_sub_pd(position[r], rest[r]));
+    }
+}
+OP_SIMD_AVX_END
 #endif
 
 /* The local step of a group's four bodies, lane by lane in the solo sweep's order: particle by
@@ -1552,13 +1574,9 @@ static void local_group(arap_solver *const *solvers, op_body *const *bodies)
 {
     const arap_solver *s = solvers[0];
     arap_group *group = s->group;
-    for (int lane = 0; lane < GROUP_LANES; ++lane) {
-        const double *x = bodies[lane]->state.position, *reference = solvers[lane]->reference;
-        for (int c = 0; c < 3 * s->n; ++c)
-            group->displacement[GROUP_LANES * c + lane] = x[c] - reference[c];
-    }
 #if OP_SIMD_AVX
     if (op_simd_use_avx) {
+        group_displacements_avx(solvers, bodies);
         for (int c = 0; c < s->colour_count; ++c) {
             const int *order = &s->sweep_order[s->colour_start[c]];
             int count = s->colour_start[c + 1] - s->colour_start[c];
@@ -1570,6 +1588,11 @@ static void local_group(arap_solver *const *solvers, op_body *const *bodies)
         return;
     }
 #endif
+    for (int lane = 0; lane < GROUP_LANES; ++lane) {
+        const double *x = bodies[lane]->state.position, *reference = solvers[lane]->reference;
+        for (int c = 0; c < 3 * s->n; ++c)
+            group->displacement[GROUP_LANES * c + lane] = x[c] - reference[c];
+    }
     for (int p = 0; p < s->sweep_count; ++p)
         group_particle(solvers, bodies, s->sweep_order[p]);
 }
