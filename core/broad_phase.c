@@ -277,6 +277,16 @@ static inline int take_candidate(op_broad_phase *bp, int thread, int bits, const
     return (moved && moved[q] && q < p) || push_sorted_pair(bp, thread, bits, s, t);
 }
 
+/* take_candidate for the hits hit[0 … hits) of a vector scan, in order; 0 when out of memory. */
+static int take_hits(op_broad_phase *bp, int thread, int bits, const unsigned char *moved, int s, const int *hit,
+                     int hits)
+{
+    for (int h = 0; h < hits; ++h)
+        if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
+            return 0;
+    return 1;
+}
+
 /* Where the rows of cells a particle scans start and end in sorted position: row r is
  * [from[r], end[r]). */
 typedef struct scan_rows {
@@ -352,17 +362,13 @@ static int scan_avx(op_broad_phase *bp, int thread, int bits, double margin, con
             hits += hit_count[near];
             t += SCAN_LANES;
             if (hits >= HITS) {
-                for (int h = 0; h < hits; ++h)
-                    if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
-                        return 0;
+                if (!take_hits(bp, thread, bits, moved, s, hit, hits))
+                    return 0;
                 hits = 0;
             }
         }
     }
-    for (int h = 0; h < hits; ++h)
-        if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
-            return 0;
-    return 1;
+    return take_hits(bp, thread, bits, moved, s, hit, hits);
 }
 OP_SIMD_AVX_END
 
@@ -404,17 +410,13 @@ static int scan_avx512(op_broad_phase *bp, int thread, int bits, double margin, 
             hits += __builtin_popcount(near);
             t += SCAN_WIDEST;
             if (hits >= HITS) {
-                for (int h = 0; h < hits; ++h)
-                    if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
-                        return 0;
+                if (!take_hits(bp, thread, bits, moved, s, hit, hits))
+                    return 0;
                 hits = 0;
             }
         }
     }
-    for (int h = 0; h < hits; ++h)
-        if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
-            return 0;
-    return 1;
+    return take_hits(bp, thread, bits, moved, s, hit, hits);
 }
 OP_SIMD_AVX_END
 #endif
