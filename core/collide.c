@@ -922,12 +922,13 @@ static void find_islands(op_collider *c, const op_pair *pairs, int pair_count)
         if (a != b)
             root[a > b ? a : b] = a < b ? a : b;
     }
+    /* ascending, a tree's root (its lowest particle) comes before the rest of it: numbered as it
+     * comes, and the others take its number */
     int islands = 0;
-    for (int p = 0; p < c->involved_count; ++p) /* the roots first, then the rest of their trees */
-        if (root[c->involved[p]] == c->involved[p])
-            island_of[c->involved[p]] = c->one_island ? 0 : islands++;
-    for (int p = 0; p < c->involved_count; ++p)
-        island_of[c->involved[p]] = island_of[island_root(root, c->involved[p])];
+    for (int p = 0; p < c->involved_count; ++p) {
+        int q = c->involved[p], r = island_root(root, q);
+        island_of[q] = r == q ? (c->one_island ? 0 : islands++) : island_of[r];
+    }
     if (c->one_island)
         islands = 1;
     op_contact_island *island = c->island;
