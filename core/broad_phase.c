@@ -277,16 +277,6 @@ static inline int take_candidate(op_broad_phase *bp, int thread, int bits, const
     return (moved && moved[q] && q < p) || push_sorted_pair(bp, thread, bits, s, t);
 }
 
-/* take_candidate for the hits hit[0 … hits) of a vector scan, in order; 0 when out of memory. */
-static int take_hits(op_broad_phase *bp, int thread, int bits, const unsigned char *moved, int s, const int *hit,
-                     int hits)
-{
-    for (int h = 0; h < hits; ++h)
-        if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
-            return 0;
-    return 1;
-}
-
 /* Where the rows of cells a particle scans start and end in sorted position: row r is
  * [from[r], end[r]). */
 typedef struct scan_rows {
@@ -313,6 +303,16 @@ static int scan_scalar(op_broad_phase *bp, int thread, int bits, double margin, 
 }
 
 #if OP_SIMD_AVX
+/* take_candidate for the hits hit[0 … hits) of a vector scan, in order; 0 when out of memory. */
+static int take_hits(op_broad_phase *bp, int thread, int bits, const unsigned char *moved, int s, const int *hit,
+                     int hits)
+{
+    for (int h = 0; h < hits; ++h)
+        if (!take_candidate(bp, thread, bits, moved, s, hit[h]))
+            return 0;
+    return 1;
+}
+
 /* For each mask of four lanes, its set lanes in order (the rest 0) and how many: the lanes that
  * hit, appended with one store. */
 static const _Alignas(16) int hit_lanes[16][SCAN_LANES] = {
