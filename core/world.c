@@ -370,7 +370,7 @@ static void predict_unit(op_world *world, int u, double h, double t_end)
     for (int m = 0; m < 4; ++m) {
         turns[m] = predict_start(world, &world->bodies[members[m]], h, M[m]);
         turning += turns[m];
-        if (!turns[m])
+        if (!turns[m]) /* its lane's result is not used */
             m3_identity(M[m]);
     }
     if (turning > 1) {
