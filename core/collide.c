@@ -427,22 +427,31 @@ static double support_up(const double support[6])
     return sqrt(support[3]);
 }
 
+/* gather_involved's part besides the support matrix: particle q's velocity, start position and
+ * inverse mass, its step reset. Returns its index in its body, *body set to the body. */
+static int gather_motion(op_collider *c, const op_body *bodies, int q, const op_body **body)
+{
+    int b = c->group[q], i = q - c->body_start[b];
+    *body = &bodies[b];
+    v3_copy(&c->velocity[3 * q], &(*body)->state.velocity[3 * i]);
+    v3_copy(&c->start[3 * q], &(*body)->start_position[3 * i]);
+    c->shape[q].inverse_mass = (*body)->position_pinned[i] ? 0.0 : 1.0 / (*body)->graph->mass[i];
+    c->moved_at[q] = 0;
+    return i;
+}
+
 /* The rest of what the passes read of particle q, one in some candidate pair: its velocity, its
  * position at the sub-step's start and its shape. */
 static void gather_involved(op_collider *c, const op_body *bodies, int q)
 {
-    int b = c->group[q], i = q - c->body_start[b];
-    const op_body *body = &bodies[b];
+    const op_body *body;
+    int i = gather_motion(c, bodies, q, &body);
     const op_graph *graph = body->graph;
     double axes[9];
-    v3_copy(&c->velocity[3 * q], &body->state.velocity[3 * i]);
-    v3_copy(&c->start[3 * q], &body->start_position[3 * i]);
     m3_mul(axes, &body->state.rotation[9 * i], &graph->rest_axes[9 * i]);
     struct op_contact_shape *shape = &c->shape[q];
     op_support_matrix(shape->support, axes, &graph->radii[3 * i]);
-    shape->inverse_mass = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
     shape->up = support_up(shape->support);
-    c->moved_at[q] = 0;
 }
 
 #if OP_SIMD_AVX
@@ -454,13 +463,9 @@ static void gather_involved4_avx(op_collider *c, const op_body *bodies, const in
 {
     const double *rotation[4], *rest_axes[4], *radii[4];
     for (int lane = 0; lane < 4; ++lane) {
-        int b = c->group[q[lane]], i = q[lane] - c->body_start[b];
-        const op_body *body = &bodies[b];
+        const op_body *body;
+        int i = gather_motion(c, bodies, q[lane], &body);
         const op_graph *graph = body->graph;
-        v3_copy(&c->velocity[3 * q[lane]], &body->state.velocity[3 * i]);
-        v3_copy(&c->start[3 * q[lane]], &body->start_position[3 * i]);
-        c->shape[q[lane]].inverse_mass = body->position_pinned[i] ? 0.0 : 1.0 / graph->mass[i];
-        c->moved_at[q[lane]] = 0;
         rotation[lane] = &body->state.rotation[9 * i];
         rest_axes[lane] = &graph->rest_axes[9 * i];
         radii[lane] = &graph->radii[3 * i];
