@@ -9,7 +9,10 @@
  * are the same. The fit's sums are over all particles in index order; the four lanes' terms of
  * four sums are transposed so that each sum takes its four particles' terms one after another
  * (add_in_order), the order of the scalar loop. A quad with a pinned particle, and the last n mod
- * 4 particles, go one at a time through the scalar code, in their place in the order.
+ * 4 particles, go one at a time through the scalar code, in their place in the order. Four twin
+ * bodies without pins (a group's, world.c's predict_unit) go side by side instead, one body a
+ * lane and particle by particle (predict_bodies_avx, turn_bodies_avx): each lane's sums are its
+ * body's, in index order as they stand, and no particle is left over.
  *
  * Cost (bench/bench_stages.c, docs/performance.md): one particle at a time the prediction was
  * ≈ 475 instructions a particle (callgrind), its 3×3 products one multiply or add an
@@ -251,6 +254,147 @@ static void turn_avx(op_body *body, const double Q[9], int n)
     turn_scalar(body, Q, i, n);
 }
 
+/* Entries [offset, offset + count) of four bodies' arrays, one register an entry, body p in lane
+ * p (op_avx_load_records_at) */
+static inline void load_bodies(const double *const array[4], size_t offset, int count, __m256d *out)
+{
+    const double *const at[4] = { array[0] + offset, array[1] + offset, array[2] + offset, array[3] + offset };
+    op_avx_load_records_at(at, count, out);
+}
+
+static inline void store_bodies(double *const array[4], size_t offset, int count, const __m256d *in)
+{
+    double *const at[4] = { array[0] + offset, array[1] + offset, array[2] + offset, array[3] + offset };
+    op_avx_store_records_at(at, count, in);
+}
+
+/* The fit's sums of four bodies, one body a lane. */
+typedef struct fit_bodies {
+    __m256d mass, d[3], e[3], spread[9], spin[9];
+} fit_bodies;
+
+/* predict_particle for every particle of four bodies of one graph, none of them pinned, one body a
+ * lane: each lane's sums take its body's terms in index order, as one body's loop adds them, so
+ * they need none of add_in_order's transposes, and no particle is left over for the scalar code
+ * (a pile's 30-particle bodies left two each). The graph's masses and rest moments are the same in
+ * every lane. */
+static void predict_bodies_avx(op_body *const bodies[4], double h, const double h2g[3], const double *const anchor[4],
+                               op_rigid_fit_sums *const fits[4], int turning[4])
+{
+    const op_graph *g = bodies[0]->graph;
+    const __m256d step = _mm256_set1_pd(h), zero = _mm256_setzero_pd();
+    double *position[4], *inertial_position[4], *inertial_rotation[4];
+    const double *velocity[4], *rotation[4], *rate[4];
+    for (int p = 0; p < 4; ++p) {
+        position[p] = bodies[p]->state.position;
+        velocity[p] = bodies[p]->state.velocity;
+        rotation[p] = bodies[p]->state.rotation;
+        rate[p] = bodies[p]->state.rotation_rate;
+        inertial_position[p] = bodies[p]->inertial_position;
+        inertial_rotation[p] = bodies[p]->inertial_rotation;
+    }
+    __m256d first[3], origin[3], gravity[3], turning_lanes = zero;
+    load_bodies(velocity, 0, 3, first);
+    op_avx_load_records_at(anchor, 3, origin);
+    for (int k = 0; k < 3; ++k)
+        gravity[k] = _mm256_set1_pd(h2g[k]);
+    double *mass_at[4], *d_at[4], *e_at[4], *spread_at[4], *spin_at[4];
+    fit_bodies sum;
+    for (int p = 0; fits && p < 4; ++p) {
+        mass_at[p] = &fits[p]->mass;
+        d_at[p] = fits[p]->d;
+        e_at[p] = fits[p]->e;
+        spread_at[p] = fits[p]->spread;
+        spin_at[p] = fits[p]->spin;
+    }
+    if (fits) {
+        load_bodies((const double *const *)mass_at, 0, 1, &sum.mass);
+        load_bodies((const double *const *)d_at, 0, 3, sum.d);
+        load_bodies((const double *const *)e_at, 0, 3, sum.e);
+        load_bodies((const double *const *)spread_at, 0, 9, sum.spread);
+        load_bodies((const double *const *)spin_at, 0, 9, sum.spin);
+    }
+    for (int i = 0; i < g->particle_count; ++i) {
+        size_t at3 = 3 * (size_t)i, at9 = 9 * (size_t)i;
+        __m256d x[3], v[3], hv[3], y[3], R[9], Rate[9], Y[9];
+        load_bodies((const double *const *)position, at3, 3, x);
+        load_bodies(velocity, at3, 3, v);
+        for (int k = 0; k < 3; ++k) {
+            hv[k] = _mm256_mul_pd(step, v[k]);
+            y[k] = _mm256_add_pd(_mm256_add_pd(x[k], hv[k]), gravity[k]);
+            turning_lanes = _mm256_or_pd(turning_lanes, _mm256_cmp_pd(v[k], first[k], _CMP_NEQ_UQ));
+        }
+        store_bodies(inertial_position, at3, 3, y);
+        store_bodies(position, at3, 3, y);
+        load_bodies(rotation, at9, 9, R);
+        load_bodies(rate, at9, 9, Rate);
+        for (int k = 0; k < 9; ++k) {
+            Y[k] = _mm256_add_pd(R[k], _mm256_mul_pd(step, Rate[k]));
+            turning_lanes = _mm256_or_pd(turning_lanes, _mm256_cmp_pd(Rate[k], zero, _CMP_NEQ_UQ));
+        }
+        store_bodies(inertial_rotation, at9, 9, Y);
+        if (!fits)
+            continue;
+        __m256d m = _mm256_broadcast_sd(&g->mass[i]), e[3], md[3], A[9], YA[9];
+        for (int k = 0; k < 3; ++k) {
+            e[k] = _mm256_sub_pd(x[k], origin[k]);
+            md[k] = _mm256_mul_pd(m, _mm256_add_pd(e[k], hv[k]));
+        }
+        sum.mass = _mm256_add_pd(sum.mass, m);
+        for (int k = 0; k < 3; ++k) {
+            sum.d[k] = _mm256_add_pd(sum.d[k], md[k]);
+            sum.e[k] = _mm256_add_pd(sum.e[k], _mm256_mul_pd(m, e[k]));
+        }
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                sum.spread[3 * r + c] = _mm256_add_pd(sum.spread[3 * r + c], _mm256_mul_pd(md[r], e[c]));
+        for (int k = 0; k < 9; ++k)
+            A[k] = _mm256_broadcast_sd(&g->rest_moment[at9 + k]);
+        op_avx_m3_mul(YA, Y, A);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) {
+                __m256d moment = _mm256_add_pd(
+                    _mm256_add_pd(_mm256_mul_pd(YA[3 * r], R[3 * c]), _mm256_mul_pd(YA[3 * r + 1], R[3 * c + 1])),
+                    _mm256_mul_pd(YA[3 * r + 2], R[3 * c + 2]));
+                sum.spin[3 * r + c] = _mm256_add_pd(sum.spin[3 * r + c], moment);
+            }
+    }
+    int mask = _mm256_movemask_pd(turning_lanes);
+    for (int p = 0; p < 4; ++p)
+        turning[p] = (mask >> p) & 1;
+    if (!fits)
+        return;
+    op_avx_store_records_at(mass_at, 1, &sum.mass);
+    op_avx_store_records_at(d_at, 3, sum.d);
+    op_avx_store_records_at(e_at, 3, sum.e);
+    op_avx_store_records_at(spread_at, 9, sum.spread);
+    op_avx_store_records_at(spin_at, 9, sum.spin);
+}
+
+/* turn_scalar for four bodies of one graph, none of them pinned, one body a lane; a body whose
+ * Q is NULL keeps its rotations (its lane stores them back as they were) */
+static void turn_bodies_avx(op_body *const bodies[4], const double *const Q[4])
+{
+    static const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    const double *turn[4];
+    double *rotation[4], kept[4];
+    for (int p = 0; p < 4; ++p) {
+        turn[p] = Q[p] ? Q[p] : identity;
+        kept[p] = Q[p] ? 0.0 : -1.0; /* the sign bit chooses */
+        rotation[p] = bodies[p]->state.rotation;
+    }
+    __m256d q[9], keep = _mm256_loadu_pd(kept);
+    op_avx_load_records_at(turn, 9, q);
+    for (int i = 0; i < bodies[0]->graph->particle_count; ++i) {
+        __m256d R[9], turned[9];
+        load_bodies((const double *const *)rotation, 9 * (size_t)i, 9, R);
+        op_avx_m3_mul(turned, q, R);
+        for (int k = 0; k < 9; ++k)
+            turned[k] = _mm256_blendv_pd(turned[k], R[k], keep);
+        store_bodies(rotation, 9 * (size_t)i, 9, turned);
+    }
+}
+
 static void difference_scaled_avx(double *out, const double *a, const double *b, double scale, size_t count)
 {
     __m256d s = _mm256_set1_pd(scale);
@@ -282,6 +426,41 @@ void op_predict_turn(op_body *body, const double Q[9])
     }
 #endif
     turn_scalar(body, Q, 0, body->graph->particle_count);
+}
+
+int op_predict_bodies_unpinned(op_body *const bodies[4])
+{
+    for (int p = 0; p < 4; ++p)
+        if (bodies[p]->pin_count > 0 || bodies[p]->graph != bodies[0]->graph)
+            return 0;
+    return 1;
+}
+
+void op_predict_particles4(op_body *const bodies[4], double h, const double gravity[3], const double *const anchor[4],
+                           op_rigid_fit_sums *const fits[4], int turning[4])
+{
+#if OP_SIMD_AVX
+    if (op_simd_use_avx) {
+        double h2 = h * h, h2g[3] = { h2 * gravity[0], h2 * gravity[1], h2 * gravity[2] };
+        predict_bodies_avx(bodies, h, h2g, anchor, fits, turning);
+        return;
+    }
+#endif
+    for (int p = 0; p < 4; ++p)
+        turning[p] = op_predict_particles(bodies[p], h, gravity, anchor[p], fits ? fits[p] : NULL);
+}
+
+void op_predict_turn4(op_body *const bodies[4], const double *const Q[4])
+{
+#if OP_SIMD_AVX
+    if (op_simd_use_avx) {
+        turn_bodies_avx(bodies, Q);
+        return;
+    }
+#endif
+    for (int p = 0; p < 4; ++p)
+        if (Q[p])
+            op_predict_turn(bodies[p], Q[p]);
 }
 
 void op_predict_update_velocity(op_body *body, double h)

@@ -28,6 +28,20 @@ int op_predict_particles(op_body *body, double h, const double gravity[3], const
 /* R_i ← Q R_i for every particle whose rotation is not pinned. */
 void op_predict_turn(op_body *body, const double Q[9]);
 
+/* Whether op_predict_particles4 and op_predict_turn4 take these four bodies: one graph, no pins. */
+int op_predict_bodies_unpinned(op_body *const bodies[4]);
+
+/* op_predict_particles for each of four bodies that op_predict_bodies_unpinned takes, body p's
+ * sums (when fits is not NULL) and whether it turns into fits[p] and turning[p], d and e relative
+ * to anchor[p]: bitwise what the four calls give, with the bodies side by side, one a lane, where
+ * the AVX paths run. */
+void op_predict_particles4(op_body *const bodies[4], double h, const double gravity[3], const double *const anchor[4],
+                           op_rigid_fit_sums *const fits[4], int turning[4]);
+
+/* op_predict_turn for each of four bodies that op_predict_bodies_unpinned takes, by Q[p]; none for
+ * a body whose Q[p] is NULL. */
+void op_predict_turn4(op_body *const bodies[4], const double *const Q[4]);
+
 /* v = (x − x_start) / h and Ṙ = (R − R_start) / h for every particle. */
 void op_predict_update_velocity(op_body *body, double h);
 

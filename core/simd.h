@@ -93,18 +93,30 @@ static inline void op_avx_m3_mul(__m256d out[9], const __m256d a[9], const __m25
                               _mm256_mul_pd(a[3 * r + 2], b[6 + c]));
 }
 
-/* The inverse of op_avx_load_records4: lane p of in[k] to first[p stride + k], k < count. */
-static inline void op_avx_store_records4(double *first, int stride, int count, const __m256d *in)
+/* The inverse of op_avx_load_records_at: lane p of in[k] to record[p][k], k < count. */
+static inline void op_avx_store_records_at(double *const record[4], int count, const __m256d *in)
 {
     for (int k = 0; k + 1 < count; k += 2) {
         __m256d even = _mm256_unpacklo_pd(in[k], in[k + 1]), odd = _mm256_unpackhi_pd(in[k], in[k + 1]);
-        _mm_storeu_pd(first + k, _mm256_castpd256_pd128(even));
-        _mm_storeu_pd(first + stride + k, _mm256_castpd256_pd128(odd));
-        _mm_storeu_pd(first + 2 * stride + k, _mm256_extractf128_pd(even, 1));
-        _mm_storeu_pd(first + 3 * stride + k, _mm256_extractf128_pd(odd, 1));
+        _mm_storeu_pd(record[0] + k, _mm256_castpd256_pd128(even));
+        _mm_storeu_pd(record[1] + k, _mm256_castpd256_pd128(odd));
+        _mm_storeu_pd(record[2] + k, _mm256_extractf128_pd(even, 1));
+        _mm_storeu_pd(record[3] + k, _mm256_extractf128_pd(odd, 1));
     }
-    if (count % 2)
-        op_avx_store_lanes_apart(first + count - 1, (size_t)stride, in[count - 1]);
+    if (count % 2) {
+        __m128d low = _mm256_castpd256_pd128(in[count - 1]), high = _mm256_extractf128_pd(in[count - 1], 1);
+        _mm_storel_pd(record[0] + count - 1, low);
+        _mm_storeh_pd(record[1] + count - 1, low);
+        _mm_storel_pd(record[2] + count - 1, high);
+        _mm_storeh_pd(record[3] + count - 1, high);
+    }
+}
+
+/* The inverse of op_avx_load_records4: lane p of in[k] to first[p stride + k], k < count. */
+static inline void op_avx_store_records4(double *first, int stride, int count, const __m256d *in)
+{
+    double *const record[4] = { first, first + stride, first + 2 * stride, first + 3 * stride };
+    op_avx_store_records_at(record, count, in);
 }
 OP_SIMD_AVX_END
 #endif

@@ -3,6 +3,7 @@
  * arap's begin_substep, solvers/arap.c): they give the one-at-a-time code's bits, on bodies whose
  * particle counts are not multiples of four (the last one to three particles go alone) and with
  * pinned particles inside a quad (which then goes one at a time, in its place in the sums). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -152,6 +153,73 @@ static void test_predict_sees_any_particle_turn(void **state)
     op_scene_free(&scene);
 }
 
+/* Four twin bodies side by side, one a lane (op_predict_particles4, op_predict_turn4, where a
+ * group's bodies have no pins), against each body's own calls: the same sums, the same turning
+ * flags (body 2 moves as a rigid translation and does not turn), the same states; a body given no
+ * turn keeps its rotations' bits, a −0 entry included. */
+static void test_four_bodies_side_by_side_give_each_ones_bits(void **state)
+{
+    (void)state;
+    op_simd_avx(1); /* without AVX, the four bodies' calls are each one's: the test still runs */
+    op_scene scene[2];
+    for (int s = 0; s < 2; ++s) {
+        load_bodies(&scene[s], 38, 4, 0);
+        step(&scene[s], 3);
+        op_body *still = &scene[s].world.bodies[2];
+        for (int i = 0; i < still->graph->particle_count; ++i) {
+            v3_set(&still->state.velocity[3 * i], 0.5, -1.0, 0.25);
+            m3_zero(&still->state.rotation_rate[9 * i]);
+        }
+        scene[s].world.bodies[3].state.rotation[9 * 7 + 5] = -0.0;
+    }
+    double h = scene[0].world.def.frame_time / scene[0].world.def.substeps, Q[9];
+    const double *gravity = scene[0].world.def.gravity;
+    op_polar_rotation((const double[9]){ 0.9, -0.3, 0.1, 0.35, 0.95, -0.2, -0.05, 0.25, 1.0 }, Q);
+    const double *turn[4] = { Q, Q, NULL, NULL };
+    op_rigid_fit_sums sums[2][4];
+    memset(sums, 0, sizeof sums);
+    int turning[2][4];
+    for (int s = 0; s < 2; ++s) {
+        op_body *bodies[4];
+        const double *anchor[4];
+        op_rigid_fit_sums *fits[4];
+        for (int b = 0; b < 4; ++b) {
+            bodies[b] = &scene[s].world.bodies[b];
+            anchor[b] = bodies[b]->start_position;
+            fits[b] = &sums[s][b];
+        }
+        assert_true(op_predict_bodies_unpinned(bodies));
+        if (s == 0) {
+            for (int b = 0; b < 4; ++b) {
+                turning[s][b] = op_predict_particles(bodies[b], h, gravity, anchor[b], fits[b]);
+                if (turn[b])
+                    op_predict_turn(bodies[b], turn[b]);
+            }
+        } else {
+            op_predict_particles4(bodies, h, gravity, anchor, fits, turning[s]);
+            op_predict_turn4(bodies, turn);
+        }
+    }
+    for (int b = 0; b < 4; ++b) {
+        assert_int_equal(turning[0][b], b != 2);
+        assert_int_equal(turning[1][b], b != 2);
+        assert_memory_equal(&sums[0][b], &sums[1][b], sizeof sums[0][b]);
+        assert_true(sums[0][b].mass > 0.0 && sums[0][b].spin[0] != 0.0 && sums[0][b].spread[8] != 0.0);
+        assert_predictions_equal(&scene[0].world.bodies[b], &scene[1].world.bodies[b], "four bodies' predictions");
+    }
+    assert_true(signbit(scene[1].world.bodies[3].state.rotation[9 * 7 + 5]));
+    /* a pin anywhere, or another graph, and the four are not taken */
+    op_body *bodies[4] = { &scene[1].world.bodies[0], &scene[1].world.bodies[1], &scene[1].world.bodies[2],
+                           &scene[1].world.bodies[3] };
+    bodies[3]->pin_count = 1;
+    assert_false(op_predict_bodies_unpinned(bodies));
+    bodies[3]->pin_count = 0;
+    bodies[3] = &scene[0].world.bodies[3];
+    assert_false(op_predict_bodies_unpinned(bodies));
+    for (int s = 0; s < 2; ++s)
+        op_scene_free(&scene[s]);
+}
+
 /* Whole frames, where arap's begin_substep also runs in lanes: one world stepped one particle at
  * a time and its twin four at a time move bit for bit alike, for a lone body and for four copies
  * (iterated as one group, their sweep data interleaved: solvers/arap.c) of 37 particles with
@@ -192,6 +260,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predict_lanes_give_one_at_a_time_bits),
         cmocka_unit_test(test_predict_sees_any_particle_turn),
+        cmocka_unit_test(test_four_bodies_side_by_side_give_each_ones_bits),
         cmocka_unit_test(test_frames_in_lanes_give_one_at_a_time_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
