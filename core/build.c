@@ -468,7 +468,9 @@ static int fit_ellipsoids(op_ctx *ctx, const interior *in, const int *label, op_
     /* a voxel is a cube, not a point: its own second moment size²/12 adds to the diagonal */
     double voxel_moment = in->voxels->size * in->voxels->size / 12.0;
     for (int i = 0; i < n; ++i) {
-        double covariance[9], eigenvalues[3];
+        /* eigenvalues are principal_frame's, set when it succeeds; zeros only for GCC, which with
+         * -fno-math-errno inlines differently and cannot always see that */
+        double covariance[9], eigenvalues[3] = { 0.0, 0.0, 0.0 };
         m3_scale(covariance, &second[9 * i], 1.0 / members[i]);
         for (int d = 0; d < 3; ++d)
             covariance[4 * d] += voxel_moment;
