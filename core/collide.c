@@ -265,12 +265,18 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
     {
         int thread = omp_get_thread_num(), team = omp_get_num_threads();
         int first = (int)((int64_t)kept * thread / team), last = (int)((int64_t)kept * (thread + 1) / team);
+        /* the arrays read through local copies: a store to c->within, a byte, might alias c's
+         * and bp's fields as far as the compiler knows, which it then read again each pair */
+        const op_pair *candidate = bp->pairs;
+        const double *position = c->position, *bound = c->bound;
+        unsigned char *within = c->within;
         int found = 0;
         for (int k = first; k < last; ++k) {
-            int i = bp->pairs[k].i, j = bp->pairs[k].j;
-            double reach = c->bound[i] + c->bound[j] + margin;
-            c->within[k] = v3_dist2(&c->position[3 * i], &c->position[3 * j]) < reach * reach;
-            found += c->within[k];
+            int i = candidate[k].i, j = candidate[k].j;
+            double reach = bound[i] + bound[j] + margin;
+            int near = v3_dist2(&position[3 * i], &position[3 * j]) < reach * reach;
+            within[k] = (unsigned char)near;
+            found += near;
         }
         c->thread_near[thread] = found;
 #pragma omp barrier
