@@ -267,30 +267,7 @@ int op_world_particle_count(const op_world *world)
     return total;
 }
 
-/* y = x + h v + h² g, Y = R + h Ṙ; the iterations start from x = y and from rotations chosen by
- * rotation_start (world.h; docs/method.md, "The starting guess"), with pinned values held. A body
- * moving as a rigid translation (every Ṙ_i zero, every v_i the same) keeps R bit for bit, so a
- * body at rest stays exactly at rest. Constraint targets are those of the sub-step's end time.
- *
- * rotation_start = rigid turns every free R_i by Q, the body's turn over the sub-step as its
- * momentum predicts it: the rotation of the best rigid fit of the state its velocities carry it
- * to, (p, Y) with p_i = x_i + h v_i, to its state at the sub-step's start (x, R), every material
- * point of the ellipsoids weighted by its mass,
- *   Q = polar( Σ m_i (p_i − p̄)(x_i − x̄)ᵀ + ρ Σ Y_i Ā_i R_iᵀ ),
- * the minimiser over rotations of Σ m_i ‖Q (x_i − x̄) − (p_i − p̄)‖² + ρ ‖(Q R_i − Y_i) Ē_i A_i^½‖².
- * The sums are gathered in the prediction's own loop (core/predict.c, four particles at a time in
- * AVX lanes), the positions relative to the first particle's so that a body far from the origin
- * loses no digits.
- * The fit and the turn cost about as much as the rest of the prediction: on the 180-model scene
- * (one thread, perf's cpu-clock samples) predict took 1.4 % of the run's samples against 0.7 % with
- * rotation_start = current, and arap's begin_substep, which refreshes what it caches from the
- * turned rotations, 1.6 % against 1.0 %.
- * Gravity's h² g is left out of p: it turns no free body, and on a pinned one (the Fig. 3 bar) it
- * would read the free end's fall as a turn about the pin, which is the solve's to make, not the
- * guess's: taken in, it moved the bar's 5-iteration steady state at 64k from 7.7 to 12.4 times its
- * static deflection.
- * predict_start does it up to the rigid turn: it returns whether the body turns, the matrix
- * whose polar rotation is Q in M. */
+/* x and R as the sub-step starts, for UPDATE_VELOCITY and the contacts' static friction */
 static void keep_start(op_body *body)
 {
     size_t n = (size_t)body->graph->particle_count;
@@ -298,8 +275,8 @@ static void keep_start(op_body *body)
     memcpy(body->start_rotation, body->state.rotation, 9 * n * sizeof(double));
 }
 
-/* predict_start after the particles' loop (turning: whether it found the body turning, sums: the
- * fit's): the pins' values held, then M, or the predicted rotations */
+/* predict_start (below) after the particles' loop (turning: whether it found the body turning;
+ * sums: the fit's): the pins' values held, then M, or the predicted rotations */
 static int predict_fit(op_world *world, op_body *body, int turning, op_rigid_fit_sums *sums, double M[9])
 {
     for (int p = 0; p < body->pin_count; ++p) {
@@ -326,6 +303,30 @@ static int predict_fit(op_world *world, op_body *body, int turning, op_rigid_fit
     return 0;
 }
 
+/* y = x + h v + h² g, Y = R + h Ṙ; the iterations start from x = y and from rotations chosen by
+ * rotation_start (world.h; docs/method.md, "The starting guess"), with pinned values held. A body
+ * moving as a rigid translation (every Ṙ_i zero, every v_i the same) keeps R bit for bit, so a
+ * body at rest stays exactly at rest. Constraint targets are those of the sub-step's end time.
+ *
+ * rotation_start = rigid turns every free R_i by Q, the body's turn over the sub-step as its
+ * momentum predicts it: the rotation of the best rigid fit of the state its velocities carry it
+ * to, (p, Y) with p_i = x_i + h v_i, to its state at the sub-step's start (x, R), every material
+ * point of the ellipsoids weighted by its mass,
+ *   Q = polar( Σ m_i (p_i − p̄)(x_i − x̄)ᵀ + ρ Σ Y_i Ā_i R_iᵀ ),
+ * the minimiser over rotations of Σ m_i ‖Q (x_i − x̄) − (p_i − p̄)‖² + ρ ‖(Q R_i − Y_i) Ē_i A_i^½‖².
+ * The sums are gathered in the prediction's own loop (core/predict.c, four particles at a time in
+ * AVX lanes), the positions relative to the first particle's so that a body far from the origin
+ * loses no digits.
+ * The fit and the turn cost about as much as the rest of the prediction: on the 180-model scene
+ * (one thread, perf's cpu-clock samples) predict took 1.4 % of the run's samples against 0.7 % with
+ * rotation_start = current, and arap's begin_substep, which refreshes what it caches from the
+ * turned rotations, 1.6 % against 1.0 %.
+ * Gravity's h² g is left out of p: it turns no free body, and on a pinned one (the Fig. 3 bar) it
+ * would read the free end's fall as a turn about the pin, which is the solve's to make, not the
+ * guess's: taken in, it moved the bar's 5-iteration steady state at 64k from 7.7 to 12.4 times its
+ * static deflection.
+ * predict_start does it up to the rigid turn: it returns whether the body turns, the matrix
+ * whose polar rotation is Q in M. */
 static int predict_start(op_world *world, op_body *body, double h, double M[9])
 {
     keep_start(body);
