@@ -40,12 +40,17 @@
  * frames (handoff_ns; the column "cores") and the share of them whose contacts ran on one thread
  * (contacts_one_thread; "1-thr"): on this project's VMs the cores are near (about 40 ns) in some
  * spells and far (about 210 ns) in others, and a pile's frame differs by a quarter between them
- * (docs/performance.md, "The contact stage on one thread or on all").
+ * (docs/performance.md, "The contact stage on one thread or on all"). The stage medians are also
+ * taken over each kind of frame apart (near_*_ms: contacts on the team, cores near; far_*_ms: on
+ * one thread, cores far), so that a row timed across both spells still shows each: a spell holds
+ * for seconds to minutes, a repeat of a pile lasts half a second, so each kind is whole repeats'
+ * frames, the same frames of the scene as the other's in the long run.
  *
  * The CSV: one header row naming the columns (CSV_COLUMNS), then one row per scene and unit
  * (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
  * value for (the paper's, where it prints "-" or has no row; handoff_ns where nothing was
- * measured; contacts_one_thread for a scene without contacts between bodies) is empty. */
+ * measured; contacts_one_thread for a scene without contacts between bodies; a spell's medians
+ * without frames of that spell) is empty. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
@@ -110,6 +115,9 @@ typedef struct result {
      * collision_threads not auto, or no contact stage), and the share of the timed frames whose
      * contacts ran on one thread (NAN without a contact stage) */
     double handoff_ns, contacts_one_thread;
+    /* The stage medians over the timed frames whose contacts ran on the team (cores near) and on
+     * one thread (cores far), when each frame chose (handoff measured); NAN without such frames */
+    double near_ms[STAGE_COUNT], far_ms[STAGE_COUNT];
     paper_row paper;
 } result;
 
@@ -214,6 +222,8 @@ typedef struct scene_run {
     int frames;
     double *samples[STAGE_COUNT], *skinning, *repeat_total;
     double *handoff;             /* the timed frames' finite hand-over measures, handoff_count of them */
+    unsigned char *one_thread;   /* per timed frame: its contacts ran on one thread */
+    double *scratch;             /* room for every timed frame's sample, for the medians by spell */
     int handoff_count, one_thread_frames, contacts; /* contacts: the scene has a contact stage */
     result row; /* described at the first repeat, timed by finish_scene */
 } scene_run;
@@ -225,6 +235,8 @@ static void scene_run_free(scene_run *run)
     free(run->skinning);
     free(run->repeat_total);
     free(run->handoff);
+    free(run->one_thread);
+    free(run->scratch);
 }
 
 /* Repeat r of the scene into its slot; the first also describes it and sizes the samples
@@ -249,7 +261,8 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
             if (!(run->samples[st] = calloc(count, sizeof(double))))
                 status = -1;
         if (!(run->skinning = calloc(count, sizeof(double))) || !(run->handoff = calloc(count, sizeof(double))) ||
-            !(run->repeat_total = calloc((size_t)repeats, sizeof(double))))
+            !(run->repeat_total = calloc((size_t)repeats, sizeof(double))) ||
+            !(run->one_thread = calloc(count, 1)) || !(run->scratch = calloc(count, sizeof(double))))
             status = -1;
         run->contacts = op_world_collides(&scene.world);
     }
@@ -272,7 +285,8 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
             run->samples[STAGE_TOTAL][k] = stats.total_ms;
             if (!isnan(stats.handoff_ns))
                 run->handoff[run->handoff_count++] = stats.handoff_ns;
-            run->one_thread_frames += stats.collision_threads == OP_CONTACT_THREADS_ONE;
+            run->one_thread[k] = stats.collision_threads == OP_CONTACT_THREADS_ONE;
+            run->one_thread_frames += run->one_thread[k];
         }
     }
     for (int f = 0; f < run->frames && status == 0; ++f)
@@ -295,11 +309,29 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
     return status;
 }
 
-/* The scene row's medians from all its repeats' frames. */
+/* The median of the samples of the frames whose contacts ran on one thread (one_thread) or on
+ * the team; NAN without such frames. */
+static double median_of_spell(scene_run *run, const double *samples, int count, int one_thread)
+{
+    int n = 0;
+    for (int k = 0; k < count; ++k)
+        if (run->one_thread[k] == one_thread)
+            run->scratch[n++] = samples[k];
+    return n > 0 ? bench_median(run->scratch, n) : NAN;
+}
+
+/* The scene row's medians from all its repeats' frames, and by spell when the frames chose
+ * where their contacts ran. */
 static void finish_scene(scene_run *run, int repeats)
 {
     result *out = &run->row;
     int count = repeats * run->frames;
+    /* before the medians of all frames: bench_median sorts the samples in place */
+    for (int st = 0; st < STAGE_COUNT; ++st) {
+        int split = run->contacts && run->handoff_count > 0;
+        out->near_ms[st] = split ? median_of_spell(run, run->samples[st], count, 0) : NAN;
+        out->far_ms[st] = split ? median_of_spell(run, run->samples[st], count, 1) : NAN;
+    }
     for (int st = 0; st < STAGE_COUNT; ++st)
         out->ms[st] = bench_median(run->samples[st], count);
     out->skinning_ms = bench_median(run->skinning, count);
@@ -319,8 +351,11 @@ static result per_body(const result *scene)
     r.edges = scene->edges / scene->bodies;
     r.vertices = scene->vertices / scene->bodies;
     r.faces = scene->faces / scene->bodies;
-    for (int s = 0; s < STAGE_COUNT; ++s)
+    for (int s = 0; s < STAGE_COUNT; ++s) {
         r.ms[s] = scene->ms[s] / scene->bodies;
+        r.near_ms[s] = scene->near_ms[s] / scene->bodies;
+        r.far_ms[s] = scene->far_ms[s] / scene->bodies;
+    }
     r.skinning_ms = scene->skinning_ms / scene->bodies;
     r.total_lo = scene->total_lo / scene->bodies;
     r.total_hi = scene->total_hi / scene->bodies;
@@ -363,11 +398,32 @@ static void print_row(const result *r, int show_paper)
     printf("\n");
 }
 
+/* Under a row some of whose frames ran their contacts on one thread (cores far): its medians
+ * over the frames of each spell, and the paper's total over each. */
+static void print_spells(const result *r, int show_paper)
+{
+    if (!(r->contacts_one_thread > 0.0))
+        return;
+    for (int far = 0; far < 2; ++far) {
+        const double *ms = far ? r->far_ms : r->near_ms;
+        char name[32];
+        snprintf(name, sizeof name, "  cores %s %5.1f%%", far ? "far" : "near",
+                 100 * (far ? r->contacts_one_thread : 1 - r->contacts_one_thread));
+        printf("%-19s %6s %6s %7s", name, "", "", "");
+        for (int s = 0; s < STAGE_COUNT; ++s)
+            print_ms(ms[s]);
+        if (show_paper && r->paper.found && !isnan(ms[STAGE_TOTAL]))
+            printf(" %7s %8s %15s %13s  |%32s %7.1fx", "", "", "", "", "", r->paper.ms[STAGE_TOTAL] / ms[STAGE_TOTAL]);
+        printf("\n");
+    }
+}
+
 /* The CSV's header row: write_csv writes the cells in this order. */
 static const char CSV_COLUMNS[] =
     "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,frames,threads,simd,"
     "local_ms,global_ms,collision_ms,total_ms,skinning_ms,iteration_us,total_repeat_lo_ms,total_repeat_hi_ms,"
-    "handoff_ns,contacts_one_thread,"
+    "handoff_ns,contacts_one_thread,near_local_ms,near_global_ms,near_collision_ms,near_total_ms,far_local_ms,"
+    "far_global_ms,far_collision_ms,far_total_ms,"
     "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
 
 static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
@@ -389,6 +445,14 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
         fprintf(out, ",");
     else
         fprintf(out, ",%.3f", r->contacts_one_thread);
+    for (int far = 0; far < 2; ++far)
+        for (int s = 0; s < STAGE_COUNT; ++s) {
+            double ms = far ? r->far_ms[s] : r->near_ms[s];
+            if (isnan(ms))
+                fprintf(out, ",");
+            else
+                fprintf(out, ",%.4f", ms);
+        }
     int paper = show_paper && r->paper.found;
     if (paper)
         fprintf(out, ",%d,%d", r->paper.nodes, r->paper.edges);
@@ -521,13 +585,17 @@ int main(int argc, char **argv)
     printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s %13s  | %7s %7s %7s %7s %8s\n", "example", "nodes",
            "edges", "ns x ni", "local", "global", "collide", "total", "skin", "us/iter", "least-most", "cores 1-thr",
            "local", "global", "collide", "total", "ratio");
-    for (int r = 0; r < row_count; ++r)
+    for (int r = 0; r < row_count; ++r) {
         print_row(&rows[r], show_paper[r]);
+        print_spells(&rows[r], show_paper[r]);
+    }
     printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. skin: skinning every visual vertex, on the CPU, not in\n"
            " our total (the paper skinned on the GPU). us/iter = total / (ns ni); ratio = paper total / our\n"
            " total. Bar stiffness simulates three bars: the paper's row is compared with our time per bar.\n"
            " contacts: where the contacts between bodies ran, core/collide.h: cores = a cache line's median\n"
-           " time between the cores at the frames' starts, 1-thr = the share of frames on one thread.)\n",
+           " time between the cores at the frames' starts, 1-thr = the share of frames on one thread; where\n"
+           " some ran on one thread, the rows beneath give the medians of each kind of frame: cores near, on\n"
+           " the team, and cores far, on one thread.)\n",
            PAPER_TABLE);
     FILE *csv = stdout;
     if (csv_path && !(csv = fopen(csv_path, "w"))) {
