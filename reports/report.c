@@ -431,7 +431,7 @@ static void print_contact_threads(FILE *out, const report_bench_row *rows, int c
                          "the medians over each kind of frame apart; the paper's four cores were on one chip, as "
                          "ours are in a near spell. In this run:",
                     OP_COLLIDE_FAR_HANDOFF_NS);
-        fprintf(out, "%s %s, %s ns (median), on one thread in %.0f %% of the frames", printed > 1 ? ";" : "",
+        fprintf(out, "%s %s, %s ns (median), on one thread in %.1f %% of the frames", printed > 1 ? ";" : "",
                 report_bench_value(&rows[r], "example"), handoff, 100 * strtod(share, NULL));
     }
     if (printed)

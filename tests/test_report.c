@@ -577,8 +577,8 @@ static void test_bench_csv_parses_by_its_header(void **state)
                                 dir, dir),
                      0);
     table = read_in_dir("t2.md");
-    assert_contains(table, "In this run: 52 models, 212 ns (median), on one thread in 75 % of the frames; "
-                           "180 models, 210 ns (median), on one thread in 100 % of the frames.");
+    assert_contains(table, "In this run: 52 models, 212 ns (median), on one thread in 75.0 % of the frames; "
+                           "180 models, 210 ns (median), on one thread in 100.0 % of the frames.");
     /* the paper's 26.24 ms over each spell's total */
     assert_contains(table, "| | | ours, cores near: 25.0 % of the frames | | | | | | 0.800 | 0.400 | 0.500 | 2.000 | "
                            "| 13.1× |\n");
