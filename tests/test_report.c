@@ -501,6 +501,19 @@ static int csv_split(char *line, char **cells, int max)
     return count;
 }
 
+/* The CSV `name` in the test's directory, open after its header row: the row into header_line
+ * (4096 bytes), split into header[64], *columns cells. */
+static FILE *open_csv(const char *name, char *header_line, char **header, int *columns)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(header_line, 4096, f));
+    *columns = csv_split(header_line, header, 64);
+    return f;
+}
+
 /* bench_scenes' real CSV (two short runs, the second on the face rule's graphs) read back by its
  * header: every row as many cells as the header, each value where its column says, and Table 1
  * written from it. */
@@ -512,12 +525,9 @@ static void test_bench_csv_parses_by_its_header(void **state)
                                 "-e faces -o '%s/f.csv' > /dev/null && tail -n +2 '%s/f.csv' >> '%s/b.csv'",
                                 dir, dir, dir, dir),
                      0);
-    char path[1024], header_line[4096], line[4096], *header[64], *cells[64];
-    snprintf(path, sizeof path, "%s/b.csv", dir);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    assert_non_null(fgets(header_line, sizeof header_line, f));
-    int columns = csv_split(header_line, header, 64), rows = 0;
+    char header_line[4096], line[4096], *header[64], *cells[64];
+    int columns, rows = 0;
+    FILE *f = open_csv("b.csv", header_line, header, &columns);
     assert_true(columns > 20);
     static const char *const want[][5] = { /* edge_rule, example, per, nodes, edges */
         { "catalogue", "Bar manipulation", "scene", "20", "19" }, { "catalogue", "Bar stiffness", "scene", "60", "57" },
@@ -605,12 +615,9 @@ static void test_bench_spells_split_the_frames(void **state)
                                 "> /dev/null",
                                 dir),
                      0);
-    char path[1024], header_line[4096], line[4096], *header[64], *cells[64];
-    snprintf(path, sizeof path, "%s/s.csv", dir);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    assert_non_null(fgets(header_line, sizeof header_line, f));
-    int columns = csv_split(header_line, header, 64);
+    char header_line[4096], line[4096], *header[64], *cells[64];
+    int columns;
+    FILE *f = open_csv("s.csv", header_line, header, &columns);
     assert_non_null(fgets(line, sizeof line, f));
     fclose(f);
     assert_int_equal(csv_split(line, cells, 64), columns);
