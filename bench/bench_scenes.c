@@ -224,7 +224,7 @@ typedef struct scene_run {
     double *handoff;             /* the timed frames' finite hand-over measures, handoff_count of them */
     unsigned char *one_thread;   /* per timed frame: its contacts ran on one thread */
     double *scratch;             /* room for every timed frame's sample, for the medians by spell */
-    int handoff_count, one_thread_frames, contacts; /* contacts: the scene has a contact stage */
+    int handoff_count, contacts; /* contacts: the scene has a contact stage */
     result row; /* described at the first repeat, timed by finish_scene */
 } scene_run;
 
@@ -286,7 +286,6 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
             if (!isnan(stats.handoff_ns))
                 run->handoff[run->handoff_count++] = stats.handoff_ns;
             run->one_thread[k] = stats.collision_threads == OP_CONTACT_THREADS_ONE;
-            run->one_thread_frames += run->one_thread[k];
         }
     }
     for (int f = 0; f < run->frames && status == 0; ++f)
@@ -327,8 +326,8 @@ static void finish_scene(scene_run *run, int repeats)
     result *out = &run->row;
     int count = repeats * run->frames;
     /* before the medians of all frames: bench_median sorts the samples in place */
+    int split = run->contacts && run->handoff_count > 0, one_thread_frames = 0;
     for (int st = 0; st < STAGE_COUNT; ++st) {
-        int split = run->contacts && run->handoff_count > 0;
         out->near_ms[st] = split ? median_of_spell(run, run->samples[st], count, 0) : NAN;
         out->far_ms[st] = split ? median_of_spell(run, run->samples[st], count, 1) : NAN;
     }
@@ -339,7 +338,9 @@ static void finish_scene(scene_run *run, int repeats)
     out->total_lo = run->repeat_total[0];
     out->total_hi = run->repeat_total[repeats - 1];
     out->handoff_ns = run->handoff_count > 0 ? bench_median(run->handoff, run->handoff_count) : NAN;
-    out->contacts_one_thread = run->contacts ? (double)run->one_thread_frames / count : NAN;
+    for (int k = 0; k < count; ++k)
+        one_thread_frames += run->one_thread[k];
+    out->contacts_one_thread = run->contacts ? (double)one_thread_frames / count : NAN;
 }
 
 /* The scene row divided among its bodies. */

@@ -391,20 +391,21 @@ static void print_spell_rows(FILE *out, const report_bench_row *row, double pape
         return;
     static const char *const stages[] = { "local_ms", "global_ms", "collision_ms", "total_ms" };
     for (int far = 0; far < 2; ++far) {
+        const char *spell = far ? "far" : "near";
         double part = far ? strtod(share, NULL) : 1.0 - strtod(share, NULL);
-        fprintf(out, "| | | ours, cores %s: %.1f %% of the frames | | | | | |", far ? "far" : "near", 100.0 * part);
-        double total = 0.0;
-        for (int s = 0; s < 4; ++s) {
+        fprintf(out, "| | | ours, cores %s: %.1f %% of the frames | | | | | |", spell, 100.0 * part);
+        const char *cell = NULL;
+        for (size_t s = 0; s < sizeof stages / sizeof stages[0]; ++s) {
             char key[REPORT_BENCH_KEY_SIZE];
-            snprintf(key, sizeof key, "%s_%s", far ? "far" : "near", stages[s]);
-            const char *cell = report_bench_value(row, key);
-            if (cell)
-                fprintf(out, " %.3f |", total = strtod(cell, NULL));
+            snprintf(key, sizeof key, "%s_%s", spell, stages[s]);
+            if ((cell = report_bench_value(row, key)))
+                fprintf(out, " %.3f |", strtod(cell, NULL));
             else
                 fprintf(out, " – |");
         }
-        if (report_bench_value(row, far ? "far_total_ms" : "near_total_ms") && total > 0.0)
-            fprintf(out, " | %.1f× |\n", paper_total / total);
+        /* cell: the total's */
+        if (cell && strtod(cell, NULL) > 0.0)
+            fprintf(out, " | %.1f× |\n", paper_total / strtod(cell, NULL));
         else
             fprintf(out, " | |\n");
     }
