@@ -393,7 +393,8 @@ static void print_spell_rows(FILE *out, const report_bench_row *row, double pape
     for (int far = 0; far < 2; ++far) {
         const char *spell = far ? "far" : "near";
         double part = far ? strtod(share, NULL) : 1.0 - strtod(share, NULL);
-        fprintf(out, "| | | ours, cores %s: %.1f %% of the frames | | | | | |", spell, 100.0 * part);
+        fprintf(out, "| | | ours, contacts on %s: %.1f %% of the frames | | | | | |",
+                far ? "one thread (cores far)" : "the team (cores near)", 100.0 * part);
         const char *cell = NULL;
         for (size_t s = 0; s < sizeof stages / sizeof stages[0]; ++s) {
             char key[REPORT_BENCH_KEY_SIZE];
@@ -428,9 +429,10 @@ static void print_contact_threads(FILE *out, const report_bench_row *rows, int c
                          "machine the cores are near (about 40 ns) in some spells and far (about 210 ns) in "
                          "others, and a pile's frame differs by about a quarter between the two "
                          "(`docs/performance.md`, *The contact stage on one thread or on all*). Where some of a "
-                         "scene's frames ran on one thread, the rows *cores near* and *cores far* under its own give "
-                         "the medians over each kind of frame apart; the paper's four cores were on one chip, as "
-                         "ours are in a near spell. In this run:",
+                         "scene's frames ran on one thread, the two rows under its own give the medians over each "
+                         "kind of frame apart (a frame whose measure misjudged the cores' distance is counted with "
+                         "the other kind); the paper's four cores were on one chip, as ours are in a near spell. "
+                         "In this run:",
                     OP_COLLIDE_FAR_HANDOFF_NS);
         fprintf(out, "%s %s, %s ns (median), on one thread in %.1f %% of the frames", printed > 1 ? ";" : "",
                 report_bench_value(&rows[r], "example"), handoff, 100 * strtod(share, NULL));

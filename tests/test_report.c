@@ -590,16 +590,17 @@ static void test_bench_csv_parses_by_its_header(void **state)
     assert_contains(table, "In this run: 52 models, 212 ns (median), on one thread in 75.0 % of the frames; "
                            "180 models, 210 ns (median), on one thread in 100.0 % of the frames.");
     /* the paper's 26.24 ms over each spell's total */
-    assert_contains(table, "| | | ours, cores near: 25.0 % of the frames | | | | | | 0.800 | 0.400 | 0.500 | 2.000 | "
-                           "| 13.1× |\n");
-    assert_contains(table, "| | | ours, cores far: 75.0 % of the frames | | | | | | 1.000 | 0.500 | 1.200 | 3.200 | "
-                           "| 8.2× |\n");
-    assert_contains(table, "| | | ours, cores near: 0.0 % of the frames | | | | | | – | – | – | – | | |\n");
-    assert_contains(table, "| | | ours, cores far: 100.0 % of the frames | | | | | | 1.000 | 0.500 | 1.300 | 3.100 | "
-                           "| 8.8× |\n");
+    assert_contains(table, "| | | ours, contacts on the team (cores near): 25.0 % of the frames | | | | | | 0.800 | "
+                           "0.400 | 0.500 | 2.000 | | 13.1× |\n");
+    assert_contains(table, "| | | ours, contacts on one thread (cores far): 75.0 % of the frames | | | | | | 1.000 | "
+                           "0.500 | 1.200 | 3.200 | | 8.2× |\n");
+    assert_contains(table, "| | | ours, contacts on the team (cores near): 0.0 % of the frames | | | | | | – | – | – | "
+                           "– | | |\n");
+    assert_contains(table, "| | | ours, contacts on one thread (cores far): 100.0 % of the frames | | | | | | 1.000 | "
+                           "0.500 | 1.300 | 3.100 | | 8.8× |\n");
     /* the face rule's row, every frame near, is not split */
     int spell_rows = 0;
-    for (const char *at = table; (at = strstr(at, "| | | ours, cores ")); ++at)
+    for (const char *at = table; (at = strstr(at, "| | | ours, contacts on ")); ++at)
         ++spell_rows;
     assert_int_equal(spell_rows, 4);
     free(table);
