@@ -41,10 +41,13 @@
  * (contacts_one_thread; "1-thr"): on this project's VMs the cores are near (about 40 ns) in some
  * spells and far (about 210 ns) in others, and a pile's frame differs by a quarter between them
  * (docs/performance.md, "The contact stage on one thread or on all"). The stage medians are also
- * taken over each kind of frame apart (near_*_ms: contacts on the team, cores near; far_*_ms: on
- * one thread, cores far), so that a row timed across both spells still shows each: a spell holds
- * for seconds to minutes, a repeat of a pile lasts half a second, so each kind is whole repeats'
- * frames, the same frames of the scene as the other's in the long run.
+ * taken over the repeats that ran in one spell throughout, each spell apart (near_runs repeats
+ * with every frame's contacts on the team, cores near: near_*_ms; far_runs with every frame's on
+ * one thread, cores far: far_*_ms), so that a row timed across both spells still shows each.
+ * Whole repeats, not frames: a spell can last a tenth of a second, and a pile's frames differ by
+ * three times between its impacts and its rest, so the frames of a spell that covered a
+ * repeat's impacts alone would read the spell slower than it is; a repeat that changed spell
+ * counts only in the row's own medians.
  *
  * The CSV: one header row naming the columns (CSV_COLUMNS), then one row per scene and unit
  * (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
@@ -115,8 +118,10 @@ typedef struct result {
      * collision_threads not auto, or no contact stage), and the share of the timed frames whose
      * contacts ran on one thread (NAN without a contact stage) */
     double handoff_ns, contacts_one_thread;
-    /* The stage medians over the timed frames whose contacts ran on the team (cores near) and on
-     * one thread (cores far), when each frame chose (handoff measured); NAN without such frames */
+    /* The repeats whose every frame ran its contacts on the team (cores near) or on one thread
+     * (cores far), when each frame chose (handoff measured; −1 otherwise), and the stage medians
+     * over their frames (NAN without such repeats) */
+    int near_runs, far_runs;
     double near_ms[STAGE_COUNT], far_ms[STAGE_COUNT];
     paper_row paper;
 } result;
@@ -308,14 +313,24 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
     return status;
 }
 
-/* The median of the samples of the frames whose contacts ran on one thread (one_thread) or on
- * the team; NAN without such frames. */
-static double median_of_spell(scene_run *run, const double *samples, int count, int one_thread)
+/* Repeat r's spell: 0 when every frame ran its contacts on the team, 1 when every one ran them
+ * on one thread, −1 when it changed. */
+static int spell_of_repeat(const scene_run *run, int r)
+{
+    int on_one = 0;
+    for (int f = 0; f < run->frames; ++f)
+        on_one += run->one_thread[(size_t)r * (size_t)run->frames + (size_t)f];
+    return on_one == 0 ? 0 : on_one == run->frames ? 1 : -1;
+}
+
+/* The median of the samples of the repeats in `spell` (spell_of_repeat); NAN without any. */
+static double median_of_spell(scene_run *run, const double *samples, int repeats, int spell)
 {
     int n = 0;
-    for (int k = 0; k < count; ++k)
-        if (run->one_thread[k] == one_thread)
-            run->scratch[n++] = samples[k];
+    for (int r = 0; r < repeats; ++r)
+        if (spell_of_repeat(run, r) == spell)
+            for (int f = 0; f < run->frames; ++f)
+                run->scratch[n++] = samples[(size_t)r * (size_t)run->frames + (size_t)f];
     return n > 0 ? bench_median(run->scratch, n) : NAN;
 }
 
@@ -325,11 +340,16 @@ static void finish_scene(scene_run *run, int repeats)
 {
     result *out = &run->row;
     int count = repeats * run->frames;
-    /* before the medians of all frames: bench_median sorts the samples in place */
     int split = run->contacts && run->handoff_count > 0, one_thread_frames = 0;
+    out->near_runs = out->far_runs = split ? 0 : -1;
+    for (int r = 0; split && r < repeats; ++r) {
+        out->near_runs += spell_of_repeat(run, r) == 0;
+        out->far_runs += spell_of_repeat(run, r) == 1;
+    }
+    /* before the medians of all frames: bench_median sorts the samples in place */
     for (int st = 0; st < STAGE_COUNT; ++st) {
-        out->near_ms[st] = split ? median_of_spell(run, run->samples[st], count, 0) : NAN;
-        out->far_ms[st] = split ? median_of_spell(run, run->samples[st], count, 1) : NAN;
+        out->near_ms[st] = split ? median_of_spell(run, run->samples[st], repeats, 0) : NAN;
+        out->far_ms[st] = split ? median_of_spell(run, run->samples[st], repeats, 1) : NAN;
     }
     for (int st = 0; st < STAGE_COUNT; ++st)
         out->ms[st] = bench_median(run->samples[st], count);
@@ -400,16 +420,16 @@ static void print_row(const result *r, int show_paper)
 }
 
 /* Under a row some of whose frames ran their contacts on one thread (cores far): its medians
- * over the frames of each spell, and the paper's total over each. */
-static void print_spells(const result *r, int show_paper)
+ * over the repeats of each spell, and the paper's total over each. */
+static void print_spells(const result *r, int show_paper, int repeats)
 {
     if (!(r->contacts_one_thread > 0.0))
         return;
     for (int far = 0; far < 2; ++far) {
         const double *ms = far ? r->far_ms : r->near_ms;
         char name[32];
-        snprintf(name, sizeof name, "  cores %s %5.1f%%", far ? "far" : "near",
-                 100 * (far ? r->contacts_one_thread : 1 - r->contacts_one_thread));
+        snprintf(name, sizeof name, "  cores %s %d/%d", far ? "far" : "near", far ? r->far_runs : r->near_runs,
+                 repeats);
         printf("%-19s %6s %6s %7s", name, "", "", "");
         for (int s = 0; s < STAGE_COUNT; ++s)
             print_ms(ms[s]);
@@ -423,8 +443,8 @@ static void print_spells(const result *r, int show_paper)
 static const char CSV_COLUMNS[] =
     "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,frames,threads,simd,"
     "local_ms,global_ms,collision_ms,total_ms,skinning_ms,iteration_us,total_repeat_lo_ms,total_repeat_hi_ms,"
-    "handoff_ns,contacts_one_thread,near_local_ms,near_global_ms,near_collision_ms,near_total_ms,far_local_ms,"
-    "far_global_ms,far_collision_ms,far_total_ms,"
+    "handoff_ns,contacts_one_thread,near_runs,near_local_ms,near_global_ms,near_collision_ms,near_total_ms,"
+    "far_runs,far_local_ms,far_global_ms,far_collision_ms,far_total_ms,"
     "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
 
 static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
@@ -446,7 +466,12 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
         fprintf(out, ",");
     else
         fprintf(out, ",%.3f", r->contacts_one_thread);
-    for (int far = 0; far < 2; ++far)
+    for (int far = 0; far < 2; ++far) {
+        int runs = far ? r->far_runs : r->near_runs;
+        if (runs < 0)
+            fprintf(out, ",");
+        else
+            fprintf(out, ",%d", runs);
         for (int s = 0; s < STAGE_COUNT; ++s) {
             double ms = far ? r->far_ms[s] : r->near_ms[s];
             if (isnan(ms))
@@ -454,6 +479,7 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
             else
                 fprintf(out, ",%.4f", ms);
         }
+    }
     int paper = show_paper && r->paper.found;
     if (paper)
         fprintf(out, ",%d,%d", r->paper.nodes, r->paper.edges);
@@ -588,15 +614,15 @@ int main(int argc, char **argv)
            "local", "global", "collide", "total", "ratio");
     for (int r = 0; r < row_count; ++r) {
         print_row(&rows[r], show_paper[r]);
-        print_spells(&rows[r], show_paper[r]);
+        print_spells(&rows[r], show_paper[r], repeats);
     }
     printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. skin: skinning every visual vertex, on the CPU, not in\n"
            " our total (the paper skinned on the GPU). us/iter = total / (ns ni); ratio = paper total / our\n"
            " total. Bar stiffness simulates three bars: the paper's row is compared with our time per bar.\n"
            " contacts: where the contacts between bodies ran, core/collide.h: cores = a cache line's median\n"
            " time between the cores at the frames' starts, 1-thr = the share of frames on one thread; where\n"
-           " some ran on one thread, the rows beneath give the medians of each kind of frame: cores near, on\n"
-           " the team, and cores far, on one thread.)\n",
+           " some ran on one thread, the rows beneath give the medians of the runs that stayed in one spell:\n"
+           " cores near, every frame's contacts on the team, and cores far, every one on one thread.)\n",
            PAPER_TABLE);
     FILE *csv = stdout;
     if (csv_path && !(csv = fopen(csv_path, "w"))) {

@@ -382,22 +382,23 @@ static void print_bench_row(FILE *out, const char *who, const report_bench_row *
 }
 
 /* Under a scene's row, when some of its frames ran their contacts on one thread: its stage medians
- * over the frames of each spell (bench_scenes' near_*_ms and far_*_ms; "–" for a spell the run
- * did not see), with the paper's total over each. */
+ * over the runs that stayed in each spell (bench_scenes' near_runs and near_*_ms, far_runs and
+ * far_*_ms; "–" for a spell no run stayed in), with the paper's total over each. */
 static void print_spell_rows(FILE *out, const report_bench_row *row, double paper_total)
 {
     const char *share = report_bench_value(row, "contacts_one_thread");
-    if (!share || !(strtod(share, NULL) > 0.0) || !report_bench_value(row, "far_total_ms"))
+    if (!share || !(strtod(share, NULL) > 0.0) || !report_bench_value(row, "far_runs"))
         return;
     static const char *const stages[] = { "local_ms", "global_ms", "collision_ms", "total_ms" };
     for (int far = 0; far < 2; ++far) {
         const char *spell = far ? "far" : "near";
-        double part = far ? strtod(share, NULL) : 1.0 - strtod(share, NULL);
-        fprintf(out, "| | | ours, contacts on %s: %.1f %% of the frames | | | | | |",
-                far ? "one thread (cores far)" : "the team (cores near)", 100.0 * part);
+        char key[REPORT_BENCH_KEY_SIZE];
+        snprintf(key, sizeof key, "%s_runs", spell);
+        fprintf(out, "| | | ours, contacts on %s throughout: %s of %s runs | | | | | |",
+                far ? "one thread (cores far)" : "the team (cores near)", report_bench_value(row, key),
+                report_bench_value(row, "repeats"));
         const char *cell = NULL;
         for (size_t s = 0; s < sizeof stages / sizeof stages[0]; ++s) {
-            char key[REPORT_BENCH_KEY_SIZE];
             snprintf(key, sizeof key, "%s_%s", spell, stages[s]);
             if ((cell = report_bench_value(row, key)))
                 fprintf(out, " %.3f |", strtod(cell, NULL));
@@ -429,10 +430,11 @@ static void print_contact_threads(FILE *out, const report_bench_row *rows, int c
                          "machine the cores are near (about 40 ns) in some spells and far (about 210 ns) in "
                          "others, and a pile's frame differs by about a quarter between the two "
                          "(`docs/performance.md`, *The contact stage on one thread or on all*). Where some of a "
-                         "scene's frames ran on one thread, the two rows under its own give the medians over each "
-                         "kind of frame apart (a frame whose measure misjudged the cores' distance is counted with "
-                         "the other kind); the paper's four cores were on one chip, as ours are in a near spell. "
-                         "In this run:",
+                         "scene's frames ran on one thread, the two rows under its own give the medians over the runs "
+                         "that stayed in one spell, each spell apart (a run that changed spell counts in the "
+                         "scene's own row alone: a spell can last a tenth of a second, and a pile's impacts cost "
+                         "three times its rest); the paper's four cores were on one chip, as ours are in a near "
+                         "spell. In this run:",
                     OP_COLLIDE_FAR_HANDOFF_NS);
         fprintf(out, "%s %s, %s ns (median), on one thread in %.1f %% of the frames", printed > 1 ? ";" : "",
                 report_bench_value(&rows[r], "example"), handoff, 100 * strtod(share, NULL));
