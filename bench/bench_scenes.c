@@ -53,7 +53,8 @@
  * (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
  * value for (the paper's, where it prints "-" or has no row; handoff_ns where nothing was
  * measured; contacts_one_thread for a scene without contacts between bodies; a spell's medians
- * without frames of that spell) is empty. */
+ * when no run stayed in it, and its count of runs as well when the frames did not choose) is
+ * empty. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
