@@ -228,7 +228,7 @@ typedef struct scene_run {
     int frames;
     double *samples[STAGE_COUNT], *skinning, *repeat_total;
     double *handoff;             /* the timed frames' finite hand-over measures, handoff_count of them */
-    unsigned char *one_thread;   /* per timed frame: its contacts ran on one thread */
+    int *repeat_on_one;          /* per repeat: how many of its frames ran their contacts on one thread */
     double *scratch;             /* room for every timed frame's sample, for the medians by spell */
     int handoff_count, contacts; /* contacts: the scene has a contact stage */
     result row; /* described at the first repeat, timed by finish_scene */
@@ -241,7 +241,7 @@ static void scene_run_free(scene_run *run)
     free(run->skinning);
     free(run->repeat_total);
     free(run->handoff);
-    free(run->one_thread);
+    free(run->repeat_on_one);
     free(run->scratch);
 }
 
@@ -268,7 +268,8 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
                 status = -1;
         if (!(run->skinning = calloc(count, sizeof(double))) || !(run->handoff = calloc(count, sizeof(double))) ||
             !(run->repeat_total = calloc((size_t)repeats, sizeof(double))) ||
-            !(run->one_thread = calloc(count, 1)) || !(run->scratch = calloc(count, sizeof(double))))
+            !(run->repeat_on_one = calloc((size_t)repeats, sizeof(int))) ||
+            !(run->scratch = calloc(count, sizeof(double))))
             status = -1;
         run->contacts = op_world_collides(&scene.world);
     }
@@ -291,7 +292,7 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
             run->samples[STAGE_TOTAL][k] = stats.total_ms;
             if (!isnan(stats.handoff_ns))
                 run->handoff[run->handoff_count++] = stats.handoff_ns;
-            run->one_thread[k] = stats.collision_threads == OP_CONTACT_THREADS_ONE;
+            run->repeat_on_one[r] += stats.collision_threads == OP_CONTACT_THREADS_ONE;
         }
     }
     for (int f = 0; f < run->frames && status == 0; ++f)
@@ -318,9 +319,7 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
  * on one thread, −1 when it changed. */
 static int spell_of_repeat(const scene_run *run, int r)
 {
-    int on_one = 0;
-    for (int f = 0; f < run->frames; ++f)
-        on_one += run->one_thread[(size_t)r * (size_t)run->frames + (size_t)f];
+    int on_one = run->repeat_on_one[r];
     return on_one == 0 ? 0 : on_one == run->frames ? 1 : -1;
 }
 
@@ -342,6 +341,8 @@ static void finish_scene(scene_run *run, int repeats)
     result *out = &run->row;
     int count = repeats * run->frames;
     int split = run->contacts && run->handoff_count > 0, one_thread_frames = 0;
+    for (int r = 0; r < repeats; ++r)
+        one_thread_frames += run->repeat_on_one[r];
     out->near_runs = out->far_runs = split ? 0 : -1;
     for (int r = 0; split && r < repeats; ++r) {
         out->near_runs += spell_of_repeat(run, r) == 0;
@@ -359,8 +360,6 @@ static void finish_scene(scene_run *run, int repeats)
     out->total_lo = run->repeat_total[0];
     out->total_hi = run->repeat_total[repeats - 1];
     out->handoff_ns = run->handoff_count > 0 ? bench_median(run->handoff, run->handoff_count) : NAN;
-    for (int k = 0; k < count; ++k)
-        one_thread_frames += run->one_thread[k];
     out->contacts_one_thread = run->contacts ? (double)one_thread_frames / count : NAN;
 }
 
