@@ -447,6 +447,16 @@ static const char CSV_COLUMNS[] =
     "far_runs,far_local_ms,far_global_ms,far_collision_ms,far_total_ms,"
     "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
 
+/* A cell after a comma: `value` to `decimals` places, or nothing when it is NAN (a value the row
+ * does not have). */
+static void write_cell(FILE *out, double value, int decimals)
+{
+    if (isnan(value))
+        fprintf(out, ",");
+    else
+        fprintf(out, ",%.*f", decimals, value);
+}
+
 static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
 {
     fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", edge_rule, r->example, r->config,
@@ -458,42 +468,20 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
     fprintf(out, ",%.4f", r->skinning_ms);
     fprintf(out, ",%.3f,%.4f,%.4f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo,
             r->total_hi);
-    if (isnan(r->handoff_ns))
-        fprintf(out, ",");
-    else
-        fprintf(out, ",%.0f", r->handoff_ns);
-    if (isnan(r->contacts_one_thread))
-        fprintf(out, ",");
-    else
-        fprintf(out, ",%.3f", r->contacts_one_thread);
+    write_cell(out, r->handoff_ns, 0);
+    write_cell(out, r->contacts_one_thread, 3);
     for (int far = 0; far < 2; ++far) {
         int runs = far ? r->far_runs : r->near_runs;
-        if (runs < 0)
-            fprintf(out, ",");
-        else
-            fprintf(out, ",%d", runs);
-        for (int s = 0; s < STAGE_COUNT; ++s) {
-            double ms = far ? r->far_ms[s] : r->near_ms[s];
-            if (isnan(ms))
-                fprintf(out, ",");
-            else
-                fprintf(out, ",%.4f", ms);
-        }
+        write_cell(out, runs < 0 ? NAN : runs, 0);
+        for (int s = 0; s < STAGE_COUNT; ++s)
+            write_cell(out, far ? r->far_ms[s] : r->near_ms[s], 4);
     }
     int paper = show_paper && r->paper.found;
-    if (paper)
-        fprintf(out, ",%d,%d", r->paper.nodes, r->paper.edges);
-    else
-        fprintf(out, ",,");
+    write_cell(out, paper ? r->paper.nodes : NAN, 0);
+    write_cell(out, paper ? r->paper.edges : NAN, 0);
     for (int s = 0; s < STAGE_COUNT; ++s)
-        if (paper && !isnan(r->paper.ms[s]))
-            fprintf(out, ",%.2f", r->paper.ms[s]);
-        else
-            fprintf(out, ",");
-    if (paper)
-        fprintf(out, ",%.2f", r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL]);
-    else
-        fprintf(out, ",");
+        write_cell(out, paper ? r->paper.ms[s] : NAN, 2);
+    write_cell(out, paper ? r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL] : NAN, 2);
     fprintf(out, "\n");
 }
 
