@@ -15,18 +15,18 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 # the library call that sets errno. On the 180-model pile, one thread, alternated: local 1.5 %,
 # global 2.5 %, contacts 3.5 % faster (docs/performance.md).
 OPT      ?= -O3
-# OpenMP: the world's per-body stages (core/world.h) and the contact stage's broad phase and
-# Jacobi passes (core/collide.h), bitwise the same result for every thread count.
+# OpenMP: the world's per-body stages (include/opsim/world.h) and the contact stage's broad phase and
+# Jacobi passes (core/contact/collide.h), bitwise the same result for every thread count.
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fno-fast-math -fno-math-errno -fopenmp \
             -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP $(SANITIZE_FLAGS)
 LDFLAGS  := -fopenmp $(SANITIZE_FLAGS)
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config and HDF5.
-CPPFLAGS = -Icore -Isolvers -I/usr/include/suitesparse $(shell pkg-config --cflags hdf5 2>/dev/null) \
+CPPFLAGS = -Iinclude -Icore -Isolvers -I/usr/include/suitesparse $(shell pkg-config --cflags hdf5 2>/dev/null) \
            -DOPSIM_VERSION='"$(VERSION)"' -DOPSIM_GIT_REV='"$(GIT_REV)"' \
            -DOPSIM_CFLAGS='"$(strip $(CFLAGS))"'
 LDLIBS   = $(shell pkg-config --libs hdf5 2>/dev/null) -lhdf5_hl -lcholmod -llapacke -lopenblas -linih -lnettle -lm
 
-CORE_SRC    := $(wildcard core/*.c) $(wildcard solvers/*.c)
+CORE_SRC    := $(wildcard core/*/*.c) $(wildcard solvers/*.c) $(wildcard solvers/*/*.c)
 CORE_OBJ    := $(CORE_SRC:%.c=build/%.o)
 TEST_SRC    := $(wildcard tests/test_*.c)
 TEST_BIN    := $(TEST_SRC:tests/%.c=bin/tests/%)
@@ -69,7 +69,7 @@ build/git-rev: FORCE
 	@mkdir -p build
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
 
-build/experiments/opsim.o build/reports/report.o build/reports/report_md.o build/core/runfile.o: build/git-rev
+build/app/main.o build/reports/report.o build/reports/report_md.o build/core/io/runfile.o: build/git-rev
 
 build/%.o: %.c build/flags | deps
 	@mkdir -p $(dir $@)
@@ -80,7 +80,7 @@ build/libopsim.a: $(CORE_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-bin/opsim: build/experiments/opsim.o build/libopsim.a
+bin/opsim: build/app/main.o build/libopsim.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -149,4 +149,4 @@ distclean: clean
 	    reports/convergence.md reports/REPORT.md
 
 .SECONDARY:
--include $(CORE_OBJ:.o=.d) $(TEST_SRC:%.c=build/%.d) $(BENCH_SRC:%.c=build/%.d) $(REPORT_SRC:%.c=build/%.d) build/experiments/opsim.d
+-include $(CORE_OBJ:.o=.d) $(TEST_SRC:%.c=build/%.d) $(BENCH_SRC:%.c=build/%.d) $(REPORT_SRC:%.c=build/%.d) build/app/main.d

@@ -1,4 +1,4 @@
-/* Timing of the contacts between bodies (core/collide.h) on a random cloud of ellipsoids
+/* Timing of the contacts between bodies (core/contact/collide.h) on a random cloud of ellipsoids
  * (tests/random_cloud.h): the broad phase alone (op_broad_phase_find on the gathered centres)
  * and the whole of op_collide_bodies (gather, broad phase, Jacobi passes, scatter), each the
  * median over R repeats from the same state, on one thread and on every thread OpenMP offers.
@@ -16,9 +16,9 @@
 
 #include "../tests/random_cloud.h"
 #include "bench_median.h"
-#include "collide.h"
-#include "platform.h"
-#include "timer.h"
+#include "contact/collide.h"
+#include "base/platform.h"
+#include "base/timer.h"
 
 typedef struct timing {
     double broad_ms, collide_ms;

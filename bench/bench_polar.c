@@ -22,11 +22,11 @@
 #include <string.h>
 
 #include "bench_median.h"
-#include "math3.h"
-#include "platform.h"
-#include "polar.h"
-#include "simd.h"
-#include "timer.h"
+#include "base/math3.h"
+#include "base/platform.h"
+#include "kernels/polar.h"
+#include "kernels/simd.h"
+#include "base/timer.h"
 
 enum { N_MATRICES = 4096, N_RUNS = 15 };
 /* Warm results must agree with the SVD this well (entrywise, unique optima), as test_polar asks

@@ -34,7 +34,7 @@
  * -x solver.rotations=jacobi; repeatable), -v (each repeat's median).
  * Threads: OpenMP's (OMP_NUM_THREADS, or every core), printed and written to the CSV.
  *
- * Where the contacts between bodies ran (core/collide.h, `collision_threads`): with the default
+ * Where the contacts between bodies ran (core/contact/collide.h, `collision_threads`): with the default
  * auto, each frame measures how long a cache line takes between the cores and runs its contacts
  * on one thread when they are far apart. The row gives the median of that measure over the timed
  * frames (handoff_ns; the column "cores") and the share of them whose contacts ran on one thread
@@ -63,11 +63,11 @@
 #include <string.h>
 
 #include "bench_median.h"
-#include "ctx.h"
-#include "platform.h"
-#include "simd.h"
-#include "scene.h"
-#include "timer.h"
+#include "opsim/ctx.h"
+#include "base/platform.h"
+#include "kernels/simd.h"
+#include "opsim/scene.h"
+#include "base/timer.h"
 
 static int verbose; /* -v: each repeat's median on standard error */
 /* world.log_energy=false, then any -x overrides */
@@ -607,7 +607,7 @@ int main(int argc, char **argv)
     printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. skin: skinning every visual vertex, on the CPU, not in\n"
            " our total (the paper skinned on the GPU). us/iter = total / (ns ni); ratio = paper total / our\n"
            " total. Bar stiffness simulates three bars: the paper's row is compared with our time per bar.\n"
-           " contacts: where the contacts between bodies ran, core/collide.h: cores = a cache line's median\n"
+           " contacts: where the contacts between bodies ran, core/contact/collide.h: cores = a cache line's median\n"
            " time between the cores at the frames' starts, 1-thr = the share of frames on one thread; where\n"
            " some ran on one thread, the rows beneath give the medians of the runs that stayed in one spell:\n"
            " cores near, every frame's contacts on the team, and cores far, every one on one thread.)\n",

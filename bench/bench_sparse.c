@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
-#include "platform.h"
-#include "sparse.h"
-#include "timer.h"
+#include "base/rng.h"
+#include "base/platform.h"
+#include "kernels/sparse.h"
+#include "base/timer.h"
 
 /* Each measurement is the median of up to MAX_RUNS runs, the solve's runs of up to MAX_SOLVES
  * solves, cut down for the slow variants so that one measurement takes about BUDGET_US. */

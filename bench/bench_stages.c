@@ -10,8 +10,8 @@
  * Each is the best of several runs: the floor is what the machine can do, not what it did while
  * others used it. With two threads or more, also what the threads' meeting costs, the least of
  * several runs too: an OpenMP parallel region's start and end (a fork), a barrier, and a cache
- * line handed from one thread to the other (op_team_handoff_ns, core/team.h); a
- * parallel loop pays off only for work well above these (core/collide.h's
+ * line handed from one thread to the other (op_team_handoff_ns, core/sim/team.h); a
+ * parallel loop pays off only for work well above these (core/contact/collide.h's
  * OP_COLLIDE_PARALLEL_MIN, docs/performance.md).
  *
  * The stages, on a scene loaded from a config and stepped WARMUP frames so that its state is a
@@ -62,17 +62,17 @@
 
 #include "arap.h"
 #include "bench_median.h"
-#include "chebyshev.h"
-#include "collide.h"
-#include "ctx.h"
-#include "math3.h"
-#include "platform.h"
-#include "scene.h"
-#include "simd.h"
-#include "team.h"
-#include "skin.h"
-#include "sparse.h"
-#include "timer.h"
+#include "accel/chebyshev.h"
+#include "contact/collide.h"
+#include "opsim/ctx.h"
+#include "base/math3.h"
+#include "base/platform.h"
+#include "opsim/scene.h"
+#include "kernels/simd.h"
+#include "sim/team.h"
+#include "geometry/skin.h"
+#include "kernels/sparse.h"
+#include "base/timer.h"
 
 enum { MAX_SCENES = 8, MAX_OVERRIDES = 16 };
 

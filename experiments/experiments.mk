@@ -234,7 +234,7 @@ $(FIGURES)/fig6-contacts.png $(FIGURES)/fig6-contacts.pdf &: $(FIG6_BUNNY) plots
 fig6: $(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-bunny-snapshots.png $(FIGURES)/fig6-contacts.png \
       $(RESULTS)/fig6/bunny-jacobi.h5
 
-# the contact passes in Jacobi order, opsim's before issue 22 (core/collide.h, "Resolution")
+# the contact passes in Jacobi order, opsim's before issue 22 (core/contact/collide.h, "Resolution")
 $(RESULTS)/fig6/bunny-jacobi.h5: experiments/fig6-bunny.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
 
@@ -255,13 +255,13 @@ $(FIG7_180): experiments/fig7-180.ini $(RUN_DEPS) | data
 $(RESULTS)/fig7/models%-current.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set world.rotation_start=current)
 
-# the contact passes in Jacobi order, opsim's before issue 22 (core/collide.h, "Resolution")
+# the contact passes in Jacobi order, opsim's before issue 22 (core/contact/collide.h, "Resolution")
 FIG7_JACOBI := $(RESULTS)/fig7/models52-jacobi.h5 $(RESULTS)/fig7/models180-jacobi.h5
 $(RESULTS)/fig7/models%-jacobi.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
 
 # colour order with its 8 passes only, none past them for deep pairs (world.collision_passes_max
-# = 0): opsim's colour order before the passes went on while a pair stays deep (core/collide.h,
+# = 0): opsim's colour order before the passes went on while a pair stays deep (core/contact/collide.h,
 # "Passes")
 FIG7_FIXED := $(RESULTS)/fig7/models52-fixed.h5 $(RESULTS)/fig7/models180-fixed.h5
 $(RESULTS)/fig7/models%-fixed.h5: experiments/fig7-%.ini $(RUN_DEPS) | data

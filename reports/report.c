@@ -14,13 +14,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "atomic.h"
-#include "collide.h"
-#include "ctx.h"
-#include "graph.h"
-#include "mesh.h"
+#include "io/atomic.h"
+#include "contact/collide.h"
+#include "opsim/ctx.h"
+#include "opsim/graph.h"
+#include "opsim/mesh.h"
 #include "report.h"
-#include "runfile.h"
+#include "opsim/runfile.h"
 
 int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t)
 {
@@ -425,7 +425,7 @@ static void print_contact_threads(FILE *out, const report_bench_row *rows, int c
             continue;
         if (!printed++)
             fprintf(out, "\nWhere the contacts between bodies ran (`[world] collision_threads = auto`, "
-                         "`core/collide.h`): each frame measures how long a cache line takes between two cores and "
+                         "`core/contact/collide.h`): each frame measures how long a cache line takes between two cores and "
                          "runs its contacts on one thread when that is over %.0f ns. On this kind of virtual "
                          "machine the cores are near (about 40 ns) in some spells and far (about 210 ns) in "
                          "others, and a pile's frame differs by about a quarter between the two "
@@ -462,7 +462,7 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
     fprintf(out, "Ours: %s, %s thread(s)%s, `%s`; double precision. The paper: MacBook Pro, Intel Core i7 "
                  "2.9 GHz, 4 cores for the two Fig. 7 scenes, skinning on the GPU.\n\n",
             cpu, report_bench_value(first, "threads"),
-            simd && strcmp(simd, "avx") == 0 ? ", AVX paths on (`core/simd.h`)" : "",
+            simd && strcmp(simd, "avx") == 0 ? ", AVX paths on (`core/kernels/simd.h`)" : "",
             flags->cell[0][0]);
     fprintf(out, "Milliseconds per frame (h = 1/30 s), each stage's median over %s runs of each scene's own "
                  "frames after %s warm-up frames, energy logging off (`bench/bench_scenes.c`). Stage medians "

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "ctx.h"
+#include "opsim/ctx.h"
 
 enum { REPORT_MAX_ROWS = 64, REPORT_MAX_FIELDS = 16, REPORT_FIELD_SIZE = 256 };
 

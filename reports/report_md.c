@@ -12,7 +12,7 @@
  * placeholder and the file, e.g.
  *   reports/REPORT.md.in:212: {{run fig6/rod bodies}}: data/results/fig6/rod.h5: no such file
  *   (`make fig6` writes it)
- * and nothing is written (the report and the depfile go through core/atomic.h).
+ * and nothing is written (the report and the depfile go through core/io/atomic.h).
  *
  * Every placeholder is evaluated into a string of its own before anything is written; those
  * that describe the inputs as a whole (`inputs.table`) are evaluated last, once every other
@@ -34,10 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atomic.h"
-#include "ctx.h"
+#include "io/atomic.h"
+#include "opsim/ctx.h"
 #include "report.h"
-#include "runfile.h"
+#include "opsim/runfile.h"
 
 /* Where the report's tables live under --results: the make contract of the experiments' and
  * the reports' makefiles (experiments/, reports/reports.mk). */
@@ -916,7 +916,7 @@ static double median_of_tail(double *values, long n, long tail)
     return median(values + first, n - first);
 }
 
-/* {{contacts RUN STAT [UNIT]}}: what the contacts did (core/record.h), over the run's last 2 s
+/* {{contacts RUN STAT [UNIT]}}: what the contacts did (core/io/record.h), over the run's last 2 s
  * (its resting state in the figures' scenes): the reach below the floor before the push-back
  * (/collision/max_floor_reach_before: its median there, or its largest over the run) and the
  * elastic energy of the iterations' result (the last logged column of /solver/energy/elastic)

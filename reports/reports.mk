@@ -11,7 +11,7 @@ GRAPH_FIGURES := $(MODELS:%=reports/figures/graph-%.png)
 # model field: $(call model_field,NAME,COLUMN)
 model_field = $(shell awk -F'\t' -v n=$(1) '$$1 == n { print $$$(2) }' data/models.tsv)
 model_input = $(if $(filter shape:%,$(1)),--shape $(patsubst shape:%,%,$(1)),--mesh $(1))
-# a joined model (kind joined: two catalogue models in one graph, core/model.c) is built by name
+# a joined model (kind joined: two catalogue models in one graph, core/geometry/model.c) is built by name
 model_build = $(if $(filter joined,$(call model_field,$(1),3)),--model $(1),$(call model_input,$(call model_field,$(1),2)) \
     --kind $(call model_field,$(1),3) --particles $(call model_field,$(1),4) --edges $(or $(call model_field,$(1),6),faces))
 

@@ -13,7 +13,7 @@
  *
  * The matrix depends on the graph (masses, volumes, adjacency), k, h, the position-pinned set
  * and the position constraints' couplings, nothing else: bodies instancing one model share one
- * factor (reference counted, core/sparse.h) when create can prove their matrices identical
+ * factor (reference counted, core/kernels/sparse.h) when create can prove their matrices identical
  * (matching_twin), each solving with a workspace of its own, so that they can run on different
  * threads. A body whose h changes later refactors into a factor of its own. The per-edge rest
  * quantities depend on the graph alone and are likewise shared by all its bodies (arap_edges).
@@ -69,12 +69,12 @@
 #include <emmintrin.h>
 #endif
 
-#include "math3.h"
-#include "polar.h"
-#include "simd.h"
-#include "solver.h"
-#include "sparse.h"
-#include "timer.h"
+#include "base/math3.h"
+#include "kernels/polar.h"
+#include "kernels/simd.h"
+#include "opsim/solver.h"
+#include "kernels/sparse.h"
+#include "base/timer.h"
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
 
@@ -780,7 +780,7 @@ static inline void base_lanes_avx(__m256d base[9], const __m256d Y[9], const __m
 }
 
 /* begin_particle for every particle, four at a time side by side in AVX lanes (one particle a
- * lane, core/simd.h), each lane's operations in begin_particle's order, so the same bits; the
+ * lane, core/kernels/simd.h), each lane's operations in begin_particle's order, so the same bits; the
  * last n mod 4 one at a time. The records are compared four at a time, and all four refreshed
  * when one does not hold. In a group's interleaved sweep data (a body's entries every
  * GROUP_LANES doubles) the bases and records are stored and read entry by entry. */
@@ -1286,7 +1286,7 @@ void op_arap_local_step(void *self, op_body *body, double h)
     }
     /* The records R_j Ā_j, R_j: Gauss–Seidel refreshes particle i's as soon as R_i changes;
      * Jacobi keeps the previous iteration's until the sweep is over. The polar decompositions
-     * are warm-started from R_i's previous value (core/polar.c), four at a time: the particles
+     * are warm-started from R_i's previous value (core/kernels/polar.c), four at a time: the particles
      * of a colour do not read one another's rotations (colour_sweep), so in either order the
      * result is what one at a time would give. With sweep_threads = team, a large body called
      * outside a thread team (the world's only unit) shares each colour with a team of its own. */

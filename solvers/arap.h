@@ -4,10 +4,10 @@
 #ifndef OPSIM_ARAP_H
 #define OPSIM_ARAP_H
 
-#include "body.h"
-#include "ctx.h"
-#include "solver.h"
-#include "sparse.h"
+#include "opsim/body.h"
+#include "opsim/ctx.h"
+#include "opsim/solver.h"
+#include "kernels/sparse.h"
 
 extern const op_solver_type op_solver_arap;
 

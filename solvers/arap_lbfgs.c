@@ -5,7 +5,7 @@
  * The function minimised. For positions x, let R(x) be what one Gauss–Seidel local step of arap
  * (op_arap_local_step, started from the rotations held) makes of them, and
  *   Ẽ(x) = E(x, R(x)),
- * E the energy yardstick (core/energy.h). Were the local step an exact minimisation over all
+ * E the energy yardstick (core/sim/energy.h). Were the local step an exact minimisation over all
  * rotations together, Ẽ would be E*(x) = min_R E(x, R) and, by the envelope theorem, its
  * gradient the partial one ∂E/∂x at R(x). One Gauss–Seidel sweep is not exact: the rotations are
  * coupled through the (R_i − R_j) term of Eq. 4, and a sweep leaves each R_i optimal for its
@@ -49,9 +49,9 @@
 #include <string.h>
 
 #include "arap.h"
-#include "energy.h"
-#include "sparse.h"
-#include "timer.h"
+#include "sim/energy.h"
+#include "kernels/sparse.h"
+#include "base/timer.h"
 
 enum { LBFGS_MAX_M = 50, LBFGS_MAX_HALVINGS = 30 };
 static const double ARMIJO_C1 = 1e-4;

@@ -4,7 +4,7 @@
 #ifndef OPSIM_ARAP_LBFGS_H
 #define OPSIM_ARAP_LBFGS_H
 
-#include "solver.h"
+#include "opsim/solver.h"
 
 extern const op_solver_type op_solver_arap_lbfgs;
 

@@ -40,7 +40,7 @@
  * goals, (1/n_i) Σ_c (g_i^c − x_i): Eq. 14 as printed adds the clusters' pulls, which with
  * α = 1 and several clusters would overshoot every goal.
  *
- * Integration (Eq. 9) in the world's sub-step (core/world.h: PREDICT sets x ← y = x + h v + h² g
+ * Integration (Eq. 9) in the world's sub-step (include/opsim/world.h: PREDICT sets x ← y = x + h v + h² g
  * and keeps x(t) in start_position; UPDATE_VELOCITY sets v = (x − x(t))/h afterwards):
  *   v(t+h) = v(t) + α (g(t) − x(t))/h + h f_ext/m,  x(t+h) = x(t) + h v(t+h)
  *   ⇔ x(t+h) = y + h² f/m + α (ḡ(x(t)) − x(t)),  v(t+h) = (x(t+h) − x(t))/h,
@@ -95,9 +95,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math3.h"
-#include "polar.h"
-#include "timer.h"
+#include "base/math3.h"
+#include "kernels/polar.h"
+#include "base/timer.h"
 
 enum { ML_RIGID = 0, ML_LINEAR = 1, ML_QUADRATIC = 2 };
 enum { ML_GOALS_START = 0, ML_GOALS_PREDICTED = 1 };

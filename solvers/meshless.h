@@ -5,7 +5,7 @@
 #ifndef OPSIM_MESHLESS_H
 #define OPSIM_MESHLESS_H
 
-#include "solver.h"
+#include "opsim/solver.h"
 
 extern const op_solver_type op_solver_meshless;
 

@@ -4,7 +4,7 @@
 #include "meshless.h"
 #include "rigid.h"
 #include "shape_matching.h"
-#include "solver.h"
+#include "opsim/solver.h"
 #include "springs.h"
 
 const op_solver_type *const op_solver_registry[] = {

@@ -26,9 +26,9 @@
 
 #include <stdlib.h>
 
-#include "math3.h"
-#include "polar.h"
-#include "timer.h"
+#include "base/math3.h"
+#include "kernels/polar.h"
+#include "base/timer.h"
 
 typedef struct rigid_solver {
     int n;

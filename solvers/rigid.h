@@ -3,7 +3,7 @@
 #ifndef OPSIM_RIGID_H
 #define OPSIM_RIGID_H
 
-#include "solver.h"
+#include "opsim/solver.h"
 
 extern const op_solver_type op_solver_rigid;
 

@@ -58,9 +58,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math3.h"
-#include "polar.h"
-#include "timer.h"
+#include "base/math3.h"
+#include "kernels/polar.h"
+#include "base/timer.h"
 
 enum { SM_JACOBI = 0, SM_GAUSS_SEIDEL = 1 };
 

@@ -4,7 +4,7 @@
 #ifndef OPSIM_SHAPE_MATCHING_H
 #define OPSIM_SHAPE_MATCHING_H
 
-#include "solver.h"
+#include "opsim/solver.h"
 
 extern const op_solver_type op_solver_shape_matching;
 

@@ -1,6 +1,6 @@
 /* Solver look-up and the [solver] settings shared by every variant: validation against the
  * variant's option table, defaults, and typed accessors whose errors name the option. */
-#include "solver.h"
+#include "opsim/solver.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@
  * Stiffness. K per edge: option `stiffness` in N/m for every edge of every body; `body_edge`: the
  * body's `stiffness` value read as K in N/m for each of its edges (a scene with bodies of
  * different K, such as a soft cube under a stiff one); or `body` (the default),
- * K_e = k (v_i + v_j) from the body's ARAP stiffness k (kg/(m³ s²), core/body.h): the
+ * K_e = k (v_i + v_j) from the body's ARAP stiffness k (kg/(m³ s²), include/opsim/body.h): the
  * stiffness that ARAP's position term k/2 Σ_i Σ_{j∈N_i} v_j ‖R_i(x̄_j − x̄_i) − (x_j − x_i)‖² gives
  * a stretch along the edge (the edge appears in i's sum with v_j and in j's with v_i), so that
  * every existing scene runs with springs of the same order as its ARAP body. K₁ = k1 K_e and
@@ -33,7 +33,7 @@
  * the paper's; 0: the exact Jacobian). It applies to every law's b and d (the linear spring's d
  * = −KL is its transverse term −KL/ℓ; the two-term cubic has none).
  *
- * Implicit Euler inside the world's sub-step (core/world.h). Baraff & Witkin's step is
+ * Implicit Euler inside the world's sub-step (include/opsim/world.h). Baraff & Witkin's step is
  *   (M − h ∂f/∂v − h² ∂f/∂x) Δv = h (f₀ + h ∂f/∂x v₀),  v₁ = v₀ + Δv,  x₁ = x₀ + h v₁,
  * with f₀ = f(x₀, v₀) including gravity. Written in x₁ it is the linearisation of
  *   M (x₁ − y)/h² = f_s(x₁) + f_d((x₁ − x₀)/h),   y = x₀ + h v₀ + h² g,
@@ -98,9 +98,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math3.h"
-#include "polar.h"
-#include "timer.h"
+#include "base/math3.h"
+#include "kernels/polar.h"
+#include "base/timer.h"
 
 enum { SP_ASSEMBLED = 0, SP_FREE = 1 };
 /* the stiffness option's two words, kept in sp_solver.stiffness where a number is positive */

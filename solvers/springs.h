@@ -7,7 +7,7 @@
 #ifndef OPSIM_SPRINGS_H
 #define OPSIM_SPRINGS_H
 
-#include "solver.h"
+#include "opsim/solver.h"
 
 typedef enum op_spring_law {
     OP_SPRING_LINEAR, /* g(ℓ) = K (ℓ − L) */

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "body.h"
-#include "math3.h"
-#include "rng.h"
-#include "script.h"
+#include "opsim/body.h"
+#include "base/math3.h"
+#include "base/rng.h"
+#include "sim/script.h"
 
 typedef struct random_cloud {
     int body_count;

@@ -1,4 +1,4 @@
-/* Tests of Anderson acceleration (solvers/anderson.h) as the world applies it around every
+/* Tests of Anderson acceleration (solvers/accel/anderson.h) as the world applies it around every
  * solver iteration: m = 0 is the plain run bit for bit; the safeguard keeps the energy of every
  * iterate from rising above the last (Gauss–Seidel, whose plain iteration is a descent), and
  * refuses some iterates, which the run file counts; the least squares is right on a system with
@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anderson.h"
-#include "energy.h"
-#include "record.h"
-#include "runfile.h"
-#include "scene.h"
-#include "world.h"
+#include "accel/anderson.h"
+#include "sim/energy.h"
+#include "io/record.h"
+#include "opsim/runfile.h"
+#include "opsim/scene.h"
+#include "opsim/world.h"
 
 static void load(op_scene *scene, const char *config, const char *const *overrides)
 {

@@ -1,4 +1,4 @@
-/* Any closed mesh builds (issue 23, core/build.h): stray voxel islands are dropped and a body in
+/* Any closed mesh builds (issue 23, core/geometry/build.h): stray voxel islands are dropped and a body in
  * pieces is built on a finer grid, the resolution used recorded in /graph/BODY/voxel_resolution
  * and said on stderr. Both fixtures failed before ("the graph falls into 45 / 7 pieces"). */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "runfile.h"
+#include "opsim/runfile.h"
 #include "test_util.h"
 
 /* `opsim graph` of a fixture (cache off); its stderr in *message (free it); the run file's path. */

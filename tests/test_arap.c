@@ -13,13 +13,13 @@
 #include <string.h>
 
 #include "arap.h"
-#include "energy.h"
-#include "math3.h"
-#include "rng.h"
-#include "script.h"
-#include "simd.h"
+#include "sim/energy.h"
+#include "base/math3.h"
+#include "base/rng.h"
+#include "sim/script.h"
+#include "kernels/simd.h"
 #include "test_scene_load.h"
-#include "world.h"
+#include "opsim/world.h"
 
 typedef one_body fixture;
 
@@ -464,7 +464,7 @@ static void test_two_runs_are_bitwise_identical(void **state)
     twins_agree(-1, -1);
 }
 
-/* The AVX paths (core/simd.h: the quads' polar rotations, the global step's right-hand side and
+/* The AVX paths (core/kernels/simd.h: the quads' polar rotations, the global step's right-hand side and
  * its triangular solves) give the SSE2 paths' bits: one twin is stepped with each. */
 static void test_avx_paths_give_sse2_bits(void **state)
 {

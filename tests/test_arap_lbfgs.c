@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "arap.h"
-#include "converge.h"
-#include "energy.h"
-#include "scene.h"
-#include "world.h"
+#include "sim/converge.h"
+#include "sim/energy.h"
+#include "opsim/scene.h"
+#include "opsim/world.h"
 
 static void load(op_scene *scene, const char *config, const char *const *overrides)
 {
@@ -122,7 +122,7 @@ static void test_gradient_against_finite_differences(void **state)
 }
 
 /* energy[k] of the fig5 sub-step after 15 frames of arap (Gauss–Seidel), the sub-step solved by
- * the solver `study` sets (opsim converge's way: core/converge.h) */
+ * the solver `study` sets (opsim converge's way: core/sim/converge.h) */
 static void substep_energies(const char *const *study, int iterations, double *energy)
 {
     op_scene scene, second;

@@ -1,14 +1,14 @@
-/* Tests of core/body.c: placement at rest, pins, constraints through the skinning (influences,
+/* Tests of core/sim/body.c: placement at rest, pins, constraints through the skinning (influences,
  * anchors, skinned points and directions), the nearest vertex, the body check, and the inputs
  * each call must refuse. */
 #include <stdlib.h>
 
-#include "body.h"
-#include "build.h"
-#include "math3.h"
-#include "rng.h"
-#include "script.h"
-#include "shapes.h"
+#include "opsim/body.h"
+#include "geometry/build.h"
+#include "base/math3.h"
+#include "base/rng.h"
+#include "sim/script.h"
+#include "geometry/shapes.h"
 #include "test_models.h"
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-/* Tests for core/voxel.c, core/shapes.c and core/build.c: the voxeliser against box grids
+/* Tests for core/geometry/voxel.c, core/geometry/shapes.c and core/geometry/build.c: the voxeliser against box grids
  * counted by hand, the point-in-mesh test at box faces, then every builder kind on every model
  * of data/models.tsv that is cheap to build (graph and skin validity, exact counts, every centre
  * and edge inside the mesh, volumes), the dinosaur's edge count, determinism, the overlap edge
@@ -8,12 +8,12 @@
 
 #include "test_util.h"
 
-#include "build.h"
-#include "math3.h"
-#include "timer.h"
-#include "model.h"
-#include "shapes.h"
-#include "voxel.h"
+#include "geometry/build.h"
+#include "base/math3.h"
+#include "base/timer.h"
+#include "geometry/model.h"
+#include "geometry/shapes.h"
+#include "geometry/voxel.h"
 
 static void load_shape(const char *name, op_mesh *mesh)
 {
@@ -897,7 +897,7 @@ static void test_disconnected_mesh_fails(void **state)
     op_mesh_free(&column);
 }
 
-/* A joined model (core/model.c): two 2 x 2 x 2 lattice cubes 0.18 m wide (particles 9 cm apart),
+/* A joined model (core/geometry/model.c): two 2 x 2 x 2 lattice cubes 0.18 m wide (particles 9 cm apart),
  * the second 0.2 m along x, within reach 0.12 m of each other only across the 11 cm gap: one
  * connected graph of 16 particles with 28 + 28 + 4 edges, the second part's centres, radii and
  * mesh moved by the offset, its skinning pointing at its own particles; and the refusals (nothing

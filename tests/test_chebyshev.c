@@ -1,4 +1,4 @@
-/* Tests of Chebyshev semi-iterative acceleration (solvers/chebyshev.h) as the world applies it
+/* Tests of Chebyshev semi-iterative acceleration (solvers/accel/chebyshev.h) as the world applies it
  * after every solver iteration: ρ = 0 is the plain run bit for bit, the estimated ρ makes
  * Gauss–Seidel reach a given energy accuracy in fewer iterations on a dinosaur frame, pinned
  * particles never move, bad options are refused naming the option, and a run file records the
@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "arap.h"
-#include "chebyshev.h"
-#include "energy.h"
-#include "record.h"
-#include "runfile.h"
-#include "scene.h"
-#include "world.h"
+#include "accel/chebyshev.h"
+#include "sim/energy.h"
+#include "io/record.h"
+#include "opsim/runfile.h"
+#include "opsim/scene.h"
+#include "opsim/world.h"
 
 enum { MAX_OVERRIDES = 16 };
 

@@ -1,11 +1,11 @@
-/* Tests of core/broad_phase.c and core/collide.c: the broad phase finds exactly the
+/* Tests of core/contact/broad_phase.c and core/contact/collide.c: the broad phase finds exactly the
  * bounding-sphere pairs of a brute force on random clouds (and so every pair the narrow phase calls penetrating) and on bodies
  * placed apart, touching and sunk into each other, in its vector scan and its scalar one; the support
  * distance is the largest reach found by a search over the ellipsoid's surface; one pass
  * resolves an isolated pair exactly, split by inverse mass, with the approach removed and
  * Coulomb friction; two tori dropped onto each other and the floor come to rest apart; the
  * contacts, and a whole world of bodies of four models falling into a heap (the world's per-body
- * stages on threads too, core/world.h), give bitwise the same state on one thread and on two,
+ * stages on threads too, include/opsim/world.h), give bitwise the same state on one thread and on two,
  * and with the search reused between calls as with a fresh one; the run file records what the
  * world reports. Run from the project root (the scenes use data/models.tsv's torus12, dino30,
  * armadillo30 and column10). */
@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collide.h"
-#include "energy.h"
-#include "math3.h"
+#include "contact/collide.h"
+#include "sim/energy.h"
+#include "base/math3.h"
 #include "random_cloud.h"
-#include "record.h"
-#include "scene.h"
-#include "simd.h"
+#include "io/record.h"
+#include "opsim/scene.h"
+#include "kernels/simd.h"
 #include "test_scene_load.h"
 #include "test_util.h"
 
@@ -1186,7 +1186,7 @@ static void test_islands_match_one_island(void **state)
         free(after[run]);
 }
 
-/* The pairs' first evaluation four at a time in AVX lanes (core/collide.c, evaluate_lanes_avx)
+/* The pairs' first evaluation four at a time in AVX lanes (core/contact/collide.c, evaluate_lanes_avx)
  * against one at a time, on a cloud deep in itself with every kind of pair the lanes select
  * between: particles pinned (no inverse mass) on one side and on both, two centres at one
  * point, pairs closing and opening. The same pairs, contacts, penetration and state bit for

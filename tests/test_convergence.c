@@ -1,4 +1,4 @@
-/* The convergence study's core, op_converge (core/converge.h), and `opsim converge`: the k = 0
+/* The convergence study's core, op_converge (core/sim/converge.h), and `opsim converge`: the k = 0
  * energy is the energy at the start of the sub-step, Gauss–Seidel never raises it, runs are
  * bitwise repeatable, a study world solves the same problem, bad frame and iteration counts fail
  * (and the command line leaves no output file), repeated solves of the sub-step give the same
@@ -12,9 +12,9 @@
 #include "test_scene_load.h"
 #include "test_util.h"
 
-#include "converge.h"
-#include "energy.h"
-#include "scene.h"
+#include "sim/converge.h"
+#include "sim/energy.h"
+#include "opsim/scene.h"
 
 enum { FRAMES = 15, ITERATIONS = 60 };
 static const char *const config = "experiments/fig5.ini"; /* no direction constraints: GS descends */

@@ -1,9 +1,9 @@
-/* Tests of core/ctx.c's allocation helpers: op_calloc_lines gives zeroed memory starting on a
+/* Tests of core/base/ctx.c's allocation helpers: op_calloc_lines gives zeroed memory starting on a
  * 64-byte line for sizes that are not multiples of it (aligned_alloc refuses those unless
  * rounded up) and for count 0, and records nothing in the context while it succeeds. */
 #include <stdlib.h>
 
-#include "ctx.h"
+#include "opsim/ctx.h"
 #include "test_util.h"
 
 static void test_calloc_lines_is_aligned_and_zeroed(void **state)

@@ -1,17 +1,17 @@
-/* Tests of core/energy.c: both gradients against central finite differences on a solid torus
+/* Tests of core/sim/energy.c: both gradients against central finite differences on a solid torus
  * and a rod (every term together and each term alone), exact zeros at rest, the invariances of
  * E^e, the rotation gradient against the local step's C_i, and every term on a two-particle
  * graph against values computed independently: from explicit Ē A^½ and by quadrature of the
  * integrals of Eq. 3 and Eq. 9 over the ellipsoids. Each test prints the worst error it saw. */
 #include <stdlib.h>
 
-#include "body.h"
-#include "build.h"
-#include "energy.h"
-#include "math3.h"
-#include "rng.h"
-#include "script.h"
-#include "shapes.h"
+#include "opsim/body.h"
+#include "geometry/build.h"
+#include "sim/energy.h"
+#include "base/math3.h"
+#include "base/rng.h"
+#include "sim/script.h"
+#include "geometry/shapes.h"
 #include "test_models.h"
 #include "test_util.h"
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math3.h"
-#include "observe.h"
-#include "record.h"
-#include "scene.h"
+#include "base/math3.h"
+#include "sim/observe.h"
+#include "io/record.h"
+#include "opsim/scene.h"
 
 static void load(op_ctx *ctx, op_scene *scene, const char *config, int count, const char *const *overrides)
 {

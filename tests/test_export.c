@@ -1,5 +1,5 @@
 /* Tests for what `opsim export` and `opsim run` hand to other tools: OBJ files of the skinned
- * surface (read back by core/mesh.c, equal bit for bit to skinning the stored state, and to the
+ * surface (read back by core/geometry/mesh.c, equal bit for bit to skinning the stored state, and to the
  * stored /surface rows), the time series as tab-separated text, the errors and signals that leave
  * no file, and the progress line that only a terminal gets. */
 #include <dirent.h>
@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "mesh.h"
-#include "runfile.h"
-#include "skin.h"
+#include "opsim/mesh.h"
+#include "opsim/runfile.h"
+#include "geometry/skin.h"
 #include "test_util.h"
 
 /* fig2's three bars, 4 frames, output frames 0, 2, 4 */

@@ -19,11 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scene.h"
-#include "solver.h"
-#include "energy.h"
-#include "timer.h"
-#include "world.h"
+#include "opsim/scene.h"
+#include "opsim/solver.h"
+#include "sim/energy.h"
+#include "base/timer.h"
+#include "opsim/world.h"
 
 static const char base_config[] = "[run]\n"
                                   "frames = 3\n"
@@ -228,7 +228,7 @@ static void test_every_variant_at_every_extreme(void **state)
 
 /* Through the command line: a refused extreme exits 65 and leaves no run file, and a stretch
  * observable of a one-particle body (no edges) is refused naming its body key instead of being
- * written as -inf and inf (opsim wrote both before the check in core/scene.c). */
+ * written as -inf and inf (opsim wrote both before the check in core/io/scene.c). */
 static void test_refusals_exit_65_and_write_nothing(void **state)
 {
     (void)state;

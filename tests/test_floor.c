@@ -1,11 +1,11 @@
-/* Tests of the floor contacts as the world runs them (core/world.h, core/collide.h): what the
+/* Tests of the floor contacts as the world runs them (include/opsim/world.h, core/contact/collide.h): what the
  * record of a sub-step says about them (the reach below the floor before the push-back, the
  * energy after contacts) and the two places the floor can act (floor_contact = substep, the
  * paper's, or iteration). */
 #include <string.h>
 
-#include "collide.h"
-#include "math3.h"
+#include "contact/collide.h"
+#include "base/math3.h"
 #include "test_scene_load.h"
 
 enum { MAX_CELLS = 64 };

@@ -1,4 +1,4 @@
-/* Tests for core/graph.c: the CSR adjacency built from edge lists (merging, ordering, symmetry,
+/* Tests for core/geometry/graph.c: the CSR adjacency built from edge lists (merging, ordering, symmetry,
  * rejected edges), the derived rest quantities checked against independent formulas, every
  * corruption op_graph_check must reject, connected components and the rest state. */
 #include <stdlib.h>
@@ -6,8 +6,8 @@
 
 #include "test_util.h"
 
-#include "graph.h"
-#include "math3.h"
+#include "opsim/graph.h"
+#include "base/math3.h"
 
 /* Rotation by `angle` about the (normalised) axis, by Rodrigues' formula. */
 static void rotation_about(double out[9], const double axis_in[3], double angle)

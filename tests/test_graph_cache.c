@@ -1,4 +1,4 @@
-/* The graph cache (core/graph_cache.h): a run from cached graphs is bit for bit the run from
+/* The graph cache (core/geometry/graph_cache.h): a run from cached graphs is bit for bit the run from
  * fresh ones; every builder parameter, and nothing else of op_build_def, is in the key; a
  * damaged or stale entry is rebuilt with a notice; processes filling one entry at once leave a
  * whole entry; the cache can be turned off. */
@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "graph_cache.h"
-#include "shapes.h"
+#include "geometry/graph_cache.h"
+#include "geometry/shapes.h"
 #include "test_scene_load.h"
 #include "test_util.h"
 

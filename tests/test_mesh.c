@@ -1,4 +1,4 @@
-/* Tests for core/mesh.c: OFF and OBJ reading (good files and every malformed case, each
+/* Tests for core/geometry/mesh.c: OFF and OBJ reading (good files and every malformed case, each
  * located at its exact line), the atomic OBJ writer, validation, bounds and closedness. */
 #include <errno.h>
 #include <float.h>
@@ -7,8 +7,8 @@
 
 #include "test_util.h"
 
-#include "mesh.h"
-#include "shapes.h"
+#include "opsim/mesh.h"
+#include "geometry/shapes.h"
 
 /* test_tmp_path reuses its buffer, so each test keeps its own copy. */
 typedef struct temp_file {

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math3.h"
+#include "base/math3.h"
 #include "meshless.h"
-#include "script.h"
-#include "simd.h"
-#include "timer.h"
-#include "world.h"
+#include "sim/script.h"
+#include "kernels/simd.h"
+#include "base/timer.h"
+#include "opsim/world.h"
 
 typedef one_body fixture;
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
-#include "model.h"
-#include "shapes.h"
+#include "geometry/build.h"
+#include "geometry/model.h"
+#include "geometry/shapes.h"
 #include "test_util.h"
 
 typedef struct test_models {

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "energy.h"
-#include "math3.h"
-#include "observe.h"
+#include "sim/energy.h"
+#include "base/math3.h"
+#include "sim/observe.h"
 #include "test_scene_load.h"
 
 static const double SPIN[3] = { 0.4, 2.0, -1.0 }; /* rad/s, the throw */

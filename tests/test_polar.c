@@ -1,4 +1,4 @@
-/* Tests of core/polar.c: the fast polar rotation against the LAPACK SVD reference on generic,
+/* Tests of core/kernels/polar.c: the fast polar rotation against the LAPACK SVD reference on generic,
  * near-rotation, inverted, rank-deficient, degenerate and extreme-scale matrices, plus known
  * answers that pin the conventions (row-major, maximising tr(Rᵀ C) over SO(3)) independently of
  * the reference. Each test prints the worst error it saw. */
@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "math3.h"
-#include "polar.h"
-#include "simd.h"
+#include "base/math3.h"
+#include "kernels/polar.h"
+#include "kernels/simd.h"
 #include "test_util.h"
 
 /* Every output must be a rotation to this accuracy. */

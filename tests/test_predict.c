@@ -1,5 +1,5 @@
 /* Tests of the per-particle loops outside the solver run four particles at a time in AVX lanes
- * (core/predict.c: the prediction, its rigid fit's sums, the turn, the velocities' update; and
+ * (core/sim/predict.c: the prediction, its rigid fit's sums, the turn, the velocities' update; and
  * arap's begin_substep, solvers/arap.c): they give the one-at-a-time code's bits, on bodies whose
  * particle counts are not multiples of four (the last one to three particles go alone) and with
  * pinned particles inside a quad (which then goes one at a time, in its place in the sums). */
@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "math3.h"
-#include "polar.h"
-#include "predict.h"
-#include "simd.h"
+#include "base/math3.h"
+#include "kernels/polar.h"
+#include "sim/predict.h"
+#include "kernels/simd.h"
 #include "test_scene_load.h"
 
 enum { MAX_OVERRIDES = 16 };
@@ -66,7 +66,7 @@ static void assert_predictions_equal(const op_body *a, const op_body *b, const c
         fail_msg("%d particles: %s differ", (int)n, what);
 }
 
-/* The three loops of core/predict.c called directly, on twin bodies one stepped before with the
+/* The three loops of core/sim/predict.c called directly, on twin bodies one stepped before with the
  * AVX paths on: one at a time (op_simd_avx(0)) and four at a time give the same bits, the sums
  * included, with particles pinned inside a quad and in the tail. */
 static void test_predict_lanes_give_one_at_a_time_bits(void **state)

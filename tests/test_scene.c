@@ -1,4 +1,4 @@
-/* Tests of core/scene.c and core/observe.c: a full config loads into the right world,
+/* Tests of core/io/scene.c and core/sim/observe.c: a full config loads into the right world,
  * overrides replace and add keys, every kind of mistake is reported at its line (or its
  * --set), a collapsed start puts every particle on the pinned one, and the observables have
  * their defining values at rest, under rigid motions and under known displacements. Uses the
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math3.h"
-#include "scene.h"
-#include "script.h"
+#include "base/math3.h"
+#include "opsim/scene.h"
+#include "sim/script.h"
 #include "test_util.h"
 
 /* Rounding-level agreement for quantities of order one. */

@@ -6,8 +6,8 @@
 #include <omp.h>
 #include <string.h>
 
-#include "record.h"
-#include "scene.h"
+#include "io/record.h"
+#include "opsim/scene.h"
 #include "test_util.h"
 
 /* overrides: NULL or a NULL-terminated list of "section.key=value" */

@@ -1,11 +1,11 @@
-/* Tests of core/script.c: Rodrigues' formula, keyframe interpolation (translation and rotation
+/* Tests of core/sim/script.c: Rodrigues' formula, keyframe interpolation (translation and rotation
  * vector), clamping outside the keys, several turns about one axis, moving points about a
  * pivot, and the script check. */
 #include <string.h>
 
-#include "math3.h"
-#include "rng.h"
-#include "script.h"
+#include "base/math3.h"
+#include "base/rng.h"
+#include "sim/script.h"
 #include "test_util.h"
 
 static double max_abs_diff(const double *a, const double *b, int count)

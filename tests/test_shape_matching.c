@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math3.h"
-#include "polar.h"
-#include "rng.h"
-#include "script.h"
+#include "base/math3.h"
+#include "kernels/polar.h"
+#include "base/rng.h"
+#include "sim/script.h"
 #include "shape_matching.h"
-#include "timer.h"
-#include "world.h"
+#include "base/timer.h"
+#include "opsim/world.h"
 
 typedef one_body fixture;
 

@@ -1,4 +1,4 @@
-/* Tests for core/skin.c (Eq. 2): on the built dinosaur, weights form a partition of unity,
+/* Tests for core/geometry/skin.c (Eq. 2): on the built dinosaur, weights form a partition of unity,
  * the rest state and any rigid motion are reproduced exactly, influences are ordered nearest
  * first; on hand-made graphs, the Sumner weights and the blend against numbers worked by hand;
  * on a U-shaped body built here, no vertex is bound across the gap to the other arm and no edge
@@ -8,11 +8,11 @@
 
 #include "test_util.h"
 
-#include "build.h"
-#include "math3.h"
-#include "rng.h"
-#include "skin.h"
-#include "voxel.h"
+#include "geometry/build.h"
+#include "base/math3.h"
+#include "base/rng.h"
+#include "geometry/skin.h"
+#include "geometry/voxel.h"
 
 /* ---- the dinosaur, built once for the group ----------------------------------------------- */
 

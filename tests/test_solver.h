@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "energy.h"
-#include "math3.h"
-#include "solver.h"
+#include "sim/energy.h"
+#include "base/math3.h"
+#include "opsim/solver.h"
 #include "test_util.h"
-#include "timer.h"
-#include "world.h"
+#include "base/timer.h"
+#include "opsim/world.h"
 
 /* Solver settings from "key=value" pairs, NULL-terminated (NULL: none). */
 static inline op_solver_settings make_settings(const char *const *pairs)

@@ -1,4 +1,4 @@
-/* Tests of core/sparse.c: solutions against LAPACK's dense Cholesky on random matrices built
+/* Tests of core/kernels/sparse.c: solutions against LAPACK's dense Cholesky on random matrices built
  * like the global step's (mass diagonal plus weighted graph Laplacian), independence from the
  * triangle and order the triplets come in, rejection of singular, indefinite and malformed
  * matrices (without CHOLMOD printing anything), bitwise repeatability, a factor that keeps
@@ -13,10 +13,10 @@
 #include <cholmod.h>
 #include <lapacke.h>
 
-#include "rng.h"
-#include "simd.h"
-#include "sparse.h"
-#include "timer.h"
+#include "base/rng.h"
+#include "kernels/simd.h"
+#include "kernels/sparse.h"
+#include "base/timer.h"
 #include "test_util.h"
 
 /* Against LAPACK: max-norm relative error of x, and ‖Ax − b‖_F / ‖b‖_F. */

@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math3.h"
-#include "observe.h"
-#include "rng.h"
+#include "base/math3.h"
+#include "sim/observe.h"
+#include "base/rng.h"
 #include "springs.h"
-#include "timer.h"
-#include "world.h"
+#include "base/timer.h"
+#include "opsim/world.h"
 
 static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
 /* ---- the force laws ---------------------------------------------------------------------- */
@@ -618,7 +618,7 @@ static void test_rest_stays_at_rest(void **state)
     one_body_free(&f);
 }
 
-/* The observables of the springs experiments (core/observe.h) on a 3 x 3 x 3 lattice cube: a
+/* The observables of the springs experiments (core/sim/observe.h) on a 3 x 3 x 3 lattice cube: a
  * uniform scaling by 1.1 stretches every edge by 1.1 and the height by 1.1, inverting none;
  * a corner moved across its cell (x₀ + 2L(1, 1, 1)) inverts its 7 edges and nothing else. */
 static void test_edge_observables(void **state)

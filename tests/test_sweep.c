@@ -1,4 +1,4 @@
-/* Tests for parameter sweeps (core/sweep.c, `opsim sweep`, tools/sweep-slurm.sh): the order of
+/* Tests for parameter sweeps (core/io/sweep.c, `opsim sweep`, tools/sweep-slurm.sh): the order of
  * the combinations and the run names, the grids refused, the quoting of make recipes, and a
  * 2 x 2 sweep of Fig. 2 run through its Makefile (two at a time), through the Slurm script and
  * in process, each run file recording its own parameters. */
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runfile.h"
-#include "sweep.h"
+#include "opsim/runfile.h"
+#include "io/sweep.h"
 #include "test_util.h"
 
 static void test_combinations_in_nested_loop_order(void **state)

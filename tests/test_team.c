@@ -1,4 +1,4 @@
-/* Tests of core/team.c: the cache line's hand-over between two threads is a finite, positive
+/* Tests of core/sim/team.c: the cache line's hand-over between two threads is a finite, positive
  * time on two threads, NAN where there is no second thread to hand it to (one thread, or inside
  * a parallel region), INFINITY when the two threads share one core, and an odd count of turns is
  * measured too; and a team's runs of work give every item to exactly one taker, owners from
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "team.h"
+#include "sim/team.h"
 #include "test_util.h"
 
 /* Two threads on one core: the waiting thread holds the core the other needs, so it gives up

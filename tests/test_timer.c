@@ -1,11 +1,11 @@
-/* Tests of core/timer.c: op_now() keeps CLOCK_MONOTONIC's pace over sleeps of 20 and 200 ms
+/* Tests of core/base/timer.c: op_now() keeps CLOCK_MONOTONIC's pace over sleeps of 20 and 200 ms
  * (the counter's rate, when the counter is read, measured right), never goes back across many
  * reads and across the two threads of a team, and starts where CLOCK_MONOTONIC is. */
 #include <omp.h>
 #include <time.h>
 
 #include "test_util.h"
-#include "timer.h"
+#include "base/timer.h"
 
 static void sleep_seconds(double seconds)
 {

@@ -28,9 +28,9 @@
             fail_msg("expected %s = %.17g <= %s = %.17g", #a, assert_le_a_, #b, assert_le_b_);     \
     } while (0)
 
-/* Every test program starts as bin/opsim does (core/platform.h): OpenBLAS on one thread, so
+/* Every test program starts as bin/opsim does (core/base/platform.h): OpenBLAS on one thread, so
  * that the graphs the tests build are the ones opsim builds, on a machine of any core count. */
-#include "platform.h"
+#include "base/platform.h"
 __attribute__((constructor)) static void test_platform_init(void)
 {
     op_platform_init();

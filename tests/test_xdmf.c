@@ -1,4 +1,4 @@
-/* Tests for the XDMF sidecars (core/xdmf.c) as `opsim run` and `opsim xdmf` write them: the
+/* Tests for the XDMF sidecars (core/io/xdmf.c) as `opsim run` and `opsim xdmf` write them: the
  * sidecar is well-formed XML; every heavy-data item names a dataset of the run file beside it
  * by a relative name, with the dataset's own shape; every hyperslab selects inside its dataset
  * and declares the count it selects; grids and attributes have the sizes their topology says;
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runfile.h"
+#include "opsim/runfile.h"
 #include "test_util.h"
-#include "xdmf.h"
+#include "io/xdmf.h"
 
 /* ---- a small XML reader: elements, their attribute text and their own text ------------------ */
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sweep-slurm.sh DIR: one run of an `opsim sweep` (core/sweep.h) as one task of a Slurm job
+# sweep-slurm.sh DIR: one run of an `opsim sweep` (core/io/sweep.h) as one task of a Slurm job
 # array. Task i runs data line i of DIR/sweep.tsv (0 is the first line, DIR/run-000.h5): the
 # command is rebuilt from the table's header lines (the config, the shared --set overrides, the
 # grid keys) and the line's values, exactly as DIR/sweep.mk spells it. Submit from the project

@@ -1,10 +1,10 @@
-/* libFuzzer target for the mesh-to-graph build (core/build.c, core/voxel.c, core/skin.c) as
+/* libFuzzer target for the mesh-to-graph build (core/geometry/build.c, core/geometry/voxel.c, core/geometry/skin.c) as
  * `opsim graph --mesh FILE.off` runs it: read, then build. The input's first line is
  * "KIND PARTICLES VOXELS SEED" (any of them missing or unreadable: 0), the rest is the OFF file.
  * The values are folded into small ranges (kind any of the four, 1 to 16 particles, 4 to 24
  * voxels along the longest extent) so one execution takes milliseconds: the fuzzer explores
  * shapes, not sizes (the long-thin-mesh hang of issue 23 was a shape). The grid's cells can
- * still be many: they are at most a quarter of the thinnest extent (core/voxel.c), so a cube
+ * still be many: they are at most a quarter of the thinnest extent (core/geometry/voxel.c), so a cube
  * with one vertex pulled 7 km away needed 55 million, 1.3 s natively but over the 60 s limit
  * under the sanitizers on a loaded machine. Meshes whose grid (computed here as voxel.c does)
  * would exceed a million cells are therefore not built; voxel.c's own bound (2e8 cells) is
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
+#include "geometry/build.h"
 #include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

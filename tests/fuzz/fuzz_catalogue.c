@@ -1,4 +1,4 @@
-/* libFuzzer target for the model catalogue reader (core/model.c, data/models.tsv's format) as a
+/* libFuzzer target for the model catalogue reader (core/geometry/model.c, data/models.tsv's format) as a
  * config's [body] model = NAME looks a model up: find the line, check its fields, build it. The
  * input's first line is the NAME looked up, the rest is the catalogue. The build is overridden
  * to 6 particles and 12 voxels along the longest extent (op_model_load keeps the catalogue's
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "model.h"
+#include "geometry/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

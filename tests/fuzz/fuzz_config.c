@@ -1,4 +1,4 @@
-/* libFuzzer target for the INI config reader with --set overrides (core/scene.c) as
+/* libFuzzer target for the INI config reader with --set overrides (core/io/scene.c) as
  * `opsim run CONFIG --set A --set B ...` loads a scene: parse, overrides, models built, bodies,
  * pins, constraints, scripts, observables and the solver states set up. The input is the config
  * text, then each override after a '\0' byte (so `printf 'TEXT\0world.iterations=3'` is a seed).
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "scene.h"
+#include "opsim/scene.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

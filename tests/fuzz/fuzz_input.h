@@ -19,10 +19,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ctx.h"
-#include "platform.h"
+#include "opsim/ctx.h"
+#include "base/platform.h"
 
-/* As bin/opsim starts (core/platform.h): OpenBLAS on one thread, HDF5 without its exit handler. */
+/* As bin/opsim starts (core/base/platform.h): OpenBLAS on one thread, HDF5 without its exit handler. */
 __attribute__((constructor)) static void fuzz_platform_init(void)
 {
     op_platform_init();

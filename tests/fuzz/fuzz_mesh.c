@@ -1,4 +1,4 @@
-/* libFuzzer target for the OFF or the OBJ reader alone (core/mesh.c), chosen at compile time by
+/* libFuzzer target for the OFF or the OBJ reader alone (core/geometry/mesh.c), chosen at compile time by
  * FUZZ_MESH_OBJ: the input is the file. A mesh the reader accepts must pass op_mesh_check
  * (finite coordinates, indices in range, no triangle repeating a vertex), the promise every
  * later stage relies on; a refusal must carry a message. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "fuzz_input.h"
-#include "mesh.h"
+#include "opsim/mesh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,8 +1,8 @@
-/* libFuzzer target for the run-file reader (core/runfile.c) on what `opsim info`, `opsim export`
+/* libFuzzer target for the run-file reader (core/io/runfile.c) on what `opsim info`, `opsim export`
  * and `opsim xdmf` read from a damaged or hostile HDF5 file: the listing (info), the check, the
  * body names, every body's graph, mesh and skinning, one series exported as text, the first
  * frame's positions read as a hyperslab, and string and integer attributes. The input is the
- * file. opsim runs these readers in a child process (experiments/opsim.c) because libhdf5 1.10
+ * file. opsim runs these readers in a child process (app/main.c) because libhdf5 1.10
  * has crashes of its own on old-format files; here they run in-process, so any crash, in opsim
  * or in the library, is reported. Each call's refusal must carry a message. The file is a real
  * one in $TMPDIR (tests/fuzz/fuzz_input.h says why). */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "fuzz_input.h"
-#include "runfile.h"
+#include "opsim/runfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,463 @@
+/* Recording a run: the frame loop around op_world_step and everything it writes (record.h). */
+#include "io/record.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/math3.h"
+
+enum { ENERGY_TERMS = 4, TIMING_STAGES = 6 };
+static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };
+static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "chebyshev", "anderson",
+                                                          "total" };
+/* /collision/<name>: counts, then penetrations (op_frame_stats) */
+enum { COLLISION_COUNTS = 3, COLLISION_SERIES = 6 };
+static const char *const collision_names[COLLISION_SERIES] = { "floor_contacts",        "pairs",
+                                                               "contacts",              "max_penetration",
+                                                               "max_floor_penetration", "max_floor_reach_before" };
+static const char *const collision_descriptions[COLLISION_SERIES] = {
+    "particles pushed out of the floor, summed over the frame's sub-steps",
+    "candidate pairs of particles of different bodies (broad phase), summed over the sub-steps",
+    "candidate pairs that penetrated, summed over the sub-steps",
+    "largest ellipsoid-ellipsoid penetration left after a sub-step's contacts, over the sub-steps",
+    "deepest reach below the floor left after a sub-step's contacts, over the sub-steps",
+    "deepest reach below the floor before the floor pushed a particle back, over the sub-steps",
+};
+
+typedef struct recorder {
+    op_runfile run;
+    op_series position, position_step, position_time;
+    op_series orientation, orientation_step, orientation_time;
+    op_series energy_series[ENERGY_TERMS];
+    op_series energy_after_series[ENERGY_TERMS]; /* [S], open only when log_energy */
+    op_series floor_reach_series;                /* [S] */
+    op_series anderson_rejection_series;         /* [S] */
+    op_series timing[TIMING_STAGES];
+    op_series handoff, contacts_on_one_thread; /* /timing/: where the frame's contacts ran */
+    op_series collision[COLLISION_SERIES];
+    op_series linear_iterations;      /* [S] the variant's inner solver iterations per sub-step */
+    op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
+    op_series surface, surface_step, surface_time;     /* open only when def->store_surface */
+    int store_surface;
+    double *surface_rows;             /* one frame of every body's skinned vertices */
+    int particles;
+    double *positions, *orientations; /* one frame of every body */
+    double *energy_rows;              /* [substeps][iterations + 1] of one term */
+    op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
+    op_energy *energy_after_contacts; /* [substeps], likewise */
+    double *floor_reach;              /* [substeps], likewise */
+    long *linear_counts;              /* [substeps], filled by op_world_step */
+    int64_t *linear_rows;             /* the same, as written */
+    long *anderson_rejections;        /* [substeps], likewise */
+    int64_t *rejection_rows;          /* [substeps] */
+} recorder;
+
+static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
+{
+    const op_world *w = &scene->world;
+    const op_world_def *d = &w->def;
+    op_runfile *run = &r->run;
+    const char *p = "/parameters";
+    char gravity[128];
+    snprintf(gravity, sizeof gravity, "%.17g %.17g %.17g", d->gravity[0], d->gravity[1], d->gravity[2]);
+    if (op_runfile_set_attribute_int(ctx, run, p, "frames", scene->run.frames) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "output_every", scene->run.output_every) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "frame_time", d->frame_time) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "substeps", d->substeps) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "iterations", d->iterations) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "gravity", gravity) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "floor", d->floor) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "floor_height", d->floor_height) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "friction", d->friction) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "rotation_start",
+                                        d->rotation_start == OP_ROTATION_START_RIGID       ? "rigid"
+                                        : d->rotation_start == OP_ROTATION_START_PREDICTED ? "predicted"
+                                                                                           : "current") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "floor_contact",
+                                        d->floor_contact == OP_FLOOR_CONTACT_ITERATION ? "iteration" : "substep") !=
+            OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "collisions", d->collisions) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "collision_passes", d->collision_passes) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "collision_passes_max", d->collision_passes_max) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "collision_order",
+                                        d->collision_order == OP_CONTACT_ORDER_JACOBI ? "jacobi" : "colours") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "collision_threads",
+                                        d->collision_threads == OP_CONTACT_THREADS_AUTO  ? "auto"
+                                        : d->collision_threads == OP_CONTACT_THREADS_ONE ? "one"
+                                                                                         : "all") != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "collision_margin", d->collision_margin) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "solver", w->solver->name) != OP_OK)
+        return ctx->status;
+    /* Chebyshev (solvers/accel/chebyshev.h), typed; chebyshev_rho is NaN when not given */
+    const op_chebyshev_def *cheb = &w->chebyshev_def;
+    if (op_runfile_set_attribute_int(ctx, run, p, "chebyshev", cheb->enabled) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "chebyshev_rho", cheb->rho_given ? cheb->rho : NAN) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "chebyshev_rho_source", cheb->rho_source) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_delay", cheb->delay) != OP_OK ||
+        op_runfile_set_attribute_double(ctx, run, p, "chebyshev_gamma", cheb->gamma) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_rotations", cheb->rotations) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "anderson", w->anderson_def.enabled) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "anderson_m", w->anderson_def.m) != OP_OK)
+        return ctx->status;
+    for (int k = 0; k < w->solver_settings.count; ++k) {
+        char name[80];
+        snprintf(name, sizeof name, "solver_%s", w->solver_settings.key[k]);
+        if (op_runfile_set_attribute_string(ctx, run, p, name, w->solver_settings.value[k]) != OP_OK)
+            return ctx->status;
+    }
+    int offset = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_body *body = &w->bodies[b];
+        char path[128];
+        snprintf(path, sizeof path, "/parameters/%s", body->name);
+        if (op_runfile_set_attribute_string(ctx, run, path, "model", body->model->name) != OP_OK ||
+            op_runfile_set_attribute_double(ctx, run, path, "stiffness", body->stiffness) != OP_OK ||
+            op_runfile_set_attribute_int(ctx, run, path, "particle_offset", offset) != OP_OK)
+            return ctx->status;
+        offset += body->graph->particle_count;
+    }
+    return OP_OK;
+}
+
+static int write_bodies(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_body *body = &w->bodies[b];
+        const op_model *m = body->model;
+        int first = 0; /* the first body of this model: instances link to its groups */
+        while (w->bodies[first].model != m)
+            ++first;
+        if (first < b) {
+            if (op_runfile_write_instance(ctx, &r->run, body->name, w->bodies[first].name) != OP_OK)
+                return ctx->status;
+            continue;
+        }
+        op_body_info info = { .kind = op_body_kind_name(m->build.kind),
+                              .source = m->source,
+                              .particles_requested = m->build.particles,
+                              .seed = m->build.seed,
+                              .voxel_resolution = m->built.voxel_resolution };
+        if (op_runfile_write_body(ctx, &r->run, body->name, &info, &m->graph, &m->mesh, &m->skin) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
+{
+    const op_world *w = &scene->world;
+    op_runfile *run = &r->run;
+    int64_t vec[2] = { r->particles, 3 }, mat[3] = { r->particles, 3, 3 };
+    int64_t energy_row[1] = { w->def.iterations + 1 };
+    if (op_series_create(ctx, run, &r->position, "/particles/position/value", OP_SERIES_FLOAT64, 2, vec, "m",
+                         "particle centres x_i") != OP_OK ||
+        op_series_create(ctx, run, &r->position_step, "/particles/position/step", OP_SERIES_INT64, 0, NULL, NULL,
+                         "frame index") != OP_OK ||
+        op_series_create(ctx, run, &r->position_time, "/particles/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
+                         NULL) != OP_OK ||
+        op_series_create(ctx, run, &r->orientation, "/particles/orientation/value", OP_SERIES_FLOAT64, 3, mat, NULL,
+                         "rotations R_i, row-major; current axes E_i = R_i rest_axes_i") != OP_OK ||
+        op_series_create(ctx, run, &r->orientation_step, "/particles/orientation/step", OP_SERIES_INT64, 0, NULL,
+                         NULL, "frame index") != OP_OK ||
+        op_series_create(ctx, run, &r->orientation_time, "/particles/orientation/time", OP_SERIES_FLOAT64, 0, NULL,
+                         "s", NULL) != OP_OK)
+        return ctx->status;
+    if (w->def.log_energy)
+        for (int e = 0; e < ENERGY_TERMS; ++e) {
+            char path[64];
+            snprintf(path, sizeof path, "/solver/energy/%s", energy_names[e]);
+            if (op_series_create(ctx, run, &r->energy_series[e], path, OP_SERIES_FLOAT64, 1, energy_row, "J",
+                                 "per sub-step; column 0 before the first iteration, k after the k-th") != OP_OK)
+                return ctx->status;
+            snprintf(path, sizeof path, "/solver/energy_after_contacts/%s", energy_names[e]);
+            if (op_series_create(ctx, run, &r->energy_after_series[e], path, OP_SERIES_FLOAT64, 0, NULL, "J",
+                                 "per sub-step: the state after its contacts, with the sub-step's h, y and Y") !=
+                OP_OK)
+                return ctx->status;
+        }
+    if (op_series_create(ctx, run, &r->floor_reach_series, "/collision/floor_reach_before", OP_SERIES_FLOAT64, 0, NULL, "m",
+                         "per sub-step: deepest reach below the floor before the floor pushed a particle back") !=
+        OP_OK)
+        return ctx->status;
+    if (op_series_create(ctx, run, &r->anderson_rejection_series, "/solver/anderson_rejections", OP_SERIES_INT64, 0,
+                         NULL, NULL,
+                         "per sub-step: accelerated iterates the Anderson safeguard refused, summed over bodies "
+                         "(0 when anderson = off)") != OP_OK)
+        return ctx->status;
+    for (int t = 0; t < TIMING_STAGES; ++t) {
+        char path[64];
+        snprintf(path, sizeof path, "/timing/%s", timing_names[t]);
+        if (op_series_create(ctx, run, &r->timing[t], path, OP_SERIES_FLOAT64, 0, NULL, "ms", "per frame") != OP_OK)
+            return ctx->status;
+    }
+    if (op_series_create(ctx, run, &r->handoff, "/timing/handoff", OP_SERIES_FLOAT64, 0, NULL, "ns",
+                         "per frame: a cache line's time between two threads' cores, measured at the frame's start "
+                         "under collision_threads = auto (core/sim/team.h); NaN when not measured") != OP_OK ||
+        op_series_create(ctx, run, &r->contacts_on_one_thread, "/timing/contacts_on_one_thread", OP_SERIES_INT64, 0,
+                         NULL, NULL,
+                         "per frame: 1 when the contacts between bodies ran on one thread (collision_threads = one, "
+                         "or auto with the cores far apart), 0 on OpenMP's team") != OP_OK)
+        return ctx->status;
+    for (int k = 0; k < COLLISION_SERIES; ++k) {
+        char path[64];
+        snprintf(path, sizeof path, "/collision/%s", collision_names[k]);
+        int count = k < COLLISION_COUNTS;
+        if (op_series_create(ctx, run, &r->collision[k], path, count ? OP_SERIES_INT64 : OP_SERIES_FLOAT64, 0, NULL,
+                             count ? NULL : "m", collision_descriptions[k]) != OP_OK)
+            return ctx->status;
+    }
+    /* the yardstick for the penetrations: the smallest semi-axis of any particle */
+    double smallest = INFINITY;
+    for (int b = 0; b < w->body_count; ++b)
+        for (int a = 0; a < 3 * w->bodies[b].graph->particle_count; ++a)
+            smallest = fmin(smallest, w->bodies[b].graph->radii[a]);
+    if (op_runfile_set_attribute_double(ctx, run, "/collision", "smallest_semi_axis", smallest) != OP_OK)
+        return ctx->status;
+    if (op_series_create(ctx, run, &r->linear_iterations, "/solver/linear_iterations", OP_SERIES_INT64, 0, NULL, NULL,
+                         "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
+                         "(springs: conjugate gradients; 0 for variants without one)") != OP_OK)
+        return ctx->status;
+    for (int o = 0; o < scene->observable_count; ++o) {
+        const op_observable *obs = &scene->observables[o];
+        char path[3][160];
+        snprintf(path[0], sizeof path[0], "/observables/%s/value", obs->name);
+        snprintf(path[1], sizeof path[1], "/observables/%s/step", obs->name);
+        snprintf(path[2], sizeof path[2], "/observables/%s/time", obs->name);
+        if (op_series_create(ctx, run, &r->observable[o][0], path[0], OP_SERIES_FLOAT64, 0, NULL, NULL,
+                             op_observable_kind_name(obs->kind)) != OP_OK ||
+            op_series_create(ctx, run, &r->observable[o][1], path[1], OP_SERIES_INT64, 0, NULL, NULL, "frame index") !=
+                OP_OK ||
+            op_series_create(ctx, run, &r->observable[o][2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s", NULL) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+static int append_step_time(op_ctx *ctx, recorder *r, op_series *step, op_series *time, const op_world *w)
+{
+    int64_t frame = w->frame;
+    double t = w->time;
+    if (op_series_append(ctx, &r->run, step, &frame, 1) != OP_OK || op_series_append(ctx, &r->run, time, &t, 1) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+/* The layout the XDMF sidecar (core/io/xdmf.h) points at besides the particle states:
+ * /particles/index, the identity 0 .. N-1 whose first n entries are the vertex list of any
+ * body's particles (XDMF can only point at datasets, and a polyvertex grid without one shows
+ * no cells in ParaView's XDMF 3 reader); each body's vertex_offset and store_surface in
+ * /parameters; and, when stored, the skinned surface series. */
+static int create_surface(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    op_runfile *run = &r->run;
+    int64_t particles = r->particles;
+    int64_t *index = op_calloc(ctx, (size_t)particles, sizeof *index);
+    if (!index)
+        return ctx->status;
+    for (int64_t i = 0; i < particles; ++i)
+        index[i] = i;
+    int status = op_runfile_write_array(ctx, run, "/particles/index", OP_SERIES_INT64, 1, &particles, index);
+    free(index);
+    if (status != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, "/particles/index", "description",
+                                        "0 .. N-1: the first n entries list any body's n particles") != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, "/parameters", "store_surface", r->store_surface) != OP_OK)
+        return ctx->status;
+    int64_t vertices = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        char path[128];
+        snprintf(path, sizeof path, "/parameters/%s", w->bodies[b].name);
+        if (op_runfile_set_attribute_int(ctx, run, path, "vertex_offset", vertices) != OP_OK)
+            return ctx->status;
+        vertices += w->bodies[b].model->mesh.vertex_count;
+    }
+    if (!r->store_surface)
+        return OP_OK;
+    r->surface_rows = op_calloc(ctx, 3 * (size_t)vertices, sizeof(double));
+    int64_t row[2] = { vertices, 3 };
+    if (!r->surface_rows ||
+        op_series_create(ctx, run, &r->surface, "/surface/position/value", OP_SERIES_FLOAT64, 2, row, "m",
+                         "skinned visual vertices (Eq. 2) at each output frame; body b from its vertex_offset "
+                         "in /parameters/<b>") != OP_OK ||
+        op_series_create(ctx, run, &r->surface_step, "/surface/position/step", OP_SERIES_INT64, 0, NULL, NULL,
+                         "frame index") != OP_OK ||
+        op_series_create(ctx, run, &r->surface_time, "/surface/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
+                         NULL) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+/* Each body's visual mesh skinned by its current state, as `opsim export --skinned` does. */
+static int append_surface(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    if (!r->store_surface)
+        return OP_OK;
+    size_t offset = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_body *body = &w->bodies[b];
+        const op_model *m = body->model;
+        op_skin_apply(&m->skin, &m->graph, &body->state, m->mesh.vertices, &r->surface_rows[3 * offset]);
+        offset += (size_t)m->mesh.vertex_count;
+    }
+    if (op_series_append(ctx, &r->run, &r->surface, r->surface_rows, 1) != OP_OK ||
+        append_step_time(ctx, r, &r->surface_step, &r->surface_time, w) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+static int append_state(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    int offset = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_state *s = &w->bodies[b].state;
+        memcpy(&r->positions[3 * offset], s->position, 3 * (size_t)s->particle_count * sizeof(double));
+        memcpy(&r->orientations[9 * offset], s->rotation, 9 * (size_t)s->particle_count * sizeof(double));
+        offset += s->particle_count;
+    }
+    if (op_series_append(ctx, &r->run, &r->position, r->positions, 1) != OP_OK ||
+        op_series_append(ctx, &r->run, &r->orientation, r->orientations, 1) != OP_OK ||
+        append_step_time(ctx, r, &r->position_step, &r->position_time, w) != OP_OK ||
+        append_step_time(ctx, r, &r->orientation_step, &r->orientation_time, w) != OP_OK)
+        return ctx->status;
+    return append_surface(ctx, r, w);
+}
+
+static int append_observables(op_ctx *ctx, recorder *r, const op_scene *scene)
+{
+    for (int o = 0; o < scene->observable_count; ++o) {
+        double value = op_observe(&scene->world, &scene->observables[o]);
+        if (op_series_append(ctx, &r->run, &r->observable[o][0], &value, 1) != OP_OK ||
+            append_step_time(ctx, r, &r->observable[o][1], &r->observable[o][2], &scene->world) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const op_frame_stats *stats)
+{
+    const op_world_def *d = &scene->world.def;
+    if (d->log_energy) {
+        size_t cells = (size_t)d->substeps * (size_t)(d->iterations + 1);
+        for (int e = 0; e < ENERGY_TERMS; ++e) {
+            for (size_t c = 0; c < cells; ++c) {
+                const op_energy *E = &r->energy[c];
+                r->energy_rows[c] = e == 0 ? E->kinetic : e == 1 ? E->elastic : e == 2 ? E->constraint : E->total;
+            }
+            if (op_series_append(ctx, &r->run, &r->energy_series[e], r->energy_rows, d->substeps) != OP_OK)
+                return ctx->status;
+            for (int sub = 0; sub < d->substeps; ++sub) {
+                const op_energy *E = &r->energy_after_contacts[sub];
+                r->energy_rows[sub] = e == 0 ? E->kinetic : e == 1 ? E->elastic : e == 2 ? E->constraint : E->total;
+            }
+            if (op_series_append(ctx, &r->run, &r->energy_after_series[e], r->energy_rows, d->substeps) != OP_OK)
+                return ctx->status;
+        }
+    }
+    if (op_series_append(ctx, &r->run, &r->floor_reach_series, r->floor_reach, d->substeps) != OP_OK)
+        return ctx->status;
+    for (int sub = 0; sub < d->substeps; ++sub)
+        r->linear_rows[sub] = stats->linear_iterations[sub];
+    if (op_series_append(ctx, &r->run, &r->linear_iterations, r->linear_rows, d->substeps) != OP_OK)
+        return ctx->status;
+    for (int sub = 0; sub < d->substeps; ++sub)
+        r->rejection_rows[sub] = r->anderson_rejections[sub];
+    if (op_series_append(ctx, &r->run, &r->anderson_rejection_series, r->rejection_rows, d->substeps) != OP_OK)
+        return ctx->status;
+    double times[TIMING_STAGES] = { stats->local_ms,     stats->global_ms,   stats->collision_ms,
+                                    stats->chebyshev_ms, stats->anderson_ms, stats->total_ms };
+    for (int t = 0; t < TIMING_STAGES; ++t)
+        if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
+            return ctx->status;
+    int64_t one_thread = stats->collision_threads == OP_CONTACT_THREADS_ONE;
+    if (op_series_append(ctx, &r->run, &r->handoff, &stats->handoff_ns, 1) != OP_OK ||
+        op_series_append(ctx, &r->run, &r->contacts_on_one_thread, &one_thread, 1) != OP_OK)
+        return ctx->status;
+    int64_t counts[COLLISION_COUNTS] = { stats->floor_contacts, stats->collision_pairs, stats->collision_contacts };
+    double depths[COLLISION_SERIES - COLLISION_COUNTS] = { stats->max_penetration, stats->max_floor_penetration,
+                                                           stats->max_floor_reach };
+    for (int k = 0; k < COLLISION_SERIES; ++k) {
+        const void *row = k < COLLISION_COUNTS ? (const void *)&counts[k] : (const void *)&depths[k - COLLISION_COUNTS];
+        if (op_series_append(ctx, &r->run, &r->collision[k], row, 1) != OP_OK)
+            return ctx->status;
+    }
+    return append_observables(ctx, r, scene);
+}
+
+op_record_def op_default_record_def(void)
+{
+    return (op_record_def){ .progress = NULL, .store_surface = 1 };
+}
+
+int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance, FILE *progress)
+{
+    op_record_def def = op_default_record_def();
+    def.progress = progress;
+    return op_record_run_def(ctx, scene, path, provenance, &def);
+}
+
+int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance,
+                      const op_record_def *def)
+{
+    FILE *progress = def->progress;
+    recorder *r = op_calloc(ctx, 1, sizeof *r);
+    if (!r)
+        return ctx->status;
+    r->store_surface = def->store_surface;
+    op_world *w = &scene->world;
+    const op_world_def *d = &w->def;
+    size_t cells = (size_t)d->substeps * (size_t)(d->iterations + 1);
+    r->particles = op_world_particle_count(w);
+    r->positions = op_calloc(ctx, 3 * (size_t)r->particles, sizeof(double));
+    r->orientations = op_calloc(ctx, 9 * (size_t)r->particles, sizeof(double));
+    r->energy_rows = op_calloc(ctx, cells, sizeof(double));
+    r->energy = op_calloc(ctx, cells, sizeof(op_energy));
+    r->energy_after_contacts = op_calloc(ctx, (size_t)d->substeps, sizeof(op_energy));
+    r->floor_reach = op_calloc(ctx, (size_t)d->substeps, sizeof(double));
+    r->linear_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
+    r->linear_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
+    r->anderson_rejections = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
+    r->rejection_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
+    if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
+        write_bodies(ctx, r, w) == OP_OK && write_parameters(ctx, r, scene) == OP_OK &&
+        create_series(ctx, r, scene) == OP_OK && create_surface(ctx, r, w) == OP_OK && append_state(ctx, r, w) == OP_OK &&
+        append_observables(ctx, r, scene) == OP_OK && op_runfile_flush(ctx, &r->run) == OP_OK) {
+        op_frame_stats stats = { .energy = r->energy,
+                                 .energy_after_contacts = r->energy_after_contacts,
+                                 .floor_reach = r->floor_reach,
+                                 .linear_iterations = r->linear_counts,
+                                 .anderson_rejections = r->anderson_rejections };
+        for (int frame = 1; frame <= scene->run.frames; ++frame) {
+            if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
+                break;
+            if ((frame % scene->run.output_every == 0 || frame == scene->run.frames) && append_state(ctx, r, w) != OP_OK)
+                break;
+            if (op_runfile_flush(ctx, &r->run) != OP_OK)
+                break;
+            if (progress) {
+                fprintf(progress, "\r%s: frame %d/%d, %.2f ms/frame", path, frame, scene->run.frames, stats.total_ms);
+                fflush(progress);
+            }
+        }
+        if (progress)
+            fprintf(progress, "\n");
+    }
+    if (ctx->status == OP_OK)
+        op_runfile_commit(ctx, &r->run);
+    if (ctx->status != OP_OK)
+        op_runfile_abort(&r->run);
+    free(r->positions);
+    free(r->orientations);
+    free(r->energy_rows);
+    free(r->energy);
+    free(r->energy_after_contacts);
+    free(r->floor_reach);
+    free(r->linear_counts);
+    free(r->linear_rows);
+    free(r->anderson_rejections);
+    free(r->rejection_rows);
+    free(r->surface_rows);
+    free(r);
+    return ctx->status;
+}

@@ -1,0 +1,97 @@
+/* Running a loaded scene and recording it into a run file (DESIGN §5): the bodies' graphs and
+ * meshes, the parameters, and per frame the energies, stage timings, states and observables.
+ * The file is flushed every frame and renamed to its final name only when the run completes.
+ *
+ * Written beyond the bodies (runfile.h):
+ *   /parameters                       attributes: frames, output_every, frame_time, substeps,
+ *                                     iterations, gravity, floor, floor_height, friction,
+ *                                     floor_contact ("substep" or "iteration"), rotation_start
+ *                                     ("rigid", "predicted" or "current"),
+ *                                     collisions (0/1), collision_passes,
+ *                                     collision_passes_max, collision_order
+ *                                     ("colours" or "jacobi"), collision_margin (m),
+ *                                     log_energy, solver, solver_<option> (strings as given,
+ *                                     defaults filled in, the common chebyshev* options
+ *                                     included); typed copies of the Chebyshev settings
+ *                                     (solvers/accel/chebyshev.h): chebyshev, chebyshev_delay,
+ *                                     chebyshev_rotations (0/1 ints), chebyshev_rho (NaN when
+ *                                     not given), chebyshev_gamma, chebyshev_rho_source ("given",
+ *                                     "none", or the text of the option); anderson, anderson_m
+ *                                     (ints: the Anderson settings, solvers/accel/anderson.h)
+ *   /parameters/<body>                attributes: model, stiffness, particle_offset
+ *   /particles/{position,orientation}/value [T][N][3] and [T][N][3][3] (R_i, row-major),
+ *                                     step [T] (frame index), time [T] (s): every output frame
+ *                                     (frame 0, each output_every-th and the last); N runs over
+ *                                     the bodies in order, body b from its particle_offset
+ *   /solver/energy/{kinetic,elastic,constraint,total} [S][I+1] (J): every sub-step S; column 0
+ *                                     before the first iteration, column k after the k-th
+ *                                     (only when log_energy)
+ *   /solver/energy_after_contacts/{kinetic,elastic,constraint,total} [S] (J): every sub-step, the
+ *                                     same energy (the sub-step's h, y and Y) of the state the
+ *                                     sub-step ends in, after its floor and body contacts: what
+ *                                     the contacts did to the state the iterations left (the
+ *                                     last column of /solver/energy) (only when log_energy)
+ *   /solver/linear_iterations [S] (int64): every sub-step, summed over bodies: the variant's
+ *                                     inner linear-solver iterations (op_stage_times; springs:
+ *                                     conjugate gradients), 0 for variants without one
+ *   /timing/{local,global,collision,chebyshev,anderson,total} [F] (ms): every frame (chebyshev:
+ *                                     the extrapolation after each iteration, anderson: the
+ *                                     mixing and its energy evaluations, each 0 when off)
+ *   /solver/anderson_rejections [S] (int64): every sub-step, the accelerated iterates the
+ *                                     Anderson safeguard refused (solvers/accel/anderson.h), summed
+ *                                     over the bodies; 0 when anderson = off
+ *   /collision/{floor_contacts,pairs,contacts} [F] (int64): every frame, summed over its
+ *                                     sub-steps: particles pushed out of the floor, candidate
+ *                                     pairs of particles of different bodies (broad phase), and
+ *                                     those that penetrated (core/contact/collide.h; 0 with one body or
+ *                                     collisions = off)
+ *   /collision/{max_penetration,max_floor_penetration} [F] (m): every frame, the largest over
+ *                                     its sub-steps of what is left at the end of COLLIDE: the
+ *                                     deepest ellipsoid-ellipsoid penetration over the candidate
+ *                                     pairs, and the deepest reach below the floor (0 without one)
+ *   /collision/max_floor_reach_before [F] (m): every frame, the largest over its sub-steps of how
+ *                                     far any particle reached below the floor before the floor
+ *                                     pushed it back (the iterations' result with floor_contact =
+ *                                     substep, any iteration's with = iteration; 0 without a floor)
+ *   /collision/floor_reach_before [S] (m): the same per sub-step
+ *   /collision                        attribute smallest_semi_axis (m): the smallest semi-axis of
+ *                                     any particle, the yardstick for the penetrations (issue 22
+ *                                     bounds them as shares of it)
+ *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame
+ *   /particles/index [N] int64        0 .. N-1: the first n entries list the particles of any
+ *                                     body of n (the XDMF sidecar's polyvertex cells, xdmf.h)
+ *   /parameters                       store_surface (0/1); /parameters/<body>: vertex_offset
+ *   /surface/position/value [T][V][3] (only when store_surface) every body's visual mesh
+ *                                     skinned by its particles (Eq. 2) at each output frame,
+ *                                     as `opsim export --skinned` computes it; V runs over the
+ *                                     bodies in order, body b from its vertex_offset; step [T]
+ *                                     and time [T] as for the particles. Size: 24 bytes per
+ *                                     vertex per output frame (fig4's dinosaur, 4,334 vertices
+ *                                     and 151 frames: 15.7 MB, ten times the particle states;
+ *                                     Fig. 7's 180 models, 704K vertices: 17 MB a frame), hence
+ *                                     the opt-out (`opsim run --no-surface`) */
+#ifndef OPSIM_RECORD_H
+#define OPSIM_RECORD_H
+
+#include <stdio.h>
+
+#include "opsim/runfile.h"
+#include "opsim/scene.h"
+
+/* How a run is recorded, beyond what the scene fixes. */
+typedef struct op_record_def {
+    FILE *progress;    /* a carriage-return progress line per frame, or NULL (the command line
+                          passes stderr when it is a terminal) */
+    int store_surface; /* 1: write /surface/position (the skinned vertices) */
+} op_record_def;
+
+/* No progress line; the surface stored. */
+op_record_def op_default_record_def(void);
+
+/* Runs scene->run.frames frames and writes `path`. On failure nothing is left under `path`. */
+int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance,
+                      const op_record_def *def);
+/* op_record_run_def with the defaults and `progress`. */
+int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance, FILE *progress);
+
+#endif

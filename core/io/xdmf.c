@@ -1,0 +1,338 @@
+/* The XDMF sidecar writer (xdmf.h): learns the run file's shapes through runfile.h, checks
+ * that they fit together, and prints XML that points at the datasets. */
+#include "io/xdmf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/atomic.h"
+#include "opsim/runfile.h"
+
+typedef struct shape {
+    int rank;
+    int64_t dims[OP_RUNFILE_MAX_RANK];
+} shape;
+
+/* The rows one body owns in the shared series, and its own datasets' shapes. */
+typedef struct body_layout {
+    int64_t particle_offset, particles;
+    int64_t vertex_offset, vertices;
+    shape radii, rest_axes, faces;
+} body_layout;
+
+typedef struct sidecar {
+    op_ctx *ctx;
+    const char *run;      /* the run file's path, for messages */
+    char file[1024];      /* its name as the sidecar writes it: no directory, XML-escaped */
+    FILE *out;
+    long frames;
+    double *time;         /* [frames] */
+    int64_t *step;        /* [frames] */
+    shape position, orientation, index, surface;
+    int64_t surface_stored;
+    int body_count;
+    char names[OP_RUNFILE_MAX_BODIES][OP_RUNFILE_NAME_SIZE];
+    body_layout bodies[OP_RUNFILE_MAX_BODIES];
+} sidecar;
+
+/* Element types of the datasets the sidecar names, as the run-file layout fixes them
+ * (runfile.h, record.h): XDMF wants them spelled out. */
+typedef struct number_type {
+    const char *name;
+    int precision;
+} number_type;
+static const number_type FLOAT64 = { "Float", 8 }, INT64 = { "Int", 8 }, INT32 = { "Int", 4 };
+
+int op_xdmf_path(op_ctx *ctx, const char *run_path, char *out, size_t size)
+{
+    size_t length = strlen(run_path);
+    if (length > 3 && strcmp(run_path + length - 3, ".h5") == 0)
+        length -= 3;
+    if ((size_t)snprintf(out, size, "%.*s.xmf", (int)length, run_path) >= size)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%.200s: the sidecar's path is too long", run_path);
+    return OP_OK;
+}
+
+/* The dataset's shape, which must be `rank` extents equal to `expected` where that is not -1. */
+static int read_shape(sidecar *s, const char *dataset, int rank, const int64_t *expected, shape *out)
+{
+    if (op_runfile_dataset_shape(s->ctx, s->run, dataset, &out->rank, out->dims) != OP_OK)
+        return s->ctx->status;
+    int fits = out->rank == rank;
+    for (int i = 0; fits && i < rank; ++i)
+        fits = expected[i] < 0 || out->dims[i] == expected[i];
+    if (!fits) {
+        char want[160] = "", have[160] = "";
+        for (int i = 0; i < rank; ++i) {
+            size_t used = strlen(want);
+            if (expected[i] < 0)
+                snprintf(want + used, sizeof want - used, "%s*", i ? "," : "");
+            else
+                snprintf(want + used, sizeof want - used, "%s%lld", i ? "," : "", (long long)expected[i]);
+        }
+        for (int i = 0; i < out->rank; ++i) {
+            size_t used = strlen(have);
+            snprintf(have + used, sizeof have - used, "%s%lld", i ? "," : "", (long long)out->dims[i]);
+        }
+        return OP_FAIL(s->ctx, OP_ERR_INVALID, "%s: %s has shape [%s], expected [%s]", s->run, dataset, have, want);
+    }
+    return OP_OK;
+}
+
+/* The run file's name in the sidecar: the directory dropped (the two files sit side by side),
+ * markup characters escaped. */
+static int set_file_name(sidecar *s)
+{
+    const char *slash = strrchr(s->run, '/'), *name = slash ? slash + 1 : s->run;
+    if (strchr(name, ':'))
+        return OP_FAIL(s->ctx, OP_ERR_INVALID,
+                       "%s: XDMF cannot name a run file whose name holds ':' (it separates file and dataset)",
+                       s->run);
+    size_t used = 0;
+    for (const char *c = name; *c; ++c) {
+        const char *text = *c == '&' ? "&amp;" : *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '"' ? "&quot;" : NULL;
+        size_t length = text ? strlen(text) : 1;
+        if (used + length >= sizeof s->file)
+            return OP_FAIL(s->ctx, OP_ERR_INVALID, "%.200s: run file name too long for the sidecar", s->run);
+        memcpy(s->file + used, text ? text : c, length);
+        used += length;
+    }
+    s->file[used] = '\0';
+    return OP_OK;
+}
+
+static int read_frames(sidecar *s)
+{
+    const char *time_path = "/particles/position/time";
+    shape time;
+    if (op_runfile_dataset_shape(s->ctx, s->run, time_path, &time.rank, time.dims) != OP_OK) {
+        if (s->ctx->status == OP_ERR_INVALID)
+            snprintf(s->ctx->message + strlen(s->ctx->message), sizeof s->ctx->message - strlen(s->ctx->message),
+                     " (not a simulation run: make one with 'opsim run')");
+        return s->ctx->status;
+    }
+    if (time.rank != 1 || time.dims[0] < 1)
+        return OP_FAIL(s->ctx, OP_ERR_INVALID, "%s: %s holds no output frames", s->run, time_path);
+    s->frames = (long)time.dims[0];
+    s->time = op_calloc(s->ctx, (size_t)s->frames, sizeof *s->time);
+    s->step = op_calloc(s->ctx, (size_t)s->frames, sizeof *s->step);
+    if (s->ctx->status != OP_OK ||
+        op_runfile_read_rows(s->ctx, s->run, time_path, 0, s->frames, s->time, s->frames) != OP_OK ||
+        op_runfile_read_rows_int64(s->ctx, s->run, "/particles/position/step", 0, s->frames, s->step, s->frames) !=
+            OP_OK)
+        return s->ctx->status;
+    for (long f = 0; f < s->frames; ++f)
+        if (s->step[f] < 0 || (f > 0 && s->step[f] <= s->step[f - 1]))
+            return OP_FAIL(s->ctx, OP_ERR_INVALID,
+                           "%s: /particles/position/step row %ld holds frame %lld: frame indices must increase "
+                           "from 0 (a damaged file)", s->run, f, (long long)s->step[f]);
+    return OP_OK;
+}
+
+/* The body read as `opsim export` reads it (every index checked against what it indexes), so
+ * that no sidecar describes a body that export refuses. */
+static int check_body(sidecar *s, const char *name)
+{
+    op_graph graph = { 0 };
+    op_mesh mesh = { 0 };
+    op_skin skin = { 0 };
+    op_runfile_read_body(s->ctx, s->run, name, &graph, &mesh, &skin);
+    op_graph_free(&graph);
+    op_mesh_free(&mesh);
+    op_skin_free(&skin);
+    return s->ctx->status;
+}
+
+/* The shared series, then each body's place in them. */
+static int read_layout(sidecar *s)
+{
+    int64_t T = s->frames, any = -1;
+    if (read_shape(s, "/particles/position/value", 3, (int64_t[]){ T, any, 3 }, &s->position) != OP_OK ||
+        read_shape(s, "/particles/orientation/value", 4, (int64_t[]){ T, s->position.dims[1], 3, 3 },
+                   &s->orientation) != OP_OK)
+        return s->ctx->status;
+    if (op_runfile_dataset_shape(s->ctx, s->run, "/particles/index", &s->index.rank, s->index.dims) != OP_OK) {
+        if (s->ctx->status == OP_ERR_INVALID)
+            snprintf(s->ctx->message + strlen(s->ctx->message), sizeof s->ctx->message - strlen(s->ctx->message),
+                     " (written by an opsim without XDMF sidecars: run it again)");
+        return s->ctx->status;
+    }
+    if (read_shape(s, "/particles/index", 1, (int64_t[]){ s->position.dims[1] }, &s->index) != OP_OK ||
+        op_runfile_read_attribute_int(s->ctx, s->run, "/parameters", "store_surface", &s->surface_stored) != OP_OK ||
+        (s->surface_stored &&
+         read_shape(s, "/surface/position/value", 3, (int64_t[]){ T, any, 3 }, &s->surface) != OP_OK) ||
+        op_runfile_body_names(s->ctx, s->run, s->names, OP_RUNFILE_MAX_BODIES, &s->body_count) != OP_OK)
+        return s->ctx->status;
+    for (int b = 0; b < s->body_count; ++b) {
+        const char *name = s->names[b];
+        body_layout *l = &s->bodies[b];
+        char parameters[128], radii[128], axes[128], faces[128], vertices[128];
+        snprintf(parameters, sizeof parameters, "/parameters/%s", name);
+        snprintf(radii, sizeof radii, "/graph/%s/radii", name);
+        snprintf(axes, sizeof axes, "/graph/%s/rest_axes", name);
+        snprintf(faces, sizeof faces, "/mesh/%s/faces", name);
+        snprintf(vertices, sizeof vertices, "/mesh/%s/rest_vertices", name);
+        shape rest;
+        if (check_body(s, name) != OP_OK || read_shape(s, radii, 2, (int64_t[]){ any, 3 }, &l->radii) != OP_OK ||
+            read_shape(s, axes, 3, (int64_t[]){ l->radii.dims[0], 3, 3 }, &l->rest_axes) != OP_OK ||
+            read_shape(s, faces, 2, (int64_t[]){ any, 3 }, &l->faces) != OP_OK ||
+            read_shape(s, vertices, 2, (int64_t[]){ any, 3 }, &rest) != OP_OK ||
+            op_runfile_read_attribute_int(s->ctx, s->run, parameters, "particle_offset", &l->particle_offset) !=
+                OP_OK ||
+            (s->surface_stored &&
+             op_runfile_read_attribute_int(s->ctx, s->run, parameters, "vertex_offset", &l->vertex_offset) != OP_OK))
+            return s->ctx->status;
+        l->particles = l->radii.dims[0];
+        l->vertices = rest.dims[0];
+        if (l->particle_offset < 0 || l->particle_offset + l->particles > s->position.dims[1])
+            return OP_FAIL(s->ctx, OP_ERR_INVALID,
+                           "%s: body %s (particles %lld to %lld) does not fit /particles/position/value of %lld "
+                           "particles",
+                           s->run, name, (long long)l->particle_offset,
+                           (long long)(l->particle_offset + l->particles - 1), (long long)s->position.dims[1]);
+        if (s->surface_stored && (l->vertex_offset < 0 || l->vertex_offset + l->vertices > s->surface.dims[1]))
+            return OP_FAIL(s->ctx, OP_ERR_INVALID,
+                           "%s: body %s (vertices %lld to %lld) does not fit /surface/position/value of %lld "
+                           "vertices",
+                           s->run, name, (long long)l->vertex_offset, (long long)(l->vertex_offset + l->vertices - 1),
+                           (long long)s->surface.dims[1]);
+    }
+    return OP_OK;
+}
+
+static void print_extents(FILE *out, int rank, const int64_t *extents)
+{
+    for (int i = 0; i < rank; ++i)
+        fprintf(out, "%s%lld", i ? " " : "", (long long)extents[i]);
+}
+
+/* A whole dataset. */
+static void hdf_item(const sidecar *s, int indent, const char *dataset, const shape *sh, number_type type)
+{
+    fprintf(s->out, "%*s<DataItem Dimensions=\"", indent, "");
+    print_extents(s->out, sh->rank, sh->dims);
+    fprintf(s->out, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">%s:%s</DataItem>\n", type.name,
+            type.precision, s->file, dataset);
+}
+
+/* count[] values from start[] of a dataset (stride 1). */
+static void slab_item(const sidecar *s, int indent, const char *dataset, const shape *sh, const int64_t *start,
+                      const int64_t *count, number_type type)
+{
+    FILE *out = s->out;
+    int rank = sh->rank;
+    fprintf(out, "%*s<DataItem ItemType=\"HyperSlab\" Type=\"HyperSlab\" Dimensions=\"", indent, "");
+    print_extents(out, rank, count);
+    /* ParaView's XDMF 3 readers take the slab's element type from the slab item itself */
+    fprintf(out, "\" NumberType=\"%s\" Precision=\"%d\">\n%*s<DataItem Dimensions=\"3 %d\" NumberType=\"Int\" Format=\"XML\">", type.name,
+            type.precision, indent + 2, "", rank);
+    print_extents(out, rank, start);
+    for (int i = 0; i < rank; ++i)
+        fprintf(out, " 1");
+    fputc(' ', out);
+    print_extents(out, rank, count);
+    fprintf(out, "</DataItem>\n");
+    hdf_item(s, indent + 2, dataset, sh, type);
+    fprintf(out, "%*s</DataItem>\n", indent, "");
+}
+
+/* Rows first .. first+rows-1 of frame t of a [T][R][...] series. */
+static void frame_item(const sidecar *s, int indent, const char *dataset, const shape *sh, long t, int64_t first,
+                       int64_t rows)
+{
+    int64_t start[OP_RUNFILE_MAX_RANK] = { t, first }, count[OP_RUNFILE_MAX_RANK] = { 1, rows };
+    for (int i = 2; i < sh->rank; ++i)
+        count[i] = sh->dims[i];
+    slab_item(s, indent, dataset, sh, start, count, FLOAT64);
+}
+
+static void print_surface(const sidecar *s, const char *name, const body_layout *l, long t)
+{
+    FILE *out = s->out;
+    char faces[128];
+    snprintf(faces, sizeof faces, "/mesh/%s/faces", name);
+    fprintf(out, "        <Grid Name=\"%s surface\" GridType=\"Uniform\">\n", name);
+    fprintf(out, "          <Topology TopologyType=\"Triangle\" NumberOfElements=\"%lld\">\n",
+            (long long)l->faces.dims[0]);
+    /* The whole faces array, as a slab: ParaView's XDMF reader caches a grid under the text of
+     * its first topology and geometry items, logs an error for every grid whose geometry is a
+     * slab (it has no text) unless the topology has none either, and then reads it afresh. */
+    slab_item(s, 12, faces, &l->faces, (int64_t[]){ 0, 0 }, l->faces.dims, INT32);
+    fprintf(out, "          </Topology>\n          <Geometry GeometryType=\"XYZ\">\n");
+    frame_item(s, 12, "/surface/position/value", &s->surface, t, l->vertex_offset, l->vertices);
+    fprintf(out, "          </Geometry>\n        </Grid>\n");
+}
+
+static void print_particles(const sidecar *s, const char *name, const body_layout *l, long t)
+{
+    FILE *out = s->out;
+    char radii[128], axes[128];
+    snprintf(radii, sizeof radii, "/graph/%s/radii", name);
+    snprintf(axes, sizeof axes, "/graph/%s/rest_axes", name);
+    fprintf(out, "        <Grid Name=\"%s particles\" GridType=\"Uniform\">\n", name);
+    fprintf(out, "          <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\">\n",
+            (long long)l->particles);
+    slab_item(s, 12, "/particles/index", &s->index, (int64_t[]){ 0 }, (int64_t[]){ l->particles }, INT64);
+    fprintf(out, "          </Topology>\n          <Geometry GeometryType=\"XYZ\">\n");
+    frame_item(s, 12, "/particles/position/value", &s->position, t, l->particle_offset, l->particles);
+    fprintf(out, "          </Geometry>\n");
+    fprintf(out, "          <Attribute Name=\"orientation\" AttributeType=\"Tensor\" Center=\"Node\">\n");
+    frame_item(s, 12, "/particles/orientation/value", &s->orientation, t, l->particle_offset, l->particles);
+    fprintf(out, "          </Attribute>\n");
+    fprintf(out, "          <Attribute Name=\"radii\" AttributeType=\"Vector\" Center=\"Node\">\n");
+    hdf_item(s, 12, radii, &l->radii, FLOAT64);
+    fprintf(out, "          </Attribute>\n");
+    fprintf(out, "          <Attribute Name=\"rest_axes\" AttributeType=\"Tensor\" Center=\"Node\">\n");
+    hdf_item(s, 12, axes, &l->rest_axes, FLOAT64);
+    fprintf(out, "          </Attribute>\n        </Grid>\n");
+}
+
+static void print_sidecar(const sidecar *s)
+{
+    FILE *out = s->out;
+    fprintf(out, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n");
+    fprintf(out, "<!-- The run %s for ParaView: open this file with the XDMF reader. Written by opsim "
+                 "(core/io/xdmf.h); the data stay in the run file. -->\n",
+            s->file);
+    fprintf(out, "<Xdmf Version=\"3.0\">\n  <Domain>\n");
+    fprintf(out, "    <Grid Name=\"run\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (long t = 0; t < s->frames; ++t) {
+        fprintf(out, "      <Grid Name=\"frame %lld\" GridType=\"Collection\" CollectionType=\"Spatial\">\n",
+                (long long)s->step[t]);
+        fprintf(out, "        <Time Value=\"%.17g\"/>\n", s->time[t]);
+        for (int b = 0; b < s->body_count; ++b) {
+            const body_layout *l = &s->bodies[b];
+            /* XDMF has no empty arrays: a body without triangles has no surface grid */
+            if (s->surface_stored && l->faces.dims[0] > 0 && l->vertices > 0)
+                print_surface(s, s->names[b], l, t);
+            print_particles(s, s->names[b], l, t);
+        }
+        fprintf(out, "      </Grid>\n");
+    }
+    fprintf(out, "    </Grid>\n  </Domain>\n</Xdmf>\n");
+}
+
+int op_xdmf_write(op_ctx *ctx, const char *run_path)
+{
+    char path[4200];
+    if (op_xdmf_path(ctx, run_path, path, sizeof path) != OP_OK)
+        return ctx->status;
+    sidecar *s = op_calloc(ctx, 1, sizeof *s);
+    if (!s)
+        return ctx->status;
+    s->ctx = ctx;
+    s->run = run_path;
+    op_atomic_file file;
+    if (set_file_name(s) == OP_OK && read_frames(s) == OP_OK && read_layout(s) == OP_OK &&
+        op_atomic_open(ctx, &file, path) == OP_OK) {
+        s->out = file.file;
+        print_sidecar(s);
+        op_atomic_commit(ctx, &file);
+    }
+    free(s->time);
+    free(s->step);
+    free(s);
+    return ctx->status;
+}

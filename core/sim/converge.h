@@ -1,0 +1,46 @@
+/* The convergence of one sub-step (opsim converge, experiments/convergence.mk): a scene runs
+ * `frames` frames as configured (op_world_step, energy logging off), then the next sub-step
+ * begins (op_world_begin_substep: PREDICT and BEGIN) and `iterations` iterations run
+ * (op_world_iterate), recording before the first and after each one
+ *
+ *   energy[k]   E = E^k + E^e + E^c summed over the bodies (op_energy_eval, h = frame_time /
+ *               substeps), k = 0 … iterations;
+ *   seconds[k]  the wall-clock time spent in the k iterations so far: each op_world_iterate
+ *               call is timed on its own (the Chebyshev extrapolation, which op_world_iterate
+ *               runs, included; the energy evaluations and BEGIN, i.e. any refactoring, not).
+ *
+ * The studied sub-step may run another solver than the frames before it (`study`): the same
+ * config with other [solver] settings, e.g. Jacobi rotations or Chebyshev acceleration, so that
+ * every variant starts its sub-step from the one state the configured solver reached and
+ * solves the same minimisation problem (one E*, one E_0 for all). After the frames the study
+ * world takes the scene's state (x, R, v, Ṙ of every body, time, frame and sub-step counts);
+ * its solver states are then created afresh on that state, as op_world_start creates them on
+ * a world that starts there (for arap: the warm-start quaternions are those of the current R).
+ * With study == scene (or NULL) the sub-step runs in the scene's own world.
+ *
+ * Runs are deterministic: the same scene, frames and iterations give bitwise the same
+ * energies. The worlds are left mid-sub-step. */
+#ifndef OPSIM_CONVERGE_H
+#define OPSIM_CONVERGE_H
+
+#include "opsim/scene.h"
+
+enum { OP_CONVERGE_MAX_FRAMES = 1000000, OP_CONVERGE_MAX_ITERATIONS = 10000000, OP_CONVERGE_MAX_REPEATS = 1000 };
+
+/* frames in [0, OP_CONVERGE_MAX_FRAMES], iterations in [1, OP_CONVERGE_MAX_ITERATIONS]
+ * (OP_ERR_USAGE otherwise, naming the value); energy and seconds hold iterations + 1 values.
+ * A study scene must have the scene's bodies (count, particles, stiffness), frame time and
+ * sub-steps (OP_ERR_INVALID otherwise). */
+int op_converge(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, double *seconds,
+                double *energy);
+
+/* op_converge with the studied sub-step solved `repeats` times (1 … OP_CONVERGE_MAX_REPEATS),
+ * each time in the study world after it took the scene's state afresh (so repeats > 1 needs a
+ * study world other than the scene's: OP_ERR_USAGE otherwise): seconds[k] is the sum over the
+ * first k iterations of each iteration's median time over the repeats (the bench's method: a
+ * machine that stalls a run now and then moves no median), energy[k] the first repeat's, which
+ * every repeat must give bitwise (OP_ERR_INVALID otherwise). op_converge is repeats = 1. */
+int op_converge_repeated(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                         double *seconds, double *energy);
+
+#endif

@@ -1,0 +1,240 @@
+/* The world: models, bodies, scripts and the solver variant, and the frame loop with its
+ * explicit stage list (after Box2D's solver stages):
+ *
+ *   per frame, per sub-step (h = frame_time / substeps):
+ *     BODIES, each body on its own, its stages in this order:
+ *       PREDICT          y = x + h v + h² g, Y = R + h Ṙ; constraint targets at the sub-step's
+ *                        end time; x ← y and R ← the rotation_start guess, except where pinned
+ *       BEGIN            the solver's begin_substep (refactor when h or the constraints changed)
+ *       ITERATE × n_i    the solver's iteration (local and global stages, timed separately),
+ *                        then, when chebyshev = on, the Chebyshev extrapolation (solvers/
+ *                        chebyshev.h; timed as its own "chebyshev" stage, not inside local or
+ *                        global), or, when anderson = on, the Anderson mixing with its energy
+ *                        safeguard (solvers/accel/anderson.h; its own "anderson" stage, and its
+ *                        rejections counted per sub-step), then, when floor_contact =
+ *                        iteration, the floor projection
+ *                        (op_floor_project, timed as contact); the energy is logged after each
+ *                        iteration when logging is on, i.e. of the extrapolated and projected
+ *                        state
+ *       UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
+ *       FLOOR            when there is a floor, the body's floor contacts: with floor_contact =
+ *                        substep (the paper's) op_collide_floor pushes particles out and
+ *                        changes their velocities; with floor_contact = iteration the
+ *                        iterations kept them above the floor and op_floor_respond changes the
+ *                        velocities of those the last projection pushed. They involve no other
+ *                        body, so they run here, while the body's data is in cache, rather than
+ *                        in a loop of their own; timed as contact
+ *       GATHER           when there is a COLLIDE, the body's centres into the contact call's
+ *                        list, with how far each has moved since the pairs' search
+ *                        (op_collider_gather_body), here for the same reason; timed as contact
+ *     COLLIDE            when collisions = on and there are two bodies or more, the pairs of
+ *                        particles of different bodies (core/contact/collide.h): the pairs start from
+ *                        the floor's corrections, and the floor bounds each of their passes,
+ *                        so no pair resolves by pushing a particle into it; what is left below
+ *                        the floor and between bodies is measured after both, and so is the
+ *                        energy of the state after contacts (when logging is on)
+ *
+ * Units. Where the variant groups twins (solver.h: arap takes four bodies of one model at a
+ * time, whose rotations it computes side by side in AVX lanes), the group's bodies go through
+ * the stages together, each stage body by body but ITERATE as one call; every other body is a
+ * unit alone. No groups form with Chebyshev or Anderson on: they act on each body between its
+ * iterations. A body's results are bitwise the same either way.
+ *
+ * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the units,
+ * shared between threads when the world has two bodies or more and OP_WORLD_PARALLEL_MIN
+ * particles: a unit's whole sub-step runs without waiting for the others, and its data stays in
+ * cache from PREDICT to FLOOR. Each thread owns a run of consecutive units, which it takes
+ * forward in even sub-steps and backward in odd ones, so that it keeps its own units and starts
+ * a sub-step on those it ended the last with, still in its cache (on the 180-model scene a
+ * dynamic schedule, which scattered the units anew, cost about 3% more a frame). The runs share
+ * out the units' measured times (unit_cost; their particle counts until every unit has been
+ * timed); a thread done with its run takes units from the far end of another's, so that a
+ * thread held up (these machines' vCPUs stall now and then) delays the stage by no more than a
+ * unit. Which thread steps a unit never changes its results. The pairs are parallel inside
+ * core/contact/collide.c. Every body is computed exactly as
+ * alone, so the state is bitwise the same for every thread count. Each body's energy is logged
+ * into a row of its own and the rows are summed in body order (op_world_energy's sum, bitwise).
+ * Each body reports errors into a context of its own; a failed stage ends that body's sub-step
+ * and the step reports the failure of the first failing body in body order.
+ * op_world_begin_substep and op_world_iterate give the same stages one at a time, every body
+ * together, for studies that look between iterations (core/sim/converge.c).
+ *
+ * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms,
+ * chebyshev_ms and anderson_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's and
+ * GATHER's. On one
+ * thread the per-body stage times are summed over the bodies. On threads those sums are CPU
+ * time, more than the wall time that passed: there each BODIES loop is timed as a whole, and its
+ * wall time is apportioned to local, global, chebyshev, anderson and FLOOR by their share of the bodies'
+ * summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest; GATHER goes with FLOOR), so that the loop's
+ * overhead is shared out too. */
+#ifndef OPSIM_WORLD_H
+#define OPSIM_WORLD_H
+
+#include "opsim/body.h"
+#include "accel/anderson.h"
+#include "accel/chebyshev.h"
+#include "contact/collide.h"
+#include "sim/energy.h"
+#include "geometry/model.h"
+#include "sim/script.h"
+#include "opsim/solver.h"
+#include "sim/team.h"
+
+typedef struct op_world_def {
+    double frame_time;   /* s per frame; the paper's h = 1/30 */
+    int substeps;        /* n_s */
+    int iterations;      /* n_i per sub-step */
+    double gravity[3];   /* m/s² */
+    int floor;           /* 1: a floor plane y = floor_height with normal +y */
+    double floor_height; /* m */
+    double friction;     /* Coulomb coefficient for floor and body contacts */
+    int collisions;      /* 1: contacts between the particles of different bodies */
+    int collision_passes; /* passes of the body contacts (collide.h) */
+    int collision_passes_max; /* the passes' cap for deep pairs (collide.h, "Passes") */
+    int collision_order;  /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI (collide.h) */
+    int collision_threads; /* OP_CONTACT_THREADS_ALL, _ONE or _AUTO (collide.h) */
+    double collision_margin; /* m, added to the broad phase's reach */
+    int log_energy;      /* evaluate E after every iteration (off for timing runs) */
+    int floor_contact;   /* OP_FLOOR_CONTACT_SUBSTEP or OP_FLOOR_CONTACT_ITERATION (below) */
+    int rotation_start;  /* OP_ROTATION_START_RIGID, _PREDICTED or _CURRENT (below) */
+} op_world_def;
+
+/* The rotations each sub-step's iterations start from (the positions start at y), free
+ * orientations only (docs/method.md, "The starting guess"):
+ *   RIGID      Q R_i, Q the body's turn over the sub-step as its momentum predicts (the best rigid
+ *              fit of (y, Y) to (x, R)): a spinning body keeps its spin, and the rates of the
+ *              particles' own turns relative to the body are not extrapolated (the default);
+ *   PREDICTED  polar(Y_i), each particle's own prediction (op_polar_rotation_predicted);
+ *   CURRENT    R_i, where the sub-step started (opsim before November 2026: a free body lost its
+ *              spin within a third of a second at the paper's iteration counts). */
+enum { OP_ROTATION_START_RIGID = 0, OP_ROTATION_START_PREDICTED = 1, OP_ROTATION_START_CURRENT = 2 };
+
+/* Where the floor acts (docs/method.md, "Floor contacts"): at the end of each sub-step, after
+ * the iterations (the paper's), or inside them, a projection after every iteration. */
+enum { OP_FLOOR_CONTACT_SUBSTEP = 0, OP_FLOOR_CONTACT_ITERATION = 1 };
+
+op_world_def op_default_world_def(void);
+
+typedef struct op_frame_stats {
+    double local_ms, global_ms, collision_ms, total_ms;
+    double chebyshev_ms; /* the Chebyshev extrapolation (0 when chebyshev = off) */
+    double anderson_ms;  /* the Anderson mixing and its energy evaluations (0 when anderson = off) */
+    int floor_contacts;  /* particles pushed out of the floor this frame */
+    /* Body contacts (collide.h), 0 where they do not run: counts summed over the frame's
+     * sub-steps, penetrations the largest left at the end of a sub-step's COLLIDE. */
+    int collision_pairs;          /* candidate pairs of the broad phase */
+    int collision_contacts;       /* of them, pairs that penetrated */
+    double max_penetration;       /* m, between ellipsoids of different bodies */
+    double max_floor_penetration; /* m, below the floor (0 without a floor) */
+    double max_floor_reach;       /* m: how far any particle reached below the floor before the
+                                     floor pushed it back (the largest over the sub-steps) */
+    /* Where the frame's contacts between bodies ran: OP_CONTACT_THREADS_ALL or _ONE, def's or,
+     * under _AUTO, chosen from handoff_ns, the cache line's time between the team's cores
+     * measured at the frame's start (core/sim/team.h; NAN when not measured: not auto, or no
+     * contact stage); the probe's time is in collision_ms. */
+    int collision_threads;
+    double handoff_ns;
+    /* [substeps], each unless NULL: that reach per sub-step; the energy terms of the state
+     * after the sub-step's contacts, summed over bodies with the sub-step's h, y and Y (filled
+     * only when def.log_energy) */
+    double *floor_reach;
+    op_energy *energy_after_contacts;
+    /* [substeps] unless NULL: accelerated iterates the Anderson safeguard refused in the sub-step,
+     * summed over bodies (0 when anderson = off) */
+    long *anderson_rejections;
+    /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
+     * column k after the k-th. Filled only when def.log_energy. */
+    op_energy *energy;
+    /* [substeps], summed over bodies: the inner linear-solver iterations of the variant
+     * (op_stage_times.linear_iterations; 0 for variants without one). Filled when not NULL. */
+    long *linear_iterations;
+} op_frame_stats;
+
+/* OP_WORLD_PARALLEL_MIN: fewer particles than this in the whole world keep the per-body stages
+ * on one thread. On a 2-core machine (bench_scenes, the threshold at 0) two threads broke even on
+ * four 12-particle tori (6 × 2), gained 16% on Fig. 2's three 20-particle bars (1 × 10) and
+ * 20–40% on 180–200 particles; below 128 the gain is a few microseconds a frame, while a thread
+ * team on a busy machine can cost far more. */
+enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 1024, OP_WORLD_MAX_SCRIPTS = 16, OP_WORLD_PARALLEL_MIN = 128 };
+
+typedef struct op_world {
+    op_world_def def;
+    int model_count;
+    op_model *models;   /* [OP_WORLD_MAX_MODELS] */
+    int body_count;
+    op_body *bodies;    /* [OP_WORLD_MAX_BODIES] */
+    int script_count;
+    op_script scripts[OP_WORLD_MAX_SCRIPTS];
+    const op_solver_type *solver;
+    op_solver_settings solver_settings;
+    void **solver_state; /* [body_count], made by op_world_start */
+    int unit_count;      /* the BODIES loop's units: a body alone, or a group of twins (solver.h) */
+    int *unit_start;     /* [unit_count + 1] each unit's run in unit_body */
+    int *unit_body;      /* [body_count] the bodies by unit, in body order within one */
+    double *unit_cost;   /* [body_count] each unit's BODIES time (s), smoothed over sub-steps:
+                            what the threads' runs of units share out (0: not yet measured) */
+    int unit_run_capacity;
+    op_run *unit_run; /* [unit_run_capacity] the threads' runs of units (team.h) */
+    op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
+    op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
+    op_anderson_def anderson_def;   /* the common anderson* options */
+    op_anderson *anderson;          /* [body_count] when anderson = on, else NULL */
+    op_collider collider;           /* the body contacts' workspace */
+    int body_energy_capacity;
+    op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
+    int parallel;        /* the per-body stages share the bodies between threads (set by
+                            op_world_start: two bodies or more, OP_WORLD_PARALLEL_MIN particles) */
+    double time;         /* s since the start */
+    long frame;          /* frames completed */
+    long substep;        /* sub-steps completed */
+} op_world;
+
+int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def);
+/* The model named `name`, loading it from the catalogue on first use. */
+int op_world_model(op_ctx *ctx, op_world *world, const char *catalogue, const char *name, const op_build_def *build,
+                   const op_model **model);
+/* Appends a body (op_body_init) and returns it. */
+int op_world_add_body(op_ctx *ctx, op_world *world, const char *name, const op_model *model, double stiffness,
+                      const double placement_rotation[9], const double placement_translation[3], op_body **body);
+/* Creates each body's solver state; call once all bodies, pins and constraints are in. */
+int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, const op_solver_settings *settings);
+/* Makes every body's solver state afresh from the bodies as they are now (what op_world_start
+ * does once; a study that takes over another world's state does it again), in body order, each
+ * given the states of the earlier bodies of its model as twins (solver.h). */
+int op_world_remake_solver_states(op_ctx *ctx, op_world *world);
+/* Advances one frame. stats->energy must hold substeps × (iterations + 1) entries when
+ * def.log_energy is on. */
+int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
+/* Where the contacts between bodies run now, OP_CONTACT_THREADS_ALL or _ONE: def's choice or,
+ * under _AUTO, op_contact_threads_for the cores' hand-over measured now into *handoff_ns (NAN
+ * when not measured: not auto, collisions off or one body). op_world_step calls it at each
+ * frame's start. */
+int op_world_contact_threads(const op_world *world, double *handoff_ns);
+/* Whether the world has contacts between bodies (COLLIDE): collisions on and two bodies or more. */
+int op_world_collides(const op_world *world);
+/* The contacts between bodies as the world's def sets them (collide.h), on `threads`
+ * (OP_CONTACT_THREADS_ALL or _ONE): what each COLLIDE stage passes to op_collide_bodies. */
+op_contact_def op_world_contact_def(const op_world *world, int threads);
+void op_world_free(op_world *world);
+
+/* The stages of one sub-step of length h, for studies of a sub-step's convergence
+ * (opsim estimate-rho, tests): op_world_begin_substep runs PREDICT and BEGIN;
+ * op_world_iterate runs iteration k (0, 1, … in order) of ITERATE, Chebyshev included
+ * (k = 0 restarts its sequence). Neither logs energy nor advances time: a study that stops
+ * here leaves the world mid-sub-step. op_world_step's sub-step is these plus UPDATE_VELOCITY and
+ * COLLIDE, bitwise (tests/test_arap.c compares the energies). */
+int op_world_begin_substep(op_ctx *ctx, op_world *world, double h);
+int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times);
+/* The plain iteration's step sizes, for estimating chebyshev_rho: begins the next sub-step and
+ * runs `iterations` iterations, change[k] = ‖x^{k+1} − x^k‖ over every body's centres and
+ * *scale = ‖x‖ at the end. Chebyshev must be off (OP_ERR_USAGE otherwise). */
+int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale);
+
+/* The energy terms of DESIGN §1 (op_energy_eval at sub-step length h) summed over the bodies
+ * in order, what the energy log records: the total returned, every term in *sum unless NULL. */
+double op_world_energy(const op_world *world, double h, op_energy *sum);
+
+/* Total particles over all bodies, and each body's first index in that order. */
+int op_world_particle_count(const op_world *world);
+
+#endif

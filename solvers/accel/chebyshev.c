@@ -1,0 +1,166 @@
+/* Chebyshev semi-iterative acceleration (chebyshev.h). */
+#include "accel/chebyshev.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/polar.h"
+
+int op_chebyshev_def_from_settings(op_ctx *ctx, const op_solver_settings *settings, op_chebyshev_def *def)
+{
+    memset(def, 0, sizeof *def);
+    if (op_solver_setting_choice(ctx, settings, "chebyshev", "off|on", &def->enabled) != OP_OK ||
+        op_solver_setting_choice(ctx, settings, "chebyshev_rotations", "off|on", &def->rotations) != OP_OK ||
+        op_solver_setting_int(ctx, settings, "chebyshev_delay", 1, 1000000, &def->delay) != OP_OK ||
+        op_solver_setting_double(ctx, settings, "chebyshev_gamma", 0.0, 1.0, &def->gamma) != OP_OK)
+        return ctx->status;
+    if (!(def->gamma > 0.0))
+        return OP_FAIL(ctx, OP_ERR_USAGE, "solver option chebyshev_gamma = '%s' must be a number in (0, 1]",
+                       op_solver_setting(settings, "chebyshev_gamma"));
+    const char *rho = op_solver_setting(settings, "chebyshev_rho");
+    def->rho_given = rho && rho[0];
+    if (def->rho_given) {
+        if (op_solver_setting_double(ctx, settings, "chebyshev_rho", 0.0, 1.0, &def->rho) != OP_OK)
+            return ctx->status;
+        if (!(def->rho < 1.0))
+            return OP_FAIL(ctx, OP_ERR_USAGE, "solver option chebyshev_rho = '%s' must be a number in [0, 1)", rho);
+    } else if (def->enabled)
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "solver option chebyshev_rho is required when chebyshev = on (a spectral radius in [0, 1); "
+                       "'opsim estimate-rho CONFIG' estimates one)");
+    const char *source = op_solver_setting(settings, "chebyshev_rho_source");
+    snprintf(def->rho_source, sizeof def->rho_source, "%s",
+             source && source[0] ? source : def->rho_given ? "given" : "none");
+    return OP_OK;
+}
+
+double op_chebyshev_omega(const op_chebyshev_def *def, int k, double omega_previous)
+{
+    double rho2 = def->rho * def->rho;
+    if (k < def->delay)
+        return 1.0;
+    if (k == def->delay)
+        return 2.0 / (2.0 - rho2);
+    return 4.0 / (4.0 - rho2 * omega_previous);
+}
+
+int op_chebyshev_init(op_ctx *ctx, op_chebyshev *state, const op_chebyshev_def *def, int particle_count)
+{
+    memset(state, 0, sizeof *state);
+    state->n = particle_count;
+    state->rotations = def->rotations;
+    state->omega = 1.0;
+    state->position_prev = op_calloc(ctx, 3 * (size_t)particle_count, sizeof(double));
+    state->position = op_calloc(ctx, 3 * (size_t)particle_count, sizeof(double));
+    if (def->rotations) {
+        state->rotation_prev = op_calloc(ctx, 9 * (size_t)particle_count, sizeof(double));
+        state->rotation = op_calloc(ctx, 9 * (size_t)particle_count, sizeof(double));
+    }
+    if (ctx->status != OP_OK)
+        op_chebyshev_free(state);
+    return ctx->status;
+}
+
+void op_chebyshev_free(op_chebyshev *state)
+{
+    OP_FREE(state->position_prev);
+    OP_FREE(state->position);
+    OP_FREE(state->rotation_prev);
+    OP_FREE(state->rotation);
+}
+
+void op_chebyshev_reset(op_chebyshev *state, const op_body *body)
+{
+    state->omega = 1.0;
+    memcpy(state->position, body->state.position, 3 * (size_t)state->n * sizeof(double));
+    if (state->rotations)
+        memcpy(state->rotation, body->state.rotation, 9 * (size_t)state->n * sizeof(double));
+}
+
+/* x ← ω (γ (x̂ − x^k) + x^k − x^{k−1}) + x^{k−1} for `count` numbers; for ω = 1 the x^{k−1}
+ * terms cancel exactly and are left out (x^{k−1} does not exist for k = 0). */
+static void extrapolate(double *x, const double *current, const double *previous, int count, double omega,
+                        double gamma)
+{
+    if (omega == 1.0)
+        for (int c = 0; c < count; ++c)
+            x[c] = current[c] + gamma * (x[c] - current[c]);
+    else
+        for (int c = 0; c < count; ++c)
+            x[c] = omega * (gamma * (x[c] - current[c]) + current[c] - previous[c]) + previous[c];
+}
+
+int op_chebyshev_apply(op_chebyshev *state, const op_chebyshev_def *def, op_body *body, int k)
+{
+    double omega = op_chebyshev_omega(def, k, state->omega);
+    state->omega = omega;
+    int n = state->n, changed_rotations = 0;
+    /* The plain iterate, bit for bit (chebyshev.h: the formula would round). */
+    int plain = omega == 1.0 && def->gamma == 1.0;
+    if (!plain)
+        for (int i = 0; i < n; ++i)
+            if (!body->position_pinned[i])
+                extrapolate(&body->state.position[3 * i], &state->position[3 * i], &state->position_prev[3 * i], 3,
+                            omega, def->gamma);
+    double *swap = state->position_prev;
+    state->position_prev = state->position;
+    state->position = swap;
+    memcpy(state->position, body->state.position, 3 * (size_t)n * sizeof(double));
+    if (!state->rotations)
+        return 0;
+    if (!plain)
+        for (int i = 0; i < n; ++i) {
+            if (body->rotation_pinned[i])
+                continue;
+            double *R = &body->state.rotation[9 * i], M[9];
+            memcpy(M, R, sizeof M);
+            extrapolate(M, &state->rotation[9 * i], &state->rotation_prev[9 * i], 9, omega, def->gamma);
+            op_polar_rotation(M, R);
+            changed_rotations = 1;
+        }
+    swap = state->rotation_prev;
+    state->rotation_prev = state->rotation;
+    state->rotation = swap;
+    memcpy(state->rotation, body->state.rotation, 9 * (size_t)n * sizeof(double));
+    return changed_rotations;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int op_chebyshev_estimate_rho(op_ctx *ctx, const double *change, int count, double floor_level,
+                              op_rho_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    out->first = count / 2 > 1 ? count / 2 : 1;
+    out->last = count - 1;
+    double *ratios = op_calloc(ctx, (size_t)(count > 0 ? count : 1), sizeof(double));
+    if (!ratios)
+        return ctx->status;
+    int used = 0;
+    for (int k = out->first; k < count; ++k)
+        if (change[k - 1] > floor_level && isfinite(change[k]) && isfinite(change[k - 1]))
+            ratios[used++] = change[k] / change[k - 1];
+    if (used == 0) {
+        free(ratios);
+        return OP_FAIL(ctx, OP_ERR_INVALID,
+                       "estimating chebyshev_rho: the plain iteration reached rounding level before iteration %d, "
+                       "so no step ratio is usable (use fewer iterations or another frame)",
+                       out->first);
+    }
+    qsort(ratios, (size_t)used, sizeof *ratios, compare_double);
+    out->used = used;
+    out->min = ratios[0];
+    out->max = ratios[used - 1];
+    out->lower_quartile = ratios[used / 4];
+    out->upper_quartile = ratios[(3 * used) / 4 < used ? (3 * used) / 4 : used - 1];
+    out->median = used % 2 ? ratios[used / 2] : 0.5 * (ratios[used / 2 - 1] + ratios[used / 2]);
+    out->rho = out->median < 0.999999 ? out->median : 0.999999;
+    free(ratios);
+    return OP_OK;
+}
