@@ -24,7 +24,7 @@
  * right-hand sides, and stays exactly at rest; small deformations lose no digits to
  * cancellation against the rest positions.
  *
- * Gauss–Seidel order is colour order (colour_sweep): a greedy colouring, made once, of the
+ * Gauss–Seidel order is colour order (op_arap_colour_sweep, solvers/arap_terms.c): a greedy colouring, made once, of the
  * particles coupled in E (graph neighbours, influences of one constraint); the sweep takes the
  * colours in turn, ascending indices within each. The particles of one colour do not read one
  * another's rotations, so they are assembled and decomposed eight at a time, side by side in
@@ -75,6 +75,7 @@
 #include "opsim/solver.h"
 #include "kernels/sparse.h"
 #include "base/timer.h"
+#include "arap_terms.h"
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
 
@@ -136,7 +137,6 @@ typedef struct arap_solver {
     int *row_of;           /* [n] row in the global system, −1 where the position is pinned */
     const op_graph *graph; /* what the global matrix is made from (matching_twin compares them) */
     double stiffness;
-    int position_constraints;
     double factored_h;     /* h of the current factor */
     op_sparse_factor *factor; /* possibly shared with other bodies: read-only */
     op_sparse_workspace work; /* this body's own, for solves with the factor */
@@ -147,28 +147,8 @@ typedef struct arap_solver {
     const double *edge_offset; /* edges->offset */
     const double *edge_pull;   /* edges->pull */
     const double *rest_pull; /* edges->rest_pull */
-    int *constraint_start; /* [n + 1] the constraint influences that involve each particle */
-    int *constraint_entry; /* constraint index * OP_SKIN_MAX_K + influence slot */
-    /* the position constraints regrouped by particle (add_position_terms): */
-    double *constraint_placed; /* [constraint][3] P v̄ + t, the placed rest vertex */
-    double *constraint_rest;   /* [n][9] S_i, fixed */
-    double *constraint_local;  /* [n][9] T_i + S_i, per sub-step (constraint_targets) */
-    int *coupling_start;       /* [n + 1] particle i's couplings: the distinct particles p of */
-    int *coupling_particle;    /* its position constraints, each with M_ip (9) and m_ip (3) */
-    double *coupling_weight;   /* [coupling][12] */
-    int pull_count;            /* free particles with position constraints (global step): */
-    int *pull_particle;        /* [pull_count] the particle a */
-    double *pull_target;       /* [pull_count][3] G_a, per sub-step (constraint_targets) */
-    int *pull_start;           /* [pull_count + 1] its couplings: the distinct particles p of */
-    int *pull_partner;         /* its position constraints, each with n_ap (3) and c_ap (1) */
-    double *pull_weight;       /* [coupling][4] */
-    int *direction_start;      /* [n + 1] the direction-constraint entries of each particle, */
-    int *direction_entry;      /* encoded as constraint_entry's */
+    op_arap_terms terms;   /* constraints and pinned couplings (solvers/arap_terms.h) */
     double *inertia;       /* [n] m_i / h² for the factored h */
-    int pinned_count;      /* couplings of a free particle to a pinned neighbour: */
-    int *pinned_row;       /* [pinned_count] the free particle's row */
-    int *pinned_particle;  /* [pinned_count] the pinned neighbour */
-    double *pinned_weight; /* [pinned_count] k (v_i + v_j) */
     /* per sub-step and per iteration */
     double *local_base;    /* [n][9] ρ/h² Y_i Ā_i + k P S_i, per sub-step */
     double *sweep_state;   /* [n][18] R_j Ā_j and R_j as C_i reads them: made at create, kept
@@ -183,9 +163,7 @@ typedef struct arap_solver {
     double *turn;          /* [n][12] R_i − P by columns, each padded to four (column c at 4c,
                               the pad zero), formed once per global step */
     /* the local step's order: the free rotations by colour, by index within a colour */
-    int sweep_count, colour_count;
-    int *sweep_order;      /* [sweep_count] */
-    int *colour_start;     /* [colour_count + 1] each colour's run in sweep_order */
+    op_arap_sweep sweep;
     sweep_data data;       /* the four arrays above or, in a group, this body's lane of its own */
     arap_group *group;     /* NULL unless grouped (arap_group_bodies); then the arrays above are
                               unused and the local step runs only through arap_iterate_group */
@@ -233,32 +211,14 @@ static void arap_destroy(void *self)
     free(s->reference);
     edges_release(s->edges);
     free(s->inertia);
-    free(s->pinned_row);
-    free(s->pinned_particle);
-    free(s->pinned_weight);
-    free(s->constraint_start);
-    free(s->constraint_entry);
-    free(s->constraint_placed);
-    free(s->constraint_rest);
-    free(s->constraint_local);
-    free(s->coupling_start);
-    free(s->coupling_particle);
-    free(s->coupling_weight);
-    free(s->pull_particle);
-    free(s->pull_target);
-    free(s->pull_start);
-    free(s->pull_partner);
-    free(s->pull_weight);
-    free(s->direction_start);
-    free(s->direction_entry);
     free(s->local_base);
     free(s->sweep_state);
     free(s->displacement);
     free(s->rotation_sweep);
     free(s->quaternion);
     free(s->turn);
-    free(s->sweep_order);
-    free(s->colour_start);
+    op_arap_terms_free(&s->terms);
+    op_arap_sweep_free(&s->sweep);
     if (s->group && --s->group->references == 0)
         group_free(s->group);
     free(s);
@@ -319,316 +279,13 @@ static int precompute_rest(op_ctx *ctx, arap_solver *s, const op_body *body, voi
     const op_graph *g = body->graph;
     int n = g->particle_count;
     s->reference = op_calloc(ctx, 3 * (size_t)n, sizeof(double));
-    s->constraint_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    s->constraint_entry = op_calloc(ctx, (size_t)body->constraint_count * OP_SKIN_MAX_K, sizeof(int));
     if (ctx->status != OP_OK || share_edges(ctx, s, g, twins, twin_count) != OP_OK)
         return ctx->status;
     for (int i = 0; i < n; ++i) {
         m3_mul_v(&s->reference[3 * i], body->placement_rotation, &g->rest_position[3 * i]);
         v3_add(&s->reference[3 * i], &s->reference[3 * i], body->placement_translation);
     }
-    for (int c = 0; c < body->constraint_count; ++c)
-        for (int slot = 0; slot < body->constraints[c].influence_count; ++slot)
-            s->constraint_start[body->constraints[c].particle[slot] + 1]++;
-    for (int i = 0; i < n; ++i)
-        s->constraint_start[i + 1] += s->constraint_start[i];
-    int *fill = op_calloc(ctx, (size_t)n, sizeof(int));
-    if (!fill)
-        return ctx->status;
-    for (int c = 0; c < body->constraint_count; ++c)
-        for (int slot = 0; slot < body->constraints[c].influence_count; ++slot) {
-            int i = body->constraints[c].particle[slot];
-            s->constraint_entry[s->constraint_start[i] + fill[i]++] = c * OP_SKIN_MAX_K + slot;
-        }
-    free(fill);
     return OP_OK;
-}
-
-/* Sec. 3.4's position constraints, C^p_i = Σ_e w_e u_e ū_eᵀ over the entries e of particle i
- * (constraint c, own slot o: i = p_o), with
- *   u_e = v_c − Σ_l w_l x_l − Σ_{l≠o} w_l R_l (v̄ − x̄_l),   ū_e = w_o (v̄ − x̄_i),
- * evaluated as the solver's other terms are, relative to the placed rest state: x_l = x_ref_l + d_l,
- * R_l = P + D_l. With the placed rest vertex v_0 = P v̄ + t and δ = 1 − Σ_l w_l (zero up to
- * rounding: skinning weights sum to one),
- *   u_e = (v_c − v_0) + g_e − Σ_l w_l d_l − Σ_{l≠o} w_l D_l (v̄ − x̄_l),   g_e = P (ū_e + δ v̄) + δ t,
- * and u_e is linear in the d_l and D_l, so the sum over entries regroups exactly by the
- * particles p that the entries' constraints involve:
- *   C^p_i = T_i + S_i − Σ_p (d_p m_ipᵀ + D_p M_ip),
- *   T_i = Σ_e w_e (v_c − v_0) ū_eᵀ               (per sub-step: the targets move)
- *   S_i = Σ_e w_e g_e ū_eᵀ                        (fixed)
- *   m_ip = Σ_e Σ_{l: p_l = p} w_e w_l ū_e,   M_ip = Σ_e Σ_{l≠o: p_l = p} w_e w_l (v̄ − x̄_p) ū_eᵀ   (fixed),
- * each D_p from the rotations the sweep reads at the time (Gauss–Seidel: the newest). Per
- * particle and iteration that is one 3x3 product per distinct partner p, where the sum by
- * entries took one per entry and influence: the bar of Fig. 1 holds its end face by 25 vertices,
- * each skinned from K = 4 particles. A body at rest with its targets at rest (d = 0,
- * D = 0, v_c = v_0) gets exactly S_i. tests/test_arap.c compares it with the sum by entries.
- *
- * The global step's constraint term (the file comment's Σ_c w w_i (v_c − Σ_l w_l R_l (v̄ − x̄_l)),
- * less its part at the placed rest state, less the pinned particles' displacements) regroups the
- * same way for each free particle a:
- *   b_a += G_a − Σ_p (D_p n_ap + [p pinned] c_ap d_p),   G_a = Σ_e w_e w_o (v_c − v_0) (per sub-step),
- *   n_ap = Σ_e Σ_{l: p_l = p} w_e w_o w_l (v̄ − x̄_p),   c_ap = Σ_e Σ_{l: p_l = p} w_e w_o w_l   (fixed).
- * T_i and G_a are formed once a sub-step, from the targets of that sub-step: constraint_targets. */
-static void constraint_targets(arap_solver *s, const op_body *body)
-{
-    /* no position constraint, no coupling: the scan of coupling_start below would find none,
-     * and on the piles it was a cache miss a particle and sub-step (0.4 % of a frame) */
-    if (s->position_constraints == 0)
-        return;
-    const op_graph *g = body->graph;
-    int pull = 0;
-    for (int i = 0; i < s->n; ++i) {
-        if (s->coupling_start[i + 1] == s->coupling_start[i])
-            continue;
-        double local[9], target_sum[3] = { 0, 0, 0 };
-        m3_copy(local, &s->constraint_rest[9 * i]);
-        for (int k = s->constraint_start[i]; k < s->constraint_start[i + 1]; ++k) {
-            int c = s->constraint_entry[k] / OP_SKIN_MAX_K;
-            const op_constraint *con = &body->constraints[c];
-            if (con->kind != OP_CONSTRAINT_POSITION)
-                continue;
-            double moved[3], weighted[3];
-            double own = con->influence[s->constraint_entry[k] % OP_SKIN_MAX_K];
-            v3_sub(moved, con->target, &s->constraint_placed[3 * c]);
-            v3_sub(weighted, con->rest_point, &g->rest_position[3 * i]);
-            v3_scale(weighted, weighted, own);
-            v3_scale(weighted, weighted, con->weight);
-            m3_add_outer(local, 1.0, moved, weighted);
-            v3_axpy(target_sum, con->weight * own, moved);
-        }
-        m3_copy(&s->constraint_local[9 * i], local);
-        if (pull < s->pull_count && s->pull_particle[pull] == i)
-            v3_copy(&s->pull_target[3 * pull++], target_sum);
-    }
-}
-
-/* Slot of partner p in the list being built for the particle stamped `stamp`: a new one at
- * *next, its particle recorded, the first time p is met. */
-static inline int partner_slot(int *mark, int *slot, int *partner, int stamp, int p, int *next)
-{
-    if (mark[p] != stamp) {
-        mark[p] = stamp;
-        slot[p] = (*next)++;
-        partner[slot[p]] = p;
-    }
-    return slot[p];
-}
-
-/* The position constraints regrouped by particle (constraint_targets' comment):
- * S_i and each particle's couplings M_ip, m_ip for the local step; for each free particle a
- * its couplings n_ap, c_ap for the global step; the placed rest vertices; and each particle's
- * direction-constraint entries apart. Partners are listed in the order they are first met
- * (entries in constraint_start order, influences in slot order), and every sum runs in that
- * order. */
-static int precompute_constraints(op_ctx *ctx, arap_solver *s, const op_body *body)
-{
-    const op_graph *g = body->graph;
-    int n = s->n, constraints = body->constraint_count;
-    const double *P = body->placement_rotation, *translation = body->placement_translation;
-    size_t most = (size_t)constraints * OP_SKIN_MAX_K * OP_SKIN_MAX_K + 1;
-    s->constraint_placed = op_calloc(ctx, 3 * (size_t)constraints + 1, sizeof(double));
-    s->constraint_rest = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
-    s->constraint_local = op_calloc(ctx, 9 * (size_t)n, sizeof(double));
-    s->coupling_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    s->coupling_particle = op_calloc(ctx, most, sizeof(int));
-    s->coupling_weight = op_calloc(ctx, 12 * most, sizeof(double));
-    s->pull_particle = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    s->pull_target = op_calloc(ctx, 3 * (size_t)n + 1, sizeof(double));
-    s->pull_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    s->pull_partner = op_calloc(ctx, most, sizeof(int));
-    s->pull_weight = op_calloc(ctx, 4 * most, sizeof(double));
-    s->direction_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    s->direction_entry = op_calloc(ctx, (size_t)constraints * OP_SKIN_MAX_K + 1, sizeof(int));
-    int *mark = op_calloc(ctx, 2 * (size_t)n + 1, sizeof(int)), *slot = op_calloc(ctx, 2 * (size_t)n + 1, sizeof(int));
-    if (ctx->status != OP_OK) {
-        free(mark);
-        free(slot);
-        return ctx->status;
-    }
-    int *pull_mark = mark + n, *pull_slot = slot + n;
-    for (int c = 0; c < constraints; ++c) {
-        const op_constraint *con = &body->constraints[c];
-        m3_mul_v(&s->constraint_placed[3 * c], P, con->rest_point);
-        v3_add(&s->constraint_placed[3 * c], &s->constraint_placed[3 * c], translation);
-    }
-    int couplings = 0, pulls = 0, directions = 0;
-    for (int i = 0; i < n; ++i) {
-        int row = s->row_of[i], pulled = 0;
-        for (int k = s->constraint_start[i]; k < s->constraint_start[i + 1]; ++k) {
-            const op_constraint *con = &body->constraints[s->constraint_entry[k] / OP_SKIN_MAX_K];
-            int own = s->constraint_entry[k] % OP_SKIN_MAX_K;
-            if (con->kind != OP_CONSTRAINT_POSITION) {
-                s->direction_entry[directions++] = s->constraint_entry[k];
-                continue;
-            }
-            /* W ū_e = W w_o (v̄ − x̄_i), and g_e = P (ū_e + δ v̄) + δ t with δ = 1 − Σ_l w_l */
-            double rest_arm[3], weighted[3], g_e[3], delta = 1.0;
-            v3_sub(rest_arm, con->rest_point, &g->rest_position[3 * i]);
-            v3_scale(rest_arm, rest_arm, con->influence[own]);
-            v3_scale(weighted, rest_arm, con->weight);
-            for (int l = 0; l < con->influence_count; ++l)
-                delta -= con->influence[l];
-            v3_axpy(rest_arm, delta, con->rest_point);
-            m3_mul_v(g_e, P, rest_arm);
-            v3_axpy(g_e, delta, translation);
-            m3_add_outer(&s->constraint_rest[9 * i], 1.0, g_e, weighted);
-            if (row >= 0 && !pulled) {
-                pulled = 1;
-                s->pull_particle[pulls] = i;
-                s->pull_start[pulls + 1] = s->pull_start[pulls];
-                ++pulls;
-            }
-            for (int l = 0; l < con->influence_count; ++l) {
-                int p = con->particle[l];
-                double arm[3];
-                v3_sub(arm, con->rest_point, &g->rest_position[3 * p]);
-                double *w = &s->coupling_weight[12 * (size_t)partner_slot(mark, slot, s->coupling_particle, i + 1, p,
-                                                                            &couplings)];
-                v3_axpy(w + 9, con->influence[l], weighted);
-                if (l != own)
-                    m3_add_outer(w, con->influence[l], arm, weighted);
-                if (row >= 0) {
-                    double *pull = &s->pull_weight[4 * (size_t)partner_slot(pull_mark, pull_slot, s->pull_partner, i + 1,
-                                                                             p, &s->pull_start[pulls])];
-                    double scale = con->weight * con->influence[own] * con->influence[l];
-                    v3_axpy(pull, scale, arm);
-                    pull[3] += scale;
-                }
-            }
-        }
-        s->coupling_start[i + 1] = couplings;
-        s->direction_start[i + 1] = directions;
-    }
-    s->pull_count = pulls;
-    free(mark);
-    free(slot);
-    return OP_OK;
-}
-
-/* The edges from a free particle to a pinned one: the pinned end's known displacement moves to
- * the global step's right-hand side. Listed once, so that the global step does not scan every
- * edge for them. */
-static int collect_pinned_couplings(op_ctx *ctx, arap_solver *s, const op_body *body)
-{
-    const op_graph *g = body->graph;
-    size_t capacity = (size_t)g->adjacency_start[s->n];
-    s->pinned_row = op_calloc(ctx, capacity, sizeof(int));
-    s->pinned_particle = op_calloc(ctx, capacity, sizeof(int));
-    s->pinned_weight = op_calloc(ctx, capacity, sizeof(double));
-    if (ctx->status != OP_OK)
-        return ctx->status;
-    for (int i = 0; i < s->n; ++i)
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            int j = g->adjacency[e];
-            if (s->row_of[i] < 0 || s->row_of[j] >= 0)
-                continue;
-            s->pinned_row[s->pinned_count] = s->row_of[i];
-            s->pinned_particle[s->pinned_count] = j;
-            s->pinned_weight[s->pinned_count++] = body->stiffness * (g->volume[i] + g->volume[j]);
-        }
-    return OP_OK;
-}
-
-/* The local step's sweep order. Two rotations that appear together in a term of E (graph
- * neighbours, or influences of one constraint) get different colours, by a greedy colouring in
- * index order; the sweep takes the colours one after another, each in index order. Within a
- * colour no C_i reads another's R_j, so the rotations of one colour can be computed two at a
- * time and written back before the next colour, and the sweep is still an exact Gauss–Seidel
- * sweep: each R_i maximises tr(Rᵀ C_i) with every rotation it depends on at its newest value.
- * Rotation-pinned particles are left out. */
-static int colour_sweep(op_ctx *ctx, arap_solver *s, const op_body *body)
-{
-    const op_graph *g = body->graph;
-    int n = s->n;
-    int *colour = op_calloc(ctx, (size_t)n, sizeof(int)), *seen = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    s->sweep_order = op_calloc(ctx, (size_t)(n ? n : 1), sizeof(int));
-    s->colour_start = op_calloc(ctx, (size_t)n + 2, sizeof(int));
-    if (ctx->status != OP_OK) {
-        free(colour);
-        free(seen);
-        return ctx->status;
-    }
-    /* seen[c] == i + 1: colour c is taken by a conflicting particle of i */
-    for (int i = 0; i < n; ++i) {
-        colour[i] = -1;
-        if (body->rotation_pinned[i])
-            continue;
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e)
-            if (colour[g->adjacency[e]] >= 0)
-                seen[colour[g->adjacency[e]]] = i + 1;
-        for (int k = s->constraint_start[i]; k < s->constraint_start[i + 1]; ++k) {
-            const op_constraint *con = &body->constraints[s->constraint_entry[k] / OP_SKIN_MAX_K];
-            for (int l = 0; l < con->influence_count; ++l)
-                if (colour[con->particle[l]] >= 0)
-                    seen[colour[con->particle[l]]] = i + 1;
-        }
-        int c = 0;
-        while (seen[c] == i + 1)
-            ++c;
-        colour[i] = c;
-        if (c + 1 > s->colour_count)
-            s->colour_count = c + 1;
-        s->colour_start[c + 1]++;
-    }
-    for (int c = 0; c < s->colour_count; ++c)
-        s->colour_start[c + 1] += s->colour_start[c];
-    s->sweep_count = s->colour_start[s->colour_count];
-    memset(seen, 0, (size_t)(n + 1) * sizeof(int));
-    for (int i = 0; i < n; ++i)
-        if (colour[i] >= 0)
-            s->sweep_order[s->colour_start[colour[i]] + seen[colour[i]]++] = i;
-    free(colour);
-    free(seen);
-    return OP_OK;
-}
-
-/* The global matrix over the free particles (see the file comment), as upper-triangle
- * triplets, factored into s->factor (NULL on entry). Constraint couplings join particles that
- * need not be graph neighbours. */
-static int factor_global_matrix(op_ctx *ctx, arap_solver *s, const op_body *body, double h)
-{
-    const op_graph *g = body->graph;
-    double k = body->stiffness;
-    size_t capacity = (size_t)s->n + (size_t)g->adjacency_start[s->n] / 2 +
-                      (size_t)body->constraint_count * OP_SKIN_MAX_K * OP_SKIN_MAX_K;
-    int *rows = op_calloc(ctx, capacity, sizeof(int)), *cols = op_calloc(ctx, capacity, sizeof(int));
-    double *values = op_calloc(ctx, capacity, sizeof(double));
-    int count = 0;
-    if (ctx->status == OP_OK) {
-        for (int i = 0; i < s->n; ++i) {
-            if (s->row_of[i] < 0)
-                continue;
-            double diagonal = g->mass[i] / (h * h);
-            for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-                int j = g->adjacency[e];
-                double coupling = k * (g->volume[i] + g->volume[j]);
-                diagonal += coupling;
-                if (j > i && s->row_of[j] >= 0) {
-                    rows[count] = s->row_of[i], cols[count] = s->row_of[j], values[count++] = -coupling;
-                }
-            }
-            rows[count] = cols[count] = s->row_of[i], values[count++] = diagonal;
-        }
-        for (int c = 0; c < body->constraint_count; ++c) {
-            const op_constraint *con = &body->constraints[c];
-            if (con->kind != OP_CONSTRAINT_POSITION)
-                continue;
-            for (int a = 0; a < con->influence_count; ++a)
-                for (int b = a; b < con->influence_count; ++b) {
-                    int ra = s->row_of[con->particle[a]], rb = s->row_of[con->particle[b]];
-                    if (ra < 0 || rb < 0)
-                        continue;
-                    rows[count] = ra, cols[count] = rb;
-                    values[count++] = con->weight * con->influence[a] * con->influence[b];
-                }
-        }
-        if (s->free_count > 0)
-            op_sparse_factor_create(ctx, s->free_count, count, rows, cols, values, &s->factor);
-    }
-    free(rows);
-    free(cols);
-    free(values);
-    return ctx->status;
 }
 
 /* The earlier body whose global matrix is provably this one's, or NULL: the same graph (one
@@ -637,12 +294,12 @@ static int factor_global_matrix(op_ctx *ctx, arap_solver *s, const op_body *body
  * arap states (solver.h). */
 static const arap_solver *matching_twin(const arap_solver *s, void *const *twins, int twin_count, double h)
 {
-    if (s->position_constraints > 0)
+    if (s->terms.position_constraints > 0)
         return NULL;
     for (int t = 0; t < twin_count; ++t) {
         const arap_solver *twin = twins[t];
         if (twin->graph == s->graph && twin->stiffness == s->stiffness && twin->factored_h == h &&
-            twin->position_constraints == 0 && twin->free_count == s->free_count &&
+            twin->terms.position_constraints == 0 && twin->free_count == s->free_count &&
             memcmp(twin->row_of, s->row_of, (size_t)s->n * sizeof(int)) == 0)
             return twin;
     }
@@ -661,7 +318,7 @@ static int prepare_global(op_ctx *ctx, arap_solver *s, const op_body *body, doub
     const arap_solver *twin = matching_twin(s, twins, twin_count, h);
     if (twin)
         s->factor = twin->factor ? op_sparse_factor_retain(twin->factor) : NULL;
-    else if (factor_global_matrix(ctx, s, body, h) != OP_OK)
+    else if (op_arap_factor_matrix(ctx, body, s->row_of, s->free_count, h, &s->factor) != OP_OK)
         return ctx->status;
     s->factored_h = h;
     return s->factor ? op_sparse_workspace_reserve(ctx, &s->work, s->factor) : OP_OK;
@@ -702,8 +359,6 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     s->n = n;
     s->graph = body->graph;
     s->stiffness = body->stiffness;
-    for (int c = 0; c < body->constraint_count; ++c)
-        s->position_constraints += body->constraints[c].kind == OP_CONSTRAINT_POSITION;
     if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK ||
         op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->shared_sweep) != OP_OK) {
         arap_destroy(s);
@@ -728,13 +383,12 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
         refresh_sweep_state(s, body->graph, body->state.rotation, i);
     }
     s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
-    if (!s->rhs || precompute_constraints(ctx, s, body) != OP_OK || collect_pinned_couplings(ctx, s, body) != OP_OK ||
-        colour_sweep(ctx, s, body) != OP_OK ||
+    if (!s->rhs || op_arap_terms_create(ctx, &s->terms, body, s->row_of) != OP_OK ||
+        op_arap_colour_sweep(ctx, &s->terms, body, &s->sweep) != OP_OK ||
         prepare_global(ctx, s, body, h, twins, twin_count) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
-    constraint_targets(s, body);
     *out = s;
     return OP_OK;
 }
@@ -899,68 +553,15 @@ static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
 #endif
         for (int i = 0; i < s->n; ++i)
             begin_particle(s, body, i, inertia);
-    constraint_targets(s, body);
+    op_arap_terms_targets(&s->terms, body);
     return OP_OK;
-}
-
-/* C^p_i (constraint_targets' comment) into C, with the rotations the sweep reads and the displacements of the local
- * step's start */
-static inline void add_position_terms(const arap_solver *s, const double *P, const double *rotations, int i,
-                                      double C[9])
-{
-    int first = s->coupling_start[i], last = s->coupling_start[i + 1];
-    if (first == last)
-        return;
-    double sum[9];
-    m3_copy(sum, &s->constraint_local[9 * i]);
-    for (int c = first; c < last; ++c) {
-        int p = s->coupling_particle[c];
-        const double *R = &rotations[9 * p], *d = &s->displacement[3 * p], *w = &s->coupling_weight[12 * (size_t)c];
-        double D[9];
-        for (int k = 0; k < 9; ++k)
-            D[k] = R[k] - P[k];
-        for (int r = 0; r < 3; ++r)
-            for (int col = 0; col < 3; ++col)
-                sum[3 * r + col] -= (D[3 * r] * w[col] + D[3 * r + 1] * w[3 + col] + D[3 * r + 2] * w[6 + col]) +
-                                    d[r] * w[9 + col];
-    }
-    for (int k = 0; k < 9; ++k)
-        C[k] += sum[k];
-}
-
-/* C^d_i of every direction constraint influencing particle i (Sec. 3.4), with the rotations the
- * sweep reads. The direction constraint freezes m = ‖Σ w_l R_l n̄‖ as the paper does. Each
- * R_l n̄ is formed once, for n and for r. */
-static inline void add_direction_terms(const arap_solver *s, const op_body *body, const double *rotations, int i,
-                                       double C[9])
-{
-    for (int k = s->direction_start[i]; k < s->direction_start[i + 1]; ++k) {
-        const op_constraint *con = &body->constraints[s->direction_entry[k] / OP_SKIN_MAX_K];
-        int own = s->direction_entry[k] % OP_SKIN_MAX_K;
-        double n[3] = { 0, 0, 0 }, turned[OP_SKIN_MAX_K][3];
-        for (int l = 0; l < con->influence_count; ++l) {
-            m3_mul_v(turned[l], &rotations[9 * con->particle[l]], con->rest_direction);
-            v3_axpy(n, con->influence[l], turned[l]);
-        }
-        double m = v3_norm(n);
-        if (!(m > 0))
-            continue;
-        double r[3], r_rest[3];
-        v3_copy(r, con->target);
-        for (int l = 0; l < con->influence_count; ++l)
-            if (l != own)
-                v3_axpy(r, -con->influence[l] / m, turned[l]);
-        v3_scale(r_rest, con->rest_direction, con->influence[own] / m);
-        m3_add_outer(C, con->weight, r, r_rest);
-    }
 }
 
 /* C^p_i and C^d_i of every constraint influencing particle i */
 static void add_constraint_terms(const arap_solver *s, const op_body *body, const double *rotations, int i,
                                  double C[9])
 {
-    add_position_terms(s, body->placement_rotation, rotations, i, C);
-    add_direction_terms(s, body, rotations, i, C);
+    op_arap_terms_local(&s->terms, body, s->displacement, rotations, i, C);
 }
 
 void op_arap_constraint_terms(const void *solver, const op_body *body, const double *rotations, int i, double C[9])
@@ -1139,7 +740,7 @@ static inline void assemble_pair(const arap_solver *s, const op_body *body, cons
             int e = 3 * r + c;
             C[e] = _mm_add_pd(base[e], _mm_mul_pd(k, _mm_add_pd(_mm_add_pd(sum[e], t), spread[e])));
         }
-    if (s->constraint_start[a + 1] > s->constraint_start[a] || s->constraint_start[b + 1] > s->constraint_start[b]) {
+    if (s->terms.constraint_start[a + 1] > s->terms.constraint_start[a] || s->terms.constraint_start[b + 1] > s->terms.constraint_start[b]) {
         double Ca[9], Cb[9];
         for (int e = 0; e < 9; ++e) {
             _mm_storel_pd(&Ca[e], C[e]);
@@ -1251,17 +852,17 @@ static void sweep_run(arap_solver *s, op_body *body, const double *sweep, const 
 
 /* The sweep shared by a thread team: each colour cut into one run a thread, each run a multiple
  * of four long (so that the quads are the serial sweep's), a barrier between colours. Within a
- * colour no particle reads another's rotation or record (colour_sweep), and each particle's
+ * colour no particle reads another's rotation or record (op_arap_colour_sweep, solvers/arap_terms.c), and each particle's
  * arithmetic is the same alone, in a pair or in a quad, so every team size gives the serial
  * sweep's bits. */
 static void sweep_shared(arap_solver *s, op_body *body, const double *sweep, int gauss_seidel, int threads)
 {
-    const int *order = s->sweep_order;
+    const int *order = s->sweep.order;
 #pragma omp parallel num_threads(threads)
     {
         int thread = omp_get_thread_num(), team = omp_get_num_threads();
-        for (int c = 0; c < s->colour_count; ++c) {
-            int start = s->colour_start[c], end = s->colour_start[c + 1];
+        for (int c = 0; c < s->sweep.colours; ++c) {
+            int start = s->sweep.colour_start[c], end = s->sweep.colour_start[c + 1];
             int run = ((end - start + team - 1) / team + 3) / 4 * 4;
             int first = start + thread * run, last = first + run < end ? first + run : end;
             if (first < last)
@@ -1287,18 +888,18 @@ void op_arap_local_step(void *self, op_body *body, double h)
     /* The records R_j Ā_j, R_j: Gauss–Seidel refreshes particle i's as soon as R_i changes;
      * Jacobi keeps the previous iteration's until the sweep is over. The polar decompositions
      * are warm-started from R_i's previous value (core/kernels/polar.c), four at a time: the particles
-     * of a colour do not read one another's rotations (colour_sweep), so in either order the
+     * of a colour do not read one another's rotations (op_arap_colour_sweep, solvers/arap_terms.c), so in either order the
      * result is what one at a time would give. With sweep_threads = team, a large body called
      * outside a thread team (the world's only unit) shares each colour with a team of its own. */
     int gauss_seidel = s->order == ARAP_GAUSS_SEIDEL;
-    int threads = s->shared_sweep && s->sweep_count >= ARAP_SHARED_SWEEP_MIN && !omp_in_parallel()
+    int threads = s->shared_sweep && s->sweep.count >= ARAP_SHARED_SWEEP_MIN && !omp_in_parallel()
                       ? omp_get_max_threads()
                       : 1;
     if (threads > 1)
         sweep_shared(s, body, sweep, gauss_seidel, threads);
     else
-        for (int c = 0; c < s->colour_count; ++c)
-            sweep_run(s, body, sweep, s->sweep_order, s->colour_start[c], s->colour_start[c + 1], gauss_seidel);
+        for (int c = 0; c < s->sweep.colours; ++c)
+            sweep_run(s, body, sweep, s->sweep.order, s->sweep.colour_start[c], s->sweep.colour_start[c + 1], gauss_seidel);
     if (!gauss_seidel)
         for (int i = 0; i < s->n; ++i)
             refresh_sweep_state(s, g, rotation, i);
@@ -1577,9 +1178,9 @@ static void local_group(arap_solver *const *solvers, op_body *const *bodies)
 #if OP_SIMD_AVX
     if (op_simd_use_avx) {
         group_displacements_avx(solvers, bodies);
-        for (int c = 0; c < s->colour_count; ++c) {
-            const int *order = &s->sweep_order[s->colour_start[c]];
-            int count = s->colour_start[c + 1] - s->colour_start[c];
+        for (int c = 0; c < s->sweep.colours; ++c) {
+            const int *order = &s->sweep.order[s->sweep.colour_start[c]];
+            int count = s->sweep.colour_start[c + 1] - s->sweep.colour_start[c];
             if (op_simd_use_avx512)
                 group_colour_avx512(s, bodies, order, count);
             else
@@ -1593,8 +1194,8 @@ static void local_group(arap_solver *const *solvers, op_body *const *bodies)
         for (int c = 0; c < 3 * s->n; ++c)
             group->displacement[GROUP_LANES * c + lane] = x[c] - reference[c];
     }
-    for (int p = 0; p < s->sweep_count; ++p)
-        group_particle(solvers, bodies, s->sweep_order[p]);
+    for (int p = 0; p < s->sweep.count; ++p)
+        group_particle(solvers, bodies, s->sweep.order[p]);
 }
 
 /* solver.h's group: four twins that sweep alike (Gauss–Seidel, one graph and its rest data,
@@ -1611,8 +1212,8 @@ static int arap_group_bodies(op_ctx *ctx, void *const *solvers, op_body *const *
     for (int m = 0; m < GROUP_LANES; ++m) {
         const arap_solver *s = solvers[m];
         if (s->group || s->order != ARAP_GAUSS_SEIDEL || bodies[m]->constraint_count > 0 || s->graph != first->graph ||
-            s->edges != first->edges || s->stiffness != first->stiffness || s->sweep_count != first->sweep_count ||
-            memcmp(s->sweep_order, first->sweep_order, (size_t)s->sweep_count * sizeof(int)) != 0)
+            s->edges != first->edges || s->stiffness != first->stiffness || s->sweep.count != first->sweep.count ||
+            memcmp(s->sweep.order, first->sweep.order, (size_t)s->sweep.count * sizeof(int)) != 0)
             return OP_OK;
     }
     size_t n = (size_t)(first->n ? first->n : 1);
@@ -1654,24 +1255,15 @@ const op_sparse_factor *op_arap_factor(const void *solver)
 int op_arap_sweep_order(const void *solver, const int **order)
 {
     const arap_solver *s = solver;
-    *order = s->sweep_order;
-    return s->sweep_count;
+    *order = s->sweep.order;
+    return s->sweep.count;
 }
 
 int op_arap_sweep_colours(const void *solver, const int **colour_start)
 {
     const arap_solver *s = solver;
-    *colour_start = s->colour_start;
-    return s->colour_count;
-}
-
-/* (R − P) v from its columns in turn, in m3_mul_v's order */
-static inline void turn_mul_v(double out[3], const double t[12], const double v[3])
-{
-    double r[3];
-    for (int k = 0; k < 3; ++k)
-        r[k] = t[k] * v[0] + t[4 + k] * v[1] + t[8 + k] * v[2];
-    v3_copy(out, r);
+    *colour_start = s->sweep.colour_start;
+    return s->sweep.colours;
 }
 
 /* Σ_j (v_j R_i + v_i R_j)(x̄_i − x̄_j) less its value at rest (R = P), for free particle i:
@@ -1700,9 +1292,9 @@ static inline void rotation_pull(const arap_solver *s, const op_graph *g, int i,
     _mm_store_sd(pull + 2, p23);
 #else
     double term[3];
-    turn_mul_v(pull, &turn[12 * i], &s->rest_pull[3 * i]);
+    op_arap_turn_mul_v(pull, &turn[12 * i], &s->rest_pull[3 * i]);
     for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-        turn_mul_v(term, &turn[12 * g->adjacency[e]], &s->edge_pull[3 * e]);
+        op_arap_turn_mul_v(term, &turn[12 * g->adjacency[e]], &s->edge_pull[3 * e]);
         v3_add(pull, pull, term);
     }
 #endif
@@ -1844,7 +1436,7 @@ OP_SIMD_AVX_END
 
 /* The global step's right-hand side (the file comment's system; free_count > 0) is formed in
  * three parts, in this order: global_turns, the inertia terms with the rotation pulls
- * (rhs_inertia_and_pulls), global_rhs_couplings. First R_j − P (turn), for every particle:
+ * (rhs_inertia_and_pulls), op_arap_terms_rhs. First R_j − P (turn), for every particle:
  * particle i's column c (three rows and a zero) at turn[particle_stride·i + column_stride·c];
  * a body's own s->turn has the strides 12 and 4, a group's (arap_group) 48 and 16. */
 static void turns_into(const double *P, const double *rotation, int n, double *turn, size_t particle_stride,
@@ -1891,37 +1483,6 @@ static void global_turns(arap_solver *s, const op_body *body)
     turns_into(body->placement_rotation, body->state.rotation, s->n, s->turn, 12, 4);
 }
 
-/* Last the pinned neighbours' and the position constraints' terms. */
-static void global_rhs_couplings(arap_solver *s, const op_body *body)
-{
-    const double *position = body->state.position, *turn = s->turn;
-    for (int c = 0; c < s->pinned_count; ++c) {
-        int j = s->pinned_particle[c];
-        double pinned[3];
-        v3_sub(pinned, &position[3 * j], &s->reference[3 * j]);
-        v3_axpy(&s->rhs[3 * s->pinned_row[c]], s->pinned_weight[c], pinned);
-    }
-    /* the position constraints by free particle (constraint_targets' comment) */
-    for (int a = 0; a < s->pull_count; ++a) {
-        double pull[3];
-        v3_copy(pull, &s->pull_target[3 * a]);
-        for (int c = s->pull_start[a]; c < s->pull_start[a + 1]; ++c) {
-            int p = s->pull_partner[c];
-            const double *w = &s->pull_weight[4 * (size_t)c];
-            double term[3];
-            turn_mul_v(term, &turn[12 * p], w);
-            v3_sub(pull, pull, term);
-            if (s->row_of[p] < 0) {
-                double pinned[3];
-                v3_sub(pinned, &position[3 * p], &s->reference[3 * p]);
-                v3_axpy(pull, -w[3], pinned);
-            }
-        }
-        double *b = &s->rhs[3 * s->row_of[s->pull_particle[a]]];
-        v3_add(b, b, pull);
-    }
-}
-
 static void global_rhs(arap_solver *s, const op_body *body)
 {
     global_turns(s, body);
@@ -1931,7 +1492,7 @@ static void global_rhs(arap_solver *s, const op_body *body)
     else
 #endif
         rhs_inertia_and_pulls(s, body, body->stiffness);
-    global_rhs_couplings(s, body);
+    op_arap_terms_rhs(&s->terms, body, s->row_of, s->reference, s->turn, s->rhs);
 }
 
 /* x = x_ref + u for the free particles, u the solved s->rhs */
@@ -1984,13 +1545,15 @@ static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const
                        solvers[0]->group->turn + 8 * (m / 2) + 4 * (m % 2), 48, 16);
         rhs_inertia_and_pulls4_avx512(solvers, bodies, solvers[0]->stiffness);
         for (int m = 0; m < GROUP_LANES; ++m)
-            global_rhs_couplings(solvers[m], bodies[m]);
+            op_arap_terms_rhs(&solvers[m]->terms, bodies[m], solvers[m]->row_of, solvers[m]->reference, solvers[m]->turn,
+                              solvers[m]->rhs);
     } else if (op_simd_use_avx) {
         for (int m = 0; m < GROUP_LANES; ++m)
             global_turns(solvers[m], bodies[m]);
         rhs_inertia_and_pulls4_avx(solvers, bodies, solvers[0]->stiffness);
         for (int m = 0; m < GROUP_LANES; ++m)
-            global_rhs_couplings(solvers[m], bodies[m]);
+            op_arap_terms_rhs(&solvers[m]->terms, bodies[m], solvers[m]->row_of, solvers[m]->reference, solvers[m]->turn,
+                              solvers[m]->rhs);
     } else
 #endif
         for (int m = 0; m < GROUP_LANES; ++m)
@@ -2022,7 +1585,7 @@ static int arap_begin_group(op_ctx *ctx, void *const *solvers, op_body *const *b
     if (op_simd_use_avx) { /* a group is four twins of one graph and its rest data (arap_group_bodies) */
         begin_group_avx(members, bodies, members[0]->graph->density / (h * h));
         for (int m = 0; m < count; ++m)
-            constraint_targets(members[m], bodies[m]);
+            op_arap_terms_targets(&members[m]->terms, bodies[m]);
         return OP_OK;
     }
 #endif

@@ -254,7 +254,7 @@ static void test_position_constraint_pulls_vertex_to_target(void **state)
     one_body_free(&f);
 }
 
-/* ---- the constraint terms regrouped by particle (solvers/arap.c, constraint_targets) ---- */
+/* ---- the constraint terms regrouped by particle (solvers/arap_terms.c, op_arap_terms_targets) ---- */
 
 /* A rotation about a uniformly random axis by an angle uniform in [0, largest). */
 static void random_rotation(op_rng *rng, double largest, double R[9])
