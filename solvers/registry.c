@@ -1,5 +1,6 @@
 /* The one table of solver variants. Add a variant: one file in solvers/, one line here. */
 #include "arap.h"
+#include "arap_reference.h"
 #include "arap_lbfgs.h"
 #include "meshless.h"
 #include "rigid.h"
@@ -9,6 +10,7 @@
 
 const op_solver_type *const op_solver_registry[] = {
     &op_solver_arap,
+    &op_solver_arap_reference,
     &op_solver_shape_matching,
     &op_solver_rigid,
     &op_solver_meshless,
