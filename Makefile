@@ -17,8 +17,11 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 OPT      ?= -O3
 # OpenMP: the world's per-body stages (include/opsim/world.h) and the contact stage's broad phase and
 # Jacobi passes (core/contact/collide.h), bitwise the same result for every thread count.
+# `make SCALAR=1`: the plain-C build, no vector instructions (core/kernels/simd.h); bitwise the
+# same results (tests/test_golden.c). `make test` builds and tests it in build/scalar.
+SIMD_FLAGS := $(if $(filter 1,$(SCALAR)),-DOPSIM_NO_SIMD)
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fno-fast-math -fno-math-errno -fopenmp \
-            -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP $(SANITIZE_FLAGS)
+            -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -MMD -MP $(SIMD_FLAGS) $(SANITIZE_FLAGS)
 LDFLAGS  := -fopenmp $(SANITIZE_FLAGS)
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config and HDF5.
 CPPFLAGS = -Iinclude -Icore -Isolvers -I/usr/include/suitesparse $(shell pkg-config --cflags hdf5 2>/dev/null) \
@@ -37,7 +40,7 @@ REPORT_SRC  := $(wildcard reports/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test test-slurm bench reproduce graphs table1 report clean distclean help FORCE
+.PHONY: all deps data test test-slurm golden bench reproduce graphs table1 report clean distclean help FORCE
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -45,7 +48,8 @@ all: bin/opsim bin/opsim-report
 help:
 	@echo "make              build bin/opsim and bin/opsim-report"
 	@echo "make reproduce    the main job: data, every experiment at its defaults, the report"
-	@echo "make test         build and run every test (cmocka)"
+	@echo "make test         build and run every test (cmocka), then again in the plain-C build"
+	@echo "make golden       rewrite tests/golden/states.tsv after a change of results on purpose"
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
@@ -118,8 +122,20 @@ test: FORCE
 	    $(MAKE) --no-print-directory -C $(SAN_TREE) test SANITIZE=inner OPT=-O1 \
 	    SANITIZE_FLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer'
 else
+# Every test, then (from the top-level call only) every test again in build/scalar, a tree of
+# links like build/san built with SCALAR=1: the plain-C paths compiled and held to the same
+# golden hashes (tests/test_golden.c).
+SCALAR_TREE := build/scalar
 test: $(TEST_BIN) bin/opsim bin/opsim-report bin/bench/bench_scenes | data
 	@tools/run-tests.sh $(TEST_BIN)
+ifeq ($(SANITIZE)$(SCALAR),)
+	@tools/sanitize-tree.sh $(SCALAR_TREE)
+	@RUN_TESTS_LABEL=scalar $(MAKE) --no-print-directory -C $(SCALAR_TREE) test SCALAR=1
+endif
+
+# After a change that moves the results on purpose: the golden hashes of the stored states.
+golden: bin/tests/test_golden | data
+	@OPSIM_GOLDEN_UPDATE=1 bin/tests/test_golden
 
 # Opt-in, not in CI: a one-node Slurm on this machine runs the sweep of `make sweep-example` as an
 # array job, each run file checked against make's (tools/test-slurm.sh; root, installs slurm-wlm).

@@ -561,7 +561,8 @@ static int arap_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
 static void add_constraint_terms(const arap_solver *s, const op_body *body, const double *rotations, int i,
                                  double C[9])
 {
-    op_arap_terms_local(&s->terms, body, s->displacement, rotations, i, C);
+    if (op_arap_terms_involve(&s->terms, i))
+        op_arap_terms_local(&s->terms, body, s->displacement, rotations, i, C);
 }
 
 void op_arap_constraint_terms(const void *solver, const op_body *body, const double *rotations, int i, double C[9])
@@ -740,7 +741,7 @@ static inline void assemble_pair(const arap_solver *s, const op_body *body, cons
             int e = 3 * r + c;
             C[e] = _mm_add_pd(base[e], _mm_mul_pd(k, _mm_add_pd(_mm_add_pd(sum[e], t), spread[e])));
         }
-    if (s->terms.constraint_start[a + 1] > s->terms.constraint_start[a] || s->terms.constraint_start[b + 1] > s->terms.constraint_start[b]) {
+    if (op_arap_terms_involve(&s->terms, a) || op_arap_terms_involve(&s->terms, b)) {
         double Ca[9], Cb[9];
         for (int e = 0; e < 9; ++e) {
             _mm_storel_pd(&Ca[e], C[e]);

@@ -46,6 +46,11 @@ int op_arap_terms_create(op_ctx *ctx, op_arap_terms *t, const op_body *body, con
 void op_arap_terms_free(op_arap_terms *t);
 /* T_i and G_a from the constraints' current targets: once a sub-step. */
 void op_arap_terms_targets(op_arap_terms *t, const op_body *body);
+/* Whether any constraint involves particle i: else op_arap_terms_local adds nothing. */
+static inline int op_arap_terms_involve(const op_arap_terms *t, int i)
+{
+    return t->constraint_start[i + 1] > t->constraint_start[i];
+}
 /* C^p_i + C^d_i (Eq. 13, 15) added into C, with `rotations` the ones the sweep reads and
  * `displacement` [n][3] the local step's u = x − x_ref. */
 void op_arap_terms_local(const op_arap_terms *t, const op_body *body, const double *displacement,

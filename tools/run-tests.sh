@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs each cmocka test executable given, then prints one closing line "N passed, N failed"
-# over all of them; exits non-zero if any test failed or any executable crashed.
+# over all of them, labelled $RUN_TESTS_LABEL (default "tests"); exits non-zero if any test failed or any executable crashed.
 set -u
 passed=0 failed=0 crashed=0
 for t in "$@"; do
@@ -15,5 +15,5 @@ for t in "$@"; do
     fi
 done
 echo
-echo "tests: $passed passed, $((failed + crashed)) failed"
+echo "${RUN_TESTS_LABEL:-tests}: $passed passed, $((failed + crashed)) failed"
 [[ $failed -eq 0 && $crashed -eq 0 ]]
