@@ -36,7 +36,8 @@
 
 #include "io/atomic.h"
 #include "opsim/ctx.h"
-#include "report.h"
+#include "report_md.h"
+#include "tables.h"
 #include "opsim/runfile.h"
 
 /* Where the report's tables live under --results: the make contract of the experiments' and

@@ -1,8 +1,9 @@
-/* What the sections of opsim-report share: the tab-separated tables (data/models.tsv,
- * reports/paper_table1.tsv, the experiments' TSVs), bench_scenes' CSV, the machine's
- * processor name, and Table 1 set beside ours (written by `table1` and inside `report`). */
-#ifndef OPSIM_REPORT_H
-#define OPSIM_REPORT_H
+/* What the sections of opsim-report read and share (reports/tables.c): the tab-separated tables
+ * (data/models.tsv, reports/paper_table1.tsv, the experiments' TSVs), bench_scenes' CSV, the
+ * machine's processor name, and Table 1 set beside ours (written by `table1` and inside
+ * `report`). It calls no other part of the generator. */
+#ifndef OPSIM_REPORT_TABLES_H
+#define OPSIM_REPORT_TABLES_H
 
 #include <stdio.h>
 
@@ -42,20 +43,5 @@ void report_cpu_model(char *out, size_t size);
  * bench_scenes' CSV under each, and the notes that make it readable; no title. */
 int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
                         FILE *out);
-
-/* The `report` section (reports/report_md.c): REPORT.md from its template. */
-typedef struct report_md_def {
-    const char *template_path; /* reports/REPORT.md.in */
-    const char *results;       /* data/results: run files and tables, named relative to it */
-    const char *paper;         /* reports/paper_table1.tsv */
-    const char *flags;         /* build/flags */
-    const char *figures;       /* the pictures' directory relative to the report ("figures") */
-    const char *out;           /* reports/REPORT.md */
-    const char *depfile;       /* make dependencies of `out` on what was read, or NULL */
-} report_md_def;
-
-int report_md(op_ctx *ctx, const report_md_def *def);
-/* The placeholders report_md knows, one per line with what each writes. */
-void report_md_placeholders(FILE *out);
 
 #endif
