@@ -36,6 +36,7 @@ TEST_BIN    := $(TEST_SRC:tests/%.c=bin/tests/%)
 BENCH_SRC   := $(wildcard bench/bench_*.c)
 BENCH_BIN   := $(BENCH_SRC:bench/%.c=bin/bench/%)
 REPORT_SRC  := $(wildcard reports/*.c)
+APP_SRC     := $(wildcard app/*.c)
 
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
@@ -73,7 +74,7 @@ build/git-rev: FORCE
 	@mkdir -p build
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
 
-build/app/main.o build/reports/main.o build/reports/graphs.o build/reports/report_md.o build/core/io/runfile.o: build/git-rev
+build/app/main.o build/app/cmd_converge.o build/reports/main.o build/reports/graphs.o build/reports/report_md.o build/core/io/runfile.o: build/git-rev
 
 build/%.o: %.c build/flags | deps
 	@mkdir -p $(dir $@)
@@ -84,7 +85,7 @@ build/libopsim.a: $(CORE_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-bin/opsim: build/app/main.o build/libopsim.a
+bin/opsim: $(APP_SRC:%.c=build/%.o) build/libopsim.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -165,4 +166,4 @@ distclean: clean
 	    reports/convergence.md reports/REPORT.md
 
 .SECONDARY:
--include $(CORE_OBJ:.o=.d) $(TEST_SRC:%.c=build/%.d) $(BENCH_SRC:%.c=build/%.d) $(REPORT_SRC:%.c=build/%.d) build/app/main.d
+-include $(CORE_OBJ:.o=.d) $(TEST_SRC:%.c=build/%.d) $(BENCH_SRC:%.c=build/%.d) $(REPORT_SRC:%.c=build/%.d) $(APP_SRC:%.c=build/%.d)
