@@ -1,4 +1,4 @@
-/* The median every benchmark reports (DESIGN §6: timings are medians of repeated runs). */
+/* The median every benchmark reports (docs/design.md §6: timings are medians of repeated runs). */
 #ifndef OPSIM_BENCH_MEDIAN_H
 #define OPSIM_BENCH_MEDIAN_H
 

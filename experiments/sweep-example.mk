@@ -1,4 +1,4 @@
-# `make sweep-example`: a worked parameter sweep (README, "Sweeps"). `opsim sweep` expands
+# `make sweep-example`: a worked parameter sweep (docs/commands.md, "Sweeps"). `opsim sweep` expands
 # Fig. 2's bars over world.iterations = 10, 100 x body bar_k.stiffness = 5e8, 1e9 (90 frames,
 # 3 s, instead of 300) into four runs and writes their Makefile fragment; a sub-make runs it (so
 # `make -j2 sweep-example` runs two at a time); plots/overlay.gp overlays the k-bar's tip

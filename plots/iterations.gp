@@ -1,5 +1,5 @@
 # Local/global iterations with Gauss-Seidel against Jacobi rotation updates: the energy E of
-# DESIGN §1 (/solver/energy/total: per sub-step, column 0 before the first iteration, column k
+# docs/design.md §1 (/solver/energy/total: per sub-step, column 0 before the first iteration, column k
 # after the k-th) against the iteration within one frame, log scale. Writes OUT.png, OUT.pdf.
 #
 # Panels (each only when its runs are given):

@@ -5,7 +5,7 @@
  *
  * The step. The body is its rest shape moved rigidly: x_i = Q (x̄_i − x̄_c) + t, R_i = Q, with
  * Q ∈ SO(3) the model frame's rotation (the placement P at rest) and x̄_c the rest centre of
- * mass. Of the energy of DESIGN §1 only E^k is left (E^e vanishes on rigid motions), and its
+ * mass. Of the energy of docs/design.md §1 only E^k is left (E^e vanishes on rigid motions), and its
  * exact minimiser over (Q, t) is
  *   t = ȳ = Σ m_i y_i / Σ m_i,
  *   Q = polar( Σ_i m_i (y_i − ȳ)(x̄_i − x̄_c)ᵀ + ρ Σ_i Y_i Ā_i ),

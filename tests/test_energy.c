@@ -314,7 +314,7 @@ static void test_kinetic_zero_at_targets(void **state)
 }
 
 /* With R_i a rotation and no direction constraints, ∂E/∂R_i = R_i S_i − C_i where C_i is the
- * local step's matrix (DESIGN §1, Eq. 5, 11 and C^p of Sec. 3.4) and S_i is symmetric. */
+ * local step's matrix (docs/design.md §1, Eq. 5, 11 and C^p of Sec. 3.4) and S_i is symmetric. */
 static void test_rotation_gradient_matches_local_step(void **state)
 {
     test_models *m = *state;

@@ -1,4 +1,4 @@
-/* The broad phase between bodies (DESIGN §4): candidate pairs of particles of different bodies
+/* The broad phase between bodies (docs/design.md §4): candidate pairs of particles of different bodies
  * whose bounding spheres come within a margin, for the narrow phase in collide.h.
  *
  * A uniform grid, cell-sorted. Particle i has a bounding sphere of radius ρ_i

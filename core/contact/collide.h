@@ -1,4 +1,4 @@
-/* Contact (DESIGN §4; the paper's Sec. 4 around Fig. 5 and Fig. 6, after Müller & Chentanez
+/* Contact (docs/design.md §4; the paper's Sec. 4 around Fig. 5 and Fig. 6, after Müller & Chentanez
  * 2011): the floor, the broad phase between bodies, the ellipsoid narrow phase and the response
  * with Coulomb friction. One module owns them so that the floor and the pairs share one support
  * distance and one friction model.

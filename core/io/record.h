@@ -1,4 +1,4 @@
-/* Running a loaded scene and recording it into a run file (DESIGN §5): the bodies' graphs and
+/* Running a loaded scene and recording it into a run file (docs/design.md §5): the bodies' graphs and
  * meshes, the parameters, and per frame the energies, stage timings, states and observables.
  * The file is flushed every frame and renamed to its final name only when the run completes.
  *

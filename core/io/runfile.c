@@ -1,4 +1,4 @@
-/* HDF5 run files (DESIGN §5): creation under a temporary name and the atomic commit, the body
+/* HDF5 run files (docs/design.md §5): creation under a temporary name and the atomic commit, the body
  * layout (graph, mesh, skin) written and read back with every shape checked, and the views the
  * command line offers on a file (info, export, check). Each public call silences HDF5's own
  * error printing while it runs and turns every failure into one op_ctx message that names the

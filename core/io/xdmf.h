@@ -1,4 +1,4 @@
-/* XDMF sidecars (DESIGN §5): RUN.xmf beside a run file RUN.h5 describes the run to ParaView
+/* XDMF sidecars (docs/design.md §5): RUN.xmf beside a run file RUN.h5 describes the run to ParaView
  * (and VisIt) without copying any data: an XDMF 3 temporal collection with one spatial
  * collection per output frame t (its <Time> from /particles/position/time), holding per body
  *

@@ -1,4 +1,4 @@
-/* The energy of DESIGN §1 and its gradients, the yardstick for every solver variant.
+/* The energy of docs/design.md §1 and its gradients, the yardstick for every solver variant.
  *
  * Every residual is formed as a difference of like quantities (R_i − Y_i, R_i − R_j,
  * R_i d̄_ij − d_ij, x_i − y_i) before it is squared or multiplied, never expanded into

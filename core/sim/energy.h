@@ -1,4 +1,4 @@
-/* The yardstick every solver variant is measured with: the energy of DESIGN §1,
+/* The yardstick every solver variant is measured with: the energy of docs/design.md §1,
  * E = E^k + E^e + E^c, evaluated on a body's state against its inertial targets. The harness,
  * never the solver, computes it, so every variant is judged alike.
  *

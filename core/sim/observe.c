@@ -125,7 +125,7 @@ static double deflection(const op_body *body, int vertex)
     return -(now[1] - placed[1]);
 }
 
-/* The lowest point of the body's ellipsoids along +y (DESIGN §4). */
+/* The lowest point of the body's ellipsoids along +y (docs/design.md §4). */
 static double lowest_point(const op_body *body)
 {
     double lowest = INFINITY;

@@ -1,4 +1,4 @@
-/* Scene metrics logged every output frame under /observables/<name>/value (DESIGN §5). The
+/* Scene metrics logged every output frame under /observables/<name>/value (docs/design.md §5). The
  * harness computes them from the state, whatever the solver. */
 #ifndef OPSIM_OBSERVE_H
 #define OPSIM_OBSERVE_H

@@ -1,5 +1,5 @@
 /* A body: one instance of a model in the world, with its own stiffness, state, inertial
- * targets, pins and constraints (DESIGN §1). Every solver variant works on this struct; the
+ * targets, pins and constraints (docs/design.md §1). Every solver variant works on this struct; the
  * harness evaluates the same energy (core/sim/energy.h) on it whatever the variant. */
 #ifndef OPSIM_BODY_H
 #define OPSIM_BODY_H

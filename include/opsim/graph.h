@@ -1,4 +1,4 @@
-/* The oriented-particle graph every solver variant shares (DESIGN §1).
+/* The oriented-particle graph every solver variant shares (docs/design.md §1).
  *
  * op_graph is the rest configuration and topology: built once per model, immutable, shared by
  * all instances of the model. op_state is one body's current configuration. Both are

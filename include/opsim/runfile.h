@@ -1,4 +1,4 @@
-/* HDF5 run files (DESIGN §5): one run, one self-describing file. A run file is written under
+/* HDF5 run files (docs/design.md §5): one run, one self-describing file. A run file is written under
  * a temporary name beside its final path and renamed only by op_runfile_commit, so a failed or
  * killed run never leaves a file under the final name. The temporary name is "<path>.<pid>.tmp".
  *

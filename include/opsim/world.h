@@ -230,7 +230,7 @@ int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_tim
  * *scale = ‖x‖ at the end. Chebyshev must be off (OP_ERR_USAGE otherwise). */
 int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale);
 
-/* The energy terms of DESIGN §1 (op_energy_eval at sub-step length h) summed over the bodies
+/* The energy terms of docs/design.md §1 (op_energy_eval at sub-step length h) summed over the bodies
  * in order, what the energy log records: the total returned, every term in *sum unless NULL. */
 double op_world_energy(const op_world *world, double h, op_energy *sum);
 

@@ -10,7 +10,7 @@
  *   ω_{S+1} = 2 / (2 − ρ²),
  *   ω_{k+1} = 4 / (4 − ρ² ω_k)     for k > S,
  * ρ the spectral radius of the plain iteration (estimated per scene: opsim estimate-rho), γ an
- * under-relaxation in (0, 1]. With S = 1 this is DESIGN §2's ω₁ = 1, ω₂ = 2/(2 − ρ²). The
+ * under-relaxation in (0, 1]. With S = 1 this is docs/design.md §2's ω₁ = 1, ω₂ = 2/(2 − ρ²). The
  * state is reset at the start of every sub-step, so the first iterate of a sub-step is always
  * plain (up to γ).
  *

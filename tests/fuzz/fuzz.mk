@@ -1,5 +1,5 @@
 # Fuzzing (issue 23): libFuzzer targets in tests/fuzz/, their seed and fuzz-regression inputs in
-# tests/fuzz/<target>/, README "Fuzzing".
+# tests/fuzz/<target>/, docs/make-targets.md, "Fuzzing".
 #   make fuzz FUZZ_SECONDS=N   builds every target with clang (-fsanitize=fuzzer,address,undefined)
 #                              in build/fuzz, a tree of links to the sources like `make test
 #                              SANITIZE=1`'s, runs each for N seconds (tools/fuzz.sh) and prints
