@@ -1,4 +1,4 @@
-/* Tests for core/io/runfile.c: bitwise round trips of a hand-made body, the atomic commit and
+/* Tests for the run files (core/io/runfile_*.c): bitwise round trips of a hand-made body, the atomic commit and
  * abort, name rules, export/info output, the check function against corrupted files,
  * determinism of the stored datasets, and the time series, arrays and attributes a simulation
  * adds (including a run killed after a flush). */
@@ -924,7 +924,7 @@ static void read_attribute(const char *path, const char *object, const char *nam
 }
 
 /* Text attributes are fixed-length UTF-8 strings, as long as the value and its '\0' (no
- * global heap: core/io/runfile.c, write_strings). */
+ * global heap: core/io/runfile_write.c, write_strings). */
 static void assert_string_attribute(const char *path, const char *object, const char *name,
                                     const char *expected)
 {

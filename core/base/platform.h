@@ -14,7 +14,7 @@
  * HDF5 without its exit handler: a file whose flush failed (a full disk) stays half closed in
  * libhdf5 1.10, and the handler's H5F__close_cb then dereferenced freed memory, turning the
  * clean exit 74 into SIGSEGV. opsim closes every file it opens (a discarded run file through a
- * memory file, core/io/runfile.c), so the handler has nothing else to do; the operating system
+ * memory file, core/io/runfile_write.c), so the handler has nothing else to do; the operating system
  * reclaims the library's memory. Must come before any other HDF5 call: it is the first thing
  * main() does. */
 void op_platform_init(void);

@@ -1,4 +1,4 @@
-/* libFuzzer target for the run-file reader (core/io/runfile.c) on what `opsim info`, `opsim export`
+/* libFuzzer target for the run-file reader (core/io/runfile_read.c, runfile_print.c, runfile_check.c) on what `opsim info`, `opsim export`
  * and `opsim xdmf` read from a damaged or hostile HDF5 file: the listing (info), the check, the
  * body names, every body's graph, mesh and skinning, one series exported as text, the first
  * frame's positions read as a hyperslab, and string and integer attributes. The input is the
