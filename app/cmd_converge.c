@@ -1,14 +1,20 @@
-/* opsim converge: energy against iteration and time for one sub-step. */
-#include "app.h"
-
+/* `opsim converge`: the convergence of one sub-step (core/sim/converge.h). The config runs to
+ * frame F; then a second world, loaded with the --solver keys too, takes its state and solves
+ * the next sub-step N iterations, and the energy and time after each iteration go to FILE.tsv.
+ *
+ * usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]
+ *                       --frame F --iterations N [--repeats R] --out FILE.tsv */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "commands.h"
 #include "io/atomic.h"
+#include "opsim/scene.h"
 #include "sim/converge.h"
-#include "base/math3.h"
 
-static const char converge_help[] =
+const char app_converge_usage[] =
     "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
     "                      --frame F --iterations N [--repeats R] --out FILE.tsv\n"
     "\n"
@@ -34,6 +40,94 @@ static const char converge_help[] =
     "then one line per k = 0 … N: k, seconds, energy (J), tab-separated, %.17g. It is written\n"
     "under a temporary name and renamed when complete: on failure no FILE.tsv is left.\n";
 
+typedef struct converge_options {
+    app_list overrides; /* --set */
+    app_list study;     /* "solver.KEY=VALUE" of each --solver, owned */
+    int frames, iterations, repeats;
+    const char *config, *out;
+} converge_options;
+
+/* The two worlds: the run to frame F, and the studied sub-step's. */
+typedef struct converge_worlds {
+    op_scene scene, second;
+    int loaded; /* how many of them */
+} converge_worlds;
+
+/* --solver KEY=VALUE as "solver.KEY=VALUE": -1 when taken, else the exit status. */
+static int add_study_key(converge_options *o, const char *text)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text)
+        return app_usage_error("converge", "--solver needs KEY=VALUE (a [solver] key), not '%s'", text);
+    size_t length = strlen(text) + sizeof "solver.";
+    char *item = malloc(length);
+    if (!item)
+        return EXIT_SOFTWARE;
+    snprintf(item, length, "solver.%s", text);
+    app_list_add(&o->study, item);
+    return -1;
+}
+
+/* A whole-number option in [lo, hi]: -1 when taken, else the exit status. */
+static int parse_count(const char *option, const char *text, long lo, long hi, int *out)
+{
+    char message[96];
+    if (app_parse_int(text, lo, hi, out) == 0)
+        return -1;
+    snprintf(message, sizeof message, "%s needs a whole number from %ld to %ld, not '%%s'", option, lo, hi);
+    return app_usage_error("converge", message, text);
+}
+
+/* -1 when the options are complete, else the exit status (0 after --help). */
+static int parse_converge_options(const app_call *call, converge_options *o)
+{
+    static const struct option options[] = { { "set", required_argument, 0, 's' },
+                                              { "solver", required_argument, 0, 'v' },
+                                              { "frame", required_argument, 0, 'f' },
+                                              { "iterations", required_argument, 0, 'n' },
+                                              { "repeats", required_argument, 0, 'r' },
+                                              { "out", required_argument, 0, 'o' },
+                                              { "help", no_argument, 0, 'h' },
+                                              { 0, 0, 0, 0 } };
+    int c, status = -1;
+    while (status < 0 && (c = getopt_long(call->argc, call->argv, "", options, NULL)) != -1) {
+        switch (c) {
+        case 's': app_list_add(&o->overrides, optarg); break;
+        case 'v': status = add_study_key(o, optarg); break;
+        case 'f': status = parse_count("--frame", optarg, 0, OP_CONVERGE_MAX_FRAMES, &o->frames); break;
+        case 'n': status = parse_count("--iterations", optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &o->iterations); break;
+        case 'r': status = parse_count("--repeats", optarg, 1, OP_CONVERGE_MAX_REPEATS, &o->repeats); break;
+        case 'o': o->out = optarg; break;
+        case 'h': fputs(app_converge_usage, stdout); status = 0; break;
+        default: status = app_usage_error("converge", "%s", "unknown option");
+        }
+    }
+    if (status < 0 && (optind != call->argc - 1 || !o->out || o->frames < 0 || o->iterations < 0))
+        status = app_usage_error("converge", "%s", "give one CONFIG.ini, --frame F, --iterations N and --out FILE.tsv");
+    if (status < 0)
+        o->config = call->argv[optind];
+    return status;
+}
+
+/* The first world with --set, the second with --set and then every --solver key. */
+static int load_worlds(op_ctx *ctx, const converge_options *o, converge_worlds *worlds)
+{
+    app_list both;
+    if (app_list_init(&both, o->overrides.count + o->study.count + 1))
+        return OP_FAIL(ctx, OP_ERR_NOMEM, "%s", "out of memory");
+    for (int i = 0; i < o->overrides.count; ++i)
+        app_list_add(&both, o->overrides.item[i]);
+    for (int i = 0; i < o->study.count; ++i)
+        app_list_add(&both, o->study.item[i]);
+    if (op_scene_load(ctx, o->config, o->overrides.count, o->overrides.item, &worlds->scene) == OP_OK) {
+        worlds->loaded = 1;
+        if (op_scene_load(ctx, o->config, both.count, both.item, &worlds->second) == OP_OK)
+            worlds->loaded = 2;
+    }
+    app_list_free(&both);
+    return ctx->status;
+}
+
 /* "name key=value ..." of a world's solver settings (defaults filled in). */
 static void describe_solver(const op_world *w, char *text, size_t size)
 {
@@ -45,120 +139,75 @@ static void describe_solver(const op_world *w, char *text, size_t size)
     }
 }
 
-int command_converge(int argc, char **argv, const app_call *call)
+static void write_header(FILE *f, const converge_options *o, const converge_worlds *worlds, const char *command_line)
 {
-    const char *command_line = call->command_line;
-    static const struct option options[] = { { "set", required_argument, 0, 's' },
-                                              { "solver", required_argument, 0, 'v' },
-                                              { "frame", required_argument, 0, 'f' },
-                                              { "iterations", required_argument, 0, 'n' },
-                                              { "repeats", required_argument, 0, 'r' },
-                                              { "out", required_argument, 0, 'o' },
-                                              { "help", no_argument, 0, 'h' },
-                                              { 0, 0, 0, 0 } };
-    /* study = the --set overrides, then "solver.KEY=VALUE" of each --solver */
-    const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
-    const char **study = calloc((size_t)argc + 1, sizeof *study);
-    char **owned = calloc((size_t)argc + 1, sizeof *owned);
-    const char *out = NULL;
-    int override_count = 0, study_only = 0, frames = -1, iterations = -1, repeats = 1, c, status = 0;
-    if (!overrides || !study || !owned) {
-        free(overrides), free(study), free(owned);
-        return EXIT_SOFTWARE;
+    char run_solver[2048], study_solver[2048];
+    describe_solver(&worlds->scene.world, run_solver, sizeof run_solver);
+    describe_solver(&worlds->second.world, study_solver, sizeof study_solver);
+    const op_world *w = &worlds->second.world;
+    fprintf(f, "# opsim converge (opsim %s, git %s): energy of one sub-step against iteration\n", OPSIM_VERSION,
+            OPSIM_GIT_REV);
+    fprintf(f, "# command = %s\n# config = %s\n", command_line, o->config);
+    for (int i = 0; i < o->overrides.count; ++i)
+        fprintf(f, "# set = %s\n", o->overrides.item[i]);
+    for (int i = 0; i < o->study.count; ++i)
+        fprintf(f, "# study set = %s\n", o->study.item[i]);
+    fprintf(f, "# frame = %d (frames run before the studied sub-step, sub-step %ld of the run)\n", o->frames,
+            w->substep + 1);
+    fprintf(f, "# h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
+            w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
+    fprintf(f, "# iterations = %d\n# repeats = %d\n# run solver = %s\n# study solver = %s\n", o->iterations,
+            o->repeats, run_solver, study_solver);
+    fprintf(f, "# k\tseconds\tenergy\n");
+}
+
+/* FILE.tsv under a temporary name, renamed when complete. */
+static int write_table(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds,
+                       const char *command_line, const double *seconds, const double *energy)
+{
+    op_atomic_file file;
+    if (op_atomic_open(ctx, &file, o->out) != OP_OK)
+        return ctx->status;
+    write_header(file.file, o, worlds, command_line);
+    for (int k = 0; k <= o->iterations; ++k)
+        fprintf(file.file, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
+    return op_atomic_commit(ctx, &file);
+}
+
+static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, const char *command_line)
+{
+    load_worlds(ctx, o, worlds);
+    double *seconds = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
+    double *energy = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
+    if (ctx->status == OP_OK &&
+        op_converge_repeated(ctx, &worlds->scene, &worlds->second, o->frames, o->iterations, o->repeats, seconds,
+                             energy) == OP_OK)
+        write_table(ctx, o, worlds, command_line, seconds, energy);
+    free(seconds);
+    free(energy);
+    return ctx->status;
+}
+
+int app_converge(const app_call *call)
+{
+    converge_options o = { .frames = -1, .iterations = -1, .repeats = 1 };
+    int status = app_list_init(&o.overrides, call->argc + 1) || app_list_init(&o.study, call->argc + 1)
+                     ? EXIT_SOFTWARE
+                     : parse_converge_options(call, &o);
+    if (status < 0) {
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        converge_worlds worlds = { .loaded = 0 };
+        converge(&ctx, &o, &worlds, call->command_line);
+        status = app_exit_status(&ctx);
+        if (worlds.loaded >= 1)
+            op_scene_free(&worlds.scene);
+        if (worlds.loaded >= 2)
+            op_scene_free(&worlds.second);
     }
-    while (status == 0 && (c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        switch (c) {
-        case 's': overrides[override_count++] = optarg; break;
-        case 'v': {
-            const char *eq = strchr(optarg, '=');
-            if (!eq || eq == optarg) {
-                status = usage_error("converge", "--solver needs KEY=VALUE (a [solver] key), not '%s'", optarg);
-                break;
-            }
-            size_t length = strlen(optarg) + sizeof "solver.";
-            char *item = malloc(length);
-            if (!item) {
-                status = EXIT_SOFTWARE;
-                break;
-            }
-            snprintf(item, length, "solver.%s", optarg);
-            owned[study_only++] = item;
-            break;
-        }
-        case 'f':
-            if (parse_int(optarg, 0, OP_CONVERGE_MAX_FRAMES, &frames))
-                status = usage_error("converge", "--frame needs a whole number from 0 to 1000000, not '%s'", optarg);
-            break;
-        case 'n':
-            if (parse_int(optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &iterations))
-                status = usage_error("converge", "--iterations needs a whole number from 1 to 10000000, not '%s'",
-                                     optarg);
-            break;
-        case 'r':
-            if (parse_int(optarg, 1, OP_CONVERGE_MAX_REPEATS, &repeats))
-                status = usage_error("converge", "--repeats needs a whole number from 1 to 1000, not '%s'", optarg);
-            break;
-        case 'o': out = optarg; break;
-        case 'h': fputs(converge_help, stdout); status = -1; break;
-        default: status = usage_error("converge", "%s", "unknown option");
-        }
-    }
-    if (status == 0 && (optind != argc - 1 || !out || frames < 0 || iterations < 0))
-        status = usage_error("converge", "%s", "give one CONFIG.ini, --frame F, --iterations N and --out FILE.tsv");
-    op_ctx ctx;
-    op_ctx_init(&ctx);
-    op_scene scene, second;
-    int loaded = 0;
-    double *seconds = NULL, *energy = NULL;
-    if (status == 0) {
-        const char *config = argv[optind];
-        for (int i = 0; i < override_count; ++i)
-            study[i] = overrides[i];
-        for (int i = 0; i < study_only; ++i)
-            study[override_count + i] = owned[i];
-        if (op_scene_load(&ctx, config, override_count, overrides, &scene) == OP_OK) {
-            loaded = 1;
-            if (op_scene_load(&ctx, config, override_count + study_only, study, &second) == OP_OK)
-                loaded = 2;
-        }
-        seconds = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
-        energy = op_calloc(&ctx, (size_t)iterations + 1, sizeof(double));
-        if (ctx.status == OP_OK)
-            op_converge_repeated(&ctx, &scene, &second, frames, iterations, repeats, seconds, energy);
-        op_atomic_file file;
-        if (ctx.status == OP_OK && op_atomic_open(&ctx, &file, out) == OP_OK) {
-            char run_solver[2048], study_solver[2048];
-            describe_solver(&scene.world, run_solver, sizeof run_solver);
-            describe_solver(&second.world, study_solver, sizeof study_solver);
-            const op_world *w = &second.world;
-            FILE *f = file.file;
-            fprintf(f, "# opsim converge (opsim %s, git %s): energy of one sub-step against iteration\n",
-                    OPSIM_VERSION, OPSIM_GIT_REV);
-            fprintf(f, "# command = %s\n# config = %s\n", command_line, config);
-            for (int i = 0; i < override_count; ++i)
-                fprintf(f, "# set = %s\n", overrides[i]);
-            for (int i = 0; i < study_only; ++i)
-                fprintf(f, "# study set = %s\n", owned[i]);
-            fprintf(f, "# frame = %d (frames run before the studied sub-step, sub-step %ld of the run)\n", frames,
-                    w->substep + 1);
-            fprintf(f, "# h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
-                    w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
-            fprintf(f, "# iterations = %d\n# repeats = %d\n# run solver = %s\n# study solver = %s\n", iterations,
-                    repeats, run_solver, study_solver);
-            fprintf(f, "# k\tseconds\tenergy\n");
-            for (int k = 0; k <= iterations; ++k)
-                fprintf(f, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
-            op_atomic_commit(&ctx, &file);
-        }
-        if (ctx.status != OP_OK)
-            status = report_failure(&ctx);
-    }
-    if (loaded >= 1)
-        op_scene_free(&scene);
-    if (loaded >= 2)
-        op_scene_free(&second);
-    for (int i = 0; i < study_only; ++i)
-        free(owned[i]);
-    free(owned), free(overrides), free(study), free(seconds), free(energy);
-    return status < 0 ? 0 : status;
+    for (int i = 0; i < o.study.count; ++i)
+        free((char *)o.study.item[i]);
+    app_list_free(&o.overrides);
+    app_list_free(&o.study);
+    return status;
 }

@@ -1,12 +1,19 @@
-/* opsim run: run an experiment config and record it into a run file. */
-#include "app.h"
-
+/* `opsim run`: one experiment config (include/opsim/scene.h, examples in experiments/) with its
+ * --set overrides, recorded into a run file (core/io/record.h), then its XDMF sidecar beside it
+ * (core/io/xdmf.h). app_record_config is the step `opsim sweep --run` repeats.
+ *
+ * usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] [--no-cache] --out RUN.h5 */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <unistd.h>
 
-static const char run_help[] =
+#include "commands.h"
+#include "io/xdmf.h"
+#include "opsim/scene.h"
+
+const char app_run_usage[] =
     "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] [--no-cache] --out RUN.h5\n"
     "\n"
     "Runs the experiment CONFIG (format: include/opsim/scene.h, examples in experiments/) and records it\n"
@@ -20,38 +27,59 @@ static const char run_help[] =
     "(data/cache/graphs, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
     "built and stored there; --no-cache builds them all.\n";
 
-int command_run(int argc, char **argv, const app_call *call)
+int app_record_config(op_ctx *ctx, const char *config, const app_list *overrides, const char *out,
+                      const char *command_line, const op_record_def *def)
 {
-    const char *command_line = call->command_line;
+    op_scene scene;
+    if (op_scene_load(ctx, config, overrides->count, overrides->item, &scene) != OP_OK)
+        return ctx->status;
+    op_provenance prov = { .command_line = command_line, .config_text = scene.config_text, .seed = 0 };
+    if (op_record_run_def(ctx, &scene, out, &prov, def) == OP_OK)
+        op_xdmf_write(ctx, out);
+    op_scene_free(&scene);
+    return ctx->status;
+}
+
+/* -1 when the options are complete, else the exit status (0 after --help). */
+static int parse_run_options(const app_call *call, app_list *overrides, const char **out, op_record_def *def)
+{
     static const struct option options[] = { { "set", required_argument, 0, 's' },
                                               { "out", required_argument, 0, 'o' },
                                               { "no-surface", no_argument, 0, 'n' },
                                               { "no-cache", no_argument, 0, 'C' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
-    const char **overrides = calloc((size_t)argc, sizeof *overrides), *out = NULL;
-    int override_count = 0, c;
-    op_record_def def = op_default_record_def();
-    if (!overrides)
-        return EXIT_SOFTWARE;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    int c;
+    while ((c = getopt_long(call->argc, call->argv, "", options, NULL)) != -1) {
         switch (c) {
-        case 's': overrides[override_count++] = optarg; break;
-        case 'o': out = optarg; break;
-        case 'n': def.store_surface = 0; break;
+        case 's': app_list_add(overrides, optarg); break;
+        case 'o': *out = optarg; break;
+        case 'n': def->store_surface = 0; break;
         case 'C': setenv("OPSIM_GRAPH_CACHE", "off", 1); break;
-        case 'h': fputs(run_help, stdout); free(overrides); return 0;
-        default: free(overrides); return usage_error("run", "%s", "unknown option");
+        case 'h': fputs(app_run_usage, stdout); return 0;
+        default: return app_usage_error("run", "%s", "unknown option");
         }
     }
-    if (optind != argc - 1 || !out) {
-        free(overrides);
-        return usage_error("run", "%s", "give one CONFIG.ini and --out RUN.h5");
+    if (optind != call->argc - 1 || !*out)
+        return app_usage_error("run", "%s", "give one CONFIG.ini and --out RUN.h5");
+    return -1;
+}
+
+int app_run(const app_call *call)
+{
+    app_list overrides;
+    const char *out = NULL;
+    op_record_def def = op_default_record_def();
+    if (app_list_init(&overrides, call->argc))
+        return EXIT_SOFTWARE;
+    int status = parse_run_options(call, &overrides, &out, &def);
+    if (status < 0) {
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        def.progress = isatty(STDERR_FILENO) ? stderr : NULL;
+        app_record_config(&ctx, call->argv[optind], &overrides, out, call->command_line, &def);
+        status = app_exit_status(&ctx);
     }
-    op_ctx ctx;
-    op_ctx_init(&ctx);
-    def.progress = isatty(STDERR_FILENO) ? stderr : NULL;
-    record_config(&ctx, argv[optind], override_count, overrides, out, command_line, &def);
-    free(overrides);
-    return ctx.status == OP_OK ? 0 : report_failure(&ctx);
+    app_list_free(&overrides);
+    return status;
 }

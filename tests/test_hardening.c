@@ -123,7 +123,7 @@ static void test_damaged_heap_is_refused(void **state)
  * block; a changed byte in a dense link table of a checksummed file made H5G__link_release_table
  * free an uninitialised pointer. Neither is opsim's to fix; every reading command must still
  * end in a clean result: success, or 65/74 naming the file (the child-process guard of
- * app/main.c turns the second's crash into "damaged run file"), in seconds. */
+ * app/files.c turns the second's crash into "damaged run file"), in seconds. */
 static void test_fuzzer_library_crashes_are_contained(void **state)
 {
     (void)state;

@@ -2,7 +2,7 @@
  * and `opsim xdmf` read from a damaged or hostile HDF5 file: the listing (info), the check, the
  * body names, every body's graph, mesh and skinning, one series exported as text, the first
  * frame's positions read as a hyperslab, and string and integer attributes. The input is the
- * file. opsim runs these readers in a child process (app/main.c) because libhdf5 1.10
+ * file. opsim runs these readers in a child process (app/files.c) because libhdf5 1.10
  * has crashes of its own on old-format files; here they run in-process, so any crash, in opsim
  * or in the library, is reported. Each call's refusal must carry a message. The file is a real
  * one in $TMPDIR (tests/fuzz/fuzz_input.h says why). */

@@ -1,0 +1,152 @@
+/* The command line as a whole (app/): `opsim --help` printed from the command table lists every
+ * command, each command answers --help with its own usage and exit 0, unknown commands and
+ * options exit 64, and the options the commands share (--set kept in order, converge's --solver)
+ * reach the run as given. The commands' own outputs are tested beside their core code
+ * (test_export, test_sweep, test_convergence, test_hardening, ...). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static const char *const command_names[] = { "run",   "solvers", "spring-curves", "estimate-rho",
+                                             "converge", "graph", "mesh",         "sweep",
+                                             "info",  "export",  "xdmf" };
+enum { COMMAND_COUNT = sizeof command_names / sizeof command_names[0] };
+
+/* A command's standard output (a new string) and, in *status, its exit status. */
+static char *output_of(const char *command, int *status)
+{
+    const char *path = test_tmp_path(".out");
+    char saved[512];
+    snprintf(saved, sizeof saved, "%s", path);
+    *status = test_shell("%s > '%s' 2>&1", command, saved);
+    char *text = test_read_file(saved);
+    assert_non_null(text);
+    remove(saved);
+    return text;
+}
+
+/* The command names `opsim --help` lists, in its order: a line "  NAME  summary" or, for a long
+ * name, "  NAME" alone; the summary lines below a long name are indented further. */
+static int listed_commands(const char *help, char names[][32], int most)
+{
+    const char *list = strstr(help, "commands:\n");
+    assert_non_null(list);
+    int count = 0;
+    for (const char *line = strchr(list, '\n') + 1; *line == ' ' && line[2] != ' ' && count < most;) {
+        size_t length = strcspn(line + 2, " \n");
+        snprintf(names[count++], 32, "%.*s", (int)length, line + 2);
+        line = strchr(line, '\n') + 1;
+        while (strncmp(line, "           ", 11) == 0)
+            line = strchr(line, '\n') + 1;
+    }
+    return count;
+}
+
+static void test_help_lists_every_command(void **state)
+{
+    (void)state;
+    int status;
+    char *help = output_of("bin/opsim --help", &status);
+    assert_int_equal(status, 0);
+    char names[32][32];
+    int count = listed_commands(help, names, 32);
+    assert_int_equal(count, COMMAND_COUNT);
+    for (int c = 0; c < COMMAND_COUNT; ++c)
+        assert_string_equal(names[c], command_names[c]);
+    assert_non_null(strstr(help, "  spring-curves\n           the springs variant's force laws"));
+    assert_non_null(strstr(help, "  converge energy against iteration"));
+    free(help);
+}
+
+static void test_each_command_has_its_usage(void **state)
+{
+    (void)state;
+    for (int c = 0; c < COMMAND_COUNT; ++c) {
+        char command[128], expected[64];
+        int status;
+        snprintf(command, sizeof command, "bin/opsim %s --help", command_names[c]);
+        snprintf(expected, sizeof expected, "usage: opsim %s", command_names[c]);
+        char *usage = output_of(command, &status);
+        assert_int_equal(status, 0);
+        if (strncmp(usage, expected, strlen(expected)) != 0)
+            fail_msg("'%s' printed: %.80s", command, usage);
+        free(usage);
+    }
+}
+
+static void test_usage_errors_exit_64(void **state)
+{
+    (void)state;
+    int status;
+    char *text = output_of("bin/opsim bogus", &status);
+    assert_int_equal(status, 64);
+    assert_string_equal(text, "opsim: unknown command 'bogus'\nTry 'opsim --help'.\n");
+    free(text);
+    text = output_of("bin/opsim", &status);
+    assert_int_equal(status, 64);
+    assert_string_equal(text, "opsim: a command is required\nTry 'opsim --help'.\n");
+    free(text);
+    text = output_of("bin/opsim mesh --shape cube --fit -2 --out x.obj", &status);
+    assert_int_equal(status, 64);
+    assert_string_equal(text, "opsim mesh: --fit needs a positive size in metres, not '-2'\nTry 'opsim mesh --help'.\n");
+    free(text);
+    text = output_of("bin/opsim info a.h5 b.h5", &status);
+    assert_int_equal(status, 64);
+    assert_string_equal(text, "opsim info: give exactly one run file\nTry 'opsim info --help'.\n");
+    free(text);
+    text = output_of("bin/opsim converge experiments/fig1.ini --frame 1 --iterations 0 --out x.tsv", &status);
+    assert_int_equal(status, 64);
+    assert_non_null(strstr(text, "--iterations needs a whole number from 1 to 10000000, not '0'"));
+    free(text);
+    assert_int_equal(test_shell("bin/opsim solvers --bogus > /dev/null 2>&1"), 64);
+}
+
+static void test_missing_input_exits_74(void **state)
+{
+    (void)state;
+    int status;
+    char *text = output_of("bin/opsim info build/test-tmp/no-such-run.h5", &status);
+    assert_int_equal(status, 74);
+    free(text);
+}
+
+/* converge's header names every --set and every --solver in the order given. */
+static void test_overrides_reach_the_run_in_order(void **state)
+{
+    (void)state;
+    char out[512];
+    snprintf(out, sizeof out, "%s", test_tmp_path(".tsv"));
+    assert_int_equal(test_shell("bin/opsim converge experiments/fig1.ini --set world.iterations=3 --frame 1 "
+                                "--solver rotations=jacobi --iterations 4 --set run.frames=5 --out '%s' 2>&1",
+                                out),
+                     0);
+    char *table = test_read_file(out);
+    assert_non_null(table);
+    const char *first = strstr(table, "# set = world.iterations=3\n");
+    const char *second = strstr(table, "# set = run.frames=5\n");
+    assert_non_null(first);
+    assert_non_null(second);
+    assert_true(first < second);
+    assert_non_null(strstr(table, "# study set = solver.rotations=jacobi\n"));
+    assert_non_null(strstr(table, "rotations=jacobi"));
+    int rows = 0;
+    for (const char *line = table; (line = strchr(line, '\n')); ++line)
+        rows += line[1] >= '0' && line[1] <= '9';
+    assert_int_equal(rows, 5); /* k = 0 ... 4 */
+    free(table);
+    remove(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help_lists_every_command),
+        cmocka_unit_test(test_each_command_has_its_usage),
+        cmocka_unit_test(test_usage_errors_exit_64),
+        cmocka_unit_test(test_missing_input_exits_74),
+        cmocka_unit_test(test_overrides_reach_the_run_in_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
