@@ -34,10 +34,13 @@
  *   /solver/linear_iterations [S] (int64): every sub-step, summed over bodies: the variant's
  *                                     inner linear-solver iterations (op_stage_times; springs:
  *                                     conjugate gradients), 0 for variants without one
- *   /timing/{local,global,collision,chebyshev,anderson,total} [F] (ms): every frame (chebyshev:
- *                                     the extrapolation after each iteration, anderson: the
- *                                     mixing and its energy evaluations, each 0 when off)
- *   /solver/anderson_rejections [S] (int64): every sub-step, the accelerated iterates the
+ *   /timing/{local,global,collision,chebyshev,anderson,total} [F] (ms): every frame; one
+ *                                     column per accelerator of solvers/accel/accel.h's registry
+ *                                     (chebyshev: the extrapolation after each iteration,
+ *                                     anderson: the mixing and its energy evaluations), each 0
+ *                                     when off
+ *   /solver/anderson_rejections [S] (int64): every sub-step, the accelerator's counter
+ *                                     (op_accel_type.counter_name): the accelerated iterates the
  *                                     Anderson safeguard refused (solvers/accel/anderson.h), summed
  *                                     over the bodies; 0 when anderson = off
  *   /collision/{floor_contacts,pairs,contacts} [F] (int64): every frame, summed over its

@@ -110,47 +110,19 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
     world->solver_state = op_calloc(ctx, (size_t)world->body_count, sizeof(void *));
     if (!world->solver_state)
         return ctx->status;
-    if (op_chebyshev_def_from_settings(ctx, &world->solver_settings, &world->chebyshev_def) != OP_OK)
-        return ctx->status;
-    if (world->chebyshev_def.enabled && world->chebyshev_def.rotations && !solver->resync)
-        return OP_FAIL(ctx, OP_ERR_USAGE,
-                       "solver option chebyshev_rotations = on: solver %s has no resync hook, so the rotation "
-                       "data it caches between iterations would go stale (solver.h)",
-                       solver->name);
-    if (world->chebyshev_def.enabled) {
-        world->chebyshev = op_calloc(ctx, (size_t)world->body_count, sizeof(op_chebyshev));
-        if (!world->chebyshev)
-            return ctx->status;
-        for (int b = 0; b < world->body_count; ++b)
-            if (op_chebyshev_init(ctx, &world->chebyshev[b], &world->chebyshev_def,
-                                  world->bodies[b].graph->particle_count) != OP_OK)
-                return ctx->status;
-    }
     for (int b = 0; b < world->body_count; ++b)
         if (op_body_check(ctx, &world->bodies[b]) != OP_OK)
             return ctx->status;
-    if (op_anderson_def_from_settings(ctx, &world->solver_settings, &world->anderson_def) != OP_OK)
+    if (op_accel_create(ctx, &world->solver_settings, solver, world->bodies, world->body_count, &world->accel) !=
+        OP_OK)
         return ctx->status;
-    if (world->anderson_def.enabled && !solver->resync)
-        return OP_FAIL(ctx, OP_ERR_USAGE,
-                       "solver option anderson = on: solver %s has no resync hook, so the rotation data it caches "
-                       "between iterations would go stale (solver.h)",
-                       solver->name);
-    if (world->anderson_def.enabled) {
-        world->anderson = op_calloc(ctx, (size_t)world->body_count, sizeof(op_anderson));
-        if (!world->anderson)
-            return ctx->status;
-        for (int b = 0; b < world->body_count; ++b)
-            if (op_anderson_init(ctx, &world->anderson[b], &world->anderson_def, &world->bodies[b]) != OP_OK)
-                return ctx->status;
-    }
     world->parallel = world->body_count > 1 && op_world_particle_count(world) >= OP_WORLD_PARALLEL_MIN;
     return op_world_remake_solver_states(ctx, world);
 }
 
 /* The BODIES loop's units (world.h): in body order, each body not yet in one offers itself and
  * the next bodies of its model not yet in one to the variant's group hook, which binds some of
- * them into a group; no groups with Chebyshev or Anderson on, which act between a body's
+ * them into a group; no groups with an accelerator on (accel.h), which acts between a body's
  * iterations. */
 static int form_units(op_ctx *ctx, op_world *world)
 {
@@ -181,7 +153,7 @@ static int form_units(op_ctx *ctx, op_world *world)
                 bodies[offered++] = &world->bodies[a];
             }
         int grouped = 1;
-        if (offered > 1 && world->solver->group && !world->chebyshev && !world->anderson &&
+        if (offered > 1 && world->solver->group && !world->accel &&
             world->solver->group(ctx, solvers, bodies, offered, &grouped) != OP_OK)
             break;
         for (int m = 0; m < grouped; ++m) {
@@ -237,14 +209,7 @@ void op_world_free(op_world *world)
     OP_FREE(world->unit_run);
     world->unit_run_capacity = 0;
     world->unit_count = 0;
-    if (world->chebyshev)
-        for (int b = 0; b < world->body_count; ++b)
-            op_chebyshev_free(&world->chebyshev[b]);
-    OP_FREE(world->chebyshev);
-    if (world->anderson)
-        for (int b = 0; b < world->body_count; ++b)
-            op_anderson_free(&world->anderson[b]);
-    OP_FREE(world->anderson);
+    op_accel_free(&world->accel, world->body_count);
     op_collider_free(&world->collider);
     OP_FREE(world->body_energy);
     world->body_energy_capacity = 0;
@@ -612,7 +577,7 @@ static void project_floor(op_world *world, const int *members, int count, subste
     }
 }
 
-/* Iteration k of body b, then Chebyshev (chebyshev.h) or Anderson (anderson.h) where one is on:
+/* Iteration k of body b, between the accelerator's before and after (accel.h) when one is on:
  * the accelerated iterate from the variant's, rotations re-synchronised with the variant when
  * they changed. Its stage times are added to *spent. */
 static int iterate_body(op_world *world, int b, double h, int k, stage_failure *failure, op_stage_times *spent)
@@ -620,27 +585,18 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
     op_ctx body_ctx;
     op_ctx_init(&body_ctx);
     op_body *body = &world->bodies[b];
-    op_chebyshev *chebyshev = world->chebyshev ? &world->chebyshev[b] : NULL;
-    op_anderson *anderson = world->anderson ? &world->anderson[b] : NULL;
-    if (chebyshev && k == 0) /* x^0: the state the sub-step's iterations start from */
-        op_chebyshev_reset(chebyshev, body);
-    if (anderson) {
+    op_accel *accel = world->accel;
+    if (accel) {
         double start = op_now();
-        op_anderson_before(anderson, body, h, k);
-        spent->anderson += op_now() - start;
+        accel->type->before(accel, b, body, h, k);
+        spent->accel += op_now() - start;
     }
-    if (world->solver->iterate(&body_ctx, world->solver_state[b], body, h, spent) == OP_OK && chebyshev) {
-        double start = op_now();
-        if (op_chebyshev_apply(chebyshev, &world->chebyshev_def, body, k))
-            world->solver->resync(&body_ctx, world->solver_state[b], body, h);
-        spent->chebyshev += op_now() - start;
-    }
-    if (body_ctx.status == OP_OK && anderson) {
+    if (world->solver->iterate(&body_ctx, world->solver_state[b], body, h, spent) == OP_OK && accel) {
         double start = op_now();
         int changed_rotations;
-        if (op_anderson_apply(&body_ctx, anderson, body, h, &changed_rotations) == OP_OK && changed_rotations)
+        if (accel->type->after(&body_ctx, accel, b, body, h, k, &changed_rotations) == OP_OK && changed_rotations)
             world->solver->resync(&body_ctx, world->solver_state[b], body, h);
-        spent->anderson += op_now() - start;
+        spent->accel += op_now() - start;
     }
     if (body_ctx.status != OP_OK)
         note_failure(failure, b, &body_ctx);
@@ -676,16 +632,14 @@ static void add_apportioned(op_stage_times *times, double wall, const op_stage_t
     if (summed > 0.0) {
         times->local += wall * (spent->local / summed);
         times->global += wall * (spent->global / summed);
-        times->chebyshev += wall * (spent->chebyshev / summed);
-        times->anderson += wall * (spent->anderson / summed);
+        times->accel += wall * (spent->accel / summed);
     }
 }
 
 #pragma omp declare reduction(add_stage_times : op_stage_times : omp_out.local += omp_in.local, \
-                                  omp_out.global += omp_in.global, omp_out.chebyshev += omp_in.chebyshev, \
-                                  omp_out.anderson += omp_in.anderson, \
+                                  omp_out.global += omp_in.global, omp_out.accel += omp_in.accel, \
                                   omp_out.linear_iterations += omp_in.linear_iterations) \
-    initializer(omp_priv = { 0.0, 0.0, 0.0, 0.0, 0 })
+    initializer(omp_priv = { 0.0, 0.0, 0.0, 0 })
 
 /* Every body's iteration k, unit by unit. On threads, the loop's wall time is apportioned to
  * the stages by their summed per-body times (world.h); on one, those sums are wall times
@@ -704,14 +658,14 @@ int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_tim
 #pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent)
     for (int u = 0; u < world->unit_count; ++u)
         iterate_unit(world, u, h, k, &failure, &spent, NULL);
-    add_apportioned(times, op_now() - start, &spent, spent.local + spent.global + spent.chebyshev + spent.anderson);
+    add_apportioned(times, op_now() - start, &spent, spent.local + spent.global + spent.accel);
     return report_failure(ctx, world, &failure);
 }
 
 int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale)
 {
-    if (world->chebyshev)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "probing the plain iteration needs chebyshev = off");
+    if (world->accel)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "probing the plain iteration needs %s = off", world->accel->type->name);
     int n = op_world_particle_count(world);
     double *before = op_calloc(ctx, 3 * (size_t)(n > 0 ? n : 1), sizeof(double));
     if (!before)
@@ -889,7 +843,7 @@ static void thread_units(const op_world *world, int t, int team, int *first, int
 
 /* OP_STAGE_BODIES: step_unit for every unit. Energies are kept per body and summed in body
  * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
- * apportioned to local, global, chebyshev and FLOOR by their share of the summed per-body
+ * apportioned to local, global, accel and FLOOR by their share of the summed per-body
  * times (world.h); *floor_done receives the FLOOR stages' results. */
 static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energy_row, op_stage_times *times,
                         substep_end *floor_done)
@@ -943,8 +897,7 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
             step_unit(world, u, h, energy_row ? world->body_energy : NULL, columns, &failure, &spent, &floor, &all);
         times->local += spent.local;
         times->global += spent.global;
-        times->chebyshev += spent.chebyshev;
-        times->anderson += spent.anderson;
+        times->accel += spent.accel;
         times->linear_iterations += spent.linear_iterations;
     }
     *floor_done = floor;
@@ -990,15 +943,9 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                 if (stats->floor_reach)
                     stats->floor_reach[sub] = floor.reach;
                 collide_seconds += floor.seconds;
-                if (world->anderson) {
-                    long refused = 0;
-                    for (int b = 0; b < world->body_count; ++b)
-                        refused += op_anderson_take_rejections(&world->anderson[b]);
-                    if (stats->anderson_rejections)
-                        stats->anderson_rejections[sub] = refused;
-                } else if (stats->anderson_rejections) {
-                    stats->anderson_rejections[sub] = 0;
-                }
+                if (stats->accel_counts)
+                    stats->accel_counts[sub] =
+                        world->accel ? world->accel->type->take_count(world->accel, world->body_count) : 0;
                 break;
             case OP_STAGE_COLLIDE: {
                 double start = op_now();
@@ -1021,8 +968,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     world->frame++;
     stats->local_ms = 1e3 * solve.local;
     stats->global_ms = 1e3 * solve.global;
-    stats->chebyshev_ms = 1e3 * solve.chebyshev;
-    stats->anderson_ms = 1e3 * solve.anderson;
+    stats->accel_ms = 1e3 * solve.accel;
     stats->collision_ms = 1e3 * collide_seconds;
     stats->total_ms = 1e3 * (op_now() - frame_start);
     for (int b = 0; b < world->body_count; ++b) {

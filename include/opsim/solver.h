@@ -29,15 +29,15 @@
 #include "opsim/ctx.h"
 
 /* Accumulated per-stage time, in seconds. A variant adds the wall time of its stages for one body
- * to local and global; the world adds the Chebyshev extrapolation (solvers/accel/chebyshev.h) to
- * chebyshev and the Anderson mixing with its energy evaluations (solvers/accel/anderson.h) to
- * anderson, and reports the sum over bodies as include/opsim/world.h says.
+ * to local and global; the world adds the accelerator's (solvers/accel/accel.h: Chebyshev's
+ * extrapolation, Anderson's mixing with its energy evaluations) to accel, and reports the sum
+ * over bodies as include/opsim/world.h says.
  * linear_iterations: a variant whose iteration solves a linear system iteratively (springs: one
  * Newton step solved by conjugate gradients) adds the inner iterations it used; the world sums
  * them over bodies per sub-step (op_frame_stats.linear_iterations) and the run file records them
  * (/solver/linear_iterations, core/io/record.h). Variants without an inner solver leave it alone. */
 typedef struct op_stage_times {
-    double local, global, chebyshev, anderson;
+    double local, global, accel;
     long linear_iterations;
 } op_stage_times;
 

@@ -7,11 +7,10 @@
  *                        end time; x ← y and R ← the rotation_start guess, except where pinned
  *       BEGIN            the solver's begin_substep (refactor when h or the constraints changed)
  *       ITERATE × n_i    the solver's iteration (local and global stages, timed separately),
- *                        then, when chebyshev = on, the Chebyshev extrapolation (solvers/
- *                        chebyshev.h; timed as its own "chebyshev" stage, not inside local or
- *                        global), or, when anderson = on, the Anderson mixing with its energy
- *                        safeguard (solvers/accel/anderson.h; its own "anderson" stage, and its
- *                        rejections counted per sub-step), then, when floor_contact =
+ *                        inside the accelerator's before and after when one is on
+ *                        (solvers/accel/accel.h: Chebyshev's extrapolation, Anderson's mixing
+ *                        with its energy safeguard; timed as its own "accel" stage, not inside
+ *                        local or global, its count taken per sub-step), then, when floor_contact =
  *                        iteration, the floor projection
  *                        (op_floor_project, timed as contact); the energy is logged after each
  *                        iteration when logging is on, i.e. of the extrapolated and projected
@@ -37,7 +36,7 @@
  * Units. Where the variant groups twins (solver.h: arap takes four bodies of one model at a
  * time, whose rotations it computes side by side in AVX lanes), the group's bodies go through
  * the stages together, each stage body by body but ITERATE as one call; every other body is a
- * unit alone. No groups form with Chebyshev or Anderson on: they act on each body between its
+ * unit alone. No groups form with an accelerator on: it acts on each body between its
  * iterations. A body's results are bitwise the same either way.
  *
  * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the units,
@@ -59,20 +58,19 @@
  * op_world_begin_substep and op_world_iterate give the same stages one at a time, every body
  * together, for studies that look between iterations (core/sim/converge.c).
  *
- * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms,
- * chebyshev_ms and anderson_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's and
+ * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms
+ * and accel_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's and
  * GATHER's. On one
  * thread the per-body stage times are summed over the bodies. On threads those sums are CPU
  * time, more than the wall time that passed: there each BODIES loop is timed as a whole, and its
- * wall time is apportioned to local, global, chebyshev, anderson and FLOOR by their share of the bodies'
+ * wall time is apportioned to local, global, accel and FLOOR by their share of the bodies'
  * summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest; GATHER goes with FLOOR), so that the loop's
  * overhead is shared out too. */
 #ifndef OPSIM_WORLD_H
 #define OPSIM_WORLD_H
 
 #include "opsim/body.h"
-#include "accel/anderson.h"
-#include "accel/chebyshev.h"
+#include "accel/accel.h"
 #include "contact/collide.h"
 #include "sim/energy.h"
 #include "geometry/model.h"
@@ -117,8 +115,7 @@ op_world_def op_default_world_def(void);
 
 typedef struct op_frame_stats {
     double local_ms, global_ms, collision_ms, total_ms;
-    double chebyshev_ms; /* the Chebyshev extrapolation (0 when chebyshev = off) */
-    double anderson_ms;  /* the Anderson mixing and its energy evaluations (0 when anderson = off) */
+    double accel_ms;     /* the accelerator's stage (solvers/accel/accel.h; 0 when none is on) */
     int floor_contacts;  /* particles pushed out of the floor this frame */
     /* Body contacts (collide.h), 0 where they do not run: counts summed over the frame's
      * sub-steps, penetrations the largest left at the end of a sub-step's COLLIDE. */
@@ -139,9 +136,9 @@ typedef struct op_frame_stats {
      * only when def.log_energy) */
     double *floor_reach;
     op_energy *energy_after_contacts;
-    /* [substeps] unless NULL: accelerated iterates the Anderson safeguard refused in the sub-step,
-     * summed over bodies (0 when anderson = off) */
-    long *anderson_rejections;
+    /* [substeps] unless NULL: the accelerator's count in the sub-step, summed over bodies
+     * (op_accel_type.counter_name: Anderson's rejections; 0 when none is on) */
+    long *accel_counts;
     /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
      * column k after the k-th. Filled only when def.log_energy. */
     op_energy *energy;
@@ -175,10 +172,7 @@ typedef struct op_world {
                             what the threads' runs of units share out (0: not yet measured) */
     int unit_run_capacity;
     op_run *unit_run; /* [unit_run_capacity] the threads' runs of units (team.h) */
-    op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
-    op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
-    op_anderson_def anderson_def;   /* the common anderson* options */
-    op_anderson *anderson;          /* [body_count] when anderson = on, else NULL */
+    op_accel *accel;                /* the accelerator the solver settings turn on (accel.h), or NULL */
     op_collider collider;           /* the body contacts' workspace */
     int body_energy_capacity;
     op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
@@ -219,7 +213,7 @@ void op_world_free(op_world *world);
 
 /* The stages of one sub-step of length h, for studies of a sub-step's convergence
  * (opsim estimate-rho, tests): op_world_begin_substep runs PREDICT and BEGIN;
- * op_world_iterate runs iteration k (0, 1, … in order) of ITERATE, Chebyshev included
+ * op_world_iterate runs iteration k (0, 1, … in order) of ITERATE, the accelerator included
  * (k = 0 restarts its sequence). Neither logs energy nor advances time: a study that stops
  * here leaves the world mid-sub-step. op_world_step's sub-step is these plus UPDATE_VELOCITY and
  * COLLIDE, bitwise (tests/test_arap.c compares the energies). */
@@ -227,7 +221,7 @@ int op_world_begin_substep(op_ctx *ctx, op_world *world, double h);
 int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times);
 /* The plain iteration's step sizes, for estimating chebyshev_rho: begins the next sub-step and
  * runs `iterations` iterations, change[k] = ‖x^{k+1} − x^k‖ over every body's centres and
- * *scale = ‖x‖ at the end. Chebyshev must be off (OP_ERR_USAGE otherwise). */
+ * *scale = ‖x‖ at the end. No accelerator may be on (OP_ERR_USAGE otherwise). */
 int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale);
 
 /* The energy terms of DESIGN §1 (op_energy_eval at sub-step length h) summed over the bodies
