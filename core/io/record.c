@@ -9,7 +9,7 @@
 #include "accel/chebyshev.h"
 #include "base/math3.h"
 
-enum { ENERGY_TERMS = 4, TIMING_FIXED = 4, ACCEL_MAX = 8, TIMING_STAGES = TIMING_FIXED + ACCEL_MAX };
+enum { ENERGY_TERMS = 4, TIMING_FIXED = 4, ACCEL_MAX = 8, TIMING_STAGES = TIMING_FIXED + ACCEL_MAX, COUNTERS_MAX = 32 };
 static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };
 /* /timing/<name>: these, then one column per accelerator (op_accel_registry), then total */
 static const char *const timing_names[TIMING_FIXED] = { "local", "global", "collision", "total" };
@@ -39,7 +39,9 @@ typedef struct recorder {
     int accel_types;                             /* accelerators in op_accel_registry */
     op_series handoff, contacts_on_one_thread; /* /timing/: where the frame's contacts ran */
     op_series collision[COLLISION_SERIES];
-    op_series linear_iterations;      /* [S] the variant's inner solver iterations per sub-step */
+    int counter_count;                                /* the names the registry's variants publish */
+    op_series counter[COUNTERS_MAX];                  /* [S] /solver/<name> of each */
+    int counter_slot[COUNTERS_MAX];                   /* its slot in the running variant's counts, or −1 */
     op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
     op_series surface, surface_step, surface_time;     /* open only when def->store_surface */
     int store_surface;
@@ -50,10 +52,9 @@ typedef struct recorder {
     op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
     op_energy *energy_after_contacts; /* [substeps], likewise */
     double *floor_reach;              /* [substeps], likewise */
-    long *linear_counts;              /* [substeps], filled by op_world_step */
-    int64_t *linear_rows;             /* the same, as written */
+    long *counts;                     /* [substeps][OP_SOLVER_MAX_COUNTERS], filled by op_world_step */
     long *accel_counts;               /* [substeps], likewise */
-    int64_t *accel_count_rows;        /* [substeps], as written */
+    int64_t *count_rows;              /* [substeps] one counter's, as written */
 } recorder;
 
 static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
@@ -189,6 +190,66 @@ static int create_timing(op_ctx *ctx, recorder *r)
     return OP_OK;
 }
 
+/* The running variant's slot of counter `name`, or −1 when it does not publish it */
+static int counter_slot(const op_solver_type *solver, const char *name)
+{
+    for (int c = 0; solver->counters && solver->counters[c].name; ++c)
+        if (strcmp(solver->counters[c].name, name) == 0)
+            return c;
+    return -1;
+}
+
+/* Whether a series /solver/<name> is made already */
+static int counter_made(const recorder *r, const op_solver_type *const *types, const int *entries, const char *name)
+{
+    for (int k = 0; k < r->counter_count; ++k)
+        if (strcmp(types[k]->counters[entries[k]].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* /solver/<name> of every counter a registered variant publishes (solver.h), once a name,
+ * whichever variant runs: the run files of all variants have the same datasets */
+static int create_variant_counters(op_ctx *ctx, recorder *r, const op_solver_type *solver)
+{
+    const op_solver_type *types[COUNTERS_MAX];
+    int entries[COUNTERS_MAX];
+    for (int v = 0; op_solver_registry[v]; ++v) {
+        const op_solver_type *type = op_solver_registry[v];
+        for (int c = 0; type->counters && type->counters[c].name; ++c) {
+            const op_solver_counter *counter = &type->counters[c];
+            if (counter_made(r, types, entries, counter->name))
+                continue;
+            if (r->counter_count == COUNTERS_MAX)
+                return OP_FAIL(ctx, OP_ERR_INVALID, "record: the variants publish more than %d counters", COUNTERS_MAX);
+            char path[96];
+            snprintf(path, sizeof path, "/solver/%s", counter->name);
+            int k = r->counter_count;
+            if (op_series_create(ctx, &r->run, &r->counter[k], path, OP_SERIES_INT64, 0, NULL, NULL,
+                                 counter->description) != OP_OK)
+                return ctx->status;
+            types[k] = type;
+            entries[k] = c;
+            r->counter_slot[k] = counter_slot(solver, counter->name);
+            r->counter_count++;
+        }
+    }
+    return OP_OK;
+}
+
+/* A frame's sub-steps of every counter: the running variant's counts, 0 for the others' */
+static int append_variant_counters(op_ctx *ctx, recorder *r, int substeps)
+{
+    for (int k = 0; k < r->counter_count; ++k) {
+        for (int sub = 0; sub < substeps; ++sub)
+            r->count_rows[sub] =
+                r->counter_slot[k] < 0 ? 0 : r->counts[sub * OP_SOLVER_MAX_COUNTERS + r->counter_slot[k]];
+        if (op_series_append(ctx, &r->run, &r->counter[k], r->count_rows, substeps) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
 static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
 {
     const op_world *w = &scene->world;
@@ -250,9 +311,7 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
             smallest = fmin(smallest, w->bodies[b].graph->radii[a]);
     if (op_runfile_set_attribute_double(ctx, run, "/collision", "smallest_semi_axis", smallest) != OP_OK)
         return ctx->status;
-    if (op_series_create(ctx, run, &r->linear_iterations, "/solver/linear_iterations", OP_SERIES_INT64, 0, NULL, NULL,
-                         "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
-                         "(springs: conjugate gradients; 0 for variants without one)") != OP_OK)
+    if (create_variant_counters(ctx, r, w->solver) != OP_OK)
         return ctx->status;
     for (int o = 0; o < scene->observable_count; ++o) {
         const op_observable *obs = &scene->observables[o];
@@ -380,8 +439,8 @@ static int append_accel(op_ctx *ctx, recorder *r, const op_accel *accel, int sub
             continue;
         int on = accel && accel->type == type;
         for (int sub = 0; sub < substeps; ++sub)
-            r->accel_count_rows[sub] = on ? r->accel_counts[sub] : 0;
-        if (op_series_append(ctx, &r->run, &r->accel_counter[t], r->accel_count_rows, substeps) != OP_OK)
+            r->count_rows[sub] = on ? r->accel_counts[sub] : 0;
+        if (op_series_append(ctx, &r->run, &r->accel_counter[t], r->count_rows, substeps) != OP_OK)
             return ctx->status;
     }
     double times[TIMING_STAGES];
@@ -420,9 +479,7 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
     }
     if (op_series_append(ctx, &r->run, &r->floor_reach_series, r->floor_reach, d->substeps) != OP_OK)
         return ctx->status;
-    for (int sub = 0; sub < d->substeps; ++sub)
-        r->linear_rows[sub] = stats->linear_iterations[sub];
-    if (op_series_append(ctx, &r->run, &r->linear_iterations, r->linear_rows, d->substeps) != OP_OK)
+    if (append_variant_counters(ctx, r, d->substeps) != OP_OK)
         return ctx->status;
     if (append_accel(ctx, r, scene->world.accel, d->substeps, stats) != OP_OK)
         return ctx->status;
@@ -471,10 +528,9 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     r->energy = op_calloc(ctx, cells, sizeof(op_energy));
     r->energy_after_contacts = op_calloc(ctx, (size_t)d->substeps, sizeof(op_energy));
     r->floor_reach = op_calloc(ctx, (size_t)d->substeps, sizeof(double));
-    r->linear_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
-    r->linear_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
+    r->counts = op_calloc(ctx, (size_t)d->substeps * OP_SOLVER_MAX_COUNTERS, sizeof(long));
     r->accel_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
-    r->accel_count_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
+    r->count_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
     while (op_accel_registry[r->accel_types] && r->accel_types < ACCEL_MAX)
         r->accel_types++;
     if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
@@ -484,7 +540,7 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
         op_frame_stats stats = { .energy = r->energy,
                                  .energy_after_contacts = r->energy_after_contacts,
                                  .floor_reach = r->floor_reach,
-                                 .linear_iterations = r->linear_counts,
+                                 .counts = r->counts,
                                  .accel_counts = r->accel_counts };
         for (int frame = 1; frame <= scene->run.frames; ++frame) {
             if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
@@ -511,10 +567,9 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     free(r->energy);
     free(r->energy_after_contacts);
     free(r->floor_reach);
-    free(r->linear_counts);
-    free(r->linear_rows);
+    free(r->counts);
     free(r->accel_counts);
-    free(r->accel_count_rows);
+    free(r->count_rows);
     free(r->surface_rows);
     free(r);
     return ctx->status;

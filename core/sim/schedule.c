@@ -167,7 +167,8 @@ void op_schedule_each(const op_schedule *schedule, int count, op_unit_step *step
 
 void op_schedule_apportion(op_stage_times *times, double wall, const op_stage_times *spent, double summed)
 {
-    times->linear_iterations += spent->linear_iterations; /* a count: summed, not apportioned */
+    for (int c = 0; c < OP_SOLVER_MAX_COUNTERS; ++c)
+        times->count[c] += spent->count[c]; /* counts: summed, not apportioned */
     if (summed > 0.0) {
         times->local += wall * (spent->local / summed);
         times->global += wall * (spent->global / summed);

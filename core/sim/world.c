@@ -444,7 +444,8 @@ static op_world_thread_sums sum_threads(const op_world *world)
         sum.spent.local += part->spent.local;
         sum.spent.global += part->spent.global;
         sum.spent.accel += part->spent.accel;
-        sum.spent.linear_iterations += part->spent.linear_iterations;
+        for (int c = 0; c < OP_SOLVER_MAX_COUNTERS; ++c)
+            sum.spent.count[c] += part->spent.count[c];
         add_substep_end(&sum.floor, &part->floor);
         for (int s = 0; s < OP_STAGE_COUNT; ++s)
             sum.stage_seconds[s] += part->stage_seconds[s];
@@ -874,7 +875,8 @@ int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_tim
         times->local += spent.local;
         times->global += spent.global;
         times->accel += spent.accel;
-        times->linear_iterations += spent.linear_iterations;
+        for (int c = 0; c < OP_SOLVER_MAX_COUNTERS; ++c)
+            times->count[c] += spent.count[c];
     }
     return report_failure(ctx, world, &call.substep.failure);
 }
@@ -928,8 +930,8 @@ static int substep(op_ctx *ctx, op_world *world, int sub, op_frame_stats *stats,
         stats->floor_reach[sub] = units.floor.reach;
     if (stats->accel_counts)
         stats->accel_counts[sub] = world->accel ? world->accel->type->take_count(world->accel, world->body_count) : 0;
-    if (stats->linear_iterations)
-        stats->linear_iterations[sub] = units.spent.linear_iterations;
+    for (int c = 0; stats->counts && c < OP_SOLVER_MAX_COUNTERS; ++c)
+        stats->counts[sub * OP_SOLVER_MAX_COUNTERS + c] = units.spent.count[c];
     solve->local += units.spent.local;
     solve->global += units.spent.global;
     solve->accel += units.spent.accel;

@@ -30,17 +30,27 @@
 #include "opsim/body.h"
 #include "opsim/ctx.h"
 
+enum { OP_SOLVER_MAX_COUNTERS = 4 };
+
+/* A statistic a variant publishes by name: a count it adds to during its iterations (springs:
+ * the conjugate-gradient iterations of its Newton steps, "linear_iterations"). The world sums
+ * it over bodies per sub-step (op_frame_stats.counts) and the run file records it as
+ * /solver/<name> with this description (core/io/record.h), without knowing it: a name any
+ * registered variant publishes is a series in every run file, 0 for the variants that do not
+ * publish it, so two variants publishing one name must mean one thing by it. */
+typedef struct op_solver_counter {
+    const char *name;
+    const char *description;
+} op_solver_counter;
+
 /* Accumulated per-stage time, in seconds. A variant adds the wall time of its stages for one body
  * to local and global; the world adds the accelerator's (solvers/accel/accel.h: Chebyshev's
  * extrapolation, Anderson's mixing with its energy evaluations) to accel, and reports the sum
- * over bodies as include/opsim/world.h says.
- * linear_iterations: a variant whose iteration solves a linear system iteratively (springs: one
- * Newton step solved by conjugate gradients) adds the inner iterations it used; the world sums
- * them over bodies per sub-step (op_frame_stats.linear_iterations) and the run file records them
- * (/solver/linear_iterations, core/io/record.h). Variants without an inner solver leave it alone. */
+ * over bodies as include/opsim/world.h says. count[c]: the variant adds to its c-th counter
+ * (op_solver_type.counters); a variant without counters leaves them alone. */
 typedef struct op_stage_times {
     double local, global, accel;
-    long linear_iterations;
+    long count[OP_SOLVER_MAX_COUNTERS];
 } op_stage_times;
 
 typedef struct op_solver_option {
@@ -64,6 +74,9 @@ typedef struct op_solver_type {
     const char *summary;
     const char *source; /* the paper it reproduces */
     const op_solver_option *options; /* terminated by a { NULL } entry */
+    /* Optional: the statistics it publishes (above), at most OP_SOLVER_MAX_COUNTERS, terminated
+     * by a { NULL } entry; op_stage_times.count[c] is counters[c]'s. */
+    const op_solver_counter *counters;
     /* Creates the per-body solver state for sub-steps of length h; twins[0 .. twin_count − 1] are
      * this variant's states of earlier bodies of the same model (see above; twin_count may be 0). */
     int (*create)(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,

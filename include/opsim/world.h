@@ -146,9 +146,9 @@ typedef struct op_frame_stats {
     /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
      * column k after the k-th. Filled only when def.log_energy. */
     op_energy *energy;
-    /* [substeps], summed over bodies: the inner linear-solver iterations of the variant
-     * (op_stage_times.linear_iterations; 0 for variants without one). Filled when not NULL. */
-    long *linear_iterations;
+    /* [substeps][OP_SOLVER_MAX_COUNTERS], summed over bodies: the variant's counters
+     * (op_solver_type.counters, op_stage_times.count) per sub-step. Filled when not NULL. */
+    long *counts;
 } op_frame_stats;
 
 enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 1024, OP_WORLD_MAX_SCRIPTS = 16 };
