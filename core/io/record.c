@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accel/anderson.h"
-#include "accel/chebyshev.h"
+#include "accel/accel.h"
 #include "base/math3.h"
 
 enum { ENERGY_TERMS = 4, TIMING_FIXED = 4, ACCEL_MAX = 8, TIMING_STAGES = TIMING_FIXED + ACCEL_MAX, COUNTERS_MAX = 32 };
@@ -57,6 +56,22 @@ typedef struct recorder {
     int64_t *count_rows;              /* [substeps] one counter's, as written */
 } recorder;
 
+/* The accelerators' parameter sink (accel.h): /parameters attributes of the recorder's run */
+static int put_int_parameter(op_ctx *ctx, void *context, const char *name, int value)
+{
+    return op_runfile_set_attribute_int(ctx, &((recorder *)context)->run, "/parameters", name, value);
+}
+
+static int put_double_parameter(op_ctx *ctx, void *context, const char *name, double value)
+{
+    return op_runfile_set_attribute_double(ctx, &((recorder *)context)->run, "/parameters", name, value);
+}
+
+static int put_string_parameter(op_ctx *ctx, void *context, const char *name, const char *value)
+{
+    return op_runfile_set_attribute_string(ctx, &((recorder *)context)->run, "/parameters", name, value);
+}
+
 static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
 {
     const op_world *w = &scene->world;
@@ -94,23 +109,11 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "solver", w->solver->name) != OP_OK)
         return ctx->status;
-    /* Chebyshev (solvers/accel/chebyshev.h) and Anderson (anderson.h), typed, from the settings
-     * op_world_start accepted; chebyshev_rho is NaN when not given */
-    op_chebyshev_def chebyshev;
-    op_anderson_def anderson;
-    if (op_chebyshev_def_from_settings(ctx, &w->solver_settings, &chebyshev) != OP_OK ||
-        op_anderson_def_from_settings(ctx, &w->solver_settings, &anderson) != OP_OK)
-        return ctx->status;
-    const op_chebyshev_def *cheb = &chebyshev;
-    if (op_runfile_set_attribute_int(ctx, run, p, "chebyshev", cheb->enabled) != OP_OK ||
-        op_runfile_set_attribute_double(ctx, run, p, "chebyshev_rho", cheb->rho_given ? cheb->rho : NAN) != OP_OK ||
-        op_runfile_set_attribute_string(ctx, run, p, "chebyshev_rho_source", cheb->rho_source) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_delay", cheb->delay) != OP_OK ||
-        op_runfile_set_attribute_double(ctx, run, p, "chebyshev_gamma", cheb->gamma) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_rotations", cheb->rotations) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "anderson", anderson.enabled) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "anderson_m", anderson.m) != OP_OK)
-        return ctx->status;
+    /* every registered accelerator's options, typed, on or off (accel.h) */
+    op_parameter_sink sink = { r, put_int_parameter, put_double_parameter, put_string_parameter };
+    for (int t = 0; op_accel_registry[t]; ++t)
+        if (op_accel_registry[t]->parameters(ctx, &w->solver_settings, &sink) != OP_OK)
+            return ctx->status;
     for (int k = 0; k < w->solver_settings.count; ++k) {
         char name[80];
         snprintf(name, sizeof name, "solver_%s", w->solver_settings.key[k]);

@@ -12,6 +12,7 @@
  *   take_count         once a sub-step, after every body's iterations: the accelerator's count
  *                      (counter_name) summed over bodies since the last take, then reset
  *   free
+ * and, for the run file, parameters: its options as typed values, whether it is on or not.
  * before and after of different bodies run on different threads at once; each touches only its
  * body's state. At most one accelerator is on: each refuses being on with another.
  *
@@ -25,6 +26,15 @@
 #include "opsim/solver.h"
 
 typedef struct op_accel_type op_accel_type;
+
+/* Where an accelerator's settings go as typed parameters: the run file's /parameters attributes
+ * (core/io/record.c). Each call returns OP_OK or the failure recorded in ctx. */
+typedef struct op_parameter_sink {
+    void *context;
+    int (*put_int)(op_ctx *ctx, void *context, const char *name, int value);
+    int (*put_double)(op_ctx *ctx, void *context, const char *name, double value);
+    int (*put_string)(op_ctx *ctx, void *context, const char *name, const char *value);
+} op_parameter_sink;
 
 /* An accelerator's state for every body of a world; each type extends it (first member). */
 typedef struct op_accel {
@@ -41,6 +51,8 @@ struct op_accel_type {
     int (*after)(op_ctx *ctx, op_accel *accel, int b, op_body *body, double h, int k, int *changed_rotations);
     long (*take_count)(op_accel *accel, int body_count);
     void (*free)(op_accel *accel, int body_count);
+    /* Its options in validated settings, on or off, as typed parameters into *sink */
+    int (*parameters)(op_ctx *ctx, const op_solver_settings *settings, const op_parameter_sink *sink);
 };
 
 /* NULL-terminated, in the order of the run file's columns. */

@@ -342,8 +342,20 @@ op_anderson *op_anderson_accel_body(op_accel *accel, int b)
     return accel && accel->type == &op_anderson_accel ? &((anderson_accel *)accel)->body[b] : NULL;
 }
 
+/* anderson (0/1) and anderson_m */
+static int anderson_accel_parameters(op_ctx *ctx, const op_solver_settings *settings, const op_parameter_sink *sink)
+{
+    op_anderson_def def;
+    if (op_anderson_def_from_settings(ctx, settings, &def) != OP_OK ||
+        sink->put_int(ctx, sink->context, "anderson", def.enabled) != OP_OK ||
+        sink->put_int(ctx, sink->context, "anderson_m", def.m) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
 const op_accel_type op_anderson_accel = {
     .name = "anderson",
+    .parameters = anderson_accel_parameters,
     .counter_name = "anderson_rejections",
     .counter_description = "per sub-step: accelerated iterates the Anderson safeguard refused, summed over bodies "
                            "(0 when anderson = off)",

@@ -240,7 +240,25 @@ op_chebyshev_def *op_chebyshev_accel_def(op_accel *accel)
     return accel && accel->type == &op_chebyshev_accel ? &((chebyshev_accel *)accel)->def : NULL;
 }
 
+/* chebyshev, chebyshev_delay, chebyshev_rotations (0/1 ints), chebyshev_rho (NaN when not
+ * given), chebyshev_gamma, chebyshev_rho_source */
+static int chebyshev_accel_parameters(op_ctx *ctx, const op_solver_settings *settings, const op_parameter_sink *sink)
+{
+    op_chebyshev_def def;
+    void *c = sink->context;
+    if (op_chebyshev_def_from_settings(ctx, settings, &def) != OP_OK ||
+        sink->put_int(ctx, c, "chebyshev", def.enabled) != OP_OK ||
+        sink->put_double(ctx, c, "chebyshev_rho", def.rho_given ? def.rho : NAN) != OP_OK ||
+        sink->put_string(ctx, c, "chebyshev_rho_source", def.rho_source) != OP_OK ||
+        sink->put_int(ctx, c, "chebyshev_delay", def.delay) != OP_OK ||
+        sink->put_double(ctx, c, "chebyshev_gamma", def.gamma) != OP_OK ||
+        sink->put_int(ctx, c, "chebyshev_rotations", def.rotations) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
 const op_accel_type op_chebyshev_accel = { .name = "chebyshev",
+                                           .parameters = chebyshev_accel_parameters,
                                            .create = chebyshev_accel_create,
                                            .before = chebyshev_accel_before,
                                            .after = chebyshev_accel_after,
