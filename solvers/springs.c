@@ -78,8 +78,8 @@
  *              edge's u, along and across kept from the force evaluation (5 numbers)
  * experiments/springs.mk's timing table measures both: they differ by less than the noise of a
  * shared machine (REPORT.md), so assembled stays the default. The CG iterations of each Newton
- * step are added to op_stage_times.linear_iterations (solver.h), which the run file records per
- * sub-step.
+ * step are added to the counter linear_iterations (sp_counters, solver.h), which the run file
+ * records per sub-step.
  *
  * Orientations (skinning and the energy yardstick need R_i). After every Newton step, each
  * free orientation is the polar rotation of its one ring's deformation, as shape matching's
@@ -642,6 +642,14 @@ static void update_orientations(sp_solver *s, op_body *body)
     }
 }
 
+/* The statistics springs publishes (solver.h); CG_ITERATIONS is linear_iterations' slot */
+enum { CG_ITERATIONS = 0 };
+static const op_solver_counter sp_counters[] = {
+    { "linear_iterations", "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
+                           "(springs: conjugate gradients; 0 for variants without one)" },
+    { NULL, NULL },
+};
+
 static int sp_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage_times *times)
 {
     sp_solver *s = self;
@@ -653,7 +661,7 @@ static int sp_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage
         return ctx->status;
     double solve = op_now();
     if (conjugate_gradients(ctx, s, body, h, &used) != OP_OK || correct_translation(ctx, s, body, h) != OP_OK) {
-        times->linear_iterations += used;
+        times->count[CG_ITERATIONS] += used;
         return ctx->status;
     }
     double solved = op_now();
@@ -662,7 +670,7 @@ static int sp_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage
             v3_add(&body->state.position[3 * i], &body->state.position[3 * i], &s->delta[3 * i]);
     update_orientations(s, body);
     s->newton++;
-    times->linear_iterations += used;
+    times->count[CG_ITERATIONS] += used;
     times->global += solved - solve;
     times->local += (solve - start) + (op_now() - solved);
     return OP_OK;
@@ -681,6 +689,7 @@ const op_solver_type op_solver_springs = {
     .summary = "spring network on the graph edges (linear, two-term cubic, full cubic), implicit Euler, CG",
     .source = "Vogiannou et al. 2010; Baraff & Witkin 1998",
     .options = sp_options,
+    .counters = sp_counters,
     .create = sp_create,
     .begin_substep = sp_begin_substep,
     .iterate = sp_iterate,

@@ -31,7 +31,7 @@ static void step(op_scene *scene, long *rejections)
 {
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_frame_stats stats = { .anderson_rejections = rejections };
+    op_frame_stats stats = { .accel_counts = rejections };
     if (op_world_step(&ctx, &scene->world, &stats) != OP_OK)
         fail_msg("%s", ctx.message);
 }
@@ -103,7 +103,7 @@ static void check_m_zero_is_plain(const char *config, const char *rotations, int
     op_scene plain, aa;
     load(&plain, config, plain_overrides);
     load(&aa, config, aa_overrides);
-    assert_non_null(aa.world.anderson);
+    assert_non_null(op_anderson_accel_body(aa.world.accel, 0));
     for (int frame = 1; frame <= frames; ++frame) {
         step(&plain, NULL);
         step(&aa, NULL);
@@ -134,11 +134,12 @@ static long substep_energies(int frames, int m, int iterations, double *energy)
     for (int f = 0; f < frames; ++f)
         step(&scene, NULL);
     op_world *w = &scene.world;
-    op_anderson_free(&w->anderson[0]);
+    op_anderson *body_state = op_anderson_accel_body(w->accel, 0);
+    op_anderson_free(body_state);
     op_ctx ctx;
     op_ctx_init(&ctx);
     op_anderson_def def = { .enabled = 1, .m = m };
-    assert_int_equal(op_anderson_init(&ctx, &w->anderson[0], &def, &w->bodies[0]), OP_OK);
+    assert_int_equal(op_anderson_init(&ctx, body_state, &def, &w->bodies[0]), OP_OK);
     double h = w->def.frame_time / w->def.substeps;
     op_stage_times times = { 0 };
     assert_int_equal(op_world_begin_substep(&ctx, w, h), OP_OK);
@@ -148,7 +149,7 @@ static long substep_energies(int frames, int m, int iterations, double *energy)
             fail_msg("%s", ctx.message);
         energy[k + 1] = op_world_energy(w, h, NULL);
     }
-    long rejections = op_anderson_take_rejections(&w->anderson[0]);
+    long rejections = op_anderson_take_rejections(body_state);
     op_scene_free(&scene);
     return rejections;
 }

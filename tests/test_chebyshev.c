@@ -48,8 +48,8 @@ static void check_rho_zero_is_plain(const char *config, const char *rotations, i
     op_scene plain, cheb;
     load(&plain, config, plain_overrides);
     load(&cheb, config, cheb_overrides);
-    assert_non_null(cheb.world.chebyshev);
-    assert_int_equal(cheb.world.chebyshev_def.rotations, with_rotations);
+    assert_non_null(op_chebyshev_accel_def(cheb.world.accel));
+    assert_int_equal(op_chebyshev_accel_def(cheb.world.accel)->rotations, with_rotations);
     for (int frame = 1; frame <= frames; ++frame) {
         step(&plain);
         step(&cheb);
@@ -120,7 +120,7 @@ static void substep_energies(const char *config, int frames, double rho, int rot
         step(&scene);
     op_world *w = &scene.world;
     if (rho >= 0)
-        w->chebyshev_def.rho = rho;
+        op_chebyshev_accel_def(w->accel)->rho = rho;
     double h = w->def.frame_time / w->def.substeps;
     op_ctx ctx;
     op_ctx_init(&ctx);

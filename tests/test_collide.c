@@ -1004,7 +1004,7 @@ static double *world_state(const op_world *w)
 }
 
 /* 32 bodies, eight each of torus12, dino30, armadillo30 and column10 (656 particles, more than
- * OP_COLLIDE_PARALLEL_MIN and OP_WORLD_PARALLEL_MIN), in four staggered layers of eight,
+ * OP_COLLIDE_PARALLEL_MIN and OP_SCHEDULE_PARALLEL_MIN), in four staggered layers of eight,
  * falling into a heap on the floor over 60 frames. (Not bunny30: building its graph takes
  * seconds.) */
 static const char *const heap_models[4] = { "torus12", "dino30", "armadillo30", "column10" };
@@ -1079,7 +1079,7 @@ static void test_same_state_on_one_and_two_threads(void **state)
         op_scene scene;
         load_text(&scene, text, contact_threads[run] != NULL, &contact_threads[run]);
         assert_int_equal(op_world_particle_count(&scene.world), HEAP_PARTICLES);
-        assert_true(scene.world.parallel);
+        assert_true(scene.world.schedule.parallel);
         op_frame_stats stats = { 0 };
         for (int frame = 0; frame < scene.run.frames; ++frame) {
             step(&scene, &stats);

@@ -79,7 +79,7 @@ static inline void assert_same_bits_on_threads(const char *config, const char *c
     test_load_scene(&two, config, overrides);
     one.world.def.log_energy = two.world.def.log_energy = 0;
     if (shared_bodies)
-        assert_true(one.world.parallel);
+        assert_true(one.world.schedule.parallel);
     op_ctx ctx;
     op_ctx_init(&ctx);
     for (int frame = 1; frame <= frames; ++frame) {

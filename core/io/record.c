@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel.h"
 #include "base/math3.h"
 
-enum { ENERGY_TERMS = 4, TIMING_STAGES = 6 };
+enum { ENERGY_TERMS = 4, TIMING_FIXED = 4, ACCEL_MAX = 8, TIMING_STAGES = TIMING_FIXED + ACCEL_MAX, COUNTERS_MAX = 32 };
 static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };
-static const char *const timing_names[TIMING_STAGES] = { "local", "global", "collision", "chebyshev", "anderson",
-                                                          "total" };
+/* /timing/<name>: these, then one column per accelerator (op_accel_registry), then total */
+static const char *const timing_names[TIMING_FIXED] = { "local", "global", "collision", "total" };
 /* /collision/<name>: counts, then penetrations (op_frame_stats) */
 enum { COLLISION_COUNTS = 3, COLLISION_SERIES = 6 };
 static const char *const collision_names[COLLISION_SERIES] = { "floor_contacts",        "pairs",
@@ -32,11 +33,14 @@ typedef struct recorder {
     op_series energy_series[ENERGY_TERMS];
     op_series energy_after_series[ENERGY_TERMS]; /* [S], open only when log_energy */
     op_series floor_reach_series;                /* [S] */
-    op_series anderson_rejection_series;         /* [S] */
-    op_series timing[TIMING_STAGES];
+    op_series accel_counter[ACCEL_MAX];          /* [S] /solver/<counter_name> of each accelerator */
+    op_series timing[TIMING_STAGES];             /* local, global, collision, the accelerators', total */
+    int accel_types;                             /* accelerators in op_accel_registry */
     op_series handoff, contacts_on_one_thread; /* /timing/: where the frame's contacts ran */
     op_series collision[COLLISION_SERIES];
-    op_series linear_iterations;      /* [S] the variant's inner solver iterations per sub-step */
+    int counter_count;                                /* the names the registry's variants publish */
+    op_series counter[COUNTERS_MAX];                  /* [S] /solver/<name> of each */
+    int counter_slot[COUNTERS_MAX];                   /* its slot in the running variant's counts, or −1 */
     op_series observable[OP_SCENE_MAX_OBSERVABLES][3]; /* value, step, time */
     op_series surface, surface_step, surface_time;     /* open only when def->store_surface */
     int store_surface;
@@ -47,11 +51,26 @@ typedef struct recorder {
     op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
     op_energy *energy_after_contacts; /* [substeps], likewise */
     double *floor_reach;              /* [substeps], likewise */
-    long *linear_counts;              /* [substeps], filled by op_world_step */
-    int64_t *linear_rows;             /* the same, as written */
-    long *anderson_rejections;        /* [substeps], likewise */
-    int64_t *rejection_rows;          /* [substeps] */
+    long *counts;                     /* [substeps][OP_SOLVER_MAX_COUNTERS], filled by op_world_step */
+    long *accel_counts;               /* [substeps], likewise */
+    int64_t *count_rows;              /* [substeps] one counter's, as written */
 } recorder;
+
+/* The accelerators' parameter sink (accel.h): /parameters attributes of the recorder's run */
+static int put_int_parameter(op_ctx *ctx, void *context, const char *name, int value)
+{
+    return op_runfile_set_attribute_int(ctx, &((recorder *)context)->run, "/parameters", name, value);
+}
+
+static int put_double_parameter(op_ctx *ctx, void *context, const char *name, double value)
+{
+    return op_runfile_set_attribute_double(ctx, &((recorder *)context)->run, "/parameters", name, value);
+}
+
+static int put_string_parameter(op_ctx *ctx, void *context, const char *name, const char *value)
+{
+    return op_runfile_set_attribute_string(ctx, &((recorder *)context)->run, "/parameters", name, value);
+}
 
 static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
 {
@@ -90,17 +109,11 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "solver", w->solver->name) != OP_OK)
         return ctx->status;
-    /* Chebyshev (solvers/accel/chebyshev.h), typed; chebyshev_rho is NaN when not given */
-    const op_chebyshev_def *cheb = &w->chebyshev_def;
-    if (op_runfile_set_attribute_int(ctx, run, p, "chebyshev", cheb->enabled) != OP_OK ||
-        op_runfile_set_attribute_double(ctx, run, p, "chebyshev_rho", cheb->rho_given ? cheb->rho : NAN) != OP_OK ||
-        op_runfile_set_attribute_string(ctx, run, p, "chebyshev_rho_source", cheb->rho_source) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_delay", cheb->delay) != OP_OK ||
-        op_runfile_set_attribute_double(ctx, run, p, "chebyshev_gamma", cheb->gamma) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "chebyshev_rotations", cheb->rotations) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "anderson", w->anderson_def.enabled) != OP_OK ||
-        op_runfile_set_attribute_int(ctx, run, p, "anderson_m", w->anderson_def.m) != OP_OK)
-        return ctx->status;
+    /* every registered accelerator's options, typed, on or off (accel.h) */
+    op_parameter_sink sink = { r, put_int_parameter, put_double_parameter, put_string_parameter };
+    for (int t = 0; op_accel_registry[t]; ++t)
+        if (op_accel_registry[t]->parameters(ctx, &w->solver_settings, &sink) != OP_OK)
+            return ctx->status;
     for (int k = 0; k < w->solver_settings.count; ++k) {
         char name[80];
         snprintf(name, sizeof name, "solver_%s", w->solver_settings.key[k]);
@@ -145,6 +158,101 @@ static int write_bodies(op_ctx *ctx, recorder *r, const op_world *w)
     return OP_OK;
 }
 
+/* /solver/<counter_name> of every accelerator that counts (accel.h), whichever is on */
+static int create_accel_counters(op_ctx *ctx, recorder *r)
+{
+    for (int t = 0; t < r->accel_types; ++t) {
+        const op_accel_type *type = op_accel_registry[t];
+        char path[96];
+        snprintf(path, sizeof path, "/solver/%s", type->counter_name ? type->counter_name : "");
+        if (type->counter_name && op_series_create(ctx, &r->run, &r->accel_counter[t], path, OP_SERIES_INT64, 0, NULL,
+                                                   NULL, type->counter_description) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+/* timing[t]'s /timing/ name: the fixed stages, the accelerators in registry order, total last */
+static const char *timing_name(const recorder *r, int t)
+{
+    if (t < TIMING_FIXED - 1)
+        return timing_names[t];
+    if (t < TIMING_FIXED - 1 + r->accel_types)
+        return op_accel_registry[t - (TIMING_FIXED - 1)]->name;
+    return timing_names[TIMING_FIXED - 1];
+}
+
+static int create_timing(op_ctx *ctx, recorder *r)
+{
+    for (int t = 0; t < TIMING_FIXED + r->accel_types; ++t) {
+        char path[64];
+        snprintf(path, sizeof path, "/timing/%s", timing_name(r, t));
+        if (op_series_create(ctx, &r->run, &r->timing[t], path, OP_SERIES_FLOAT64, 0, NULL, "ms", "per frame") != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+/* The running variant's slot of counter `name`, or −1 when it does not publish it */
+static int counter_slot(const op_solver_type *solver, const char *name)
+{
+    for (int c = 0; solver->counters && solver->counters[c].name; ++c)
+        if (strcmp(solver->counters[c].name, name) == 0)
+            return c;
+    return -1;
+}
+
+/* Whether a series /solver/<name> is made already */
+static int counter_made(const recorder *r, const op_solver_type *const *types, const int *entries, const char *name)
+{
+    for (int k = 0; k < r->counter_count; ++k)
+        if (strcmp(types[k]->counters[entries[k]].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* /solver/<name> of every counter a registered variant publishes (solver.h), once a name,
+ * whichever variant runs: the run files of all variants have the same datasets */
+static int create_variant_counters(op_ctx *ctx, recorder *r, const op_solver_type *solver)
+{
+    const op_solver_type *types[COUNTERS_MAX];
+    int entries[COUNTERS_MAX];
+    for (int v = 0; op_solver_registry[v]; ++v) {
+        const op_solver_type *type = op_solver_registry[v];
+        for (int c = 0; type->counters && type->counters[c].name; ++c) {
+            const op_solver_counter *counter = &type->counters[c];
+            if (counter_made(r, types, entries, counter->name))
+                continue;
+            if (r->counter_count == COUNTERS_MAX)
+                return OP_FAIL(ctx, OP_ERR_INVALID, "record: the variants publish more than %d counters", COUNTERS_MAX);
+            char path[96];
+            snprintf(path, sizeof path, "/solver/%s", counter->name);
+            int k = r->counter_count;
+            if (op_series_create(ctx, &r->run, &r->counter[k], path, OP_SERIES_INT64, 0, NULL, NULL,
+                                 counter->description) != OP_OK)
+                return ctx->status;
+            types[k] = type;
+            entries[k] = c;
+            r->counter_slot[k] = counter_slot(solver, counter->name);
+            r->counter_count++;
+        }
+    }
+    return OP_OK;
+}
+
+/* A frame's sub-steps of every counter: the running variant's counts, 0 for the others' */
+static int append_variant_counters(op_ctx *ctx, recorder *r, int substeps)
+{
+    for (int k = 0; k < r->counter_count; ++k) {
+        for (int sub = 0; sub < substeps; ++sub)
+            r->count_rows[sub] =
+                r->counter_slot[k] < 0 ? 0 : r->counts[sub * OP_SOLVER_MAX_COUNTERS + r->counter_slot[k]];
+        if (op_series_append(ctx, &r->run, &r->counter[k], r->count_rows, substeps) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
 static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
 {
     const op_world *w = &scene->world;
@@ -181,17 +289,8 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                          "per sub-step: deepest reach below the floor before the floor pushed a particle back") !=
         OP_OK)
         return ctx->status;
-    if (op_series_create(ctx, run, &r->anderson_rejection_series, "/solver/anderson_rejections", OP_SERIES_INT64, 0,
-                         NULL, NULL,
-                         "per sub-step: accelerated iterates the Anderson safeguard refused, summed over bodies "
-                         "(0 when anderson = off)") != OP_OK)
+    if (create_accel_counters(ctx, r) != OP_OK || create_timing(ctx, r) != OP_OK)
         return ctx->status;
-    for (int t = 0; t < TIMING_STAGES; ++t) {
-        char path[64];
-        snprintf(path, sizeof path, "/timing/%s", timing_names[t]);
-        if (op_series_create(ctx, run, &r->timing[t], path, OP_SERIES_FLOAT64, 0, NULL, "ms", "per frame") != OP_OK)
-            return ctx->status;
-    }
     if (op_series_create(ctx, run, &r->handoff, "/timing/handoff", OP_SERIES_FLOAT64, 0, NULL, "ns",
                          "per frame: a cache line's time between two threads' cores, measured at the frame's start "
                          "under collision_threads = auto (core/sim/team.h); NaN when not measured") != OP_OK ||
@@ -215,9 +314,7 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
             smallest = fmin(smallest, w->bodies[b].graph->radii[a]);
     if (op_runfile_set_attribute_double(ctx, run, "/collision", "smallest_semi_axis", smallest) != OP_OK)
         return ctx->status;
-    if (op_series_create(ctx, run, &r->linear_iterations, "/solver/linear_iterations", OP_SERIES_INT64, 0, NULL, NULL,
-                         "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
-                         "(springs: conjugate gradients; 0 for variants without one)") != OP_OK)
+    if (create_variant_counters(ctx, r, w->solver) != OP_OK)
         return ctx->status;
     for (int o = 0; o < scene->observable_count; ++o) {
         const op_observable *obs = &scene->observables[o];
@@ -335,6 +432,34 @@ static int append_observables(op_ctx *ctx, recorder *r, const op_scene *scene)
     return OP_OK;
 }
 
+/* The accelerators' counters and the frame's timings: the one on (accel, or NULL) gets the
+ * world's accel count and time, the others 0 */
+static int append_accel(op_ctx *ctx, recorder *r, const op_accel *accel, int substeps, const op_frame_stats *stats)
+{
+    for (int t = 0; t < r->accel_types; ++t) {
+        const op_accel_type *type = op_accel_registry[t];
+        if (!type->counter_name)
+            continue;
+        int on = accel && accel->type == type;
+        for (int sub = 0; sub < substeps; ++sub)
+            r->count_rows[sub] = on ? r->accel_counts[sub] : 0;
+        if (op_series_append(ctx, &r->run, &r->accel_counter[t], r->count_rows, substeps) != OP_OK)
+            return ctx->status;
+    }
+    double times[TIMING_STAGES];
+    int columns = TIMING_FIXED + r->accel_types;
+    times[0] = stats->local_ms;
+    times[1] = stats->global_ms;
+    times[2] = stats->collision_ms;
+    for (int t = 0; t < r->accel_types; ++t)
+        times[TIMING_FIXED - 1 + t] = accel && accel->type == op_accel_registry[t] ? stats->accel_ms : 0.0;
+    times[columns - 1] = stats->total_ms;
+    for (int t = 0; t < columns; ++t)
+        if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
+            return ctx->status;
+    return OP_OK;
+}
+
 static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const op_frame_stats *stats)
 {
     const op_world_def *d = &scene->world.def;
@@ -357,19 +482,10 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
     }
     if (op_series_append(ctx, &r->run, &r->floor_reach_series, r->floor_reach, d->substeps) != OP_OK)
         return ctx->status;
-    for (int sub = 0; sub < d->substeps; ++sub)
-        r->linear_rows[sub] = stats->linear_iterations[sub];
-    if (op_series_append(ctx, &r->run, &r->linear_iterations, r->linear_rows, d->substeps) != OP_OK)
+    if (append_variant_counters(ctx, r, d->substeps) != OP_OK)
         return ctx->status;
-    for (int sub = 0; sub < d->substeps; ++sub)
-        r->rejection_rows[sub] = r->anderson_rejections[sub];
-    if (op_series_append(ctx, &r->run, &r->anderson_rejection_series, r->rejection_rows, d->substeps) != OP_OK)
+    if (append_accel(ctx, r, scene->world.accel, d->substeps, stats) != OP_OK)
         return ctx->status;
-    double times[TIMING_STAGES] = { stats->local_ms,     stats->global_ms,   stats->collision_ms,
-                                    stats->chebyshev_ms, stats->anderson_ms, stats->total_ms };
-    for (int t = 0; t < TIMING_STAGES; ++t)
-        if (op_series_append(ctx, &r->run, &r->timing[t], &times[t], 1) != OP_OK)
-            return ctx->status;
     int64_t one_thread = stats->collision_threads == OP_CONTACT_THREADS_ONE;
     if (op_series_append(ctx, &r->run, &r->handoff, &stats->handoff_ns, 1) != OP_OK ||
         op_series_append(ctx, &r->run, &r->contacts_on_one_thread, &one_thread, 1) != OP_OK)
@@ -415,10 +531,11 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     r->energy = op_calloc(ctx, cells, sizeof(op_energy));
     r->energy_after_contacts = op_calloc(ctx, (size_t)d->substeps, sizeof(op_energy));
     r->floor_reach = op_calloc(ctx, (size_t)d->substeps, sizeof(double));
-    r->linear_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
-    r->linear_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
-    r->anderson_rejections = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
-    r->rejection_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
+    r->counts = op_calloc(ctx, (size_t)d->substeps * OP_SOLVER_MAX_COUNTERS, sizeof(long));
+    r->accel_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
+    r->count_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
+    while (op_accel_registry[r->accel_types] && r->accel_types < ACCEL_MAX)
+        r->accel_types++;
     if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
         write_bodies(ctx, r, w) == OP_OK && write_parameters(ctx, r, scene) == OP_OK &&
         create_series(ctx, r, scene) == OP_OK && create_surface(ctx, r, w) == OP_OK && append_state(ctx, r, w) == OP_OK &&
@@ -426,8 +543,8 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
         op_frame_stats stats = { .energy = r->energy,
                                  .energy_after_contacts = r->energy_after_contacts,
                                  .floor_reach = r->floor_reach,
-                                 .linear_iterations = r->linear_counts,
-                                 .anderson_rejections = r->anderson_rejections };
+                                 .counts = r->counts,
+                                 .accel_counts = r->accel_counts };
         for (int frame = 1; frame <= scene->run.frames; ++frame) {
             if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
                 break;
@@ -453,10 +570,9 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     free(r->energy);
     free(r->energy_after_contacts);
     free(r->floor_reach);
-    free(r->linear_counts);
-    free(r->linear_rows);
-    free(r->anderson_rejections);
-    free(r->rejection_rows);
+    free(r->counts);
+    free(r->accel_counts);
+    free(r->count_rows);
     free(r->surface_rows);
     free(r);
     return ctx->status;

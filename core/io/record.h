@@ -31,13 +31,18 @@
  *                                     sub-step ends in, after its floor and body contacts: what
  *                                     the contacts did to the state the iterations left (the
  *                                     last column of /solver/energy) (only when log_energy)
- *   /solver/linear_iterations [S] (int64): every sub-step, summed over bodies: the variant's
- *                                     inner linear-solver iterations (op_stage_times; springs:
- *                                     conjugate gradients), 0 for variants without one
- *   /timing/{local,global,collision,chebyshev,anderson,total} [F] (ms): every frame (chebyshev:
- *                                     the extrapolation after each iteration, anderson: the
- *                                     mixing and its energy evaluations, each 0 when off)
- *   /solver/anderson_rejections [S] (int64): every sub-step, the accelerated iterates the
+ *   /solver/<counter> [S] (int64):    every sub-step, summed over bodies, each counter a
+ *                                     registered variant publishes (op_solver_counter, solver.h),
+ *                                     0 for the variants that do not: linear_iterations, the
+ *                                     inner linear-solver iterations (springs: conjugate
+ *                                     gradients)
+ *   /timing/{local,global,collision,chebyshev,anderson,total} [F] (ms): every frame; one
+ *                                     column per accelerator of solvers/accel/accel.h's registry
+ *                                     (chebyshev: the extrapolation after each iteration,
+ *                                     anderson: the mixing and its energy evaluations), each 0
+ *                                     when off
+ *   /solver/anderson_rejections [S] (int64): every sub-step, the accelerator's counter
+ *                                     (op_accel_type.counter_name): the accelerated iterates the
  *                                     Anderson safeguard refused (solvers/accel/anderson.h), summed
  *                                     over the bodies; 0 when anderson = off
  *   /collision/{floor_contacts,pairs,contacts} [F] (int64): every frame, summed over its

@@ -1,26 +1,17 @@
-/* The world and its frame loop: the stage list of world.h, its per-body stages shared between
- * threads, and the ownership of models, bodies, scripts and solver states; contacts are
- * core/contact/collide.c's. */
+/* The world and its frame loop: the stage list of world.h, each stage a plain function
+ * dispatched in one switch (unit_stage), and the ownership of models, bodies, scripts and
+ * solver states. Which thread steps which unit is core/sim/schedule.c's; what acts between
+ * iterations, solvers/accel/accel.h's; the contacts, core/contact/collide.c's. */
 #include "opsim/world.h"
 
 #include <math.h>
-#include <omp.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/math3.h"
+#include "base/timer.h"
 #include "kernels/polar.h"
 #include "sim/predict.h"
-#include "sim/team.h"
-#include "base/timer.h"
-
-/* A sub-step's stages (world.h): every body's own, then the contacts between them. */
-typedef enum op_stage {
-    OP_STAGE_BODIES, /* per unit: PREDICT, BEGIN, ITERATE × n_i, UPDATE_VELOCITY, FLOOR (step_unit) */
-    OP_STAGE_COLLIDE,
-    OP_STAGE_COUNT
-} op_stage;
 
 op_world_def op_default_world_def(void)
 {
@@ -110,88 +101,14 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
     world->solver_state = op_calloc(ctx, (size_t)world->body_count, sizeof(void *));
     if (!world->solver_state)
         return ctx->status;
-    if (op_chebyshev_def_from_settings(ctx, &world->solver_settings, &world->chebyshev_def) != OP_OK)
-        return ctx->status;
-    if (world->chebyshev_def.enabled && world->chebyshev_def.rotations && !solver->resync)
-        return OP_FAIL(ctx, OP_ERR_USAGE,
-                       "solver option chebyshev_rotations = on: solver %s has no resync hook, so the rotation "
-                       "data it caches between iterations would go stale (solver.h)",
-                       solver->name);
-    if (world->chebyshev_def.enabled) {
-        world->chebyshev = op_calloc(ctx, (size_t)world->body_count, sizeof(op_chebyshev));
-        if (!world->chebyshev)
-            return ctx->status;
-        for (int b = 0; b < world->body_count; ++b)
-            if (op_chebyshev_init(ctx, &world->chebyshev[b], &world->chebyshev_def,
-                                  world->bodies[b].graph->particle_count) != OP_OK)
-                return ctx->status;
-    }
     for (int b = 0; b < world->body_count; ++b)
         if (op_body_check(ctx, &world->bodies[b]) != OP_OK)
             return ctx->status;
-    if (op_anderson_def_from_settings(ctx, &world->solver_settings, &world->anderson_def) != OP_OK)
+    if (op_accel_create(ctx, &world->solver_settings, solver, world->bodies, world->body_count, &world->accel) !=
+        OP_OK)
         return ctx->status;
-    if (world->anderson_def.enabled && !solver->resync)
-        return OP_FAIL(ctx, OP_ERR_USAGE,
-                       "solver option anderson = on: solver %s has no resync hook, so the rotation data it caches "
-                       "between iterations would go stale (solver.h)",
-                       solver->name);
-    if (world->anderson_def.enabled) {
-        world->anderson = op_calloc(ctx, (size_t)world->body_count, sizeof(op_anderson));
-        if (!world->anderson)
-            return ctx->status;
-        for (int b = 0; b < world->body_count; ++b)
-            if (op_anderson_init(ctx, &world->anderson[b], &world->anderson_def, &world->bodies[b]) != OP_OK)
-                return ctx->status;
-    }
-    world->parallel = world->body_count > 1 && op_world_particle_count(world) >= OP_WORLD_PARALLEL_MIN;
+    op_schedule_start(&world->schedule, world->bodies, world->body_count);
     return op_world_remake_solver_states(ctx, world);
-}
-
-/* The BODIES loop's units (world.h): in body order, each body not yet in one offers itself and
- * the next bodies of its model not yet in one to the variant's group hook, which binds some of
- * them into a group; no groups with Chebyshev or Anderson on, which act between a body's
- * iterations. */
-static int form_units(op_ctx *ctx, op_world *world)
-{
-    int n = world->body_count;
-    free(world->unit_start);
-    free(world->unit_body);
-    world->unit_count = 0;
-    world->unit_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
-    world->unit_body = op_calloc(ctx, (size_t)(n ? n : 1), sizeof(int));
-    free(world->unit_cost);
-    world->unit_cost = op_calloc(ctx, (size_t)(n ? n : 1), sizeof(double));
-    unsigned char *placed = op_calloc(ctx, (size_t)(n ? n : 1), 1);
-    if (ctx->status != OP_OK) {
-        free(placed);
-        return ctx->status;
-    }
-    int filled = 0;
-    for (int b = 0; b < n && ctx->status == OP_OK; ++b) {
-        if (placed[b])
-            continue;
-        void *solvers[OP_SOLVER_GROUP_MAX];
-        op_body *bodies[OP_SOLVER_GROUP_MAX];
-        int members[OP_SOLVER_GROUP_MAX], offered = 0;
-        for (int a = b; a < n && offered < OP_SOLVER_GROUP_MAX; ++a)
-            if (!placed[a] && world->bodies[a].model == world->bodies[b].model) {
-                members[offered] = a;
-                solvers[offered] = world->solver_state[a];
-                bodies[offered++] = &world->bodies[a];
-            }
-        int grouped = 1;
-        if (offered > 1 && world->solver->group && !world->chebyshev && !world->anderson &&
-            world->solver->group(ctx, solvers, bodies, offered, &grouped) != OP_OK)
-            break;
-        for (int m = 0; m < grouped; ++m) {
-            placed[members[m]] = 1;
-            world->unit_body[filled++] = members[m];
-        }
-        world->unit_start[++world->unit_count] = filled;
-    }
-    free(placed);
-    return ctx->status;
 }
 
 int op_world_remake_solver_states(op_ctx *ctx, op_world *world)
@@ -222,7 +139,10 @@ int op_world_remake_solver_states(op_ctx *ctx, op_world *world)
         }
     }
     free(twins);
-    return ctx->status == OP_OK ? form_units(ctx, world) : ctx->status;
+    if (ctx->status != OP_OK)
+        return ctx->status;
+    return op_schedule_form_units(ctx, &world->schedule, world->bodies, world->body_count, world->solver,
+                                  world->solver_state, !world->accel);
 }
 
 void op_world_free(op_world *world)
@@ -231,20 +151,10 @@ void op_world_free(op_world *world)
         for (int b = 0; b < world->body_count; ++b)
             world->solver->destroy(world->solver_state[b]);
     OP_FREE(world->solver_state);
-    OP_FREE(world->unit_start);
-    OP_FREE(world->unit_body);
-    OP_FREE(world->unit_cost);
-    OP_FREE(world->unit_run);
-    world->unit_run_capacity = 0;
-    world->unit_count = 0;
-    if (world->chebyshev)
-        for (int b = 0; b < world->body_count; ++b)
-            op_chebyshev_free(&world->chebyshev[b]);
-    OP_FREE(world->chebyshev);
-    if (world->anderson)
-        for (int b = 0; b < world->body_count; ++b)
-            op_anderson_free(&world->anderson[b]);
-    OP_FREE(world->anderson);
+    op_schedule_free(&world->schedule);
+    OP_FREE(world->thread_sums);
+    world->thread_sums_capacity = 0;
+    op_accel_free(&world->accel, world->body_count);
     op_collider_free(&world->collider);
     OP_FREE(world->body_energy);
     world->body_energy_capacity = 0;
@@ -267,7 +177,7 @@ int op_world_particle_count(const op_world *world)
     return total;
 }
 
-/* x and R as the sub-step starts, for UPDATE_VELOCITY and the contacts' static friction */
+/* x and R as the sub-step starts, for VELOCITIES and the contacts' static friction */
 static void keep_start(op_body *body)
 {
     size_t n = (size_t)body->graph->particle_count;
@@ -371,8 +281,8 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
  * one-at-a-time code, and each body's sums need no transposes). */
 static void predict_unit(op_world *world, int u, double h, double t_end)
 {
-    const int *members = &world->unit_body[world->unit_start[u]];
-    int count = world->unit_start[u + 1] - world->unit_start[u];
+    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
+    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u];
     if (count != 4) {
         for (int m = 0; m < count; ++m)
             predict(world, &world->bodies[members[m]], h, t_end);
@@ -482,22 +392,84 @@ static int report_failure(op_ctx *ctx, const op_world *world, const stage_failur
     return ctx->status;
 }
 
-/* Each per-body stage is its loop twice, on a thread team when world->parallel and plainly
- * otherwise, rather than one loop with an OpenMP if clause: a parallel region whose if clause is
- * false still costs about 0.4 µs in libgomp, a few per cent of a one-body frame. */
+/* What the end of some bodies' sub-step leaves for CONTACTS: the floor's work (FLOOR, and the
+ * projections of floor_contact = iteration): contacts, the deepest reach below the floor before
+ * a push (m) and what was left below it afterwards (m); the gathering of their centres for the
+ * contact call when the world collides; and the time the two took (s), which the collision
+ * column counts. */
+typedef struct substep_end {
+    int contacts;
+    double reach, left, seconds;
+    op_gathered gathered;
+} substep_end;
 
-static void stage_predict(op_world *world, double h)
+static void add_substep_end(substep_end *sum, const substep_end *part)
 {
-    double t_end = world->time + h;
-    if (world->parallel) {
-#pragma omp parallel for schedule(dynamic)
-        for (int b = 0; b < world->body_count; ++b)
-            predict(world, &world->bodies[b], h, t_end);
-    } else {
-        for (int b = 0; b < world->body_count; ++b)
-            predict(world, &world->bodies[b], h, t_end);
-    }
+    sum->contacts += part->contacts;
+    sum->reach = op_max(sum->reach, part->reach);
+    sum->left = op_max(sum->left, part->left);
+    sum->seconds += part->seconds;
+    op_gathered_add(&sum->gathered, &part->gathered);
 }
+
+/* One thread's sums over the units it stepped in a loop: the variant's and the accelerator's
+ * stage times, the floor's work, and each stage's time (s). A cache line or more of its own:
+ * the thread writes it at every stage. */
+struct op_world_thread_sums {
+    _Alignas(64) op_stage_times spent;
+    substep_end floor;
+    double stage_seconds[OP_STAGE_COUNT];
+};
+
+static int ensure_thread_sums(op_ctx *ctx, op_world *world)
+{
+    int threads = op_schedule_threads(&world->schedule);
+    if (threads > world->thread_sums_capacity) {
+        free(world->thread_sums);
+        world->thread_sums_capacity = 0;
+        if (!(world->thread_sums = op_calloc_lines(ctx, (size_t)threads, sizeof *world->thread_sums)))
+            return ctx->status;
+        world->thread_sums_capacity = threads;
+    }
+    memset(world->thread_sums, 0, (size_t)threads * sizeof *world->thread_sums);
+    return OP_OK;
+}
+
+/* The threads' sums, in thread order */
+static op_world_thread_sums sum_threads(const op_world *world)
+{
+    op_world_thread_sums sum = { 0 };
+    for (int t = 0; t < op_schedule_threads(&world->schedule); ++t) {
+        const op_world_thread_sums *part = &world->thread_sums[t];
+        sum.spent.local += part->spent.local;
+        sum.spent.global += part->spent.global;
+        sum.spent.accel += part->spent.accel;
+        for (int c = 0; c < OP_SOLVER_MAX_COUNTERS; ++c)
+            sum.spent.count[c] += part->spent.count[c];
+        add_substep_end(&sum.floor, &part->floor);
+        for (int s = 0; s < OP_STAGE_COUNT; ++s)
+            sum.stage_seconds[s] += part->stage_seconds[s];
+    }
+    return sum;
+}
+
+/* ---- PREDICT ---------------------------------------------------------------------------- */
+
+/* PREDICT of every body, for the staged calls (op_world_begin_substep) */
+typedef struct predict_call {
+    op_world *world;
+    double h, t_end;
+} predict_call;
+
+static double predict_one(void *context, int thread, int b)
+{
+    (void)thread;
+    predict_call *call = context;
+    predict(call->world, &call->world->bodies[b], call->h, call->t_end);
+    return 0.0;
+}
+
+/* ---- ITERATE: the variant's begin_substep and n_i iterations, with the accelerator ------------ */
 
 static int begin_body(op_world *world, int b, double h, stage_failure *failure)
 {
@@ -520,9 +492,10 @@ typedef struct unit_call {
 
 static void unit_call_init(const op_world *world, int u, unit_call *call)
 {
-    for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m) {
-        call->solvers[m - world->unit_start[u]] = world->solver_state[world->unit_body[m]];
-        call->bodies[m - world->unit_start[u]] = &world->bodies[world->unit_body[m]];
+    const op_schedule *s = &world->schedule;
+    for (int m = s->unit_start[u]; m < s->unit_start[u + 1]; ++m) {
+        call->solvers[m - s->unit_start[u]] = world->solver_state[s->unit_body[m]];
+        call->bodies[m - s->unit_start[u]] = &world->bodies[s->unit_body[m]];
     }
     op_ctx_init(&call->ctx);
     call->failed = 0;
@@ -532,16 +505,16 @@ static void unit_call_init(const op_world *world, int u, unit_call *call)
 static int unit_call_end(const op_world *world, int u, const unit_call *call, stage_failure *failure)
 {
     if (call->ctx.status != OP_OK)
-        note_failure(failure, world->unit_body[world->unit_start[u] + call->failed], &call->ctx);
+        note_failure(failure, world->schedule.unit_body[world->schedule.unit_start[u] + call->failed], &call->ctx);
     return call->ctx.status;
 }
 
-/* The BEGIN stage of unit u's bodies, already predicted: the variant's begin_group for a group
- * when it has one, else begin_substep body by body. */
+/* The sub-step start of unit u's bodies, already predicted: the variant's begin_group for a
+ * group when it has one, else begin_substep body by body. */
 static int begin_unit(op_world *world, int u, double h, stage_failure *failure)
 {
-    const int *members = &world->unit_body[world->unit_start[u]];
-    int count = world->unit_start[u + 1] - world->unit_start[u];
+    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
+    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u];
     if (count == 1 || !world->solver->begin_group) {
         int status = OP_OK;
         for (int m = 0; m < count && status == OP_OK; ++m)
@@ -553,47 +526,6 @@ static int begin_unit(op_world *world, int u, double h, stage_failure *failure)
     world->solver->begin_group(&call.ctx, call.solvers, call.bodies, count, h, &call.failed);
     return unit_call_end(world, u, &call, failure);
 }
-
-/* The BEGIN stage of every unit, as the world's step runs it (begin_unit), for the staged calls
- * (op_world_begin_substep). */
-static int stage_begin(op_ctx *ctx, op_world *world, double h)
-{
-    stage_failure failure;
-    no_failure(&failure, world);
-    if (world->parallel) {
-#pragma omp parallel for schedule(dynamic)
-        for (int u = 0; u < world->unit_count; ++u)
-            begin_unit(world, u, h, &failure);
-    } else {
-        for (int u = 0; u < world->unit_count; ++u)
-            begin_unit(world, u, h, &failure);
-    }
-    return report_failure(ctx, world, &failure);
-}
-
-int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
-{
-    stage_predict(world, h);
-    return stage_begin(ctx, world, h);
-}
-
-/* What the end of some bodies' sub-step leaves for COLLIDE: the floor's work (FLOOR, and the
- * projections of floor_contact = iteration): contacts, the deepest reach below the floor before
- * a push (m) and what was left below it afterwards (m); the gathering of their centres for the
- * contact call (GATHER) when the world has a COLLIDE; and the time the two took (s), which the
- * collision column counts. */
-typedef struct substep_end {
-    int contacts;
-    double reach, left, seconds;
-    op_gathered gathered;
-} substep_end;
-
-#pragma omp declare reduction(add_substep_end : substep_end : omp_out.contacts += omp_in.contacts, \
-                                  omp_out.reach = op_max(omp_out.reach, omp_in.reach),     \
-                                  omp_out.left = op_max(omp_out.left, omp_in.left),        \
-                                  omp_out.seconds += omp_in.seconds,                       \
-                                  op_gathered_add(&omp_out.gathered, &omp_in.gathered))    \
-    initializer(omp_priv = { 0, 0.0, 0.0, 0.0, { 0, 0 } })
 
 /* floor_contact = iteration: after an iteration, the unit's bodies pushed back above the floor
  * (op_floor_project), into *floor unless NULL. */
@@ -612,7 +544,7 @@ static void project_floor(op_world *world, const int *members, int count, subste
     }
 }
 
-/* Iteration k of body b, then Chebyshev (chebyshev.h) or Anderson (anderson.h) where one is on:
+/* Iteration k of body b, between the accelerator's before and after (accel.h) when one is on:
  * the accelerated iterate from the variant's, rotations re-synchronised with the variant when
  * they changed. Its stage times are added to *spent. */
 static int iterate_body(op_world *world, int b, double h, int k, stage_failure *failure, op_stage_times *spent)
@@ -620,27 +552,18 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
     op_ctx body_ctx;
     op_ctx_init(&body_ctx);
     op_body *body = &world->bodies[b];
-    op_chebyshev *chebyshev = world->chebyshev ? &world->chebyshev[b] : NULL;
-    op_anderson *anderson = world->anderson ? &world->anderson[b] : NULL;
-    if (chebyshev && k == 0) /* x^0: the state the sub-step's iterations start from */
-        op_chebyshev_reset(chebyshev, body);
-    if (anderson) {
+    op_accel *accel = world->accel;
+    if (accel) {
         double start = op_now();
-        op_anderson_before(anderson, body, h, k);
-        spent->anderson += op_now() - start;
+        accel->type->before(accel, b, body, h, k);
+        spent->accel += op_now() - start;
     }
-    if (world->solver->iterate(&body_ctx, world->solver_state[b], body, h, spent) == OP_OK && chebyshev) {
-        double start = op_now();
-        if (op_chebyshev_apply(chebyshev, &world->chebyshev_def, body, k))
-            world->solver->resync(&body_ctx, world->solver_state[b], body, h);
-        spent->chebyshev += op_now() - start;
-    }
-    if (body_ctx.status == OP_OK && anderson) {
+    if (world->solver->iterate(&body_ctx, world->solver_state[b], body, h, spent) == OP_OK && accel) {
         double start = op_now();
         int changed_rotations;
-        if (op_anderson_apply(&body_ctx, anderson, body, h, &changed_rotations) == OP_OK && changed_rotations)
+        if (accel->type->after(&body_ctx, accel, b, body, h, k, &changed_rotations) == OP_OK && changed_rotations)
             world->solver->resync(&body_ctx, world->solver_state[b], body, h);
-        spent->anderson += op_now() - start;
+        spent->accel += op_now() - start;
     }
     if (body_ctx.status != OP_OK)
         note_failure(failure, b, &body_ctx);
@@ -653,8 +576,8 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
 static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *failure, op_stage_times *spent,
                         substep_end *floor)
 {
-    const int *members = &world->unit_body[world->unit_start[u]];
-    int count = world->unit_start[u + 1] - world->unit_start[u], status;
+    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
+    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u], status;
     if (count == 1) {
         status = iterate_body(world, members[0], h, k, failure, spent);
     } else {
@@ -668,50 +591,115 @@ static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *
     return status;
 }
 
-/* A threaded loop's wall time into *times, shared out as the bodies' summed stage times in
- * *spent are shares of `summed` (world.h). */
-static void add_apportioned(op_stage_times *times, double wall, const op_stage_times *spent, double summed)
-{
-    times->linear_iterations += spent->linear_iterations; /* a count: summed, not apportioned */
-    if (summed > 0.0) {
-        times->local += wall * (spent->local / summed);
-        times->global += wall * (spent->global / summed);
-        times->chebyshev += wall * (spent->chebyshev / summed);
-        times->anderson += wall * (spent->anderson / summed);
-    }
-}
+/* ---- one sub-step of a unit: its stages in the order of the list ----------------------------- */
 
-#pragma omp declare reduction(add_stage_times : op_stage_times : omp_out.local += omp_in.local, \
-                                  omp_out.global += omp_in.global, omp_out.chebyshev += omp_in.chebyshev, \
-                                  omp_out.anderson += omp_in.anderson, \
-                                  omp_out.linear_iterations += omp_in.linear_iterations) \
-    initializer(omp_priv = { 0.0, 0.0, 0.0, 0.0, 0 })
-
-/* Every body's iteration k, unit by unit. On threads, the loop's wall time is apportioned to
- * the stages by their summed per-body times (world.h); on one, those sums are wall times
- * already. */
-int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times)
-{
+/* What a sub-step's stages of the units share: its length and end time, where the energies go
+ * (energy[b·columns + k] for body b; NULL: not logged) and the first failure. */
+typedef struct substep_call {
+    op_world *world;
+    double h, t_end;
+    op_energy *energy;
+    int columns;
     stage_failure failure;
-    no_failure(&failure, world);
-    if (!world->parallel) {
-        for (int u = 0; u < world->unit_count; ++u)
-            iterate_unit(world, u, h, k, &failure, times, NULL);
-        return report_failure(ctx, world, &failure);
+} substep_call;
+
+/* ITERATE: begin_substep, then the n_i iterations, the energy before the first and after each */
+static int stage_iterate(substep_call *call, int u, op_world_thread_sums *sums)
+{
+    op_world *world = call->world;
+    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
+    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u];
+    if (begin_unit(world, u, call->h, &call->failure) != OP_OK)
+        return OP_ERR_INVALID;
+    for (int m = 0; call->energy && m < count; ++m)
+        op_energy_eval(&world->bodies[members[m]], call->h, &call->energy[members[m] * call->columns]);
+    for (int k = 0; k < world->def.iterations; ++k) {
+        if (iterate_unit(world, u, call->h, k, &call->failure, &sums->spent, &sums->floor) != OP_OK)
+            return OP_ERR_INVALID;
+        for (int m = 0; call->energy && m < count; ++m)
+            op_energy_eval(&world->bodies[members[m]], call->h, &call->energy[members[m] * call->columns + k + 1]);
     }
-    op_stage_times spent = { 0 }; /* summed over the bodies */
-    double start = op_now();
-#pragma omp parallel for schedule(dynamic) reduction(add_stage_times : spent)
-    for (int u = 0; u < world->unit_count; ++u)
-        iterate_unit(world, u, h, k, &failure, &spent, NULL);
-    add_apportioned(times, op_now() - start, &spent, spent.local + spent.global + spent.chebyshev + spent.anderson);
-    return report_failure(ctx, world, &failure);
+    return OP_OK;
 }
 
+/* VELOCITIES: v = (x − x_start)/h, Ṙ = (R − R_start)/h */
+static void stage_velocities(substep_call *call, int u)
+{
+    op_world *world = call->world;
+    for (int m = world->schedule.unit_start[u]; m < world->schedule.unit_start[u + 1]; ++m)
+        op_predict_update_velocity(&world->bodies[world->schedule.unit_body[m]], call->h);
+}
+
+/* FLOOR: the unit's floor contacts, which involve no other body, here while its data is in
+ * cache; then its centres gathered for CONTACTS, for the same reason */
+static void stage_floor(substep_call *call, int u, substep_end *floor)
+{
+    op_world *world = call->world;
+    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
+    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u];
+    for (int m = 0; m < count && world->def.floor; ++m) {
+        op_body *body = &world->bodies[members[m]];
+        double reach = 0.0, left;
+        if (world->def.floor_contact == OP_FLOOR_CONTACT_ITERATION) {
+            floor->contacts += op_floor_respond(body, body->floor_push, call->h, world->def.friction);
+            left = op_floor_penetration(body, world->def.floor_height);
+        } else {
+            floor->contacts +=
+                op_collide_floor(body, world->def.floor_height, world->def.friction, &reach, &left);
+        }
+        floor->reach = op_max(floor->reach, reach);
+        floor->left = op_max(floor->left, left);
+    }
+    for (int m = 0; m < count && op_world_collides(world); ++m)
+        op_collider_gather_body(&world->collider, world->bodies, members[m], &floor->gathered);
+}
+
+/* The one dispatch of a unit's stages (world.h's list); a failing stage is noted in call->failure
+ * and ends the unit's sub-step. */
+static int unit_stage(substep_call *call, op_stage stage, int u, op_world_thread_sums *sums)
+{
+    switch (stage) {
+    case OP_STAGE_PREDICT:
+        predict_unit(call->world, u, call->h, call->t_end);
+        return OP_OK;
+    case OP_STAGE_ITERATE:
+        return stage_iterate(call, u, sums);
+    case OP_STAGE_VELOCITIES:
+        stage_velocities(call, u);
+        return OP_OK;
+    case OP_STAGE_FLOOR:
+        stage_floor(call, u, &sums->floor);
+        return OP_OK;
+    case OP_STAGE_CONTACTS: /* every unit's at once: op_world_step's */
+    case OP_STAGE_COUNT:
+        break;
+    }
+    return OP_OK;
+}
+
+/* Unit u's sub-step, PREDICT to FLOOR, each stage timed by name (one clock read a stage: a read
+ * costs about 9 ns, core/base/timer.h); returns the time it took. Bodies do not meet before
+ * CONTACTS, so a unit's whole sub-step runs without waiting for the others, and its data stays
+ * in cache from its prediction to its floor contacts. */
+static double step_unit(void *context, int thread, int u)
+{
+    substep_call *call = context;
+    op_world_thread_sums *sums = &call->world->thread_sums[thread];
+    double start = op_now(), before = start;
+    for (op_stage stage = OP_STAGE_PREDICT; stage < OP_STAGE_CONTACTS; ++stage) {
+        int status = unit_stage(call, stage, u, sums);
+        double now = op_now();
+        sums->stage_seconds[stage] += now - before;
+        before = now;
+        if (status != OP_OK)
+            break;
+    }
+    return before - start;
+}
 int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale)
 {
-    if (world->chebyshev)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "probing the plain iteration needs chebyshev = off");
+    if (world->accel)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "probing the plain iteration needs %s = off", world->accel->type->name);
     int n = op_world_particle_count(world);
     double *before = op_calloc(ctx, 3 * (size_t)(n > 0 ? n : 1), sizeof(double));
     if (!before)
@@ -768,7 +756,7 @@ op_contact_def op_world_contact_def(const op_world *world, int threads)
                              .threads = threads };
 }
 
-/* The body pairs (world.h, COLLIDE), after every body's FLOOR, on the frame's contact threads
+/* The body pairs (world.h, CONTACTS), after every body's FLOOR, on the frame's contact threads
  * (stats->collision_threads); floor_left is what the floor contacts left below the floor, and
  * what is left there is measured after both. */
 static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const op_gathered *gathered,
@@ -790,109 +778,10 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const 
     return OP_OK;
 }
 
-/* Unit u's stages of one sub-step (its bodies' energies into energy[b·columns + k] when energy
- * is not NULL), in order:
- *   PREDICT, BEGIN, ITERATE × n_i (the energy before the first iteration and after each),
- *   UPDATE_VELOCITY, FLOOR (into *floor);
- * each stage body by body, except BEGIN and ITERATE, one call for the unit where the variant
- * groups its bodies (begin_unit, iterate_unit). A failing stage
- * ends the unit's sub-step. Bodies do not meet before COLLIDE, so a unit's whole sub-step runs
- * without waiting for the others: one thread team a sub-step, and the unit's data stays in
- * cache from its prediction to its floor contacts. */
-static void step_unit_stages(op_world *world, int u, double h, op_energy *energy, int columns,
-                             stage_failure *failure, op_stage_times *spent, substep_end *floor)
-{
-    const int *members = &world->unit_body[world->unit_start[u]];
-    int count = world->unit_start[u + 1] - world->unit_start[u];
-    predict_unit(world, u, h, world->time + h);
-    if (begin_unit(world, u, h, failure) != OP_OK)
-        return;
-    for (int m = 0; energy && m < count; ++m)
-        op_energy_eval(&world->bodies[members[m]], h, &energy[members[m] * columns]);
-    for (int k = 0; k < world->def.iterations; ++k) {
-        if (iterate_unit(world, u, h, k, failure, spent, floor) != OP_OK)
-            return;
-        if (energy)
-            for (int m = 0; m < count; ++m)
-                op_energy_eval(&world->bodies[members[m]], h, &energy[members[m] * columns + k + 1]);
-    }
-    for (int m = 0; m < count; ++m)
-        op_predict_update_velocity(&world->bodies[members[m]], h);
-    /* timed for the unit, not body by body: a clock read costs about 9 ns (core/base/timer.h), and two
-     * a body were 2,160 reads of a 180-model frame */
-    if (!world->def.floor && !op_world_collides(world))
-        return;
-    double start = op_now();
-    for (int m = 0; m < count && world->def.floor; ++m) {
-        op_body *body = &world->bodies[members[m]];
-        double reach = 0.0, left;
-        if (world->def.floor_contact == OP_FLOOR_CONTACT_ITERATION) {
-            floor->contacts += op_floor_respond(body, body->floor_push, h, world->def.friction);
-            left = op_floor_penetration(body, world->def.floor_height);
-        } else {
-            floor->contacts += op_collide_floor(body, world->def.floor_height, world->def.friction, &reach, &left);
-        }
-        floor->reach = op_max(floor->reach, reach);
-        floor->left = op_max(floor->left, left);
-    }
-    for (int m = 0; m < count && op_world_collides(world); ++m)
-        op_collider_gather_body(&world->collider, world->bodies, members[m], &floor->gathered);
-    floor->seconds += op_now() - start;
-}
-
-/* step_unit_stages, its stage times added to *spent and the time it took in all to *all and,
- * averaged with the last, to the unit's cost */
-static void step_unit(op_world *world, int u, double h, op_energy *energy, int columns, stage_failure *failure,
-                      op_stage_times *spent, substep_end *floor, double *all)
-{
-    double start = op_now();
-    step_unit_stages(world, u, h, energy, columns, failure, spent, floor);
-    double took = op_now() - start;
-    *all += took;
-    world->unit_cost[u] = world->unit_cost[u] > 0 ? 0.5 * (world->unit_cost[u] + took) : took;
-}
-
-/* Unit u's share of the BODIES work: its measured cost, or its particles until every unit has
- * been timed (measured). */
-static double unit_weight(const op_world *world, int u, int measured)
-{
-    if (measured)
-        return world->unit_cost[u];
-    int particles = 0;
-    for (int m = world->unit_start[u]; m < world->unit_start[u + 1]; ++m)
-        particles += world->bodies[world->unit_body[m]].graph->particle_count;
-    return particles;
-}
-
-/* Thread t's run of units [*first, *last) of a team's (world.h): unit u goes to the thread
- * whose share of the summed weights (the t-th of `team` equal ones, in unit order) holds the
- * middle of the unit's weight. */
-static void thread_units(const op_world *world, int t, int team, int *first, int *last)
-{
-    int measured = 1;
-    for (int u = 0; u < world->unit_count; ++u)
-        measured &= world->unit_cost[u] > 0;
-    double total = 0.0, before = 0.0;
-    for (int u = 0; u < world->unit_count; ++u)
-        total += unit_weight(world, u, measured);
-    *first = *last = 0;
-    for (int u = 0; u < world->unit_count; ++u) {
-        double weight = unit_weight(world, u, measured);
-        int owner = total > 0 ? (int)op_min(team - 1, (before + 0.5 * weight) * team / total) : 0;
-        if (owner < t)
-            *first = *last = u + 1;
-        else if (owner == t)
-            *last = u + 1;
-        before += weight;
-    }
-}
-
-/* OP_STAGE_BODIES: step_unit for every unit. Energies are kept per body and summed in body
- * order afterwards, as op_world_energy sums them. On threads, the loop's wall time is
- * apportioned to local, global, chebyshev and FLOOR by their share of the summed per-body
- * times (world.h); *floor_done receives the FLOOR stages' results. */
-static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energy_row, op_stage_times *times,
-                        substep_end *floor_done)
+/* Every unit's sub-step on the schedule (core/sim/schedule.h), its energies into energy_row
+ * (summed in body order, as op_world_energy sums them) when not NULL. Into *sum: the threads'
+ * sums, the times apportioned on threads to the loop's wall time (schedule.h). */
+static int step_units(op_ctx *ctx, op_world *world, double h, op_energy *energy_row, op_world_thread_sums *sum)
 {
     int columns = world->def.iterations + 1;
     if (energy_row && world->body_energy_capacity < world->body_count * columns) {
@@ -903,53 +792,27 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
             return ctx->status;
         world->body_energy_capacity = world->body_count * columns;
     }
-    stage_failure failure;
-    no_failure(&failure, world);
-    op_stage_times spent = { 0 };
-    substep_end floor = { 0, 0.0, 0.0, 0.0, { 0, 0 } };
-    double all = 0.0;
-    if (world->parallel) {
-        int threads = omp_get_max_threads();
-        if (threads > world->unit_run_capacity) {
-            free(world->unit_run);
-            world->unit_run_capacity = 0;
-            if (!(world->unit_run = op_calloc_lines(ctx, (size_t)threads, sizeof *world->unit_run)))
-                return ctx->status;
-            world->unit_run_capacity = threads;
-        }
-        double start = op_now();
-        op_energy *energy = energy_row ? world->body_energy : NULL;
-        int low = world->substep % 2 == 0; /* the end each owner takes from */
-#pragma omp parallel num_threads(threads) reduction(add_stage_times : spent) reduction(add_substep_end : floor) \
-    reduction(+ : all)
-        {
-            int thread = omp_get_thread_num(), team = omp_get_num_threads(), first, last;
-            thread_units(world, thread, team, &first, &last);
-            op_run_set(&world->unit_run[thread], first, last);
-#pragma omp barrier /* every run set, from the costs before any unit's is updated */
-            for (int other = 0; other < team; ++other) {
-                op_run *run = &world->unit_run[(thread + other) % team];
-                int own = other == 0;
-                for (int u; (u = op_run_take(run, own ? low : !low)) >= 0;)
-                    step_unit(world, u, h, energy, columns, &failure, &spent, &floor, &all);
-            }
-        }
-        double wall = op_now() - start;
-        add_apportioned(times, wall, &spent, all);
-        if (all > 0.0)
-            floor.seconds = wall * (floor.seconds / all);
-    } else {
-        for (int u = 0; u < world->unit_count; ++u)
-            step_unit(world, u, h, energy_row ? world->body_energy : NULL, columns, &failure, &spent, &floor, &all);
-        times->local += spent.local;
-        times->global += spent.global;
-        times->chebyshev += spent.chebyshev;
-        times->anderson += spent.anderson;
-        times->linear_iterations += spent.linear_iterations;
-    }
-    *floor_done = floor;
-    if (report_failure(ctx, world, &failure) != OP_OK)
+    if (ensure_thread_sums(ctx, world) != OP_OK)
         return ctx->status;
+    substep_call call = { .world = world,
+                          .h = h,
+                          .t_end = world->time + h,
+                          .energy = energy_row ? world->body_energy : NULL,
+                          .columns = columns };
+    no_failure(&call.failure, world);
+    double wall, all = op_schedule_units(ctx, &world->schedule, world->bodies, world->substep, step_unit, &call, &wall);
+    if (ctx->status != OP_OK || report_failure(ctx, world, &call.failure) != OP_OK)
+        return ctx->status;
+    *sum = sum_threads(world);
+    if (world->schedule.parallel) {
+        op_stage_times summed = sum->spent;
+        sum->spent = (op_stage_times){ 0 };
+        op_schedule_apportion(&sum->spent, wall, &summed, all);
+        double share = all > 0.0 ? wall / all : 0.0;
+        sum->floor.seconds *= share;
+        for (int s = 0; s < OP_STAGE_COUNT; ++s)
+            sum->stage_seconds[s] *= share;
+    }
     if (energy_row)
         for (int k = 0; k < columns; ++k) {
             op_energy total = { 0 };
@@ -960,69 +823,145 @@ static int stage_bodies(op_ctx *ctx, op_world *world, double h, op_energy *energ
     return OP_OK;
 }
 
+/* ---- the stages one at a time, every body together, for studies ------------------------------- */
+
+static double begin_one(void *context, int thread, int u)
+{
+    (void)thread;
+    substep_call *call = context;
+    begin_unit(call->world, u, call->h, &call->failure);
+    return 0.0;
+}
+
+int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
+{
+    predict_call predicting = { world, h, world->time + h };
+    op_schedule_each(&world->schedule, world->body_count, predict_one, &predicting);
+    substep_call call = { .world = world, .h = h };
+    no_failure(&call.failure, world);
+    op_schedule_each(&world->schedule, world->schedule.unit_count, begin_one, &call);
+    return report_failure(ctx, world, &call.failure);
+}
+
+typedef struct iterate_call {
+    substep_call substep;
+    int k;
+} iterate_call;
+
+static double iterate_one(void *context, int thread, int u)
+{
+    iterate_call *call = context;
+    op_world *world = call->substep.world;
+    iterate_unit(world, u, call->substep.h, call->k, &call->substep.failure, &world->thread_sums[thread].spent, NULL);
+    return 0.0;
+}
+
+/* Every body's iteration k, unit by unit. On threads, the loop's wall time is apportioned to
+ * the stages by their summed per-body times (schedule.h); on one, those sums are wall times
+ * already. */
+int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times)
+{
+    if (ensure_thread_sums(ctx, world) != OP_OK)
+        return ctx->status;
+    iterate_call call = { .substep = { .world = world, .h = h }, .k = k };
+    no_failure(&call.substep.failure, world);
+    double start = op_now();
+    op_schedule_each(&world->schedule, world->schedule.unit_count, iterate_one, &call);
+    double wall = op_now() - start;
+    op_stage_times spent = sum_threads(world).spent;
+    if (world->schedule.parallel) {
+        op_schedule_apportion(times, wall, &spent, spent.local + spent.global + spent.accel);
+    } else {
+        times->local += spent.local;
+        times->global += spent.global;
+        times->accel += spent.accel;
+        for (int c = 0; c < OP_SOLVER_MAX_COUNTERS; ++c)
+            times->count[c] += spent.count[c];
+    }
+    return report_failure(ctx, world, &call.substep.failure);
+}
+
+/* CONTACTS: the body pairs after every unit's FLOOR (stage_collide), and the energy of the state
+ * after them when logging is on */
+static int stage_contacts(op_ctx *ctx, op_world *world, double h, const substep_end *floor, op_energy *after,
+                          op_frame_stats *stats)
+{
+    if (stage_collide(ctx, world, floor->left, &floor->gathered, stats) != OP_OK)
+        return ctx->status;
+    if (world->def.log_energy && after)
+        op_world_energy(world, h, after);
+    return OP_OK;
+}
+
+/* The frame's sums, zero */
+static void clear_frame_stats(op_frame_stats *stats)
+{
+    stats->floor_contacts = stats->collision_pairs = stats->collision_contacts = 0;
+    stats->max_penetration = stats->max_floor_penetration = stats->max_floor_reach = 0.0;
+    for (int s = 0; s < OP_STAGE_COUNT; ++s)
+        stats->stage_ms[s] = 0.0;
+}
+
+/* Sub-step `sub` of the frame: the units' stages PREDICT to FLOOR on the schedule, then
+ * CONTACTS; its times added to *solve, *collide_seconds and stats->stage_ms. */
+static int substep(op_ctx *ctx, op_world *world, int sub, op_frame_stats *stats, op_stage_times *solve,
+                   double *collide_seconds)
+{
+    const op_world_def *def = &world->def;
+    double h = def->frame_time / def->substeps;
+    op_energy *energy_row = def->log_energy ? &stats->energy[sub * (def->iterations + 1)] : NULL;
+    /* the units gather their centres for the contact call as their sub-steps end */
+    if (op_world_collides(world) && op_collider_lay_out(ctx, &world->collider, world->bodies, world->body_count) != OP_OK)
+        return ctx->status;
+    op_world_thread_sums units;
+    if (step_units(ctx, world, h, energy_row, &units) != OP_OK)
+        return ctx->status;
+    double start = op_now();
+    if (stage_contacts(ctx, world, h, &units.floor,
+                       stats->energy_after_contacts ? &stats->energy_after_contacts[sub] : NULL, stats) != OP_OK)
+        return ctx->status;
+    units.stage_seconds[OP_STAGE_CONTACTS] = op_now() - start;
+    for (int s = 0; s < OP_STAGE_COUNT; ++s)
+        stats->stage_ms[s] += 1e3 * units.stage_seconds[s];
+    *collide_seconds += units.floor.seconds + units.stage_seconds[OP_STAGE_FLOOR] + units.stage_seconds[OP_STAGE_CONTACTS];
+    stats->floor_contacts += units.floor.contacts;
+    stats->max_floor_reach = op_max(stats->max_floor_reach, units.floor.reach);
+    if (stats->floor_reach)
+        stats->floor_reach[sub] = units.floor.reach;
+    if (stats->accel_counts)
+        stats->accel_counts[sub] = world->accel ? world->accel->type->take_count(world->accel, world->body_count) : 0;
+    for (int c = 0; stats->counts && c < OP_SOLVER_MAX_COUNTERS; ++c)
+        stats->counts[sub * OP_SOLVER_MAX_COUNTERS + c] = units.spent.count[c];
+    solve->local += units.spent.local;
+    solve->global += units.spent.global;
+    solve->accel += units.spent.accel;
+    return OP_OK;
+}
+
+const char *op_stage_name(op_stage stage)
+{
+    static const char *const names[OP_STAGE_COUNT] = { "predict", "iterate", "velocities", "floor", "contacts" };
+    return stage >= 0 && stage < OP_STAGE_COUNT ? names[stage] : "?";
+}
+
 int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
 {
     const op_world_def *def = &world->def;
-    double h = def->frame_time / def->substeps, frame_start = op_now();
+    double frame_start = op_now();
     op_stage_times solve = { 0 };
-    substep_end floor = { 0, 0.0, 0.0, 0.0, { 0, 0 } }; /* the sub-step's FLOOR stages, for its COLLIDE */
-    double collide_seconds = 0.0;
-    int row_length = def->iterations + 1;
-    stats->floor_contacts = stats->collision_pairs = stats->collision_contacts = 0;
-    stats->max_penetration = stats->max_floor_penetration = stats->max_floor_reach = 0.0;
-    double probe_start = op_now();
+    clear_frame_stats(stats);
     stats->collision_threads = op_world_contact_threads(world, &stats->handoff_ns);
-    collide_seconds += op_now() - probe_start;
+    double collide_seconds = op_now() - frame_start; /* the hand-over probe's */
     for (int sub = 0; sub < def->substeps; ++sub) {
-        op_energy *energy_row = def->log_energy ? &stats->energy[sub * row_length] : NULL;
-        long linear_before = solve.linear_iterations;
-        for (op_stage stage = OP_STAGE_BODIES; stage < OP_STAGE_COUNT; ++stage) {
-            switch (stage) {
-            case OP_STAGE_BODIES:
-                /* the units gather their centres for the contact call as their sub-steps end */
-                if (op_world_collides(world) &&
-                    op_collider_lay_out(ctx, &world->collider, world->bodies, world->body_count) != OP_OK)
-                    return ctx->status;
-                if (stage_bodies(ctx, world, h, energy_row, &solve, &floor) != OP_OK)
-                    return ctx->status;
-                stats->floor_contacts += floor.contacts;
-                stats->max_floor_reach = op_max(stats->max_floor_reach, floor.reach);
-                if (stats->floor_reach)
-                    stats->floor_reach[sub] = floor.reach;
-                collide_seconds += floor.seconds;
-                if (world->anderson) {
-                    long refused = 0;
-                    for (int b = 0; b < world->body_count; ++b)
-                        refused += op_anderson_take_rejections(&world->anderson[b]);
-                    if (stats->anderson_rejections)
-                        stats->anderson_rejections[sub] = refused;
-                } else if (stats->anderson_rejections) {
-                    stats->anderson_rejections[sub] = 0;
-                }
-                break;
-            case OP_STAGE_COLLIDE: {
-                double start = op_now();
-                if (stage_collide(ctx, world, floor.left, &floor.gathered, stats) != OP_OK)
-                    return ctx->status;
-                collide_seconds += op_now() - start;
-                if (def->log_energy && stats->energy_after_contacts)
-                    op_world_energy(world, h, &stats->energy_after_contacts[sub]);
-                break;
-            }
-            case OP_STAGE_COUNT:
-                break;
-            }
-        }
-        if (stats->linear_iterations)
-            stats->linear_iterations[sub] = solve.linear_iterations - linear_before;
-        world->time += h;
+        if (substep(ctx, world, sub, stats, &solve, &collide_seconds) != OP_OK)
+            return ctx->status;
+        world->time += def->frame_time / def->substeps;
         world->substep++;
     }
     world->frame++;
     stats->local_ms = 1e3 * solve.local;
     stats->global_ms = 1e3 * solve.global;
-    stats->chebyshev_ms = 1e3 * solve.chebyshev;
-    stats->anderson_ms = 1e3 * solve.anderson;
+    stats->accel_ms = 1e3 * solve.accel;
     stats->collision_ms = 1e3 * collide_seconds;
     stats->total_ms = 1e3 * (op_now() - frame_start);
     for (int b = 0; b < world->body_count; ++b) {

@@ -2,19 +2,21 @@
  * line (`opsim solvers`), the experiments, the tests and the benchmarks all read the registry,
  * so adding a variant is one file in solvers/ and one line in solvers/registry.c.
  *
- * One sub-step of length h for one body, driven by core/sim/world.c:
- *   world: predict   inertial targets y, Y; constraint targets from the scripts; the starting
- *                    guess x ← y, R ← polar(Y) (free values only; a particle at rest keeps R)
- *   solver: begin_substep   anything that depends on h or the constraint set (refactor)
- *   solver: iterate × n_i   one iteration (for arap: local rotations, then global positions)
- *   world: update velocities   v = (x − x_start)/h, Ṙ = (R − R_start)/h
- *   world: collide   floor contact and friction
+ * One sub-step of length h for one body, driven by core/sim/world.c's stage list (world.h):
+ *   world PREDICT      inertial targets y, Y; constraint targets from the scripts; the starting
+ *                      guess x ← y, R ← the rotation_start guess (free values only)
+ *   world ITERATE      solver: begin_substep   anything that depends on h or the constraint set
+ *                      solver: iterate × n_i   one iteration (for arap: local rotations, then
+ *                                              global positions), between the accelerator's
+ *                                              hooks when one is on (solvers/accel/accel.h)
+ *   world VELOCITIES   v = (x − x_start)/h, Ṙ = (R − R_start)/h
+ *   world FLOOR, CONTACTS   floor and body contacts, with friction
  * The solver owns no file and computes no reported metric: the harness does.
  *
  * Threads: the world runs begin_substep, iterate and resync of different bodies on different
- * threads at once (include/opsim/world.h), so a variant's calls for one body may touch only that body,
- * its own state and data that is read-only while bodies run (the model, anything shared with a
- * twin). Each call gets a context of its own. A call made outside a thread team (omp_in_parallel()
+ * threads at once (include/opsim/world.h, core/sim/schedule.h), so a variant's calls for one
+ * body may touch only that body, its own state and data that is read-only while bodies run
+ * (the model, anything shared with a twin). Each call gets a context of its own. A call made outside a thread team (omp_in_parallel()
  * false: the world's only unit) may share its body's work with a team of its own, giving the same
  * bits for any team size (arap's sweep_threads = team).
  *
@@ -28,17 +30,27 @@
 #include "opsim/body.h"
 #include "opsim/ctx.h"
 
+enum { OP_SOLVER_MAX_COUNTERS = 4 };
+
+/* A statistic a variant publishes by name: a count it adds to during its iterations (springs:
+ * the conjugate-gradient iterations of its Newton steps, "linear_iterations"). The world sums
+ * it over bodies per sub-step (op_frame_stats.counts) and the run file records it as
+ * /solver/<name> with this description (core/io/record.h), without knowing it: a name any
+ * registered variant publishes is a series in every run file, 0 for the variants that do not
+ * publish it, so two variants publishing one name must mean one thing by it. */
+typedef struct op_solver_counter {
+    const char *name;
+    const char *description;
+} op_solver_counter;
+
 /* Accumulated per-stage time, in seconds. A variant adds the wall time of its stages for one body
- * to local and global; the world adds the Chebyshev extrapolation (solvers/accel/chebyshev.h) to
- * chebyshev and the Anderson mixing with its energy evaluations (solvers/accel/anderson.h) to
- * anderson, and reports the sum over bodies as include/opsim/world.h says.
- * linear_iterations: a variant whose iteration solves a linear system iteratively (springs: one
- * Newton step solved by conjugate gradients) adds the inner iterations it used; the world sums
- * them over bodies per sub-step (op_frame_stats.linear_iterations) and the run file records them
- * (/solver/linear_iterations, core/io/record.h). Variants without an inner solver leave it alone. */
+ * to local and global; the world adds the accelerator's (solvers/accel/accel.h: Chebyshev's
+ * extrapolation, Anderson's mixing with its energy evaluations) to accel, and reports the sum
+ * over bodies as include/opsim/world.h says. count[c]: the variant adds to its c-th counter
+ * (op_solver_type.counters); a variant without counters leaves them alone. */
 typedef struct op_stage_times {
-    double local, global, chebyshev, anderson;
-    long linear_iterations;
+    double local, global, accel;
+    long count[OP_SOLVER_MAX_COUNTERS];
 } op_stage_times;
 
 typedef struct op_solver_option {
@@ -62,6 +74,9 @@ typedef struct op_solver_type {
     const char *summary;
     const char *source; /* the paper it reproduces */
     const op_solver_option *options; /* terminated by a { NULL } entry */
+    /* Optional: the statistics it publishes (above), at most OP_SOLVER_MAX_COUNTERS, terminated
+     * by a { NULL } entry; op_stage_times.count[c] is counters[c]'s. */
+    const op_solver_counter *counters;
     /* Creates the per-body solver state for sub-steps of length h; twins[0 .. twin_count − 1] are
      * this variant's states of earlier bodies of the same model (see above; twin_count may be 0). */
     int (*create)(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
@@ -71,8 +86,8 @@ typedef struct op_solver_type {
     /* One iteration; adds its stage times to *times. */
     int (*iterate)(op_ctx *ctx, void *solver, op_body *body, double h, op_stage_times *times);
     void (*destroy)(void *solver);
-    /* Optional. The world changed the body's rotations between two iterations (Chebyshev with
-     * chebyshev_rotations = on, Anderson): re-derive anything the variant caches from R across iterations.
+    /* Optional. The world's accelerator changed the body's rotations between two iterations
+     * (solvers/accel/accel.h: Chebyshev with chebyshev_rotations = on, Anderson): re-derive anything the variant caches from R across iterations.
      * Changed positions need no call: iterate must read x from the body every time. A variant
      * that caches rotation-derived data and leaves this NULL cannot run with
      * chebyshev_rotations = on or anderson = on (op_world_start refuses, naming the option); a variant that
@@ -80,7 +95,7 @@ typedef struct op_solver_type {
     int (*resync)(op_ctx *ctx, void *solver, op_body *body, double h);
     /* Optional, both or neither: twins iterated side by side. group is offered the states of
      * 2 to OP_SOLVER_GROUP_MAX bodies of one model, in body order, when the states are made (not
-     * with Chebyshev or Anderson on); it binds the first *grouped of them into one group, or sets *grouped
+     * with an accelerator on, core/sim/schedule.h); it binds the first *grouped of them into one group, or sets *grouped
      * to 1 to leave the first alone. From then on the world iterates a group's bodies only
      * together, through iterate_group, on one thread; begin_substep (unless the variant gives
      * begin_group, below), resync and destroy stay per body. Each body's results must be

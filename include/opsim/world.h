@@ -1,84 +1,71 @@
 /* The world: models, bodies, scripts and the solver variant, and the frame loop with its
- * explicit stage list (after Box2D's solver stages):
+ * explicit stage list (after Box2D's solver stages; op_stage below, one dispatch in
+ * core/sim/world.c's unit_stage, each stage a plain function there):
  *
  *   per frame, per sub-step (h = frame_time / substeps):
- *     BODIES, each body on its own, its stages in this order:
+ *     for each unit of bodies (below), its stages in this order:
  *       PREDICT          y = x + h v + h² g, Y = R + h Ṙ; constraint targets at the sub-step's
  *                        end time; x ← y and R ← the rotation_start guess, except where pinned
- *       BEGIN            the solver's begin_substep (refactor when h or the constraints changed)
- *       ITERATE × n_i    the solver's iteration (local and global stages, timed separately),
- *                        then, when chebyshev = on, the Chebyshev extrapolation (solvers/
- *                        chebyshev.h; timed as its own "chebyshev" stage, not inside local or
- *                        global), or, when anderson = on, the Anderson mixing with its energy
- *                        safeguard (solvers/accel/anderson.h; its own "anderson" stage, and its
- *                        rejections counted per sub-step), then, when floor_contact =
- *                        iteration, the floor projection
- *                        (op_floor_project, timed as contact); the energy is logged after each
- *                        iteration when logging is on, i.e. of the extrapolated and projected
- *                        state
- *       UPDATE_VELOCITY  v = (x − x_start)/h, Ṙ = (R − R_start)/h
+ *       ITERATE          the solver's begin_substep (refactor when h or the constraints
+ *                        changed), then n_i times the solver's iteration (local and global
+ *                        stages, timed separately), inside the accelerator's before and after
+ *                        when one is on (solvers/accel/accel.h: Chebyshev's extrapolation,
+ *                        Anderson's mixing with its energy safeguard; timed as the accel stage,
+ *                        its count taken per sub-step), then, when floor_contact = iteration,
+ *                        the floor projection (op_floor_project, timed as contact); the energy
+ *                        is logged before the first iteration and after each when logging is
+ *                        on, i.e. of the accelerated and projected state
+ *       VELOCITIES       v = (x − x_start)/h, Ṙ = (R − R_start)/h
  *       FLOOR            when there is a floor, the body's floor contacts: with floor_contact =
  *                        substep (the paper's) op_collide_floor pushes particles out and
  *                        changes their velocities; with floor_contact = iteration the
  *                        iterations kept them above the floor and op_floor_respond changes the
- *                        velocities of those the last projection pushed. They involve no other
- *                        body, so they run here, while the body's data is in cache, rather than
- *                        in a loop of their own; timed as contact
- *       GATHER           when there is a COLLIDE, the body's centres into the contact call's
- *                        list, with how far each has moved since the pairs' search
- *                        (op_collider_gather_body), here for the same reason; timed as contact
- *     COLLIDE            when collisions = on and there are two bodies or more, the pairs of
- *                        particles of different bodies (core/contact/collide.h): the pairs start from
- *                        the floor's corrections, and the floor bounds each of their passes,
- *                        so no pair resolves by pushing a particle into it; what is left below
- *                        the floor and between bodies is measured after both, and so is the
- *                        energy of the state after contacts (when logging is on)
+ *                        velocities of those the last projection pushed. Then, when there are
+ *                        CONTACTS, the body's centres gathered into the contact call's list
+ *                        with how far each has moved since the pairs' search
+ *                        (op_collider_gather_body). Neither involves another body, so both run
+ *                        here, while the body's data is in cache; timed as contact
+ *     CONTACTS           when collisions = on and there are two bodies or more, the pairs of
+ *                        particles of different bodies (core/contact/collide.h): the pairs start
+ *                        from the floor's corrections, and the floor bounds each of their
+ *                        passes, so no pair resolves by pushing a particle into it; what is left
+ *                        below the floor and between bodies is measured after both, and so is
+ *                        the energy of the state after contacts (when logging is on)
  *
- * Units. Where the variant groups twins (solver.h: arap takes four bodies of one model at a
- * time, whose rotations it computes side by side in AVX lanes), the group's bodies go through
- * the stages together, each stage body by body but ITERATE as one call; every other body is a
- * unit alone. No groups form with Chebyshev or Anderson on: they act on each body between its
- * iterations. A body's results are bitwise the same either way.
+ * Units and threads (core/sim/schedule.h). Where the variant groups twins (solver.h: arap takes
+ * four bodies of one model at a time, whose rotations it computes side by side in AVX lanes),
+ * the group's bodies go through the stages together, each stage body by body but begin_substep and
+ * the iterations as one call; every other body is a unit alone. No groups form with an accelerator
+ * on: it acts on each body between its iterations. Bodies do not meet before CONTACTS, so a
+ * unit's PREDICT to FLOOR runs without waiting for the others, on the thread the schedule gives
+ * it (two bodies or more and OP_SCHEDULE_PARALLEL_MIN particles share the units between
+ * OpenMP threads), and its data stays in cache from PREDICT to FLOOR. Every body is computed
+ * exactly as alone, so the state is bitwise the same for every thread count and grouping. The
+ * pairs are parallel inside core/contact/collide.c. Each body's energy is logged into a row of
+ * its own and the rows are summed in body order (op_world_energy's sum, bitwise). Each body
+ * reports errors into a context of its own; a failed stage ends that unit's sub-step and the
+ * step reports the failure of the first failing body in body order. op_world_begin_substep and
+ * op_world_iterate give the same stages one at a time, every body together, for studies that
+ * look between iterations (core/sim/converge.c).
  *
- * Threads (OpenMP). Bodies do not meet before COLLIDE, so BODIES is one loop over the units,
- * shared between threads when the world has two bodies or more and OP_WORLD_PARALLEL_MIN
- * particles: a unit's whole sub-step runs without waiting for the others, and its data stays in
- * cache from PREDICT to FLOOR. Each thread owns a run of consecutive units, which it takes
- * forward in even sub-steps and backward in odd ones, so that it keeps its own units and starts
- * a sub-step on those it ended the last with, still in its cache (on the 180-model scene a
- * dynamic schedule, which scattered the units anew, cost about 3% more a frame). The runs share
- * out the units' measured times (unit_cost; their particle counts until every unit has been
- * timed); a thread done with its run takes units from the far end of another's, so that a
- * thread held up (these machines' vCPUs stall now and then) delays the stage by no more than a
- * unit. Which thread steps a unit never changes its results. The pairs are parallel inside
- * core/contact/collide.c. Every body is computed exactly as
- * alone, so the state is bitwise the same for every thread count. Each body's energy is logged
- * into a row of its own and the rows are summed in body order (op_world_energy's sum, bitwise).
- * Each body reports errors into a context of its own; a failed stage ends that body's sub-step
- * and the step reports the failure of the first failing body in body order.
- * op_world_begin_substep and op_world_iterate give the same stages one at a time, every body
- * together, for studies that look between iterations (core/sim/converge.c).
- *
- * Timings are per frame in milliseconds from a monotonic clock. local_ms, global_ms,
- * chebyshev_ms and anderson_ms are wall time, and collision_ms is COLLIDE's wall time plus FLOOR's and
- * GATHER's. On one
- * thread the per-body stage times are summed over the bodies. On threads those sums are CPU
- * time, more than the wall time that passed: there each BODIES loop is timed as a whole, and its
- * wall time is apportioned to local, global, chebyshev, anderson and FLOOR by their share of the bodies'
- * summed sub-step times (PREDICT, BEGIN and UPDATE_VELOCITY take the rest; GATHER goes with FLOOR), so that the loop's
+ * Timings are per frame in milliseconds from a monotonic clock, each stage's in stage_ms.
+ * local_ms, global_ms and accel_ms are wall time, and collision_ms is CONTACTS' wall time plus
+ * FLOOR's and the floor projections'. On one thread the per-unit stage times are summed over
+ * the units. On threads those sums are CPU time, more than the wall time that passed: there
+ * the units' loop is timed as a whole, and its wall time is apportioned to the stages by their
+ * share of the units' summed sub-step times (op_schedule_apportion), so that the loop's
  * overhead is shared out too. */
 #ifndef OPSIM_WORLD_H
 #define OPSIM_WORLD_H
 
 #include "opsim/body.h"
-#include "accel/anderson.h"
-#include "accel/chebyshev.h"
+#include "accel/accel.h"
 #include "contact/collide.h"
 #include "sim/energy.h"
 #include "geometry/model.h"
+#include "sim/schedule.h"
 #include "sim/script.h"
 #include "opsim/solver.h"
-#include "sim/team.h"
 
 typedef struct op_world_def {
     double frame_time;   /* s per frame; the paper's h = 1/30 */
@@ -115,13 +102,27 @@ enum { OP_FLOOR_CONTACT_SUBSTEP = 0, OP_FLOOR_CONTACT_ITERATION = 1 };
 
 op_world_def op_default_world_def(void);
 
+/* A sub-step's stages, in order (the list above): PREDICT to FLOOR for each unit of bodies on
+ * the schedule (core/sim/schedule.h), CONTACTS for all of them at once. */
+typedef enum op_stage {
+    OP_STAGE_PREDICT,    /* PREDICT */
+    OP_STAGE_ITERATE,    /* begin_substep and n_i iterations, with the accelerator and the energy log */
+    OP_STAGE_VELOCITIES,
+    OP_STAGE_FLOOR,      /* the floor contacts, and the gathering of the centres for CONTACTS */
+    OP_STAGE_CONTACTS,   /* the body pairs, and the energy after them */
+    OP_STAGE_COUNT
+} op_stage;
+
+/* "predict", "iterate", "velocities", "floor", "contacts" */
+const char *op_stage_name(op_stage stage);
+
 typedef struct op_frame_stats {
     double local_ms, global_ms, collision_ms, total_ms;
-    double chebyshev_ms; /* the Chebyshev extrapolation (0 when chebyshev = off) */
-    double anderson_ms;  /* the Anderson mixing and its energy evaluations (0 when anderson = off) */
+    double stage_ms[OP_STAGE_COUNT]; /* each stage's time (op_stage_name), as the timings below */
+    double accel_ms;     /* the accelerator's stage (solvers/accel/accel.h; 0 when none is on) */
     int floor_contacts;  /* particles pushed out of the floor this frame */
     /* Body contacts (collide.h), 0 where they do not run: counts summed over the frame's
-     * sub-steps, penetrations the largest left at the end of a sub-step's COLLIDE. */
+     * sub-steps, penetrations the largest left at the end of a sub-step's CONTACTS. */
     int collision_pairs;          /* candidate pairs of the broad phase */
     int collision_contacts;       /* of them, pairs that penetrated */
     double max_penetration;       /* m, between ellipsoids of different bodies */
@@ -139,23 +140,20 @@ typedef struct op_frame_stats {
      * only when def.log_energy) */
     double *floor_reach;
     op_energy *energy_after_contacts;
-    /* [substeps] unless NULL: accelerated iterates the Anderson safeguard refused in the sub-step,
-     * summed over bodies (0 when anderson = off) */
-    long *anderson_rejections;
+    /* [substeps] unless NULL: the accelerator's count in the sub-step, summed over bodies
+     * (op_accel_type.counter_name: Anderson's rejections; 0 when none is on) */
+    long *accel_counts;
     /* [substeps][iterations + 1], summed over bodies: column 0 before the first iteration,
      * column k after the k-th. Filled only when def.log_energy. */
     op_energy *energy;
-    /* [substeps], summed over bodies: the inner linear-solver iterations of the variant
-     * (op_stage_times.linear_iterations; 0 for variants without one). Filled when not NULL. */
-    long *linear_iterations;
+    /* [substeps][OP_SOLVER_MAX_COUNTERS], summed over bodies: the variant's counters
+     * (op_solver_type.counters, op_stage_times.count) per sub-step. Filled when not NULL. */
+    long *counts;
 } op_frame_stats;
 
-/* OP_WORLD_PARALLEL_MIN: fewer particles than this in the whole world keep the per-body stages
- * on one thread. On a 2-core machine (bench_scenes, the threshold at 0) two threads broke even on
- * four 12-particle tori (6 × 2), gained 16% on Fig. 2's three 20-particle bars (1 × 10) and
- * 20–40% on 180–200 particles; below 128 the gain is a few microseconds a frame, while a thread
- * team on a busy machine can cost far more. */
-enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 1024, OP_WORLD_MAX_SCRIPTS = 16, OP_WORLD_PARALLEL_MIN = 128 };
+enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 1024, OP_WORLD_MAX_SCRIPTS = 16 };
+
+typedef struct op_world_thread_sums op_world_thread_sums; /* core/sim/world.c's */
 
 typedef struct op_world {
     op_world_def def;
@@ -168,22 +166,13 @@ typedef struct op_world {
     const op_solver_type *solver;
     op_solver_settings solver_settings;
     void **solver_state; /* [body_count], made by op_world_start */
-    int unit_count;      /* the BODIES loop's units: a body alone, or a group of twins (solver.h) */
-    int *unit_start;     /* [unit_count + 1] each unit's run in unit_body */
-    int *unit_body;      /* [body_count] the bodies by unit, in body order within one */
-    double *unit_cost;   /* [body_count] each unit's BODIES time (s), smoothed over sub-steps:
-                            what the threads' runs of units share out (0: not yet measured) */
-    int unit_run_capacity;
-    op_run *unit_run; /* [unit_run_capacity] the threads' runs of units (team.h) */
-    op_chebyshev_def chebyshev_def; /* the common chebyshev* options of solver_settings */
-    op_chebyshev *chebyshev;        /* [body_count] when chebyshev = on, else NULL */
-    op_anderson_def anderson_def;   /* the common anderson* options */
-    op_anderson *anderson;          /* [body_count] when anderson = on, else NULL */
+    op_schedule schedule; /* the units of bodies and the threads that step them (schedule.h) */
+    int thread_sums_capacity;
+    op_world_thread_sums *thread_sums; /* [thread_sums_capacity] each thread's sums of a loop */
+    op_accel *accel;                /* the accelerator the solver settings turn on (accel.h), or NULL */
     op_collider collider;           /* the body contacts' workspace */
     int body_energy_capacity;
     op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
-    int parallel;        /* the per-body stages share the bodies between threads (set by
-                            op_world_start: two bodies or more, OP_WORLD_PARALLEL_MIN particles) */
     double time;         /* s since the start */
     long frame;          /* frames completed */
     long substep;        /* sub-steps completed */
@@ -210,24 +199,24 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
  * when not measured: not auto, collisions off or one body). op_world_step calls it at each
  * frame's start. */
 int op_world_contact_threads(const op_world *world, double *handoff_ns);
-/* Whether the world has contacts between bodies (COLLIDE): collisions on and two bodies or more. */
+/* Whether the world has contacts between bodies (CONTACTS): collisions on and two bodies or more. */
 int op_world_collides(const op_world *world);
 /* The contacts between bodies as the world's def sets them (collide.h), on `threads`
- * (OP_CONTACT_THREADS_ALL or _ONE): what each COLLIDE stage passes to op_collide_bodies. */
+ * (OP_CONTACT_THREADS_ALL or _ONE): what each CONTACTS stage passes to op_collide_bodies. */
 op_contact_def op_world_contact_def(const op_world *world, int threads);
 void op_world_free(op_world *world);
 
 /* The stages of one sub-step of length h, for studies of a sub-step's convergence
- * (opsim estimate-rho, tests): op_world_begin_substep runs PREDICT and BEGIN;
- * op_world_iterate runs iteration k (0, 1, … in order) of ITERATE, Chebyshev included
+ * (opsim estimate-rho, tests): op_world_begin_substep runs PREDICT and ITERATE's
+ * begin_substep; op_world_iterate runs iteration k (0, 1, … in order) of ITERATE, the accelerator included
  * (k = 0 restarts its sequence). Neither logs energy nor advances time: a study that stops
- * here leaves the world mid-sub-step. op_world_step's sub-step is these plus UPDATE_VELOCITY and
- * COLLIDE, bitwise (tests/test_arap.c compares the energies). */
+ * here leaves the world mid-sub-step. op_world_step's sub-step is these plus VELOCITIES, FLOOR and
+ * CONTACTS, bitwise (tests/test_arap.c compares the energies). */
 int op_world_begin_substep(op_ctx *ctx, op_world *world, double h);
 int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_times *times);
 /* The plain iteration's step sizes, for estimating chebyshev_rho: begins the next sub-step and
  * runs `iterations` iterations, change[k] = ‖x^{k+1} − x^k‖ over every body's centres and
- * *scale = ‖x‖ at the end. Chebyshev must be off (OP_ERR_USAGE otherwise). */
+ * *scale = ‖x‖ at the end. No accelerator may be on (OP_ERR_USAGE otherwise). */
 int op_world_probe_substep(op_ctx *ctx, op_world *world, int iterations, double *change, double *scale);
 
 /* The energy terms of docs/design.md §1 (op_energy_eval at sub-step length h) summed over the bodies

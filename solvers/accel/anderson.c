@@ -271,3 +271,97 @@ long op_anderson_take_rejections(op_anderson *state)
     state->rejections = 0;
     return count;
 }
+
+/* ---- behind the accelerators' interface (accel.h) ------------------------------------------ */
+
+typedef struct anderson_accel {
+    op_accel base;
+    op_anderson_def def;
+    op_anderson *body; /* [body_count] */
+} anderson_accel;
+
+static void anderson_accel_free(op_accel *accel, int body_count)
+{
+    anderson_accel *a = (anderson_accel *)accel;
+    if (a->body)
+        for (int b = 0; b < body_count; ++b)
+            op_anderson_free(&a->body[b]);
+    free(a->body);
+    free(a);
+}
+
+static int anderson_accel_create(op_ctx *ctx, const op_solver_settings *settings, const op_solver_type *solver,
+                                 const op_body *bodies, int body_count, op_accel **accel)
+{
+    op_anderson_def def;
+    if (op_anderson_def_from_settings(ctx, settings, &def) != OP_OK || !def.enabled)
+        return ctx->status;
+    if (!solver->resync)
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "solver option anderson = on: solver %s has no resync hook, so the rotation data it caches "
+                       "between iterations would go stale (solver.h)",
+                       solver->name);
+    anderson_accel *a = op_calloc(ctx, 1, sizeof *a);
+    if (!a)
+        return ctx->status;
+    a->base.type = &op_anderson_accel;
+    a->def = def;
+    a->body = op_calloc(ctx, (size_t)(body_count > 0 ? body_count : 1), sizeof(op_anderson));
+    for (int b = 0; b < body_count && ctx->status == OP_OK; ++b)
+        op_anderson_init(ctx, &a->body[b], &a->def, &bodies[b]);
+    if (ctx->status != OP_OK) {
+        anderson_accel_free(&a->base, body_count);
+        return ctx->status;
+    }
+    *accel = &a->base;
+    return OP_OK;
+}
+
+static void anderson_accel_before(op_accel *accel, int b, const op_body *body, double h, int k)
+{
+    op_anderson_before(&((anderson_accel *)accel)->body[b], body, h, k);
+}
+
+static int anderson_accel_after(op_ctx *ctx, op_accel *accel, int b, op_body *body, double h, int k,
+                                int *changed_rotations)
+{
+    (void)k;
+    return op_anderson_apply(ctx, &((anderson_accel *)accel)->body[b], body, h, changed_rotations);
+}
+
+static long anderson_accel_take_count(op_accel *accel, int body_count)
+{
+    long refused = 0;
+    for (int b = 0; b < body_count; ++b)
+        refused += op_anderson_take_rejections(&((anderson_accel *)accel)->body[b]);
+    return refused;
+}
+
+op_anderson *op_anderson_accel_body(op_accel *accel, int b)
+{
+    return accel && accel->type == &op_anderson_accel ? &((anderson_accel *)accel)->body[b] : NULL;
+}
+
+/* anderson (0/1) and anderson_m */
+static int anderson_accel_parameters(op_ctx *ctx, const op_solver_settings *settings, const op_parameter_sink *sink)
+{
+    op_anderson_def def;
+    if (op_anderson_def_from_settings(ctx, settings, &def) != OP_OK ||
+        sink->put_int(ctx, sink->context, "anderson", def.enabled) != OP_OK ||
+        sink->put_int(ctx, sink->context, "anderson_m", def.m) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+const op_accel_type op_anderson_accel = {
+    .name = "anderson",
+    .parameters = anderson_accel_parameters,
+    .counter_name = "anderson_rejections",
+    .counter_description = "per sub-step: accelerated iterates the Anderson safeguard refused, summed over bodies "
+                           "(0 when anderson = off)",
+    .create = anderson_accel_create,
+    .before = anderson_accel_before,
+    .after = anderson_accel_after,
+    .take_count = anderson_accel_take_count,
+    .free = anderson_accel_free
+};

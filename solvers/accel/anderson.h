@@ -45,6 +45,7 @@
 
 #include "opsim/body.h"
 #include "opsim/solver.h"
+#include "accel/accel.h"
 
 enum { OP_ANDERSON_MAX_M = 50 };
 
@@ -100,5 +101,11 @@ long op_anderson_take_rejections(op_anderson *state);
  * gram[columns][columns] (row-major, symmetric) and rhs = ΔFᵀ f, with the stated λ. Returns
  * LAPACK's info (0 on success; > 0: not positive definite). Exposed for tests. */
 int op_anderson_solve(int columns, const double *gram, const double *rhs, double *theta);
+
+/* Behind the accelerators' interface (accel.h): "anderson", on with anderson = on; it counts
+ * its rejections (anderson_rejections). */
+extern const op_accel_type op_anderson_accel;
+/* Body b's state of a world's accelerator when it is Anderson, else NULL (tests swap it). */
+op_anderson *op_anderson_accel_body(op_accel *accel, int b);
 
 #endif

@@ -164,3 +164,103 @@ int op_chebyshev_estimate_rho(op_ctx *ctx, const double *change, int count, doub
     free(ratios);
     return OP_OK;
 }
+
+/* ---- behind the accelerators' interface (accel.h) ------------------------------------------ */
+
+typedef struct chebyshev_accel {
+    op_accel base;
+    op_chebyshev_def def;
+    op_chebyshev *body; /* [body_count] */
+} chebyshev_accel;
+
+static void chebyshev_accel_free(op_accel *accel, int body_count)
+{
+    chebyshev_accel *c = (chebyshev_accel *)accel;
+    if (c->body)
+        for (int b = 0; b < body_count; ++b)
+            op_chebyshev_free(&c->body[b]);
+    free(c->body);
+    free(c);
+}
+
+static int chebyshev_accel_create(op_ctx *ctx, const op_solver_settings *settings, const op_solver_type *solver,
+                                  const op_body *bodies, int body_count, op_accel **accel)
+{
+    op_chebyshev_def def;
+    if (op_chebyshev_def_from_settings(ctx, settings, &def) != OP_OK || !def.enabled)
+        return ctx->status;
+    if (def.rotations && !solver->resync)
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "solver option chebyshev_rotations = on: solver %s has no resync hook, so the rotation "
+                       "data it caches between iterations would go stale (solver.h)",
+                       solver->name);
+    chebyshev_accel *c = op_calloc(ctx, 1, sizeof *c);
+    if (!c)
+        return ctx->status;
+    c->base.type = &op_chebyshev_accel;
+    c->def = def;
+    c->body = op_calloc(ctx, (size_t)(body_count > 0 ? body_count : 1), sizeof(op_chebyshev));
+    for (int b = 0; b < body_count && ctx->status == OP_OK; ++b)
+        op_chebyshev_init(ctx, &c->body[b], &c->def, bodies[b].graph->particle_count);
+    if (ctx->status != OP_OK) {
+        chebyshev_accel_free(&c->base, body_count);
+        return ctx->status;
+    }
+    *accel = &c->base;
+    return OP_OK;
+}
+
+/* x^0: the state the sub-step's iterations start from */
+static void chebyshev_accel_before(op_accel *accel, int b, const op_body *body, double h, int k)
+{
+    (void)h;
+    if (k == 0)
+        op_chebyshev_reset(&((chebyshev_accel *)accel)->body[b], body);
+}
+
+static int chebyshev_accel_after(op_ctx *ctx, op_accel *accel, int b, op_body *body, double h, int k,
+                                 int *changed_rotations)
+{
+    (void)ctx;
+    (void)h;
+    chebyshev_accel *c = (chebyshev_accel *)accel;
+    *changed_rotations = op_chebyshev_apply(&c->body[b], &c->def, body, k);
+    return OP_OK;
+}
+
+static long chebyshev_accel_take_count(op_accel *accel, int body_count)
+{
+    (void)accel;
+    (void)body_count;
+    return 0;
+}
+
+op_chebyshev_def *op_chebyshev_accel_def(op_accel *accel)
+{
+    return accel && accel->type == &op_chebyshev_accel ? &((chebyshev_accel *)accel)->def : NULL;
+}
+
+/* chebyshev, chebyshev_delay, chebyshev_rotations (0/1 ints), chebyshev_rho (NaN when not
+ * given), chebyshev_gamma, chebyshev_rho_source */
+static int chebyshev_accel_parameters(op_ctx *ctx, const op_solver_settings *settings, const op_parameter_sink *sink)
+{
+    op_chebyshev_def def;
+    void *c = sink->context;
+    if (op_chebyshev_def_from_settings(ctx, settings, &def) != OP_OK ||
+        sink->put_int(ctx, c, "chebyshev", def.enabled) != OP_OK ||
+        sink->put_double(ctx, c, "chebyshev_rho", def.rho_given ? def.rho : NAN) != OP_OK ||
+        sink->put_string(ctx, c, "chebyshev_rho_source", def.rho_source) != OP_OK ||
+        sink->put_int(ctx, c, "chebyshev_delay", def.delay) != OP_OK ||
+        sink->put_double(ctx, c, "chebyshev_gamma", def.gamma) != OP_OK ||
+        sink->put_int(ctx, c, "chebyshev_rotations", def.rotations) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+const op_accel_type op_chebyshev_accel = { .name = "chebyshev",
+                                           .parameters = chebyshev_accel_parameters,
+                                           .create = chebyshev_accel_create,
+                                           .before = chebyshev_accel_before,
+                                           .after = chebyshev_accel_after,
+                                           .take_count = chebyshev_accel_take_count,
+                                           .free = chebyshev_accel_free };

@@ -30,6 +30,7 @@
 
 #include "opsim/body.h"
 #include "opsim/solver.h"
+#include "accel/accel.h"
 
 typedef struct op_chebyshev_def {
     int enabled;              /* chebyshev = on */
@@ -86,5 +87,10 @@ typedef struct op_rho_estimate {
 /* OP_ERR_INVALID when no ratio is usable (the iteration reached rounding level too early). */
 int op_chebyshev_estimate_rho(op_ctx *ctx, const double *change, int count, double floor_level,
                               op_rho_estimate *out);
+
+/* Behind the accelerators' interface (accel.h): "chebyshev", on with chebyshev = on. */
+extern const op_accel_type op_chebyshev_accel;
+/* The options of a world's accelerator when it is Chebyshev, else NULL (tests change ρ). */
+op_chebyshev_def *op_chebyshev_accel_def(op_accel *accel);
 
 #endif
