@@ -80,7 +80,7 @@ build/git-rev: FORCE
 	@mkdir -p build
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
 
-build/app/main.o build/app/cmd_converge.o build/reports/main.o build/reports/graphs.o build/reports/report_md.o build/core/io/runfile_write.o: build/git-rev
+build/app/main.o build/app/cmd_converge.o build/reports/report_main.o build/reports/report_graphs.o build/reports/report_md.o build/core/io/runfile_write.o: build/git-rev
 
 build/%.o: %.c build/flags | deps
 	@mkdir -p $(dir $@)

@@ -66,23 +66,12 @@ $(STIFFNESS_DIR)/table.tsv: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) bin/opsim
 
 # One row per factor (the columns: factor, k, it_N the ratio at N iterations and h = 1/30 s,
 # grid_spread_pct the spread (max − min)/mean of the steady deflections over the 3 × 3 grid,
-# grid_min and grid_max its ratios, largest_swing_mm over every run of k).
-$(STIFFNESS_DIR)/summary.tsv: $(STIFFNESS_DIR)/table.tsv
+# grid_min and grid_max its ratios, largest_swing_mm over every run of k; opsim-report
+# stiffness, reports/report_tsv.h).
+$(STIFFNESS_DIR)/summary.tsv: $(STIFFNESS_DIR)/table.tsv bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q)awk -F'\t' -v its='$(STIFFNESS_ITERATIONS)' -v grid='$(STIFFNESS_GRID_ITERATIONS)' \
-	    'BEGIN { n = split(its, it, " "); split(grid, g, " "); for (j in g) ingrid[g[j]] = 1; \
-	             printf "# factor\tk"; for (i = 1; i <= n; ++i) printf "\tit_%d", it[i]; \
-	             printf "\tgrid_spread_pct\tgrid_min\tgrid_max\tlargest_swing_mm\n" } \
-	     /^#/ { next } \
-	     { f = $$1; if (!(f in seen)) { seen[f] = 1; order[++m] = f; k[f] = $$2; lo[f] = dlo[f] = 1e300; hi[f] = dhi[f] = -1e300 } \
-	       if ($$4 + 0 > 0.03) r[f, $$3] = $$8; \
-	       if (($$3 in ingrid)) { s[f] += $$5; c[f]++; if ($$8 < lo[f]) lo[f] = $$8; if ($$8 > hi[f]) hi[f] = $$8; \
-	                              if ($$5 < dlo[f]) dlo[f] = $$5; if ($$5 > dhi[f]) dhi[f] = $$5 } \
-	       if ($$6 > sw[f]) sw[f] = $$6 } \
-	     END { for (j = 1; j <= m; ++j) { f = order[j]; printf "%d\t%.3g", f, k[f]; \
-	           for (i = 1; i <= n; ++i) printf "\t%.3f", r[f, it[i]]; \
-	           printf "\t%.1f\t%.3f\t%.3f\t%.3g\n", 100 * (dhi[f] - dlo[f]) / (s[f] / c[f]), lo[f], hi[f], 1000 * sw[f] } }' \
-	    $< > $@.tmp && mv $@.tmp $@
+	$(Q)bin/opsim-report stiffness --in $< --iterations '$(STIFFNESS_ITERATIONS)' --grid '$(STIFFNESS_GRID_ITERATIONS)' \
+	    --out $@
 
 $(FIGURES)/stiffness.png $(FIGURES)/stiffness.pdf &: $(STIFFNESS_DIR)/table.tsv plots/stiffness.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/stiffness.gp,table='$(STIFFNESS_DIR)/table.tsv')

@@ -51,69 +51,47 @@ $(VARIANTS_MATRIX): experiments/variants.sh experiments/fig3.ini experiments/fig
 	$(Q)rm -rf $(VARIANTS_DIR)/runs && experiments/variants.sh $(VARIANTS_DIR) $(VARIANTS_JOBS)
 
 # $(call variants_pivot,COLUMN): one row per variant, one column per scene, the matrix's COLUMN
+# (opsim-report pivot, reports/report_tsv.h)
 define variants_pivot
 @$(if $(Q),echo "  TABLE   $@")
-$(Q)awk -F'\t' -v want=$(1) -v scenes='$(VARIANTS_SCENES)' 'BEGIN { OFS = "\t"; ns = split(scenes, scene, " ") } \
-    /^#/ { sub(/^# /, ""); for (c = 1; c <= NF; ++c) column[$$c] = c; next } \
-    { if (!($$1 in seen)) { seen[$$1] = 1; order[++count] = $$1 } value[$$1, $$2] = $$column[want] } \
-    END { printf "# variant"; for (s = 1; s <= ns; ++s) printf "\t%s", scene[s]; print ""; \
-          for (v = 1; v <= count; ++v) { printf "%s", order[v]; for (s = 1; s <= ns; ++s) printf "\t%s", value[order[v], scene[s]]; print "" } }' \
-    $< > $@.tmp && mv $@.tmp $@
+$(Q)bin/opsim-report pivot --in $< --column $(1) --keys '$(VARIANTS_SCENES)' --out $@
 endef
 
-$(VARIANTS_DIR)/ms-per-frame.tsv: $(VARIANTS_MATRIX) experiments/variants.mk
+$(VARIANTS_DIR)/ms-per-frame.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	$(call variants_pivot,ms_per_frame)
-$(VARIANTS_DIR)/iterations-1e-4.tsv: $(VARIANTS_MATRIX) experiments/variants.mk
+$(VARIANTS_DIR)/iterations-1e-4.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	$(call variants_pivot,iterations_1e-4)
-$(VARIANTS_DIR)/ms-1e-4.tsv: $(VARIANTS_MATRIX) experiments/variants.mk
+$(VARIANTS_DIR)/ms-1e-4.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	$(call variants_pivot,ms_1e-4)
-$(VARIANTS_DIR)/ms-1e-6.tsv: $(VARIANTS_MATRIX) experiments/variants.mk
+$(VARIANTS_DIR)/ms-1e-6.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	$(call variants_pivot,ms_1e-6)
-$(VARIANTS_DIR)/r-at-ni.tsv: $(VARIANTS_MATRIX) experiments/variants.mk
+$(VARIANTS_DIR)/r-at-ni.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	$(call variants_pivot,r_at_ni)
 
-$(VARIANTS_DIR)/bar.tsv: $(VARIANTS_MATRIX) experiments/variants.mk
+$(VARIANTS_DIR)/bar.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q)awk -F'\t' 'BEGIN { OFS = "\t"; print "# variant\tstiffness_spread\tmax_h_s\tmax_k\trecovery_s" } \
-	    /^#/ { sub(/^# /, ""); for (c = 1; c <= NF; ++c) column[$$c] = c; next } \
-	    { if (!($$1 in seen)) { seen[$$1] = 1; order[++count] = $$1 } row[$$1, $$2] = $$0 } \
-	    END { for (v = 1; v <= count; ++v) { split(row[order[v], "bar"], b, "\t"); split(row[order[v], "collapse"], d, "\t"); \
-	          print order[v], b[column["stiffness_spread"]], b[column["max_h_s"]], b[column["max_k"]], d[column["recovery_s"]] } }' \
-	    $< > $@.tmp && mv $@.tmp $@
+	$(Q)bin/opsim-report pick --in $< --column bar:stiffness_spread --column bar:max_h_s --column bar:max_k \
+	    --column collapse:recovery_s --out $@
 
-$(VARIANTS_KEYED): $(VARIANTS_MATRIX) experiments/variants.mk
+$(VARIANTS_KEYED): $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q)awk -F'\t' 'BEGIN { OFS = "\t" } /^#/ { sub(/^# /, ""); print "# case", $$0; next } { print $$1 ":" $$2, $$0 }' \
-	    $< > $@.tmp && mv $@.tmp $@
+	$(Q)bin/opsim-report keyed --in $< --out $@
 
-# The targets: plain / accelerated, in iterations and ms, '–' where either never reaches it.
-$(VARIANTS_DIR)/targets.tsv: $(VARIANTS_MATRIX) experiments/variants.mk
+# The targets: plain / accelerated, in iterations and ms, '–' where either never reaches it
+# (opsim-report targets: NAME:PLAIN:ACCELERATED:SCENE:SUFFIX compares the columns
+# iterations_SUFFIX and ms_SUFFIX).
+VARIANTS_TARGETS := $(foreach o,gs jacobi,anderson-$(o)-fall-1e-4:arap-$(o):arap-$(o)-anderson:fall:1e-4) \
+    $(foreach s,$(VARIANTS_SCENES),lbfgs-$(s)-1e-6:arap-gs:arap-lbfgs:$(s):1e-6)
+
+$(VARIANTS_DIR)/targets.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q)awk -F'\t' -v scenes='$(VARIANTS_SCENES)' 'BEGIN { OFS = "\t"; ns = split(scenes, scene, " ") } \
-	    function ratio(a, b) { return (a == "–" || b == "–" || a !~ /^[0-9.]+$$/ || b !~ /^[0-9.]+$$/ || b + 0 == 0) ? "–" : sprintf("%.2f", a / b) } \
-	    /^#/ { sub(/^# /, ""); for (c = 1; c <= NF; ++c) column[$$c] = c; next } \
-	    { row[$$1, $$2] = $$0 } \
-	    END { print "# target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms\tms_ratio"; \
-	          for (o = 1; o <= 2; ++o) { order = o == 1 ? "gs" : "jacobi"; \
-	              split(row["arap-" order, "fall"], p, "\t"); split(row["arap-" order "-anderson", "fall"], a, "\t"); \
-	              i = column["iterations_1e-4"]; m = column["ms_1e-4"]; \
-	              print "anderson-" order "-fall-1e-4", p[i], a[i], ratio(p[i], a[i]), p[m], a[m], ratio(p[m], a[m]) } \
-	          for (s = 1; s <= ns; ++s) { split(row["arap-gs", scene[s]], p, "\t"); split(row["arap-lbfgs", scene[s]], q, "\t"); \
-	              i = column["iterations_1e-6"]; m = column["ms_1e-6"]; \
-	              print "lbfgs-" scene[s] "-1e-6", p[i], q[i], ratio(p[i], q[i]), p[m], q[m], ratio(p[m], q[m]) } }' \
-	    $< > $@.tmp && mv $@.tmp $@
+	$(Q)bin/opsim-report targets --in $< $(VARIANTS_TARGETS:%=--target %) --out $@
 
 # A TSV as a LaTeX booktabs tabular: the '#' line the header, first column left, others right.
-reports/tables/variants-%.tex: $(VARIANTS_DIR)/%.tsv experiments/variants.mk
+reports/tables/variants-%.tex: $(VARIANTS_DIR)/%.tsv experiments/variants.mk bin/opsim-report
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LATEX   $@")
-	$(Q)awk -F'\t' -v source='$<' 'function tex(s) { gsub(/\\/, "\\textbackslash{}", s); gsub(/_/, "\\_", s); gsub(/%/, "\\%", s); \
-	        gsub(/&/, "\\&", s); gsub(/#/, "\\#", s); gsub(/–/, "--", s); gsub(/≥/, "$$\\geq$$", s); gsub(/×/, "$$\\times$$", s); return s } \
-	    /^#/ { sub(/^# /, ""); n = NF; printf "%% generated by make variants from %s; do not edit\n\\begin{tabular}{l", source; \
-	           for (c = 2; c <= n; ++c) printf "r"; print "}"; print "\\toprule"; \
-	           for (c = 1; c <= n; ++c) printf "%s%s", tex($$c), c < n ? " & " : " \\\\\n"; print "\\midrule"; next } \
-	    { for (c = 1; c <= n; ++c) printf "%s%s", tex($$c), c < n ? " & " : " \\\\\n" } \
-	    END { print "\\bottomrule"; print "\\end{tabular}" }' $< > $@.tmp && mv $@.tmp $@
+	$(Q)bin/opsim-report tex --in $< --source '$<' --out $@
 
 VARIANTS_PLOT_ARGS = dir='$(VARIANTS_DIR)'; scenes='$(VARIANTS_SCENES)'; \
     variants='$(shell cut -f1 $(VARIANTS_DIR)/ms-per-frame.tsv 2> /dev/null | grep -v '^\#' | tr '\n' ' ')'

@@ -37,7 +37,8 @@
 #include "io/atomic.h"
 #include "opsim/ctx.h"
 #include "report_md.h"
-#include "tables.h"
+#include "report_input.h"
+#include "report_table1.h"
 #include "opsim/runfile.h"
 
 /* Where the report's tables live under --results: the make contract of the experiments' and

@@ -6,7 +6,6 @@
 
 #include "opsim/ctx.h"
 
-/* The `report` section (reports/report_md.c): REPORT.md from its template. */
 typedef struct report_md_def {
     const char *template_path; /* reports/REPORT.md.in */
     const char *results;       /* data/results: run files and tables, named relative to it */

@@ -1,11 +1,10 @@
-/* What the sections of opsim-report read and share (reports/tables.c): the tab-separated tables
- * (data/models.tsv, reports/paper_table1.tsv, the experiments' TSVs), bench_scenes' CSV, the
- * machine's processor name, and Table 1 set beside ours (written by `table1` and inside
- * `report`). It calls no other part of the generator. */
-#ifndef OPSIM_REPORT_TABLES_H
-#define OPSIM_REPORT_TABLES_H
+/* The inputs every section of opsim-report reads: tab-separated tables (data/models.tsv,
+ * reports/paper_table1.tsv, the experiments' TSVs), bench_scenes' CSV and the machine's
+ * processor name. The bottom layer of opsim-report: it includes no other report header. */
+#ifndef OPSIM_REPORT_INPUT_H
+#define OPSIM_REPORT_INPUT_H
 
-#include <stdio.h>
+#include <stddef.h>
 
 #include "opsim/ctx.h"
 
@@ -38,10 +37,5 @@ int report_read_bench(op_ctx *ctx, const char *path, const char *edge_rule, repo
 
 /* The processor's name from /proc/cpuinfo ("unknown" elsewhere). */
 void report_cpu_model(char *out, size_t size);
-
-/* The paper's Table 1 (reports/paper_table1.tsv) row by row with our measured row from
- * bench_scenes' CSV under each, and the notes that make it readable; no title. */
-int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
-                        FILE *out);
 
 #endif

@@ -1,14 +1,17 @@
-/* The `graphs` section of opsim-report: the graph statistics of every model (data/models.tsv,
- * each built into DIR/NAME.h5 by make graphs) beside the paper's Table 1 counts, with each
- * model's picture. */
-#include "graphs.h"
-
+/* The `graphs` section of opsim-report (report_graphs.h): the graph statistics of every model
+ * (data/models.tsv) beside the paper's Table 1 counts, with each model's picture. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "opsim/ctx.h"
+#include "opsim/graph.h"
+#include "opsim/mesh.h"
 #include "opsim/runfile.h"
-#include "tables.h"
+#include "report_graphs.h"
+#include "report_input.h"
 
 typedef struct model_counts {
     char name[REPORT_FIELD_SIZE];
@@ -116,7 +119,7 @@ static void print_ratio(FILE *out, long ours, const char *paper)
 }
 
 int report_graphs(op_ctx *ctx, const char *models_path, const char *paper_path, const char *runs,
-                         const char *face_runs, const char *figures, FILE *out)
+                  const char *face_runs, const char *figures, FILE *out)
 {
     static report_table models, paper;
     static model_counts counts[REPORT_MAX_ROWS];

@@ -1,0 +1,532 @@
+/* The tables derived from one experiment TSV (report_tsv.h): a sheet of the file's lines split
+ * into cells, the lookups by row keys and column name, and the four table writers. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opsim/ctx.h"
+#include "report_tsv.h"
+
+/* One line of the file, split at its tabs. A header line's first cell has lost its "# ". */
+typedef struct tsv_line {
+    int header, number, count;
+    char **cell;
+} tsv_line;
+
+typedef struct tsv_sheet {
+    const char *path;
+    char *text;
+    int count;
+    tsv_line *line;
+} tsv_sheet;
+
+static void free_sheet(tsv_sheet *s)
+{
+    for (int l = 0; l < s->count; ++l)
+        free(s->line[l].cell);
+    free(s->line);
+    free(s->text);
+    memset(s, 0, sizeof *s);
+}
+
+static char *read_whole(op_ctx *ctx, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        OP_FAIL(ctx, OP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t size = 0, capacity = 4096;
+    char *text = malloc(capacity);
+    for (size_t got; text && (got = fread(text + size, 1, capacity - size - 1, f)) > 0;) {
+        size += got;
+        if (capacity - size - 1 == 0) {
+            char *more = realloc(text, capacity *= 2);
+            if (!more)
+                free(text);
+            text = more;
+        }
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (!text) {
+        OP_FAIL(ctx, OP_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (failed) {
+        free(text);
+        OP_FAIL(ctx, OP_ERR_IO, "%s: cannot read", path);
+        return NULL;
+    }
+    text[size] = '\0';
+    return text;
+}
+
+/* Splits `text` (one line, no newline) at its tabs in place. */
+static int split_cells(op_ctx *ctx, char *text, tsv_line *line)
+{
+    line->count = 1;
+    for (const char *c = text; *c; ++c)
+        line->count += *c == '\t';
+    line->cell = op_calloc(ctx, (size_t)line->count, sizeof *line->cell);
+    if (!line->cell)
+        return ctx->status;
+    char *cell = text;
+    for (int c = 0; c < line->count; ++c) {
+        char *tab = strchr(cell, '\t');
+        if (tab)
+            *tab = '\0';
+        line->cell[c] = cell;
+        cell = tab ? tab + 1 : cell + strlen(cell);
+    }
+    return OP_OK;
+}
+
+static int read_sheet(op_ctx *ctx, const char *path, tsv_sheet *s)
+{
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    if (!(s->text = read_whole(ctx, path)))
+        return ctx->status;
+    int lines = 1;
+    for (const char *c = s->text; *c; ++c)
+        lines += *c == '\n';
+    if (!(s->line = op_calloc(ctx, (size_t)lines, sizeof *s->line)))
+        return ctx->status;
+    char *text = s->text;
+    for (int number = 1; *text; ++number) {
+        char *end = strchr(text, '\n');
+        if (end)
+            *end = '\0';
+        char *next = end ? end + 1 : text + strlen(text);
+        if (*text) {
+            tsv_line *line = &s->line[s->count++];
+            line->number = number;
+            line->header = text[0] == '#';
+            if (strncmp(text, "# ", 2) == 0)
+                text += 2;
+            if (split_cells(ctx, text, line) != OP_OK)
+                return ctx->status;
+        }
+        text = next;
+    }
+    return OP_OK;
+}
+
+/* The header in effect at line index `l`: the last '#' line before it, NULL if none. */
+static const tsv_line *header_before(const tsv_sheet *s, int l)
+{
+    for (int h = l - 1; h >= 0; --h)
+        if (s->line[h].header)
+            return &s->line[h];
+    return NULL;
+}
+
+/* The index of the column `name` in `header`, OP_ERR_PARSE naming the file when it has none. */
+static int column_of(op_ctx *ctx, const tsv_sheet *s, const tsv_line *header, const char *name, int *index)
+{
+    for (int c = 0; header && c < header->count; ++c)
+        if (strcmp(header->cell[c], name) == 0) {
+            *index = c;
+            return OP_OK;
+        }
+    if (!header)
+        return OP_FAIL(ctx, OP_ERR_PARSE, "%s: no '#' line names the columns (looking for '%s')", s->path, name);
+    return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: no column '%s' in the header", s->path, header->number, name);
+}
+
+static const char *cell_or_empty(const tsv_line *line, int c)
+{
+    return line && c < line->count ? line->cell[c] : "";
+}
+
+static const char *first_key(const tsv_line *line)
+{
+    return line->cell[0];
+}
+
+static const char *second_key(const tsv_line *line)
+{
+    return cell_or_empty(line, 1);
+}
+
+/* The last data row whose keys are (key1, key2), NULL if none. */
+static const tsv_line *find_row(const tsv_sheet *s, const char *key1, const char *key2)
+{
+    for (int l = s->count - 1; l >= 0; --l) {
+        const tsv_line *line = &s->line[l];
+        if (!line->header && strcmp(first_key(line), key1) == 0 && strcmp(second_key(line), key2) == 0)
+            return line;
+    }
+    return NULL;
+}
+
+/* Whether data row `l` is the first with its first key. */
+static int first_of_its_key(const tsv_sheet *s, int l)
+{
+    for (int e = 0; e < l; ++e)
+        if (!s->line[e].header && strcmp(first_key(&s->line[e]), first_key(&s->line[l])) == 0)
+            return 0;
+    return 1;
+}
+
+/* The first header's first name ("variant"), or "" without one. */
+static const char *key_name(const tsv_sheet *s)
+{
+    for (int l = 0; l < s->count; ++l)
+        if (s->line[l].header)
+            return s->line[l].cell[0];
+    return "";
+}
+
+/* Pivot: each row's cell of `column`, looked up in the header in effect at that row. */
+static int pivot_cell(op_ctx *ctx, const tsv_sheet *s, const char *key1, const char *key2, const char *column,
+                      const char **cell)
+{
+    const tsv_line *row = find_row(s, key1, key2);
+    *cell = "";
+    if (!row)
+        return OP_OK;
+    int c;
+    if (column_of(ctx, s, header_before(s, (int)(row - s->line)), column, &c) != OP_OK)
+        return ctx->status;
+    *cell = cell_or_empty(row, c);
+    return OP_OK;
+}
+
+static int write_pivot(op_ctx *ctx, const tsv_sheet *s, const char *column, char **keys, int key_count, FILE *out)
+{
+    fprintf(out, "# %s", key_name(s));
+    for (int k = 0; k < key_count; ++k)
+        fprintf(out, "\t%s", keys[k]);
+    fputc('\n', out);
+    for (int l = 0; l < s->count; ++l) {
+        if (s->line[l].header || !first_of_its_key(s, l))
+            continue;
+        fputs(first_key(&s->line[l]), out);
+        for (int k = 0; k < key_count; ++k) {
+            const char *cell;
+            if (pivot_cell(ctx, s, first_key(&s->line[l]), keys[k], column, &cell) != OP_OK)
+                return ctx->status;
+            fprintf(out, "\t%s", cell);
+        }
+        fputc('\n', out);
+    }
+    return OP_OK;
+}
+
+int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const char *keys, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    char *list = strdup(keys);
+    char **key = op_calloc(ctx, strlen(keys) / 2 + 1, sizeof *key);
+    if (list && key && read_sheet(ctx, in_path, &s) == OP_OK) {
+        int count = 0;
+        for (char *word = strtok(list, " "); word; word = strtok(NULL, " "))
+            key[count++] = word;
+        write_pivot(ctx, &s, column, key, count, out);
+    }
+    free_sheet(&s);
+    free(key);
+    free(list);
+    return ctx->status;
+}
+
+/* "KEY2:COLUMN" split at its last ':' (a column name may hold none; a key may). */
+static int split_pick(op_ctx *ctx, const char *pick, char *key2, char *column, size_t size)
+{
+    const char *colon = strrchr(pick, ':');
+    if (!colon || (size_t)(colon - pick) >= size || strlen(colon + 1) >= size)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "--column '%s': expected KEY:COLUMN", pick);
+    snprintf(key2, size, "%.*s", (int)(colon - pick), pick);
+    snprintf(column, size, "%s", colon + 1);
+    return OP_OK;
+}
+
+int report_tsv_pick(op_ctx *ctx, const char *in_path, const char *const *picks, int pick_count, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    if (read_sheet(ctx, in_path, &s) != OP_OK) {
+        free_sheet(&s);
+        return ctx->status;
+    }
+    char key2[256], column[256];
+    fprintf(out, "# %s", key_name(&s));
+    for (int p = 0; p < pick_count && split_pick(ctx, picks[p], key2, column, sizeof key2) == OP_OK; ++p)
+        fprintf(out, "\t%s", column);
+    fputc('\n', out);
+    const tsv_line *last_header = header_before(&s, s.count);
+    for (int l = 0; l < s.count && ctx->status == OP_OK; ++l) {
+        if (s.line[l].header || !first_of_its_key(&s, l))
+            continue;
+        fputs(first_key(&s.line[l]), out);
+        for (int p = 0, c; p < pick_count; ++p) {
+            if (split_pick(ctx, picks[p], key2, column, sizeof key2) != OP_OK ||
+                column_of(ctx, &s, last_header, column, &c) != OP_OK)
+                break;
+            fprintf(out, "\t%s", cell_or_empty(find_row(&s, first_key(&s.line[l]), key2), c));
+        }
+        fputc('\n', out);
+    }
+    free_sheet(&s);
+    return ctx->status;
+}
+
+static void write_cells(const tsv_line *line, FILE *out)
+{
+    for (int c = 0; c < line->count; ++c)
+        fprintf(out, "%s%s", c ? "\t" : "", line->cell[c]);
+}
+
+int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    if (read_sheet(ctx, in_path, &s) == OP_OK)
+        for (int l = 0; l < s.count; ++l) {
+            const tsv_line *line = &s.line[l];
+            if (line->header)
+                fputs("# case\t", out);
+            else
+                fprintf(out, "%s:%s\t", first_key(line), second_key(line));
+            write_cells(line, out);
+            fputc('\n', out);
+        }
+    free_sheet(&s);
+    return ctx->status;
+}
+
+/* LaTeX's reserved characters escaped, and the typographic ones LaTeX's default input does
+ * not know spelled in its own terms. '&' stays: the recipe this replaces left it (its awk
+ * replacement "\\&" stands for the matched text), and the tables hold none. */
+static void write_tex(const char *cell, FILE *out)
+{
+    static const char *const spelling[][2] = {
+        { "\\", "\\textbackslash{}" }, { "_", "\\_" }, { "%", "\\%" }, { "#", "\\#" },
+        { "–", "--" }, { "≥", "$\\geq$" }, { "×", "$\\times$" },
+    };
+    while (*cell) {
+        size_t s = 0, count = sizeof spelling / sizeof spelling[0];
+        while (s < count && strncmp(cell, spelling[s][0], strlen(spelling[s][0])) != 0)
+            ++s;
+        if (s < count) {
+            fputs(spelling[s][1], out);
+            cell += strlen(spelling[s][0]);
+        } else {
+            fputc(*cell++, out);
+        }
+    }
+}
+
+/* The row's first `width` cells (empty past its end) joined by " & ", ended by " \\". */
+static void write_tex_row(const tsv_line *line, int width, FILE *out)
+{
+    for (int c = 0; c < width; ++c) {
+        write_tex(cell_or_empty(line, c), out);
+        fputs(c < width - 1 ? " & " : " \\\\\n", out);
+    }
+}
+
+int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    int width = 0;
+    if (read_sheet(ctx, in_path, &s) == OP_OK) {
+        for (int l = 0; l < s.count; ++l) {
+            const tsv_line *line = &s.line[l];
+            if (line->header) {
+                width = line->count;
+                fprintf(out, "%% generated by make variants from %s; do not edit\n\\begin{tabular}{l", source);
+                for (int c = 1; c < width; ++c)
+                    fputc('r', out);
+                fputs("}\n\\toprule\n", out);
+            }
+            write_tex_row(line, width, out);
+            if (line->header)
+                fputs("\\midrule\n", out);
+        }
+        fputs("\\bottomrule\n\\end{tabular}\n", out);
+    }
+    free_sheet(&s);
+    return ctx->status;
+}
+
+/* The ratio a / b to two decimals, '–' unless both are plain unsigned numbers and b is not 0. */
+static void write_ratio(const char *a, const char *b, FILE *out)
+{
+    const char *digits = "0123456789.";
+    int numbers = *a && *b && a[strspn(a, digits)] == '\0' && b[strspn(b, digits)] == '\0';
+    if (numbers && strtod(b, NULL) != 0)
+        fprintf(out, "\t%.2f", strtod(a, NULL) / strtod(b, NULL));
+    else
+        fputs("\t–", out);
+}
+
+/* One target "NAME:PLAIN:ACCELERATED:SCENE:SUFFIX" split at its colons. */
+static int split_target(op_ctx *ctx, const char *target, char word[5][256])
+{
+    const char *start = target;
+    for (int w = 0; w < 5; ++w) {
+        size_t length = strcspn(start, ":");
+        int last = w == 4;
+        if (length == 0 || length >= 256 || (start[length] == ':') == last)
+            return OP_FAIL(ctx, OP_ERR_USAGE, "--target '%s': expected NAME:PLAIN:ACCELERATED:SCENE:SUFFIX", target);
+        snprintf(word[w], 256, "%.*s", (int)length, start);
+        start += length + !last;
+    }
+    return OP_OK;
+}
+
+static int write_target(op_ctx *ctx, const tsv_sheet *s, const char *target, FILE *out)
+{
+    char word[5][256], name[300];
+    int c[2];
+    const tsv_line *header = header_before(s, s->count);
+    if (split_target(ctx, target, word) != OP_OK)
+        return ctx->status;
+    for (int k = 0; k < 2; ++k) {
+        snprintf(name, sizeof name, "%s_%s", k ? "ms" : "iterations", word[4]);
+        if (column_of(ctx, s, header, name, &c[k]) != OP_OK)
+            return ctx->status;
+    }
+    const tsv_line *plain = find_row(s, word[1], word[3]), *fast = find_row(s, word[2], word[3]);
+    fputs(word[0], out);
+    for (int k = 0; k < 2; ++k) {
+        const char *p = cell_or_empty(plain, c[k]), *a = cell_or_empty(fast, c[k]);
+        fprintf(out, "\t%s\t%s", p, a);
+        write_ratio(p, a, out);
+    }
+    fputc('\n', out);
+    return OP_OK;
+}
+
+int report_tsv_targets(op_ctx *ctx, const char *in_path, const char *const *targets, int target_count, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    if (read_sheet(ctx, in_path, &s) == OP_OK) {
+        fputs("# target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms"
+              "\tms_ratio\n", out);
+        for (int t = 0; t < target_count && write_target(ctx, &s, targets[t], out) == OP_OK; ++t)
+            ;
+    }
+    free_sheet(&s);
+    return ctx->status;
+}
+
+/* One stiffness factor's summary over the rows of table.tsv (experiments/stiffness.mk). */
+typedef struct stiffness_factor {
+    const char *factor, *k;
+    double grid_sum, grid_lo, grid_hi, grid_steady_lo, grid_steady_hi, largest_swing;
+    int grid_count;
+} stiffness_factor;
+
+enum { STIFFNESS_COLUMNS = 7 };
+static const char *const STIFFNESS_COLUMN[STIFFNESS_COLUMNS] = {
+    "factor", "stiffness", "iterations", "frame_time", "steady_m", "swing_m", "steady_over_static",
+};
+enum { S_FACTOR, S_K, S_ITERATIONS, S_FRAME_TIME, S_STEADY, S_SWING, S_RATIO };
+
+static int has_word(const char *list, const char *word)
+{
+    size_t length = strlen(word);
+    for (const char *w = list; (w = strstr(w, word)) != NULL; w += length)
+        if ((w == list || w[-1] == ' ') && (w[length] == ' ' || w[length] == '\0'))
+            return 1;
+    return 0;
+}
+
+static double number(const tsv_line *row, const int *column, int which)
+{
+    return strtod(cell_or_empty(row, column[which]), NULL);
+}
+
+/* The grid's sums and extremes and the largest swing of `factor`'s rows. */
+static void summarise_factor(const tsv_sheet *s, const int *column, const char *grid, stiffness_factor *f)
+{
+    f->grid_lo = f->grid_steady_lo = 1e300;
+    f->grid_hi = f->grid_steady_hi = -1e300;
+    for (int l = 0; l < s->count; ++l) {
+        const tsv_line *row = &s->line[l];
+        if (row->header || strcmp(cell_or_empty(row, column[S_FACTOR]), f->factor) != 0)
+            continue;
+        double ratio = number(row, column, S_RATIO), steady = number(row, column, S_STEADY);
+        if (has_word(grid, cell_or_empty(row, column[S_ITERATIONS]))) {
+            f->grid_sum += steady;
+            f->grid_count++;
+            f->grid_lo = ratio < f->grid_lo ? ratio : f->grid_lo;
+            f->grid_hi = ratio > f->grid_hi ? ratio : f->grid_hi;
+            f->grid_steady_lo = steady < f->grid_steady_lo ? steady : f->grid_steady_lo;
+            f->grid_steady_hi = steady > f->grid_steady_hi ? steady : f->grid_steady_hi;
+        }
+        double swing = number(row, column, S_SWING);
+        f->largest_swing = swing > f->largest_swing ? swing : f->largest_swing;
+    }
+}
+
+/* steady_over_static of the last row of `factor` at `iterations` and h = 1/30 s (frame time
+ * above 0.03 s), 0 if none. */
+static double ratio_at(const tsv_sheet *s, const int *column, const char *factor, const char *iterations)
+{
+    double ratio = 0;
+    for (int l = 0; l < s->count; ++l) {
+        const tsv_line *row = &s->line[l];
+        if (!row->header && strcmp(cell_or_empty(row, column[S_FACTOR]), factor) == 0 &&
+            strcmp(cell_or_empty(row, column[S_ITERATIONS]), iterations) == 0 &&
+            number(row, column, S_FRAME_TIME) > 0.03)
+            ratio = number(row, column, S_RATIO);
+    }
+    return ratio;
+}
+
+static int write_stiffness_factor(op_ctx *ctx, const tsv_sheet *s, const int *column, const char *iterations,
+                                  const char *grid, const tsv_line *first, FILE *out)
+{
+    stiffness_factor f = { .factor = cell_or_empty(first, column[S_FACTOR]), .k = cell_or_empty(first, column[S_K]) };
+    summarise_factor(s, column, grid, &f);
+    if (f.grid_count == 0)
+        return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: factor %s has no run at the grid's iterations (%s)", s->path,
+                       first->number, f.factor, grid);
+    fprintf(out, "%ld\t%.3g", (long)strtod(f.factor, NULL), strtod(f.k, NULL));
+    char list[1024];
+    snprintf(list, sizeof list, "%s", iterations);
+    for (char *it = strtok(list, " "); it; it = strtok(NULL, " "))
+        fprintf(out, "\t%.3f", ratio_at(s, column, f.factor, it));
+    double spread = 100 * (f.grid_steady_hi - f.grid_steady_lo) / (f.grid_sum / f.grid_count);
+    fprintf(out, "\t%.1f\t%.3f\t%.3f\t%.3g\n", spread, f.grid_lo, f.grid_hi, 1000 * f.largest_swing);
+    return OP_OK;
+}
+
+static int write_stiffness(op_ctx *ctx, const tsv_sheet *s, const char *iterations, const char *grid, FILE *out)
+{
+    int column[STIFFNESS_COLUMNS];
+    for (int c = 0; c < STIFFNESS_COLUMNS; ++c)
+        if (column_of(ctx, s, header_before(s, s->count), STIFFNESS_COLUMN[c], &column[c]) != OP_OK)
+            return ctx->status;
+    fputs("# factor\tk", out);
+    char list[1024];
+    snprintf(list, sizeof list, "%s", iterations);
+    for (char *it = strtok(list, " "); it; it = strtok(NULL, " "))
+        fprintf(out, "\tit_%s", it);
+    fputs("\tgrid_spread_pct\tgrid_min\tgrid_max\tlargest_swing_mm\n", out);
+    for (int l = 0; l < s->count; ++l) {
+        const tsv_line *row = &s->line[l];
+        if (row->header)
+            continue;
+        int first = 1;
+        for (int e = 0; e < l && first; ++e)
+            first = s->line[e].header || strcmp(cell_or_empty(&s->line[e], column[S_FACTOR]),
+                                                cell_or_empty(row, column[S_FACTOR])) != 0;
+        if (first && write_stiffness_factor(ctx, s, column, iterations, grid, row, out) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+int report_tsv_stiffness(op_ctx *ctx, const char *in_path, const char *iterations, const char *grid, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    if (read_sheet(ctx, in_path, &s) == OP_OK)
+        write_stiffness(ctx, &s, iterations, grid, out);
+    free_sheet(&s);
+    return ctx->status;
+}

@@ -1,0 +1,57 @@
+/* The tables the make recipes derive from an experiment's TSV (reports/report_tsv.c), written
+ * by the `pivot`, `pick`, `keyed`, `targets`, `tex` and `stiffness` sections of opsim-report.
+ * Each reads one TSV whose '#' line names the columns ("# variant\tscene\tms_per_frame..."; the
+ * "# " is not part of the
+ * first name) and whose rows are keyed by their first two cells (a row and a column key, e.g.
+ * variant and scene; a later row with the same keys replaces an earlier one). Empty lines are
+ * skipped. Used by experiments/variants.mk, e.g.
+ *   opsim-report pivot --in matrix.tsv --column ms_per_frame --keys 'bar collapse' --out ms.tsv
+ *   opsim-report pick --in matrix.tsv --column bar:max_k --column collapse:recovery_s --out bar.tsv
+ *   opsim-report keyed --in matrix.tsv --out matrix-keyed.tsv
+ *   opsim-report tex --in ms.tsv --source data/results/variants/ms.tsv --out ms.tex
+ * A column the header does not name is OP_ERR_PARSE naming the file and the column. */
+#ifndef OPSIM_REPORT_TSV_H
+#define OPSIM_REPORT_TSV_H
+
+#include <stdio.h>
+
+#include "opsim/ctx.h"
+
+enum { REPORT_TSV_MAX_PICKS = 16 };
+
+/* One row per first key (in order of first appearance), one column per second key in `keys`
+ * (space-separated): the cell of `column`, empty where the pair has no row. The header is
+ * "# " + the first column's name, then the keys. */
+int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const char *keys, FILE *out);
+
+/* One row per first key (in order of first appearance): the key, then for each pick
+ * "KEY2:COLUMN" that column of the row (key, KEY2), empty where there is none. The header is
+ * "# " + the first column's name, then the picks' column names. */
+int report_tsv_pick(op_ctx *ctx, const char *in_path, const char *const *picks, int pick_count, FILE *out);
+
+/* Every row with a first cell "KEY1:KEY2" before it, so that one cell can be named by a single
+ * row key ({{tsv PATH ROW COLUMN}} in the report); the header gains "case". */
+int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out);
+
+/* The table as a LaTeX booktabs tabular: the header its first row, the first column left
+ * aligned, the others right; the characters LaTeX reserves escaped, '–' as "--", '≥' and '×'
+ * in math mode. `source` is named in the first line's comment. Every row has as many cells as
+ * the header. */
+int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *out);
+
+/* Plain against accelerated: one row per target "NAME:PLAIN:ACCELERATED:SCENE:SUFFIX", the
+ * rows (PLAIN, SCENE) and (ACCELERATED, SCENE) compared in the
+ * columns iterations_SUFFIX and ms_SUFFIX, each pair with its ratio plain / accelerated to two
+ * decimals ('–' unless both cells are plain numbers and the accelerated one is not 0). */
+enum { REPORT_TSV_MAX_TARGETS = 16 };
+int report_tsv_targets(op_ctx *ctx, const char *in_path, const char *const *targets, int target_count, FILE *out);
+
+/* The stiffness study's summary from its table.tsv (experiments/stiffness.mk), one row per
+ * stiffness factor in order of first appearance: the factor, k, steady_over_static at each of
+ * `iterations` (space-separated) and h = 1/30 s (0 where there is no such run), then over the
+ * runs at the `grid` iteration counts the spread of the steady deflection (max − min) / mean
+ * in %, the smallest and largest steady_over_static, and the largest swing over every run of
+ * the factor in mm. A factor without a grid run is OP_ERR_PARSE. */
+int report_tsv_stiffness(op_ctx *ctx, const char *in_path, const char *iterations, const char *grid, FILE *out);
+
+#endif

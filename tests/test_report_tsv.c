@@ -1,0 +1,222 @@
+/* Tests for the tables opsim-report derives from an experiment TSV (`pivot`, `pick`, `keyed`,
+ * `targets`, `tex`, `stiffness`; reports/report_tsv.c), which experiments/variants.mk and
+ * stiffness.mk build their tables with. Small matrices in the variants matrix's shape, with missing cells, a repeated
+ * (variant, scene) pair whose later row wins, cells no ratio can be taken of, and the
+ * characters LaTeX reserves, and a small stiffness table; each table is compared whole, byte
+ * for byte. The expected pivot, keyed, targets, tex and stiffness tables are what the awk
+ * programs of the make recipes that these sections replace wrote for the same inputs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static const char MATRIX[] = "# variant\tscene\tms_per_frame\tmax_k\trecovery_s\tnote\n"
+                             "arap-gs\tbar\t1.5\t≥1e9\t–\tx_y 5%\n"
+                             "arap-gs\tcollapse\t2.5\t\t1.25\tnever & so\n"
+                             "arap-jacobi\tfall\t3\t\t\t#1 × 2\n"
+                             "arap-jacobi\tbar\t5\t1e8\t–\ta\\b\n"
+                             "arap-jacobi\tbar\t6\t2e8\t–\tlater wins\n"
+                             "meshless\tbunny\t7\t15\t12\n";
+
+/* Plain and accelerated rows for `targets`: ratios of plain numbers, and '–' where a cell is
+ * '–', empty, negative or the divisor 0. */
+static const char TARGETS_MATRIX[] = "# variant\tscene\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\n"
+                                     "arap-gs\tfall\t40\t12.5\t90\t30.25\n"
+                                     "arap-gs-anderson\tfall\t13\t5.0\t–\t–\n"
+                                     "arap-jacobi\tfall\t–\t–\t1e3\t3\n"
+                                     "arap-jacobi-anderson\tfall\t7\t0\t\t\n"
+                                     "arap-gs\tbar\t4\t1.5\t17\t2.333\n"
+                                     "arap-lbfgs\tbar\t4\t1.5\t3\t0.7\n"
+                                     "arap-lbfgs\tfall\t4\t1.5\t30\t0\n"
+                                     "arap-gs\tcollapse\t4\t1.5\t5\t1.\n"
+                                     "arap-lbfgs\tcollapse\t4\t1.5\t-2\t.5\n"
+                                     "arap-lbfgs\tbunny\t4\t1.5\t8\t2\n";
+
+/* Two stiffness factors of experiments/stiffness.mk's table.tsv: factor 1's grid deflections
+ * 0.25, 0.21, 0.22, 0.2 (mean 0.22, spread 0.05 / 0.22 = 22.7 %), factor 2 without a run at
+ * 20 iterations and h = 1/30 s. */
+static const char STIFFNESS_TABLE[] =
+    "# factor\tstiffness\titerations\tframe_time\tsteady_m\tswing_m\tstatic_m\tsteady_over_static\n"
+    "1\t500000000\t5\t0.033333333333333333\t0.25\t0.001\t0.2\t1.250000\n"
+    "1\t500000000\t20\t0.033333333333333333\t0.21\t0\t0.2\t1.050000\n"
+    "1\t500000000\t5\t0.016666666666666666\t0.22\t0.0025\t0.2\t1.100000\n"
+    "1\t500000000\t20\t0.016666666666666666\t0.2\t0\t0.2\t1.000000\n"
+    "2\t1000000000\t5\t0.033333333333333333\t0.15\t0.0001\t0.1\t1.500000\n"
+    "2\t1000000000\t20\t0.016666666666666666\t0.1\t0\t0.1\t1.000000\n";
+
+static char dir[512];
+
+/* DIR/NAME; four calls may be used in one expression. */
+static const char *in_dir(const char *name)
+{
+    static char path[4][600];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir, name);
+    return p;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-report-tsv"));
+    if (test_shell("mkdir -p '%s'", dir) != 0)
+        return -1;
+    static const char *const files[][2] = { { "matrix.tsv", MATRIX }, { "targets-matrix.tsv", TARGETS_MATRIX },
+                                            { "stiffness.tsv", STIFFNESS_TABLE } };
+    for (int i = 0; i < 3; ++i) {
+        FILE *f = fopen(in_dir(files[i][0]), "w");
+        if (!f)
+            return -1;
+        fputs(files[i][1], f);
+        if (fclose(f) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Runs `opsim-report ARGS --out DIR/out` and checks the file it wrote. */
+static void assert_writes(const char *args, const char *expected)
+{
+    char out[600];
+    snprintf(out, sizeof out, "%s", in_dir("out"));
+    assert_int_equal(test_shell("bin/opsim-report %s --out '%s'", args, out), 0);
+    char *text = test_read_file(out);
+    assert_non_null(text);
+    assert_string_equal(text, expected);
+    free(text);
+    remove(out);
+}
+
+static void test_pivot_puts_each_scene_in_a_column(void **state)
+{
+    (void)state;
+    char args[2048];
+    snprintf(args, sizeof args, "pivot --in '%s' --column ms_per_frame --keys 'bar collapse fall bunny'",
+             in_dir("matrix.tsv"));
+    assert_writes(args, "# variant\tbar\tcollapse\tfall\tbunny\n"
+                        "arap-gs\t1.5\t2.5\t\t\n"
+                        "arap-jacobi\t6\t\t3\t\n"
+                        "meshless\t\t\t\t7\n");
+}
+
+static void test_pick_joins_cells_of_two_scenes(void **state)
+{
+    (void)state;
+    char args[2048];
+    snprintf(args, sizeof args, "pick --in '%s' --column bar:max_k --column collapse:recovery_s --column bunny:note",
+             in_dir("matrix.tsv"));
+    assert_writes(args, "# variant\tmax_k\trecovery_s\tnote\n"
+                        "arap-gs\t≥1e9\t1.25\t\n"
+                        "arap-jacobi\t2e8\t\t\n"
+                        "meshless\t\t\t\n");
+}
+
+static void test_keyed_names_each_row_by_both_keys(void **state)
+{
+    (void)state;
+    char args[2048];
+    snprintf(args, sizeof args, "keyed --in '%s'", in_dir("matrix.tsv"));
+    assert_writes(args, "# case\tvariant\tscene\tms_per_frame\tmax_k\trecovery_s\tnote\n"
+                        "arap-gs:bar\tarap-gs\tbar\t1.5\t≥1e9\t–\tx_y 5%\n"
+                        "arap-gs:collapse\tarap-gs\tcollapse\t2.5\t\t1.25\tnever & so\n"
+                        "arap-jacobi:fall\tarap-jacobi\tfall\t3\t\t\t#1 × 2\n"
+                        "arap-jacobi:bar\tarap-jacobi\tbar\t5\t1e8\t–\ta\\b\n"
+                        "arap-jacobi:bar\tarap-jacobi\tbar\t6\t2e8\t–\tlater wins\n"
+                        "meshless:bunny\tmeshless\tbunny\t7\t15\t12\n");
+}
+
+static void test_targets_compare_plain_with_accelerated(void **state)
+{
+    (void)state;
+    char args[2048];
+    snprintf(args, sizeof args,
+             "targets --in '%s' --target anderson-gs-fall-1e-4:arap-gs:arap-gs-anderson:fall:1e-4 "
+             "--target anderson-jacobi-fall-1e-4:arap-jacobi:arap-jacobi-anderson:fall:1e-4 "
+             "--target lbfgs-bar-1e-6:arap-gs:arap-lbfgs:bar:1e-6 --target lbfgs-collapse-1e-6:arap-gs:arap-lbfgs:collapse:1e-6 "
+             "--target lbfgs-fall-1e-6:arap-gs:arap-lbfgs:fall:1e-6 --target lbfgs-bunny-1e-6:arap-gs:arap-lbfgs:bunny:1e-6",
+             in_dir("targets-matrix.tsv"));
+    assert_writes(args, "# target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\t"
+                        "accelerated_ms\tms_ratio\n"
+                        "anderson-gs-fall-1e-4\t40\t13\t3.08\t12.5\t5.0\t2.50\n"
+                        "anderson-jacobi-fall-1e-4\t–\t7\t–\t–\t0\t–\n"
+                        "lbfgs-bar-1e-6\t17\t3\t5.67\t2.333\t0.7\t3.33\n"
+                        "lbfgs-collapse-1e-6\t5\t-2\t–\t1.\t.5\t2.00\n"
+                        "lbfgs-fall-1e-6\t90\t30\t3.00\t30.25\t0\t–\n"
+                        "lbfgs-bunny-1e-6\t\t8\t–\t\t2\t–\n");
+}
+
+static void test_tex_escapes_and_pads_to_the_header(void **state)
+{
+    (void)state;
+    char args[2048];
+    snprintf(args, sizeof args, "tex --in '%s' --source data/results/variants/m.tsv", in_dir("matrix.tsv"));
+    assert_writes(args, "% generated by make variants from data/results/variants/m.tsv; do not edit\n"
+                        "\\begin{tabular}{lrrrrr}\n"
+                        "\\toprule\n"
+                        "variant & scene & ms\\_per\\_frame & max\\_k & recovery\\_s & note \\\\\n"
+                        "\\midrule\n"
+                        "arap-gs & bar & 1.5 & $\\geq$1e9 & -- & x\\_y 5\\% \\\\\n"
+                        "arap-gs & collapse & 2.5 &  & 1.25 & never & so \\\\\n"
+                        "arap-jacobi & fall & 3 &  &  & \\#1 $\\times$ 2 \\\\\n"
+                        "arap-jacobi & bar & 5 & 1e8 & -- & a\\textbackslash{}b \\\\\n"
+                        "arap-jacobi & bar & 6 & 2e8 & -- & later wins \\\\\n"
+                        "meshless & bunny & 7 & 15 & 12 &  \\\\\n"
+                        "\\bottomrule\n"
+                        "\\end{tabular}\n");
+}
+
+static void test_stiffness_summarises_each_factor(void **state)
+{
+    (void)state;
+    char args[2048];
+    snprintf(args, sizeof args, "stiffness --in '%s' --iterations '5 20 50' --grid '5 20'", in_dir("stiffness.tsv"));
+    assert_writes(args, "# factor\tk\tit_5\tit_20\tit_50\tgrid_spread_pct\tgrid_min\tgrid_max\tlargest_swing_mm\n"
+                        "1\t5e+08\t1.250\t1.050\t0.000\t22.7\t1.000\t1.250\t2.5\n"
+                        "2\t1e+09\t1.500\t0.000\t0.000\t40.0\t1.000\t1.500\t0.1\n");
+}
+
+static void test_unknown_column_fails_naming_file_and_writes_nothing(void **state)
+{
+    (void)state;
+    char command[4096];
+    snprintf(command, sizeof command,
+             "bin/opsim-report pivot --in '%s' --column ms_per_second --keys bar --out '%s' 2> '%s'",
+             in_dir("matrix.tsv"), in_dir("out"), in_dir("err"));
+    assert_int_equal(test_shell("%s", command), 65);
+    char *err = test_read_file(in_dir("err"));
+    assert_non_null(err);
+    char expected[2048];
+    snprintf(expected, sizeof expected, "opsim-report: %s:1: no column 'ms_per_second' in the header\n",
+             in_dir("matrix.tsv"));
+    assert_string_equal(err, expected);
+    free(err);
+    assert_null(test_read_file(in_dir("out")));
+}
+
+static void test_missing_option_is_usage(void **state)
+{
+    (void)state;
+    assert_int_equal(test_shell("bin/opsim-report pivot --in '%s' --keys bar --out '%s' 2> /dev/null",
+                                in_dir("matrix.tsv"), in_dir("out")),
+                     64);
+    assert_int_equal(test_shell("bin/opsim-report tex --in '%s' --out '%s' 2> /dev/null", in_dir("matrix.tsv"),
+                                in_dir("out")),
+                     64);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pivot_puts_each_scene_in_a_column),
+        cmocka_unit_test(test_pick_joins_cells_of_two_scenes),
+        cmocka_unit_test(test_keyed_names_each_row_by_both_keys),
+        cmocka_unit_test(test_targets_compare_plain_with_accelerated),
+        cmocka_unit_test(test_tex_escapes_and_pads_to_the_header),
+        cmocka_unit_test(test_stiffness_summarises_each_factor),
+        cmocka_unit_test(test_unknown_column_fails_naming_file_and_writes_nothing),
+        cmocka_unit_test(test_missing_option_is_usage),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
