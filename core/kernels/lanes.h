@@ -35,8 +35,9 @@
  *   load_records(record[LANES], count, out)   entry k of record w into lane w of out[k]
  *   store_records(record[LANES], count, in)   the inverse
  *   m3_mul(out, a, b)         3×3 products held an entry a lane (m3_mul's order)
- * op4_ only: add_in_order(acc, c0, c1, c2, c3) and sum_in_order(sum, c) (kernels for sums that
- * must take lanes one after another, core/sim/predict.c). */
+ * op4_ only: set(a, b, c, d), broadcast(p), load_consecutive and store_consecutive (four records
+ * one after another), add_in_order(acc, c0, c1, c2, c3) and sum_in_order(sum, c) (sums that take
+ * lanes one after another, core/sim/predict.c). */
 #ifndef OPSIM_LANES_H
 #define OPSIM_LANES_H
 
@@ -111,6 +112,8 @@ static inline int op4_bits(__m256d m) { return _mm256_movemask_pd(m); }
 static inline __m256d op4_select(__m256d m, __m256d yes, __m256d no) { return _mm256_blendv_pd(no, yes, m); }
 static inline __m256d op4_load(const double *p) { return _mm256_loadu_pd(p); }
 static inline void op4_store(double *p, __m256d a) { _mm256_storeu_pd(p, a); }
+/* (a, b, c, d) in lanes 0 … 3 */
+static inline __m256d op4_set(double a, double b, double c, double d) { return _mm256_setr_pd(a, b, c, d); }
 /* x in every lane, read from memory (one broadcast instruction) */
 static inline __m256d op4_broadcast(const double *p) { return _mm256_broadcast_sd(p); }
 
@@ -122,6 +125,18 @@ static inline void op4_load_records(const double *const record[4], int count, __
 static inline void op4_store_records(double *const record[4], int count, const __m256d *in)
 {
     op_avx_store_records_at(record, count, in);
+}
+
+/* Four consecutive records of `stride` doubles from `first`, entries 0 … count − 1 (count ≤ stride),
+ * record w in lane w (op_avx_load_records4: loads matching op4_store_consecutive's stores) */
+static inline void op4_load_consecutive(const double *first, int stride, int count, __m256d *out)
+{
+    op_avx_load_records4(first, stride, count, out);
+}
+
+static inline void op4_store_consecutive(double *first, int stride, int count, const __m256d *in)
+{
+    op_avx_store_records4(first, stride, count, in);
 }
 
 static inline void op4_m3_mul(__m256d out[9], const __m256d a[9], const __m256d b[9]) { op_avx_m3_mul(out, a, b); }
