@@ -1186,7 +1186,7 @@ static void test_islands_match_one_island(void **state)
         free(after[run]);
 }
 
-/* The pairs' first evaluation four at a time in AVX lanes (core/contact/collide.c, evaluate_lanes_avx)
+/* The pairs' first evaluation four at a time in AVX lanes (core/contact/collide.c, evaluate_lanes4)
  * against one at a time, on a cloud deep in itself with every kind of pair the lanes select
  * between: particles pinned (no inverse mass) on one side and on both, two centres at one
  * point, pairs closing and opening. The same pairs, contacts, penetration and state bit for

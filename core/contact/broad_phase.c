@@ -10,7 +10,7 @@
 
 #include "contact/collide.h"
 #include "base/math3.h"
-#include "kernels/simd.h"
+#include "kernels/near_scan.h"
 
 /* SCAN_PADDING: the sorted copies' padding, for a row's last block of SCAN_WIDEST lanes (AVX-512) */
 enum { ROWS = 5, GRID_CELLS_MIN = 4096, GRID_CELLS_PER_PARTICLE = 4, SCAN_LANES = 4, SCAN_WIDEST = 8 };
@@ -313,32 +313,28 @@ static int take_hits(op_broad_phase *bp, int thread, int bits, const unsigned ch
     return 1;
 }
 
-/* For each mask of four lanes, its set lanes in order (the rest 0) and how many: the lanes that
- * hit, appended with one store. */
-static const _Alignas(16) int hit_lanes[16][SCAN_LANES] = {
-    { 0 }, { 0 }, { 1 }, { 0, 1 }, { 2 }, { 0, 2 }, { 1, 2 }, { 0, 1, 2 },
-    { 3 }, { 0, 3 }, { 1, 3 }, { 0, 1, 3 }, { 2, 3 }, { 0, 2, 3 }, { 1, 2, 3 }, { 0, 1, 2, 3 },
-};
-static const int hit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+/* The sorted columns a vector scan reads */
+static op_near_columns near_columns(const op_broad_phase *bp)
+{
+    return (op_near_columns){ bp->sorted_x, bp->sorted_y, bp->sorted_z, bp->sorted_bound, bp->sorted_group };
+}
 
 OP_SIMD_AVX_BEGIN
 /* scan_scalar four positions at a time: four lanes tested (distance and group) without a
- * branch, within_reach's arithmetic in each lane (the bounds' sum commutes, the difference only
- * changes sign: the same bits), and the lanes that hit appended to a list without a branch
- * either (one store from hit_lanes: in a frame's search, widened by the skin, about one test in
- * ten hits, too many to predict), then taken in order. A block that starts in a run of s's own
- * group skips the run, as scan_scalar does. On the Fig. 7 piles' frames this took the broad
- * phase's cycles to 0.55–0.58 of the scalar scan's (docs/performance.md). */
+ * branch (kernels/near_scan.h: within_reach's arithmetic in each lane, the same bits), and the
+ * lanes that hit appended to a list without a branch either (in a frame's search, widened by the
+ * skin, about one test in ten hits, too many to predict), then taken in order. A block that
+ * starts in a run of s's own group skips the run, as scan_scalar does. On the Fig. 7 piles'
+ * frames this took the broad phase's cycles to 0.55–0.58 of the scalar scan's
+ * (docs/performance.md). */
 static int scan_avx(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
                     const scan_rows *rows)
 {
     enum { HITS = 64 };
     int hit[HITS + SCAN_LANES], hits = 0;
-    const __m256d xs = _mm256_set1_pd(bp->sorted_x[s]), ys = _mm256_set1_pd(bp->sorted_y[s]),
-                  zs = _mm256_set1_pd(bp->sorted_z[s]), bs = _mm256_set1_pd(bp->sorted_bound[s]),
-                  extra = _mm256_set1_pd(margin);
+    const op_near_columns columns = near_columns(bp);
+    const op_near4 probe = op_near4_of(&columns, s, margin);
     const int own = bp->sorted_group[s];
-    const __m128i own_lanes = _mm_set1_epi32(own);
     for (int r = 0; r < rows->count; ++r) {
         int t = rows->from[r], end = rows->end[r];
         while (t < end) {
@@ -346,20 +342,10 @@ static int scan_avx(op_broad_phase *bp, int thread, int bits, double margin, con
                 t = bp->run_end[t];
                 continue;
             }
-            __m256d dx = _mm256_sub_pd(xs, _mm256_loadu_pd(&bp->sorted_x[t]));
-            __m256d dy = _mm256_sub_pd(ys, _mm256_loadu_pd(&bp->sorted_y[t]));
-            __m256d dz = _mm256_sub_pd(zs, _mm256_loadu_pd(&bp->sorted_z[t]));
-            __m256d d2 =
-                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
-            __m256d within = _mm256_add_pd(_mm256_add_pd(bs, _mm256_loadu_pd(&bp->sorted_bound[t])), extra);
-            __m128i same = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)&bp->sorted_group[t]), own_lanes);
-            int near = _mm256_movemask_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(within, within), _CMP_LT_OQ)) &
-                       ~_mm_movemask_ps(_mm_castsi128_ps(same));
+            int near = op_near4_test(&probe, &columns, t);
             if (end - t < SCAN_LANES)
                 near &= (1 << (end - t)) - 1;
-            _mm_storeu_si128((__m128i *)&hit[hits],
-                             _mm_add_epi32(_mm_set1_epi32(t), _mm_load_si128((const __m128i *)hit_lanes[near])));
-            hits += hit_count[near];
+            hits += op_near4_append(&hit[hits], t, near);
             t += SCAN_LANES;
             if (hits >= HITS) {
                 if (!take_hits(bp, thread, bits, moved, s, hit, hits))
@@ -374,19 +360,15 @@ OP_SIMD_AVX_END
 
 OP_SIMD_AVX512_BEGIN
 /* scan_avx eight positions at a time in AVX-512 lanes, each lane with the same arithmetic, so
- * the same pairs; the lanes that hit compressed into the list in order (in a register: a
- * compressing store to memory is microcoded on AMD's cores). */
+ * the same pairs. */
 static int scan_avx512(op_broad_phase *bp, int thread, int bits, double margin, const unsigned char *moved, int s,
                        const scan_rows *rows)
 {
     enum { HITS = 64 };
     int hit[HITS + 16], hits = 0;
-    const __m512d xs = _mm512_set1_pd(bp->sorted_x[s]), ys = _mm512_set1_pd(bp->sorted_y[s]),
-                  zs = _mm512_set1_pd(bp->sorted_z[s]), bs = _mm512_set1_pd(bp->sorted_bound[s]),
-                  extra = _mm512_set1_pd(margin);
+    const op_near_columns columns = near_columns(bp);
+    const op_near8 probe = op_near8_of(&columns, s, margin);
     const int own = bp->sorted_group[s];
-    const __m256i own_lanes = _mm256_set1_epi32(own);
-    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
     for (int r = 0; r < rows->count; ++r) {
         int t = rows->from[r], end = rows->end[r];
         while (t < end) {
@@ -394,20 +376,10 @@ static int scan_avx512(op_broad_phase *bp, int thread, int bits, double margin, 
                 t = bp->run_end[t];
                 continue;
             }
-            __m512d dx = _mm512_sub_pd(xs, _mm512_loadu_pd(&bp->sorted_x[t]));
-            __m512d dy = _mm512_sub_pd(ys, _mm512_loadu_pd(&bp->sorted_y[t]));
-            __m512d dz = _mm512_sub_pd(zs, _mm512_loadu_pd(&bp->sorted_z[t]));
-            __m512d d2 =
-                _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
-            __m512d within = _mm512_add_pd(_mm512_add_pd(bs, _mm512_loadu_pd(&bp->sorted_bound[t])), extra);
-            __m256i same = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)&bp->sorted_group[t]), own_lanes);
-            unsigned near = _mm512_cmp_pd_mask(d2, _mm512_mul_pd(within, within), _CMP_LT_OQ) &
-                            ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(same)) & 0xffu;
+            unsigned near = op_near8_test(&probe, &columns, t);
             if (end - t < SCAN_WIDEST)
                 near &= (1u << (end - t)) - 1;
-            __m512i found = _mm512_maskz_compress_epi32((__mmask16)near, _mm512_add_epi32(_mm512_set1_epi32(t), lanes));
-            _mm512_storeu_si512(&hit[hits], found);
-            hits += __builtin_popcount(near);
+            hits += op_near8_append(&hit[hits], t, near);
             t += SCAN_WIDEST;
             if (hits >= HITS) {
                 if (!take_hits(bp, thread, bits, moved, s, hit, hits))

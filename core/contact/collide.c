@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "base/math3.h"
-#include "kernels/simd.h"
+#include "kernels/lanes.h"
 
 static const double up[3] = { 0.0, 1.0, 0.0 };
+
+static int gather_motion(op_collider *c, const op_body *bodies, int q, const op_body **body);
 
 double op_support_distance(const double axes[9], const double radii[3], const double n[3])
 {
@@ -44,12 +46,7 @@ double op_particle_lowest_point(const op_body *body, int i)
     return body->state.position[3 * i + 1] - reach_down(body, i);
 }
 
-/* Coulomb friction on a tangential velocity after a normal velocity change `normal_change`
- * (not negative): the factor that keeps min(|v_t|, μ Δv_n) off it, as a fraction of v_t. */
-static double friction_keep(double friction, double normal_change, double tangential)
-{
-    return op_max(0.0, 1.0 - friction * normal_change / tangential);
-}
+static double friction_keep(double friction, double normal_change, double tangential);
 
 /* How far particle i reaches below the floor (≤ 0 when it does not), its h(+y) into *reach, or −1
  * when its centre is too high for it to touch: h(+y) is at most the largest semi-axis (times
@@ -160,6 +157,32 @@ struct op_contact_shape {
     double inverse_mass;
     double up;
 };
+
+/* The contact physics over lanes (contact/pair_lanes.h): one lane, and four AVX lanes where the
+ * build has them */
+#define LANE op_lanes1
+#define LANE_MASK op_lanes1_mask
+#define LANES 1
+#define LANES_NAME(name) name##_lanes1
+#define L(op) op1_##op
+#include "contact/pair_lanes.h"
+
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+#define LANE op_lanes4
+#define LANE_MASK op_lanes4_mask
+#define LANES 4
+#define LANES_NAME(name) name##_lanes4
+#define L(op) op4_##op
+#include "contact/pair_lanes.h"
+OP_SIMD_AVX_END
+#endif
+
+/* Coulomb friction (contact/pair_lanes.h), one at a time */
+static double friction_keep(double friction, double normal_change, double tangential)
+{
+    return friction_keep_lanes1(friction, normal_change, tangential);
+}
 
 /* One thread's count of penetrating pairs in a pass, of those deeper than the tolerance
  * (OP_COLLIDE_TOLERANCE), and the deepest of them. */
@@ -297,25 +320,12 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
 
 void op_support_matrix(double out[6], const double axes[9], const double radii[3])
 {
-    double r2[3] = { radii[0] * radii[0], radii[1] * radii[1], radii[2] * radii[2] };
-    const int row[6] = { 0, 0, 0, 1, 1, 2 }, column[6] = { 0, 1, 2, 1, 2, 2 };
-    for (int e = 0; e < 6; ++e) {
-        const double *a = &axes[3 * row[e]], *b = &axes[3 * column[e]];
-        out[e] = a[0] * r2[0] * b[0] + a[1] * r2[1] * b[1] + a[2] * r2[2] * b[2];
-    }
-}
-
-/* √(dᵀ S d) for any d: h(d/|d|) |d| */
-static inline double support_times_length(const double S[6], const double d[3])
-{
-    double diagonal = S[0] * d[0] * d[0] + S[3] * d[1] * d[1] + S[5] * d[2] * d[2];
-    double off = S[1] * d[0] * d[1] + S[2] * d[0] * d[2] + S[4] * d[1] * d[2];
-    return sqrt(op_max(0.0, diagonal + 2.0 * off)); /* rounding must not make a sliver negative */
+    support_matrix_lanes1(out, axes, radii);
 }
 
 double op_support_along(const double support[6], const double n[3])
 {
-    return support_times_length(support, n);
+    return support_times_length_lanes1(support, n);
 }
 
 /* The global list's layout: where each body's particles start (c->body_start[body_count + 1]),
@@ -439,13 +449,6 @@ void op_gathered_add(op_gathered *sum, const op_gathered *tally)
     sum->movers += tally->movers;
 }
 
-/* h(+y) from the support matrix: √S_yy, the same bits as op_particle_lowest_point's (its other
- * terms are exact zeros, and S_yy sums (r_a² E_ya) E_ya as that sums r_a² u_a²). */
-static double support_up(const double support[6])
-{
-    return sqrt(support[3]);
-}
-
 /* gather_involved's part besides the support matrix: particle q's velocity, start position and
  * inverse mass, its step reset. Returns its index in its body, *body set to the body. */
 static int gather_motion(op_collider *c, const op_body *bodies, int q, const op_body **body)
@@ -459,81 +462,26 @@ static int gather_motion(op_collider *c, const op_body *bodies, int q, const op_
     return i;
 }
 
-/* The rest of what the passes read of particle q, one in some candidate pair: its velocity, its
- * position at the sub-step's start and its shape. */
-static void gather_involved(op_collider *c, const op_body *bodies, int q)
-{
-    const op_body *body;
-    int i = gather_motion(c, bodies, q, &body);
-    const op_graph *graph = body->graph;
-    double axes[9];
-    m3_mul(axes, &body->state.rotation[9 * i], &graph->rest_axes[9 * i]);
-    struct op_contact_shape *shape = &c->shape[q];
-    op_support_matrix(shape->support, axes, &graph->radii[3 * i]);
-    shape->up = support_up(shape->support);
-}
-
-#if OP_SIMD_AVX
-OP_SIMD_AVX_BEGIN
-/* gather_involved for involved particles q[0 … 4), their support matrices four at a time in AVX
- * lanes, each lane with m3_mul's and op_support_matrix's arithmetic in their order, so the same
- * bits: the rotated axes and the matrix were a chain of products, and √S_yy after them. */
-static void gather_involved4_avx(op_collider *c, const op_body *bodies, const int q[4])
-{
-    const double *rotation[4], *rest_axes[4], *radii[4];
-    for (int lane = 0; lane < 4; ++lane) {
-        const op_body *body;
-        int i = gather_motion(c, bodies, q[lane], &body);
-        const op_graph *graph = body->graph;
-        rotation[lane] = &body->state.rotation[9 * i];
-        rest_axes[lane] = &graph->rest_axes[9 * i];
-        radii[lane] = &graph->radii[3 * i];
-    }
-    __m256d R[9], E[9], axes[9], r[3], support[7];
-    op_avx_load_records_at(rotation, 9, R);
-    op_avx_load_records_at(rest_axes, 9, E);
-    op_avx_load_records_at(radii, 3, r);
-    op_avx_m3_mul(axes, R, E);
-    for (int k = 0; k < 3; ++k)
-        r[k] = _mm256_mul_pd(r[k], r[k]);
-    const int row[6] = { 0, 0, 0, 1, 1, 2 }, column[6] = { 0, 1, 2, 1, 2, 2 };
-    for (int e = 0; e < 6; ++e) {
-        const __m256d *a = &axes[3 * row[e]], *b = &axes[3 * column[e]];
-        support[e] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(a[0], r[0]), b[0]),
-                                                 _mm256_mul_pd(_mm256_mul_pd(a[1], r[1]), b[1])),
-                                   _mm256_mul_pd(_mm256_mul_pd(a[2], r[2]), b[2]));
-    }
-    support[6] = _mm256_sqrt_pd(support[3]); /* support_up */
-    double lanes[7][4];
-    for (int e = 0; e < 7; ++e)
-        _mm256_storeu_pd(lanes[e], support[e]);
-    for (int lane = 0; lane < 4; ++lane) {
-        struct op_contact_shape *shape = &c->shape[q[lane]];
-        for (int e = 0; e < 6; ++e)
-            shape->support[e] = lanes[e][lane];
-        shape->up = lanes[6][lane];
-    }
-}
-OP_SIMD_AVX_END
-#endif
-
-/* gather_involved for the involved particles c->involved[first … first + count), count ≤ 4:
- * four in AVX lanes where the CPU has them, the same bits. */
+/* What the passes read of the involved particles c->involved[first … first + count), count ≤ 4:
+ * their velocities, positions at the sub-step's start and shapes (gather_shapes: the support
+ * matrix and h(+y) = √S_yy, the same bits as op_particle_lowest_point's, its other terms being
+ * exact zeros and S_yy summing (r_a² E_ya) E_ya as that sums r_a² u_a²); four in AVX lanes where
+ * the CPU has them, the same bits. */
 static void gather_involved_block(op_collider *c, const op_body *bodies, int first, int count)
 {
     const int *q = &c->involved[first];
 #if OP_SIMD_AVX
     if (op_simd_use_avx && count == 4) {
-        gather_involved4_avx(c, bodies, q);
+        gather_shapes_lanes4(c, bodies, q);
         return;
     }
 #endif
     for (int p = 0; p < count; ++p)
-        gather_involved(c, bodies, q[p]);
+        gather_shapes_lanes1(c, bodies, &q[p]);
 }
 
 /* How far involved particle q reaches below the floor (≤ 0 when it does not): its lowest point
- * from its gathered h(+y), the same bits as op_particle_lowest_point's (support_up), without
+ * from its gathered h(+y), the same bits as op_particle_lowest_point's (gather_shapes), without
  * reading its rotation and rest axes again. */
 static double depth_below_floor(const op_collider *c, const op_contact_def *def, int q)
 {
@@ -592,221 +540,36 @@ static void build_incidence(op_collider *c, const op_pair *pairs, int pair_count
     }
 }
 
-/* Coulomb friction along a contact normal n after a normal change `normal_change` (not
- * negative): takes the tangential part of `relative` off `change`, or μ·normal_change of it when
- * that is less. Inline: a penetrating pair's evaluation calls it twice, and a call keeps the two
- * square roots and divisions from overlapping. */
-static inline void take_tangential(double change[3], const double relative[3], const double n[3], double friction,
-                                   double normal_change)
-{
-    double tangent[3];
-    v3_copy(tangent, relative);
-    v3_axpy(tangent, -v3_dot(relative, n), n);
-    double tangential = v3_norm(tangent);
-    if (tangential > 0)
-        v3_axpy(change, friction_keep(friction, normal_change, tangential) - 1.0, tangent);
-}
-
-/* The pair's penetration p = h_i(n) + h_j(n) − L along its unit centre line n (into n), or 0
- * when neither particle is free to move. Inlined into each caller: in the islands' passes, as
- * a call of its own, it took 3 % more of their time (the 180-model pile, one thread). */
+/* The pair's penetration along its unit centre line n (contact/pair_lanes.h), into n, or 0 when
+ * neither particle is free to move; one at a time */
 static inline __attribute__((always_inline)) double penetration(const op_collider *c, const op_pair *pair,
                                                                  double n[3])
 {
-    int i = pair->i, j = pair->j;
-    const struct op_contact_shape *si = &c->shape[i], *sj = &c->shape[j];
+    const struct op_contact_shape *si = &c->shape[pair->i], *sj = &c->shape[pair->j];
     if (!(si->inverse_mass + sj->inverse_mass > 0))
         return 0.0;
-    double d[3], p;
-    v3_sub(d, &c->position[3 * j], &c->position[3 * i]);
-    double length2 = v3_dot(d, d);
-    if (length2 > 0) {
-        /* h(n) = √(dᵀ S d) / L: the three square roots and the division do not wait on one
-         * another, as they would with n formed first */
-        double length = sqrt(length2), inverse = 1.0 / length;
-        p = (support_times_length(si->support, d) + support_times_length(sj->support, d)) * inverse - length;
-        v3_scale(n, d, inverse);
-    } else {
-        v3_copy(n, up);
-        p = si->up + sj->up;
-    }
-    return p;
+    return penetration_lanes1(&c->position[3 * pair->i], &c->position[3 * pair->j], si->support, sj->support, n);
 }
 
-/* The pair's correction into *out; returns whether it penetrates with a particle free to move. */
-static int evaluate(const op_collider *c, const op_pair *pair, double friction, struct op_contact *out)
+/* Pair k's evaluation (contact/pair_lanes.h) into c->active[k] and c->contact[k], one at a time */
+static void evaluate(op_collider *c, const op_pair *pairs, int k, double friction)
 {
-    int i = pair->i, j = pair->j;
-    double n[3], p = penetration(c, pair, n);
-    out->penetration = p;
-    if (!(p > 0))
-        return 0;
-    double wi = c->shape[i].inverse_mass, wj = c->shape[j].inverse_mass, total = wi + wj;
-    out->share_i = wi / total;
-    out->share_j = wj / total;
-    /* static friction on the positions: the pair's relative tangential displacement over the
-     * sub-step, up to μ p of it, is undone with the separation */
-    double moved_i[3], moved_j[3], relative[3];
-    v3_sub(moved_i, &c->position[3 * i], &c->start[3 * i]);
-    v3_sub(moved_j, &c->position[3 * j], &c->start[3 * j]);
-    v3_sub(relative, moved_j, moved_i);
-    v3_scale(out->shift, n, p);
-    take_tangential(out->shift, relative, n, friction, p);
-    v3_sub(relative, &c->velocity[3 * j], &c->velocity[3 * i]);
-    double normal = v3_dot(relative, n);
-    v3_set(out->dv, 0.0, 0.0, 0.0);
-    if (normal < 0) {
-        v3_axpy(out->dv, -normal, n);
-        take_tangential(out->dv, relative, n, friction, -normal);
-    }
-    return 1;
+    evaluate_lanes1(c, pairs, &k, 1, friction);
 }
-
-#if OP_SIMD_AVX
-OP_SIMD_AVX_BEGIN
-/* support_times_length of four particles' supports S[0 … 6) along four d, one a lane */
-static inline __m256d support_times_length_avx(const __m256d S[6], const __m256d d[3])
-{
-    __m256d diagonal = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(S[0], d[0]), d[0]),
-                                                   _mm256_mul_pd(_mm256_mul_pd(S[3], d[1]), d[1])),
-                                     _mm256_mul_pd(_mm256_mul_pd(S[5], d[2]), d[2]));
-    __m256d off = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(S[1], d[0]), d[1]),
-                                              _mm256_mul_pd(_mm256_mul_pd(S[2], d[0]), d[2])),
-                                _mm256_mul_pd(_mm256_mul_pd(S[4], d[1]), d[2]));
-    __m256d value = _mm256_add_pd(diagonal, _mm256_mul_pd(_mm256_set1_pd(2.0), off));
-    return _mm256_sqrt_pd(_mm256_max_pd(value, _mm256_setzero_pd())); /* op_max(0, value): value > 0 ? value : 0 */
-}
-
-/* −x, as C's minus: the sign flipped (0 − x would give +0 for +0) */
-static inline __m256d negate_avx(__m256d x)
-{
-    return _mm256_xor_pd(x, _mm256_set1_pd(-0.0));
-}
-
-static inline __m256d dot_avx(const __m256d a[3], const __m256d b[3])
-{
-    return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a[0], b[0]), _mm256_mul_pd(a[1], b[1])),
-                         _mm256_mul_pd(a[2], b[2]));
-}
-
-/* take_tangential in four lanes, its branch a select */
-static inline void take_tangential_avx(__m256d change[3], const __m256d relative[3], const __m256d n[3],
-                                       __m256d friction, __m256d normal_change)
-{
-    __m256d along = negate_avx(dot_avx(relative, n)), tangent[3];
-    for (int d = 0; d < 3; ++d)
-        tangent[d] = _mm256_add_pd(relative[d], _mm256_mul_pd(along, n[d]));
-    __m256d tangential = _mm256_sqrt_pd(dot_avx(tangent, tangent));
-    __m256d keep = _mm256_max_pd(
-        _mm256_sub_pd(_mm256_set1_pd(1.0), _mm256_div_pd(_mm256_mul_pd(friction, normal_change), tangential)),
-        _mm256_setzero_pd());
-    __m256d slides = _mm256_cmp_pd(tangential, _mm256_setzero_pd(), _CMP_GT_OQ);
-    __m256d scale = _mm256_sub_pd(keep, _mm256_set1_pd(1.0));
-    for (int d = 0; d < 3; ++d)
-        change[d] = _mm256_blendv_pd(change[d], _mm256_add_pd(change[d], _mm256_mul_pd(scale, tangent[d])), slides);
-}
-
-/* evaluate for the pairs k[0 … count) (count ≤ 4) side by side, one a lane, into c->active and
- * c->contact: each lane evaluate's arithmetic in its order, its branches taken as selects, so
- * the same bits (an unused lane repeats the last pair; its results are not stored). A lane whose
- * pair does not penetrate stores its penetration only, as evaluate does. */
-static void evaluate_lanes_avx(op_collider *c, const op_pair *pairs, const int *k, int count, double friction)
-{
-    const double *xi_at[4], *xj_at[4], *si_at[4], *sj_at[4];
-    for (int lane = 0; lane < 4; ++lane) {
-        const op_pair *pair = &pairs[k[lane < count ? lane : count - 1]];
-        xi_at[lane] = &c->position[3 * pair->i];
-        xj_at[lane] = &c->position[3 * pair->j];
-        si_at[lane] = c->shape[pair->i].support; /* with inverse_mass and up after it */
-        sj_at[lane] = c->shape[pair->j].support;
-    }
-    const __m256d zero = _mm256_setzero_pd();
-    __m256d xi[3], xj[3], si[8], sj[8], d[3], n[3];
-    op_avx_load_records_at(xi_at, 3, xi);
-    op_avx_load_records_at(xj_at, 3, xj);
-    op_avx_load_records_at(si_at, 8, si);
-    op_avx_load_records_at(sj_at, 8, sj);
-    __m256d wi = si[6], wj = sj[6], total = _mm256_add_pd(wi, wj);
-    for (int e = 0; e < 3; ++e)
-        d[e] = _mm256_sub_pd(xj[e], xi[e]);
-    __m256d length2 = dot_avx(d, d), length = _mm256_sqrt_pd(length2);
-    __m256d inverse = _mm256_div_pd(_mm256_set1_pd(1.0), length);
-    __m256d apart = _mm256_cmp_pd(length2, zero, _CMP_GT_OQ);
-    __m256d reach = _mm256_add_pd(support_times_length_avx(si, d), support_times_length_avx(sj, d));
-    __m256d p = _mm256_blendv_pd(_mm256_add_pd(si[7], sj[7]), _mm256_sub_pd(_mm256_mul_pd(reach, inverse), length),
-                                 apart);
-    p = _mm256_blendv_pd(zero, p, _mm256_cmp_pd(total, zero, _CMP_GT_OQ));
-    for (int e = 0; e < 3; ++e)
-        n[e] = _mm256_blendv_pd(_mm256_set1_pd(up[e]), _mm256_mul_pd(d[e], inverse), apart);
-    double penetration[4];
-    _mm256_storeu_pd(penetration, p);
-    int penetrates = _mm256_movemask_pd(_mm256_cmp_pd(p, zero, _CMP_GT_OQ)) & ((1 << count) - 1);
-    for (int lane = 0; lane < count; ++lane) {
-        c->contact[k[lane]].penetration = penetration[lane];
-        c->active[k[lane]] = (unsigned char)(penetrates >> lane & 1);
-    }
-    if (!penetrates)
-        return;
-    const double *vi_at[4], *vj_at[4], *ti_at[4], *tj_at[4];
-    for (int lane = 0; lane < 4; ++lane) {
-        const op_pair *pair = &pairs[k[lane < count ? lane : count - 1]];
-        vi_at[lane] = &c->velocity[3 * pair->i];
-        vj_at[lane] = &c->velocity[3 * pair->j];
-        ti_at[lane] = &c->start[3 * pair->i];
-        tj_at[lane] = &c->start[3 * pair->j];
-    }
-    __m256d ti[3], tj[3], vi[3], vj[3], relative[3], shift[3], dv[3];
-    op_avx_load_records_at(ti_at, 3, ti);
-    op_avx_load_records_at(tj_at, 3, tj);
-    op_avx_load_records_at(vi_at, 3, vi);
-    op_avx_load_records_at(vj_at, 3, vj);
-    __m256d mu = _mm256_set1_pd(friction);
-    for (int e = 0; e < 3; ++e) {
-        relative[e] = _mm256_sub_pd(_mm256_sub_pd(xj[e], tj[e]), _mm256_sub_pd(xi[e], ti[e]));
-        shift[e] = _mm256_mul_pd(n[e], p);
-    }
-    take_tangential_avx(shift, relative, n, mu, p);
-    for (int e = 0; e < 3; ++e)
-        relative[e] = _mm256_sub_pd(vj[e], vi[e]);
-    __m256d normal = dot_avx(relative, n), against = negate_avx(normal);
-    for (int e = 0; e < 3; ++e)
-        dv[e] = _mm256_add_pd(zero, _mm256_mul_pd(against, n[e]));
-    take_tangential_avx(dv, relative, n, mu, against);
-    __m256d approaching = _mm256_cmp_pd(normal, zero, _CMP_LT_OQ);
-    double out[8][4];
-    for (int e = 0; e < 3; ++e) {
-        _mm256_storeu_pd(out[e], shift[e]);
-        _mm256_storeu_pd(out[3 + e], _mm256_blendv_pd(zero, dv[e], approaching));
-    }
-    _mm256_storeu_pd(out[6], _mm256_div_pd(wi, total));
-    _mm256_storeu_pd(out[7], _mm256_div_pd(wj, total));
-    for (int lane = 0; lane < count; ++lane) {
-        if (!(penetrates >> lane & 1))
-            continue;
-        struct op_contact *con = &c->contact[k[lane]];
-        v3_set(con->shift, out[0][lane], out[1][lane], out[2][lane]);
-        v3_set(con->dv, out[3][lane], out[4][lane], out[5][lane]);
-        con->share_i = out[6][lane];
-        con->share_j = out[7][lane];
-    }
-}
-OP_SIMD_AVX_END
-#endif
 
 /* evaluate for the pairs listed in k[0 … count), into c->active and c->contact: four at a time
- * in AVX lanes where the CPU has them (evaluate_lanes_avx), else one at a time; the same bits.
- */
+ * in AVX lanes where the CPU has them (evaluate_lanes4), else one at a time; the same bits. */
 static void evaluate_listed(op_collider *c, const op_pair *pairs, const int *k, int count, double friction)
 {
 #if OP_SIMD_AVX
     if (op_simd_use_avx) {
         for (int at = 0; at < count; at += 4)
-            evaluate_lanes_avx(c, pairs, k + at, count - at < 4 ? count - at : 4, friction);
+            evaluate_lanes4(c, pairs, k + at, count - at < 4 ? count - at : 4, friction);
         return;
     }
 #endif
     for (int at = 0; at < count; ++at)
-        c->active[k[at]] = (unsigned char)evaluate(c, &pairs[k[at]], friction, &c->contact[k[at]]);
+        evaluate(c, pairs, k[at], friction);
 }
 
 /* How many penetrating pairs particle q is in. */
@@ -866,7 +629,7 @@ static double jacobi_passes(op_collider *c, const op_pair *pairs, int pair_count
             /* only touching particles moved in the last pass: a pair of two others would
              * evaluate to what it did */
             if (pass == 0 || c->touching[pairs[k].i] || c->touching[pairs[k].j])
-                c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
+                evaluate(c, pairs, k, def->friction);
             if (c->active[k]) {
                 ++mine.active;
                 mine.deepest = op_max(mine.deepest, con->penetration);
@@ -1038,7 +801,7 @@ static void resolve_stale(op_collider *c, const op_pair *pairs, const op_contact
     int unmoved = c->evaluated_at[k] == 0 && c->moved_at[pairs[k].i] == 0 && c->moved_at[pairs[k].j] == 0;
     c->evaluated_at[k] = step;
     if (!unmoved)
-        c->active[k] = (unsigned char)evaluate(c, &pairs[k], def->friction, con);
+        evaluate(c, pairs, k, def->friction);
     if (!c->active[k])
         return;
     ++tally->active;

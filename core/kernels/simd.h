@@ -9,7 +9,9 @@
  * (solvers/arap.c) and its four triangular solves (core/kernels/sparse.c). Every AVX path does each lane's
  * operations in the SSE2 path's order, with no fused multiply-add (none is enabled), so the
  * results are bitwise the same on every machine (tests/test_polar.c, tests/test_arap.c,
- * tests/test_predict.c). */
+ * tests/test_predict.c). Algorithm files use these paths through the lane type of
+ * kernels/lanes.h (the contacts, the prediction) or kernels of their own; intrinsics stay in this
+ * folder. */
 #ifndef OPSIM_SIMD_H
 #define OPSIM_SIMD_H
 

@@ -3,13 +3,13 @@
  * owns how their loops run.
  *
  * Where the AVX paths run (core/kernels/simd.h), four consecutive particles go through each loop side
- * by side, one particle a lane: their records are turned into one register an entry on the way
- * in and back on the way out (op_avx_load_records4, op_avx_store_records4), and every lane does
- * its particle's operations in the scalar code's order, without fused multiply-adds, so the bits
- * are the same. The fit's sums are over all particles in index order; the four lanes' terms of
- * four sums are transposed so that each sum takes its four particles' terms one after another
- * (add_in_order), the order of the scalar loop. A quad with a pinned particle, and the last n mod
- * 4 particles, go one at a time through the scalar code, in their place in the order. Four twin
+ * by side in four lanes (core/kernels/lanes.h), one particle a lane: their records are turned into
+ * one register an entry on the way in and back on the way out (op4_load_consecutive,
+ * op4_store_consecutive), and every lane does its particle's operations in the scalar code's
+ * order, without fused multiply-adds, so the bits are the same. The fit's sums are over all
+ * particles in index order; the four lanes' terms of four sums are transposed so that each sum
+ * takes its four particles' terms one after another (op4_add_in_order), the order of the scalar
+ * loop. A quad with a pinned particle, and the last n mod 4 particles, go one at a time through the scalar code, in their place in the order. Four twin
  * bodies without pins (a group's, world.c's predict_unit) go side by side instead, one body a
  * lane and particle by particle (predict_bodies_avx, turn_bodies_avx): each lane's sums are its
  * body's, in index order as they stand, and no particle is left over.
@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "base/math3.h"
-#include "kernels/simd.h"
+#include "kernels/lanes.h"
 
 /* Particle i's prediction (op_predict_particles), its fit terms into *fit when fit is not NULL;
  * h2g = h² g. Returns whether it turns or deforms (predict.h). */
@@ -93,56 +93,34 @@ static void difference_scaled_scalar(double *out, const double *a, const double 
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
-/* *sum += t[0], then t[1], t[2], t[3] (the lanes of each of four terms c0 … c3, transposed: t_p
- * holds particle p's terms of the four sums in acc's lanes) */
-static inline __m256d add_in_order(__m256d acc, __m256d c0, __m256d c1, __m256d c2, __m256d c3)
-{
-    __m256d low01 = _mm256_unpacklo_pd(c0, c1), high01 = _mm256_unpackhi_pd(c0, c1);
-    __m256d low23 = _mm256_unpacklo_pd(c2, c3), high23 = _mm256_unpackhi_pd(c2, c3);
-    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(low01, low23, 0x20));
-    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(high01, high23, 0x20));
-    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(low01, low23, 0x31));
-    return _mm256_add_pd(acc, _mm256_permute2f128_pd(high01, high23, 0x31));
-}
-
-/* sum + lane 0 + lane 1 + lane 2 + lane 3 of c, in that order */
-static inline __m128d add_lanes_in_order(__m128d sum, __m256d c)
-{
-    __m128d low = _mm256_castpd256_pd128(c), high = _mm256_extractf128_pd(c, 1);
-    sum = _mm_add_sd(sum, low);
-    sum = _mm_add_sd(sum, _mm_unpackhi_pd(low, low));
-    sum = _mm_add_sd(sum, high);
-    return _mm_add_sd(sum, _mm_unpackhi_pd(high, high));
-}
-
 /* The fit's sums in registers, four a register: spin 0–3 and 4–7, spread 0–3 and 4–7,
  * (d, mass), (e, spin 8); spread 8 alone. */
 typedef struct fit_lanes {
-    __m256d spin_low, spin_high, spread_low, spread_high, d_mass, e_spin8;
-    __m128d spread8;
+    op_lanes4 spin_low, spin_high, spread_low, spread_high, d_mass, e_spin8;
+    double spread8;
 } fit_lanes;
 
 static inline fit_lanes fit_lanes_load(const op_rigid_fit_sums *s)
 {
-    return (fit_lanes){ _mm256_loadu_pd(s->spin),
-                        _mm256_loadu_pd(s->spin + 4),
-                        _mm256_loadu_pd(s->spread),
-                        _mm256_loadu_pd(s->spread + 4),
-                        _mm256_setr_pd(s->d[0], s->d[1], s->d[2], s->mass),
-                        _mm256_setr_pd(s->e[0], s->e[1], s->e[2], s->spin[8]),
-                        _mm_load_sd(&s->spread[8]) };
+    return (fit_lanes){ op4_load(s->spin),
+                        op4_load(s->spin + 4),
+                        op4_load(s->spread),
+                        op4_load(s->spread + 4),
+                        op4_set(s->d[0], s->d[1], s->d[2], s->mass),
+                        op4_set(s->e[0], s->e[1], s->e[2], s->spin[8]),
+                        s->spread[8] };
 }
 
 static inline void fit_lanes_store(const fit_lanes *f, op_rigid_fit_sums *s)
 {
     double d_mass[4], e_spin8[4];
-    _mm256_storeu_pd(s->spin, f->spin_low);
-    _mm256_storeu_pd(s->spin + 4, f->spin_high);
-    _mm256_storeu_pd(s->spread, f->spread_low);
-    _mm256_storeu_pd(s->spread + 4, f->spread_high);
-    _mm256_storeu_pd(d_mass, f->d_mass);
-    _mm256_storeu_pd(e_spin8, f->e_spin8);
-    _mm_store_sd(&s->spread[8], f->spread8);
+    op4_store(s->spin, f->spin_low);
+    op4_store(s->spin + 4, f->spin_high);
+    op4_store(s->spread, f->spread_low);
+    op4_store(s->spread + 4, f->spread_high);
+    op4_store(d_mass, f->d_mass);
+    op4_store(e_spin8, f->e_spin8);
+    s->spread[8] = f->spread8;
     v3_copy(s->d, d_mass);
     s->mass = d_mass[3];
     v3_copy(s->e, e_spin8);
@@ -151,54 +129,54 @@ static inline void fit_lanes_store(const fit_lanes *f, op_rigid_fit_sums *s)
 
 /* predict_particle for particles i … i + 3, none of them position-pinned, one a lane; the fit's
  * terms into *fit when fit is not NULL. Returns the lanes that turn or deform as a mask. */
-static inline __m256d predict_quad_avx(op_body *body, int i, double h, const double h2g[3], const double anchor[3],
+static inline op_lanes4 predict_quad_avx(op_body *body, int i, double h, const double h2g[3], const double anchor[3],
                                        fit_lanes *fit)
 {
-    const __m256d step = _mm256_set1_pd(h), zero = _mm256_setzero_pd();
+    const op_lanes4 step = op4_all(h), zero = op4_zero();
     const double *first = body->state.velocity;
-    __m256d x[3], v[3], hv[3], y[3], R[9], rate[9], Y[9], turning = zero;
-    op_avx_load_records4(&body->state.position[3 * i], 3, 3, x);
-    op_avx_load_records4(&body->state.velocity[3 * i], 3, 3, v);
+    op_lanes4 x[3], v[3], hv[3], y[3], R[9], rate[9], Y[9], turning = zero;
+    op4_load_consecutive(&body->state.position[3 * i], 3, 3, x);
+    op4_load_consecutive(&body->state.velocity[3 * i], 3, 3, v);
     for (int k = 0; k < 3; ++k) {
-        hv[k] = _mm256_mul_pd(step, v[k]);
-        y[k] = _mm256_add_pd(_mm256_add_pd(x[k], hv[k]), _mm256_set1_pd(h2g[k]));
-        turning = _mm256_or_pd(turning, _mm256_cmp_pd(v[k], _mm256_set1_pd(first[k]), _CMP_NEQ_UQ));
+        hv[k] = op4_mul(step, v[k]);
+        y[k] = op4_add(op4_add(x[k], hv[k]), op4_all(h2g[k]));
+        turning = op4_or_mask(turning, op4_neq(v[k], op4_all(first[k])));
     }
-    op_avx_store_records4(&body->inertial_position[3 * i], 3, 3, y);
-    op_avx_store_records4(&body->state.position[3 * i], 3, 3, y);
-    op_avx_load_records4(&body->state.rotation[9 * i], 9, 9, R);
-    op_avx_load_records4(&body->state.rotation_rate[9 * i], 9, 9, rate);
+    op4_store_consecutive(&body->inertial_position[3 * i], 3, 3, y);
+    op4_store_consecutive(&body->state.position[3 * i], 3, 3, y);
+    op4_load_consecutive(&body->state.rotation[9 * i], 9, 9, R);
+    op4_load_consecutive(&body->state.rotation_rate[9 * i], 9, 9, rate);
     for (int k = 0; k < 9; ++k) {
-        Y[k] = _mm256_add_pd(R[k], _mm256_mul_pd(step, rate[k]));
-        turning = _mm256_or_pd(turning, _mm256_cmp_pd(rate[k], zero, _CMP_NEQ_UQ));
+        Y[k] = op4_add(R[k], op4_mul(step, rate[k]));
+        turning = op4_or_mask(turning, op4_neq(rate[k], zero));
     }
-    op_avx_store_records4(&body->inertial_rotation[9 * i], 9, 9, Y);
+    op4_store_consecutive(&body->inertial_rotation[9 * i], 9, 9, Y);
     if (!fit)
         return turning;
     const op_graph *g = body->graph;
-    __m256d m = _mm256_loadu_pd(&g->mass[i]), e[3], md[3], me[3], outer[9], A[9], YA[9], moment[9];
+    op_lanes4 m = op4_load(&g->mass[i]), e[3], md[3], me[3], outer[9], A[9], YA[9], moment[9];
     for (int k = 0; k < 3; ++k) {
-        e[k] = _mm256_sub_pd(x[k], _mm256_set1_pd(anchor[k]));
-        md[k] = _mm256_mul_pd(m, _mm256_add_pd(e[k], hv[k]));
-        me[k] = _mm256_mul_pd(m, e[k]);
+        e[k] = op4_sub(x[k], op4_all(anchor[k]));
+        md[k] = op4_mul(m, op4_add(e[k], hv[k]));
+        me[k] = op4_mul(m, e[k]);
     }
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
-            outer[3 * r + c] = _mm256_mul_pd(md[r], e[c]);
-    op_avx_load_records4(&g->rest_moment[9 * i], 9, 9, A);
-    op_avx_m3_mul(YA, Y, A);
+            outer[3 * r + c] = op4_mul(md[r], e[c]);
+    op4_load_consecutive(&g->rest_moment[9 * i], 9, 9, A);
+    op4_m3_mul(YA, Y, A);
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
             moment[3 * r + c] =
-                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(YA[3 * r], R[3 * c]), _mm256_mul_pd(YA[3 * r + 1], R[3 * c + 1])),
-                              _mm256_mul_pd(YA[3 * r + 2], R[3 * c + 2]));
-    fit->spin_low = add_in_order(fit->spin_low, moment[0], moment[1], moment[2], moment[3]);
-    fit->spin_high = add_in_order(fit->spin_high, moment[4], moment[5], moment[6], moment[7]);
-    fit->spread_low = add_in_order(fit->spread_low, outer[0], outer[1], outer[2], outer[3]);
-    fit->spread_high = add_in_order(fit->spread_high, outer[4], outer[5], outer[6], outer[7]);
-    fit->d_mass = add_in_order(fit->d_mass, md[0], md[1], md[2], m);
-    fit->e_spin8 = add_in_order(fit->e_spin8, me[0], me[1], me[2], moment[8]);
-    fit->spread8 = add_lanes_in_order(fit->spread8, outer[8]);
+                op4_add(op4_add(op4_mul(YA[3 * r], R[3 * c]), op4_mul(YA[3 * r + 1], R[3 * c + 1])),
+                              op4_mul(YA[3 * r + 2], R[3 * c + 2]));
+    fit->spin_low = op4_add_in_order(fit->spin_low, moment[0], moment[1], moment[2], moment[3]);
+    fit->spin_high = op4_add_in_order(fit->spin_high, moment[4], moment[5], moment[6], moment[7]);
+    fit->spread_low = op4_add_in_order(fit->spread_low, outer[0], outer[1], outer[2], outer[3]);
+    fit->spread_high = op4_add_in_order(fit->spread_high, outer[4], outer[5], outer[6], outer[7]);
+    fit->d_mass = op4_add_in_order(fit->d_mass, md[0], md[1], md[2], m);
+    fit->e_spin8 = op4_add_in_order(fit->e_spin8, me[0], me[1], me[2], moment[8]);
+    fit->spread8 = op4_sum_in_order(fit->spread8, outer[8]);
     return turning;
 }
 
@@ -212,11 +190,11 @@ static int predict_particles_avx(op_body *body, double h, const double h2g[3], c
                                  op_rigid_fit_sums *fit)
 {
     int n = body->graph->particle_count, turning = 0, i = 0;
-    __m256d turning_lanes = _mm256_setzero_pd();
+    op_lanes4 turning_lanes = op4_zero();
     fit_lanes lanes = fit ? fit_lanes_load(fit) : (fit_lanes){ 0 };
     for (; i + 4 <= n; i += 4) {
         if (quad_free(body->position_pinned, i)) {
-            turning_lanes = _mm256_or_pd(turning_lanes, predict_quad_avx(body, i, h, h2g, anchor, fit ? &lanes : NULL));
+            turning_lanes = op4_or_mask(turning_lanes, predict_quad_avx(body, i, h, h2g, anchor, fit ? &lanes : NULL));
             continue;
         }
         if (fit)
@@ -230,15 +208,15 @@ static int predict_particles_avx(op_body *body, double h, const double h2g[3], c
         fit_lanes_store(&lanes, fit);
     for (; i < n; ++i)
         turning |= predict_particle(body, i, h, h2g, anchor, fit);
-    return turning || _mm256_movemask_pd(turning_lanes) != 0;
+    return turning || op4_bits(turning_lanes) != 0;
 }
 
 /* turn_scalar's R ← Q R for particles first … last − 1, four at a time where none is pinned */
 static void turn_avx(op_body *body, const double Q[9], int n)
 {
-    __m256d q[9];
+    op_lanes4 q[9];
     for (int k = 0; k < 9; ++k)
-        q[k] = _mm256_set1_pd(Q[k]);
+        q[k] = op4_all(Q[k]);
     int i = 0;
     for (; i + 4 <= n; i += 4) {
         if (!quad_free(body->rotation_pinned, i)) {
@@ -246,36 +224,36 @@ static void turn_avx(op_body *body, const double Q[9], int n)
             continue;
         }
         double *rotation = &body->state.rotation[9 * i];
-        __m256d R[9], turned[9];
-        op_avx_load_records4(rotation, 9, 9, R);
-        op_avx_m3_mul(turned, q, R);
-        op_avx_store_records4(rotation, 9, 9, turned);
+        op_lanes4 R[9], turned[9];
+        op4_load_consecutive(rotation, 9, 9, R);
+        op4_m3_mul(turned, q, R);
+        op4_store_consecutive(rotation, 9, 9, turned);
     }
     turn_scalar(body, Q, i, n);
 }
 
 /* Entries [offset, offset + count) of four bodies' arrays, one register an entry, body p in lane
- * p (op_avx_load_records_at) */
-static inline void load_bodies(const double *const array[4], size_t offset, int count, __m256d *out)
+ * p (op4_load_records) */
+static inline void load_bodies(const double *const array[4], size_t offset, int count, op_lanes4 *out)
 {
     const double *const at[4] = { array[0] + offset, array[1] + offset, array[2] + offset, array[3] + offset };
-    op_avx_load_records_at(at, count, out);
+    op4_load_records(at, count, out);
 }
 
-static inline void store_bodies(double *const array[4], size_t offset, int count, const __m256d *in)
+static inline void store_bodies(double *const array[4], size_t offset, int count, const op_lanes4 *in)
 {
     double *const at[4] = { array[0] + offset, array[1] + offset, array[2] + offset, array[3] + offset };
-    op_avx_store_records_at(at, count, in);
+    op4_store_records(at, count, in);
 }
 
 /* The fit's sums of four bodies, one body a lane. */
 typedef struct fit_bodies {
-    __m256d mass, d[3], e[3], spread[9], spin[9];
+    op_lanes4 mass, d[3], e[3], spread[9], spin[9];
 } fit_bodies;
 
 /* predict_particle for every particle of four bodies of one graph, none of them pinned, one body a
  * lane: each lane's sums take its body's terms in index order, as one body's loop adds them, so
- * they need none of add_in_order's transposes, and no particle is left over for the scalar code
+ * they need none of op4_add_in_order's transposes, and no particle is left over for the scalar code
  * (a pile's 30-particle bodies left two each). The graph's masses and rest moments are the same in
  * every lane. Its arithmetic is predict_quad_avx's, written out again: with the two sharing
  * inlined helpers (the steps, the fit's terms as a struct) PREDICT measured 63.7–64.9 ms against
@@ -284,7 +262,7 @@ static void predict_bodies_avx(op_body *const bodies[4], double h, const double 
                                op_rigid_fit_sums *const fits[4], int turning[4])
 {
     const op_graph *g = bodies[0]->graph;
-    const __m256d step = _mm256_set1_pd(h), zero = _mm256_setzero_pd();
+    const op_lanes4 step = op4_all(h), zero = op4_zero();
     double *position[4], *inertial_position[4], *inertial_rotation[4];
     const double *velocity[4], *rotation[4], *rate[4];
     for (int p = 0; p < 4; ++p) {
@@ -295,11 +273,11 @@ static void predict_bodies_avx(op_body *const bodies[4], double h, const double 
         inertial_position[p] = bodies[p]->inertial_position;
         inertial_rotation[p] = bodies[p]->inertial_rotation;
     }
-    __m256d first[3], origin[3], gravity[3], turning_lanes = zero;
+    op_lanes4 first[3], origin[3], gravity[3], turning_lanes = zero;
     load_bodies(velocity, 0, 3, first);
-    op_avx_load_records_at(anchor, 3, origin);
+    op4_load_records(anchor, 3, origin);
     for (int k = 0; k < 3; ++k)
-        gravity[k] = _mm256_set1_pd(h2g[k]);
+        gravity[k] = op4_all(h2g[k]);
     double *mass_at[4], *d_at[4], *e_at[4], *spread_at[4], *spin_at[4];
     fit_bodies sum;
     for (int p = 0; fits && p < 4; ++p) {
@@ -318,59 +296,59 @@ static void predict_bodies_avx(op_body *const bodies[4], double h, const double 
     }
     for (int i = 0; i < g->particle_count; ++i) {
         size_t at3 = 3 * (size_t)i, at9 = 9 * (size_t)i;
-        __m256d x[3], v[3], hv[3], y[3], R[9], Rate[9], Y[9];
+        op_lanes4 x[3], v[3], hv[3], y[3], R[9], Rate[9], Y[9];
         load_bodies((const double *const *)position, at3, 3, x);
         load_bodies(velocity, at3, 3, v);
         for (int k = 0; k < 3; ++k) {
-            hv[k] = _mm256_mul_pd(step, v[k]);
-            y[k] = _mm256_add_pd(_mm256_add_pd(x[k], hv[k]), gravity[k]);
-            turning_lanes = _mm256_or_pd(turning_lanes, _mm256_cmp_pd(v[k], first[k], _CMP_NEQ_UQ));
+            hv[k] = op4_mul(step, v[k]);
+            y[k] = op4_add(op4_add(x[k], hv[k]), gravity[k]);
+            turning_lanes = op4_or_mask(turning_lanes, op4_neq(v[k], first[k]));
         }
         store_bodies(inertial_position, at3, 3, y);
         store_bodies(position, at3, 3, y);
         load_bodies(rotation, at9, 9, R);
         load_bodies(rate, at9, 9, Rate);
         for (int k = 0; k < 9; ++k) {
-            Y[k] = _mm256_add_pd(R[k], _mm256_mul_pd(step, Rate[k]));
-            turning_lanes = _mm256_or_pd(turning_lanes, _mm256_cmp_pd(Rate[k], zero, _CMP_NEQ_UQ));
+            Y[k] = op4_add(R[k], op4_mul(step, Rate[k]));
+            turning_lanes = op4_or_mask(turning_lanes, op4_neq(Rate[k], zero));
         }
         store_bodies(inertial_rotation, at9, 9, Y);
         if (!fits)
             continue;
-        __m256d m = _mm256_broadcast_sd(&g->mass[i]), e[3], md[3], A[9], YA[9];
+        op_lanes4 m = op4_broadcast(&g->mass[i]), e[3], md[3], A[9], YA[9];
         for (int k = 0; k < 3; ++k) {
-            e[k] = _mm256_sub_pd(x[k], origin[k]);
-            md[k] = _mm256_mul_pd(m, _mm256_add_pd(e[k], hv[k]));
+            e[k] = op4_sub(x[k], origin[k]);
+            md[k] = op4_mul(m, op4_add(e[k], hv[k]));
         }
-        sum.mass = _mm256_add_pd(sum.mass, m);
+        sum.mass = op4_add(sum.mass, m);
         for (int k = 0; k < 3; ++k) {
-            sum.d[k] = _mm256_add_pd(sum.d[k], md[k]);
-            sum.e[k] = _mm256_add_pd(sum.e[k], _mm256_mul_pd(m, e[k]));
+            sum.d[k] = op4_add(sum.d[k], md[k]);
+            sum.e[k] = op4_add(sum.e[k], op4_mul(m, e[k]));
         }
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-                sum.spread[3 * r + c] = _mm256_add_pd(sum.spread[3 * r + c], _mm256_mul_pd(md[r], e[c]));
+                sum.spread[3 * r + c] = op4_add(sum.spread[3 * r + c], op4_mul(md[r], e[c]));
         for (int k = 0; k < 9; ++k)
-            A[k] = _mm256_broadcast_sd(&g->rest_moment[at9 + k]);
-        op_avx_m3_mul(YA, Y, A);
+            A[k] = op4_broadcast(&g->rest_moment[at9 + k]);
+        op4_m3_mul(YA, Y, A);
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c) {
-                __m256d moment = _mm256_add_pd(
-                    _mm256_add_pd(_mm256_mul_pd(YA[3 * r], R[3 * c]), _mm256_mul_pd(YA[3 * r + 1], R[3 * c + 1])),
-                    _mm256_mul_pd(YA[3 * r + 2], R[3 * c + 2]));
-                sum.spin[3 * r + c] = _mm256_add_pd(sum.spin[3 * r + c], moment);
+                op_lanes4 moment = op4_add(
+                    op4_add(op4_mul(YA[3 * r], R[3 * c]), op4_mul(YA[3 * r + 1], R[3 * c + 1])),
+                    op4_mul(YA[3 * r + 2], R[3 * c + 2]));
+                sum.spin[3 * r + c] = op4_add(sum.spin[3 * r + c], moment);
             }
     }
-    int mask = _mm256_movemask_pd(turning_lanes);
+    int mask = op4_bits(turning_lanes);
     for (int p = 0; p < 4; ++p)
         turning[p] = (mask >> p) & 1;
     if (!fits)
         return;
-    op_avx_store_records_at(mass_at, 1, &sum.mass);
-    op_avx_store_records_at(d_at, 3, sum.d);
-    op_avx_store_records_at(e_at, 3, sum.e);
-    op_avx_store_records_at(spread_at, 9, sum.spread);
-    op_avx_store_records_at(spin_at, 9, sum.spin);
+    op4_store_records(mass_at, 1, &sum.mass);
+    op4_store_records(d_at, 3, sum.d);
+    op4_store_records(e_at, 3, sum.e);
+    op4_store_records(spread_at, 9, sum.spread);
+    op4_store_records(spin_at, 9, sum.spin);
 }
 
 /* turn_scalar for four bodies of one graph, none of them pinned, one body a lane; a body whose
@@ -385,24 +363,24 @@ static void turn_bodies_avx(op_body *const bodies[4], const double *const Q[4])
         kept[p] = Q[p] ? 0.0 : -1.0; /* the sign bit chooses */
         rotation[p] = bodies[p]->state.rotation;
     }
-    __m256d q[9], keep = _mm256_loadu_pd(kept);
-    op_avx_load_records_at(turn, 9, q);
+    op_lanes4 q[9], keep = op4_load(kept);
+    op4_load_records(turn, 9, q);
     for (int i = 0; i < bodies[0]->graph->particle_count; ++i) {
-        __m256d R[9], turned[9];
+        op_lanes4 R[9], turned[9];
         load_bodies((const double *const *)rotation, 9 * (size_t)i, 9, R);
-        op_avx_m3_mul(turned, q, R);
+        op4_m3_mul(turned, q, R);
         for (int k = 0; k < 9; ++k)
-            turned[k] = _mm256_blendv_pd(turned[k], R[k], keep);
+            turned[k] = op4_select(keep, R[k], turned[k]);
         store_bodies(rotation, 9 * (size_t)i, 9, turned);
     }
 }
 
 static void difference_scaled_avx(double *out, const double *a, const double *b, double scale, size_t count)
 {
-    __m256d s = _mm256_set1_pd(scale);
+    op_lanes4 s = op4_all(scale);
     size_t k = 0;
     for (; k + 4 <= count; k += 4)
-        _mm256_storeu_pd(out + k, _mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(a + k), _mm256_loadu_pd(b + k)), s));
+        op4_store(out + k, op4_mul(op4_sub(op4_load(a + k), op4_load(b + k)), s));
     difference_scaled_scalar(out, a, b, scale, k, count);
 }
 OP_SIMD_AVX_END
