@@ -21,12 +21,13 @@ const char app_estimate_rho_usage[] =
     "                          [--out FILE]\n"
     "\n"
     "Estimates the spectral radius rho of the scene's plain iteration for Chebyshev acceleration\n"
-    "(solvers/accel/chebyshev.h). Runs CONFIG with chebyshev forced off to the end of frame F (default 10;\n"
-    "0: from the initial state), each frame as the config says, then N plain iterations (default\n"
-    "200) of the next sub-step. With d_k = |x^{k+1} - x^k| (all particle centres of all bodies, one\n"
-    "Euclidean norm), the estimate is the median of the ratios d_k / d_{k-1} over the last half of\n"
-    "the iterations (k >= N/2), leaving out ratios whose d_{k-1} is at rounding level. The median\n"
-    "rather than a mean: a few ratios near a rotation flip or at rounding level do not move it.\n"
+    "(solvers/accel/chebyshev.h). Runs CONFIG with chebyshev and anderson forced off to the end\n"
+    "of frame F (default 10; 0: from the initial state), each frame as the config says, then N\n"
+    "plain iterations (default 200) of the next sub-step. With d_k = |x^{k+1} - x^k| (all particle\n"
+    "centres of all bodies, one Euclidean norm), the estimate is the median of the ratios\n"
+    "d_k / d_{k-1} over the last half of the iterations (k >= N/2), leaving out ratios whose d_{k-1}\n"
+    "is at rounding level. The median rather than a mean: a few ratios near a rotation flip or at\n"
+    "rounding level do not move it.\n"
     "Prints 'chebyshev_rho = ...' and 'chebyshev_rho_source = ...' lines ready for a [solver]\n"
     "section (or --set solver.KEY=VALUE); --out FILE writes them as an INI snippet.\n";
 
@@ -69,7 +70,9 @@ static int parse_rho_options(const app_call *call, rho_options *o)
         return app_usage_error("estimate-rho", "%s", "give one CONFIG.ini");
     o->config = call->argv[optind];
     o->user_overrides = o->overrides.count;
-    app_list_add(&o->overrides, "solver.chebyshev=off"); /* last: it wins over the config and --set */
+    /* last: they win over the config and --set; the plain iteration is what is probed */
+    app_list_add(&o->overrides, "solver.chebyshev=off");
+    app_list_add(&o->overrides, "solver.anderson=off");
     return -1;
 }
 
