@@ -10,6 +10,7 @@
 
 #include "geometry/build.h"
 #include "base/math3.h"
+#include "base/rng.h"
 #include "base/timer.h"
 #include "geometry/model.h"
 #include "geometry/shapes.h"
@@ -206,6 +207,52 @@ static void test_contains_point_at_box_faces(void **state)
                 q[d] = side * (0.5 * size[d] - eps);
                 assert_true(op_mesh_contains_point(&mesh, q));
             }
+        op_mesh_free(&mesh);
+    }
+}
+
+/* The locator answers op_mesh_contains_point's answer for every point: random points around the
+ * dinosaur and the bunny, and points on the generated shapes' grid lines and vertices, where
+ * rays pass through shared edges and the tie rule decides. */
+static void test_locator_agrees_with_the_full_scan(void **state)
+{
+    (void)state;
+    const char *files[] = { "dino", "bunny" }, *shapes[] = { "bar", "sheet", "cube", "torus" };
+    op_rng rng = op_rng_seeded(7);
+    for (int m = 0; m < 6; ++m) {
+        op_mesh mesh = { 0 };
+        if (m < 2)
+            load_file(files[m], &mesh);
+        else
+            load_shape(shapes[m - 2], &mesh);
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        op_mesh_locator locator;
+        assert_int_equal(op_mesh_locator_make(&ctx, &mesh, &locator), OP_OK);
+        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        for (int v = 0; v < mesh.vertex_count; ++v)
+            for (int d = 0; d < 3; ++d) {
+                lo[d] = fmin(lo[d], mesh.vertices[3 * v + d]);
+                hi[d] = fmax(hi[d], mesh.vertices[3 * v + d]);
+            }
+        int inside = 0, points = m < 2 ? 4000 : 20000;
+        for (int k = 0; k < points; ++k) {
+            double p[3];
+            for (int d = 0; d < 3; ++d)
+                p[d] = lo[d] - 0.1 * (hi[d] - lo[d]) + 1.2 * (hi[d] - lo[d]) * op_rng_uniform(&rng);
+            if (k % 2 == 1) { /* on a vertex's y and z: the ray meets edges and vertices */
+                int v = op_rng_below(&rng, mesh.vertex_count);
+                p[1] = mesh.vertices[3 * v + 1];
+                p[2] = mesh.vertices[3 * v + 2];
+            }
+            int full = op_mesh_contains_point(&mesh, p);
+            inside += full;
+            if (op_mesh_locator_contains(&locator, p) != full)
+                fail_msg("mesh %d: (%.17g, %.17g, %.17g): the full scan says %d", m, p[0], p[1], p[2], full);
+        }
+        print_message("mesh %d: %d of %d points inside, both ways\n", m, inside, points);
+        assert_true(inside > points / 20 && inside < points);
+        op_mesh_locator_free(&locator);
         op_mesh_free(&mesh);
     }
 }
@@ -831,17 +878,30 @@ static void test_too_many_particles(void **state)
     load_shape("column", &mesh);
     op_build_def def = op_default_build_def();
     def.voxel_resolution = 8; /* 4 x 40 x 4 interior voxels */
-    def.particles = 100000;
-    expect_build_failure(&mesh, &def, "interior voxels");
+    def.particles = 10000000; /* 2.4e8 voxels: a grid beyond the bound */
+    expect_build_failure(&mesh, &def, "beyond the bound");
+    /* 641 particles: more than the 640 voxels at 8, so the grid is refined until each particle
+       has OP_BUILD_VOXELS_PER_PARTICLE of them */
     def.particles = 641;
-    expect_build_failure(&mesh, &def, "interior voxels");
-    def.particles = 640; /* one voxel each is still a (poor) graph */
     op_graph graph;
     op_skin skin;
-    build_or_fail(&mesh, &def, "column640", &graph, &skin);
-    assert_int_equal(graph.particle_count, 640);
+    op_build_report report;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    assert_int_equal(op_build_body_report(&ctx, &mesh, &def, &graph, &skin, &report), OP_OK);
+    assert_int_equal(graph.particle_count, 641);
+    print_message("641 particles: built at resolution %d\n", report.voxel_resolution);
+    assert_true(report.voxel_resolution > 8);
     op_graph_free(&graph);
     op_skin_free(&skin);
+    /* what the particles need is found at the resolution asked for: as before */
+    def.voxel_resolution = 32;
+    def.particles = 20;
+    assert_int_equal(op_build_body_report(&ctx, &mesh, &def, &graph, &skin, &report), OP_OK);
+    assert_int_equal(report.voxel_resolution, 32);
+    op_graph_free(&graph);
+    op_skin_free(&skin);
+    def.voxel_resolution = 8;
     /* a rod cannot have more particles than voxel layers along its length either */
     def.kind = OP_BODY_ROD;
     def.particles = 100000;
@@ -994,6 +1054,7 @@ int main(void)
         cmocka_unit_test(test_voxelize_curved_meshes),
         cmocka_unit_test(test_voxel_at_outside_grid),
         cmocka_unit_test(test_contains_point_at_box_faces),
+        cmocka_unit_test(test_locator_agrees_with_the_full_scan),
         cmocka_unit_test(test_voxelize_open_mesh_fails),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_bar20_rod),

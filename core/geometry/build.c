@@ -188,15 +188,60 @@ static heap_entry heap_pop(heap *h)
     return top;
 }
 
+/* The farthest voxel, kept as distances fall: a tournament tree over the voxels whose every node
+ * holds the winner of its two children, the larger distance, the lower index on a tie. The root
+ * is then what a scan for the first voxel of largest distance finds, in O(log count) a change
+ * instead of a scan of every voxel per seed (which made seeding grow as particles × voxels). */
+typedef struct farthest_tree {
+    const double *distance;
+    int leaves; /* a power of two >= count */
+    int *node;  /* [2 leaves]: node[1] the root, node[leaves + v] voxel v (-1 past the end) */
+} farthest_tree;
+
+static int farther(const farthest_tree *t, int a, int b)
+{
+    if (b < 0)
+        return a;
+    if (a < 0)
+        return b;
+    double da = t->distance[a], db = t->distance[b];
+    return da > db || (da == db && a < b) ? a : b;
+}
+
+static int farthest_make(op_ctx *ctx, farthest_tree *t, const double *distance, int count)
+{
+    t->distance = distance;
+    for (t->leaves = 1; t->leaves < count; t->leaves *= 2) {
+    }
+    if (!(t->node = op_calloc(ctx, 2 * (size_t)t->leaves, sizeof *t->node)))
+        return ctx->status;
+    for (int v = 0; v < t->leaves; ++v)
+        t->node[t->leaves + v] = v < count ? v : -1;
+    for (int k = t->leaves - 1; k >= 1; --k)
+        t->node[k] = farther(t, t->node[2 * k], t->node[2 * k + 1]);
+    return OP_OK;
+}
+
+/* Voxel v's distance fell: the nodes it won are replayed, from its leaf up. A distance only
+ * falls, so where v did not win nothing above changes. */
+static void farthest_changed(farthest_tree *t, int v)
+{
+    for (int k = (t->leaves + v) / 2; k >= 1 && t->node[k] == v; k /= 2)
+        t->node[k] = farther(t, t->node[2 * k], t->node[2 * k + 1]);
+}
+
 /* Dijkstra through the interior voxels from `source_count` sources, lowering distance[] and
- * relabelling where a source is nearer than before. Sources get label source_label[s]. */
+ * relabelling where a source is nearer than before. Sources get label source_label[s]. Each
+ * lowered distance is replayed into `farthest` unless it is NULL. */
 static int geodesic_relax(op_ctx *ctx, const interior *in, const int *sources, const int *source_label,
-                          int source_count, double *distance, int *label, heap *h)
+                          int source_count, double *distance, int *label, heap *h, farthest_tree *farthest)
 {
     h->size = 0;
     for (int s = 0; s < source_count; ++s) {
         distance[sources[s]] = 0.0;
         label[sources[s]] = source_label[s];
+        if (farthest)
+            farthest_changed(farthest, sources[s]);
         if (heap_push(ctx, h, 0.0, sources[s]) != OP_OK)
             return ctx->status;
     }
@@ -210,6 +255,8 @@ static int geodesic_relax(op_ctx *ctx, const interior *in, const int *sources, c
             if (d < distance[neighbour]) {
                 distance[neighbour] = d;
                 label[neighbour] = label[v];
+                if (farthest)
+                    farthest_changed(farthest, neighbour);
                 if (heap_push(ctx, h, d, neighbour) != OP_OK)
                     return ctx->status;
             }
@@ -234,22 +281,20 @@ static int partition_solid(op_ctx *ctx, const interior *in, const op_build_def *
     double *best = op_calloc(ctx, (size_t)n, sizeof(double));
     int *members = op_calloc(ctx, (size_t)n, sizeof(int));
     heap h = { 0 };
+    farthest_tree farthest = { 0 };
     if (ctx->status != OP_OK)
         goto done;
     for (int v = 0; v < count; ++v)
         distance[v] = INFINITY;
+    if (farthest_make(ctx, &farthest, distance, count) != OP_OK)
+        goto done;
     op_rng rng = op_rng_seeded(def->seed);
     seeds[0] = op_rng_below(&rng, count);
     for (int s = 0; s < n; ++s) {
         ids[s] = s;
-        if (s > 0) {
-            int farthest = 0;
-            for (int v = 1; v < count; ++v)
-                if (distance[v] > distance[farthest])
-                    farthest = v;
-            seeds[s] = farthest;
-        }
-        if (geodesic_relax(ctx, in, &seeds[s], &ids[s], 1, distance, label, &h) != OP_OK)
+        if (s > 0)
+            seeds[s] = farthest.node[1];
+        if (geodesic_relax(ctx, in, &seeds[s], &ids[s], 1, distance, label, &h, &farthest) != OP_OK)
             goto done;
     }
     for (int iteration = 0; iteration < def->lloyd_iterations; ++iteration) {
@@ -280,10 +325,11 @@ static int partition_solid(op_ctx *ctx, const interior *in, const op_build_def *
             break;
         for (int v = 0; v < count; ++v)
             distance[v] = INFINITY;
-        if (geodesic_relax(ctx, in, seeds, ids, n, distance, label, &h) != OP_OK)
+        if (geodesic_relax(ctx, in, seeds, ids, n, distance, label, &h, NULL) != OP_OK)
             goto done;
     }
 done:
+    free(farthest.node);
     free(seeds);
     free(ids);
     free(next_seed);
@@ -543,19 +589,19 @@ static int union_find_root(int *parent, int i)
     return i;
 }
 
-static int midpoint_inside(const op_mesh *mesh, const double a[3], const double b[3])
+static int midpoint_inside(const op_mesh_locator *solid, const double a[3], const double b[3])
 {
     double mid[3];
     v3_add(mid, a, b);
     v3_scale(mid, mid, 0.5);
-    return op_mesh_contains_point(mesh, mid);
+    return op_mesh_locator_contains(solid, mid);
 }
 
 /* A bridging edge a–b whose centre-to-centre segment cuts a corner (a limb bent between two
  * large cells) is made to stay inside by sliding one centre toward the cells' shared faces,
  * the smaller cell's first, in quarter steps. The move must keep the centre inside and every
  * edge already attached to it inside too. Returns 1 when the edge can be kept. */
-static int slide_into_solid(const op_mesh *mesh, op_graph *graph, const contact *c, const int *members,
+static int slide_into_solid(const op_mesh_locator *solid, op_graph *graph, const contact *c, const int *members,
                             const int *edges, int edge_count)
 {
     int order[2] = { c->a, c->b };
@@ -570,11 +616,11 @@ static int slide_into_solid(const op_mesh *mesh, op_graph *graph, const contact 
             v3_sub(delta, c->center, original);
             v3_copy(x, original);
             v3_axpy(x, 0.25 * step, delta);
-            int ok = op_mesh_contains_point(mesh, x) && midpoint_inside(mesh, x, &graph->rest_position[3 * other]);
+            int ok = op_mesh_locator_contains(solid, x) && midpoint_inside(solid, x, &graph->rest_position[3 * other]);
             for (int e = 0; e < edge_count && ok; ++e) {
                 int i = edges[2 * e], j = edges[2 * e + 1];
                 if (i == moving || j == moving)
-                    ok = midpoint_inside(mesh, &graph->rest_position[3 * i], &graph->rest_position[3 * j]);
+                    ok = midpoint_inside(solid, &graph->rest_position[3 * i], &graph->rest_position[3 * j]);
             }
             if (ok)
                 return 1;
@@ -601,7 +647,7 @@ static double radius_along(const op_graph *graph, int i, const double u[3])
  * test) and every point sampled along it at most half a voxel apart, both ends included, in an
  * interior voxel. A long edge can leave a bent limb and come back with its midpoint inside;
  * the walk catches that at the voxels' resolution. */
-static int segment_inside(const interior *in, const op_mesh *mesh, const double a[3], const double b[3])
+static int segment_inside(const interior *in, const op_mesh_locator *solid, const double a[3], const double b[3])
 {
     double d[3];
     v3_sub(d, b, a);
@@ -614,7 +660,7 @@ static int segment_inside(const interior *in, const op_mesh *mesh, const double 
         if (cell < 0 || in->compact_of[cell] < 0)
             return 0;
     }
-    return midpoint_inside(mesh, a, b);
+    return midpoint_inside(solid, a, b);
 }
 
 /* The overlap rule's extra edges, appended to edges[2 * *edge_count]: every pair i < j whose
@@ -622,7 +668,7 @@ static int segment_inside(const interior *in, const op_mesh *mesh, const double 
  * S (r_i(u) + r_j(u)) with u the unit direction between them, and whose segment stays in the
  * solid (segment_inside). Pairs in index order, so the result repeats; the graph's edge setter
  * merges the pairs the face rule already joined. *edges grows as needed. */
-static int overlap_edges(op_ctx *ctx, const interior *in, const op_mesh *mesh, const op_build_def *def,
+static int overlap_edges(op_ctx *ctx, const interior *in, const op_mesh_locator *solid, const op_build_def *def,
                          const op_graph *graph, int **edges, int *edge_count, size_t *capacity)
 {
     int n = graph->particle_count;
@@ -636,7 +682,7 @@ static int overlap_edges(op_ctx *ctx, const interior *in, const op_mesh *mesh, c
                 continue;
             v3_scale(u, u, 1.0 / distance);
             if (distance > def->overlap_scale * (radius_along(graph, i, u) + radius_along(graph, j, u)) ||
-                !segment_inside(in, mesh, xi, xj))
+                !segment_inside(in, solid, xi, xj))
                 continue;
             if ((size_t)*edge_count == *capacity) {
                 int *grown = realloc(*edges, 4 * *capacity * sizeof(int));
@@ -657,7 +703,7 @@ static int overlap_edges(op_ctx *ctx, const interior *in, const op_mesh *mesh, c
  * lies inside the mesh (an edge never leaves the solid). Weaker contacts are then added,
  * strongest first, only where they join otherwise separate parts, so pruning never splits the
  * body; where such a bridge would leave the solid, slide_into_solid moves a centre. */
-static int cell_edges(op_ctx *ctx, const interior *in, const int *label, const op_mesh *mesh,
+static int cell_edges(op_ctx *ctx, const interior *in, const int *label, const op_mesh_locator *solid,
                       const op_build_def *def, op_graph *graph)
 {
     const op_voxels *vx = in->voxels;
@@ -697,7 +743,7 @@ static int cell_edges(op_ctx *ctx, const interior *in, const int *label, const o
         v3_scale(c->center, c->center, 1.0 / c->faces);
         int smaller = members[c->a] < members[c->b] ? members[c->a] : members[c->b];
         c->strong = c->faces >= def->contact_fraction * pow((double)smaller, 2.0 / 3.0) &&
-                    midpoint_inside(mesh, &graph->rest_position[3 * c->a], &graph->rest_position[3 * c->b]);
+                    midpoint_inside(solid, &graph->rest_position[3 * c->a], &graph->rest_position[3 * c->b]);
     }
     qsort(contacts, (size_t)contact_count, sizeof(contact), compare_contact_strength);
     for (int i = 0; i < n; ++i)
@@ -708,15 +754,15 @@ static int cell_edges(op_ctx *ctx, const interior *in, const int *label, const o
             int ra = union_find_root(parent, c->a), rb = union_find_root(parent, c->b);
             if (pass == 0 ? !c->strong : c->strong || ra == rb)
                 continue;
-            if (pass == 1 && !midpoint_inside(mesh, &graph->rest_position[3 * c->a], &graph->rest_position[3 * c->b]) &&
-                !slide_into_solid(mesh, graph, c, members, edges, edge_count))
+            if (pass == 1 && !midpoint_inside(solid, &graph->rest_position[3 * c->a], &graph->rest_position[3 * c->b]) &&
+                !slide_into_solid(solid, graph, c, members, edges, edge_count))
                 continue;
             parent[ra] = rb;
             edges[2 * edge_count] = c->a;
             edges[2 * edge_count + 1] = c->b;
             ++edge_count;
         }
-    if (def->overlap_scale > 0.0 && overlap_edges(ctx, in, mesh, def, graph, &edges, &edge_count, &capacity) != OP_OK)
+    if (def->overlap_scale > 0.0 && overlap_edges(ctx, in, solid, def, graph, &edges, &edge_count, &capacity) != OP_OK)
         goto done;
     op_graph_set_edges(ctx, graph, edges, edge_count);
 done:
@@ -858,6 +904,7 @@ static int build_at(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, i
         return ctx->status;
     *cells = (double)voxels.dims[0] * voxels.dims[1] * voxels.dims[2];
     interior in = { 0 };
+    op_mesh_locator solid = { 0 };
     int *label = NULL, *owner = NULL, *slot_label = NULL, *slot_of = NULL, grid[3] = { 1, 1, 1 };
     if (interior_make(ctx, &voxels, &in) != OP_OK)
         goto done;
@@ -912,7 +959,8 @@ static int build_at(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, i
             slot_of[label[v]] = slot_label[v];
         if (lattice_edges(ctx, slot_of, grid, graph) != OP_OK)
             goto done;
-    } else if (cell_edges(ctx, &in, label, mesh, def, graph) != OP_OK) {
+    } else if (op_mesh_locator_make(ctx, mesh, &solid) != OP_OK ||
+               cell_edges(ctx, &in, label, &solid, def, graph) != OP_OK) {
         goto done;
     }
     if (op_graph_check(ctx, graph, "built") != OP_OK)
@@ -923,6 +971,7 @@ static int build_at(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, i
         goto done;
     op_skin_bind(ctx, graph, mesh, owner, def->skin_k, skin);
 done:
+    op_mesh_locator_free(&solid);
     free(label);
     free(slot_label);
     free(slot_of);
@@ -934,6 +983,33 @@ done:
         op_skin_free(skin);
     }
     return ctx->status;
+}
+
+/* The resolution at which the interior holds OP_BUILD_VOXELS_PER_PARTICLE voxels a particle
+ * (build.h): def's when it does, else the finer one its voxel count, growing as the cube of the
+ * resolution, says; then one more step while the estimate falls short. */
+static int resolution_for_particles(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, int *resolution)
+{
+    double wanted = (double)OP_BUILD_VOXELS_PER_PARTICLE * def->particles;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        op_voxels voxels;
+        if (op_voxelize(ctx, mesh, *resolution, &voxels) != OP_OK)
+            return ctx->status;
+        double inside = voxels.inside_count, cells = (double)voxels.dims[0] * voxels.dims[1] * voxels.dims[2];
+        op_voxels_free(&voxels);
+        if (inside >= wanted || inside == 0.0)
+            return OP_OK;
+        double scale = cbrt(wanted / inside);
+        int finer = (int)ceil(*resolution * scale);
+        if (cells * scale * scale * scale > OP_BUILD_MAX_CELLS_FOR_PARTICLES)
+            return OP_FAIL(ctx, OP_ERR_INVALID,
+                           "build: %d particles need about %.0f interior voxels (%d each), a grid of %.0f cells at "
+                           "resolution %d, beyond the bound of %d cells",
+                           def->particles, wanted, OP_BUILD_VOXELS_PER_PARTICLE, cells * scale * scale * scale, finer,
+                           OP_BUILD_MAX_CELLS_FOR_PARTICLES);
+        *resolution = finer > *resolution ? finer : *resolution + 1;
+    }
+    return OP_OK;
 }
 
 int op_build_body_report(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin,
@@ -961,6 +1037,9 @@ int op_build_body_report(op_ctx *ctx, const op_mesh *mesh, const op_build_def *d
      * thin limb that the grid cuts into fragments joins up once its voxels are thinner than it),
      * within the bound */
     int resolution = def->voxel_resolution, pieces = 0;
+    if (def->kind == OP_BODY_SOLID && resolution_for_particles(ctx, mesh, def, &resolution) != OP_OK)
+        return ctx->status;
+    int start = resolution;
     double cells = 0.0;
     for (;;) {
         if (build_at(ctx, mesh, def, resolution, graph, skin, report, &pieces, &cells) != OP_OK || pieces == 1)
@@ -968,7 +1047,8 @@ int op_build_body_report(op_ctx *ctx, const op_mesh *mesh, const op_build_def *d
         int finer = (resolution * OP_BUILD_REFINE_NUMERATOR + OP_BUILD_REFINE_DENOMINATOR - 1) /
                     OP_BUILD_REFINE_DENOMINATOR;
         double ratio = (double)finer / resolution;
-        if (finer > OP_BUILD_REFINE_LIMIT * def->voxel_resolution || cells * ratio * ratio * ratio > OP_BUILD_MAX_CELLS)
+        double bound = start > def->voxel_resolution ? OP_BUILD_MAX_CELLS_FOR_PARTICLES : OP_BUILD_MAX_CELLS;
+        if (finer > OP_BUILD_REFINE_LIMIT * start || cells * ratio * ratio * ratio > bound)
             break;
         resolution = finer;
     }
@@ -976,8 +1056,7 @@ int op_build_body_report(op_ctx *ctx, const op_mesh *mesh, const op_build_def *d
                    "build: the body falls into %d pieces at every voxel resolution from %d to %d, stray islands of "
                    "at most %d voxels dropped (the bound: %dx the resolution asked for, %d grid cells); try a "
                    "larger --voxels",
-                   pieces, def->voxel_resolution, resolution, OP_BUILD_ISLAND_VOXELS, OP_BUILD_REFINE_LIMIT,
-                   OP_BUILD_MAX_CELLS);
+                   pieces, start, resolution, OP_BUILD_ISLAND_VOXELS, OP_BUILD_REFINE_LIMIT, OP_BUILD_MAX_CELLS);
 }
 
 int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin)

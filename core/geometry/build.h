@@ -54,7 +54,13 @@ op_build_def op_default_build_def(void);
  * mesh and def give bitwise-identical results. */
 int op_build_body(op_ctx *ctx, const op_mesh *mesh, const op_build_def *def, op_graph *graph, op_skin *skin);
 
-/* Any closed mesh builds: stray islands of the interior voxels (26-connected components of at
+/* A solid of more particles than its interior voxels can give OP_BUILD_VOXELS_PER_PARTICLE each
+ * at the resolution asked for starts at the resolution that gives them (the voxel count grows
+ * as its cube), rather than failing into pieces and refining 3/2 at a time, a whole build each:
+ * the dinosaur's 32,298 voxels at 96 serve 1,000 particles, 16,000 start at 220. The catalogue's
+ * solids (at most 240 particles, 738 voxels each) build exactly as before.
+ *
+ * Any closed mesh builds: stray islands of the interior voxels (26-connected components of at
  * most OP_BUILD_ISLAND_VOXELS voxels besides the largest) are dropped, and while the interior or
  * the graph is still in pieces the grid is refined by 3/2 at a time, as long as the resolution
  * stays within OP_BUILD_REFINE_LIMIT times the one asked for and the grid within
@@ -65,6 +71,8 @@ enum {
     OP_BUILD_REFINE_DENOMINATOR = 2,
     OP_BUILD_REFINE_LIMIT = 4,
     OP_BUILD_MAX_CELLS = 1 << 24,
+    OP_BUILD_VOXELS_PER_PARTICLE = 24,
+    OP_BUILD_MAX_CELLS_FOR_PARTICLES = 1 << 27, /* the grid the particle count may ask for: 0.7 GB */
     OP_BUILD_ISLAND_VOXELS = 8
 };
 typedef struct op_build_report {

@@ -213,3 +213,109 @@ int op_mesh_contains_point(const op_mesh *mesh, const double p[3])
             ++crossings;
     return crossings & 1;
 }
+
+/* The bins of the yz-rectangle [a, b] (clamped to the grid), widened by `margin`. */
+static void bin_range(const op_mesh_locator *l, const double a[2], const double b[2], double margin, int lo[2],
+                      int hi[2])
+{
+    for (int d = 0; d < 2; ++d) {
+        double from = floor((a[d] - margin - l->lo[d]) / l->cell), to = floor((b[d] + margin - l->lo[d]) / l->cell);
+        lo[d] = from < 0 ? 0 : from >= l->dims[d] ? l->dims[d] - 1 : (int)from;
+        hi[d] = to < 0 ? 0 : to >= l->dims[d] ? l->dims[d] - 1 : (int)to;
+    }
+}
+
+/* Triangle t's projected bounding box in (y, z); 0 when the projection has no area (such a
+ * triangle is never crossed, ray_crossing). */
+static int projected_box(const op_mesh *mesh, int t, double lo[2], double hi[2])
+{
+    const int *f = &mesh->faces[3 * t];
+    double p[3][2];
+    for (int k = 0; k < 3; ++k) {
+        p[k][0] = mesh->vertices[3 * f[k] + 1];
+        p[k][1] = mesh->vertices[3 * f[k] + 2];
+    }
+    double area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+    for (int d = 0; d < 2; ++d) {
+        lo[d] = fmin(p[0][d], fmin(p[1][d], p[2][d]));
+        hi[d] = fmax(p[0][d], fmax(p[1][d], p[2][d]));
+    }
+    return area != 0.0;
+}
+
+int op_mesh_locator_make(op_ctx *ctx, const op_mesh *mesh, op_mesh_locator *l)
+{
+    *l = (op_mesh_locator){ .mesh = mesh };
+    double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+    for (int v = 0; v < mesh->vertex_count; ++v)
+        for (int d = 0; d < 2; ++d) {
+            lo[d] = fmin(lo[d], mesh->vertices[3 * v + 1 + d]);
+            hi[d] = fmax(hi[d], mesh->vertices[3 * v + 1 + d]);
+        }
+    double extent = mesh->vertex_count ? fmax(hi[0] - lo[0], hi[1] - lo[1]) : 0.0;
+    /* about one triangle's projected footprint a bin: a triangle spans a few bins, a bin holds
+       a few triangles */
+    int faces = mesh->face_count > 0 ? mesh->face_count : 1;
+    l->cell = extent > 0.0 ? fmax(sqrt((hi[0] - lo[0]) * (hi[1] - lo[1]) / faces), extent / 2048.0) : 1.0;
+    double margin = 1e-9 * extent, a[2], b[2];
+    for (int d = 0; d < 2; ++d) { /* the grid holds every widened box */
+        l->lo[d] = mesh->vertex_count ? lo[d] - margin : 0.0;
+        l->dims[d] = extent > 0.0 ? (int)((hi[d] + margin - l->lo[d]) / l->cell) + 1 : 1;
+    }
+    size_t bins = (size_t)l->dims[0] * l->dims[1];
+    l->start = op_calloc(ctx, bins + 1, sizeof *l->start);
+    if (!l->start)
+        return ctx->status;
+    int from[2], to[2];
+    for (int pass = 0; pass < 2; ++pass) { /* count, then place: counting sort by bin */
+        for (int t = 0; t < mesh->face_count; ++t) {
+            if (!projected_box(mesh, t, a, b))
+                continue;
+            bin_range(l, a, b, margin, from, to);
+            for (int z = from[1]; z <= to[1]; ++z)
+                for (int y = from[0]; y <= to[0]; ++y) {
+                    size_t bin = (size_t)y + (size_t)l->dims[0] * z;
+                    if (pass == 0)
+                        l->start[bin + 1]++;
+                    else
+                        l->face[l->start[bin]++] = t;
+                }
+        }
+        if (pass == 0) {
+            for (size_t bin = 0; bin < bins; ++bin)
+                l->start[bin + 1] += l->start[bin];
+            if (!(l->face = op_calloc(ctx, (size_t)l->start[bins] + 1, sizeof *l->face)))
+                return ctx->status;
+        } else { /* placing moved each start to its bin's end: back one bin */
+            for (size_t bin = bins; bin > 0; --bin)
+                l->start[bin] = l->start[bin - 1];
+            l->start[0] = 0;
+        }
+    }
+    return OP_OK;
+}
+
+void op_mesh_locator_free(op_mesh_locator *l)
+{
+    free(l->start);
+    free(l->face);
+    *l = (op_mesh_locator){ 0 };
+}
+
+int op_mesh_locator_contains(const op_mesh_locator *l, const double p[3])
+{
+    double q[2] = { p[1], p[2] }, x;
+    int bin[2];
+    for (int d = 0; d < 2; ++d) {
+        double at = floor((q[d] - l->lo[d]) / l->cell);
+        if (!(at >= 0 && at < l->dims[d]))
+            return 0; /* beyond every triangle's widened box: no crossing */
+        bin[d] = (int)at;
+    }
+    size_t b = (size_t)bin[0] + (size_t)l->dims[0] * bin[1];
+    int crossings = 0;
+    for (int k = l->start[b]; k < l->start[b + 1]; ++k)
+        if (ray_crossing(l->mesh, l->face[k], q, &x) && x > p[0])
+            ++crossings;
+    return crossings & 1;
+}

@@ -34,4 +34,22 @@ int op_voxel_at(const op_voxels *voxels, const double p[3]);
 /* Exact-as-floats point-in-mesh test by ray parity along +x at p (independent of any grid). */
 int op_mesh_contains_point(const op_mesh *mesh, const double p[3]);
 
+/* The same test against only the triangles a +x ray at p can cross: the mesh's triangles binned
+ * once on a grid over the yz-plane by their projected bounding boxes (widened by 1e-9 of the
+ * mesh's extent, far beyond any rounding of the edge functions), so that a query tests the few
+ * triangles of its bin. The parity counts the same crossings, so the answer is
+ * op_mesh_contains_point's bit for bit; the builder asks it once per candidate edge, and
+ * scanning every triangle made that 84 % of building 4,000 particles of the dinosaur. */
+typedef struct op_mesh_locator {
+    const op_mesh *mesh;
+    double lo[2], cell; /* the grid's corner in (y, z) and its cell size */
+    int dims[2];
+    int *start;         /* [dims[0] * dims[1] + 1] offsets into face */
+    int *face;          /* triangle indices, ascending in each bin */
+} op_mesh_locator;
+
+int op_mesh_locator_make(op_ctx *ctx, const op_mesh *mesh, op_mesh_locator *locator);
+void op_mesh_locator_free(op_mesh_locator *locator);
+int op_mesh_locator_contains(const op_mesh_locator *locator, const double p[3]);
+
 #endif
