@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/math3.h"
+#include "base/paths.h"
 #include "base/rng.h"
 
 enum { NAME_SIZE = 64, MAX_DIRECTIONS = 16 };
@@ -712,7 +713,6 @@ static int load_run(loader *l)
     const config *c = l->c;
     op_run_def *run = &l->scene->run;
     *run = (op_run_def){ .frames = 150, .output_every = 1 };
-    snprintf(run->catalogue, sizeof run->catalogue, "data/models.tsv");
     int s = find_section(c, "run", "");
     const entry *e;
     if ((e = lookup(c, s, "frames")) && entry_int(ctx, c, e, 0, 100000000, &run->frames) != OP_OK)
@@ -720,10 +720,15 @@ static int load_run(loader *l)
     if ((e = lookup(c, s, "output_every")) && entry_int(ctx, c, e, 1, 100000000, &run->output_every) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "models"))) {
-        if (!e->value[0] || strlen(e->value) >= sizeof run->catalogue)
+        /* In the config: beside it; from --set: as given, from the working directory. */
+        const char *base = e->override ? "" : c->path;
+        if (!e->value[0] || op_path_beside(ctx, base, e->value, run->catalogue, sizeof run->catalogue) != OP_OK)
             return entry_fail(ctx, c, e, OP_ERR_INVALID, "the catalogue path must have 1 to %zu characters",
                               sizeof run->catalogue - 1);
-        strcpy(run->catalogue, e->value);
+    } else if (op_default_catalogue(ctx, c->path, run->catalogue, sizeof run->catalogue) != OP_OK) {
+        char reason[sizeof ctx->message];
+        snprintf(reason, sizeof reason, "%s", ctx->message);
+        return OP_FAIL(ctx, ctx->status, "%s: %s", c->path, reason);
     }
     l->edges = -1.0;
     if ((e = lookup(c, s, "edges")) && strcmp(e->value, "catalogue") != 0 && op_edge_rule_parse(e->value, &l->edges))
