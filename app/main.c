@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/platform.h"
+#include "opsim/platform.h"
 #include "commands.h"
 #include "geometry/graph_cache.h"
 #include "io/atomic.h"

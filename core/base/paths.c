@@ -103,7 +103,7 @@ static int climb(op_ctx *ctx, const char *start, char *out, size_t size, char *t
     return 0;
 }
 
-/* The catalogue beside the running program (its folder's ../data or ../share/opsim). */
+/* The catalogue beside the running program (its folder's ../data or ../share/opsim/data). */
 static int beside_program(op_ctx *ctx, char *out, size_t size, char *tried, size_t tried_size)
 {
     char program[PATH_MAX];
@@ -111,7 +111,7 @@ static int beside_program(op_ctx *ctx, char *out, size_t size, char *tried, size
     if (length <= 0)
         return 0;
     program[length] = '\0';
-    static const char *const places[] = { "../data/models.tsv", "../share/opsim/models.tsv" };
+    static const char *const places[] = { "../data/models.tsv", "../share/opsim/data/models.tsv" };
     for (size_t i = 0; i < sizeof places / sizeof *places; ++i) {
         char candidate[PATH_MAX];
         if (op_path_beside(ctx, program, places[i], candidate, sizeof candidate) != OP_OK)

@@ -6,7 +6,7 @@
  *      experiments/ find the checkout's data/);
  *   3. data/models.tsv in the working directory or any folder above it;
  *   4. beside the program: ../data/models.tsv (a checkout's bin/opsim) and
- *      ../share/opsim/models.tsv (an installed one, `make install`).
+ *      ../share/opsim/data/models.tsv (an installed one, `make install`).
  * Paths are joined and tidied lexically ("experiments/../data" is "data"), not resolved through
  * links, so what a run file records reads as the user wrote it. */
 #ifndef OPSIM_PATHS_H
