@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "accel/accel.h"
+#include "base/timer.h"
 #include "base/math3.h"
 
 enum { ENERGY_TERMS = 4, TIMING_FIXED = 4, ACCEL_MAX = 8, TIMING_STAGES = TIMING_FIXED + ACCEL_MAX, COUNTERS_MAX = 32 };
@@ -513,6 +514,16 @@ int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_prove
     return op_record_run_def(ctx, scene, path, provenance, &def);
 }
 
+/* "\rRUN.h5: frame 40/150, 2.31 ms/frame, 0:04 elapsed, 0:11 left": the time left from the
+ * frames' mean so far. */
+static void print_progress(FILE *progress, const char *path, int frame, int frames, double frame_ms, double elapsed)
+{
+    double left = elapsed / frame * (frames - frame);
+    fprintf(progress, "\r%s: frame %d/%d, %.2f ms/frame, %d:%02d elapsed, %d:%02d left ", path, frame, frames, frame_ms,
+            (int)elapsed / 60, (int)elapsed % 60, (int)left / 60, (int)left % 60);
+    fflush(progress);
+}
+
 int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance,
                       const op_record_def *def)
 {
@@ -545,6 +556,7 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
                                  .floor_reach = r->floor_reach,
                                  .counts = r->counts,
                                  .accel_counts = r->accel_counts };
+        double started = op_now();
         for (int frame = 1; frame <= scene->run.frames; ++frame) {
             if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
                 break;
@@ -552,16 +564,14 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
                 break;
             if (op_runfile_flush(ctx, &r->run) != OP_OK)
                 break;
-            if (progress) {
-                fprintf(progress, "\r%s: frame %d/%d, %.2f ms/frame", path, frame, scene->run.frames, stats.total_ms);
-                fflush(progress);
-            }
+            if (progress)
+                print_progress(progress, path, frame, scene->run.frames, stats.total_ms, op_now() - started);
         }
         if (progress)
             fprintf(progress, "\n");
     }
-    if (ctx->status == OP_OK)
-        op_runfile_commit(ctx, &r->run);
+    if (ctx->status == OP_OK && op_runfile_commit(ctx, &r->run) == OP_OK && progress)
+        fprintf(progress, "%s: %d frames of %d bodies written\n", path, scene->run.frames, w->body_count);
     if (ctx->status != OP_OK)
         op_runfile_abort(&r->run);
     free(r->positions);
