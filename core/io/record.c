@@ -167,7 +167,7 @@ static int create_accel_counters(op_ctx *ctx, recorder *r)
         char path[96];
         snprintf(path, sizeof path, "/solver/%s", type->counter_name ? type->counter_name : "");
         if (type->counter_name && op_series_create(ctx, &r->run, &r->accel_counter[t], path, OP_SERIES_INT64, 0, NULL,
-                                                   NULL, type->counter_description) != OP_OK)
+                                                   "1", type->counter_description) != OP_OK)
             return ctx->status;
     }
     return OP_OK;
@@ -229,7 +229,7 @@ static int create_variant_counters(op_ctx *ctx, recorder *r, const op_solver_typ
             char path[96];
             snprintf(path, sizeof path, "/solver/%s", counter->name);
             int k = r->counter_count;
-            if (op_series_create(ctx, &r->run, &r->counter[k], path, OP_SERIES_INT64, 0, NULL, NULL,
+            if (op_series_create(ctx, &r->run, &r->counter[k], path, OP_SERIES_INT64, 0, NULL, "1",
                                  counter->description) != OP_OK)
                 return ctx->status;
             types[k] = type;
@@ -262,16 +262,16 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
     int64_t energy_row[1] = { w->def.iterations + 1 };
     if (op_series_create(ctx, run, &r->position, "/particles/position/value", OP_SERIES_FLOAT64, 2, vec, "m",
                          "particle centres x_i") != OP_OK ||
-        op_series_create(ctx, run, &r->position_step, "/particles/position/step", OP_SERIES_INT64, 0, NULL, NULL,
+        op_series_create(ctx, run, &r->position_step, "/particles/position/step", OP_SERIES_INT64, 0, NULL, "1",
                          "frame index") != OP_OK ||
         op_series_create(ctx, run, &r->position_time, "/particles/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
-                         NULL) != OP_OK ||
-        op_series_create(ctx, run, &r->orientation, "/particles/orientation/value", OP_SERIES_FLOAT64, 3, mat, NULL,
+                         "simulated time of each row") != OP_OK ||
+        op_series_create(ctx, run, &r->orientation, "/particles/orientation/value", OP_SERIES_FLOAT64, 3, mat, "1",
                          "rotations R_i, row-major; current axes E_i = R_i rest_axes_i") != OP_OK ||
         op_series_create(ctx, run, &r->orientation_step, "/particles/orientation/step", OP_SERIES_INT64, 0, NULL,
-                         NULL, "frame index") != OP_OK ||
+                         "1", "frame index") != OP_OK ||
         op_series_create(ctx, run, &r->orientation_time, "/particles/orientation/time", OP_SERIES_FLOAT64, 0, NULL,
-                         "s", NULL) != OP_OK)
+                         "s", "simulated time of each row") != OP_OK)
         return ctx->status;
     if (w->def.log_energy)
         for (int e = 0; e < ENERGY_TERMS; ++e) {
@@ -296,7 +296,7 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                          "per frame: a cache line's time between two threads' cores, measured at the frame's start "
                          "under collision_threads = auto (core/sim/team.h); NaN when not measured") != OP_OK ||
         op_series_create(ctx, run, &r->contacts_on_one_thread, "/timing/contacts_on_one_thread", OP_SERIES_INT64, 0,
-                         NULL, NULL,
+                         NULL, "1",
                          "per frame: 1 when the contacts between bodies ran on one thread (collision_threads = one, "
                          "or auto with the cores far apart), 0 on OpenMP's team") != OP_OK)
         return ctx->status;
@@ -305,7 +305,7 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         snprintf(path, sizeof path, "/collision/%s", collision_names[k]);
         int count = k < COLLISION_COUNTS;
         if (op_series_create(ctx, run, &r->collision[k], path, count ? OP_SERIES_INT64 : OP_SERIES_FLOAT64, 0, NULL,
-                             count ? NULL : "m", collision_descriptions[k]) != OP_OK)
+                             count ? "1" : "m", collision_descriptions[k]) != OP_OK)
             return ctx->status;
     }
     /* the yardstick for the penetrations: the smallest semi-axis of any particle */
@@ -323,11 +323,12 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         snprintf(path[0], sizeof path[0], "/observables/%s/value", obs->name);
         snprintf(path[1], sizeof path[1], "/observables/%s/step", obs->name);
         snprintf(path[2], sizeof path[2], "/observables/%s/time", obs->name);
-        if (op_series_create(ctx, run, &r->observable[o][0], path[0], OP_SERIES_FLOAT64, 0, NULL, NULL,
-                             op_observable_kind_name(obs->kind)) != OP_OK ||
-            op_series_create(ctx, run, &r->observable[o][1], path[1], OP_SERIES_INT64, 0, NULL, NULL, "frame index") !=
+        if (op_series_create(ctx, run, &r->observable[o][0], path[0], OP_SERIES_FLOAT64, 0, NULL,
+                             op_observable_kind_unit(obs->kind), op_observable_kind_name(obs->kind)) != OP_OK ||
+            op_series_create(ctx, run, &r->observable[o][1], path[1], OP_SERIES_INT64, 0, NULL, "1", "frame index") !=
                 OP_OK ||
-            op_series_create(ctx, run, &r->observable[o][2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s", NULL) != OP_OK)
+            op_series_create(ctx, run, &r->observable[o][2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s",
+                             "simulated time of each row") != OP_OK)
             return ctx->status;
     }
     return OP_OK;
@@ -361,6 +362,7 @@ static int create_surface(op_ctx *ctx, recorder *r, const op_world *w)
     if (status != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, "/particles/index", "description",
                                         "0 .. N-1: the first n entries list any body's n particles") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, "/particles/index", "unit", "1") != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, "/parameters", "store_surface", r->store_surface) != OP_OK)
         return ctx->status;
     int64_t vertices = 0;
@@ -379,10 +381,10 @@ static int create_surface(op_ctx *ctx, recorder *r, const op_world *w)
         op_series_create(ctx, run, &r->surface, "/surface/position/value", OP_SERIES_FLOAT64, 2, row, "m",
                          "skinned visual vertices (Eq. 2) at each output frame; body b from its vertex_offset "
                          "in /parameters/<b>") != OP_OK ||
-        op_series_create(ctx, run, &r->surface_step, "/surface/position/step", OP_SERIES_INT64, 0, NULL, NULL,
+        op_series_create(ctx, run, &r->surface_step, "/surface/position/step", OP_SERIES_INT64, 0, NULL, "1",
                          "frame index") != OP_OK ||
         op_series_create(ctx, run, &r->surface_time, "/surface/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
-                         NULL) != OP_OK)
+                         "simulated time of each row") != OP_OK)
         return ctx->status;
     return OP_OK;
 }
