@@ -47,7 +47,8 @@ APP_SRC     := $(wildcard app/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test test-slurm golden bench reproduce graphs table1 report clean distclean help FORCE
+.PHONY: all deps data test test-slurm golden bench reproduce graphs table1 report clean distclean help FORCE \
+        install uninstall
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -65,6 +66,7 @@ help:
 	@echo "make bench        per-stage timing tables (bench/)"
 	@echo "make fuzz FUZZ_SECONDS=N  every libFuzzer target N seconds (tests/fuzz/)"
 	@echo "make deps         install the Debian packages opsim needs"
+	@echo "make install PREFIX=DIR  programs, headers, libraries, opsim.pc, man page, data"
 
 deps:
 	@tools/deps.sh
@@ -90,6 +92,50 @@ build/%.o: %.c build/flags | deps
 build/libopsim.a: $(CORE_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
+
+# The shared library, for `make install`: the same sources compiled position-independent in
+# build/pic (the static library and the programs keep their non-PIC objects and their speed).
+SONAME  := libopsim.so.$(firstword $(subst ., ,$(VERSION)))
+PIC_OBJ := $(CORE_SRC:%.c=build/pic/%.o)
+
+build/pic/%.o: %.c build/flags | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC PIC  $<")
+	$(Q)$(CC) $(CFLAGS) -fPIC $(CPPFLAGS) -c $< -o $@
+
+build/libopsim.so.$(VERSION): $(PIC_OBJ)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+build/opsim.pc: tools/opsim.pc.in FORCE
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< | cmp -s - $@ || \
+	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# `make install PREFIX=DIR` (default /usr/local; DESTDIR for staging): the programs, the public
+# headers (include/opsim), the static and shared libraries, opsim.pc, the man page, and the data
+# an installed opsim finds beside itself (share/opsim laid out as a checkout: data/models.tsv,
+# data/meshes, experiments/*.ini; docs/data.md). docs/library.md shows a program built against it.
+PREFIX  ?= /usr/local
+INSTALL_ROOT = $(DESTDIR)$(PREFIX)
+install: bin/opsim bin/opsim-report build/libopsim.a build/libopsim.so.$(VERSION) build/opsim.pc | data
+	install -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/include/opsim $(INSTALL_ROOT)/lib/pkgconfig \
+	    $(INSTALL_ROOT)/share/man/man1 $(INSTALL_ROOT)/share/opsim/data/meshes $(INSTALL_ROOT)/share/opsim/experiments
+	install -m 755 bin/opsim bin/opsim-report $(INSTALL_ROOT)/bin/
+	install -m 644 include/opsim/*.h $(INSTALL_ROOT)/include/opsim/
+	install -m 644 build/libopsim.a $(INSTALL_ROOT)/lib/
+	install -m 755 build/libopsim.so.$(VERSION) $(INSTALL_ROOT)/lib/
+	ln -sf libopsim.so.$(VERSION) $(INSTALL_ROOT)/lib/$(SONAME)
+	ln -sf $(SONAME) $(INSTALL_ROOT)/lib/libopsim.so
+	install -m 644 build/opsim.pc $(INSTALL_ROOT)/lib/pkgconfig/
+	install -m 644 docs/opsim.1 $(INSTALL_ROOT)/share/man/man1/
+	install -m 644 data/models.tsv $(INSTALL_ROOT)/share/opsim/data/
+	install -m 644 data/meshes/*.obj $(INSTALL_ROOT)/share/opsim/data/meshes/
+	install -m 644 experiments/*.ini $(INSTALL_ROOT)/share/opsim/experiments/
+
+uninstall:
+	rm -f $(INSTALL_ROOT)/bin/opsim $(INSTALL_ROOT)/bin/opsim-report $(INSTALL_ROOT)/lib/libopsim.* \
+	    $(INSTALL_ROOT)/lib/pkgconfig/opsim.pc $(INSTALL_ROOT)/share/man/man1/opsim.1
+	rm -rf $(INSTALL_ROOT)/include/opsim $(INSTALL_ROOT)/share/opsim
 
 bin/opsim: $(APP_SRC:%.c=build/%.o) build/libopsim.a
 	@mkdir -p $(dir $@)
@@ -140,6 +186,7 @@ test: $(TEST_BIN) bin/opsim bin/opsim-report bin/bench/bench_scenes | data
 ifeq ($(SANITIZE)$(SCALAR),)
 	@tools/sanitize-tree.sh $(SCALAR_TREE)
 	@RUN_TESTS_LABEL=scalar $(MAKE) --no-print-directory -C $(SCALAR_TREE) test SCALAR=1
+	@tools/test-install.sh
 endif
 
 # After a change that moves the results on purpose: the golden hashes of the stored states.

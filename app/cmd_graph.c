@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/paths.h"
 #include "commands.h"
 #include "geometry/build.h"
 #include "geometry/graph_cache.h"
@@ -27,7 +28,7 @@ const char app_graph_usage[] =
     "\n"
     "Builds one body's oriented-particle graph and skinning (docs/graph-construction.md) and\n"
     "writes /graph/BODY and /mesh/BODY to a new run file.\n"
-    "  --model NAME   a model of the catalogue (default data/models.tsv) as a scene builds it,\n"
+    "  --model NAME   a model of the catalogue (default: found as docs/data.md says) as a scene builds it,\n"
     "                 its source, kind and particles from its row (the way to build a joined one)\n"
     "  --particles N  solid and rod: exactly N particles; shell: the nearest u x v grid;\n"
     "                 lattice: the nearest u x v x w grid, joined to its 26 neighbours\n"
@@ -156,7 +157,7 @@ static int parse_graph_options(const app_call *call, graph_options *o)
         { "catalogue", required_argument, 0, 'C' }, { "no-cache", no_argument, 0, 'c' },
         { 0, 0, 0, 0 }
     };
-    *o = (graph_options){ .def = op_default_build_def(), .catalogue = "data/models.tsv" };
+    *o = (graph_options){ .def = op_default_build_def(), .catalogue = NULL };
     int c, status;
     while ((c = getopt_long(call->argc, call->argv, "", options, NULL)) != -1) {
         switch (c) {
@@ -183,7 +184,14 @@ static int load_model(op_ctx *ctx, const graph_options *o, graph_body *body)
 {
     op_model model = { 0 };
     body->def.particles = 0; /* the catalogue's */
-    if (op_model_load(ctx, o->catalogue, o->model_name, &body->def, &model) != OP_OK)
+    char found[4096];
+    const char *catalogue = o->catalogue;
+    if (!catalogue) {
+        if (op_default_catalogue(ctx, NULL, found, sizeof found) != OP_OK)
+            return ctx->status;
+        catalogue = found;
+    }
+    if (op_model_load(ctx, catalogue, o->model_name, &body->def, &model) != OP_OK)
         return ctx->status;
     body->def = model.build;
     body->built = model.built;
@@ -192,11 +200,27 @@ static int load_model(op_ctx *ctx, const graph_options *o, graph_body *body)
     return OP_OK;
 }
 
+/* A mesh given by path shares the catalogue's graph cache (paths.h); with no catalogue in
+ * reach and no OPSIM_GRAPH_CACHE, it is built uncached rather than leaving a cache folder in
+ * whatever directory the command ran in. */
+static int graph_cache_for_meshes(op_ctx *ctx, char *cache, size_t size)
+{
+    char catalogue[4096] = "";
+    op_ctx probe = { 0 };
+    if (getenv("OPSIM_GRAPH_CACHE") == NULL && op_default_catalogue(&probe, NULL, catalogue, sizeof catalogue) != OP_OK) {
+        cache[0] = '\0';
+        return OP_OK;
+    }
+    return op_graph_cache_beside(ctx, catalogue, cache, size);
+}
+
 /* The mesh or shape, its graph built or taken from the graph cache. */
 static int build_from_mesh(op_ctx *ctx, const graph_options *o, graph_body *body)
 {
+    char cache[4096];
     if (app_load_input_mesh(ctx, o->mesh_path, o->shape, &body->mesh) == OP_OK &&
-        op_build_body_cached(ctx, op_graph_cache_directory(), body->name, &body->mesh, &body->def, &body->graph,
+        graph_cache_for_meshes(ctx, cache, sizeof cache) == OP_OK &&
+        op_build_body_cached(ctx, cache[0] ? cache : NULL, body->name, &body->mesh, &body->def, &body->graph,
                              &body->skin, &body->built, NULL) != OP_OK)
         name_input(ctx, body->source);
     return ctx->status;

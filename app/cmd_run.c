@@ -21,10 +21,11 @@ const char app_run_usage[] =
     "read, e.g. --set world.iterations=100 --set 'body bar.stiffness=2e9' --set solver.rotations=jacobi.\n"
     "The skinned surface of every body is stored at each output frame (/surface/position, 24 bytes\n"
     "per vertex and frame) unless --no-surface. Then writes the XDMF sidecar RUN.xmf beside it\n"
-    "(core/io/xdmf.h): open that in ParaView. A progress line goes to stderr when it is a terminal.\n"
+    "(core/io/xdmf.h): open that in ParaView. When stderr is a terminal, a progress line (frame,\n"
+    "ms per frame, time elapsed and left) goes there, and a last line says what was written.\n"
     "On failure no RUN.h5 is written; if only the sidecar fails, RUN.h5 stays and the exit status\n"
     "says why (`opsim xdmf RUN.h5` writes it again). The models' graphs come from the graph cache\n"
-    "(data/cache/graphs, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
+    "(cache/graphs beside the catalogue, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
     "built and stored there; --no-cache builds them all.\n";
 
 int app_record_config(op_ctx *ctx, const char *config, const app_list *overrides, const char *out,

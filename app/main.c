@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/platform.h"
+#include "opsim/platform.h"
+#include "base/nearest.h"
 #include "commands.h"
 #include "geometry/graph_cache.h"
 #include "io/atomic.h"
@@ -46,17 +47,31 @@ static const app_command commands[] = {
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
 /* A name of up to 8 characters shares the summary's line; a longer one stands above it. */
-static void print_help(void)
+static void print_help(FILE *out)
 {
-    printf("usage: %s COMMAND [OPTIONS]\n\ncommands:\n", app_program);
+    fprintf(out, "usage: %s COMMAND [OPTIONS]\n\ncommands:\n", app_program);
     for (int c = 0; c < COMMAND_COUNT; ++c)
         if (strlen(commands[c].name) <= 8)
-            printf("  %-8s %s\n", commands[c].name, commands[c].summary);
+            fprintf(out, "  %-8s %s\n", commands[c].name, commands[c].summary);
         else
-            printf("  %s\n           %s\n", commands[c].name, commands[c].summary);
-    printf("\n'%s COMMAND --help' describes each. Exit status: 0 success, 64 usage error,\n"
-           "65 bad input data, 74 input/output error, 70 internal error.\n",
-           app_program);
+            fprintf(out, "  %s\n           %s\n", commands[c].name, commands[c].summary);
+    fprintf(out,
+            "\n'%s COMMAND --help' describes each. Exit status: 0 success, 64 usage error,\n"
+            "65 bad input data, 74 input/output error, 70 internal error.\n",
+            app_program);
+}
+
+/* "unknown command 'rnu'", with the nearest command's name when one is near. */
+static int unknown_command(const char *name)
+{
+    const char *names[COMMAND_COUNT];
+    for (int c = 0; c < COMMAND_COUNT; ++c)
+        names[c] = commands[c].name;
+    const char *near = op_nearest_name(name, strlen(name), names, COMMAND_COUNT);
+    char message[128];
+    snprintf(message, sizeof message, near ? "unknown command '%s'; did you mean '%s'?" : "unknown command '%s'", name,
+             near ? near : "");
+    return app_usage_error("", "%s", message);
 }
 
 static const app_command *find_command(const char *name)
@@ -109,11 +124,13 @@ int main(int argc, char **argv)
     op_platform_init();
     op_temp_catch_signals();
     op_graph_cache_set_notice(print_notice);
-    if (argc < 2)
-        return app_usage_error("", "%s", "a command is required");
+    if (argc < 2) {
+        print_help(stderr);
+        return EXIT_USAGE;
+    }
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
-        print_help();
+        print_help(stdout);
         return 0;
     }
     if (strcmp(name, "--version") == 0) {
@@ -122,7 +139,7 @@ int main(int argc, char **argv)
     }
     const app_command *command = find_command(name);
     if (!command)
-        return app_usage_error("", "unknown command '%s'", name);
+        return unknown_command(name);
     if (argc == 3 && strcmp(argv[2], "--help") == 0) {
         fputs(command->usage, stdout); /* as the handler would, without a child for run files */
         return 0;

@@ -17,7 +17,7 @@
 #include "../tests/random_cloud.h"
 #include "bench_median.h"
 #include "contact/collide.h"
-#include "base/platform.h"
+#include "opsim/platform.h"
 #include "base/timer.h"
 
 typedef struct timing {

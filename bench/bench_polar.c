@@ -23,7 +23,7 @@
 
 #include "bench_median.h"
 #include "base/math3.h"
-#include "base/platform.h"
+#include "opsim/platform.h"
 #include "kernels/polar.h"
 #include "kernels/simd.h"
 #include "base/timer.h"

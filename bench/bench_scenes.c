@@ -64,7 +64,7 @@
 
 #include "bench_median.h"
 #include "opsim/ctx.h"
-#include "base/platform.h"
+#include "opsim/platform.h"
 #include "kernels/simd.h"
 #include "opsim/scene.h"
 #include "base/timer.h"

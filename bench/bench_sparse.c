@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/rng.h"
-#include "base/platform.h"
+#include "opsim/platform.h"
 #include "kernels/sparse.h"
 #include "base/timer.h"
 

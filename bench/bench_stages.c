@@ -66,7 +66,7 @@
 #include "contact/collide.h"
 #include "opsim/ctx.h"
 #include "base/math3.h"
-#include "base/platform.h"
+#include "opsim/platform.h"
 #include "opsim/scene.h"
 #include "kernels/simd.h"
 #include "sim/team.h"

@@ -76,6 +76,31 @@ static void test_each_command_has_its_usage(void **state)
     }
 }
 
+/* A mistyped key, body or command names the nearest right one; a body the config lacks is not
+ * made silently by a --set of one of its keys. */
+static void test_typos_name_the_nearest(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *set, *expected;
+    } cases[] = {
+        { "world.iteratoins=3", "--set world.iteratoins=3: [world] has no key 'iteratoins'; did you mean 'iterations'?" },
+        { "body dino.stifness=3", "[body dino] has no key 'stifness'; did you mean 'stiffness'?" },
+        { "body dnio.stiffness=3", "--set body dnio.stiffness=3: the config has no [body dnio]; did you mean 'dino'?" },
+        { "body zebra.stiffness=3", "the config has no [body zebra] (bodies: dino;" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        char command[256];
+        snprintf(command, sizeof command, "bin/opsim run experiments/fig5.ini --set '%s' --out never.h5", cases[k].set);
+        int status;
+        char *text = output_of(command, &status);
+        print_message("%s", text);
+        assert_int_not_equal(status, 0);
+        assert_non_null(strstr(text, cases[k].expected));
+        free(text);
+    }
+}
+
 static void test_usage_errors_exit_64(void **state)
 {
     (void)state;
@@ -84,9 +109,19 @@ static void test_usage_errors_exit_64(void **state)
     assert_int_equal(status, 64);
     assert_string_equal(text, "opsim: unknown command 'bogus'\nTry 'opsim --help'.\n");
     free(text);
+    text = output_of("bin/opsim rnu", &status);
+    assert_int_equal(status, 64);
+    assert_string_equal(text, "opsim: unknown command 'rnu'; did you mean 'run'?\nTry 'opsim --help'.\n");
+    free(text);
+    /* No command: the usage, on stderr (stdout stays empty), exit 64. */
+    text = output_of("(bin/opsim 2>/dev/null)", &status);
+    assert_int_equal(status, 64);
+    assert_string_equal(text, "");
+    free(text);
     text = output_of("bin/opsim", &status);
     assert_int_equal(status, 64);
-    assert_string_equal(text, "opsim: a command is required\nTry 'opsim --help'.\n");
+    assert_non_null(strstr(text, "usage: opsim COMMAND [OPTIONS]"));
+    assert_non_null(strstr(text, "  run      run an experiment config"));
     free(text);
     text = output_of("bin/opsim mesh --shape cube --fit -2 --out x.obj", &status);
     assert_int_equal(status, 64);
@@ -145,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_help_lists_every_command),
         cmocka_unit_test(test_each_command_has_its_usage),
         cmocka_unit_test(test_usage_errors_exit_64),
+        cmocka_unit_test(test_typos_name_the_nearest),
         cmocka_unit_test(test_missing_input_exits_74),
         cmocka_unit_test(test_overrides_reach_the_run_in_order),
     };

@@ -30,7 +30,7 @@
 
 /* Every test program starts as bin/opsim does (core/base/platform.h): OpenBLAS on one thread, so
  * that the graphs the tests build are the ones opsim builds, on a machine of any core count. */
-#include "base/platform.h"
+#include "opsim/platform.h"
 __attribute__((constructor)) static void test_platform_init(void)
 {
     op_platform_init();

@@ -1,5 +1,5 @@
 /* Process-wide library settings (platform.h). */
-#include "base/platform.h"
+#include "opsim/platform.h"
 
 /* From OpenBLAS's cblas.h, which Debian installs under a variant-specific directory
  * (openblas-pthread/, openblas-openmp/ ...): declared here rather than reaching for one of

@@ -17,6 +17,7 @@
 
 #include "geometry/graph_cache.h"
 #include "base/math3.h"
+#include "base/paths.h"
 #include "geometry/shapes.h"
 
 /* Splits a tab-separated line in place; returns the field count (at most max). */
@@ -145,6 +146,15 @@ done:
     return ctx->status;
 }
 
+/* A mesh file named in the catalogue: relative to the catalogue's folder. */
+static int read_mesh_beside(op_ctx *ctx, const char *catalogue, const char *source, op_mesh *mesh)
+{
+    char path[4096];
+    if (op_path_beside(ctx, catalogue, source, path, sizeof path) != OP_OK)
+        return ctx->status;
+    return op_mesh_read(ctx, path, mesh);
+}
+
 int op_model_load(op_ctx *ctx, const char *catalogue, const char *name, const op_build_def *build, op_model *model)
 {
     memset(model, 0, sizeof *model);
@@ -203,9 +213,10 @@ int op_model_load(op_ctx *ctx, const char *catalogue, const char *name, const op
     else if (strncmp(model->source, "shape:", 6) == 0)
         status = op_shape_mesh(ctx, model->source + 6, &model->mesh);
     else
-        status = op_mesh_read(ctx, model->source, &model->mesh);
-    if (status == OP_OK && !joined)
-        status = op_build_body_cached(ctx, op_graph_cache_directory(), model->name, &model->mesh, &model->build,
+        status = read_mesh_beside(ctx, catalogue, model->source, &model->mesh);
+    char cache[4096];
+    if (status == OP_OK && !joined && (status = op_graph_cache_beside(ctx, catalogue, cache, sizeof cache)) == OP_OK)
+        status = op_build_body_cached(ctx, cache[0] ? cache : NULL, model->name, &model->mesh, &model->build,
                                       &model->graph, &model->skin, &model->built, NULL);
     if (status != OP_OK)
         op_model_free(model);

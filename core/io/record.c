@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "accel/accel.h"
+#include "base/timer.h"
 #include "base/math3.h"
 
 enum { ENERGY_TERMS = 4, TIMING_FIXED = 4, ACCEL_MAX = 8, TIMING_STAGES = TIMING_FIXED + ACCEL_MAX, COUNTERS_MAX = 32 };
@@ -166,7 +167,7 @@ static int create_accel_counters(op_ctx *ctx, recorder *r)
         char path[96];
         snprintf(path, sizeof path, "/solver/%s", type->counter_name ? type->counter_name : "");
         if (type->counter_name && op_series_create(ctx, &r->run, &r->accel_counter[t], path, OP_SERIES_INT64, 0, NULL,
-                                                   NULL, type->counter_description) != OP_OK)
+                                                   "1", type->counter_description) != OP_OK)
             return ctx->status;
     }
     return OP_OK;
@@ -228,7 +229,7 @@ static int create_variant_counters(op_ctx *ctx, recorder *r, const op_solver_typ
             char path[96];
             snprintf(path, sizeof path, "/solver/%s", counter->name);
             int k = r->counter_count;
-            if (op_series_create(ctx, &r->run, &r->counter[k], path, OP_SERIES_INT64, 0, NULL, NULL,
+            if (op_series_create(ctx, &r->run, &r->counter[k], path, OP_SERIES_INT64, 0, NULL, "1",
                                  counter->description) != OP_OK)
                 return ctx->status;
             types[k] = type;
@@ -261,16 +262,16 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
     int64_t energy_row[1] = { w->def.iterations + 1 };
     if (op_series_create(ctx, run, &r->position, "/particles/position/value", OP_SERIES_FLOAT64, 2, vec, "m",
                          "particle centres x_i") != OP_OK ||
-        op_series_create(ctx, run, &r->position_step, "/particles/position/step", OP_SERIES_INT64, 0, NULL, NULL,
+        op_series_create(ctx, run, &r->position_step, "/particles/position/step", OP_SERIES_INT64, 0, NULL, "1",
                          "frame index") != OP_OK ||
         op_series_create(ctx, run, &r->position_time, "/particles/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
-                         NULL) != OP_OK ||
-        op_series_create(ctx, run, &r->orientation, "/particles/orientation/value", OP_SERIES_FLOAT64, 3, mat, NULL,
+                         "simulated time of each row") != OP_OK ||
+        op_series_create(ctx, run, &r->orientation, "/particles/orientation/value", OP_SERIES_FLOAT64, 3, mat, "1",
                          "rotations R_i, row-major; current axes E_i = R_i rest_axes_i") != OP_OK ||
         op_series_create(ctx, run, &r->orientation_step, "/particles/orientation/step", OP_SERIES_INT64, 0, NULL,
-                         NULL, "frame index") != OP_OK ||
+                         "1", "frame index") != OP_OK ||
         op_series_create(ctx, run, &r->orientation_time, "/particles/orientation/time", OP_SERIES_FLOAT64, 0, NULL,
-                         "s", NULL) != OP_OK)
+                         "s", "simulated time of each row") != OP_OK)
         return ctx->status;
     if (w->def.log_energy)
         for (int e = 0; e < ENERGY_TERMS; ++e) {
@@ -295,7 +296,7 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                          "per frame: a cache line's time between two threads' cores, measured at the frame's start "
                          "under collision_threads = auto (core/sim/team.h); NaN when not measured") != OP_OK ||
         op_series_create(ctx, run, &r->contacts_on_one_thread, "/timing/contacts_on_one_thread", OP_SERIES_INT64, 0,
-                         NULL, NULL,
+                         NULL, "1",
                          "per frame: 1 when the contacts between bodies ran on one thread (collision_threads = one, "
                          "or auto with the cores far apart), 0 on OpenMP's team") != OP_OK)
         return ctx->status;
@@ -304,7 +305,7 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         snprintf(path, sizeof path, "/collision/%s", collision_names[k]);
         int count = k < COLLISION_COUNTS;
         if (op_series_create(ctx, run, &r->collision[k], path, count ? OP_SERIES_INT64 : OP_SERIES_FLOAT64, 0, NULL,
-                             count ? NULL : "m", collision_descriptions[k]) != OP_OK)
+                             count ? "1" : "m", collision_descriptions[k]) != OP_OK)
             return ctx->status;
     }
     /* the yardstick for the penetrations: the smallest semi-axis of any particle */
@@ -322,11 +323,12 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         snprintf(path[0], sizeof path[0], "/observables/%s/value", obs->name);
         snprintf(path[1], sizeof path[1], "/observables/%s/step", obs->name);
         snprintf(path[2], sizeof path[2], "/observables/%s/time", obs->name);
-        if (op_series_create(ctx, run, &r->observable[o][0], path[0], OP_SERIES_FLOAT64, 0, NULL, NULL,
-                             op_observable_kind_name(obs->kind)) != OP_OK ||
-            op_series_create(ctx, run, &r->observable[o][1], path[1], OP_SERIES_INT64, 0, NULL, NULL, "frame index") !=
+        if (op_series_create(ctx, run, &r->observable[o][0], path[0], OP_SERIES_FLOAT64, 0, NULL,
+                             op_observable_kind_unit(obs->kind), op_observable_kind_name(obs->kind)) != OP_OK ||
+            op_series_create(ctx, run, &r->observable[o][1], path[1], OP_SERIES_INT64, 0, NULL, "1", "frame index") !=
                 OP_OK ||
-            op_series_create(ctx, run, &r->observable[o][2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s", NULL) != OP_OK)
+            op_series_create(ctx, run, &r->observable[o][2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s",
+                             "simulated time of each row") != OP_OK)
             return ctx->status;
     }
     return OP_OK;
@@ -360,6 +362,7 @@ static int create_surface(op_ctx *ctx, recorder *r, const op_world *w)
     if (status != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, "/particles/index", "description",
                                         "0 .. N-1: the first n entries list any body's n particles") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, "/particles/index", "unit", "1") != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, "/parameters", "store_surface", r->store_surface) != OP_OK)
         return ctx->status;
     int64_t vertices = 0;
@@ -378,10 +381,10 @@ static int create_surface(op_ctx *ctx, recorder *r, const op_world *w)
         op_series_create(ctx, run, &r->surface, "/surface/position/value", OP_SERIES_FLOAT64, 2, row, "m",
                          "skinned visual vertices (Eq. 2) at each output frame; body b from its vertex_offset "
                          "in /parameters/<b>") != OP_OK ||
-        op_series_create(ctx, run, &r->surface_step, "/surface/position/step", OP_SERIES_INT64, 0, NULL, NULL,
+        op_series_create(ctx, run, &r->surface_step, "/surface/position/step", OP_SERIES_INT64, 0, NULL, "1",
                          "frame index") != OP_OK ||
         op_series_create(ctx, run, &r->surface_time, "/surface/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
-                         NULL) != OP_OK)
+                         "simulated time of each row") != OP_OK)
         return ctx->status;
     return OP_OK;
 }
@@ -513,6 +516,16 @@ int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_prove
     return op_record_run_def(ctx, scene, path, provenance, &def);
 }
 
+/* "\rRUN.h5: frame 40/150, 2.31 ms/frame, 0:04 elapsed, 0:11 left": the time left from the
+ * frames' mean so far. */
+static void print_progress(FILE *progress, const char *path, int frame, int frames, double frame_ms, double elapsed)
+{
+    double left = elapsed / frame * (frames - frame);
+    fprintf(progress, "\r%s: frame %d/%d, %.2f ms/frame, %d:%02d elapsed, %d:%02d left ", path, frame, frames, frame_ms,
+            (int)elapsed / 60, (int)elapsed % 60, (int)left / 60, (int)left % 60);
+    fflush(progress);
+}
+
 int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance,
                       const op_record_def *def)
 {
@@ -545,6 +558,7 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
                                  .floor_reach = r->floor_reach,
                                  .counts = r->counts,
                                  .accel_counts = r->accel_counts };
+        double started = op_now();
         for (int frame = 1; frame <= scene->run.frames; ++frame) {
             if (op_world_step(ctx, w, &stats) != OP_OK || append_frame(ctx, r, scene, &stats) != OP_OK)
                 break;
@@ -552,16 +566,14 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
                 break;
             if (op_runfile_flush(ctx, &r->run) != OP_OK)
                 break;
-            if (progress) {
-                fprintf(progress, "\r%s: frame %d/%d, %.2f ms/frame", path, frame, scene->run.frames, stats.total_ms);
-                fflush(progress);
-            }
+            if (progress)
+                print_progress(progress, path, frame, scene->run.frames, stats.total_ms, op_now() - started);
         }
         if (progress)
             fprintf(progress, "\n");
     }
-    if (ctx->status == OP_OK)
-        op_runfile_commit(ctx, &r->run);
+    if (ctx->status == OP_OK && op_runfile_commit(ctx, &r->run) == OP_OK && progress)
+        fprintf(progress, "%s: %d frames of %d bodies written\n", path, scene->run.frames, w->body_count);
     if (ctx->status != OP_OK)
         op_runfile_abort(&r->run);
     free(r->positions);

@@ -367,6 +367,43 @@ static int check_body_args(op_ctx *ctx, const op_runfile *run, const char *name,
     return OP_OK;
 }
 
+/* The unit (UDUNITS; "1" for an index or a ratio) and description of each dataset of a body's
+ * /graph and /mesh groups. */
+typedef struct dataset_note {
+    const char *name, *unit, *description;
+} dataset_note;
+static const dataset_note graph_notes[] = {
+    { "rest_position", "m", "rest centres x̄_i of the particles" },
+    { "rest_axes", "1", "rest principal axes Ē_i of each particle's ellipsoid, as columns, row-major" },
+    { "radii", "m", "semi-axes a, b, c of each particle's ellipsoid, along the columns of rest_axes" },
+    { "volume", "m3", "ellipsoid volumes v_i = 4/3 pi a b c" },
+    { "mass", "kg", "particle masses m_i = density v_i" },
+    { "edges", "1", "particle pairs i < j joined by an edge (indices into this body's particles)" },
+};
+static const dataset_note mesh_notes[] = {
+    { "rest_vertices", "m", "visual mesh vertices at rest" },
+    { "faces", "1", "triangles as three indices into rest_vertices" },
+    { "skin_index", "1", "the particles skinning each vertex (Eq. 2), indices into this body's particles" },
+    { "skin_weight", "1", "their weights, summing to 1 over a vertex's row" },
+};
+
+/* Writes each note's unit and description on the dataset of that name in `group`. */
+static int describe(op_ctx *ctx, const char *path, hid_t group, const char *where, const dataset_note *notes,
+                    size_t count)
+{
+    int rc = OP_OK;
+    for (size_t k = 0; !rc && k < count; ++k) {
+        hid_t ds = H5Dopen2(group, notes[k].name, H5P_DEFAULT);
+        if (ds < 0)
+            return H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot open %s/%s", path, where, notes[k].name);
+        rc = write_string(ctx, path, ds, notes[k].name, "unit", notes[k].unit);
+        if (!rc)
+            rc = write_string(ctx, path, ds, notes[k].name, "description", notes[k].description);
+        H5Dclose(ds);
+    }
+    return rc;
+}
+
 static int write_graph(op_ctx *ctx, const char *path, hid_t group, const char *where,
                        const op_body_info *info, const op_graph *graph)
 {
@@ -393,6 +430,8 @@ static int write_graph(op_ctx *ctx, const char *path, hid_t group, const char *w
         rc = write_dataset(ctx, path, group, where, "edges", H5T_STD_I32LE, H5T_NATIVE_INT, 2,
                            (hsize_t[]){ m, 2 }, edges);
     free(edges);
+    if (!rc)
+        rc = describe(ctx, path, group, where, graph_notes, sizeof graph_notes / sizeof *graph_notes);
     if (!rc)
         rc = write_string(ctx, path, group, where, "kind", info->kind);
     if (!rc)
@@ -427,6 +466,8 @@ static int write_mesh(op_ctx *ctx, const char *path, hid_t group, const char *wh
     if (!rc)
         rc = write_dataset(ctx, path, group, where, "skin_weight", H5T_IEEE_F64LE,
                            H5T_NATIVE_DOUBLE, 2, (hsize_t[]){ v, k }, skin->weight);
+    if (!rc)
+        rc = describe(ctx, path, group, where, mesh_notes, sizeof mesh_notes / sizeof *mesh_notes);
     if (!rc)
         rc = write_int(ctx, path, group, where, "polygons", mesh->polygon_count);
     return rc;

@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "base/math3.h"
+#include "base/nearest.h"
+#include "base/paths.h"
 #include "base/rng.h"
 
 enum { NAME_SIZE = 64, MAX_DIRECTIONS = 16 };
@@ -224,10 +226,15 @@ static int key_check(op_ctx *ctx, const config *c, int s, const char *key, size_
         if (strlen(*k) == key_length && strncmp(*k, key, key_length) == 0)
             return OP_OK;
     char valid[256] = "";
-    for (const char *const *k = sec->kind->keys; *k; ++k) {
+    int count = 0;
+    for (const char *const *k = sec->kind->keys; *k; ++k, ++count) {
         strncat(valid, valid[0] ? ", " : "", sizeof valid - strlen(valid) - 1);
         strncat(valid, *k, sizeof valid - strlen(valid) - 1);
     }
+    const char *near = op_nearest_name(key, key_length, sec->kind->keys, count);
+    if (near)
+        return fail_at(ctx, c, line, override, OP_ERR_PARSE, "[%s] has no key '%.*s'; did you mean '%s'? (keys: %s)",
+                       sec->label, (int)key_length, key, near, valid);
     return fail_at(ctx, c, line, override, OP_ERR_PARSE, "[%s] has no key '%.*s' (keys: %s)", sec->label,
                    (int)key_length, key, valid);
 }
@@ -409,6 +416,26 @@ static int parse_text(op_ctx *ctx, config *c, const char *text, size_t length)
     return OP_OK;
 }
 
+/* An override naming a body the config does not have (section s, just added by it): a typo far
+ * more often than a new body, which an override makes only by giving its model first. */
+static int no_such_body(op_ctx *ctx, const config *c, int s, const char *override)
+{
+    const char *names[64];
+    int count = 0;
+    char list[256] = "";
+    for (int k = 0; k < s && count < 64; ++k)
+        if (strcmp(c->sections[k].kind->type, "body") == 0) {
+            names[count++] = c->sections[k].name;
+            strncat(list, list[0] ? ", " : "", sizeof list - strlen(list) - 1);
+            strncat(list, c->sections[k].name, sizeof list - strlen(list) - 1);
+        }
+    const char *name = c->sections[s].name, *near = op_nearest_name(name, strlen(name), names, count);
+    return OP_FAIL(ctx, OP_ERR_INVALID, "--set %s: the config has no [body %s]%s%s%s (bodies: %s; a new body is "
+                   "made by giving its model first: body %s.model=MODEL)",
+                   override, name, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "",
+                   list[0] ? list : "none", name);
+}
+
 /* "SECTION.KEY=VALUE": replaces the key, or adds it (and the section). The first override of
  * a repeatable key replaces all of the file's values; later ones add to it. */
 static int apply_override(op_ctx *ctx, config *c, const char *text)
@@ -425,9 +452,13 @@ static int apply_override(op_ctx *ctx, config *c, const char *text)
         trim(&value, &value_length);
     if (!dot || key_length == 0 || dot == text || strpbrk(text, "\r\n"))
         return OP_FAIL(ctx, OP_ERR_USAGE, "--set %s: expected SECTION.KEY=VALUE (e.g. world.iterations=100)", text);
-    int s;
-    if (section_add(ctx, c, text, (size_t)(dot - text), 0, text, &s) != OP_OK ||
-        key_check(ctx, c, s, key, key_length, 0, text) != OP_OK)
+    int s, sections_before = c->section_count;
+    if (section_add(ctx, c, text, (size_t)(dot - text), 0, text, &s) != OP_OK)
+        return ctx->status;
+    if (s >= sections_before && strcmp(c->sections[s].kind->type, "body") == 0 &&
+        !(key_length == 5 && strncmp(key, "model", 5) == 0))
+        return no_such_body(ctx, c, s, text);
+    if (key_check(ctx, c, s, key, key_length, 0, text) != OP_OK)
         return ctx->status;
     char name[NAME_SIZE] = "";
     memcpy(name, key, key_length);
@@ -712,7 +743,6 @@ static int load_run(loader *l)
     const config *c = l->c;
     op_run_def *run = &l->scene->run;
     *run = (op_run_def){ .frames = 150, .output_every = 1 };
-    snprintf(run->catalogue, sizeof run->catalogue, "data/models.tsv");
     int s = find_section(c, "run", "");
     const entry *e;
     if ((e = lookup(c, s, "frames")) && entry_int(ctx, c, e, 0, 100000000, &run->frames) != OP_OK)
@@ -720,10 +750,15 @@ static int load_run(loader *l)
     if ((e = lookup(c, s, "output_every")) && entry_int(ctx, c, e, 1, 100000000, &run->output_every) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "models"))) {
-        if (!e->value[0] || strlen(e->value) >= sizeof run->catalogue)
+        /* In the config: beside it; from --set: as given, from the working directory. */
+        const char *base = e->override ? "" : c->path;
+        if (!e->value[0] || op_path_beside(ctx, base, e->value, run->catalogue, sizeof run->catalogue) != OP_OK)
             return entry_fail(ctx, c, e, OP_ERR_INVALID, "the catalogue path must have 1 to %zu characters",
                               sizeof run->catalogue - 1);
-        strcpy(run->catalogue, e->value);
+    } else if (op_default_catalogue(ctx, c->path, run->catalogue, sizeof run->catalogue) != OP_OK) {
+        char reason[sizeof ctx->message];
+        snprintf(reason, sizeof reason, "%s", ctx->message);
+        return OP_FAIL(ctx, ctx->status, "%s: %s", c->path, reason);
     }
     l->edges = -1.0;
     if ((e = lookup(c, s, "edges")) && strcmp(e->value, "catalogue") != 0 && op_edge_rule_parse(e->value, &l->edges))

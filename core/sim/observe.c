@@ -24,6 +24,19 @@ static const char *const kind_names[] = {
 
 enum { KIND_COUNT = sizeof kind_names / sizeof kind_names[0] };
 
+/* UDUNITS spellings, "1" for a ratio or a count (as H5MD writes dimensionless values). */
+static const char *const kind_units[KIND_COUNT] = {
+    [OP_OBSERVE_DEFLECTION] = "m",         [OP_OBSERVE_REST_SHAPE_ERROR] = "1", [OP_OBSERVE_LOWEST_POINT] = "m",
+    [OP_OBSERVE_KINETIC_ENERGY] = "J",     [OP_OBSERVE_POSITION_ERROR] = "m",   [OP_OBSERVE_ANGULAR_MOMENTUM] = "kg m2 s-1",
+    [OP_OBSERVE_STRETCH_MAX] = "1",        [OP_OBSERVE_STRETCH_MIN] = "1",      [OP_OBSERVE_INVERTED_EDGES] = "1",
+    [OP_OBSERVE_HEIGHT] = "m",
+};
+
+const char *op_observable_kind_unit(op_observable_kind kind)
+{
+    return (unsigned)kind < KIND_COUNT ? kind_units[kind] : "1";
+}
+
 const char *op_observable_kind_name(op_observable_kind kind)
 {
     return (unsigned)kind < KIND_COUNT ? kind_names[kind] : "unknown";

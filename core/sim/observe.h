@@ -35,6 +35,8 @@ typedef struct op_observable {
 double op_observe(const op_world *world, const op_observable *observable);
 
 const char *op_observable_kind_name(op_observable_kind kind);
+/* The unit its values are in, as a UDUNITS string ("1": a ratio or a count). */
+const char *op_observable_kind_unit(op_observable_kind kind);
 int op_observable_kind_parse(const char *name, op_observable_kind *kind);
 
 /* The rotation and translation of the best rigid fit of the rest centres to the current ones,

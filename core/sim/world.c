@@ -909,7 +909,7 @@ static int substep(op_ctx *ctx, op_world *world, int sub, op_frame_stats *stats,
 {
     const op_world_def *def = &world->def;
     double h = def->frame_time / def->substeps;
-    op_energy *energy_row = def->log_energy ? &stats->energy[sub * (def->iterations + 1)] : NULL;
+    op_energy *energy_row = def->log_energy && stats->energy ? &stats->energy[sub * (def->iterations + 1)] : NULL;
     /* the units gather their centres for the contact call as their sub-steps end */
     if (op_world_collides(world) && op_collider_lay_out(ctx, &world->collider, world->bodies, world->body_count) != OP_OK)
         return ctx->status;
@@ -972,4 +972,28 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                                world->bodies[b].name);
     }
     return OP_OK;
+}
+
+int op_frame_stats_make(op_ctx *ctx, const op_world *world, op_frame_stats *stats)
+{
+    *stats = (op_frame_stats){ 0 };
+    size_t substeps = (size_t)world->def.substeps;
+    stats->energy = op_calloc(ctx, substeps * (size_t)(world->def.iterations + 1), sizeof *stats->energy);
+    stats->energy_after_contacts = op_calloc(ctx, substeps, sizeof *stats->energy_after_contacts);
+    stats->floor_reach = op_calloc(ctx, substeps, sizeof *stats->floor_reach);
+    stats->accel_counts = op_calloc(ctx, substeps, sizeof *stats->accel_counts);
+    stats->counts = op_calloc(ctx, substeps * OP_SOLVER_MAX_COUNTERS, sizeof *stats->counts);
+    if (ctx->status != OP_OK)
+        op_frame_stats_free(stats);
+    return ctx->status;
+}
+
+void op_frame_stats_free(op_frame_stats *stats)
+{
+    free(stats->energy);
+    free(stats->energy_after_contacts);
+    free(stats->floor_reach);
+    free(stats->accel_counts);
+    free(stats->counts);
+    *stats = (op_frame_stats){ 0 };
 }

@@ -191,9 +191,13 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
  * does once; a study that takes over another world's state does it again), in body order, each
  * given the states of the earlier bodies of its model as twins (solver.h). */
 int op_world_remake_solver_states(op_ctx *ctx, op_world *world);
-/* Advances one frame. stats->energy must hold substeps × (iterations + 1) entries when
- * def.log_energy is on. */
+/* Advances one frame. Each array of *stats is filled when not NULL (stats->energy: substeps ×
+ * (iterations + 1) entries, and only when def.log_energy is on). */
 int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
+/* *stats with every array allocated for `world`'s sub-steps and iterations, zeroed (free with
+ * op_frame_stats_free); on failure nothing is left allocated. */
+int op_frame_stats_make(op_ctx *ctx, const op_world *world, op_frame_stats *stats);
+void op_frame_stats_free(op_frame_stats *stats);
 /* Where the contacts between bodies run now, OP_CONTACT_THREADS_ALL or _ONE: def's choice or,
  * under _AUTO, op_contact_threads_for the cores' hand-over measured now into *handoff_ns (NAN
  * when not measured: not auto, collisions off or one body). op_world_step calls it at each

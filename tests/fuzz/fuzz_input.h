@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "opsim/ctx.h"
-#include "base/platform.h"
+#include "opsim/platform.h"
 
 /* As bin/opsim starts (core/base/platform.h): OpenBLAS on one thread, HDF5 without its exit handler. */
 __attribute__((constructor)) static void fuzz_platform_init(void)

@@ -1,5 +1,5 @@
 /* Process-wide settings of the libraries opsim links, made once at the start of main() of every
- * program (bin/opsim, the benchmarks). */
+ * program (bin/opsim, the benchmarks), and of a program linking libopsim. */
 #ifndef OPSIM_PLATFORM_H
 #define OPSIM_PLATFORM_H
 
