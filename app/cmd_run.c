@@ -21,7 +21,7 @@ const char app_run_usage[] =
     "read, e.g. --set world.iterations=100 --set 'body bar.stiffness=2e9' --set solver.rotations=jacobi.\n"
     "The skinned surface of every body is stored at each output frame (/surface/position, 24 bytes\n"
     "per vertex and frame) unless --no-surface. Then writes the XDMF sidecar RUN.xmf beside it\n"
-    "(core/io/xdmf.h): open that in ParaView. A progress line goes to stderr when it is a terminal.\n"
+    "(core/io/xdmf.h; with its companion RUN.views.h5): open that in ParaView. A progress line goes to stderr when it is a terminal.\n"
     "On failure no RUN.h5 is written; if only the sidecar fails, RUN.h5 stays and the exit status\n"
     "says why (`opsim xdmf RUN.h5` writes it again). The models' graphs come from the graph cache\n"
     "(data/cache/graphs, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
@@ -35,7 +35,7 @@ int app_record_config(op_ctx *ctx, const char *config, const app_list *overrides
         return ctx->status;
     op_provenance prov = { .command_line = command_line, .config_text = scene.config_text, .seed = 0 };
     if (op_record_run_def(ctx, &scene, out, &prov, def) == OP_OK)
-        op_xdmf_write(ctx, out);
+        op_xdmf_write(ctx, out, 0);
     op_scene_free(&scene);
     return ctx->status;
 }
