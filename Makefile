@@ -47,8 +47,8 @@ APP_SRC     := $(wildcard app/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test test-slurm golden bench reproduce graphs table1 report clean distclean help FORCE \
-        install uninstall
+.PHONY: all deps data test test-slurm test-paraview golden bench reproduce graphs table1 report clean distclean \
+        help FORCE install uninstall
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -59,6 +59,7 @@ help:
 	@echo "make test         build and run every test (cmocka), the numerical ones again in plain C"
 	@echo "make golden       rewrite tests/golden/states.tsv after a change of results on purpose"
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
+	@echo "make test-paraview  opt-in: ParaView reads every run value right, and renders a run"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
 	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
@@ -192,6 +193,11 @@ endif
 # After a change that moves the results on purpose: the golden hashes of the stored states.
 golden: bin/tests/test_golden | data
 	@OPSIM_GOLDEN_UPDATE=1 bin/tests/test_golden
+
+# Opt-in, not in CI: ParaView's default reader opens a run's sidecar, every value it reads is
+# checked against the run file, and the run is rendered (tools/test-paraview.sh; installs paraview).
+test-paraview: bin/opsim | data
+	@tools/test-paraview.sh
 
 # Opt-in, not in CI: a one-node Slurm on this machine runs the sweep of `make sweep-example` as an
 # array job, each run file checked against make's (tools/test-slurm.sh; root, installs slurm-wlm).

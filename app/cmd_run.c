@@ -21,8 +21,9 @@ const char app_run_usage[] =
     "read, e.g. --set world.iterations=100 --set 'body bar.stiffness=2e9' --set solver.rotations=jacobi.\n"
     "The skinned surface of every body is stored at each output frame (/surface/position, 24 bytes\n"
     "per vertex and frame) unless --no-surface. Then writes the XDMF sidecar RUN.xmf beside it\n"
-    "(core/io/xdmf.h): open that in ParaView. When stderr is a terminal, a progress line (frame,\n"
-    "ms per frame, time elapsed and left) goes there, and a last line says what was written.\n"
+    "(core/io/xdmf.h; with its companion RUN.views.h5): open that in ParaView. When stderr is a\n"
+    "terminal, a progress line (frame, ms per frame, time elapsed and left) goes there, and a last\n"
+    "line says what was written.\n"
     "On failure no RUN.h5 is written; if only the sidecar fails, RUN.h5 stays and the exit status\n"
     "says why (`opsim xdmf RUN.h5` writes it again). The models' graphs come from the graph cache\n"
     "(cache/graphs beside the catalogue, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
@@ -36,7 +37,7 @@ int app_record_config(op_ctx *ctx, const char *config, const app_list *overrides
         return ctx->status;
     op_provenance prov = { .command_line = command_line, .config_text = scene.config_text, .seed = 0 };
     if (op_record_run_def(ctx, &scene, out, &prov, def) == OP_OK)
-        op_xdmf_write(ctx, out);
+        op_xdmf_write(ctx, out, 0);
     op_scene_free(&scene);
     return ctx->status;
 }

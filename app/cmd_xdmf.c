@@ -1,30 +1,48 @@
-/* `opsim xdmf`: writes (again) the XDMF sidecar RUN.xmf of a run file for ParaView
- * (core/io/xdmf.h); `opsim run` writes it too. Runs in the guarded child of app/files.c.
+/* `opsim xdmf`: writes (again) the XDMF sidecar RUN.xmf of a run file and its companion
+ * RUN.views.h5 for ParaView (core/io/xdmf.h); `opsim run` writes them too. Runs in the guarded
+ * child of app/files.c.
  *
- * usage: opsim xdmf RUN.h5 */
+ * usage: opsim xdmf RUN.h5 [--ellipsoids] */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 #include "io/xdmf.h"
 
 const char app_xdmf_usage[] =
-    "usage: opsim xdmf RUN.h5\n"
+    "usage: opsim xdmf RUN.h5 [--ellipsoids]\n"
     "\n"
-    "Writes (again) the XDMF sidecar RUN.xmf beside a run file made by 'opsim run' (core/io/xdmf.h):\n"
-    "per output frame, each body's skinned surface as triangles (when the run stored it) and its\n"
-    "particles as points with their orientation, radii and rest axes. Open RUN.xmf in ParaView\n"
-    "(File > Open, then the XDMF reader) and play the frames. Prints the sidecar's path.\n";
+    "Writes (again) the XDMF sidecar RUN.xmf and its companion RUN.views.h5 beside a run file made\n"
+    "by 'opsim run' (core/io/xdmf.h): per output frame, the bodies' skinned surface as triangles\n"
+    "(when the run stored it) and their particles as points with orientation, radii and body\n"
+    "number. ParaView's default XDMF reader opens RUN.xmf; play the frames. The companion maps\n"
+    "each frame onto the run file (HDF5 virtual datasets, no copy).\n"
+    "  --ellipsoids  also the ellipsoid tensor of every particle and frame, ready for ParaView's\n"
+    "                Tensor Glyph (as large as the orientations: 72 bytes a particle a frame)\n"
+    "Prints the sidecar's path.\n";
 
 int app_xdmf(const app_call *call)
 {
-    int status = app_single_run_file(call, app_xdmf_usage);
-    if (status >= 0)
-        return status;
+    int ellipsoids = 0;
+    const char *run = NULL;
+    for (int a = 1; a < call->argc; ++a) {
+        if (strcmp(call->argv[a], "--help") == 0) {
+            fputs(app_xdmf_usage, stdout);
+            return 0;
+        }
+        if (strcmp(call->argv[a], "--ellipsoids") == 0)
+            ellipsoids = 1;
+        else if (call->argv[a][0] == '-' || run)
+            return app_usage_error("xdmf", "%s", "give exactly one run file, and --ellipsoids or nothing");
+        else
+            run = call->argv[a];
+    }
+    if (!run)
+        return app_usage_error("xdmf", "%s", "give exactly one run file");
     op_ctx ctx;
     op_ctx_init(&ctx);
     char sidecar[4200];
-    if (op_xdmf_write(&ctx, call->argv[1]) != OP_OK ||
-        op_xdmf_path(&ctx, call->argv[1], sidecar, sizeof sidecar) != OP_OK)
+    if (op_xdmf_write(&ctx, run, ellipsoids) != OP_OK || op_xdmf_path(&ctx, run, sidecar, sizeof sidecar) != OP_OK)
         return app_report_failure(&ctx);
     printf("%s\n", sidecar);
     return 0;

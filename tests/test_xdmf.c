@@ -5,6 +5,7 @@
  * the times are /particles/position/time bit for bit; and a file that is no simulation run gets
  * no sidecar. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,24 +143,29 @@ static int64_t product(const int64_t *dims, int rank)
 /* ---- the checks -------------------------------------------------------------------------- */
 
 typedef struct tally {
-    int hdf, slabs, times, surfaces, particles;
+    int hdf, times, surfaces, particles;
 } tally;
 
-/* An HDF item: "NAME:/path", NAME the run file's name without its directory, and Dimensions the
- * dataset's shape. Returns the rank and fills dims. */
+/* An HDF item: "NAME:/path", NAME the run file's name or its companion's (RUN.views.h5), without
+ * the directory, and Dimensions the dataset's shape. Returns the rank and fills dims. */
 static int check_hdf_item(const element *e, const char *run, int64_t *dims)
 {
     const char *base = strrchr(run, '/') ? strrchr(run, '/') + 1 : run;
-    char value[256];
-    size_t length = strlen(base);
-    if (strncmp(e->text, base, length) != 0 || e->text[length] != ':' || e->text[length + 1] != '/')
-        fail_msg("HDF item '%s' does not name %s:/...", e->text, base);
-    const char *dataset = e->text + length + 1;
+    char value[256], views[600], views_base[600];
     op_ctx ctx;
     op_ctx_init(&ctx);
+    assert_int_equal(op_xdmf_views_path(&ctx, run, views, sizeof views), OP_OK);
+    snprintf(views_base, sizeof views_base, "%s", strrchr(views, '/') ? strrchr(views, '/') + 1 : views);
+    const char *file = NULL, *dataset = NULL;
+    if (strncmp(e->text, base, strlen(base)) == 0 && e->text[strlen(base)] == ':')
+        file = run, dataset = e->text + strlen(base) + 1;
+    else if (strncmp(e->text, views_base, strlen(views_base)) == 0 && e->text[strlen(views_base)] == ':')
+        file = views, dataset = e->text + strlen(views_base) + 1;
+    if (!file || dataset[0] != '/')
+        fail_msg("HDF item '%s' names neither %s:/... nor %s:/...", e->text, base, views_base);
     int rank = 0;
     int64_t shape[OP_RUNFILE_MAX_RANK];
-    if (op_runfile_dataset_shape(&ctx, run, dataset, &rank, shape) != OP_OK)
+    if (op_runfile_dataset_shape(&ctx, file, dataset, &rank, shape) != OP_OK)
         fail_msg("%s", ctx.message);
     assert_non_null(attribute(e, "Dimensions", value, sizeof value));
     int given = numbers(value, dims, OP_RUNFILE_MAX_RANK);
@@ -173,41 +179,19 @@ static int check_hdf_item(const element *e, const char *run, int64_t *dims)
     return rank;
 }
 
-/* A DataItem as a whole: its selected extents into `count` (the rank returned). */
+/* A DataItem as a whole: a whole dataset (ParaView's default XDMF reader reads no HyperSlab);
+ * its extents into `count` (the rank returned). */
 static int check_item(const document *d, int index, const char *run, int64_t *count, tally *t)
 {
     const element *e = &d->elements[index];
     char value[256];
     assert_string_equal(e->name, "DataItem");
-    if (attribute(e, "Format", value, sizeof value) && strcmp(value, "HDF") == 0) {
-        t->hdf++;
-        return check_hdf_item(e, run, count);
-    }
-    assert_non_null(attribute(e, "ItemType", value, sizeof value));
-    assert_string_equal(value, "HyperSlab");
-    t->slabs++;
-    int selection = child(d, index, 0), source = child(d, index, 1);
-    assert_true(selection > 0 && source > 0 && child(d, index, 2) < 0);
-    int64_t dims[OP_RUNFILE_MAX_RANK], triple[3 * OP_RUNFILE_MAX_RANK], declared[OP_RUNFILE_MAX_RANK], shape[2];
+    if (attribute(e, "ItemType", value, sizeof value))
+        fail_msg("a DataItem of ItemType %s: ParaView's XDMF 3 reader reads whole datasets only", value);
+    assert_non_null(attribute(e, "Format", value, sizeof value));
+    assert_string_equal(value, "HDF");
     t->hdf++;
-    int rank = check_hdf_item(&d->elements[source], run, dims);
-    assert_non_null(attribute(&d->elements[selection], "Dimensions", value, sizeof value));
-    assert_int_equal(numbers(value, shape, 2), 2);
-    assert_true(shape[0] == 3 && shape[1] == rank);
-    assert_int_equal(numbers(d->elements[selection].text, triple, 3 * OP_RUNFILE_MAX_RANK), 3 * rank);
-    assert_non_null(attribute(e, "Dimensions", value, sizeof value));
-    assert_int_equal(numbers(value, declared, OP_RUNFILE_MAX_RANK), rank);
-    for (int i = 0; i < rank; ++i) {
-        int64_t start = triple[i], stride = triple[rank + i], n = triple[2 * rank + i];
-        if (!(start >= 0 && stride >= 1 && n >= 1 && start + (n - 1) * stride < dims[i]))
-            fail_msg("%s: extent %d selects %lld from %lld every %lld of %lld", d->elements[source].text, i,
-                     (long long)n, (long long)start, (long long)stride, (long long)dims[i]);
-        if (declared[i] != n)
-            fail_msg("%s: the slab declares extent %d as %lld but selects %lld", d->elements[source].text, i,
-                     (long long)declared[i], (long long)n);
-        count[i] = n;
-    }
-    return rank;
+    return check_hdf_item(e, run, count);
 }
 
 /* The only DataItem directly under element `index`, checked; returns its value count. */
@@ -309,6 +293,63 @@ static void assert_no_temporaries(const char *path)
     closedir(listing);
 }
 
+/* The companion's frame t datasets hold the run file's rows of frame t bit for bit (read
+ * through HDF5's virtual-dataset mapping), the static arrays the bodies' data in body order;
+ * with `ellipsoids`, the tensors are R·Ē·diag(r) column after column to 1e-15. */
+static void assert_views_are_the_frames(const char *run, int ellipsoids)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    char views[600];
+    assert_int_equal(op_xdmf_views_path(&ctx, run, views, sizeof views), OP_OK);
+    int rank;
+    int64_t dims[OP_RUNFILE_MAX_RANK];
+    assert_int_equal(op_runfile_dataset_shape(&ctx, run, "/particles/position/value", &rank, dims), OP_OK);
+    long frames = (long)dims[0], n = (long)dims[1];
+    double *want = calloc(9 * (size_t)n, sizeof *want), *got = calloc(9 * (size_t)n, sizeof *got);
+    double *radii = calloc(3 * (size_t)n, sizeof *radii), *axes = calloc(9 * (size_t)n, sizeof *axes);
+    /* fig2's bars in order, each bar20 of 20 particles */
+    assert_int_equal(op_runfile_read_rows(&ctx, views, "/static/radii", 0, n, radii, 3 * n), OP_OK);
+    for (int b = 0; b < 3; ++b) {
+        static const char *const names[] = { "bar_k", "bar_2k", "bar_4k" };
+        char path[64];
+        snprintf(path, sizeof path, "/graph/%s/radii", names[b]);
+        assert_int_equal(op_runfile_read_rows(&ctx, run, path, 0, 20, want, 60), OP_OK);
+        assert_memory_equal(want, &radii[60 * b], 60 * sizeof(double));
+        snprintf(path, sizeof path, "/graph/%s/rest_axes", names[b]);
+        assert_int_equal(op_runfile_read_rows(&ctx, run, path, 0, 20, &axes[180 * b], 180), OP_OK);
+    }
+    for (long t = 0; t < frames; ++t) {
+        static const char *const series[][2] = { { "position", "/particles/position/value" },
+                                                 { "orientation", "/particles/orientation/value" } };
+        for (int k = 0; k < 2; ++k) {
+            char view[64];
+            long width = k ? 9 : 3;
+            snprintf(view, sizeof view, "/frames/%ld/%s", t, series[k][0]);
+            assert_int_equal(op_runfile_read_rows(&ctx, run, series[k][1], t, 1, want, width * n), OP_OK);
+            assert_int_equal(op_runfile_read_rows(&ctx, views, view, 0, n, got, width * n), OP_OK);
+            assert_memory_equal(want, got, (size_t)(width * n) * sizeof(double));
+        }
+        if (!ellipsoids)
+            continue;
+        char view[64];
+        snprintf(view, sizeof view, "/frames/%ld/ellipsoid", t);
+        assert_int_equal(op_runfile_read_rows(&ctx, views, view, 0, n, got, 9 * n), OP_OK);
+        for (long i = 0; i < n; ++i)
+            for (int k = 0; k < 3; ++k)
+                for (int row = 0; row < 3; ++row) {
+                    double axis = 0.0;
+                    for (int j = 0; j < 3; ++j)
+                        axis += want[9 * i + 3 * row + j] * axes[9 * i + 3 * j + k];
+                    assert_true(fabs(got[9 * i + 3 * k + row] - axis * radii[3 * i + k]) <= 1e-15);
+                }
+    }
+    free(want);
+    free(got);
+    free(radii);
+    free(axes);
+}
+
 /* fig2's three bars, frames 0, 2, 4 */
 static const char *small_run(const char *extra)
 {
@@ -326,11 +367,24 @@ static void test_run_writes_a_matching_sidecar(void **state)
     (void)state;
     const char *run = small_run("");
     tally t = check_sidecar(run);
-    print_message("%d frames, %d surface and %d particle grids, %d HDF items (%d slabs)\n", t.times, t.surfaces,
-                  t.particles, t.hdf, t.slabs);
-    assert_int_equal(t.surfaces, 3 * 3);
-    assert_int_equal(t.particles, 3 * 3);
+    print_message("%d frames, %d surface and %d particle grids, %d HDF items\n", t.times, t.surfaces, t.particles,
+                  t.hdf);
+    assert_int_equal(t.surfaces, 3);
+    assert_int_equal(t.particles, 3);
+    assert_views_are_the_frames(run, 0);
     assert_no_temporaries(run);
+}
+
+/* With --ellipsoids: each particle's tensor, column k, is its current axis k (R·Ē) times
+ * radius k, stored column after column as VTK's Tensor Glyph reads it. */
+static void test_ellipsoids_are_the_scaled_current_axes(void **state)
+{
+    (void)state;
+    const char *run = small_run("");
+    assert_int_equal(test_shell("bin/opsim xdmf '%s' --ellipsoids > /dev/null", run), 0);
+    tally t = check_sidecar(run);
+    assert_int_equal(t.particles, 3);
+    assert_views_are_the_frames(run, 1);
 }
 
 static void test_sidecar_without_surface(void **state)
@@ -339,7 +393,7 @@ static void test_sidecar_without_surface(void **state)
     const char *run = small_run("--no-surface");
     tally t = check_sidecar(run);
     assert_int_equal(t.surfaces, 0);
-    assert_int_equal(t.particles, 3 * 3);
+    assert_int_equal(t.particles, 3);
     op_ctx ctx;
     op_ctx_init(&ctx);
     int64_t stored = -1, dims[OP_RUNFILE_MAX_RANK];
@@ -383,7 +437,7 @@ static void test_xdmf_refuses_what_is_no_run(void **state)
     assert_int_not_equal(access(sidecar, F_OK), 0);
     assert_int_equal(test_shell("bin/opsim xdmf build/test-tmp/no-such-run.h5 2>/dev/null"), 74);
     assert_int_equal(test_shell("bin/opsim xdmf 2>/dev/null"), 64);
-    assert_int_equal(op_xdmf_write(&ctx, graph), OP_ERR_INVALID);
+    assert_int_equal(op_xdmf_write(&ctx, graph, 0), OP_ERR_INVALID);
     assert_non_null(strstr(ctx.message, "not a simulation run"));
     assert_no_temporaries(graph);
 }
@@ -405,6 +459,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_writes_a_matching_sidecar),
+        cmocka_unit_test(test_ellipsoids_are_the_scaled_current_axes),
         cmocka_unit_test(test_sidecar_without_surface),
         cmocka_unit_test(test_xdmf_command_rewrites_the_sidecar),
         cmocka_unit_test(test_xdmf_refuses_what_is_no_run),

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/atomic.h"
+#include "io/xdmf_views.h"
 #include "opsim/runfile.h"
 
 typedef struct shape {
@@ -26,6 +27,8 @@ typedef struct sidecar {
     op_ctx *ctx;
     const char *run;      /* the run file's path, for messages */
     char file[1024];      /* its name as the sidecar writes it: no directory, XML-escaped */
+    char views_file[1040]; /* the companion's (xdmf_views.h), alike */
+    int ellipsoids;       /* the companion holds the ellipsoid tensors */
     FILE *out;
     long frames;
     double *time;         /* [frames] */
@@ -35,6 +38,8 @@ typedef struct sidecar {
     int body_count;
     char names[OP_RUNFILE_MAX_BODIES][OP_RUNFILE_NAME_SIZE];
     body_layout bodies[OP_RUNFILE_MAX_BODIES];
+    op_xdmf_body view_bodies[OP_RUNFILE_MAX_BODIES];
+    op_xdmf_layout layout;
 } sidecar;
 
 /* Element types of the datasets the sidecar names, as the run-file layout fixes them
@@ -208,128 +213,145 @@ static void print_extents(FILE *out, int rank, const int64_t *extents)
         fprintf(out, "%s%lld", i ? " " : "", (long long)extents[i]);
 }
 
-/* A whole dataset. */
-static void hdf_item(const sidecar *s, int indent, const char *dataset, const shape *sh, number_type type)
+/* A whole dataset of `file` (the run file or its companion, as named in the sidecar). */
+static void hdf_item(const sidecar *s, const char *file, const char *dataset, int rank, const int64_t *dims,
+                     number_type type)
 {
-    fprintf(s->out, "%*s<DataItem Dimensions=\"", indent, "");
-    print_extents(s->out, sh->rank, sh->dims);
+    fprintf(s->out, "%*s<DataItem Dimensions=\"", 12, "");
+    print_extents(s->out, rank, dims);
     fprintf(s->out, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">%s:%s</DataItem>\n", type.name,
-            type.precision, s->file, dataset);
+            type.precision, file, dataset);
 }
 
-/* count[] values from start[] of a dataset (stride 1). */
-static void slab_item(const sidecar *s, int indent, const char *dataset, const shape *sh, const int64_t *start,
-                      const int64_t *count, number_type type)
+static void attribute(const sidecar *s, const char *name, const char *type, const char *dataset, int rank,
+                      const int64_t *dims, number_type number)
+{
+    fprintf(s->out, "          <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", name, type);
+    hdf_item(s, s->views_file, dataset, rank, dims, number);
+    fprintf(s->out, "          </Attribute>\n");
+}
+
+static void print_surface(const sidecar *s, long t)
 {
     FILE *out = s->out;
-    int rank = sh->rank;
-    fprintf(out, "%*s<DataItem ItemType=\"HyperSlab\" Type=\"HyperSlab\" Dimensions=\"", indent, "");
-    print_extents(out, rank, count);
-    /* ParaView's XDMF 3 readers take the slab's element type from the slab item itself */
-    fprintf(out, "\" NumberType=\"%s\" Precision=\"%d\">\n%*s<DataItem Dimensions=\"3 %d\" NumberType=\"Int\" Format=\"XML\">", type.name,
-            type.precision, indent + 2, "", rank);
-    print_extents(out, rank, start);
-    for (int i = 0; i < rank; ++i)
-        fprintf(out, " 1");
-    fputc(' ', out);
-    print_extents(out, rank, count);
-    fprintf(out, "</DataItem>\n");
-    hdf_item(s, indent + 2, dataset, sh, type);
-    fprintf(out, "%*s</DataItem>\n", indent, "");
-}
-
-/* Rows first .. first+rows-1 of frame t of a [T][R][...] series. */
-static void frame_item(const sidecar *s, int indent, const char *dataset, const shape *sh, long t, int64_t first,
-                       int64_t rows)
-{
-    int64_t start[OP_RUNFILE_MAX_RANK] = { t, first }, count[OP_RUNFILE_MAX_RANK] = { 1, rows };
-    for (int i = 2; i < sh->rank; ++i)
-        count[i] = sh->dims[i];
-    slab_item(s, indent, dataset, sh, start, count, FLOAT64);
-}
-
-static void print_surface(const sidecar *s, const char *name, const body_layout *l, long t)
-{
-    FILE *out = s->out;
-    char faces[128];
-    snprintf(faces, sizeof faces, "/mesh/%s/faces", name);
-    fprintf(out, "        <Grid Name=\"%s surface\" GridType=\"Uniform\">\n", name);
-    fprintf(out, "          <Topology TopologyType=\"Triangle\" NumberOfElements=\"%lld\">\n",
-            (long long)l->faces.dims[0]);
-    /* The whole faces array, as a slab: ParaView's XDMF reader caches a grid under the text of
-     * its first topology and geometry items, logs an error for every grid whose geometry is a
-     * slab (it has no text) unless the topology has none either, and then reads it afresh. */
-    slab_item(s, 12, faces, &l->faces, (int64_t[]){ 0, 0 }, l->faces.dims, INT32);
+    char dataset[64];
+    int64_t V = s->layout.vertices, F = s->layout.faces;
+    fprintf(out, "        <Grid Name=\"surface\" GridType=\"Uniform\">\n");
+    fprintf(out, "          <Topology TopologyType=\"Triangle\" NumberOfElements=\"%lld\">\n", (long long)F);
+    hdf_item(s, s->views_file, "/static/faces", 2, (int64_t[]){ F, 3 }, INT32);
     fprintf(out, "          </Topology>\n          <Geometry GeometryType=\"XYZ\">\n");
-    frame_item(s, 12, "/surface/position/value", &s->surface, t, l->vertex_offset, l->vertices);
-    fprintf(out, "          </Geometry>\n        </Grid>\n");
-}
-
-static void print_particles(const sidecar *s, const char *name, const body_layout *l, long t)
-{
-    FILE *out = s->out;
-    char radii[128], axes[128];
-    snprintf(radii, sizeof radii, "/graph/%s/radii", name);
-    snprintf(axes, sizeof axes, "/graph/%s/rest_axes", name);
-    fprintf(out, "        <Grid Name=\"%s particles\" GridType=\"Uniform\">\n", name);
-    fprintf(out, "          <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\">\n",
-            (long long)l->particles);
-    slab_item(s, 12, "/particles/index", &s->index, (int64_t[]){ 0 }, (int64_t[]){ l->particles }, INT64);
-    fprintf(out, "          </Topology>\n          <Geometry GeometryType=\"XYZ\">\n");
-    frame_item(s, 12, "/particles/position/value", &s->position, t, l->particle_offset, l->particles);
+    snprintf(dataset, sizeof dataset, "/frames/%ld/surface", t);
+    hdf_item(s, s->views_file, dataset, 2, (int64_t[]){ V, 3 }, FLOAT64);
     fprintf(out, "          </Geometry>\n");
-    fprintf(out, "          <Attribute Name=\"orientation\" AttributeType=\"Tensor\" Center=\"Node\">\n");
-    frame_item(s, 12, "/particles/orientation/value", &s->orientation, t, l->particle_offset, l->particles);
-    fprintf(out, "          </Attribute>\n");
-    fprintf(out, "          <Attribute Name=\"radii\" AttributeType=\"Vector\" Center=\"Node\">\n");
-    hdf_item(s, 12, radii, &l->radii, FLOAT64);
-    fprintf(out, "          </Attribute>\n");
-    fprintf(out, "          <Attribute Name=\"rest_axes\" AttributeType=\"Tensor\" Center=\"Node\">\n");
-    hdf_item(s, 12, axes, &l->rest_axes, FLOAT64);
-    fprintf(out, "          </Attribute>\n        </Grid>\n");
+    attribute(s, "body", "Scalar", "/static/vertex_body", 1, (int64_t[]){ V }, INT32);
+    fprintf(out, "        </Grid>\n");
+}
+
+static void print_particles(const sidecar *s, long t)
+{
+    FILE *out = s->out;
+    char dataset[64];
+    int64_t N = s->layout.particles;
+    fprintf(out, "        <Grid Name=\"particles\" GridType=\"Uniform\">\n");
+    fprintf(out, "          <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\">\n",
+            (long long)N);
+    hdf_item(s, s->file, "/particles/index", 1, (int64_t[]){ N }, INT64);
+    fprintf(out, "          </Topology>\n          <Geometry GeometryType=\"XYZ\">\n");
+    snprintf(dataset, sizeof dataset, "/frames/%ld/position", t);
+    hdf_item(s, s->views_file, dataset, 2, (int64_t[]){ N, 3 }, FLOAT64);
+    fprintf(out, "          </Geometry>\n");
+    snprintf(dataset, sizeof dataset, "/frames/%ld/orientation", t);
+    attribute(s, "orientation", "Tensor", dataset, 3, (int64_t[]){ N, 3, 3 }, FLOAT64);
+    attribute(s, "radii", "Vector", "/static/radii", 2, (int64_t[]){ N, 3 }, FLOAT64);
+    attribute(s, "body", "Scalar", "/static/particle_body", 1, (int64_t[]){ N }, INT32);
+    snprintf(dataset, sizeof dataset, "/frames/%ld/ellipsoid", t);
+    if (s->ellipsoids)
+        attribute(s, "ellipsoid", "Tensor", dataset, 2, (int64_t[]){ N, 9 }, FLOAT64);
+    fprintf(out, "        </Grid>\n");
 }
 
 static void print_sidecar(const sidecar *s)
 {
     FILE *out = s->out;
     fprintf(out, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n");
-    fprintf(out, "<!-- The run %s for ParaView: open this file with the XDMF reader. Written by opsim "
-                 "(core/io/xdmf.h); the data stay in the run file. -->\n",
-            s->file);
-    fprintf(out, "<Xdmf Version=\"3.0\">\n  <Domain>\n");
+    fprintf(out, "<!-- The run %s for ParaView: open this file (the default XDMF reader reads it). Written by "
+                 "opsim (core/io/xdmf.h); the data stay in the run file, %s maps each frame onto it. "
+                 "Bodies in order:",
+            s->file, s->views_file);
+    for (int b = 0; b < s->body_count; ++b)
+        fprintf(out, " %d %s", b, s->names[b]);
+    fprintf(out, ". -->\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
     fprintf(out, "    <Grid Name=\"run\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     for (long t = 0; t < s->frames; ++t) {
         fprintf(out, "      <Grid Name=\"frame %lld\" GridType=\"Collection\" CollectionType=\"Spatial\">\n",
                 (long long)s->step[t]);
         fprintf(out, "        <Time Value=\"%.17g\"/>\n", s->time[t]);
-        for (int b = 0; b < s->body_count; ++b) {
-            const body_layout *l = &s->bodies[b];
-            /* XDMF has no empty arrays: a body without triangles has no surface grid */
-            if (s->surface_stored && l->faces.dims[0] > 0 && l->vertices > 0)
-                print_surface(s, s->names[b], l, t);
-            print_particles(s, s->names[b], l, t);
-        }
+        /* XDMF has no empty arrays: a run without triangles has no surface grid */
+        if (s->layout.surface_stored && s->layout.faces > 0 && s->layout.vertices > 0)
+            print_surface(s, t);
+        print_particles(s, t);
         fprintf(out, "      </Grid>\n");
     }
     fprintf(out, "    </Grid>\n  </Domain>\n</Xdmf>\n");
 }
 
-int op_xdmf_write(op_ctx *ctx, const char *run_path)
+/* The bodies' rows gathered for the companion (xdmf_views.h). */
+static void fill_layout(sidecar *s)
 {
-    char path[4200];
-    if (op_xdmf_path(ctx, run_path, path, sizeof path) != OP_OK)
+    op_xdmf_layout *l = &s->layout;
+    *l = (op_xdmf_layout){ .frames = s->frames, .particles = s->position.dims[1], .surface_stored = (int)s->surface_stored,
+                           .vertices = s->surface_stored ? s->surface.dims[1] : 0, .body_count = s->body_count,
+                           .bodies = s->view_bodies };
+    for (int b = 0; b < s->body_count; ++b) {
+        const body_layout *from = &s->bodies[b];
+        s->view_bodies[b] = (op_xdmf_body){ .name = s->names[b], .particle_offset = from->particle_offset,
+                                            .particles = from->particles, .vertex_offset = from->vertex_offset,
+                                            .vertices = from->vertices, .faces = from->faces.dims[0] };
+        l->faces += s->surface_stored ? from->faces.dims[0] : 0;
+    }
+}
+
+int op_xdmf_views_path(op_ctx *ctx, const char *run_path, char *out, size_t size)
+{
+    size_t length = strlen(run_path);
+    if (length > 3 && strcmp(run_path + length - 3, ".h5") == 0)
+        length -= 3;
+    if ((size_t)snprintf(out, size, "%.*s.views.h5", (int)length, run_path) >= size)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%.200s: the sidecar's companion's path is too long", run_path);
+    return OP_OK;
+}
+
+/* The companion's name in the sidecar: the run file's, with .views.h5 for .h5. */
+static void set_views_file(sidecar *s)
+{
+    size_t length = strlen(s->file);
+    if (length > 3 && strcmp(s->file + length - 3, ".h5") == 0)
+        length -= 3;
+    snprintf(s->views_file, sizeof s->views_file, "%.*s.views.h5", (int)length, s->file);
+}
+
+int op_xdmf_write(op_ctx *ctx, const char *run_path, int ellipsoids)
+{
+    char path[4200], views_path[4200];
+    if (op_xdmf_path(ctx, run_path, path, sizeof path) != OP_OK ||
+        op_xdmf_views_path(ctx, run_path, views_path, sizeof views_path) != OP_OK)
         return ctx->status;
     sidecar *s = op_calloc(ctx, 1, sizeof *s);
     if (!s)
         return ctx->status;
     s->ctx = ctx;
     s->run = run_path;
+    s->ellipsoids = ellipsoids;
     op_atomic_file file;
-    if (set_file_name(s) == OP_OK && read_frames(s) == OP_OK && read_layout(s) == OP_OK &&
-        op_atomic_open(ctx, &file, path) == OP_OK) {
-        s->out = file.file;
-        print_sidecar(s);
-        op_atomic_commit(ctx, &file);
+    if (set_file_name(s) == OP_OK && read_frames(s) == OP_OK && read_layout(s) == OP_OK) {
+        set_views_file(s);
+        fill_layout(s);
+        if (op_xdmf_views_write(ctx, run_path, views_path, &s->layout, ellipsoids) == OP_OK &&
+            op_atomic_open(ctx, &file, path) == OP_OK) {
+            s->out = file.file;
+            print_sidecar(s);
+            op_atomic_commit(ctx, &file);
+        }
     }
     free(s->time);
     free(s->step);

@@ -1,20 +1,23 @@
 /* XDMF sidecars (docs/design.md §5): RUN.xmf beside a run file RUN.h5 describes the run to ParaView
- * (and VisIt) without copying any data: an XDMF 3 temporal collection with one spatial
- * collection per output frame t (its <Time> from /particles/position/time), holding per body
+ * (its default XDMF 3 reader and the legacy one) and VisIt without copying the frames: an XDMF 3
+ * temporal collection with one spatial collection per output frame t (its <Time> from
+ * /particles/position/time), holding, over all bodies in body order,
  *
- *   "<body> surface"    a triangle grid: /mesh/<body>/faces, and the body's rows of
- *                       /surface/position/value at frame t (a hyperslab of [T][V][3]);
- *                       present when the run stored its surface (/parameters store_surface)
- *   "<body> particles"  a polyvertex grid: the body's rows of /particles/position/value at
- *                       frame t; attributes "orientation" (Tensor, 9 components: R_i at frame t
- *                       in the file's row-major order, component 3r+c = R[r][c]), "radii"
- *                       (Vector: a, b, c of /graph/<body>/radii) and "rest_axes" (Tensor:
- *                       Ē_i, so the current axes are R_i·Ē_i); its vertex list is the first n
- *                       entries of /particles/index
+ *   "surface"    a triangle grid: every body's /mesh/<body>/faces shifted to the surface
+ *                series' rows, and /surface/position/value's rows at frame t; with the
+ *                attribute "body" (each vertex's body number); present when the run stored
+ *                its surface (/parameters store_surface)
+ *   "particles"  a polyvertex grid of /particles/position/value's rows at frame t; attributes
+ *                "orientation" (Tensor, 9 components: R_i at frame t in the file's row-major
+ *                order, component 3r+c = R[r][c]; VTK reads tensors column after column, so
+ *                ParaView shows R_iᵀ), "radii" (Vector: a, b, c), "body" (Scalar), and with
+ *                `ellipsoids` "ellipsoid" (Tensor in VTK's order, ready for Tensor Glyph with
+ *                eigenvalue extraction off: columns R_i·Ē_i·diag(a, b, c))
  *
- * Every heavy-data item is Format="HDF", named "RUN.h5:/path" relative to the sidecar, with
- * the dataset's own shape as Dimensions; a frame is picked out of a [T, ...] series by an
- * ItemType="HyperSlab" item (start, stride, count; its Dimensions are the count). */
+ * Each frame's arrays are datasets of the companion RUN.views.h5 (xdmf_views.h): HDF5 virtual
+ * datasets over frame t of the run file's series, because ParaView's XDMF 3 readers cannot
+ * read a HyperSlab item. Heavy-data items are Format="HDF", named "FILE:/path" relative to the
+ * sidecar (the three files sit side by side), with the dataset's shape as Dimensions. */
 #ifndef OPSIM_XDMF_H
 #define OPSIM_XDMF_H
 
@@ -26,10 +29,15 @@
  * OP_ERR_INVALID when it does not fit `size`. */
 int op_xdmf_path(op_ctx *ctx, const char *run_path, char *out, size_t size);
 
-/* Writes the sidecar of a complete simulation run file (one written by `opsim run`) beside it,
- * under a temporary name renamed when complete. A file without output frames (a graph file)
- * or without /particles/index (written before sidecars existed) is OP_ERR_INVALID naming it;
- * so is a run file name holding ':' (XDMF splits file from dataset at the first ':'). */
-int op_xdmf_write(op_ctx *ctx, const char *run_path);
+/* The companion's path: RUN.h5 becomes RUN.views.h5; any other name gets ".views.h5" appended. */
+int op_xdmf_views_path(op_ctx *ctx, const char *run_path, char *out, size_t size);
+
+/* Writes the companion, then the sidecar, of a complete simulation run file (one written by
+ * `opsim run`) beside it, each under a temporary name renamed when complete; `ellipsoids` adds
+ * the ellipsoid tensors (9 doubles a particle a frame, as much again as the orientations). A
+ * file without output frames (a graph file) or without /particles/index (written before
+ * sidecars existed) is OP_ERR_INVALID naming it; so is a run file name holding ':' (XDMF
+ * splits file from dataset at the first ':'). */
+int op_xdmf_write(op_ctx *ctx, const char *run_path, int ellipsoids);
 
 #endif

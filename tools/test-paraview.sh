@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `make test-paraview` (opt-in, not in CI): ParaView 5.11 (Debian's paraview, python3-paraview and
+# xvfb, installed when missing) opens a Fig. 2 run's sidecar with its default reader; every value
+# it reads is checked against the run file (tools/paraview-check.py), then the run is rendered
+# to build/test-paraview/fig2.png (tools/render-run.py). Prints "paraview: N passed, N failed".
+set -euo pipefail
+missing=()
+for p in paraview python3-paraview xvfb; do
+    dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+    echo "test-paraview: installing ${missing[*]}"
+    apt-get install -y -q --no-install-recommends "${missing[@]}" xauth > /dev/null
+fi
+out=build/test-paraview
+rm -rf "$out" && mkdir -p "$out"
+bin/opsim run experiments/fig2.ini --set run.frames=40 --set run.output_every=5 --out "$out/fig2.h5" > /dev/null
+bin/opsim xdmf "$out/fig2.h5" --ellipsoids > /dev/null
+xvfb-run -a pvpython tools/paraview-check.py "$(pwd)/bin/opsim" "$(pwd)/$out/fig2.h5" 2> "$out/check.log" \
+    || { cat "$out/check.log"; exit 1; }
+xvfb-run -a pvbatch tools/render-run.py "$(pwd)/$out/fig2.xmf" "$(pwd)/$out/fig2.png" > /dev/null 2>> "$out/check.log"
+size=$(stat -c %s "$out/fig2.png" 2> /dev/null || echo 0)
+if (( size < 5000 )); then
+    echo "test-paraview: $out/fig2.png not rendered ($size bytes)"; echo "paraview: 0 passed, 1 failed"; exit 1
+fi
+echo "test-paraview: rendered $out/fig2.png ($size bytes)"
