@@ -16,6 +16,10 @@
 #                      figure meshless-collapse                                         (fig4.ini)
 #   meshless-fall      Choi & Lee's Fig. 5 scene (the dinosaur falling onto the floor) beside arap's
 #                      fig5 run; fall.tsv                                                (fig5.ini)
+#   meshless-alias     Fig. 5's scene at the variant's defaults (rigid goals, one cluster, Eq. 9 with
+#                      goals = start, 3 sub-steps x 3 iterations): the permanent oscillation whose
+#                      period is one frame, from the per-sub-step energy log against what the
+#                      stored frames show; alias.tsv, figure meshless-alias              (fig5.ini)
 #   meshless-perf      Sec. 5: 100 and 384 objects of 100 points, 8 clusters, quadratic; ms per
 #                      frame and object beside the paper's; perf.tsv             (meshless-perf.ini)
 #
@@ -24,7 +28,7 @@
 
 MESHLESS := $(RESULTS)/meshless
 MESHLESS_TARGETS := meshless-spring meshless-pull meshless-plastic meshless-stick meshless-collapse meshless-fall \
-    meshless-perf
+    meshless-alias meshless-perf
 
 .PHONY: meshless $(MESHLESS_TARGETS)
 meshless: $(MESHLESS_TARGETS)
@@ -205,6 +209,68 @@ $(MESHLESS)/fall.tsv: $(FALL_RUNS) $(FIG5_RUN) bin/opsim
 	} > $@.tmp && mv $@.tmp $@
 
 meshless-fall: $(MESHLESS)/fall.tsv
+
+# ---- Choi & Lee's Fig. 5 at the variant's defaults: what the frames do not show -----------------
+# Eq. 9 has no damping, and the landed dinosaur keeps oscillating with a period of exactly one
+# frame, so every stored frame catches it in the same phase. Over the last second (the last 30
+# frames, 90 sub-steps), from the run file:
+#   kinetic_substep_J        the kinetic energy after each sub-step's contacts
+#                            (/solver/energy_after_contacts/kinetic): mean, min, max
+#   kinetic_substep_k_J      the same at the k-th sub-step of a frame only (k = 3: the stored one)
+#   change_one_substep_J     largest |E_s − E_{s−1}| of that series, and change_one_frame_J the
+#                            largest |E_s − E_{s−3}|: much smaller when the period is one frame
+#   kinetic_frames_J         the kinetic energy the stored frames show: ½ Σ m_i |Δx_i / T|², Δx_i
+#                            between consecutive stored positions, T the frame time (mean)
+#   motion_substep_mm        √(2 E / M) h, the root-mean-square distance a particle moves in one
+#                            sub-step at the logged kinetic energy E (mean), h the sub-step
+#   motion_frame_mm          √(Σ m_i |Δx_i|² / M) between consecutive stored frames (mean), and
+#                            motion_two_frames_mm the same between frames two apart: Eq. 9 at
+#                            α = 1 turns a deviation d from the goals as (d, h v) ↦ (h v, h v − d),
+#                            eigenvalues e^{±iπ/3}, a period of 6 sub-steps (two frames), so the
+#                            positions alternate frame by frame and the energy (∝ v²) has period 3
+ALIAS_RUN := $(MESHLESS)/alias-defaults.h5
+
+$(ALIAS_RUN): experiments/fig5.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set solver.name=meshless)
+
+$(MESHLESS)/alias.tsv: $(ALIAS_RUN) bin/opsim
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out $$out.mass' EXIT; \
+	substeps=$$(bin/opsim export $< --attribute /parameters substeps); \
+	frame_time=$$(bin/opsim export $< --attribute /parameters frame_time); \
+	bin/opsim export $< /graph/dino/mass > $$out.mass; \
+	{ printf '# quantity\tmean\tmin\tmax\n'; \
+	  bin/opsim export $< /solver/energy_after_contacts/kinetic | \
+	    awk -v n=$$substeps 'BEGIN { lo = 1e300; hi = -1e300 } { e[NR] = $$1 } \
+	      END { first = NR - 30 * n + 1; one = 0; frame = 0; \
+	        for (s = first; s <= NR; ++s) { sum += e[s]; if (e[s] < lo) lo = e[s]; if (e[s] > hi) hi = e[s]; \
+	          k = (s - 1) % n + 1; ks[k] += e[s]; kc[k]++; \
+	          d = e[s] - e[s - 1]; if (d < 0) d = -d; if (d > one) one = d; \
+	          d = e[s] - e[s - n]; if (d < 0) d = -d; if (d > frame) frame = d } \
+	        printf "kinetic_substep_J\t%.4g\t%.4g\t%.4g\n", sum / (30 * n), lo, hi; \
+	        for (k = 1; k <= n; ++k) printf "kinetic_substep_%d_J\t%.4g\t\t\n", k, ks[k] / kc[k]; \
+	        printf "change_one_substep_J\t%.4g\t\t\nchange_one_frame_J\t%.4g\t\t\n", one, frame }'; \
+	  bin/opsim export $< /particles/position/value | \
+	    awk -v T=$$frame_time -v n=$$substeps -v massfile=$$out.mass -v ke=$$(bin/opsim export $< \
+	        /solver/energy_after_contacts/kinetic | awk -v n=$$substeps '{ e[NR] = $$1 } \
+	        END { for (s = NR - 30 * n + 1; s <= NR; ++s) m += e[s]; printf "%.17g", m / (30 * n) }') \
+	      'BEGIN { while ((getline line < massfile) > 0) { m[++p] = line + 0; M += line } } \
+	      { for (c = 1; c <= NF; ++c) x[NR, c] = $$1 * 0 + $$c; rows = NR } \
+	      END { for (f = rows - 29; f <= rows; ++f) { d2 = 0; e2 = 0; \
+	          for (i = 1; i <= p; ++i) for (k = 0; k < 3; ++k) { c = 3 * i - 2 + k; d = x[f, c] - x[f - 1, c]; \
+	            d2 += m[i] * d * d; d = x[f, c] - x[f - 2, c]; e2 += m[i] * d * d } \
+	          kf += 0.5 * d2 / (T * T); mf += sqrt(d2 / M); mt += sqrt(e2 / M) } \
+	        printf "kinetic_frames_J\t%.4g\t\t\n", kf / 30; \
+	        printf "motion_substep_mm\t%.4g\t\t\n", 1000 * sqrt(2 * ke / M) * T / n; \
+	        printf "motion_frame_mm\t%.4g\t\t\n", 1000 * mf / 30; \
+	        printf "motion_two_frames_mm\t%.4g\t\t\n", 1000 * mt / 30 }'; \
+	} > $$out; \
+	mv $$out $@; trap - EXIT
+
+$(FIGURES)/meshless-alias.png $(FIGURES)/meshless-alias.pdf &: $(ALIAS_RUN) plots/meshless-alias.gp $(PLOT_DEPS)
+	$(call plot_figure,plots/meshless-alias.gp,run='$(ALIAS_RUN)')
+
+meshless-alias: $(MESHLESS)/alias.tsv $(FIGURES)/meshless-alias.png
 
 # ---- Sec. 5: performance ----------------------------------------------------------------------
 # One thread, nothing else should run meanwhile (make meshless-perf alone); the median over the

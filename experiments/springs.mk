@@ -26,6 +26,13 @@
 #   experiment 7  fig5-LAW.h5, dino.tsv          Choi & Lee's Fig. 5 (the falling dinosaur) with
 #                                                springs of each law (K from the body's k);
 #                 fig4-collapsed.h5, collapsed.tsv   its Fig. 4 start (every particle at one point)
+#
+# Vogiannou's own scenes (experiments 2 to 5, and 6's cloth) run with the paper's Jacobian damping,
+# jacobian_damping = 0.01 in their configs (experiment 2 also with 0); Choi & Lee's scenes
+# (experiments 6's and 7's dinosaur, fig3.mk, make freeflight, make variants) with the variant's
+# default, the exact Jacobian: the damped one gives every edge at rest a transverse stiffness that
+# turns a free body's spin away (solvers/springs.c; measured in make freeflight's
+# springs-newton.tsv).
 
 SPRINGS := $(RESULTS)/springs
 SPRINGS_LAWS := linear cubic2 cubic

@@ -1,18 +1,28 @@
 /* shape-matching: oriented-particle shape matching (Müller & Chentanez 2011, "Solid simulation
  * with oriented particles"), the baseline of Choi & Lee 2017 Fig. 3.
  *
- * Groups. One group per particle g: g itself and its graph neighbours (one ring). With member
- * masses m_j, the rest centre c̄_g = Σ m_j x̄_j / Σ m_j and the rest offsets d̄_j = x̄_j − c̄_g are
- * fixed for the run; the current centre is c_g = Σ m_j x_j / Σ m_j (summed relative to x_g, so
- * a body far from the origin loses no digits). The group's moment matrix is
- *   A_g = Σ_j [ ρ R_j Ā_j + m_j (x_j − c_g) d̄_jᵀ ]
- * (the oriented-particle extension: each member's ellipsoid moment ρ R_j Ā_j beside the point
- * term), R_g = polar(A_g) sign-rectified (op_polar_rotation_warm: the closed form's rotation to
+ * Groups. One group per particle g: g itself and its graph neighbours (one ring). Particle j
+ * belongs to n_j = 1 + |N_j| groups (the graph is undirected) and lends each of them the share
+ * w_j = m_j / n_j of its mass (and of its ellipsoid moment), so the groups together weigh the
+ * body once. With these weights the rest centre c̄_g = Σ w_j x̄_j / Σ w_j and the rest offsets
+ * d̄_j = x̄_j − c̄_g are fixed for the run; the current centre is c_g = Σ w_j x_j / Σ w_j (summed
+ * relative to x_g, so a body far from the origin loses no digits). The group's moment matrix is
+ *   A_g = Σ_j [ (ρ / n_j) R_j Ā_j + w_j (x_j − c_g) d̄_jᵀ ]
+ * (the oriented-particle extension: each member's ellipsoid moment beside the point term),
+ * R_g = polar(A_g) sign-rectified (op_polar_rotation_warm: the closed form's rotation to
  * rounding, warm-started from the group's previous quaternion), goals g_j = R_g d̄_j + c_g.
  *
- * Projection (PBD style, stiffness α = option `stiffness`). Particle i belongs to n_i = 1 + |N_i|
- * groups (the graph is undirected); it moves by α/n_i times the sum over its groups of
- * (g_j − x_j), i.e. α times the average.
+ * Momentum. The projection below moves particle j by (α / n_j)(g_j − x_j) for each of its
+ * groups, i.e. its mass m_j by w_j α (g_j − x_j), and Σ_j w_j (g_j − x_j) = R_g Σ_j w_j d̄_j +
+ * (Σ_j w_j) c_g − Σ_j w_j x_j = 0 for every group: a free body's linear momentum is kept to
+ * rounding, in both orders. Weighted by the whole masses m_j instead, the groups' centres are
+ * not the centres of the moves they cause, and a free spinning body drifts (the dinosaur of
+ * experiments/freeflight.ini by 4.4–5.8 cm in 3 s; tests/test_shape_matching.c). The division
+ * of a particle's mass among its groups is Rivers & James's (FastLSM, 2007) for overlapping
+ * regions.
+ *
+ * Projection (PBD style, stiffness α = option `stiffness`). Particle i moves by α/n_i times the
+ * sum over its n_i groups of (g_i − x_i), i.e. α times the average.
  *   order = jacobi (the default; Müller & Chentanez average the goals of all groups): every
  *     group's centre, rotation and goals from
  *     the positions at the start of the iteration, the averaged displacement applied once all
@@ -30,8 +40,9 @@
  *
  * Orientation prediction (Müller & Chentanez 2011, Sec. 4: orientations are integrated with the
  * angular velocity before the projection): the world's predict stage starts every free
- * orientation at polar(Y_i), Y_i = R_i + h Ṙ_i (solver.h), so the ellipsoid moments in A_g see
- * the predicted orientations; the variant has nothing to do at the start of a sub-step. The
+ * orientation at its rotation_start guess (include/opsim/world.h; by default Q R_i, the body's
+ * turn over the sub-step as its momentum predicts), so the ellipsoid moments in A_g see the
+ * predicted orientations; the variant has nothing to do at the start of a sub-step. The
  * world's UPDATE_VELOCITY then derives v from the position change and Ṙ from the orientation
  * change; gravity is already in the prediction (x starts at y); the floor is the world's.
  *
@@ -73,12 +84,13 @@ typedef struct sm_solver {
      * g itself first, then its neighbours in adjacency order */
     int *group_start;         /* [n + 1] */
     int *member;              /* [n + 2 edges] */
-    double *member_mass;      /* [members] m_j */
+    double *member_mass;      /* [members] w_j = m_j / n_j */
     double *rest_offset;      /* [members][3] d̄_j = x̄_j − c̄_g */
-    double *group_mass;       /* [n] Σ m_j */
+    double *group_mass;       /* [n] Σ w_j */
+    double *moment_share;     /* [n] ρ / n_j: the share of particle j's ellipsoid moment in each group */
     double *share;            /* [n] α / n_i, 0 where the position is pinned */
     /* per iteration */
-    double *moment;           /* [n][9] ρ R_j Ā_j from the rotations at the start of the iteration */
+    double *moment;           /* [n][9] (ρ / n_j) R_j Ā_j from the rotations at the start of the iteration */
     double *group_rotation;   /* [n][9] R_g */
     double *quaternion;       /* [n][4] each group's last rotation: the warm start of its next polar */
     double *snapshot;         /* [n][3] Jacobi: the positions at the start of the iteration */
@@ -104,6 +116,7 @@ static void sm_destroy(void *self)
     free(s->member_mass);
     free(s->rest_offset);
     free(s->group_mass);
+    free(s->moment_share);
     free(s->share);
     free(s->moment);
     free(s->group_rotation);
@@ -133,6 +146,12 @@ static int setting_order(op_ctx *ctx, const op_solver_settings *settings, int *o
     return op_solver_setting_choice(ctx, settings, "order", "jacobi|gs", out);
 }
 
+/* n_j: particle j's own group and its neighbours' (the graph is undirected). */
+static int groups_of(const op_graph *g, int j)
+{
+    return 1 + (g->adjacency_start[j + 1] - g->adjacency_start[j]);
+}
+
 static int build_groups(op_ctx *ctx, sm_solver *s, const op_body *body)
 {
     const op_graph *g = body->graph;
@@ -142,9 +161,12 @@ static int build_groups(op_ctx *ctx, sm_solver *s, const op_body *body)
     s->member_mass = op_calloc(ctx, (size_t)members, sizeof(double));
     s->rest_offset = op_calloc(ctx, 3 * (size_t)members, sizeof(double));
     s->group_mass = op_calloc(ctx, (size_t)n, sizeof(double));
+    s->moment_share = op_calloc(ctx, (size_t)n, sizeof(double));
     s->share = op_calloc(ctx, (size_t)n, sizeof(double));
     if (ctx->status != OP_OK)
         return ctx->status;
+    for (int i = 0; i < n; ++i)
+        s->moment_share[i] = g->density / groups_of(g, i);
     int at = 0;
     for (int i = 0; i < n; ++i) {
         s->group_start[i] = at;
@@ -155,18 +177,17 @@ static int build_groups(op_ctx *ctx, sm_solver *s, const op_body *body)
         double mass = 0.0, centre[3] = { 0, 0, 0 }, d[3];
         for (int k = s->group_start[i]; k < at; ++k) {
             int j = s->member[k];
-            s->member_mass[k] = g->mass[j];
-            mass += g->mass[j];
+            s->member_mass[k] = g->mass[j] / groups_of(g, j);
+            mass += s->member_mass[k];
             v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
-            v3_axpy(centre, g->mass[j], d);
+            v3_axpy(centre, s->member_mass[k], d);
         }
         s->group_mass[i] = mass;
         v3_scale(centre, centre, 1.0 / mass);
         v3_add(centre, centre, &g->rest_position[3 * i]);
         for (int k = s->group_start[i]; k < at; ++k)
             v3_sub(&s->rest_offset[3 * k], &g->rest_position[3 * s->member[k]], centre);
-        int groups = 1 + (g->adjacency_start[i + 1] - g->adjacency_start[i]);
-        s->share[i] = body->position_pinned[i] ? 0.0 : s->alpha / groups;
+        s->share[i] = body->position_pinned[i] ? 0.0 : s->alpha / groups_of(g, i);
     }
     s->group_start[n] = at;
     return OP_OK;
@@ -240,7 +261,7 @@ static void solve_groups(sm_solver *s, op_body *body)
     double *position = body->state.position, *rotation = body->state.rotation;
     for (int j = 0; j < s->n; ++j) {
         m3_mul(&s->moment[9 * j], &rotation[9 * j], &g->rest_moment[9 * j]);
-        m3_scale(&s->moment[9 * j], &s->moment[9 * j], g->density);
+        m3_scale(&s->moment[9 * j], &s->moment[9 * j], s->moment_share[j]);
     }
     double c[3], R[9], goal[3];
     if (s->order == SM_JACOBI) {

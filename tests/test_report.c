@@ -74,12 +74,23 @@ static const char FIG7_STANDIN[] = "[run]\nframes = 3\n[world]\nsubsteps = 2\nit
                                    "[observable kinetic]\ntype = kinetic_energy\n";
 
 /* The free-flight, floor and stiffness tables, as experiments/freeflight.mk, floor.mk and
- * stiffness.mk write them (one row or two each). */
+ * stiffness.mk write them (one row or two each; the springs' Newton table whole). */
 static const char FREEFLIGHT[] = "# variant\tsubsteps\titerations\tstart\tL0\tL_1s_over_rigid\tL_3s_over_rigid\t"
                                  "KE_1s_over_rigid\tKE_3s_over_rigid\tnote\n"
                                  "arap\t3\t3\trigid\t4.412\t0.9782\t0.9357\t0.9667\t0.9005\t\n"
                                  "meshless\t3\t3\trigid\t4.412\t1.053\t1.162\t1.113\t1.367\t\n"
                                  "springs\t3\t3\trigid\t–\t–\t–\t–\t–\trefused: no\n";
+static const char FREEFLIGHT_NEWTON[] = "# run\tjacobian_damping\tnewton_steps\tL_1frame_over_rigid\tL_1s_over_rigid\n"
+                                        "j0-i1\t0\t1\t0.9967\t0.904\n"
+                                        "j0.01-i1\t0.01\t1\t0.006426\t3.042e-05\n"
+                                        "j0-i3\t0\t3\t1.001\t1.006\n"
+                                        "j0.01-i3\t0.01\t3\t0.09051\t0.0001871\n"
+                                        "j0-i10\t0\t10\t1.001\t1.006\n"
+                                        "j0.01-i10\t0.01\t10\t0.427\t0.001626\n"
+                                        "j0-i30\t0\t30\t1.001\t1.006\n"
+                                        "j0.01-i30\t0.01\t30\t0.5873\t0.08275\n"
+                                        "j0-i100\t0\t100\t1.001\t1.006\n"
+                                        "j0.01-i100\t0.01\t100\t0.7675\t0.1832\n";
 static const char FLOOR[] = "# scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\t"
                             "elastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n"
                             "fig5\tsubstep\t20.92\t107.32\t1.808\t308.4\t0.923\t0.092\n";
@@ -167,6 +178,12 @@ static const char *const MESHLESS_TABLES[][2] = {
                                        "flat-meshless-predicted\t0.1\t0.05\t0.06\t0.05\t0.14\n" },
     { "results/meshless/fall.tsv", "# method\tlargest\tshape_error\tkinetic\narap\t0.05\t0.009\t6e-5\n"
                                    "meshless-start\t0.075\t0.041\t10.6\nmeshless-predicted\t0.08\t0.04\t0.012\n" },
+    { "results/meshless/alias.tsv", "# quantity\tmean\tmin\tmax\nkinetic_substep_J\t19.84\t18.62\t20.66\n"
+                                    "kinetic_substep_1_J\t20.64\t\t\nkinetic_substep_2_J\t20.25\t\t\n"
+                                    "kinetic_substep_3_J\t18.63\t\t\nchange_one_substep_J\t2.013\t\t\n"
+                                    "change_one_frame_J\t0.01963\t\t\nkinetic_frames_J\t9.064\t\t\n"
+                                    "motion_substep_mm\t10.78\t\t\nmotion_frame_mm\t21.85\t\t\n"
+                                    "motion_two_frames_mm\t0.4248\t\t\n" },
     { "results/meshless/perf.tsv", "# objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\t"
                                    "paper_ms_per_object\n100\t10000\t1.2\t0.012\t0.0105\t0.2\n"
                                    "384\t38400\t5.8\t0.015\t0.0119\t0.008-0.096\n" },
@@ -267,6 +284,7 @@ static int setup(void **state)
     run_config(config, "--set world.rotation_start=current", "fig7/models52-current.h5");
     run_config(config, "--set world.rotation_start=current", "fig7/models180-current.h5");
     write_file("results/freeflight/table.tsv", FREEFLIGHT);
+    write_file("results/freeflight/springs-newton.tsv", FREEFLIGHT_NEWTON);
     write_file("results/floor/table.tsv", FLOOR);
     write_file("results/stiffness/summary.tsv", STIFFNESS);
     write_file("results/fig2/deflection.tsv", DEFLECTION);

@@ -326,8 +326,10 @@ static void test_one_newton_step_is_baraff_witkin(void **state)
 
 /* A sheet held at two corners, damped, comes to rest under gravity; its pins never move. The
  * edges' relative-velocity damping leaves the sheet's swing about the pinned corners alone; only
- * implicit Euler's numerical dissipation takes it, so the bound is 1e-3 of the kinetic energy
- * half a second in (measured: 1e-4). */
+ * implicit Euler's numerical dissipation and the paper's Jacobian damping (0.01, which its cloth
+ * scenes use: experiments/springs-*.ini; with the exact Jacobian, the default, the sheet still
+ * swings at 8.5 s with 6 times the energy it had at 0.5 s) take it, so the bound is 1e-3 of the
+ * kinetic energy half a second in (measured: 1e-4). */
 static void test_pinned_cloth_comes_to_rest(void **state)
 {
     (void)state;
@@ -336,7 +338,7 @@ static void test_pinned_cloth_comes_to_rest(void **state)
     int a = nearest_particle(f.body, -0.5, 0, -0.5), b = nearest_particle(f.body, 0.5, 0, -0.5);
     assert_int_equal(op_body_add_pin(&f.ctx, f.body, a, 1, 1), OP_OK);
     assert_int_equal(op_body_add_pin(&f.ctx, f.body, b, 1, 1), OP_OK);
-    start_world(&f, (const char *[]){ "stiffness=2000", "damping=2", NULL });
+    start_world(&f, (const char *[]){ "stiffness=2000", "damping=2", "jacobian_damping=0.01", NULL });
     double held[6];
     v3_copy(held, &f.body->state.position[3 * a]);
     v3_copy(held + 3, &f.body->state.position[3 * b]);
@@ -590,7 +592,11 @@ static void test_deterministic_on_one_and_two_threads(void **state)
             differs = fmax(differs, fabs(one.bodies[b].state.position[k] - free_products.bodies[b].state.position[k]));
     }
     print_message("assembled against matrix-free products: positions differ by %.3g m\n", differs);
-    assert_le(differs, 1e-6);
+    /* CG stops both products at the same relative residual, not at the same point: in flight the
+     * positions differ by 1.3e-10 m after 5 frames; the landing (frame 10 on) amplifies that to
+     * 1e-6 by frame 10 and about 1e-5 by frame 20 with the exact Jacobian (the paper's damped one,
+     * whose unconverged Newton steps dissipate, kept it below 1e-6) */
+    assert_le(differs, 1e-4);
     op_world_free(&one);
     op_world_free(&two);
     op_world_free(&free_products);
