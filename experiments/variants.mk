@@ -28,7 +28,11 @@
 #
 # About 6 minutes with two jobs on this 2-core machine (the bunny's graph costs about 8 s a
 # process; the 5,000-iteration references and the bar's 15 runs a variant are the rest).
-# Times are of single runs while another runs beside it.
+# Timed commands run alone, the rest VARIANTS_JOBS at a time (variants.sh: a lock shared by the
+# untimed, exclusive for the timed); ms to a tolerance is the median of 7 repeats after a
+# warm-up (opsim converge --repeats), ms per frame the median frame of one run. Not yet by the
+# whole protocol (docs/timing.md): the repeats of a cell are not interleaved with other variants',
+# and the matrix carries no interval.
 
 VARIANTS_DIR := $(RESULTS)/variants
 VARIANTS_MATRIX := $(VARIANTS_DIR)/matrix.tsv
