@@ -35,7 +35,9 @@
  * rule RULE instead of its catalogue one: run.edges=RULE, e.g. -e faces for the single-rule
  * graphs; the CSV's edge_rule column says which, "catalogue" without -e), -o FILE (the CSV to
  * FILE instead of standard output), -x SECTION.KEY=VALUE (a further config override, e.g.
- * -x solver.rotations=jacobi; repeatable), -v (each repeat's median).
+ * -x solver.rotations=jacobi; repeatable), -i CONFIG (time this config too, or alone with no -s:
+ * any scene, by the same protocol, its row named by the file and without the paper's; up to
+ * MAX_EXTRA), -v (each repetition's median, wall and thread CPU time).
  * Threads: OpenMP's (OMP_NUM_THREADS, or every core), printed and written to the CSV.
  *
  * Where the contacts between bodies ran (core/contact/collide.h, `collision_threads`): with the
@@ -97,6 +99,10 @@ static const scene_def SCENES[] = {
     { "180 models", "experiments/fig7-180.ini", 0 },
 };
 enum { SCENE_COUNT = sizeof SCENES / sizeof SCENES[0] };
+/* -i CONFIG: scenes beyond Table 1's, named by their file */
+enum { MAX_EXTRA = 8 };
+static scene_def extra[MAX_EXTRA];
+static int extra_count;
 
 enum { STAGE_LOCAL, STAGE_GLOBAL, STAGE_COLLISION, STAGE_TOTAL, STAGE_COUNT }; /* CSV_COLUMNS names them */
 
@@ -464,7 +470,7 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_scenes [-w WARMUP] [-r REPEATS] [-f FRAMES] [-s CONFIG_TEXT]... [-e EDGE_RULE] "
-                    "[-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-c SECTION.KEY=V1,V2,...] [-v]\n");
+                    "[-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-c SECTION.KEY=V1,V2,...] [-i CONFIG]... [-v]\n");
     return 64;
 }
 
@@ -506,7 +512,7 @@ int main(int argc, char **argv)
     int warmup = 20, repeats = 7, frames = 0, opt;
     const char *only[SCENE_COUNT], *csv_path = NULL;
     int only_count = 0;
-    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:c:vh")) != -1) {
+    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:c:i:vh")) != -1) {
         switch (opt) {
         case 'w':
             if (parse_count(optarg, 0, &warmup))
@@ -535,6 +541,11 @@ int main(int argc, char **argv)
             break;
         }
         case 'o': csv_path = optarg; break;
+        case 'i':
+            if (extra_count == MAX_EXTRA)
+                return usage();
+            extra[extra_count++] = (scene_def){ optarg, optarg, 0 };
+            break;
         case 'c':
             if (parse_settings(optarg))
                 return usage();
@@ -553,23 +564,26 @@ int main(int argc, char **argv)
 
     op_cpu_model(cpu_model, sizeof cpu_model);
     /* a scene's settings side by side, so that the rounds go A B A B (file comment) */
-    scene_run runs[SCENE_COUNT * MAX_SETTINGS];
+    scene_run runs[(SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS];
     int run_count = 0;
     for (int d = 0; d < SCENE_COUNT; ++d) {
-        int wanted = only_count == 0;
+        int wanted = only_count == 0 && extra_count == 0;
         for (int k = 0; k < only_count; ++k)
             wanted |= strstr(SCENES[d].config, only[k]) != NULL;
         for (int c = 0; wanted && c < setting_count; ++c)
             runs[run_count++] = (scene_run){ .def = &SCENES[d], .setting = setting_text[c] };
     }
+    for (int d = 0; d < extra_count; ++d)
+        for (int c = 0; c < setting_count; ++c)
+            runs[run_count++] = (scene_run){ .def = &extra[d], .setting = setting_text[c] };
     int status = 0;
     double start = op_now();
     /* round the scenes, repeat by repeat (file comment) */
     for (int r = 0; r < repeats && status == 0; ++r)
         for (int k = 0; k < run_count && status == 0; ++k)
             status = run_repeat(&runs[k], warmup, r, repeats, frames);
-    result rows[2 * SCENE_COUNT * MAX_SETTINGS];
-    int show_paper[2 * SCENE_COUNT * MAX_SETTINGS], row_count = 0;
+    result rows[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS];
+    int show_paper[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS], row_count = 0;
     for (int k = 0; k < run_count && status == 0; ++k) {
         finish_scene(&runs[k], repeats);
         result scene = runs[k].row;
@@ -578,9 +592,10 @@ int main(int argc, char **argv)
             status = -1;
             break;
         }
-        if (!scene.paper.found)
+        int extra_scene = def->example == def->config; /* -i's: named by its file */
+        if (!scene.paper.found && !extra_scene)
             fprintf(stderr, "bench_scenes: no row '%s' in %s\n", def->example, PAPER_TABLE);
-        else if (scene.paper.substeps != scene.substeps || scene.paper.iterations != scene.iterations)
+        else if (scene.paper.found && (scene.paper.substeps != scene.substeps || scene.paper.iterations != scene.iterations))
             fprintf(stderr, "bench_scenes: %s runs %dx%d, the paper %dx%d\n", def->config, scene.substeps,
                     scene.iterations, scene.paper.substeps, scene.paper.iterations);
         rows[row_count] = scene;
