@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/timing_stats.h"
 #include "commands.h"
 #include "io/atomic.h"
 #include "opsim/scene.h"
@@ -33,11 +34,15 @@ const char app_converge_usage[] =
     "deterministic: the energies of two runs are bitwise equal.\n"
     "\n"
     "--repeats R solves the studied sub-step R times (1), each from the first world's state taken\n"
-    "afresh, and records each iteration's median time over the R (the energies of every repeat\n"
-    "must be bitwise the first's): a machine that stalls a run now and then moves no median.\n"
+    "afresh, after one untimed solve (the warm-up), and records for each k the median over the R\n"
+    "of the time to the end of iteration k, with its 95 % interval and a noisy mark (the timing\n"
+    "protocol, docs/timing.md; the energies of every repeat must be bitwise the first's): a\n"
+    "machine that stalls a run now and then moves no median.\n"
     "\n"
     "FILE.tsv: '#' header lines (config, overrides, frame, h, both worlds' solver settings),\n"
-    "then one line per k = 0 … N: k, seconds, energy (J), tab-separated, %.17g. It is written\n"
+    "then one line per k = 0 … N: k, seconds, energy (J), seconds_lo, seconds_hi (%.17g) and\n"
+    "noisy (1 or 0), tab-separated; a '#' line per timed repeat gives its wall and thread CPU\n"
+    "seconds over the whole sub-step, the CPU is named in the header. It is written\n"
     "under a temporary name and renamed when complete: on failure no FILE.tsv is left.\n";
 
 typedef struct converge_options {
@@ -158,19 +163,25 @@ static void write_header(FILE *f, const converge_options *o, const converge_worl
             w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
     fprintf(f, "# iterations = %d\n# repeats = %d\n# run solver = %s\n# study solver = %s\n", o->iterations,
             o->repeats, run_solver, study_solver);
-    fprintf(f, "# k\tseconds\tenergy\n");
+    char cpu[128];
+    fprintf(f, "# cpu = %s\n", op_cpu_model(cpu, sizeof cpu));
 }
 
 /* FILE.tsv under a temporary name, renamed when complete. */
 static int write_table(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds,
-                       const char *command_line, const double *seconds, const double *energy)
+                       const char *command_line, const double *seconds, const double *energy,
+                       const op_converge_spread *spread)
 {
     op_atomic_file file;
     if (op_atomic_open(ctx, &file, o->out) != OP_OK)
         return ctx->status;
     write_header(file.file, o, worlds, command_line);
+    for (int r = 0; r < o->repeats; ++r)
+        fprintf(file.file, "# repeat %d: wall %.6f s, thread cpu %.6f s\n", r + 1, spread->wall[r], spread->cpu[r]);
+    fprintf(file.file, "# k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy\n");
     for (int k = 0; k <= o->iterations; ++k)
-        fprintf(file.file, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
+        fprintf(file.file, "%d\t%.17g\t%.17g\t%.17g\t%.17g\t%d\n", k, seconds[k], energy[k], spread->lo[k],
+                spread->hi[k], spread->noisy[k]);
     return op_atomic_commit(ctx, &file);
 }
 
@@ -179,12 +190,22 @@ static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *wor
     load_worlds(ctx, o, worlds);
     double *seconds = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
     double *energy = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
-    if (ctx->status == OP_OK &&
-        op_converge_repeated(ctx, &worlds->scene, &worlds->second, o->frames, o->iterations, o->repeats, seconds,
-                             energy) == OP_OK)
-        write_table(ctx, o, worlds, command_line, seconds, energy);
+    size_t n = (size_t)o->iterations + 1, r = (size_t)o->repeats;
+    op_converge_spread spread = { .lo = op_calloc(ctx, n, sizeof(double)),
+                                  .hi = op_calloc(ctx, n, sizeof(double)),
+                                  .noisy = op_calloc(ctx, n, sizeof(int)),
+                                  .wall = op_calloc(ctx, r, sizeof(double)),
+                                  .cpu = op_calloc(ctx, r, sizeof(double)) };
+    if (ctx->status == OP_OK && op_converge_timed(ctx, &worlds->scene, &worlds->second, o->frames, o->iterations,
+                                                  o->repeats, seconds, energy, &spread) == OP_OK)
+        write_table(ctx, o, worlds, command_line, seconds, energy, &spread);
     free(seconds);
     free(energy);
+    free(spread.lo);
+    free(spread.hi);
+    free(spread.noisy);
+    free(spread.wall);
+    free(spread.cpu);
     return ctx->status;
 }
 

@@ -2,16 +2,20 @@
  * beside the paper's own numbers (read from reports/paper_table1.tsv). `make bench` prints the
  * table; `make table1` writes its CSV lines for reports/table1.md (bin/opsim-report table1).
  *
- * Each scene is run R times, each time loaded afresh with world.log_energy=false (the energy is
- * a harness measurement, not part of the method), W warm-up frames, then F timed frames; by
- * default F = frames − W, the rest of the scene's own animation, so every repeat times the same
- * frames and the spread between repeats is the machine's noise alone. The repeats go round the
- * scenes (every scene's first, then every scene's second, …), not one scene's back to back: the
- * shared machines this runs on have slow spells of seconds to minutes, and spacing a scene's
- * repeats out keeps one spell from covering them all. The world's per-frame
- * local, global, collision and total milliseconds are collected over all R·F frames and their
- * medians reported (each stage's median on its own, so the stage medians need not add up to the
- * total's), with the least and greatest of the R per-repeat total medians beside them.
+ * The timing protocol (docs/timing.md): each scene is run R times (repetitions), each time loaded
+ * afresh with world.log_energy=false (the energy is a harness measurement, not part of the
+ * method), W warm-up frames, then F timed frames; by default F = frames − W, the rest of the
+ * scene's own animation, so every repetition times the same frames and the spread between them
+ * is the machine's noise alone. The repetitions go round everything compared (every scene under
+ * every -c setting: A B A B …, then the second round, …), never one scene's back to back: the
+ * shared machines this runs on have slow spells of seconds to minutes, and interleaving keeps one
+ * spell from covering one side of a comparison. A repetition's value for a stage is the median
+ * of its F frames' milliseconds; the row gives, per stage, the median of the R repetition values
+ * with its order-statistic 95 % interval (core/base/timing_stats.h; the range below six
+ * repetitions), and marks the stage noisy when the interval's half-width exceeds 5 % of the
+ * median. Each repetition's wall time and the main thread's CPU time over its timed frames are
+ * kept too (their medians in the CSV; -v prints each): CPU time well under the wall time on one
+ * thread means another job had the core. The CSV names the CPU beside every row.
  *
  * Skinning (Eq. 2: every body's visual mesh from its particles, op_skin_apply) is not part of
  * the world's step: the paper skinned on the GPU and left it out of its timings. It is timed
@@ -31,30 +35,23 @@
  * rule RULE instead of its catalogue one: run.edges=RULE, e.g. -e faces for the single-rule
  * graphs; the CSV's edge_rule column says which, "catalogue" without -e), -o FILE (the CSV to
  * FILE instead of standard output), -x SECTION.KEY=VALUE (a further config override, e.g.
- * -x solver.rotations=jacobi; repeatable), -v (each repeat's median).
+ * -x solver.rotations=jacobi; repeatable), -i CONFIG (time this config too, or alone with no -s:
+ * any scene, by the same protocol, its row named by the file and without the paper's; up to
+ * MAX_EXTRA), -v (each repetition's median, wall and thread CPU time).
  * Threads: OpenMP's (OMP_NUM_THREADS, or every core), printed and written to the CSV.
  *
- * Where the contacts between bodies ran (core/contact/collide.h, `collision_threads`): with the default
- * auto, each frame measures how long a cache line takes between the cores and runs its contacts
- * on one thread when they are far apart. The row gives the median of that measure over the timed
- * frames (handoff_ns; the column "cores") and the share of them whose contacts ran on one thread
- * (contacts_one_thread; "1-thr"): on this project's VMs the cores are near (about 40 ns) in some
- * spells and far (about 210 ns) in others, and a pile's frame differs by a quarter between them
- * (docs/performance.md, "The contact stage on one thread or on all"). The stage medians are also
- * taken over the repeats that ran in one spell throughout, each spell apart (near_runs repeats
- * with every frame's contacts on the team, cores near: near_*_ms; far_runs with every frame's on
- * one thread, cores far: far_*_ms), so that a row timed across both spells still shows each.
- * Whole repeats, not frames: a spell can last a tenth of a second, and a pile's frames differ by
- * three times between its impacts and its rest, so the frames of a spell that covered a
- * repeat's impacts alone would read the spell slower than it is; a repeat that changed spell
- * counts only in the row's own medians.
+ * Where the contacts between bodies ran (core/contact/collide.h, `collision_threads`): with the
+ * default auto the world times both options and keeps the faster; the row gives the median of
+ * the cores' cache-line hand-over recorded at the timed frames' starts (handoff_ns, "cores"), and
+ * the share of the timed frames whose every contact call ran on one thread (contacts_one_thread,
+ * "1-thr"). To compare settings side by side, interleaved, give -c SECTION.KEY=V1,V2,…: every
+ * scene runs under each value in turn (the CSV's setting column names it), e.g.
+ * -c world.collision_threads=auto,one,all.
  *
- * The CSV: one header row naming the columns (CSV_COLUMNS), then one row per scene and unit
- * (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
+ * The CSV: one header row naming the columns (CSV_COLUMNS), then one row per scene, setting and
+ * unit (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
  * value for (the paper's, where it prints "-" or has no row; handoff_ns where nothing was
- * measured; contacts_one_thread for a scene without contacts between bodies; a spell's medians
- * when no run stayed in it, and its count of runs as well when the frames did not choose) is
- * empty. */
+ * measured; contacts_one_thread for a scene without contacts between bodies) is empty. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
@@ -65,6 +62,7 @@
 #include "bench_median.h"
 #include "opsim/ctx.h"
 #include "opsim/platform.h"
+#include "base/timing_stats.h"
 #include "kernels/simd.h"
 #include "opsim/scene.h"
 #include "base/timer.h"
@@ -75,6 +73,11 @@ enum { MAX_OVERRIDES = 16 };
 static const char *overrides[MAX_OVERRIDES + 2] = { "world.log_energy=false" };
 static int override_count = 1;
 static const char *edge_rule = "catalogue"; /* -e */
+/* -c SECTION.KEY=V1,V2,…: the settings compared, each a full override ("" when none) */
+enum { MAX_SETTINGS = 8 };
+static char setting_text[MAX_SETTINGS][128];
+static int setting_count = 1;
+static char cpu_model[128];
 
 static const char *const PAPER_TABLE = "reports/paper_table1.tsv";
 
@@ -96,6 +99,10 @@ static const scene_def SCENES[] = {
     { "180 models", "experiments/fig7-180.ini", 0 },
 };
 enum { SCENE_COUNT = sizeof SCENES / sizeof SCENES[0] };
+/* -i CONFIG: scenes beyond Table 1's, named by their file */
+enum { MAX_EXTRA = 8 };
+static scene_def extra[MAX_EXTRA];
+static int extra_count;
 
 enum { STAGE_LOCAL, STAGE_GLOBAL, STAGE_COLLISION, STAGE_TOTAL, STAGE_COUNT }; /* CSV_COLUMNS names them */
 
@@ -108,22 +115,20 @@ typedef struct paper_row {
 
 /* A measured row, as printed: per scene, or per body when divided. */
 typedef struct result {
-    const char *example, *config;
+    const char *example, *config, *setting;
     int divisor; /* 1, or the body count for a per-body row */
     int bodies, nodes, edges, vertices, faces, substeps, iterations, frames;
-    double ms[STAGE_COUNT];        /* medians per frame */
-    double skinning_ms;            /* median per frame, not in ms[STAGE_TOTAL] */
-    double total_lo, total_hi;     /* least and greatest per-repeat median of the total */
+    double ms[STAGE_COUNT];        /* medians over the repetitions of their per-frame medians */
+    double lo[STAGE_COUNT], hi[STAGE_COUNT]; /* their 95 % intervals (timing_stats.h) */
+    int noisy[STAGE_COUNT];
+    double skinning_ms;            /* the same median for skinning, not in ms[STAGE_TOTAL] */
+    double wall_s, cpu_s;          /* medians of the repetitions' wall and main-thread CPU seconds
+                                      over their timed frames */
     /* Where the contacts between bodies ran (world.h's op_frame_stats): the median cache line's
-     * hand-over between the cores measured at the timed frames' starts (NAN when not measured:
+     * hand-over between the cores recorded at the timed frames' starts (NAN when not measured:
      * collision_threads not auto, or no contact stage), and the share of the timed frames whose
-     * contacts ran on one thread (NAN without a contact stage) */
+     * every contact call ran on one thread (NAN without a contact stage) */
     double handoff_ns, contacts_one_thread;
-    /* The repeats whose every frame ran its contacts on the team (cores near) or on one thread
-     * (cores far), when each frame chose (handoff measured; −1 otherwise), and the stage medians
-     * over their frames (NAN without such repeats) */
-    int near_runs, far_runs;
-    double near_ms[STAGE_COUNT], far_ms[STAGE_COUNT];
     paper_row paper;
 } result;
 
@@ -221,17 +226,18 @@ static void free_skin_buffers(double **skinned, int count)
     free(skinned);
 }
 
-/* One scene's timings over the repeats: per stage and for skinning, [repeats][frames] samples
- * (frames per repeat), and each repeat's median total. */
+/* One scene's timings under one setting over the repetitions: per stage and for skinning,
+ * [repeats][frames] samples (frames per repetition), and per repetition its wall and CPU time. */
 typedef struct scene_run {
     const scene_def *def;
+    const char *setting; /* the -c override, "" when none */
     int frames;
-    double *samples[STAGE_COUNT], *skinning, *repeat_total;
+    double *samples[STAGE_COUNT], *skinning;
+    double *wall, *cpu;          /* [repeats] seconds over the timed frames */
     double *handoff;             /* the timed frames' finite hand-over measures, handoff_count of them */
-    int *repeat_on_one;          /* per repeat: how many of its frames ran their contacts on one thread */
-    double *scratch;             /* room for every timed frame's sample, for the medians by spell */
-    int handoff_count, contacts; /* contacts: the scene has a contact stage */
-    result row; /* described at the first repeat, timed by finish_scene */
+    double *scratch;             /* room for one statistic's values */
+    int handoff_count, one_thread_frames, contacts; /* contacts: the scene has a contact stage */
+    result row; /* described at the first repetition, timed by finish_scene */
 } scene_run;
 
 static void scene_run_free(scene_run *run)
@@ -239,40 +245,56 @@ static void scene_run_free(scene_run *run)
     for (int st = 0; st < STAGE_COUNT; ++st)
         free(run->samples[st]);
     free(run->skinning);
-    free(run->repeat_total);
+    free(run->wall);
+    free(run->cpu);
     free(run->handoff);
-    free(run->repeat_on_one);
     free(run->scratch);
 }
 
-/* Repeat r of the scene into its slot; the first also describes it and sizes the samples
- * (frames ≤ 0 asks for the scene's own length less the warm-up). Returns 0, or −1 after
- * printing why. */
+/* Loads the scene under the overrides and the run's setting. */
+static int load_scene(op_ctx *ctx, const scene_run *run, op_scene *scene)
+{
+    const char *with_setting[MAX_OVERRIDES + 3];
+    int count = override_count;
+    memcpy(with_setting, overrides, (size_t)count * sizeof *with_setting);
+    if (run->setting[0])
+        with_setting[count++] = run->setting;
+    return op_scene_load(ctx, run->def->config, count, with_setting, scene);
+}
+
+/* The first repetition's sizing: the frames (frames ≤ 0 asks for the scene's own length less the
+ * warm-up), the row's description and room for the samples. */
+static int size_run(scene_run *run, const op_scene *scene, int warmup, int repeats, int frames)
+{
+    run->frames = frames > 0 ? frames : scene->run.frames - warmup > 1 ? scene->run.frames - warmup : 1;
+    describe(run->def, &scene->world, &run->row);
+    run->row.setting = run->setting;
+    run->row.frames = repeats * run->frames;
+    size_t count = (size_t)repeats * (size_t)run->frames;
+    int status = 0;
+    for (int st = 0; st < STAGE_COUNT; ++st)
+        if (!(run->samples[st] = calloc(count, sizeof(double))))
+            status = -1;
+    if (!(run->skinning = calloc(count, sizeof(double))) || !(run->handoff = calloc(count, sizeof(double))) ||
+        !(run->wall = calloc((size_t)repeats, sizeof(double))) || !(run->cpu = calloc((size_t)repeats, sizeof(double))) ||
+        !(run->scratch = calloc(count > (size_t)repeats ? count : (size_t)repeats, sizeof(double))))
+        status = -1;
+    run->contacts = op_world_collides(&scene->world);
+    return status;
+}
+
+/* Repetition r of the scene into its slot; the first also describes it and sizes the samples.
+ * Returns 0, or −1 after printing why. */
 static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames)
 {
     op_ctx ctx;
     op_ctx_init(&ctx);
     op_scene scene;
-    if (op_scene_load(&ctx, run->def->config, override_count, overrides, &scene) != OP_OK) {
-        fprintf(stderr, "bench_scenes: %s\n", ctx.message);
+    if (load_scene(&ctx, run, &scene) != OP_OK) {
+        fprintf(stderr, "bench_scenes: %s: %s\n", run->def->config, ctx.message);
         return -1;
     }
-    int status = 0;
-    if (r == 0) {
-        run->frames = frames > 0 ? frames : scene.run.frames - warmup > 1 ? scene.run.frames - warmup : 1;
-        describe(run->def, &scene.world, &run->row);
-        run->row.frames = repeats * run->frames;
-        size_t count = (size_t)repeats * (size_t)run->frames;
-        for (int st = 0; st < STAGE_COUNT; ++st)
-            if (!(run->samples[st] = calloc(count, sizeof(double))))
-                status = -1;
-        if (!(run->skinning = calloc(count, sizeof(double))) || !(run->handoff = calloc(count, sizeof(double))) ||
-            !(run->repeat_total = calloc((size_t)repeats, sizeof(double))) ||
-            !(run->repeat_on_one = calloc((size_t)repeats, sizeof(int))) ||
-            !(run->scratch = calloc(count, sizeof(double))))
-            status = -1;
-        run->contacts = op_world_collides(&scene.world);
-    }
+    int status = r == 0 ? size_run(run, &scene, warmup, repeats, frames) : 0;
     double **skinned = status == 0 ? skin_buffers(&scene.world) : NULL;
     if (!skinned) {
         fprintf(stderr, "bench_scenes: out of memory\n");
@@ -280,7 +302,12 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
     }
     size_t first = (size_t)r * (size_t)run->frames;
     op_frame_stats stats = { .energy = NULL };
+    double wall_start = 0.0, cpu_start = 0.0;
     for (int f = 0; f < warmup + run->frames && status == 0; ++f) {
+        if (f == warmup) {
+            wall_start = op_now();
+            cpu_start = op_thread_cpu_seconds();
+        }
         if (op_world_step(&ctx, &scene.world, &stats) != OP_OK) {
             fprintf(stderr, "bench_scenes: %s: %s\n", run->def->config, ctx.message);
             status = -1;
@@ -292,75 +319,52 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
             run->samples[STAGE_TOTAL][k] = stats.total_ms;
             if (!isnan(stats.handoff_ns))
                 run->handoff[run->handoff_count++] = stats.handoff_ns;
-            run->repeat_on_one[r] += stats.collision_threads == OP_CONTACT_THREADS_ONE;
+            run->one_thread_frames += stats.collision_threads == OP_CONTACT_THREADS_ONE;
         }
+    }
+    if (status == 0) {
+        run->wall[r] = op_now() - wall_start;
+        run->cpu[r] = op_thread_cpu_seconds() - cpu_start;
     }
     for (int f = 0; f < run->frames && status == 0; ++f)
         run->skinning[first + (size_t)f] = skin_world(&scene.world, skinned);
     free_skin_buffers(skinned, scene.world.body_count);
     op_scene_free(&scene);
-    if (status == 0) {
-        /* a copy: bench_median() sorts, and the samples are needed in order afterwards */
-        double *copy = malloc((size_t)run->frames * sizeof(double));
-        if (!copy) {
-            fprintf(stderr, "bench_scenes: out of memory\n");
-            return -1;
-        }
-        memcpy(copy, &run->samples[STAGE_TOTAL][first], (size_t)run->frames * sizeof(double));
-        run->repeat_total[r] = bench_median(copy, run->frames);
-        free(copy);
-        if (verbose)
-            fprintf(stderr, "%s repeat %d: median total %.4f ms\n", run->def->config, r, run->repeat_total[r]);
+    if (status == 0 && verbose) {
+        memcpy(run->scratch, &run->samples[STAGE_TOTAL][first], (size_t)run->frames * sizeof(double));
+        fprintf(stderr, "%s%s%s repetition %d: median total %.4f ms, wall %.4f s, thread CPU %.4f s\n",
+                run->def->config, run->setting[0] ? " " : "", run->setting, r,
+                bench_median(run->scratch, run->frames), run->wall[r], run->cpu[r]);
     }
     return status;
 }
 
-/* Repeat r's spell: 0 when every frame ran its contacts on the team, 1 when every one ran them
- * on one thread, −1 when it changed. */
-static int spell_of_repeat(const scene_run *run, int r)
+/* The median over the repetitions of each repetition's median of samples[r·frames ..] (sorts
+ * those slices), with its interval. */
+static op_timing_summary summarize_repeats(scene_run *run, double *samples, int repeats)
 {
-    int on_one = run->repeat_on_one[r];
-    return on_one == 0 ? 0 : on_one == run->frames ? 1 : -1;
-}
-
-/* The median of the samples of the repeats in `spell` (spell_of_repeat); NAN without any. */
-static double median_of_spell(scene_run *run, const double *samples, int repeats, int spell)
-{
-    int n = 0;
     for (int r = 0; r < repeats; ++r)
-        if (spell_of_repeat(run, r) == spell)
-            for (int f = 0; f < run->frames; ++f)
-                run->scratch[n++] = samples[(size_t)r * (size_t)run->frames + (size_t)f];
-    return n > 0 ? bench_median(run->scratch, n) : NAN;
+        run->scratch[r] = bench_median(&samples[(size_t)r * (size_t)run->frames], run->frames);
+    return op_timing_summarize(run->scratch, repeats);
 }
 
-/* The scene row's medians from all its repeats' frames, and by spell when the frames chose
- * where their contacts ran. */
+/* The scene row's statistics (file comment: the timing protocol). */
 static void finish_scene(scene_run *run, int repeats)
 {
     result *out = &run->row;
     int count = repeats * run->frames;
-    int split = run->contacts && run->handoff_count > 0, one_thread_frames = 0;
-    for (int r = 0; r < repeats; ++r)
-        one_thread_frames += run->repeat_on_one[r];
-    out->near_runs = out->far_runs = split ? 0 : -1;
-    for (int r = 0; split && r < repeats; ++r) {
-        out->near_runs += spell_of_repeat(run, r) == 0;
-        out->far_runs += spell_of_repeat(run, r) == 1;
-    }
-    /* before the medians of all frames: bench_median sorts the samples in place */
     for (int st = 0; st < STAGE_COUNT; ++st) {
-        out->near_ms[st] = split ? median_of_spell(run, run->samples[st], repeats, 0) : NAN;
-        out->far_ms[st] = split ? median_of_spell(run, run->samples[st], repeats, 1) : NAN;
+        op_timing_summary s = summarize_repeats(run, run->samples[st], repeats);
+        out->ms[st] = s.median;
+        out->lo[st] = s.lo;
+        out->hi[st] = s.hi;
+        out->noisy[st] = s.noisy;
     }
-    for (int st = 0; st < STAGE_COUNT; ++st)
-        out->ms[st] = bench_median(run->samples[st], count);
-    out->skinning_ms = bench_median(run->skinning, count);
-    qsort(run->repeat_total, (size_t)repeats, sizeof(double), bench_compare_double);
-    out->total_lo = run->repeat_total[0];
-    out->total_hi = run->repeat_total[repeats - 1];
+    out->skinning_ms = summarize_repeats(run, run->skinning, repeats).median;
+    out->wall_s = op_timing_summarize(run->wall, repeats).median;
+    out->cpu_s = op_timing_summarize(run->cpu, repeats).median;
     out->handoff_ns = run->handoff_count > 0 ? bench_median(run->handoff, run->handoff_count) : NAN;
-    out->contacts_one_thread = run->contacts ? (double)one_thread_frames / count : NAN;
+    out->contacts_one_thread = run->contacts ? (double)run->one_thread_frames / count : NAN;
 }
 
 /* The scene row divided among its bodies. */
@@ -374,12 +378,10 @@ static result per_body(const result *scene)
     r.faces = scene->faces / scene->bodies;
     for (int s = 0; s < STAGE_COUNT; ++s) {
         r.ms[s] = scene->ms[s] / scene->bodies;
-        r.near_ms[s] = scene->near_ms[s] / scene->bodies;
-        r.far_ms[s] = scene->far_ms[s] / scene->bodies;
+        r.lo[s] = scene->lo[s] / scene->bodies;
+        r.hi[s] = scene->hi[s] / scene->bodies;
     }
     r.skinning_ms = scene->skinning_ms / scene->bodies;
-    r.total_lo = scene->total_lo / scene->bodies;
-    r.total_hi = scene->total_hi / scene->bodies;
     return r;
 }
 
@@ -401,9 +403,9 @@ static void print_row(const result *r, int show_paper)
     printf("%-19s %6d %6d %3dx%-3d", name, r->nodes, r->edges, r->substeps, r->iterations);
     for (int s = 0; s < STAGE_COUNT; ++s)
         print_ms(r->ms[s]);
+    printf(" %7.3f-%-7.3f%s", r->lo[STAGE_TOTAL], r->hi[STAGE_TOTAL], r->noisy[STAGE_TOTAL] ? "*" : " ");
     print_ms(r->skinning_ms);
-    printf(" %8.2f %7.3f-%-7.3f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo,
-           r->total_hi);
+    printf(" %8.2f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations));
     if (isnan(r->contacts_one_thread))
         printf(" %13s", "-");
     else if (isnan(r->handoff_ns))
@@ -416,36 +418,20 @@ static void print_row(const result *r, int show_paper)
             print_ms(r->paper.ms[s]);
         printf(" %7.1fx", r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL]);
     }
+    if (r->setting && r->setting[0])
+        printf("  %s", r->setting);
     printf("\n");
-}
-
-/* Under a row some of whose frames ran their contacts on one thread (cores far): its medians
- * over the repeats of each spell, and the paper's total over each. */
-static void print_spells(const result *r, int show_paper, int repeats)
-{
-    if (!(r->contacts_one_thread > 0.0))
-        return;
-    for (int far = 0; far < 2; ++far) {
-        const double *ms = far ? r->far_ms : r->near_ms;
-        char name[32];
-        snprintf(name, sizeof name, "  cores %s %d/%d", far ? "far" : "near", far ? r->far_runs : r->near_runs,
-                 repeats);
-        printf("%-19s %6s %6s %7s", name, "", "", "");
-        for (int s = 0; s < STAGE_COUNT; ++s)
-            print_ms(ms[s]);
-        if (show_paper && r->paper.found && !isnan(ms[STAGE_TOTAL]))
-            printf(" %7s %8s %15s %13s  |%32s %7.1fx", "", "", "", "", "", r->paper.ms[STAGE_TOTAL] / ms[STAGE_TOTAL]);
-        printf("\n");
-    }
 }
 
 /* The CSV's header row: write_csv writes the cells in this order. */
 static const char CSV_COLUMNS[] =
     "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,frames,threads,simd,"
-    "local_ms,global_ms,collision_ms,total_ms,skinning_ms,iteration_us,total_repeat_lo_ms,total_repeat_hi_ms,"
-    "handoff_ns,contacts_one_thread,near_runs,near_local_ms,near_global_ms,near_collision_ms,near_total_ms,"
-    "far_runs,far_local_ms,far_global_ms,far_collision_ms,far_total_ms,"
-    "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours";
+    "local_ms,global_ms,collision_ms,total_ms,skinning_ms,iteration_us,"
+    "local_lo_ms,local_hi_ms,local_noisy,global_lo_ms,global_hi_ms,global_noisy,"
+    "collision_lo_ms,collision_hi_ms,collision_noisy,total_lo_ms,total_hi_ms,total_noisy,"
+    "repeat_wall_s,repeat_cpu_s,handoff_ns,contacts_one_thread,"
+    "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours,"
+    "setting,cpu";
 
 /* A cell after a comma: `value` to `decimals` places, or nothing when it is NAN (a value the row
  * does not have). */
@@ -466,29 +452,25 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
     for (int s = 0; s < STAGE_COUNT; ++s)
         fprintf(out, ",%.4f", r->ms[s]);
     fprintf(out, ",%.4f", r->skinning_ms);
-    fprintf(out, ",%.3f,%.4f,%.4f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations), r->total_lo,
-            r->total_hi);
+    fprintf(out, ",%.3f", 1e3 * r->ms[STAGE_TOTAL] / (r->substeps * r->iterations));
+    for (int s = 0; s < STAGE_COUNT; ++s)
+        fprintf(out, ",%.4f,%.4f,%d", r->lo[s], r->hi[s], r->noisy[s]);
+    fprintf(out, ",%.6f,%.6f", r->wall_s, r->cpu_s);
     write_cell(out, r->handoff_ns, 0);
     write_cell(out, r->contacts_one_thread, 3);
-    for (int far = 0; far < 2; ++far) {
-        int runs = far ? r->far_runs : r->near_runs;
-        write_cell(out, runs < 0 ? NAN : runs, 0);
-        for (int s = 0; s < STAGE_COUNT; ++s)
-            write_cell(out, far ? r->far_ms[s] : r->near_ms[s], 4);
-    }
     int paper = show_paper && r->paper.found;
     write_cell(out, paper ? r->paper.nodes : NAN, 0);
     write_cell(out, paper ? r->paper.edges : NAN, 0);
     for (int s = 0; s < STAGE_COUNT; ++s)
         write_cell(out, paper ? r->paper.ms[s] : NAN, 2);
     write_cell(out, paper ? r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL] : NAN, 2);
-    fprintf(out, "\n");
+    fprintf(out, ",%s,%s\n", r->setting ? r->setting : "", cpu_model);
 }
 
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_scenes [-w WARMUP] [-r REPEATS] [-f FRAMES] [-s CONFIG_TEXT]... [-e EDGE_RULE] "
-                    "[-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-v]\n");
+                    "[-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-c SECTION.KEY=V1,V2,...] [-i CONFIG]... [-v]\n");
     return 64;
 }
 
@@ -502,13 +484,35 @@ static int parse_count(const char *text, int lo, int *out)
     return 0;
 }
 
+/* -c SECTION.KEY=V1,V2,…: one full override per value into setting_text; −1 when malformed, too
+ * many or given twice. */
+static int parse_settings(const char *text)
+{
+    const char *equals = strchr(text, '=');
+    if (setting_text[0][0] || !equals || equals == text)
+        return -1;
+    int key_length = (int)(equals - text);
+    setting_count = 0;
+    for (const char *value = equals + 1;; ++value) {
+        size_t length = strcspn(value, ",");
+        if (length == 0 || setting_count == MAX_SETTINGS ||
+            snprintf(setting_text[setting_count], sizeof setting_text[0], "%.*s=%.*s", key_length, text, (int)length,
+                     value) >= (int)sizeof setting_text[0])
+            return -1;
+        setting_count++;
+        value += length;
+        if (!*value)
+            return 0;
+    }
+}
+
 int main(int argc, char **argv)
 {
     op_platform_init();
     int warmup = 20, repeats = 7, frames = 0, opt;
     const char *only[SCENE_COUNT], *csv_path = NULL;
     int only_count = 0;
-    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:vh")) != -1) {
+    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:c:i:vh")) != -1) {
         switch (opt) {
         case 'w':
             if (parse_count(optarg, 0, &warmup))
@@ -537,6 +541,15 @@ int main(int argc, char **argv)
             break;
         }
         case 'o': csv_path = optarg; break;
+        case 'i':
+            if (extra_count == MAX_EXTRA)
+                return usage();
+            extra[extra_count++] = (scene_def){ optarg, optarg, 0 };
+            break;
+        case 'c':
+            if (parse_settings(optarg))
+                return usage();
+            break;
         case 'v': verbose = 1; break;
         case 'x':
             if (override_count == MAX_OVERRIDES + 1)
@@ -549,23 +562,28 @@ int main(int argc, char **argv)
     if (optind != argc)
         return usage();
 
-    scene_run runs[SCENE_COUNT];
+    op_cpu_model(cpu_model, sizeof cpu_model);
+    /* a scene's settings side by side, so that the rounds go A B A B (file comment) */
+    scene_run runs[(SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS];
     int run_count = 0;
     for (int d = 0; d < SCENE_COUNT; ++d) {
-        int wanted = only_count == 0;
+        int wanted = only_count == 0 && extra_count == 0;
         for (int k = 0; k < only_count; ++k)
             wanted |= strstr(SCENES[d].config, only[k]) != NULL;
-        if (wanted)
-            runs[run_count++] = (scene_run){ .def = &SCENES[d] };
+        for (int c = 0; wanted && c < setting_count; ++c)
+            runs[run_count++] = (scene_run){ .def = &SCENES[d], .setting = setting_text[c] };
     }
+    for (int d = 0; d < extra_count; ++d)
+        for (int c = 0; c < setting_count; ++c)
+            runs[run_count++] = (scene_run){ .def = &extra[d], .setting = setting_text[c] };
     int status = 0;
     double start = op_now();
     /* round the scenes, repeat by repeat (file comment) */
     for (int r = 0; r < repeats && status == 0; ++r)
         for (int k = 0; k < run_count && status == 0; ++k)
             status = run_repeat(&runs[k], warmup, r, repeats, frames);
-    result rows[2 * SCENE_COUNT];
-    int show_paper[2 * SCENE_COUNT], row_count = 0;
+    result rows[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS];
+    int show_paper[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS], row_count = 0;
     for (int k = 0; k < run_count && status == 0; ++k) {
         finish_scene(&runs[k], repeats);
         result scene = runs[k].row;
@@ -574,9 +592,10 @@ int main(int argc, char **argv)
             status = -1;
             break;
         }
-        if (!scene.paper.found)
+        int extra_scene = def->example == def->config; /* -i's: named by its file */
+        if (!scene.paper.found && !extra_scene)
             fprintf(stderr, "bench_scenes: no row '%s' in %s\n", def->example, PAPER_TABLE);
-        else if (scene.paper.substeps != scene.substeps || scene.paper.iterations != scene.iterations)
+        else if (scene.paper.found && (scene.paper.substeps != scene.substeps || scene.paper.iterations != scene.iterations))
             fprintf(stderr, "bench_scenes: %s runs %dx%d, the paper %dx%d\n", def->config, scene.substeps,
                     scene.iterations, scene.paper.substeps, scene.paper.iterations);
         rows[row_count] = scene;
@@ -592,26 +611,25 @@ int main(int argc, char **argv)
         return 1;
     double seconds = op_now() - start;
 
-    printf("Table 1 scenes, ms per frame: median over %d runs of each scene (%d warm-up frames, then the timed "
-           "ones), energy logging off, %d thread(s)\n",
-           repeats, warmup, omp_get_max_threads());
-    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s %13s  | %-31s %8s\n", "", "", "", "", "ours", "", "",
-           "", "", "", "run medians", "contacts", "the paper", "");
-    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %7s %8s %15s %13s  | %7s %7s %7s %7s %8s\n", "example", "nodes",
-           "edges", "ns x ni", "local", "global", "collide", "total", "skin", "us/iter", "least-most", "cores 1-thr",
+    printf("Table 1 scenes, ms per frame on %s, %d thread(s): the median over %d repetitions of each "
+           "repetition's median frame (%d warm-up frames, then the timed ones), energy logging off\n",
+           cpu_model, omp_get_max_threads(), repeats, warmup);
+    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %16s %7s %8s %13s  | %-31s %8s\n", "", "", "", "", "ours", "", "", "",
+           "total 95% int.", "", "", "contacts", "the paper", "");
+    printf("%-19s %6s %6s %7s %7s %7s %7s %7s %16s %7s %8s %13s  | %7s %7s %7s %7s %8s\n", "example", "nodes",
+           "edges", "ns x ni", "local", "global", "collide", "total", "lo-hi", "skin", "us/iter", "cores 1-thr",
            "local", "global", "collide", "total", "ratio");
-    for (int r = 0; r < row_count; ++r) {
+    for (int r = 0; r < row_count; ++r)
         print_row(&rows[r], show_paper[r]);
-        print_spells(&rows[r], show_paper[r], repeats);
-    }
-    printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. skin: skinning every visual vertex, on the CPU, not in\n"
-           " our total (the paper skinned on the GPU). us/iter = total / (ns ni); ratio = paper total / our\n"
-           " total. Bar stiffness simulates three bars: the paper's row is compared with our time per bar.\n"
-           " contacts: where the contacts between bodies ran, core/contact/collide.h: cores = a cache line's median\n"
-           " time between the cores at the frames' starts, 1-thr = the share of frames on one thread; where\n"
-           " some ran on one thread, the rows beneath give the medians of the runs that stayed in one spell:\n"
-           " cores near, every frame's contacts on the team, and cores far, every one on one thread.)\n",
-           PAPER_TABLE);
+    printf("(paper: %s; MacBook Pro, Core i7 2.9 GHz. ratio = paper total / our total, ours on %s.\n"
+           " lo-hi: the total's order-statistic 95%% interval over the repetitions (the range below six);\n"
+           " * marks a half-width over 5%% of the median: noisy, do not compare. skin: skinning every\n"
+           " visual vertex, on the CPU, not in our total (the paper skinned on the GPU). us/iter = total /\n"
+           " (ns ni). Bar stiffness simulates three bars: the paper's row is compared with our time per bar.\n"
+           " contacts: where the contacts between bodies ran, core/contact/collide.h: cores = a cache line's\n"
+           " median time between the cores at the frames' starts (recorded, not used), 1-thr = the share of\n"
+           " frames whose every contact call ran on one thread.)\n",
+           PAPER_TABLE, cpu_model);
     FILE *csv = stdout;
     if (csv_path && !(csv = fopen(csv_path, "w"))) {
         fprintf(stderr, "bench_scenes: cannot write %s\n", csv_path);

@@ -490,8 +490,9 @@ static int prepare_contacts(op_world *w, contact_data *d)
             d->group[g] = b;
         }
     }
-    double handoff_ns; /* auto's measure: the machine line reports its own */
-    d->def = op_world_contact_def(w, op_world_contact_threads(w, &handoff_ns));
+    /* auto's timed choice needs frames to time: one call here takes the team unless told one */
+    d->def = op_world_contact_def(w, w->def.collision_threads == OP_CONTACT_THREADS_ONE ? OP_CONTACT_THREADS_ONE
+                                                                                         : OP_CONTACT_THREADS_ALL);
     contact_state(w, d->saved, 1);
     return 0;
 }

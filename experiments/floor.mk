@@ -3,9 +3,10 @@
 # world.floor_contact = substep) and as a projection after every iteration (= iteration).
 #
 #   runs    data/results/floor/SCENE-PLACE.h5        energies logged (the measures)
-#   timing  bench_scenes on each scene with each override, one after the other (median of 5 runs
-#           after 20 warm-up frames, energy logging off, one thread): bench.csv, bench_scenes'
-#           CSV with two columns in front, scene and floor_contact
+#   timing  bench_scenes on both scenes with both places, by the timing protocol (docs/timing.md:
+#           7 repetitions after 20 warm-up frames, interleaved across the scenes and places, each
+#           median with its interval, energy logging off, RUN_THREADS threads, alone): bench.csv,
+#           bench_scenes' CSV with two columns in front, scene and floor_contact
 #   table   data/results/floor/table.tsv: per run, over the last 2 s (60 frames, 180 or 360
 #           sub-steps): the median reach below the floor before the push-back (the resting
 #           sink) and the largest over the run; the elastic energy of the iterations' result
@@ -32,12 +33,11 @@ $(FLOOR_BENCH): bin/bench/bench_scenes experiments/fig5.ini experiments/fig7-52.
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  BENCH   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out $$out.one' EXIT; : > $$out; \
-	for scene in $(FLOOR_SCENES); do for place in $(FLOOR_PLACES); do \
-	    OMP_NUM_THREADS=$(RUN_THREADS) bin/bench/bench_scenes -r 5 -s $$scene -x world.floor_contact=$$place \
-	        -o $$out.one > /dev/null; \
-	    [ -s $$out ] || sed -n '1s/^/scene,floor_contact,/p' $$out.one > $$out; \
-	    sed "1d; s/^/$$scene,$$place,/" $$out.one >> $$out; \
-	done; done; \
+	OMP_NUM_THREADS=$(RUN_THREADS) tools/when-idle.sh bin/bench/bench_scenes -r 7 $(FLOOR_SCENES:%=-s %) \
+	    -c world.floor_contact=$(shell echo $(FLOOR_PLACES) | tr ' ' ,) -o $$out.one > /dev/null; \
+	awk -F, 'NR == 1 { for (c = 1; c <= NF; ++c) col[$$c] = c; print "scene,floor_contact," $$0; next } \
+	    { scene = $$col["config"]; sub(/.*\//, "", scene); sub(/\.ini$$/, "", scene); \
+	      place = $$col["setting"]; sub(/.*=/, "", place); print scene "," place "," $$0 }' $$out.one > $$out; \
 	mv $$out $@; trap - EXIT
 
 # Under `make reproduce` or `make report` the benchmark waits until the other experiments are

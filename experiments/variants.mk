@@ -28,7 +28,11 @@
 #
 # About 6 minutes with two jobs on this 2-core machine (the bunny's graph costs about 8 s a
 # process; the 5,000-iteration references and the bar's 15 runs a variant are the rest).
-# Times are of single runs while another runs beside it.
+# Timed commands run alone, the rest VARIANTS_JOBS at a time (variants.sh: a lock shared by the
+# untimed, exclusive for the timed); ms to a tolerance is the median of 7 repeats after a
+# warm-up (opsim converge --repeats), ms per frame the median frame of one run. Not yet by the
+# whole protocol (docs/timing.md): the repeats of a cell are not interleaved with other variants',
+# and the matrix carries no interval.
 
 VARIANTS_DIR := $(RESULTS)/variants
 VARIANTS_MATRIX := $(VARIANTS_DIR)/matrix.tsv
@@ -109,3 +113,16 @@ $(FIGURES)/variants-cost.png $(FIGURES)/variants-cost.pdf &: $(VARIANTS_DIR)/ms-
 	$(call plot_figure,plots/variants-cost.gp,$(VARIANTS_PLOT_ARGS))
 
 .PRECIOUS: $(VARIANTS_MATRIX) $(VARIANTS_DIR)/%.tsv
+
+# make variants-stability: the matrix as last made against a second one made afresh right after
+# it, compared by opsim-report stability (reports/report_stability.h, docs/timing.md): every ms
+# cell within ±10 % of the first or noisy in both, and each scene's ranking of the variants by
+# ms to 1e-4 the same. Into VARIANTS_DIR: matrix-first.tsv (the first run's matrix), matrix.tsv
+# (the second's) and stability.tsv (cell by cell, then the rankings; its last line the totals).
+# Fails when either does not hold. Meaningful on a quiet machine only.
+.PHONY: variants-stability
+variants-stability: $(VARIANTS_MATRIX) bin/opsim-report
+	cp $(VARIANTS_MATRIX) $(VARIANTS_DIR)/matrix-first.tsv
+	rm -rf $(VARIANTS_DIR)/runs && experiments/variants.sh $(VARIANTS_DIR) $(VARIANTS_JOBS)
+	@status=0; bin/opsim-report stability --in $(VARIANTS_DIR)/matrix-first.tsv --against $(VARIANTS_MATRIX) \
+	    --out $(VARIANTS_DIR)/stability.tsv || status=$$?; tail -n 1 $(VARIANTS_DIR)/stability.tsv; exit $$status

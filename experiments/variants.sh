@@ -17,14 +17,18 @@
 #   fall      experiments/fig5.ini (Fig. 5: onto the floor, 3 sub-steps x 3 iterations)
 #   bunny     experiments/fig6-bunny.ini (Fig. 6: onto the held sheet, 6 x 2, collisions)
 # - convergence: `opsim converge CONFIG --frame F` (the configured arap to frame F, then the
-#   variant solves the next sub-step from that one state, 300 iterations, three times: each
-#   iteration's median time, --repeats 3); iterations and ms to a
+#   variant solves the next sub-step from that one state, 300 iterations, seven times after an
+#   untimed one: the median time to each iteration, --repeats 7); iterations and ms to a
 #   relative energy error r = |E_k − E*| / (E_0 − E*) of 1e-2, 1e-4, 1e-6 (the first k after
 #   which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and r after
 #   the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2).
 #   Frames: bar 60, collapse 5, fall 15, bunny 20.
 # - ms per frame: the median of /timing/total over the frames of one run with energy logging off
 #   (bar: 300 frames at 10 iterations, 1/30 s; collapse, fall: 150; bunny: 60).
+# Timed work runs alone (the timing protocol, docs/timing.md): every opsim command holds a lock
+# on OUT_DIR/runs/.timing.lock, the untimed ones shared (JOBS of them side by side), the timed
+# ones (each cell's converge and its ms-per-frame run) exclusive, so that a timed command waits
+# until nothing else runs and nothing starts beside it.
 # - recovery (collapse): the time from which the rest-shape error stays below 2 % (5 s run).
 # - stiffness (bar): Fig. 3's spread: the steady tip deflection (mean over the last 2 s of 10 s)
 #   at 10, 100 and 1000 iterations (1/30 s) and at 1/60 and 1/120 s (10 iterations); the
@@ -42,10 +46,13 @@
 set -u
 OUT=${1:?usage: variants.sh OUT_DIR JOBS}
 JOBS=${2:-2}
-OPSIM=${OPSIM:-bin/opsim}
 export OMP_NUM_THREADS=1
 RUNS=$OUT/runs
 mkdir -p "$RUNS"
+LOCK=$RUNS/.timing.lock
+OPSIM_ALONE="flock -x $LOCK ${OPSIM:-bin/opsim}" # timed: alone (the file comment)
+OPSIM="flock -s $LOCK ${OPSIM:-bin/opsim}"       # untimed: beside other untimed work
+REPEATS=7 # converge --repeats: the least count whose median interval is 95 % or more, plus one
 
 SCENES="bar collapse fall bunny"
 declare -A CONFIG=([bar]=experiments/fig3.ini [collapse]=experiments/fig4.ini [fall]=experiments/fig5.ini
@@ -135,11 +142,12 @@ median_ms() { $OPSIM export "$1" /timing/total | sort -g | awk '{ v[NR] = $1 } E
 # a bar run for the stiffness and robustness columns: prints "ok DEFLECTION LARGEST" (the steady
 # mean over the last 2 s, the largest |deflection|) or "refused REASON" or "failed REASON"
 bar_run() { # LABEL SETTINGS TAG FRAME_TIME FRAMES ITERATIONS STIFFNESS
-    local out=$RUNS/bar-$1-$3.h5
+    local out=$RUNS/bar-$1-$3.h5 opsim=$OPSIM
+    [ "$3" != i10-f30 ] || opsim=$OPSIM_ALONE # the bar's ms per frame
     local -a args
     mapfile -d '' args < <(run_settings "$2" bar)
     if [ ! -s "$out" ]; then
-        $OPSIM run "${CONFIG[bar]}" "${args[@]}" --set world.frame_time=$4 --set run.frames=$5 \
+        $opsim run "${CONFIG[bar]}" "${args[@]}" --set world.frame_time=$4 --set run.frames=$5 \
             --set run.output_every=$5 --set world.iterations=$6 --set "body bar.stiffness=$7" --no-surface \
             --out "$out" > /dev/null 2> "$out.err"
         local status=$?
@@ -166,8 +174,8 @@ cell() { # LABEL SETTINGS SCENE
     local convergence ms recovery=– spread=– max_h=– max_k=– note=""
     # convergence of one sub-step: the frames run the configured arap, the sub-step the variant
     local status=0
-    [ -s "$out-converge.tsv" ] || $OPSIM converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" \
-        --iterations $ITERATIONS --repeats 3 --solver "name=$name" "${conv[@]}" --out "$out-converge.tsv" 2> "$out.err" ||
+    [ -s "$out-converge.tsv" ] || $OPSIM_ALONE converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" \
+        --iterations $ITERATIONS --repeats $REPEATS --solver "name=$name" "${conv[@]}" --out "$out-converge.tsv" 2> "$out.err" ||
         status=$?
     if [ $status = 0 ]; then
         convergence=$(converge_fields "$RUNS/reference-$scene.tsv" "$out-converge.tsv" "${NI[$scene]}")
@@ -188,7 +196,7 @@ cell() { # LABEL SETTINGS SCENE
             ms=${result%% *}
             [ -n "$note" ] || note="${result%% *}: ${result#* }"
         fi
-    elif [ -s "$out.h5" ] || { $OPSIM run "${CONFIG[$scene]}" "${run[@]}" --set world.log_energy=false \
+    elif [ -s "$out.h5" ] || { $OPSIM_ALONE run "${CONFIG[$scene]}" "${run[@]}" --set world.log_energy=false \
         --set run.frames=${FRAMES[$scene]} --set run.output_every=${FRAMES[$scene]} --no-surface \
         --out "$out.h5" > /dev/null 2> "$out.err" || { status=$?; false; }; }; then
         ms=$(median_ms "$out.h5")

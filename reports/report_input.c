@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "opsim/ctx.h"
+#include "base/timing_stats.h"
 #include "report_input.h"
 
 int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t)
@@ -141,18 +142,5 @@ int report_read_bench(op_ctx *ctx, const char *path, const char *edge_rule, repo
 
 void report_cpu_model(char *out, size_t size)
 {
-    snprintf(out, size, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
-            char *name = strchr(line, ':') + 1;
-            name += strspn(name, " \t");
-            name[strcspn(name, "\r\n")] = '\0';
-            snprintf(out, size, "%s", name);
-            break;
-        }
-    fclose(f);
+    op_cpu_model(out, size > 4096 ? 4096 : (int)size);
 }

@@ -20,7 +20,7 @@ typedef struct report_table {
 int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t);
 
 /* One measured row of bench_scenes' CSV, its non-empty cells by the header's column names. */
-enum { REPORT_BENCH_KEYS = 48, REPORT_BENCH_KEY_SIZE = 48 };
+enum { REPORT_BENCH_KEYS = 64, REPORT_BENCH_KEY_SIZE = 48 };
 typedef struct report_bench_row {
     int count;
     char key[REPORT_BENCH_KEYS][REPORT_BENCH_KEY_SIZE];

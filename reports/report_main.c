@@ -6,9 +6,11 @@
  *   table1   the paper's Table 1 beside our timings (report_table1.c, make table1);
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (report_md.c);
  *   pivot, pick, keyed, targets, tex, stiffness
- *            the tables make derives from an experiment's TSV (report_tsv.c).
+ *            the tables make derives from an experiment's TSV (report_tsv.c);
+ *   stability two runs of the variants matrix compared (report_stability.c).
  * The layers go one way: report_main.c → report_md.c → report_table1.c → report_input.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -16,6 +18,7 @@
 #include "opsim/ctx.h"
 #include "report_graphs.h"
 #include "report_md.h"
+#include "report_stability.h"
 #include "report_table1.h"
 #include "report_tsv.h"
 
@@ -46,6 +49,8 @@ static const char help[] =
     "       opsim-report targets --in TSV --target NAME:PLAIN:ACCELERATED:KEY2:SUFFIX [...] --out TSV\n"
     "       opsim-report tex --in TSV --source NAME --out TEX\n"
     "       opsim-report stiffness --in TABLE.tsv --iterations 'N ...' --grid 'N ...' --out TSV\n"
+    "       opsim-report stability --in FIRST.tsv --against SECOND.tsv [--tolerance 0.10]\n"
+    "                              [--rank ms_1e-4] --out TSV\n"
     "\n"
     "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV,\n"
     "report from a template whose {{placeholders}} are computed from the run files and tables\n"
@@ -54,7 +59,10 @@ static const char help[] =
     "rule: the report depends on every file it read. Reports are written to a temporary name\n"
     "and renamed; on any error nothing is written.\n"
     "pivot, pick, keyed, targets, tex and stiffness derive a table from a TSV whose rows are\n"
-    "keyed by their first two cells (reports/report_tsv.h says what each writes).\n";
+    "keyed by their first two cells (reports/report_tsv.h says what each writes).\n"
+    "stability compares two runs of a timed table (make variants twice): every ms cell within\n"
+    "±tolerance or noisy in both, and each scene's ranking by --rank the same; it exits 0 when\n"
+    "both hold, 1 when not (reports/report_stability.h).\n";
 
 /* Exit status as bin/opsim's: 64 usage, 65 bad input data, 74 input/output. */
 static int exit_status(const op_ctx *ctx)
@@ -145,11 +153,53 @@ static int run_tsv_section(int argc, char **argv)
     return exit_status(&ctx);
 }
 
+/* opsim-report stability (report_stability.h): 0 stable, 1 not, or the error's status. */
+static int run_stability(int argc, char **argv)
+{
+    const char *in = NULL, *against = NULL, *out_path = NULL, *rank = "ms_1e-4";
+    double tolerance = 0.10;
+    for (int a = 2; a + 1 < argc; a += 2) {
+        const char *key = argv[a], *value = argv[a + 1];
+        char *end = NULL;
+        if (strcmp(key, "--in") == 0) in = value;
+        else if (strcmp(key, "--against") == 0) against = value;
+        else if (strcmp(key, "--out") == 0) out_path = value;
+        else if (strcmp(key, "--rank") == 0) rank = value;
+        else if (strcmp(key, "--tolerance") == 0 && (tolerance = strtod(value, &end)) >= 0 && *end == '\0') {
+        } else {
+            fprintf(stderr, "opsim-report: stability: bad option '%s %s'\n", key, value);
+            return 64;
+        }
+    }
+    if (argc % 2 || !in || !against || !out_path) {
+        fputs(help, stderr);
+        return 64;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_atomic_file file;
+    int stable = 0;
+    if (op_atomic_open(&ctx, &file, out_path) == OP_OK) {
+        report_stability(&ctx, in, against, tolerance, rank, file.file, &stable);
+        if (ctx.status == OP_OK)
+            op_atomic_commit(&ctx, &file);
+        else
+            op_atomic_abort(&file);
+    }
+    if (ctx.status != OP_OK) {
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+        return exit_status(&ctx);
+    }
+    return stable ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *section = argc >= 2 ? argv[1] : "";
     if (is_tsv_section(section))
         return run_tsv_section(argc, argv);
+    if (strcmp(section, "stability") == 0)
+        return run_stability(argc, argv);
     if (strcmp(section, "--help") == 0) {
         fputs(help, stdout);
         return 0;

@@ -1,6 +1,8 @@
 /* The paper's Table 1 beside our timings from bench_scenes' CSV (report_table1.h), on the
  * matched graphs and, where they differ, on the face rule's, with the machine, thread count and
- * compiler flags they were measured with. */
+ * compiler flags they were measured with. Each of our times carries its 95 % interval over the
+ * repetitions and a mark when noisy (docs/timing.md), and each ratio the CPU it was measured on:
+ * a ratio to the paper's laptop is a property of the machine as much as of the code. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,48 +19,53 @@ static void print_paper_ms(FILE *out, const char *cell)
     fprintf(out, " %s |", strcmp(cell, "-") == 0 ? "–" : cell);
 }
 
-/* One measured row of Table 1, labelled `who`, with the paper's total over its own. */
+/* A time cell: the median to three places, its interval beneath when the row has one (absent
+ * from older benchmark files), and † when the repetitions were noisy. */
+static void print_time_cell(FILE *out, const report_bench_row *row, const char *stage)
+{
+    char key[REPORT_BENCH_KEY_SIZE];
+    snprintf(key, sizeof key, "%s_ms", stage);
+    fprintf(out, " %.3f", strtod(report_bench_value(row, key), NULL));
+    snprintf(key, sizeof key, "%s_lo_ms", stage);
+    const char *lo = report_bench_value(row, key);
+    snprintf(key, sizeof key, "%s_hi_ms", stage);
+    const char *hi = report_bench_value(row, key);
+    snprintf(key, sizeof key, "%s_noisy", stage);
+    const char *noisy = report_bench_value(row, key);
+    if (lo && hi)
+        fprintf(out, " (%.3f–%.3f)%s", strtod(lo, NULL), strtod(hi, NULL), noisy && strcmp(noisy, "1") == 0 ? " †" : "");
+    fprintf(out, " |");
+}
+
+/* The CPU a row was measured on (bench_scenes' cpu column; else this machine's), without the
+ * vendors' trade marks. */
+static void row_cpu(const report_bench_row *row, char *cpu, size_t size)
+{
+    const char *measured = report_bench_value(row, "cpu");
+    if (measured)
+        snprintf(cpu, size, "%s", measured);
+    else
+        report_cpu_model(cpu, size);
+    static const char *const marks[] = { "(R)", "(TM)", "(tm)" };
+    for (size_t m = 0; m < sizeof marks / sizeof marks[0]; ++m)
+        for (char *at; (at = strstr(cpu, marks[m]));)
+            memmove(at, at + strlen(marks[m]), strlen(at + strlen(marks[m])) + 1);
+}
+
+/* One measured row of Table 1, labelled `who`, with the paper's total over its own and the CPU. */
 static void print_bench_row(FILE *out, const char *who, const report_bench_row *row, double paper_total)
 {
     double total = strtod(report_bench_value(row, "total_ms"), NULL);
-    fprintf(out, "| | | %s | %s | %s | %s | %s | %s × %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f× |\n", who,
-            report_bench_value(row, "nodes"), report_bench_value(row, "edges"), report_bench_value(row, "vertices"),
-            report_bench_value(row, "faces"), report_bench_value(row, "ns"), report_bench_value(row, "ni"),
-            strtod(report_bench_value(row, "local_ms"), NULL), strtod(report_bench_value(row, "global_ms"), NULL),
-            strtod(report_bench_value(row, "collision_ms"), NULL), total,
-            strtod(report_bench_value(row, "skinning_ms"), NULL), total > 0 ? paper_total / total : 0.0);
-}
-
-/* Under a scene's row, when some of its frames ran their contacts on one thread: its stage medians
- * over the runs that stayed in each spell (bench_scenes' near_runs and near_*_ms, far_runs and
- * far_*_ms; "–" for a spell no run stayed in), with the paper's total over each. */
-static void print_spell_rows(FILE *out, const report_bench_row *row, double paper_total)
-{
-    const char *share = report_bench_value(row, "contacts_one_thread");
-    if (!share || !(strtod(share, NULL) > 0.0) || !report_bench_value(row, "far_runs"))
-        return;
-    static const char *const stages[] = { "local_ms", "global_ms", "collision_ms", "total_ms" };
-    for (int far = 0; far < 2; ++far) {
-        const char *spell = far ? "far" : "near";
-        char key[REPORT_BENCH_KEY_SIZE];
-        snprintf(key, sizeof key, "%s_runs", spell);
-        fprintf(out, "| | | ours, contacts on %s throughout: %s of %s runs | | | | | |",
-                far ? "one thread (cores far)" : "the team (cores near)", report_bench_value(row, key),
-                report_bench_value(row, "repeats"));
-        const char *cell = NULL;
-        for (size_t s = 0; s < sizeof stages / sizeof stages[0]; ++s) {
-            snprintf(key, sizeof key, "%s_%s", spell, stages[s]);
-            if ((cell = report_bench_value(row, key)))
-                fprintf(out, " %.3f |", strtod(cell, NULL));
-            else
-                fprintf(out, " – |");
-        }
-        /* cell: the total's */
-        if (cell && strtod(cell, NULL) > 0.0)
-            fprintf(out, " | %.1f× |\n", paper_total / strtod(cell, NULL));
-        else
-            fprintf(out, " | |\n");
-    }
+    fprintf(out, "| | | %s | %s | %s | %s | %s | %s × %s |", who, report_bench_value(row, "nodes"),
+            report_bench_value(row, "edges"), report_bench_value(row, "vertices"), report_bench_value(row, "faces"),
+            report_bench_value(row, "ns"), report_bench_value(row, "ni"));
+    static const char *const stages[] = { "local", "global", "collision", "total" };
+    for (size_t s = 0; s < sizeof stages / sizeof stages[0]; ++s)
+        print_time_cell(out, row, stages[s]);
+    char cpu[256];
+    row_cpu(row, cpu, sizeof cpu);
+    fprintf(out, " %.3f | %.1f× on %s |\n", strtod(report_bench_value(row, "skinning_ms"), NULL),
+            total > 0 ? paper_total / total : 0.0, cpu);
 }
 
 /* Where each scene's contacts between bodies ran (bench_scenes' handoff_ns and
@@ -73,19 +80,12 @@ static void print_contact_threads(FILE *out, const report_bench_row *rows, int c
             continue;
         if (!printed++)
             fprintf(out, "\nWhere the contacts between bodies ran (`[world] collision_threads = auto`, "
-                         "`core/contact/collide.h`): each frame measures how long a cache line takes between two cores and "
-                         "runs its contacts on one thread when that is over %.0f ns. On this kind of virtual "
-                         "machine the cores are near (about 40 ns) in some spells and far (about 210 ns) in "
-                         "others, and a pile's frame differs by about a quarter between the two "
-                         "(`docs/performance.md`, *The contact stage on one thread or on all*). Where some of a "
-                         "scene's frames ran on one thread, the two rows under its own give the medians over the runs "
-                         "that stayed in one spell, each spell apart (a run that changed spell counts in the "
-                         "scene's own row alone: a spell can last a tenth of a second, and a pile's impacts cost "
-                         "three times its rest); the paper's four cores were on one chip, as ours are in a near "
-                         "spell. In this run:",
-                    OP_COLLIDE_FAR_HANDOFF_NS);
-        fprintf(out, "%s %s, %s ns (median), on one thread in %.1f %% of the frames", printed > 1 ? ";" : "",
-                report_bench_value(&rows[r], "example"), handoff, 100 * strtod(share, NULL));
+                         "`core/contact/collide.h`): the world times the contact cycles on the thread team and on "
+                         "one thread in turn and keeps the faster, calibrating again every %d cycles; the cores' "
+                         "cache-line hand-over is recorded beside it, and decides nothing. In this run:",
+                    OP_COLLIDE_CHOICE_SETTLE);
+        fprintf(out, "%s %s, hand-over %s ns (median), every contact call on one thread in %.1f %% of the frames",
+                printed > 1 ? ";" : "", report_bench_value(&rows[r], "example"), handoff, 100 * strtod(share, NULL));
     }
     if (printed)
         fprintf(out, ".\n");
@@ -104,21 +104,25 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
         report_read_table(ctx, flags_path, 1, flags) != OP_OK)
         goto done;
     char cpu[256];
-    report_cpu_model(cpu, sizeof cpu);
     const report_bench_row *first = &rows[0];
+    row_cpu(first, cpu, sizeof cpu);
     const char *simd = report_bench_value(first, "simd"); /* absent from older benchmark files */
     fprintf(out, "Ours: %s, %s thread(s)%s, `%s`; double precision. The paper: MacBook Pro, Intel Core i7 "
                  "2.9 GHz, 4 cores for the two Fig. 7 scenes, skinning on the GPU.\n\n",
             cpu, report_bench_value(first, "threads"),
             simd && strcmp(simd, "avx") == 0 ? ", AVX paths on (`core/kernels/simd.h`)" : "",
             flags->cell[0][0]);
-    fprintf(out, "Milliseconds per frame (h = 1/30 s), each stage's median over %s runs of each scene's own "
-                 "frames after %s warm-up frames, energy logging off (`bench/bench_scenes.c`). Stage medians "
+    fprintf(out, "Milliseconds per frame (h = 1/30 s) by the timing protocol (`docs/timing.md`): each stage's "
+                 "median over %s repetitions of its median over each scene's own frames after %s warm-up "
+                 "frames, the repetitions interleaved across the scenes, energy logging off "
+                 "(`bench/bench_scenes.c`); in brackets the median's 95 %% interval (order statistics; the "
+                 "range below six repetitions), † where its half-width is over 5 %% of the median: a noisy "
+                 "cell, not to be compared. Stage medians "
                  "are taken one by one, so they need not add up to the total. *skinning*: every visual "
                  "vertex of every body skinned on the CPU, timed apart from the frames (between them it "
                  "would evict the world's data from the caches; the paper skinned on the GPU), not in our "
                  "total. *ratio*: the "
-                 "paper's total over ours. Our meshes are the CGAL sample meshes, not the paper's (more "
+                 "paper's total over ours, on the CPU named beside it: it moves three-fold between machines. Our meshes are the CGAL sample meshes, not the paper's (more "
                  "vertices).\n\n"
                  "Two graph sets (`reports/graphs.md`): *ours* runs the matched graphs, each model with its "
                  "catalogue edge rule, which bring every scene's edge count to the paper's; *ours, face rule* "
@@ -149,15 +153,18 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
         double total = strtod(report_bench_value(ours, "total_ms"), NULL);
         double paper_total = strtod(paper->cell[r][11], NULL);
         print_bench_row(out, "ours", ours, paper_total);
-        print_spell_rows(out, ours, paper_total);
         for (int b = 0; b < face_count; ++b)
             if (strcmp(report_bench_value(&face_rows[b], "example"), example) == 0 &&
                 strcmp(report_bench_value(&face_rows[b], "edges"), report_bench_value(ours, "edges")) != 0)
                 print_bench_row(out, "ours, face rule", &face_rows[b], paper_total);
         const char *bodies = report_bench_value(ours, "bodies");
         if (bodies && strtol(bodies, NULL, 10) > 1 && strcmp(example, "Bar stiffness") == 0)
-            fprintf(out, "| | | ours per bar | | | | | | | | | %.3f | | %.1f× |\n", total / strtod(bodies, NULL),
-                    paper_total * strtod(bodies, NULL) / total);
+        {
+            char cpu[256];
+            row_cpu(ours, cpu, sizeof cpu);
+            fprintf(out, "| | | ours per bar | | | | | | | | | %.3f | | %.1f× on %s |\n", total / strtod(bodies, NULL),
+                    paper_total * strtod(bodies, NULL) / total, cpu);
+        }
     }
     fprintf(out, "\nBar stiffness simulates three bars; the paper's row describes one, so the time per bar is "
                  "given too. Times from one machine are noisy: compare ratios measured in one run.\n");

@@ -35,20 +35,22 @@ reports/graphs.md: $(GRAPH_RUNS) $(FACE_RUNS) $(GRAPH_FIGURES) bin/opsim-report 
 	bin/opsim-report graphs --models data/models.tsv --paper reports/paper_table1.tsv \
 	    --runs data/results/graphs --face-runs data/results/graphs/faces --figures figures --out $@
 
-# Table 1: every row's scene timed by bench_scenes (REPEATS runs of each scene's own frames
-# after 20 warm-up frames, energy logging off, OpenMP's default thread count; the runs go round
-# the scenes, so that one slow spell of a shared machine does not cover all of a scene's), then
-# the paper's table beside ours with the machine, threads and flags. bench.txt keeps the printed
-# table. The time depends on the machine's load: nothing else should run meanwhile. The scenes
-# whose models have a denser edge rule than the face rule (data/models.tsv) are timed once more
-# with the face rule's graphs (-e faces), briefly: FACE_REPEATS run(s) of the same frames (the
-# scene's own after the warm-up, as the catalogue rows time them: the piles' first frames after
-# the warm-up are their impacts, whose contacts cost twice the rest's, so a shorter window would
-# make the face rule's collision column look dearer than the matched graphs').
+# Table 1: every row's scene timed by bench_scenes by the timing protocol (docs/timing.md):
+# TABLE1_REPEATS repetitions of each scene's own frames after 20 warm-up frames, energy logging
+# off, OpenMP's default thread count, the repetitions taken round the scenes; each stage's median
+# with its 95 % interval and noisy mark, and the CPU; then the paper's table beside ours with the
+# machine, threads and flags. bench.txt keeps the printed table. Each benchmark starts through
+# tools/when-idle.sh and, under `make reproduce`, after every experiment (below): nothing else
+# may run meanwhile. The scenes whose models have a denser edge rule than the face rule
+# (data/models.tsv) are timed once more with the face rule's graphs (-e faces), briefly:
+# FACE_REPEATS repetition(s) of the same frames (the scene's own after the warm-up, as the
+# catalogue rows time them: the piles' first frames after the warm-up are their impacts, whose
+# contacts cost twice the rest's, so a shorter window would make the face rule's collision column
+# look dearer than the matched graphs'); below six repetitions a row is marked noisy.
 # bench.csv: one header row, then a row per scene (and per body where the paper's row is one
 # body's), edge_rule = catalogue or faces.
 TABLE1_DIR     := data/results/table1
-TABLE1_REPEATS := 5
+TABLE1_REPEATS := 7
 TABLE1_FACE_REPEATS := 1
 TABLE1_FACE_SCENES  := -s fig6-bunny -s fig7-52 -s fig7-180
 TABLE1_CONFIGS := experiments/fig1.ini experiments/fig2.ini experiments/fig4.ini experiments/fig5.ini \
@@ -60,8 +62,8 @@ $(TABLE1_DIR)/bench.csv: bin/bench/bench_scenes $(TABLE1_CONFIGS) data/models.ts
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  BENCH   $@")
 	$(Q)set -e; trap 'rm -f $@.tmp $@.faces' EXIT; \
-	bin/bench/bench_scenes -r $(TABLE1_REPEATS) -o $@.tmp > $(TABLE1_DIR)/bench.txt; \
-	bin/bench/bench_scenes -r $(TABLE1_FACE_REPEATS) -e faces $(TABLE1_FACE_SCENES) \
+	tools/when-idle.sh bin/bench/bench_scenes -r $(TABLE1_REPEATS) -o $@.tmp > $(TABLE1_DIR)/bench.txt; \
+	tools/when-idle.sh bin/bench/bench_scenes -r $(TABLE1_FACE_REPEATS) -e faces $(TABLE1_FACE_SCENES) \
 	    -o $@.faces >> $(TABLE1_DIR)/bench.txt; \
 	tail -n +2 $@.faces >> $@.tmp; mv $@.tmp $@
 

@@ -1065,8 +1065,8 @@ static void test_same_state_on_one_and_two_threads(void **state)
     }
 
     /* a whole world: four models falling into a heap, on one thread (the default collision_threads,
-     * auto, with no team to measure), then on two with the contact stage on the team (all), on the
-     * calling thread (one) and chosen each frame (auto) */
+     * auto, with no team: nothing to time), then on two with the contact stage on the team (all),
+     * on the calling thread (one) and chosen by timing both (auto) */
     char *text = heap_scene();
     int most_pairs = 0, contacts = 0, floor_contacts = 0, measured = 0;
     enum { RUNS = 4 };
@@ -1086,16 +1086,25 @@ static void test_same_state_on_one_and_two_threads(void **state)
             most_pairs = stats.collision_pairs > most_pairs ? stats.collision_pairs : most_pairs;
             contacts += stats.collision_contacts;
             floor_contacts += stats.floor_contacts;
-            /* auto measures the cores only where there is a team, and follows the measure */
+            /* auto records the cores' hand-over where there is a team; its first frame (six
+             * sub-steps) calibrates, both options in turn */
             if (run == 3) {
                 if (!(stats.handoff_ns > 0))
                     fail_msg("frame %d: auto on two threads measured no hand-over (%g ns)", frame, stats.handoff_ns);
-                assert_int_equal(stats.collision_threads, op_contact_threads_for(stats.handoff_ns));
+                if (frame == 0)
+                    assert_int_equal(stats.collision_threads, OP_CONTACT_THREADS_AUTO);
                 measured++;
+            } else if (run == 0) {
+                assert_true(isnan(stats.handoff_ns));
+                assert_int_equal(stats.collision_threads, OP_CONTACT_THREADS_ALL);
             } else {
                 assert_true(isnan(stats.handoff_ns));
                 assert_int_equal(stats.collision_threads, run == 2 ? OP_CONTACT_THREADS_ONE : OP_CONTACT_THREADS_ALL);
             }
+        }
+        if (run == 3) { /* 60 frames of 6 cycles: the first calibration and the one after 288 cycles */
+            assert_int_equal(scene.world.contact_choice.calibrations, 2);
+            assert_true(scene.world.contact_choice.median[0] > 0 && scene.world.contact_choice.median[1] > 0);
         }
         /* the contact stage's one thread leaves the bodies' stages their team */
         assert_int_equal(omp_get_max_threads(), threads);
@@ -1121,18 +1130,44 @@ static void test_same_state_on_one_and_two_threads(void **state)
     omp_set_num_threads(2);
 }
 
-/* auto's choice (collide.h): the calling thread alone for cores as far apart as the slow spells
- * measured (about 210 ns a cache line) or a team that cannot meet, the team for near ones (about
- * 40 ns) or when nothing was measured */
-static void test_contact_threads_follow_the_cores(void **state)
+/* auto's choice (collide.h, core/base/choice.h): a calibration alternates the team and one
+ * thread, OP_COLLIDE_CHOICE_TRIALS calls each, starting each frame of an even number of
+ * sub-steps from the other option than the last frame, then keeps the faster for
+ * OP_COLLIDE_CHOICE_SETTLE calls; all and one are kept as set, and on one thread there is
+ * nothing to choose */
+static void test_contact_threads_timed_in_turn(void **state)
 {
     (void)state;
-    assert_int_equal(op_contact_threads_for(40.0), OP_CONTACT_THREADS_ALL);
-    assert_int_equal(op_contact_threads_for(OP_COLLIDE_FAR_HANDOFF_NS), OP_CONTACT_THREADS_ALL);
-    assert_int_equal(op_contact_threads_for(nextafter(OP_COLLIDE_FAR_HANDOFF_NS, INFINITY)), OP_CONTACT_THREADS_ONE);
-    assert_int_equal(op_contact_threads_for(210.0), OP_CONTACT_THREADS_ONE);
-    assert_int_equal(op_contact_threads_for(INFINITY), OP_CONTACT_THREADS_ONE);
-    assert_int_equal(op_contact_threads_for(NAN), OP_CONTACT_THREADS_ALL);
+    char *text = heap_scene(); /* six sub-steps a frame */
+    op_scene scene;
+    load_text(&scene, text, 0, NULL);
+    op_world *world = &scene.world;
+    assert_int_equal(world->def.collision_threads, OP_CONTACT_THREADS_AUTO);
+    omp_set_num_threads(2);
+    int calls = 0;
+    for (; op_choice_calibrating(&world->contact_choice); ++calls) {
+        world->frame = calls / world->def.substeps; /* as op_world_step counts them */
+        int expected = (calls + (int)world->frame) % 2, took = op_world_contact_threads(world);
+        if (op_choice_calibrating(&world->contact_choice)) /* else this call ended it and chose */
+            assert_int_equal(took, expected);
+        assert_true(calls < 4 * OP_COLLIDE_CHOICE_TRIALS);
+    }
+    /* the thirteenth call ends the twelfth cycle, chooses and takes the choice */
+    assert_int_equal(calls, 2 * OP_COLLIDE_CHOICE_TRIALS + 1);
+    int chosen = world->contact_choice.chosen;
+    assert_true(chosen == OP_CONTACT_THREADS_ALL || chosen == OP_CONTACT_THREADS_ONE);
+    for (int k = 0; k < OP_COLLIDE_CHOICE_SETTLE - 1; ++k)
+        assert_int_equal(op_world_contact_threads(world), chosen);
+    assert_true(op_choice_calibrating(&world->contact_choice));
+    omp_set_num_threads(1);
+    assert_int_equal(op_world_contact_threads(world), OP_CONTACT_THREADS_ALL);
+    omp_set_num_threads(2);
+    world->def.collision_threads = OP_CONTACT_THREADS_ONE;
+    assert_int_equal(op_world_contact_threads(world), OP_CONTACT_THREADS_ONE);
+    world->def.collision_threads = OP_CONTACT_THREADS_ALL;
+    assert_int_equal(op_world_contact_threads(world), OP_CONTACT_THREADS_ALL);
+    op_scene_free(&scene);
+    free(text);
 }
 
 /* The colour order's islands (collide.h, "Resolution"), on a cloud of 40 bodies whose first 10
@@ -1419,7 +1454,7 @@ static void test_run_file_records_the_contacts(void **state)
         op_runfile_read_attribute_string(&ctx, path, "/parameters", "collision_threads", threads, sizeof threads),
         OP_OK);
     assert_string_equal(threads, "auto");
-    /* where each frame's contacts ran, beside what decided it */
+    /* where each frame's contacts ran, beside the cores' hand-over recorded */
     int64_t one_thread[FRAMES];
     if (op_runfile_read_rows(&ctx, path, "/timing/handoff", 0, FRAMES, read_double, FRAMES) != OP_OK ||
         op_runfile_read_rows_int64(&ctx, path, "/timing/contacts_on_one_thread", 0, FRAMES, one_thread, FRAMES) !=
@@ -1430,7 +1465,7 @@ static void test_run_file_records_the_contacts(void **state)
         if (omp_get_max_threads() < 2)
             assert_true(isnan(read_double[f]) && one_thread[f] == 0);
         else
-            assert_int_equal(one_thread[f], op_contact_threads_for(read_double[f]) == OP_CONTACT_THREADS_ONE);
+            assert_true(read_double[f] > 0);
     }
     double smallest;
     assert_int_equal(op_runfile_read_attribute_double(&ctx, path, "/collision", "smallest_semi_axis", &smallest), OP_OK);
@@ -1454,7 +1489,7 @@ int main(void)
         cmocka_unit_test(test_colours_share_no_particle),
         cmocka_unit_test(test_floor_reach_matches_lowest_point),
         cmocka_unit_test(test_same_state_on_one_and_two_threads),
-        cmocka_unit_test(test_contact_threads_follow_the_cores),
+        cmocka_unit_test(test_contact_threads_timed_in_turn),
         cmocka_unit_test(test_islands_match_one_island),
         cmocka_unit_test(test_lanes_match_one_pair_at_a_time),
         cmocka_unit_test(test_reused_search_matches_fresh_search),

@@ -198,8 +198,8 @@ static void test_command_line(void **state)
     remove(out);
 }
 
-/* --repeats: the same energies as one solve, bitwise, and each iteration's time a median of
- * positive times; a repeat needs a study world */
+/* --repeats: the same energies as one solve, bitwise, the time to each iteration a median of
+ * positive times inside its interval; a repeat needs a study world */
 static void test_repeats(void **state)
 {
     (void)state;
@@ -216,6 +216,26 @@ static void test_repeats(void **state)
     assert_memory_equal(one, repeated, sizeof one);
     for (int k = 1; k <= ITERATIONS; ++k)
         assert_true(repeated_seconds[k] > repeated_seconds[k - 1]);
+    op_scene_free(&scene);
+    op_scene_free(&study);
+    /* the protocol's spread: seconds[k] inside its interval; three repeats are too few for 95 %
+     * (noisy, the interval the range); each repeat's wall and CPU time over the whole sub-step
+     * at least its iterations' */
+    double lo[ITERATIONS + 1], hi[ITERATIONS + 1], wall[3], cpu[3];
+    int noisy[ITERATIONS + 1];
+    op_converge_spread spread = { .lo = lo, .hi = hi, .noisy = noisy, .wall = wall, .cpu = cpu };
+    load(&scene, NULL);
+    load(&study, gs);
+    op_ctx_init(&ctx);
+    if (op_converge_timed(&ctx, &scene, &study, FRAMES, ITERATIONS, 3, repeated_seconds, repeated, &spread) != OP_OK)
+        fail_msg("%s", ctx.message);
+    assert_memory_equal(one, repeated, sizeof one);
+    for (int k = 1; k <= ITERATIONS; ++k) {
+        assert_true(lo[k] <= repeated_seconds[k] && repeated_seconds[k] <= hi[k]);
+        assert_int_equal(noisy[k], 1);
+    }
+    for (int r = 0; r < 3; ++r)
+        assert_true(wall[r] >= lo[ITERATIONS] && cpu[r] > 0.0);
     op_scene_free(&scene);
     op_scene_free(&study);
     load(&scene, NULL);

@@ -570,10 +570,14 @@ static void test_bench_csv_parses_by_its_header(void **state)
         assert_string_equal(csv_cell(header, columns, cells, "handoff_ns"), "");
         assert_string_equal(csv_cell(header, columns, cells, "contacts_one_thread"),
                             strcmp(want[rows][1], "Bar stiffness") == 0 ? "0.000" : "");
-        /* no frame measured the cores, so no run is put with a spell */
-        assert_string_equal(csv_cell(header, columns, cells, "near_runs"), "");
-        assert_string_equal(csv_cell(header, columns, cells, "near_total_ms"), "");
-        assert_string_equal(csv_cell(header, columns, cells, "far_collision_ms"), "");
+        /* one repetition: its interval is the median itself, and noisy (too few to tell);
+         * the machine named, no setting compared */
+        assert_string_equal(csv_cell(header, columns, cells, "total_lo_ms"), csv_cell(header, columns, cells, "total_ms"));
+        assert_string_equal(csv_cell(header, columns, cells, "total_hi_ms"), csv_cell(header, columns, cells, "total_ms"));
+        assert_string_equal(csv_cell(header, columns, cells, "total_noisy"), "1");
+        assert_true(strtod(csv_cell(header, columns, cells, "repeat_wall_s"), NULL) > 0.0);
+        assert_string_not_equal(csv_cell(header, columns, cells, "cpu"), "");
+        assert_string_equal(csv_cell(header, columns, cells, "setting"), "");
         ++rows;
     }
     fclose(f);
@@ -589,83 +593,76 @@ static void test_bench_csv_parses_by_its_header(void **state)
     assert_null(strstr(table, "Where the contacts between bodies ran"));
     free(table);
 
-    /* a pile's row says where its contacts ran, beside the cores' distance that decided it, and
-     * the runs that stayed in each spell apart beneath it: the 52 models' four runs one near, two
-     * far and one changing; the 180 models' three all far */
+    /* a pile's row: each time with its interval (the 180 models' collision noisy), the ratio with
+     * the CPU it was measured on, trade marks dropped, and where its contacts ran */
     write_file("pile.csv", "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,"
-                           "frames,threads,local_ms,global_ms,collision_ms,total_ms,skinning_ms,handoff_ns,"
-                           "contacts_one_thread,near_runs,near_local_ms,near_global_ms,near_collision_ms,"
-                           "near_total_ms,far_runs,far_local_ms,far_global_ms,far_collision_ms,far_total_ms\n"
-                           "catalogue,52 models,experiments/fig7-52.ini,scene,52,4120,18088,1,1,6,2,20,4,10,2,1.0,"
-                           "0.5,1.0,3.0,9.0,212,0.600,1,0.8,0.4,0.5,2.0,2,1.0,0.5,1.2,3.2\n"
-                           "catalogue,180 models,experiments/fig7-180.ini,scene,180,4404,17916,1,1,6,2,20,3,10,2,"
-                           "1.0,0.5,1.3,3.1,9.0,210,1.000,0,,,,,3,1.0,0.5,1.3,3.1\n"
+                           "frames,threads,local_ms,global_ms,collision_ms,total_ms,skinning_ms,local_lo_ms,"
+                           "local_hi_ms,local_noisy,global_lo_ms,global_hi_ms,global_noisy,collision_lo_ms,"
+                           "collision_hi_ms,collision_noisy,total_lo_ms,total_hi_ms,total_noisy,handoff_ns,"
+                           "contacts_one_thread,setting,cpu\n"
+                           "catalogue,52 models,experiments/fig7-52.ini,scene,52,4120,18088,1,1,6,2,20,7,10,2,1.0,"
+                           "0.5,1.0,3.0,9.0,0.99,1.01,0,0.49,0.51,0,0.98,1.02,0,2.95,3.05,0,212,0.600,,"
+                           "Intel(R) Xeon(R) Platinum 8480C\n"
+                           "catalogue,180 models,experiments/fig7-180.ini,scene,180,4404,17916,1,1,6,2,20,7,10,2,"
+                           "1.0,0.5,1.3,3.1,9.0,0.99,1.01,0,0.49,0.51,0,1.1,1.5,1,3.0,3.2,0,210,1.000,,"
+                           "Intel(R) Xeon(R) Platinum 8480C\n"
                            "faces,52 models,experiments/fig7-52.ini,scene,52,4120,12278,1,1,6,2,20,1,10,2,0.7,"
-                           "0.4,1.0,2.5,9.0,41,0.000,1,0.7,0.4,1.0,2.5,0,,,,\n");
+                           "0.4,1.0,2.5,9.0,0.7,0.7,1,0.4,0.4,1,1.0,1.0,1,2.5,2.5,1,41,0.000,,"
+                           "Intel(R) Xeon(R) Platinum 8480C\n");
     assert_int_equal(test_shell("bin/opsim-report table1 --paper reports/paper_table1.tsv --bench '%s/pile.csv' "
                                 "--flags build/flags --out '%s/t2.md'",
                                 dir, dir),
                      0);
     table = read_in_dir("t2.md");
-    assert_contains(table, "In this run: 52 models, 212 ns (median), on one thread in 60.0 % of the frames; "
-                           "180 models, 210 ns (median), on one thread in 100.0 % of the frames.");
-    /* the paper's 26.24 and 27.14 ms over each spell's total */
-    assert_contains(table, "| | | ours, contacts on the team (cores near) throughout: 1 of 4 runs | | | | | | 0.800 | "
-                           "0.400 | 0.500 | 2.000 | | 13.1× |\n");
-    assert_contains(table, "| | | ours, contacts on one thread (cores far) throughout: 2 of 4 runs | | | | | | "
-                           "1.000 | 0.500 | 1.200 | 3.200 | | 8.2× |\n");
-    assert_contains(table, "| | | ours, contacts on the team (cores near) throughout: 0 of 3 runs | | | | | | – | – | "
-                           "– | – | | |\n");
-    assert_contains(table, "| | | ours, contacts on one thread (cores far) throughout: 3 of 3 runs | | | | | | "
-                           "1.000 | 0.500 | 1.300 | 3.100 | | 8.8× |\n");
-    /* the face rule's row, every frame near, is not split */
-    int spell_rows = 0;
-    for (const char *at = table; (at = strstr(at, "| | | ours, contacts on ")); ++at)
-        ++spell_rows;
-    assert_int_equal(spell_rows, 4);
+    assert_contains(table, "Ours: Intel Xeon Platinum 8480C, 2 thread(s)");
+    /* the paper's 26.24 ms over 3.0, 27.14 over 3.1 */
+    assert_contains(table, "| | | ours | 4120 | 18088 | 1 | 1 | 6 × 2 | 1.000 (0.990–1.010) | 0.500 (0.490–0.510) | "
+                           "1.000 (0.980–1.020) | 3.000 (2.950–3.050) | 9.000 | 8.7× on Intel Xeon Platinum 8480C |\n");
+    assert_contains(table, "| 1.300 (1.100–1.500) † | 3.100 (3.000–3.200) | 9.000 | 8.8× on Intel Xeon Platinum "
+                           "8480C |\n");
+    assert_contains(table, "| | | ours, face rule | 4120 | 12278 |");
+    assert_contains(table, "In this run: 52 models, hand-over 212 ns (median), every contact call on one thread in "
+                           "60.0 % of the frames; 180 models, hand-over 210 ns (median), every contact call on one "
+                           "thread in 100.0 % of the frames.");
     free(table);
 }
 
-/* On two threads each frame measures the cores and chooses where its contacts run: the row's
- * runs that stayed in one spell are counted and timed apart; a spell's median is the whole's
- * where every run stayed in it, absent where none did, and on the whole's other side from the
- * other spell's where each of the two runs stayed in one of them. */
-static void test_bench_spells_split_the_runs(void **state)
+/* -c compares settings interleaved: a row per setting, the repetitions in turn (one, all, one,
+ * all, as -v prints them), each row's contacts where its setting put them. */
+static void test_bench_compares_settings_interleaved(void **state)
 {
     (void)state;
-    assert_int_equal(test_shell("OMP_NUM_THREADS=2 bin/bench/bench_scenes -w 1 -r 2 -f 6 -s fig2 -o '%s/s.csv' "
-                                "> /dev/null",
-                                dir),
+    assert_int_equal(test_shell("OMP_NUM_THREADS=2 bin/bench/bench_scenes -w 1 -r 2 -f 3 -s fig2 -v "
+                                "-c world.collision_threads=one,all -o '%s/s.csv' > /dev/null 2> '%s/s.log'",
+                                dir, dir),
                      0);
-    char header_line[4096], line[4096], *header[64], *cells[64];
-    int columns;
-    FILE *f = open_csv("s.csv", header_line, header, &columns);
-    assert_non_null(fgets(line, sizeof line, f));
-    fclose(f);
-    assert_int_equal(csv_split(line, cells, 64), columns);
-    assert_string_equal(csv_cell(header, columns, cells, "per"), "scene");
-    assert_string_not_equal(csv_cell(header, columns, cells, "handoff_ns"), "");
-    double share = strtod(csv_cell(header, columns, cells, "contacts_one_thread"), NULL);
-    int near_runs = atoi(csv_cell(header, columns, cells, "near_runs"));
-    int far_runs = atoi(csv_cell(header, columns, cells, "far_runs"));
-    const char *total = csv_cell(header, columns, cells, "total_ms");
-    const char *near = csv_cell(header, columns, cells, "near_total_ms");
-    const char *far = csv_cell(header, columns, cells, "far_total_ms");
-    assert_true(near_runs >= 0 && far_runs >= 0 && near_runs + far_runs <= 2);
-    assert_true(share > 0.0 || near_runs == 2);
-    assert_true(share < 1.0 || far_runs == 2);
-    if (near_runs == 2)
-        assert_string_equal(near, total);
-    if (far_runs == 2)
-        assert_string_equal(far, total);
-    if (near_runs == 0)
-        assert_string_equal(near, "");
-    if (far_runs == 0)
-        assert_string_equal(far, "");
-    if (near_runs == 1 && far_runs == 1) {
-        double whole = strtod(total, NULL), a = strtod(near, NULL), b = strtod(far, NULL);
-        assert_true(fmin(a, b) <= whole && whole <= fmax(a, b));
+    char *log = read_in_dir("s.log");
+    const char *order[] = { "collision_threads=one repetition 0", "collision_threads=all repetition 0",
+                            "collision_threads=one repetition 1", "collision_threads=all repetition 1" };
+    const char *at = log;
+    for (int k = 0; k < 4; ++k) {
+        const char *next = strstr(at, order[k]);
+        if (!next)
+            fail_msg("no \"%s\" after the earlier repetitions in:\n%s", order[k], log);
+        at = next + 1;
     }
+    free(log);
+    char header_line[4096], line[4096], *header[64], *cells[64];
+    int columns, rows = 0;
+    FILE *f = open_csv("s.csv", header_line, header, &columns);
+    while (fgets(line, sizeof line, f)) {
+        assert_int_equal(csv_split(line, cells, 64), columns);
+        if (strcmp(csv_cell(header, columns, cells, "per"), "scene") != 0)
+            continue;
+        const char *setting = csv_cell(header, columns, cells, "setting");
+        assert_string_equal(setting, rows == 0 ? "world.collision_threads=one" : "world.collision_threads=all");
+        assert_string_equal(csv_cell(header, columns, cells, "contacts_one_thread"), rows == 0 ? "1.000" : "0.000");
+        assert_string_equal(csv_cell(header, columns, cells, "handoff_ns"), "");
+        ++rows;
+    }
+    fclose(f);
+    assert_int_equal(rows, 2);
+    assert_int_not_equal(test_shell("bin/bench/bench_scenes -c world.collision_threads= > /dev/null 2>&1"), 0);
 }
 
 static void test_tsv_placeholders_read_any_table(void **state)
@@ -695,7 +692,7 @@ int main(void)
         cmocka_unit_test(test_template_errors_name_line_and_placeholder),
         cmocka_unit_test(test_tsv_placeholders_read_any_table),
         cmocka_unit_test(test_bench_csv_parses_by_its_header),
-        cmocka_unit_test(test_bench_spells_split_the_runs),
+        cmocka_unit_test(test_bench_compares_settings_interleaved),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

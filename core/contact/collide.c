@@ -1068,11 +1068,6 @@ static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body
     return OP_OK;
 }
 
-int op_contact_threads_for(double handoff_ns)
-{
-    return handoff_ns > OP_COLLIDE_FAR_HANDOFF_NS ? OP_CONTACT_THREADS_ONE : OP_CONTACT_THREADS_ALL;
-}
-
 int op_collide_gathered_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
                                const op_gathered *gathered, op_contact_stats *stats)
 {

@@ -189,19 +189,23 @@ enum { OP_CONTACT_ORDER_COLOURS = 0, OP_CONTACT_ORDER_JACOBI = 1 };
  * differs is the time, and which is faster depends on how far apart the cores are: a contact call
  * reads what the bodies' stage wrote on every core, and its loops hand their data between
  * threads. On this project's two-core VMs the Fig. 7 piles' contact stage took ×0.4 the time on
- * one thread when a cache line took 210 ns between the cores, ×1.3 when it took 40 ns
- * (docs/performance.md, "The contact stage on one thread or on all"). AUTO is the world's
- * (`[world] collision_threads = auto`, the default): each frame it measures the hand-over
- * (op_team_handoff_ns, core/sim/team.h, OP_COLLIDE_HANDOFFS turns) and runs the frame's contact
- * calls with op_contact_threads_for's choice; op_collide_bodies itself takes ALL or ONE. */
+ * one thread when a cache line took 210 ns between the cores, ×1.3 when it took 40 ns; on an
+ * Intel Xeon VM at 122–134 ns the team was the faster (docs/performance.md, "The contact stage
+ * on one thread or on all"). AUTO is the world's (`[world] collision_threads = auto`, the
+ * default): it times both, with no threshold (core/base/choice.h). A calibration alternates the
+ * two over OP_COLLIDE_CHOICE_TRIALS contact cycles each, a cycle being the time from one
+ * contact call's start to the next's: the call itself and the next sub-step's bodies, which read
+ * what the call wrote from whichever core wrote it, so that a choice that only moves a cost
+ * into the next stage does not win. The option with the least median cycle is then used for
+ * OP_COLLIDE_CHOICE_SETTLE cycles, and the next calibration starts (the machine's speeds move
+ * while a run goes on). The cycles alternate in an order that gives each option the same places
+ * in the frame (op_world_contact_threads). op_collide_bodies itself takes ALL or ONE. */
 enum { OP_CONTACT_THREADS_ALL = 0, OP_CONTACT_THREADS_ONE = 1, OP_CONTACT_THREADS_AUTO = 2 };
+/* Turns of the hand-over probe auto runs at each frame's start, for the record only. */
 enum { OP_COLLIDE_HANDOFFS = 16 };
-/* Cores farther apart than this (ns for a cache line between two threads) take the contact
- * stage on one thread under AUTO: between the two kinds of spell measured, 40 and 210 ns. */
-#define OP_COLLIDE_FAR_HANDOFF_NS 100.0
-/* ONE when handoff_ns is above OP_COLLIDE_FAR_HANDOFF_NS (INFINITY included: a team whose
- * threads do not all have a core), ALL otherwise (NAN included: no team to measure). */
-int op_contact_threads_for(double handoff_ns);
+/* Cycles per option in a calibration; cycles between calibrations (48 frames of the Fig. 7
+ * piles' 6 sub-steps: a calibration then spends 6 cycles of 300 on the slower option). */
+enum { OP_COLLIDE_CHOICE_TRIALS = 6, OP_COLLIDE_CHOICE_SETTLE = 288 };
 typedef struct op_contact_def {
     int passes;      /* passes while any pair penetrates, at least 1 */
     int passes_max;  /* colours: passes while a pair penetrates deeper than the tolerance, at most

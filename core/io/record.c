@@ -294,11 +294,13 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         return ctx->status;
     if (op_series_create(ctx, run, &r->handoff, "/timing/handoff", OP_SERIES_FLOAT64, 0, NULL, "ns",
                          "per frame: a cache line's time between two threads' cores, measured at the frame's start "
-                         "under collision_threads = auto (core/sim/team.h); NaN when not measured") != OP_OK ||
+                         "under collision_threads = auto (core/sim/team.h), a record of the machine that no choice reads; "
+                         "NaN when not measured") != OP_OK ||
         op_series_create(ctx, run, &r->contacts_on_one_thread, "/timing/contacts_on_one_thread", OP_SERIES_INT64, 0,
                          NULL, "1",
-                         "per frame: 1 when the contacts between bodies ran on one thread (collision_threads = one, "
-                         "or auto with the cores far apart), 0 on OpenMP's team") != OP_OK)
+                         "per frame: 1 when every contact call between bodies ran on one thread (collision_threads = "
+                         "one, or auto having timed one thread the faster), 0 otherwise (OpenMP's team, or auto "
+                         "timing both within the frame)") != OP_OK)
         return ctx->status;
     for (int k = 0; k < COLLISION_SERIES; ++k) {
         char path[64];

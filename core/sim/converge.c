@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/timer.h"
+#include "base/timing_stats.h"
 
 static int check_compatible(op_ctx *ctx, const op_world *a, const op_world *b)
 {
@@ -41,12 +42,6 @@ static int take_state(op_ctx *ctx, op_world *to, const op_world *from)
     return op_world_remake_solver_states(ctx, to);
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The studied sub-step in world w: energies into energy[0 … iterations], each iteration's time
  * into took[k]. */
 static int study_substep(op_ctx *ctx, op_world *w, int iterations, double *took, double *energy)
@@ -76,6 +71,38 @@ int op_converge(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int i
 int op_converge_repeated(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
                          double *seconds, double *energy)
 {
+    return op_converge_timed(ctx, scene, study, frames, iterations, repeats, seconds, energy, NULL);
+}
+
+/* The solves: with repeats > 1 an untimed one first, then repeat r's iteration times into
+ * took[r·iterations …], its wall and thread CPU time into wall[r], cpu[r], the first timed
+ * repeat's energies into energy and every other's checked against them. */
+static int solve_repeats(op_ctx *ctx, op_world *w, op_scene *study, int iterations, int repeats, double *took,
+                         double *wall, double *cpu, double *energy, double *again)
+{
+    for (int r = repeats > 1 ? -1 : 0; r < repeats && ctx->status == OP_OK; ++r) {
+        if (study) {
+            study->world.def.log_energy = 0;
+            if (take_state(ctx, &study->world, w) != OP_OK)
+                break;
+        }
+        double *times = &took[(size_t)(r < 0 ? 0 : r) * (size_t)iterations];
+        double start = op_now(), cpu_start = op_thread_cpu_seconds();
+        if (study_substep(ctx, study ? &study->world : w, iterations, times, r == 0 ? energy : again) != OP_OK)
+            break;
+        if (r >= 0) {
+            wall[r] = op_now() - start;
+            cpu[r] = op_thread_cpu_seconds() - cpu_start;
+        }
+        if (r > 0 && memcmp(again, energy, ((size_t)iterations + 1) * sizeof(double)) != 0)
+            OP_FAIL(ctx, OP_ERR_INVALID, "repeat %d of the studied sub-step gave other energies than the first", r + 1);
+    }
+    return ctx->status;
+}
+
+int op_converge_timed(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                      double *seconds, double *energy, const op_converge_spread *spread)
+{
     if (frames < 0 || frames > OP_CONVERGE_MAX_FRAMES)
         return OP_FAIL(ctx, OP_ERR_USAGE, "frame %d: give a whole number of frames from 0 to %d", frames,
                        OP_CONVERGE_MAX_FRAMES);
@@ -101,31 +128,43 @@ int op_converge_repeated(op_ctx *ctx, op_scene *scene, op_scene *study, int fram
             return ctx->status;
     double *took = op_calloc(ctx, (size_t)iterations * (size_t)repeats, sizeof(double));
     double *again = op_calloc(ctx, (size_t)iterations + 1, sizeof(double));
+    double *to_k = op_calloc(ctx, (size_t)repeats * (size_t)iterations, sizeof(double));
     double *one = op_calloc(ctx, (size_t)repeats, sizeof(double));
-    for (int r = 0; r < repeats && ctx->status == OP_OK; ++r) {
-        if (study) {
-            study->world.def.log_energy = 0;
-            if (take_state(ctx, &study->world, w) != OP_OK)
-                break;
-        }
-        if (study_substep(ctx, study ? &study->world : w, iterations, &took[(size_t)r * (size_t)iterations],
-                          r == 0 ? energy : again) != OP_OK)
-            break;
-        if (r > 0 && memcmp(again, energy, ((size_t)iterations + 1) * sizeof(double)) != 0)
-            OP_FAIL(ctx, OP_ERR_INVALID, "repeat %d of the studied sub-step gave other energies than the first", r + 1);
-    }
-    if (ctx->status == OP_OK) {
+    double *wall = op_calloc(ctx, (size_t)repeats, sizeof(double)), *cpu = op_calloc(ctx, (size_t)repeats, sizeof(double));
+    if (ctx->status == OP_OK &&
+        solve_repeats(ctx, w, study, iterations, repeats, took, wall, cpu, energy, again) == OP_OK) {
+        /* each repeat's time to the end of iteration k, then their median and interval per k */
+        for (int r = 0; r < repeats; ++r)
+            for (int k = 0; k < iterations; ++k)
+                to_k[(size_t)r * (size_t)iterations + (size_t)k] =
+                    (k ? to_k[(size_t)r * (size_t)iterations + (size_t)k - 1] : 0.0) +
+                    took[(size_t)r * (size_t)iterations + (size_t)k];
         seconds[0] = 0.0;
-        for (int k = 0; k < iterations; ++k) {
-            for (int r = 0; r < repeats; ++r)
-                one[r] = took[(size_t)r * (size_t)iterations + (size_t)k];
-            qsort(one, (size_t)repeats, sizeof *one, compare_double);
-            double median = repeats % 2 ? one[repeats / 2] : 0.5 * (one[repeats / 2 - 1] + one[repeats / 2]);
-            seconds[k + 1] = seconds[k] + median;
+        for (int k = 0; k <= iterations; ++k) {
+            for (int r = 0; k > 0 && r < repeats; ++r)
+                one[r] = to_k[(size_t)r * (size_t)iterations + (size_t)k - 1];
+            op_timing_summary s = k > 0 ? op_timing_summarize(one, repeats)
+                                        : (op_timing_summary){ .n = repeats, .noisy = repeats < OP_TIMING_MIN_SAMPLES };
+            seconds[k] = s.median;
+            if (spread && spread->lo)
+                spread->lo[k] = s.lo;
+            if (spread && spread->hi)
+                spread->hi[k] = s.hi;
+            if (spread && spread->noisy)
+                spread->noisy[k] = s.noisy;
+        }
+        for (int r = 0; spread && r < repeats; ++r) {
+            if (spread->wall)
+                spread->wall[r] = wall[r];
+            if (spread->cpu)
+                spread->cpu[r] = cpu[r];
         }
     }
     free(took);
     free(again);
+    free(to_k);
     free(one);
+    free(wall);
+    free(cpu);
     return ctx->status;
 }

@@ -36,11 +36,26 @@ int op_converge(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int i
 
 /* op_converge with the studied sub-step solved `repeats` times (1 … OP_CONVERGE_MAX_REPEATS),
  * each time in the study world after it took the scene's state afresh (so repeats > 1 needs a
- * study world other than the scene's: OP_ERR_USAGE otherwise): seconds[k] is the sum over the
- * first k iterations of each iteration's median time over the repeats (the bench's method: a
+ * study world other than the scene's: OP_ERR_USAGE otherwise), by the timing protocol
+ * (docs/timing.md): with repeats > 1 one untimed solve first (the warm-up), then the timed ones;
+ * seconds[k] is the median over the repeats of each repeat's time to the end of iteration k (a
  * machine that stalls a run now and then moves no median), energy[k] the first repeat's, which
  * every repeat must give bitwise (OP_ERR_INVALID otherwise). op_converge is repeats = 1. */
 int op_converge_repeated(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
                          double *seconds, double *energy);
+
+/* What op_converge_timed adds, each array NULL or as long as said: the 95 % interval of
+ * seconds[k] over the repeats and whether it is noisy (core/base/timing_stats.h), iterations + 1
+ * each; each timed repeat's wall time and the thread's CPU time over the whole sub-step, repeats
+ * each. */
+typedef struct op_converge_spread {
+    double *lo, *hi;
+    int *noisy;
+    double *wall, *cpu;
+} op_converge_spread;
+
+/* op_converge_repeated, and the spread of its times into *spread (NULL: none). */
+int op_converge_timed(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                      double *seconds, double *energy, const op_converge_spread *spread);
 
 #endif

@@ -7,8 +7,9 @@
  * cores share a cache: a line handed over in about 40 ns) and sometimes far (about 210 ns), and
  * which, changes from one minute to the next with nothing in the VM to show it. A stage that
  * hands data between its threads, the contacts between bodies, then takes 2.4 times as long
- * (docs/performance.md, "The contact stage on one thread or on all"); the world measures this
- * each frame to choose where that stage runs (core/contact/collide.h, `collision_threads = auto`). */
+ * (docs/performance.md, "The contact stage on one thread or on all"). The world records this
+ * measure each frame under `collision_threads = auto`; it chooses where that stage runs by
+ * timing both options, not by this measure (core/contact/collide.h). */
 #ifndef OPSIM_TEAM_H
 #define OPSIM_TEAM_H
 

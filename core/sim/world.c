@@ -5,6 +5,7 @@
 #include "opsim/world.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
                        "floor_contact substep or iteration, "
                        "rotation_start rigid, predicted or current");
     world->def = *def;
+    op_choice_init(&world->contact_choice, 2, OP_COLLIDE_CHOICE_TRIALS, OP_COLLIDE_CHOICE_SETTLE);
     world->models = op_calloc(ctx, OP_WORLD_MAX_MODELS, sizeof(op_model));
     world->bodies = op_calloc(ctx, OP_WORLD_MAX_BODIES, sizeof(op_body));
     if (ctx->status != OP_OK)
@@ -732,15 +734,25 @@ int op_world_collides(const op_world *world)
     return world->def.collisions && world->body_count > 1;
 }
 
-int op_world_contact_threads(const op_world *world, double *handoff_ns)
+int op_world_contact_threads(op_world *world)
 {
-    const op_world_def *def = &world->def;
-    *handoff_ns = NAN;
-    if (def->collision_threads != OP_CONTACT_THREADS_AUTO)
-        return def->collision_threads;
-    if (op_world_collides(world))
-        *handoff_ns = op_team_handoff_ns(OP_COLLIDE_HANDOFFS);
-    return op_contact_threads_for(*handoff_ns);
+    if (world->def.collision_threads != OP_CONTACT_THREADS_AUTO)
+        return world->def.collision_threads;
+    if (omp_get_max_threads() < 2) /* the two options are one thread alike: nothing to time */
+        return OP_CONTACT_THREADS_ALL;
+    double now = op_now();
+    if (world->cycle_open && world->cycle_calibrating)
+        op_choice_record(&world->contact_choice, world->cycle_option, now - world->cycle_start);
+    /* With an even number of sub-steps a frame's calls alternate from the other option than the
+     * last frame's, so that each option takes the cycle across the frame's end (recording,
+     * whatever the caller does between frames) as often as the other. */
+    long slot = world->contact_calls + (world->def.substeps % 2 == 0 ? world->frame : 0);
+    world->cycle_calibrating = op_choice_calibrating(&world->contact_choice);
+    world->cycle_option = op_choice_take(&world->contact_choice, slot);
+    world->cycle_start = now;
+    world->cycle_open = 1;
+    world->contact_calls++;
+    return world->cycle_option;
 }
 
 op_contact_def op_world_contact_def(const op_world *world, int threads)
@@ -763,7 +775,10 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const 
                          op_frame_stats *stats)
 {
     if (op_world_collides(world)) {
-        op_contact_def contact = op_world_contact_def(world, stats->collision_threads);
+        int threads = op_world_contact_threads(world);
+        world->frame_calls++;
+        world->frame_calls_one += threads == OP_CONTACT_THREADS_ONE;
+        op_contact_def contact = op_world_contact_def(world, threads);
         op_contact_stats found;
         if (op_collide_gathered_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact, gathered,
                                        &found) != OP_OK)
@@ -950,7 +965,10 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     double frame_start = op_now();
     op_stage_times solve = { 0 };
     clear_frame_stats(stats);
-    stats->collision_threads = op_world_contact_threads(world, &stats->handoff_ns);
+    stats->handoff_ns = def->collision_threads == OP_CONTACT_THREADS_AUTO && op_world_collides(world)
+                            ? op_team_handoff_ns(OP_COLLIDE_HANDOFFS)
+                            : NAN;
+    world->frame_calls = world->frame_calls_one = 0;
     double collide_seconds = op_now() - frame_start; /* the hand-over probe's */
     for (int sub = 0; sub < def->substeps; ++sub) {
         if (substep(ctx, world, sub, stats, &solve, &collide_seconds) != OP_OK)
@@ -959,6 +977,10 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
         world->substep++;
     }
     world->frame++;
+    stats->collision_threads = def->collision_threads != OP_CONTACT_THREADS_AUTO ? def->collision_threads
+                               : world->frame_calls_one == 0                     ? OP_CONTACT_THREADS_ALL
+                               : world->frame_calls_one == world->frame_calls    ? OP_CONTACT_THREADS_ONE
+                                                                                 : OP_CONTACT_THREADS_AUTO;
     stats->local_ms = 1e3 * solve.local;
     stats->global_ms = 1e3 * solve.global;
     stats->accel_ms = 1e3 * solve.accel;

@@ -60,6 +60,7 @@
 
 #include "opsim/body.h"
 #include "accel/accel.h"
+#include "base/choice.h"
 #include "contact/collide.h"
 #include "sim/energy.h"
 #include "geometry/model.h"
@@ -129,10 +130,12 @@ typedef struct op_frame_stats {
     double max_floor_penetration; /* m, below the floor (0 without a floor) */
     double max_floor_reach;       /* m: how far any particle reached below the floor before the
                                      floor pushed it back (the largest over the sub-steps) */
-    /* Where the frame's contacts between bodies ran: OP_CONTACT_THREADS_ALL or _ONE, def's or,
-     * under _AUTO, chosen from handoff_ns, the cache line's time between the team's cores
-     * measured at the frame's start (core/sim/team.h; NAN when not measured: not auto, or no
-     * contact stage); the probe's time is in collision_ms. */
+    /* Where the frame's contacts between bodies ran: OP_CONTACT_THREADS_ALL or _ONE when every
+     * contact call of the frame ran there (def's, or auto's timed choice), _AUTO when auto's
+     * calibration tried both within the frame. handoff_ns: under auto, the cache line's time
+     * between the team's cores measured at the frame's start (core/sim/team.h), a record of the
+     * machine that no choice reads (NAN when not measured: not auto, or no contact stage); the
+     * probe's time is in collision_ms. */
     int collision_threads;
     double handoff_ns;
     /* [substeps], each unless NULL: that reach per sub-step; the energy terms of the state
@@ -171,6 +174,14 @@ typedef struct op_world {
     op_world_thread_sums *thread_sums; /* [thread_sums_capacity] each thread's sums of a loop */
     op_accel *accel;                /* the accelerator the solver settings turn on (accel.h), or NULL */
     op_collider collider;           /* the body contacts' workspace */
+    /* collision_threads = auto: the contact calls' threads, chosen by timing both (option 0 the
+     * team, 1 one thread; core/base/choice.h, op_world_contact_threads), and the contact cycle
+     * being timed: from one contact call's start to the next's */
+    op_choice contact_choice;
+    long contact_calls;    /* contact calls made under auto */
+    int cycle_open, cycle_option, cycle_calibrating;
+    double cycle_start;
+    int frame_calls, frame_calls_one; /* this frame's contact calls, and of them on one thread */
     int body_energy_capacity;
     op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
     double time;         /* s since the start */
@@ -198,11 +209,11 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats);
  * op_frame_stats_free); on failure nothing is left allocated. */
 int op_frame_stats_make(op_ctx *ctx, const op_world *world, op_frame_stats *stats);
 void op_frame_stats_free(op_frame_stats *stats);
-/* Where the contacts between bodies run now, OP_CONTACT_THREADS_ALL or _ONE: def's choice or,
- * under _AUTO, op_contact_threads_for the cores' hand-over measured now into *handoff_ns (NAN
- * when not measured: not auto, collisions off or one body). op_world_step calls it at each
- * frame's start. */
-int op_world_contact_threads(const op_world *world, double *handoff_ns);
+/* Where the next contact call between bodies runs, OP_CONTACT_THREADS_ALL or _ONE: def's choice
+ * or, under _AUTO, the timed choice (collide.h, "AUTO"): the call that ends a contact cycle
+ * records that cycle's time when it was a calibration's. The stage CONTACTS calls it once a
+ * sub-step, just before its contact call. */
+int op_world_contact_threads(op_world *world);
 /* Whether the world has contacts between bodies (CONTACTS): collisions on and two bodies or more. */
 int op_world_collides(const op_world *world);
 /* The contacts between bodies as the world's def sets them (collide.h), on `threads`

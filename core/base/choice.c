@@ -1,0 +1,62 @@
+/* Choosing between equivalent options by timing them (choice.h). */
+#include "base/choice.h"
+
+#include <string.h>
+
+#include "base/timing_stats.h"
+
+static int clamp(long value, int lo, int hi)
+{
+    return value < lo ? lo : value > hi ? hi : (int)value;
+}
+
+void op_choice_init(op_choice *choice, int options, int trials, long settle)
+{
+    memset(choice, 0, sizeof *choice);
+    choice->options = clamp(options, 2, OP_CHOICE_MAX_OPTIONS);
+    choice->trials = clamp(trials, 1, OP_CHOICE_MAX_TRIALS);
+    choice->settle = settle > 0 ? settle : 1;
+    choice->chosen = -1;
+}
+
+int op_choice_calibrating(const op_choice *choice)
+{
+    return choice->chosen < 0 || choice->settled_calls >= choice->settle;
+}
+
+int op_choice_take(op_choice *choice, long slot)
+{
+    if (op_choice_calibrating(choice))
+        return (int)(((slot % choice->options) + choice->options) % choice->options);
+    choice->settled_calls++;
+    return choice->chosen;
+}
+
+/* Every option timed `trials` times: the least median wins and a settled spell starts. */
+static void choose(op_choice *choice)
+{
+    int best = 0;
+    for (int o = 0; o < choice->options; ++o) {
+        double copy[OP_CHOICE_MAX_TRIALS];
+        memcpy(copy, choice->seconds[o], (size_t)choice->trials * sizeof *copy);
+        choice->median[o] = op_timing_summarize(copy, choice->trials).median;
+        if (choice->median[o] < choice->median[best])
+            best = o;
+        choice->taken[o] = 0;
+    }
+    choice->chosen = best;
+    choice->settled_calls = 0;
+    choice->calibrations++;
+}
+
+void op_choice_record(op_choice *choice, int option, double seconds)
+{
+    if (!op_choice_calibrating(choice) || option < 0 || option >= choice->options ||
+        choice->taken[option] >= choice->trials)
+        return;
+    choice->seconds[option][choice->taken[option]++] = seconds;
+    for (int o = 0; o < choice->options; ++o)
+        if (choice->taken[o] < choice->trials)
+            return;
+    choose(choice);
+}
