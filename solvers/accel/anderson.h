@@ -79,6 +79,9 @@ typedef struct op_anderson {
     double *candidate;     /* [dim] */
     double *quaternion;    /* [n][4] warm starts of the re-projections (anderson.c) */
     long rejections;       /* accelerated iterates refused by the safeguard, since the last take */
+    const op_solver_type *solver; /* the variant and its state for the body, whose energy hook */
+    void *solver_state;    /* (solver.h) the safeguard uses when it gives one; NULL: the yardstick */
+    long energy_evaluations; /* E of an iterate computed (by the hook or the yardstick), since init */
 } op_anderson;
 
 int op_anderson_init(op_ctx *ctx, op_anderson *state, const op_anderson_def *def, const op_body *body);
