@@ -3,7 +3,7 @@
  * the next sub-step N iterations, and the energy and time after each iteration go to FILE.tsv.
  *
  * usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]
- *                       --frame F --iterations N [--repeats R] --out FILE.tsv */
+ *                       --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 
 const char app_converge_usage[] =
     "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
-    "                      --frame F --iterations N [--repeats R] --out FILE.tsv\n"
+    "                      --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv\n"
     "\n"
     "The convergence of one sub-step (core/sim/converge.h): runs CONFIG (with --set) to the end of\n"
     "frame F (0: from the initial state), each frame as configured, with energy logging off; then\n"
@@ -36,6 +36,14 @@ const char app_converge_usage[] =
     "afresh, and records each iteration's median time over the R (the energies of every repeat\n"
     "must be bitwise the first's): a machine that stalls a run now and then moves no median.\n"
     "\n"
+    "--fixed-point M first solves the studied sub-step M iterations with the study solver from the\n"
+    "same state: its own converged positions x*. Each line then carries a fourth column, error =\n"
+    "||x_k - x*|| / ||x_0 - x*|| over every body's positions, a measure for every family (shape\n"
+    "matching, springs and meshless minimise no ARAP energy), and the header says where it stays\n"
+    "below 1e-2, 1e-4 and 1e-6 ('# own_fields = ' iterations and ms for each, tab-separated; '-'\n"
+    "never; 'x* unsettled' where x*'s last step exceeds 1/100 of the tolerance; 'single update'\n"
+    "for a variant whose first iteration already gives x*, bitwise).\n"
+    "\n"
     "FILE.tsv: '#' header lines (config, overrides, frame, h, both worlds' solver settings),\n"
     "then one line per k = 0 … N: k, seconds, energy (J), tab-separated, %.17g. It is written\n"
     "under a temporary name and renamed when complete: on failure no FILE.tsv is left.\n";
@@ -43,7 +51,7 @@ const char app_converge_usage[] =
 typedef struct converge_options {
     app_list overrides; /* --set */
     app_list study;     /* "solver.KEY=VALUE" of each --solver, owned */
-    int frames, iterations, repeats;
+    int frames, iterations, repeats, fixed_point; /* fixed_point 0: none */
     const char *config, *out;
 } converge_options;
 
@@ -86,6 +94,7 @@ static int parse_converge_options(const app_call *call, converge_options *o)
                                               { "frame", required_argument, 0, 'f' },
                                               { "iterations", required_argument, 0, 'n' },
                                               { "repeats", required_argument, 0, 'r' },
+                                              { "fixed-point", required_argument, 0, 'p' },
                                               { "out", required_argument, 0, 'o' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
@@ -97,6 +106,9 @@ static int parse_converge_options(const app_call *call, converge_options *o)
         case 'f': status = parse_count("--frame", optarg, 0, OP_CONVERGE_MAX_FRAMES, &o->frames); break;
         case 'n': status = parse_count("--iterations", optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &o->iterations); break;
         case 'r': status = parse_count("--repeats", optarg, 1, OP_CONVERGE_MAX_REPEATS, &o->repeats); break;
+        case 'p':
+            status = parse_count("--fixed-point", optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &o->fixed_point);
+            break;
         case 'o': o->out = optarg; break;
         case 'h': fputs(app_converge_usage, stdout); status = 0; break;
         default: status = app_usage_error("converge", "%s", "unknown option");
@@ -139,7 +151,35 @@ static void describe_solver(const op_world *w, char *text, size_t size)
     }
 }
 
-static void write_header(FILE *f, const converge_options *o, const converge_worlds *worlds, const char *command_line)
+/* A tolerance t is measured against x* only where x* has settled well below it: its last step
+ * at most t/100 (a variant still creeping after M iterations, e.g. shape matching's one-ring
+ * groups, has no x* to measure 1e-6 against). */
+static const double UNSETTLED = 1e-2;
+
+/* "K\tMS" for each tolerance where error[] stays below it, "–\t–" where it never does, "x*
+ * unsettled" where x* is not settled below it, "single update" in every field for a variant
+ * whose first iteration gives x* */
+static void write_own_fields(FILE *f, const converge_options *o, const op_converge_fixed_point *fixed,
+                             const double *seconds)
+{
+    static const double tolerances[] = { 1e-2, 1e-4, 1e-6 };
+    fprintf(f, "# own_fields = ");
+    for (int t = 0; t < 3; ++t) {
+        int k = op_converge_reached(fixed->error, o->iterations + 1, tolerances[t]);
+        if (fixed->single_update)
+            fprintf(f, "%ssingle update\tsingle update", t ? "\t" : "");
+        else if (fixed->last_step > UNSETTLED * tolerances[t])
+            fprintf(f, "%sx* unsettled\tx* unsettled", t ? "\t" : "");
+        else if (k < 0)
+            fprintf(f, "%s–\t–", t ? "\t" : "");
+        else
+            fprintf(f, "%s%d\t%.3f", t ? "\t" : "", k, 1e3 * seconds[k]);
+    }
+    fprintf(f, "\n");
+}
+
+static void write_header(FILE *f, const converge_options *o, const converge_worlds *worlds, const char *command_line,
+                         const op_converge_fixed_point *fixed, const double *seconds)
 {
     char run_solver[2048], study_solver[2048];
     describe_solver(&worlds->scene.world, run_solver, sizeof run_solver);
@@ -158,19 +198,32 @@ static void write_header(FILE *f, const converge_options *o, const converge_worl
             w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
     fprintf(f, "# iterations = %d\n# repeats = %d\n# run solver = %s\n# study solver = %s\n", o->iterations,
             o->repeats, run_solver, study_solver);
-    fprintf(f, "# k\tseconds\tenergy\n");
+    if (fixed) {
+        fprintf(f, "# fixed point = %d iterations of the study solver from the same state (x*); error = "
+                   "||x_k - x*|| / ||x_0 - x*|| over every body's positions\n",
+                fixed->iterations);
+        fprintf(f, "# fixed point last step = %.3e (||x_M - x_(M-1)|| / ||x_0 - x*||)\n", fixed->last_step);
+        write_own_fields(f, o, fixed, seconds);
+        fprintf(f, "# k\tseconds\tenergy\terror\n");
+    } else
+        fprintf(f, "# k\tseconds\tenergy\n");
 }
 
 /* FILE.tsv under a temporary name, renamed when complete. */
 static int write_table(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds,
-                       const char *command_line, const double *seconds, const double *energy)
+                       const char *command_line, const double *seconds, const double *energy,
+                       const op_converge_fixed_point *fixed)
 {
     op_atomic_file file;
     if (op_atomic_open(ctx, &file, o->out) != OP_OK)
         return ctx->status;
-    write_header(file.file, o, worlds, command_line);
-    for (int k = 0; k <= o->iterations; ++k)
-        fprintf(file.file, "%d\t%.17g\t%.17g\n", k, seconds[k], energy[k]);
+    write_header(file.file, o, worlds, command_line, fixed, seconds);
+    for (int k = 0; k <= o->iterations; ++k) {
+        fprintf(file.file, "%d\t%.17g\t%.17g", k, seconds[k], energy[k]);
+        if (fixed)
+            fprintf(file.file, "\t%.17g", fixed->error[k]);
+        fprintf(file.file, "\n");
+    }
     return op_atomic_commit(ctx, &file);
 }
 
@@ -179,12 +232,17 @@ static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *wor
     load_worlds(ctx, o, worlds);
     double *seconds = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
     double *energy = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
+    op_converge_fixed_point fixed = { .iterations = o->fixed_point };
+    if (o->fixed_point > 0)
+        fixed.error = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
+    op_converge_fixed_point *own = o->fixed_point > 0 ? &fixed : NULL;
     if (ctx->status == OP_OK &&
-        op_converge_repeated(ctx, &worlds->scene, &worlds->second, o->frames, o->iterations, o->repeats, seconds,
-                             energy) == OP_OK)
-        write_table(ctx, o, worlds, command_line, seconds, energy);
+        op_converge_to_fixed_point(ctx, &worlds->scene, &worlds->second, o->frames, o->iterations, o->repeats,
+                                   seconds, energy, own) == OP_OK)
+        write_table(ctx, o, worlds, command_line, seconds, energy, own);
     free(seconds);
     free(energy);
+    free(fixed.error);
     return ctx->status;
 }
 
