@@ -26,7 +26,8 @@
  *   fixed R: E is quadratic in x), applied through arap's CHOLMOD factor (op_arap_factor) to x,
  *   y and z alike; with no pairs, x_k + d is arap's global step from R_k;
  *   Armijo backtracking: α = 1, ½, ¼, … until E(x_k + α d, R(x_k + α d)) ≤ E_k + c₁ α g_kᵀd,
- *   c₁ = 1e-4, each trial one local step and one energy evaluation;
+ *   c₁ = 1e-4, each trial one local step and one pass giving E and g together (arap_energy.h,
+ *   equal to the yardstick to 1e-12 relative), so the accepted trial's gradient is already made;
  *   the pair s = α d, y = g_{k+1} − g_k is kept when sᵀy > 1e-12 |s| |y| (curvature), else
  *   dropped.
  * Why Armijo is always met for small α: the local step never raises E (Gauss–Seidel, a descent),
@@ -40,7 +41,9 @@
  * L-BFGS keeps its own history, which an extrapolation between iterations would invalidate.
  *
  * Stage times: the local steps (one a trial) are `local`; the gradients, the two-loop recursion,
- * the solves with A and the energy evaluations of the line search are `global`. */
+ * the solves with A and the energy-and-gradient passes of the line search are `global`.
+ *
+ * Energy hook (solver.h): E_k, kept from the line search, while the body holds (x_k, R_k). */
 #include "arap_lbfgs.h"
 
 #include <math.h>
