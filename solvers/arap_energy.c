@@ -19,15 +19,14 @@ static void upper(double out[6], const double m[9])
     out[5] = m[8];
 }
 
-/* tr(D S Dᵀ) = Σ_r d_r S d_rᵀ over the rows d_r of D, S symmetric (upper, above). */
-static double symmetric_form(const double d[9], const double s[6])
+/* tr(D S Dᵀ) = Σ_ab S_ab (D_a · D_b) over the columns D_a of D, S symmetric (upper, above):
+ * six 3-vector products, each column pair once. */
+static inline double symmetric_form(const double d[9], const double s[6])
 {
-    double sum = 0.0;
-    for (int r = 0; r < 3; ++r) {
-        double a = d[3 * r], b = d[3 * r + 1], c = d[3 * r + 2];
-        sum += (s[0] * a * a + s[3] * b * b + s[5] * c * c) + 2.0 * (s[1] * a * b + s[2] * a * c + s[4] * b * c);
-    }
-    return sum;
+    double g00 = d[0] * d[0] + d[3] * d[3] + d[6] * d[6], g11 = d[1] * d[1] + d[4] * d[4] + d[7] * d[7];
+    double g22 = d[2] * d[2] + d[5] * d[5] + d[8] * d[8], g01 = d[0] * d[1] + d[3] * d[4] + d[6] * d[7];
+    double g02 = d[0] * d[2] + d[3] * d[5] + d[6] * d[8], g12 = d[1] * d[2] + d[4] * d[5] + d[7] * d[8];
+    return (s[0] * g00 + s[3] * g11 + s[5] * g22) + 2.0 * (s[1] * g01 + s[2] * g02 + s[4] * g12);
 }
 
 void op_arap_energy_free(op_arap_energy *data)
