@@ -198,6 +198,30 @@ static void test_command_line(void **state)
     assert_int_equal(rows, 6);
     assert_true(header > 3 && study == 1);
     remove(out);
+    /* --fixed-point: a fourth column from 1 down to 0 at the fixed point's own count, and the cells */
+    assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 8 --fixed-point 8", out), 0);
+    file = fopen(out, "r");
+    assert_non_null(file);
+    rows = 0;
+    int own = 0;
+    double error = -1.0;
+    while (fgets(line, sizeof line, file)) {
+        if (line[0] == '#') {
+            own += strncmp(line, "# own_fields = ", 15) == 0 && strchr(line + 15, '\t') != NULL;
+            continue;
+        }
+        int k;
+        double seconds, energy;
+        assert_int_equal(sscanf(line, "%d\t%lf\t%lf\t%lf", &k, &seconds, &energy, &error), 4);
+        assert_true(k > 0 || error == 1.0);
+        rows++;
+    }
+    fclose(file);
+    assert_int_equal(rows, 9);
+    assert_true(own == 1 && error == 0.0);
+    remove(out);
+    assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 8 --fixed-point 0", out), 64);
+    assert_int_not_equal(access(out, F_OK), 0);
 }
 
 /* --repeats: the same energies as one solve, bitwise, and each iteration's time a median of

@@ -37,8 +37,8 @@
  * projection in between); O(m · dim) for the Gram matrix's new row, ΔFᵀf and the mixing; one
  * polar decomposition per free rotation, warm-started. On the Fig. 5 dinosaur (100 particles,
  * dim 1,200), counted in instructions (callgrind, docs/variants.md): an accelerated iteration
- * 3.4 plain Gauss–Seidel ones; of its 385 thousand, the plain iteration 112, arap's energy hook
- * 70 (the yardstick: 117), the re-projections 53, the Gram row and ΔFᵀf 33, state copies 41.
+ * 3.4 plain Gauss–Seidel ones; of its 381 thousand, the plain iteration 112, arap's energy hook
+ * 66 (the yardstick: 117), the re-projections 53, the Gram row and ΔFᵀf 33, state copies 41.
  * energy_evaluations counts the energies asked for.
  *
  * m = 0 leaves every iterate as the variant made it and evaluates nothing: bitwise the plain run
