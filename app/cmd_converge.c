@@ -3,7 +3,7 @@
  * the next sub-step N iterations, and the energy and time after each iteration go to FILE.tsv.
  *
  * usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]
- *                       --frame F --iterations N [--repeats R] --out FILE.tsv */
+ *                       --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 
 const char app_converge_usage[] =
     "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
-    "                      --frame F --iterations N [--repeats R] --out FILE.tsv\n"
+    "                      --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv\n"
     "\n"
     "The convergence of one sub-step (core/sim/converge.h): runs CONFIG (with --set) to the end of\n"
     "frame F (0: from the initial state), each frame as configured, with energy logging off; then\n"
@@ -39,6 +39,14 @@ const char app_converge_usage[] =
     "protocol, docs/timing.md; the energies of every repeat must be bitwise the first's): a\n"
     "machine that stalls a run now and then moves no median.\n"
     "\n"
+    "--fixed-point M first solves the studied sub-step M iterations with the study solver from the\n"
+    "same state: its own converged positions x*. Each line then carries a last column, error =\n"
+    "||x_k - x*|| / ||x_0 - x*|| over every body's positions, a measure for every family (shape\n"
+    "matching, springs and meshless minimise no ARAP energy), and the header says where it stays\n"
+    "below 1e-2, 1e-4 and 1e-6 ('# own_fields = ' iterations and ms for each, tab-separated; '-'\n"
+    "never; 'x* unsettled' where x*'s last step exceeds 1/100 of the tolerance; 'single update'\n"
+    "for a variant whose first iteration already gives x*, bitwise).\n"
+    "\n"
     "FILE.tsv: '#' header lines (config, overrides, frame, h, both worlds' solver settings),\n"
     "then one line per k = 0 … N: k, seconds, energy (J), seconds_lo, seconds_hi (%.17g) and\n"
     "noisy (1 or 0), tab-separated; a '#' line per timed repeat gives its wall and thread CPU\n"
@@ -48,7 +56,7 @@ const char app_converge_usage[] =
 typedef struct converge_options {
     app_list overrides; /* --set */
     app_list study;     /* "solver.KEY=VALUE" of each --solver, owned */
-    int frames, iterations, repeats;
+    int frames, iterations, repeats, fixed_point; /* fixed_point 0: none */
     const char *config, *out;
 } converge_options;
 
@@ -91,6 +99,7 @@ static int parse_converge_options(const app_call *call, converge_options *o)
                                               { "frame", required_argument, 0, 'f' },
                                               { "iterations", required_argument, 0, 'n' },
                                               { "repeats", required_argument, 0, 'r' },
+                                              { "fixed-point", required_argument, 0, 'p' },
                                               { "out", required_argument, 0, 'o' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
@@ -102,6 +111,9 @@ static int parse_converge_options(const app_call *call, converge_options *o)
         case 'f': status = parse_count("--frame", optarg, 0, OP_CONVERGE_MAX_FRAMES, &o->frames); break;
         case 'n': status = parse_count("--iterations", optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &o->iterations); break;
         case 'r': status = parse_count("--repeats", optarg, 1, OP_CONVERGE_MAX_REPEATS, &o->repeats); break;
+        case 'p':
+            status = parse_count("--fixed-point", optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &o->fixed_point);
+            break;
         case 'o': o->out = optarg; break;
         case 'h': fputs(app_converge_usage, stdout); status = 0; break;
         default: status = app_usage_error("converge", "%s", "unknown option");
@@ -144,7 +156,35 @@ static void describe_solver(const op_world *w, char *text, size_t size)
     }
 }
 
-static void write_header(FILE *f, const converge_options *o, const converge_worlds *worlds, const char *command_line)
+/* A tolerance t is measured against x* only where x* has settled well below it: its last step
+ * at most t/100 (a variant still creeping after M iterations, e.g. shape matching's one-ring
+ * groups, has no x* to measure 1e-6 against). */
+static const double UNSETTLED = 1e-2;
+
+/* "K\tMS" for each tolerance where error[] stays below it, "–\t–" where it never does, "x*
+ * unsettled" where x* is not settled below it, "single update" in every field for a variant
+ * whose first iteration gives x* */
+static void write_own_fields(FILE *f, const converge_options *o, const op_converge_fixed_point *fixed,
+                             const double *seconds)
+{
+    static const double tolerances[] = { 1e-2, 1e-4, 1e-6 };
+    fprintf(f, "# own_fields = ");
+    for (int t = 0; t < 3; ++t) {
+        int k = op_converge_reached(fixed->error, o->iterations + 1, tolerances[t]);
+        if (fixed->single_update)
+            fprintf(f, "%ssingle update\tsingle update", t ? "\t" : "");
+        else if (fixed->last_step > UNSETTLED * tolerances[t])
+            fprintf(f, "%sx* unsettled\tx* unsettled", t ? "\t" : "");
+        else if (k < 0)
+            fprintf(f, "%s–\t–", t ? "\t" : "");
+        else
+            fprintf(f, "%s%d\t%.3f", t ? "\t" : "", k, 1e3 * seconds[k]);
+    }
+    fprintf(f, "\n");
+}
+
+static void write_header(FILE *f, const converge_options *o, const converge_worlds *worlds, const char *command_line,
+                         const op_converge_fixed_point *fixed, const double *seconds)
 {
     char run_solver[2048], study_solver[2048];
     describe_solver(&worlds->scene.world, run_solver, sizeof run_solver);
@@ -165,23 +205,34 @@ static void write_header(FILE *f, const converge_options *o, const converge_worl
             o->repeats, run_solver, study_solver);
     char cpu[128];
     fprintf(f, "# cpu = %s\n", op_cpu_model(cpu, sizeof cpu));
+    if (fixed) {
+        fprintf(f, "# fixed point = %d iterations of the study solver from the same state (x*); error = "
+                   "||x_k - x*|| / ||x_0 - x*|| over every body's positions\n",
+                fixed->iterations);
+        fprintf(f, "# fixed point last step = %.3e (||x_M - x_(M-1)|| / ||x_0 - x*||)\n", fixed->last_step);
+        write_own_fields(f, o, fixed, seconds);
+    }
 }
 
 /* FILE.tsv under a temporary name, renamed when complete. */
 static int write_table(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds,
                        const char *command_line, const double *seconds, const double *energy,
-                       const op_converge_spread *spread)
+                       const op_converge_spread *spread, const op_converge_fixed_point *fixed)
 {
     op_atomic_file file;
     if (op_atomic_open(ctx, &file, o->out) != OP_OK)
         return ctx->status;
-    write_header(file.file, o, worlds, command_line);
+    write_header(file.file, o, worlds, command_line, fixed, seconds);
     for (int r = 0; r < o->repeats; ++r)
         fprintf(file.file, "# repeat %d: wall %.6f s, thread cpu %.6f s\n", r + 1, spread->wall[r], spread->cpu[r]);
-    fprintf(file.file, "# k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy\n");
-    for (int k = 0; k <= o->iterations; ++k)
-        fprintf(file.file, "%d\t%.17g\t%.17g\t%.17g\t%.17g\t%d\n", k, seconds[k], energy[k], spread->lo[k],
-                spread->hi[k], spread->noisy[k]);
+    fprintf(file.file, "# k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy%s\n", fixed ? "\terror" : "");
+    for (int k = 0; k <= o->iterations; ++k) {
+        fprintf(file.file, "%d\t%.17g\t%.17g\t%.17g\t%.17g\t%d", k, seconds[k], energy[k], spread->lo[k], spread->hi[k],
+                spread->noisy[k]);
+        if (fixed)
+            fprintf(file.file, "\t%.17g", fixed->error[k]);
+        fprintf(file.file, "\n");
+    }
     return op_atomic_commit(ctx, &file);
 }
 
@@ -190,22 +241,28 @@ static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *wor
     load_worlds(ctx, o, worlds);
     double *seconds = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
     double *energy = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
+    op_converge_fixed_point fixed = { .iterations = o->fixed_point };
+    if (o->fixed_point > 0)
+        fixed.error = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
+    op_converge_fixed_point *own = o->fixed_point > 0 ? &fixed : NULL;
     size_t n = (size_t)o->iterations + 1, r = (size_t)o->repeats;
     op_converge_spread spread = { .lo = op_calloc(ctx, n, sizeof(double)),
                                   .hi = op_calloc(ctx, n, sizeof(double)),
                                   .noisy = op_calloc(ctx, n, sizeof(int)),
                                   .wall = op_calloc(ctx, r, sizeof(double)),
                                   .cpu = op_calloc(ctx, r, sizeof(double)) };
-    if (ctx->status == OP_OK && op_converge_timed(ctx, &worlds->scene, &worlds->second, o->frames, o->iterations,
-                                                  o->repeats, seconds, energy, &spread) == OP_OK)
-        write_table(ctx, o, worlds, command_line, seconds, energy, &spread);
-    free(seconds);
-    free(energy);
+    if (ctx->status == OP_OK &&
+        op_converge_study(ctx, &worlds->scene, &worlds->second, o->frames, o->iterations, o->repeats, seconds, energy,
+                          &spread, own) == OP_OK)
+        write_table(ctx, o, worlds, command_line, seconds, energy, &spread, own);
     free(spread.lo);
     free(spread.hi);
     free(spread.noisy);
     free(spread.wall);
     free(spread.cpu);
+    free(seconds);
+    free(energy);
+    free(fixed.error);
     return ctx->status;
 }
 

@@ -9,7 +9,8 @@
 # and this file derives from the matrix, for the report and for a paper:
 #
 #   data/results/variants/ms-per-frame.tsv, iterations-1e-4.tsv, ms-1e-4.tsv, ms-1e-6.tsv,
-#       r-at-ni.tsv   one row per variant, one column per scene
+#       r-at-ni.tsv, own-iterations-1e-4.tsv, own-ms-1e-4.tsv (to 1e-4 of the variant's own
+#       solution: every family)   one row per variant, one column per scene
 #   data/results/variants/bar.tsv       stiffness spread, largest stable h and k (bar), recovery
 #                                       (collapse)
 #   data/results/variants/targets.tsv   the issue's targets: Anderson against plain on the Fig. 5
@@ -39,7 +40,7 @@ VARIANTS_MATRIX := $(VARIANTS_DIR)/matrix.tsv
 VARIANTS_JOBS ?= 2
 VARIANTS_SCENES := bar collapse fall bunny
 VARIANTS_DERIVED := $(addprefix $(VARIANTS_DIR)/,ms-per-frame.tsv iterations-1e-4.tsv ms-1e-4.tsv ms-1e-6.tsv \
-    r-at-ni.tsv bar.tsv targets.tsv)
+    r-at-ni.tsv own-iterations-1e-4.tsv own-ms-1e-4.tsv bar.tsv targets.tsv)
 VARIANTS_TEX := $(patsubst $(VARIANTS_DIR)/%.tsv,reports/tables/variants-%.tex,$(VARIANTS_DERIVED))
 VARIANTS_KEYED := $(VARIANTS_DIR)/matrix-keyed.tsv
 VARIANTS_FIGURES := $(FIGURES)/variants-convergence.png $(FIGURES)/variants-cost.png $(FIGURES)/variants-measures.png
@@ -71,6 +72,10 @@ $(VARIANTS_DIR)/ms-1e-6.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsi
 	$(call variants_pivot,ms_1e-6)
 $(VARIANTS_DIR)/r-at-ni.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	$(call variants_pivot,r_at_ni)
+$(VARIANTS_DIR)/own-iterations-1e-4.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
+	$(call variants_pivot,own_iterations_1e-4)
+$(VARIANTS_DIR)/own-ms-1e-4.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
+	$(call variants_pivot,own_ms_1e-4)
 
 $(VARIANTS_DIR)/bar.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")

@@ -7,7 +7,9 @@
 #
 # Variants: `bin/opsim solvers --names`, arap expanded into its options (Gauss–Seidel and Jacobi
 # rotations, each plain, with Chebyshev (ρ from opsim estimate-rho for the scene and order) and
-# with Anderson (m = 5)); every other variant plain with its defaults (a variant landing later
+# with Anderson (m = 5)); shape-matching in each group order (jacobi, its default, and gs),
+# meshless with its default goals (start: one explicit update a sub-step) and with predicted
+# goals (an iteration); every other variant plain with its defaults (a variant landing later
 # joins as it is). rigid is the k → ∞ reference (one rigid body, implicit Euler), not a solver of
 # the elastic problem: its energy never approaches the elastic E*.
 #
@@ -23,6 +25,13 @@
 #   which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and r after
 #   the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2).
 #   Frames: bar 60, collapse 5, fall 15, bunny 20.
+# - convergence to the variant's own solution (own_*): the same run with --fixed-point 5000:
+#   iterations and ms until ‖x_k − x*‖ / ‖x_0 − x*‖ stays below 1e-2, 1e-4, 1e-6, x* the positions
+#   after 5,000 iterations of the same variant from the same state, for every family (shape
+#   matching, springs, meshless minimise no ARAP energy, so their energy cells say little);
+#   opsim converge computes the cells ("single update" for a variant whose first iteration
+#   gives x*; "x* unsettled" where x*'s last step is above 1/100 of the tolerance);
+#   own_last_step is that last step.
 # - ms per frame: the median of /timing/total over the frames of one run with energy logging off
 #   (bar: 300 frames at 10 iterations, 1/30 s; collapse, fall: 150; bunny: 60).
 # Timed work runs alone (the timing protocol, docs/timing.md): every opsim command holds a lock
@@ -72,6 +81,12 @@ variants() {
                 printf 'arap-%s-chebyshev\tname=arap rotations=%s chebyshev=on rho:%s\n' $order $order $order
                 printf 'arap-%s-anderson\tname=arap rotations=%s anderson=on anderson_m=5\n' $order $order
             done
+        elif [ "$name" = shape-matching ]; then
+            printf '%s\tname=%s\n' "$name" "$name"
+            printf '%s-gs\tname=%s order=gs\n' "$name" "$name"
+        elif [ "$name" = meshless ]; then
+            printf '%s\tname=%s\n' "$name" "$name"
+            printf '%s-predicted\tname=%s goals=predicted\n' "$name" "$name"
         else
             printf '%s\tname=%s\n' "$name" "$name"
         fi
@@ -171,18 +186,24 @@ cell() { # LABEL SETTINGS SCENE
     mapfile -d '' run < <(run_settings "$spec" "$scene")
     local name=${spec%% *}
     name=${name#name=}
-    local convergence ms recovery=– spread=– max_h=– max_k=– note=""
+    local convergence own own_step=– ms recovery=– spread=– max_h=– max_k=– note=""
     # convergence of one sub-step: the frames run the configured arap, the sub-step the variant
     local status=0
     [ -s "$out-converge.tsv" ] || $OPSIM_ALONE converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" \
-        --iterations $ITERATIONS --repeats $REPEATS --solver "name=$name" "${conv[@]}" --out "$out-converge.tsv" 2> "$out.err" ||
-        status=$?
+        --iterations $ITERATIONS --repeats $REPEATS --fixed-point $REFERENCE --solver "name=$name" "${conv[@]}" \
+        --out "$out-converge.tsv" 2> "$out.err" || status=$?
     if [ $status = 0 ]; then
         convergence=$(converge_fields "$RUNS/reference-$scene.tsv" "$out-converge.tsv" "${NI[$scene]}")
+        own=$(sed -n 's/^# own_fields = //p' "$out-converge.tsv")
+        own_step=$(sed -n 's/^# fixed point last step = \([^ ]*\).*/\1/p' "$out-converge.tsv")
+        # a single update reaches no tolerance of E* either: said so, not "–"
+        case $own in "single update"*) convergence=$(echo "$convergence" |
+            awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= 6; ++i) if ($i == "–") $i = "single update"; print }') ;; esac
     else
         local why
         why=$(reason "$out.err")
         convergence=$(printf '%s\t–\t–\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
+        own=$(printf '%s\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
         note="$(verdict "$out.err"): $why"
     fi
     # ms per frame (and the collapse's recovery) from a run of the scene
@@ -254,8 +275,8 @@ cell() { # LABEL SETTINGS SCENE
         max_k=$([ "$best" = 1e11 ] && echo "≥1e11" || echo "$best")
     fi
     rm -f "$out.err"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$scene" "$ms" "$convergence" "$recovery" "$spread" \
-        "$max_h" "$max_k" "$note" > "$out.line"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$scene" "$ms" "$convergence" "$own" "$own_step" \
+        "$recovery" "$spread" "$max_h" "$max_k" "$note" > "$out.line"
 }
 
 # ---- the jobs, JOBS at a time ---------------------------------------------------------------
@@ -281,7 +302,7 @@ done
 wait
 
 tmp=$OUT/matrix.tsv.$$.tmp
-printf '# variant\tscene\tms_per_frame\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
+printf '# variant\tscene\tms_per_frame\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
 for entry in "${VARIANTS[@]}"; do
     for scene in $SCENES; do
         line=$RUNS/${entry%%	*}-$scene.line

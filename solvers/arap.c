@@ -75,6 +75,7 @@
 #include "opsim/solver.h"
 #include "kernels/sparse.h"
 #include "base/timer.h"
+#include "arap_energy.h"
 #include "arap_terms.h"
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
@@ -167,6 +168,7 @@ typedef struct arap_solver {
     sweep_data data;       /* the four arrays above or, in a group, this body's lane of its own */
     arap_group *group;     /* NULL unless grouped (arap_group_bodies); then the arrays above are
                               unused and the local step runs only through arap_iterate_group */
+    op_arap_energy *energy; /* the energy hook's edge data, made on its first call (arap_energy.h) */
 } arap_solver;
 
 static const op_solver_option arap_options[] = {
@@ -219,6 +221,7 @@ static void arap_destroy(void *self)
     free(s->turn);
     op_arap_terms_free(&s->terms);
     op_arap_sweep_free(&s->sweep);
+    op_arap_energy_release(&s->energy);
     if (s->group && --s->group->references == 0)
         group_free(s->group);
     free(s);
@@ -1622,6 +1625,11 @@ static int arap_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_sta
     return status;
 }
 
+static int arap_energy(op_ctx *ctx, void *self, const op_body *body, double h, double *energy)
+{
+    return op_arap_energy_of(ctx, &((arap_solver *)self)->energy, body, h, energy);
+}
+
 const op_solver_type op_solver_arap = {
     .name = "arap",
     .summary = "local/global ARAP on oriented particles: polar rotations, prefactored positions",
@@ -1637,4 +1645,5 @@ const op_solver_type op_solver_arap = {
     .group = arap_group_bodies,
     .iterate_group = arap_iterate_group,
     .begin_group = arap_begin_group,
+    .energy = arap_energy,
 };

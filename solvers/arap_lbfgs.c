@@ -26,7 +26,8 @@
  *   fixed R: E is quadratic in x), applied through arap's CHOLMOD factor (op_arap_factor) to x,
  *   y and z alike; with no pairs, x_k + d is arap's global step from R_k;
  *   Armijo backtracking: α = 1, ½, ¼, … until E(x_k + α d, R(x_k + α d)) ≤ E_k + c₁ α g_kᵀd,
- *   c₁ = 1e-4, each trial one local step and one energy evaluation;
+ *   c₁ = 1e-4, each trial one local step and one pass giving E and g together (arap_energy.h,
+ *   equal to the yardstick to 1e-12 relative), so the accepted trial's gradient is already made;
  *   the pair s = α d, y = g_{k+1} − g_k is kept when sᵀy > 1e-12 |s| |y| (curvature), else
  *   dropped.
  * Why Armijo is always met for small α: the local step never raises E (Gauss–Seidel, a descent),
@@ -40,7 +41,9 @@
  * L-BFGS keeps its own history, which an extrapolation between iterations would invalidate.
  *
  * Stage times: the local steps (one a trial) are `local`; the gradients, the two-loop recursion,
- * the solves with A and the energy evaluations of the line search are `global`. */
+ * the solves with A and the energy-and-gradient passes of the line search are `global`.
+ *
+ * Energy hook (solver.h): E_k, kept from the line search, while the body holds (x_k, R_k). */
 #include "arap_lbfgs.h"
 
 #include <math.h>
@@ -49,7 +52,7 @@
 #include <string.h>
 
 #include "arap.h"
-#include "sim/energy.h"
+#include "arap_energy.h"
 #include "kernels/sparse.h"
 #include "base/timer.h"
 
@@ -64,6 +67,7 @@ typedef struct lbfgs_solver {
     double *x, *R;            /* [n][3], [n][9] x_k and R_k as the last iteration left them */
     double energy;            /* E_k */
     int fresh;                /* (x_k, R_k, E_k, g_k) must be made from the body */
+    op_arap_energy edges;     /* E and ∂E/∂x in one pass (arap_energy.h) */
     double *gradient_all;     /* [n][3] */
     double *g, *g_next;       /* [dim] g_k, g at the trial */
     double *direction;        /* [dim] d */
@@ -96,6 +100,7 @@ static void lbfgs_destroy(void *self)
     free(s->y);
     free(s->rho);
     free(s->alpha);
+    op_arap_energy_free(&s->edges);
     free(s);
 }
 
@@ -147,6 +152,8 @@ static int lbfgs_create(op_ctx *ctx, const op_solver_settings *settings, op_body
     s->rho = op_calloc(ctx, pairs, sizeof(double));
     s->alpha = op_calloc(ctx, pairs, sizeof(double));
     const op_sparse_factor *factor = op_arap_factor(s->arap);
+    if (ctx->status == OP_OK)
+        op_arap_energy_init(ctx, &s->edges, body->graph);
     if (ctx->status != OP_OK || (factor && op_sparse_workspace_reserve(ctx, &s->work, factor) != OP_OK)) {
         lbfgs_destroy(s);
         return ctx->status;
@@ -167,17 +174,19 @@ static int lbfgs_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
     return factor ? op_sparse_workspace_reserve(ctx, &s->work, factor) : OP_OK;
 }
 
-/* g(x) of the file comment at the body's state: the free particles' rows of ∂E/∂x, in the
- * order of the factor's rows (the position-free particles by index, arap.h) */
-static void free_gradient(lbfgs_solver *s, const op_body *body, double h, double *g)
+/* E at the body's state, and g(x) of the file comment there: the free particles' rows of ∂E/∂x,
+ * in the order of the factor's rows (the position-free particles by index, arap.h); one pass over
+ * the edges gives both (arap_energy.h) */
+static double energy_and_gradient(lbfgs_solver *s, const op_body *body, double h, double *g)
 {
-    op_energy_position_gradient(body, h, s->gradient_all);
+    double energy = op_arap_energy_eval(&s->edges, body, h, s->gradient_all);
     for (int i = 0, c = 0; i < s->n; ++i)
         if (!body->position_pinned[i]) {
             g[c++] = s->gradient_all[3 * i];
             g[c++] = s->gradient_all[3 * i + 1];
             g[c++] = s->gradient_all[3 * i + 2];
         }
+    return energy;
 }
 
 static double dot(const double *a, const double *b, int count)
@@ -186,13 +195,6 @@ static double dot(const double *a, const double *b, int count)
     for (int c = 0; c < count; ++c)
         sum += a[c] * b[c];
     return sum;
-}
-
-static double energy_of(const op_body *body, double h)
-{
-    op_energy e;
-    op_energy_eval(body, h, &e);
-    return e.total;
 }
 
 static void remember(lbfgs_solver *s, const op_body *body)
@@ -268,8 +270,7 @@ static int lbfgs_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_st
         double t = op_now();
         op_arap_local_step(s->arap, body, h);
         local += op_now() - t;
-        s->energy = energy_of(body, h);
-        free_gradient(s, body, h, s->g);
+        s->energy = energy_and_gradient(s, body, h, s->g);
         remember(s, body);
         s->pairs = s->next = 0;
         s->fresh = 0;
@@ -291,7 +292,7 @@ static int lbfgs_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_st
         double t = op_now();
         op_arap_local_step(s->arap, body, h);
         local += op_now() - t;
-        trial = energy_of(body, h);
+        trial = energy_and_gradient(s, body, h, s->g_next);
         if (trial <= s->energy + ARMIJO_C1 * alpha * slope) {
             accepted = 1;
             break;
@@ -306,7 +307,6 @@ static int lbfgs_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_st
         times->global += op_now() - start - local;
         return OP_OK;
     }
-    free_gradient(s, body, h, s->g_next);
     if (s->m > 0) {
         double *step = &s->s[(size_t)s->next * dim], *change = &s->y[(size_t)s->next * dim];
         for (int c = 0; c < dim; ++c) {
@@ -331,6 +331,16 @@ static int lbfgs_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_st
     return OP_OK;
 }
 
+/* E_k is what the line search accepted: the energy of the iterate the last iteration left, for
+ * nothing, while the body still holds it */
+static int lbfgs_energy(op_ctx *ctx, void *self, const op_body *body, double h, double *energy)
+{
+    lbfgs_solver *s = self;
+    (void)ctx;
+    *energy = !s->fresh && s->dim > 0 && holds(s, body) ? s->energy : op_arap_energy_eval(&s->edges, body, h, NULL);
+    return OP_OK;
+}
+
 const op_solver_type op_solver_arap_lbfgs = {
     .name = "arap-lbfgs",
     .summary = "quasi-Newton ARAP: L-BFGS on the positions, the global matrix as initial Hessian, rotations by a "
@@ -341,4 +351,5 @@ const op_solver_type op_solver_arap_lbfgs = {
     .begin_substep = lbfgs_begin_substep,
     .iterate = lbfgs_iterate,
     .destroy = lbfgs_destroy,
+    .energy = lbfgs_energy,
 };

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arap_energy.h"
 #include "arap_terms.h"
 #include "base/math3.h"
 #include "base/timer.h"
@@ -59,6 +60,7 @@ typedef struct reference_solver {
     double *previous;          /* [n][9] Jacobi: the rotations of the previous iteration */
     double *turn;              /* [n][12] R_i − P by columns, padded to four (op_arap_turn_mul_v) */
     double *rhs;               /* [free_count][3] */
+    op_arap_energy *energy;    /* the energy hook's edge data, made on its first call (arap_energy.h) */
 } reference_solver;
 
 static const op_solver_option reference_options[] = {
@@ -86,6 +88,7 @@ static void reference_destroy(void *self)
     free(s->previous);
     free(s->turn);
     free(s->rhs);
+    op_arap_energy_release(&s->energy);
     free(s);
 }
 
@@ -306,6 +309,11 @@ static int reference_resync(op_ctx *ctx, void *self, op_body *body, double h)
     return OP_OK;
 }
 
+static int reference_energy(op_ctx *ctx, void *self, const op_body *body, double h, double *energy)
+{
+    return op_arap_energy_of(ctx, &((reference_solver *)self)->energy, body, h, energy);
+}
+
 const op_solver_type op_solver_arap_reference = {
     .name = "arap-reference",
     .summary = "the paper's local/global ARAP in plain scalar C, one particle at a time (arap's reference)",
@@ -316,4 +324,5 @@ const op_solver_type op_solver_arap_reference = {
     .iterate = reference_iterate,
     .destroy = reference_destroy,
     .resync = reference_resync,
+    .energy = reference_energy,
 };

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/energy.h"
+
 const op_solver_type *op_solver_find(const char *name)
 {
     for (int s = 0; op_solver_registry[s]; ++s)
@@ -185,4 +187,15 @@ int op_solver_setting_choice(op_ctx *ctx, const op_solver_settings *settings, co
         word += word_length + (word[word_length] == '|');
     }
     return OP_FAIL(ctx, OP_ERR_USAGE, "solver option %s = '%s' must be one of %s", key, text, choices);
+}
+
+int op_solver_energy(op_ctx *ctx, const op_solver_type *type, void *solver, const op_body *body, double h,
+                     double *energy)
+{
+    if (type && type->energy)
+        return type->energy(ctx, solver, body, h, energy);
+    op_energy e;
+    op_energy_eval(body, h, &e);
+    *energy = e.total;
+    return OP_OK;
 }

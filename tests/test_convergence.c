@@ -2,7 +2,9 @@
  * energy is the energy at the start of the sub-step, Gauss–Seidel never raises it, runs are
  * bitwise repeatable, a study world solves the same problem, bad frame and iteration counts fail
  * (and the command line leaves no output file), repeated solves of the sub-step give the same
- * energies. */
+ * energies; the error against the variant's own fixed point (op_converge_to_fixed_point) is 1 at
+ * the start and exactly 0 after as many iterations as the fixed point took, for arap, shape
+ * matching and springs alike, and meshless's explicit update is named a single update. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +198,30 @@ static void test_command_line(void **state)
     assert_int_equal(rows, 6);
     assert_true(header > 3 && study == 1);
     remove(out);
+    /* --fixed-point: a fourth column from 1 down to 0 at the fixed point's own count, and the cells */
+    assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 8 --fixed-point 8", out), 0);
+    file = fopen(out, "r");
+    assert_non_null(file);
+    rows = 0;
+    int own = 0;
+    double error = -1.0;
+    while (fgets(line, sizeof line, file)) {
+        if (line[0] == '#') {
+            own += strncmp(line, "# own_fields = ", 15) == 0 && strchr(line + 15, '\t') != NULL;
+            continue;
+        }
+        int k;
+        double seconds, energy;
+        assert_int_equal(sscanf(line, "%d\t%lf\t%lf\t%lf", &k, &seconds, &energy, &error), 4);
+        assert_true(k > 0 || error == 1.0);
+        rows++;
+    }
+    fclose(file);
+    assert_int_equal(rows, 9);
+    assert_true(own == 1 && error == 0.0);
+    remove(out);
+    assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 8 --fixed-point 0", out), 64);
+    assert_int_not_equal(access(out, F_OK), 0);
 }
 
 /* --repeats: the same energies as one solve, bitwise, the time to each iteration a median of
@@ -248,6 +274,86 @@ static void test_repeats(void **state)
     op_scene_free(&scene);
 }
 
+/* ---- the error against the variant's own fixed point ---------------------------------------- */
+
+/* config to `frames`, then the studied sub-step with study_overrides: error[0 … iterations]
+ * against a fixed point of `fixed_iterations` */
+static op_converge_fixed_point own_error(const char *scene_config, const char *const *study_overrides, int frames,
+                                         int iterations, int fixed_iterations, double *error)
+{
+    op_scene scene, study;
+    test_load_scene(&scene, scene_config, NULL);
+    test_load_scene(&study, scene_config, study_overrides);
+    double *seconds = calloc((size_t)iterations + 1, sizeof(double));
+    double *energy = calloc((size_t)iterations + 1, sizeof(double));
+    assert_non_null(seconds && energy);
+    op_converge_fixed_point fixed = { .iterations = fixed_iterations, .error = error };
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (op_converge_to_fixed_point(&ctx, &scene, &study, frames, iterations, 1, seconds, energy, &fixed) != OP_OK)
+        fail_msg("%s", ctx.message);
+    free(seconds);
+    free(energy);
+    op_scene_free(&scene);
+    op_scene_free(&study);
+    return fixed;
+}
+
+static void test_error_against_the_own_fixed_point(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    double error[N + 1];
+    const char *const *variants[] = {
+        (const char *const[]){ "solver.rotations=gs", NULL },
+        (const char *const[]){ "solver.name=shape-matching", NULL },
+        (const char *const[]){ "solver.name=shape-matching", "solver.order=gs", NULL },
+        (const char *const[]){ "solver.name=springs", NULL },
+    };
+    for (size_t v = 0; v < sizeof variants / sizeof *variants; ++v) {
+        /* x* after N iterations, the studied sub-step N iterations: the last iterate is x*, bitwise */
+        op_converge_fixed_point fixed = own_error(config, variants[v], FRAMES, N, N, error);
+        print_message("%s: error after 1, 10, %d: %.3g %.3g %.3g; last step %.3g\n", variants[v][0], N - 1,
+                      error[1], error[10], error[N - 1], fixed.last_step);
+        assert_true(error[0] == 1.0 && error[N] == 0.0);
+        assert_true(error[N - 1] > 0.0 && error[N - 1] < error[1]);
+        assert_false(fixed.single_update);
+        assert_true(fixed.last_step > 0.0);
+    }
+    /* Gauss–Seidel arap converges: 300 iterations to 1e-2 of its own x* (measured 79 on this sub-step) */
+    static double more[301];
+    own_error(config, variants[0], FRAMES, 300, 3000, more);
+    int reached = op_converge_reached(more, 301, 1e-2);
+    print_message("arap gs: 1e-2 of its own x* after %d iterations\n", reached);
+    assert_true(reached > 10 && reached < 300);
+}
+
+static void test_single_update_is_named(void **state)
+{
+    (void)state;
+    double error[11];
+    const char *const goals_start[] = { "solver.goals=start", NULL };
+    op_converge_fixed_point fixed = own_error("experiments/meshless-spring.ini", goals_start, 2, 10, 50, error);
+    assert_true(fixed.single_update);
+    assert_true(error[0] == 1.0 && fixed.last_step == 0.0);
+    for (int k = 1; k <= 10; ++k)
+        assert_true(error[k] == 0.0);
+    const char *const goals_predicted[] = { "solver.goals=predicted", NULL };
+    fixed = own_error("experiments/meshless-spring.ini", goals_predicted, 2, 10, 50, error);
+    assert_false(fixed.single_update);
+}
+
+static void test_reached(void **state)
+{
+    (void)state;
+    const double r[] = { 1.0, 1e-3, 2e-2, 1e-3, 1e-5, 0.0 / 0.0, 1e-7 };
+    assert_int_equal(op_converge_reached(r, 7, 1e-2), 6); /* NaN at 5 is above */
+    assert_int_equal(op_converge_reached(r, 5, 1e-2), 3);
+    assert_int_equal(op_converge_reached(r, 5, 1e-4), 4);
+    assert_int_equal(op_converge_reached(r, 5, 1e-6), -1);
+    assert_int_equal(op_converge_reached(r, 1, 1.0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +364,9 @@ int main(void)
         cmocka_unit_test(test_bad_frames_and_iterations_fail),
         cmocka_unit_test(test_command_line),
         cmocka_unit_test(test_repeats),
+        cmocka_unit_test(test_error_against_the_own_fixed_point),
+        cmocka_unit_test(test_single_update_is_named),
+        cmocka_unit_test(test_reached),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -121,6 +121,10 @@ static const char *const VARIANTS_TABLES[][2] = {
     { "results/variants/ms-1e-4.tsv", "# variant\tbar\tfall\narap-gs\t0.04\t0.48\nrigid\trefused\t–\n" },
     { "results/variants/ms-1e-6.tsv", "# variant\tbar\tfall\narap-gs\t0.4\t1.1\nrigid\trefused\t–\n" },
     { "results/variants/r-at-ni.tsv", "# variant\tbar\tfall\narap-gs\t5e-4\t0.05\nrigid\trefused\t0.39\n" },
+    { "results/variants/own-iterations-1e-4.tsv",
+      "# variant\tbar\tfall\narap-gs\t80\t230\nmeshless\tsingle update\tsingle update\n" },
+    { "results/variants/own-ms-1e-4.tsv",
+      "# variant\tbar\tfall\narap-gs\t1.2\t3.6\nmeshless\tsingle update\tsingle update\n" },
     { "results/variants/bar.tsv", "# variant\tstiffness_spread\tmax_h_s\tmax_k\trecovery_s\n"
                                   "arap-gs\t1.08\t≥1/10\t≥1e11\t1.567\nrigid\trefused\trefused\trefused\trefused\n" },
     { "results/variants/targets.tsv",
@@ -381,6 +385,7 @@ static void test_report_has_every_section_table_and_picture(void **state)
     assert_contains(text, "| `fig2` | bar_k | 5×10<sup>8</sup> | 400 | 2 | 1 |");
     assert_contains(text, "| `fig2` | bar_4k | 2×10<sup>9</sup> | 100 | – | 1 |");
     assert_contains(text, "| arap | 1000 | 1/30 | 220 | 0.002 |");
+    assert_contains(text, "| meshless | single update | single update |"); /* the own-solution tables */
     assert_contains(text, "| ours (`arap`) | 9.52 % (max / min 1.1) | 19.4 % (max / min 1.21) |");
     assert_contains(text, "| meshless (Eq. 9) | 0 % (max / min 1) |");
     /* Müller et al. 2005: the tables of make meshless, their cells in the prose. */

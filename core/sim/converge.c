@@ -1,6 +1,7 @@
 /* The convergence of one sub-step: see converge.h. */
 #include "sim/converge.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,24 +43,97 @@ static int take_state(op_ctx *ctx, op_world *to, const op_world *from)
     return op_world_remake_solver_states(ctx, to);
 }
 
-/* The studied sub-step in world w: energies into energy[0 … iterations], each iteration's time
- * into took[k]. */
-static int study_substep(op_ctx *ctx, op_world *w, int iterations, double *took, double *energy)
+/* Every body's positions, one after another, into x (NULL: their count). */
+static size_t gather_positions(const op_world *w, double *x)
+{
+    size_t used = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        size_t n = 3 * (size_t)w->bodies[b].state.particle_count;
+        if (x)
+            memcpy(&x[used], w->bodies[b].state.position, n * sizeof(double));
+        used += n;
+    }
+    return used;
+}
+
+/* ‖x − y‖ over every body's positions against y[] (gather_positions' order). */
+static double distance_to(const op_world *w, const double *y)
+{
+    double sum = 0.0;
+    size_t c = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_state *s = &w->bodies[b].state;
+        for (int i = 0; i < 3 * s->particle_count; ++i, ++c) {
+            double d = s->position[i] - y[c];
+            sum += d * d;
+        }
+    }
+    return sqrt(sum);
+}
+
+/* What the studied sub-step records besides the times: energies into energy[0 … iterations] and,
+ * with a fixed point x*, the distances ‖x_k − x*‖ into distance[0 … iterations]. */
+typedef struct study_record {
+    double *energy;
+    const double *fixed;
+    double *distance;
+} study_record;
+
+static void record_iterate(const op_world *w, double h, int k, const study_record *out)
+{
+    out->energy[k] = op_world_energy(w, h, NULL);
+    if (out->fixed)
+        out->distance[k] = distance_to(w, out->fixed);
+}
+
+/* The studied sub-step in world w, each iteration's time into took[k]. */
+static int study_substep(op_ctx *ctx, op_world *w, int iterations, double *took, const study_record *out)
 {
     double h = w->def.frame_time / w->def.substeps;
     if (op_world_begin_substep(ctx, w, h) != OP_OK)
         return ctx->status;
     op_stage_times times = { 0 };
-    energy[0] = op_world_energy(w, h, NULL);
+    record_iterate(w, h, 0, out);
     for (int k = 0; k < iterations; ++k) {
         double start = op_now();
         int status = op_world_iterate(ctx, w, h, k, &times);
         took[k] = op_now() - start;
         if (status != OP_OK)
             return ctx->status;
-        energy[k + 1] = op_world_energy(w, h, NULL);
+        record_iterate(w, h, k + 1, out);
     }
     return OP_OK;
+}
+
+/* The variant's own fixed point of the sub-step in the study world (after it took the scene's
+ * state): x* into fixed, x_1 into first, x_{N−1} into before_last. */
+static int solve_to_fixed_point(op_ctx *ctx, op_world *study, const op_world *from, int iterations, double *fixed,
+                                double *first, double *before_last)
+{
+    if (take_state(ctx, study, from) != OP_OK)
+        return ctx->status;
+    double h = study->def.frame_time / study->def.substeps;
+    if (op_world_begin_substep(ctx, study, h) != OP_OK)
+        return ctx->status;
+    op_stage_times times = { 0 };
+    for (int k = 0; k < iterations; ++k) {
+        if (k == iterations - 1)
+            gather_positions(study, before_last);
+        if (op_world_iterate(ctx, study, h, k, &times) != OP_OK)
+            return ctx->status;
+        if (k == 0)
+            gather_positions(study, first);
+    }
+    gather_positions(study, fixed);
+    return OP_OK;
+}
+
+int op_converge_reached(const double *r, int count, double tolerance)
+{
+    int reached = -1;
+    for (int k = count - 1; k >= 0 && r[k] <= tolerance; --k)
+        reached = k;
+    return reached;
 }
 
 int op_converge(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, double *seconds,
@@ -71,14 +145,43 @@ int op_converge(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int i
 int op_converge_repeated(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
                          double *seconds, double *energy)
 {
-    return op_converge_timed(ctx, scene, study, frames, iterations, repeats, seconds, energy, NULL);
+    return op_converge_study(ctx, scene, study, frames, iterations, repeats, seconds, energy, NULL, NULL);
+}
+
+int op_converge_timed(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                      double *seconds, double *energy, const op_converge_spread *spread)
+{
+    return op_converge_study(ctx, scene, study, frames, iterations, repeats, seconds, energy, spread, NULL);
+}
+
+int op_converge_to_fixed_point(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                               double *seconds, double *energy, op_converge_fixed_point *fixed)
+{
+    return op_converge_study(ctx, scene, study, frames, iterations, repeats, seconds, energy, NULL, fixed);
+}
+
+/* error[] and the rest of *fixed from the distances and the stored positions */
+static void finish_fixed_point(op_converge_fixed_point *fixed, int iterations, const double *distance,
+                               const double *first, const double *before_last, const double *x_star, size_t count)
+{
+    double scale = distance[0], first_step = 0.0, last = 0.0;
+    for (int k = 0; k <= iterations; ++k)
+        fixed->error[k] = scale > 0.0 ? distance[k] / scale : 0.0;
+    for (size_t c = 0; c < count; ++c) {
+        last += (x_star[c] - before_last[c]) * (x_star[c] - before_last[c]);
+        first_step += (first[c] - x_star[c]) * (first[c] - x_star[c]);
+    }
+    fixed->last_step = scale > 0.0 ? sqrt(last) / scale : 0.0;
+    fixed->single_update = scale > 0.0 && first_step == 0.0;
 }
 
 /* The solves: with repeats > 1 an untimed one first, then repeat r's iteration times into
  * took[r·iterations …], its wall and thread CPU time into wall[r], cpu[r], the first timed
- * repeat's energies into energy and every other's checked against them. */
+ * repeat's energies into energy (and, with a fixed point x_star, its distances to it) and every
+ * other's energies checked against them. */
 static int solve_repeats(op_ctx *ctx, op_world *w, op_scene *study, int iterations, int repeats, double *took,
-                         double *wall, double *cpu, double *energy, double *again)
+                         double *wall, double *cpu, double *energy, double *again, const double *x_star,
+                         double *distance)
 {
     for (int r = repeats > 1 ? -1 : 0; r < repeats && ctx->status == OP_OK; ++r) {
         if (study) {
@@ -88,7 +191,8 @@ static int solve_repeats(op_ctx *ctx, op_world *w, op_scene *study, int iteratio
         }
         double *times = &took[(size_t)(r < 0 ? 0 : r) * (size_t)iterations];
         double start = op_now(), cpu_start = op_thread_cpu_seconds();
-        if (study_substep(ctx, study ? &study->world : w, iterations, times, r == 0 ? energy : again) != OP_OK)
+        study_record out = { .energy = r == 0 ? energy : again, .fixed = r == 0 ? x_star : NULL, .distance = distance };
+        if (study_substep(ctx, study ? &study->world : w, iterations, times, &out) != OP_OK)
             break;
         if (r >= 0) {
             wall[r] = op_now() - start;
@@ -100,8 +204,8 @@ static int solve_repeats(op_ctx *ctx, op_world *w, op_scene *study, int iteratio
     return ctx->status;
 }
 
-int op_converge_timed(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
-                      double *seconds, double *energy, const op_converge_spread *spread)
+int op_converge_study(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                      double *seconds, double *energy, const op_converge_spread *spread, op_converge_fixed_point *fixed)
 {
     if (frames < 0 || frames > OP_CONVERGE_MAX_FRAMES)
         return OP_FAIL(ctx, OP_ERR_USAGE, "frame %d: give a whole number of frames from 0 to %d", frames,
@@ -118,6 +222,11 @@ int op_converge_timed(op_ctx *ctx, op_scene *scene, op_scene *study, int frames,
         study = NULL;
     if (repeats > 1 && !study)
         return OP_FAIL(ctx, OP_ERR_USAGE, "repeating the studied sub-step needs a study world to take the state");
+    if (fixed && !study)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "the studied variant's fixed point needs a study world to take the state");
+    if (fixed && (fixed->iterations < 1 || fixed->iterations > OP_CONVERGE_MAX_ITERATIONS || !fixed->error))
+        return OP_FAIL(ctx, OP_ERR_USAGE, "%d fixed-point iterations: give a whole number from 1 to %d",
+                       fixed->iterations, OP_CONVERGE_MAX_ITERATIONS);
     if (study && check_compatible(ctx, &scene->world, &study->world) != OP_OK)
         return ctx->status;
     op_world *w = &scene->world;
@@ -131,8 +240,19 @@ int op_converge_timed(op_ctx *ctx, op_scene *scene, op_scene *study, int frames,
     double *to_k = op_calloc(ctx, (size_t)repeats * (size_t)iterations, sizeof(double));
     double *one = op_calloc(ctx, (size_t)repeats, sizeof(double));
     double *wall = op_calloc(ctx, (size_t)repeats, sizeof(double)), *cpu = op_calloc(ctx, (size_t)repeats, sizeof(double));
+    size_t count = gather_positions(w, NULL);
+    double *x_star = NULL, *first = NULL, *before_last = NULL, *distance = NULL;
+    if (fixed && ctx->status == OP_OK) {
+        x_star = op_calloc(ctx, count, sizeof(double));
+        first = op_calloc(ctx, count, sizeof(double));
+        before_last = op_calloc(ctx, count, sizeof(double));
+        distance = op_calloc(ctx, (size_t)iterations + 1, sizeof(double));
+        study->world.def.log_energy = 0;
+        if (ctx->status == OP_OK)
+            solve_to_fixed_point(ctx, &study->world, w, fixed->iterations, x_star, first, before_last);
+    }
     if (ctx->status == OP_OK &&
-        solve_repeats(ctx, w, study, iterations, repeats, took, wall, cpu, energy, again) == OP_OK) {
+        solve_repeats(ctx, w, study, iterations, repeats, took, wall, cpu, energy, again, x_star, distance) == OP_OK) {
         /* each repeat's time to the end of iteration k, then their median and interval per k */
         for (int r = 0; r < repeats; ++r)
             for (int k = 0; k < iterations; ++k)
@@ -159,7 +279,13 @@ int op_converge_timed(op_ctx *ctx, op_scene *scene, op_scene *study, int frames,
             if (spread->cpu)
                 spread->cpu[r] = cpu[r];
         }
+        if (fixed)
+            finish_fixed_point(fixed, iterations, distance, first, before_last, x_star, count);
     }
+    free(x_star);
+    free(first);
+    free(before_last);
+    free(distance);
     free(took);
     free(again);
     free(to_k);

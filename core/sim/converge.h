@@ -58,4 +58,35 @@ typedef struct op_converge_spread {
 int op_converge_timed(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
                       double *seconds, double *energy, const op_converge_spread *spread);
 
+/* The error of each iterate against the studied variant's own converged solution of the same
+ * sub-step, for every family alike (shape matching, springs, meshless minimise no ARAP energy, so
+ * E − E* says nothing of them):
+ *   error[k] = ‖x_k − x*‖ / ‖x_0 − x*‖  over every body's positions (all particles, one norm),
+ * x* the positions after `iterations` iterations of the same variant from the same state (its
+ * fixed point: a run of its own before the repeats, in the study world after it took the
+ * scene's state; 0 when x_0 = x*). Positions, because they are what every family iterates and
+ * what a viewer sees; the ARAP variants' rotations follow them. Filled by
+ * op_converge_to_fixed_point. */
+typedef struct op_converge_fixed_point {
+    int iterations;    /* N*, in [1, OP_CONVERGE_MAX_ITERATIONS] */
+    double *error;     /* [studied iterations + 1] error[k] above */
+    double last_step;  /* ‖x_N* − x_{N*−1}‖ / ‖x_0 − x*‖: how settled x* is (0: exactly) */
+    int single_update; /* 1: x_1 = x* bitwise and x_0 ≠ x_1 (the first iteration applies the
+                          update, later ones repeat it: meshless goals = start, rigid) */
+} op_converge_fixed_point;
+
+/* op_converge_repeated, with error[] against the variant's own fixed point (needs a study world,
+ * as repeats > 1). */
+int op_converge_to_fixed_point(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                               double *seconds, double *energy, op_converge_fixed_point *fixed);
+
+/* The first k after which r[k … count − 1] all stay at or below tolerance (NaN is above), or −1
+ * when r[count − 1] is above: "iterations to tolerance" of the convergence tables. */
+int op_converge_reached(const double *r, int count, double tolerance);
+
+/* Both at once: the spread of the times (NULL: none) and the error against the fixed point
+ * (NULL: none), from one set of solves. */
+int op_converge_study(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                      double *seconds, double *energy, const op_converge_spread *spread, op_converge_fixed_point *fixed);
+
 #endif

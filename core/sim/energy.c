@@ -65,7 +65,7 @@ static double elastic_energy(const op_body *body)
     return 0.5 * body->stiffness * sum;
 }
 
-static double constraint_energy(const op_body *body)
+double op_energy_constraints(const op_body *body)
 {
     double sum = 0.0;
     for (int k = 0; k < body->constraint_count; ++k) {
@@ -85,7 +85,7 @@ void op_energy_eval(const op_body *body, double h, op_energy *out)
 {
     out->kinetic = kinetic_energy(body, h);
     out->elastic = elastic_energy(body);
-    out->constraint = constraint_energy(body);
+    out->constraint = op_energy_constraints(body);
     out->total = out->kinetic + out->elastic + out->constraint;
 }
 
@@ -115,6 +115,11 @@ void op_energy_position_gradient(const op_body *body, double h, double *gradient
             v3_axpy(gi, k * g->volume[i], res_j);
         }
     }
+    op_energy_constraints_position_gradient(body, gradient);
+}
+
+void op_energy_constraints_position_gradient(const op_body *body, double *gradient)
+{
     for (int c = 0; c < body->constraint_count; ++c) {
         const op_constraint *con = &body->constraints[c];
         if (con->kind != OP_CONSTRAINT_POSITION)

@@ -26,6 +26,11 @@ void op_energy_eval(const op_body *body, double h, op_energy *out);
  * what it would be were they free). Eq. 6 + 12 + 14. */
 void op_energy_position_gradient(const op_body *body, double h, double *gradient);
 
+/* E^c alone, and its ∂/∂x_i added into gradient[n][3]: the terms every evaluation of E shares
+ * (solvers/arap_energy.c, the arap family's own evaluation, adds them to its E^k + E^e). */
+double op_energy_constraints(const op_body *body);
+void op_energy_constraints_position_gradient(const op_body *body, double *gradient);
+
 /* ∂E/∂R_i as a 3x3 matrix for every particle into gradient[n][9], treating R_i as an
  * unconstrained matrix (for finite-difference tests of the local step's C_i: on SO(3) the
  * local step maximises tr(R_iᵀ C_i) where −∂E/∂R_i = C_i − R_i S_i with S_i symmetric). */

@@ -106,8 +106,8 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
     for (int b = 0; b < world->body_count; ++b)
         if (op_body_check(ctx, &world->bodies[b]) != OP_OK)
             return ctx->status;
-    if (op_accel_create(ctx, &world->solver_settings, solver, world->bodies, world->body_count, &world->accel) !=
-        OP_OK)
+    if (op_accel_create(ctx, &world->solver_settings, solver, world->solver_state, world->bodies,
+                        world->body_count, &world->accel) != OP_OK)
         return ctx->status;
     op_schedule_start(&world->schedule, world->bodies, world->body_count);
     return op_world_remake_solver_states(ctx, world);

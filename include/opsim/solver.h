@@ -109,7 +109,20 @@ typedef struct op_solver_type {
      * bitwise those begin_substep gives it; when it fails, *failed is the failing body's position
      * in the group. */
     int (*begin_group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h, int *failed);
+    /* Optional: the energy E of the body's current iterate (core/sim/energy.h, at this sub-step's
+     * h, y and Y) into *energy, as the variant computes it from data it keeps for its iterations,
+     * so that a method needing E every iteration (Anderson's safeguard, solvers/accel/anderson.c)
+     * pays less than the yardstick. It must equal op_energy_eval's total to 1e-12 relative
+     * (tests/test_solver_energy.c checks every variant that gives it on every scene); reported
+     * numbers still come from the yardstick. Callable whenever iterate is, on the body's thread,
+     * and it changes nothing the iterations read. NULL: callers use the yardstick. */
+    int (*energy)(op_ctx *ctx, void *solver, const op_body *body, double h, double *energy);
 } op_solver_type;
+
+/* E of the body's current iterate: the variant's energy hook when it gives one, else the yardstick
+ * (op_energy_eval's total). */
+int op_solver_energy(op_ctx *ctx, const op_solver_type *type, void *solver, const op_body *body, double h,
+                     double *energy);
 
 enum { OP_SOLVER_GROUP_MAX = 4 };
 

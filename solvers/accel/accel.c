@@ -7,7 +7,7 @@
 const op_accel_type *const op_accel_registry[] = { &op_chebyshev_accel, &op_anderson_accel, NULL };
 
 int op_accel_create(op_ctx *ctx, const op_solver_settings *settings, const op_solver_type *solver,
-                    const op_body *bodies, int body_count, op_accel **accel)
+                    void *const *solver_states, const op_body *bodies, int body_count, op_accel **accel)
 {
     *accel = NULL;
     /* every type reads its options, on or off, so that a bad value is refused either way */
@@ -24,8 +24,11 @@ int op_accel_create(op_ctx *ctx, const op_solver_settings *settings, const op_so
             return OP_FAIL(ctx, OP_ERR_USAGE, "solver options %s = on and %s = on together: choose one", first,
                            second);
         }
-        if (made)
+        if (made) {
+            made->solver = solver;
+            made->solver_states = solver_states;
             *accel = made;
+        }
     }
     return OP_OK;
 }

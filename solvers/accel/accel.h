@@ -39,6 +39,8 @@ typedef struct op_parameter_sink {
 /* An accelerator's state for every body of a world; each type extends it (first member). */
 typedef struct op_accel {
     const op_accel_type *type;
+    const op_solver_type *solver; /* the variant it accelerates, and the world's array of its */
+    void *const *solver_states;   /* per-body states (filled as they are made): for its energy hook */
 } op_accel;
 
 struct op_accel_type {
@@ -60,7 +62,7 @@ extern const op_accel_type *const op_accel_registry[];
 
 /* The accelerator the settings turn on for these bodies, or *accel = NULL when none is. */
 int op_accel_create(op_ctx *ctx, const op_solver_settings *settings, const op_solver_type *solver,
-                    const op_body *bodies, int body_count, op_accel **accel);
+                    void *const *solver_states, const op_body *bodies, int body_count, op_accel **accel);
 /* Frees it and sets *accel to NULL (nothing when NULL). */
 void op_accel_free(op_accel **accel, int body_count);
 

@@ -148,6 +148,23 @@ static double dot(const double *a, const double *b, int count)
     return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 
+/* E of the body's iterate: the variant's energy hook when it gives one (solver.h), else the
+ * yardstick (a hook that fails, out of memory, falls back to it: the same E to 1e-12) */
+static double iterate_energy(op_anderson *state, const op_body *body, double h)
+{
+    state->energy_evaluations++;
+    if (state->solver && state->solver->energy) {
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        double energy;
+        if (state->solver->energy(&ctx, state->solver_state, body, h, &energy) == OP_OK)
+            return energy;
+    }
+    op_energy e;
+    op_energy_eval(body, h, &e);
+    return e.total;
+}
+
 void op_anderson_before(op_anderson *state, const op_body *body, double h, int k)
 {
     if (state->m == 0)
@@ -163,9 +180,7 @@ void op_anderson_before(op_anderson *state, const op_body *body, double h, int k
     if (k > 0 && state->left_energy_known && holds_state(state->left_position, state->left_rotation, body, state->n)) {
         state->energy_u = state->energy_left;
     } else {
-        op_energy e;
-        op_energy_eval(body, h, &e);
-        state->energy_u = e.total;
+        state->energy_u = iterate_energy(state, body, h);
     }
     state->left_energy_known = 0;
 }
@@ -245,11 +260,10 @@ int op_anderson_apply(op_ctx *ctx, op_anderson *state, op_body *body, double h, 
                 state->candidate[c] -= theta[j] * dG[c];
         }
         unpack(body, state->candidate, state->quaternion);
-        op_energy e;
-        op_energy_eval(body, h, &e);
-        accepted = e.total <= state->energy_u; /* NaN: refused */
+        double energy = iterate_energy(state, body, h);
+        accepted = energy <= state->energy_u; /* NaN: refused */
         if (accepted) {
-            state->energy_left = e.total;
+            state->energy_left = energy;
             state->left_energy_known = 1;
             *changed_rotations = state->free_rotations > 0;
         }
@@ -319,7 +333,10 @@ static int anderson_accel_create(op_ctx *ctx, const op_solver_settings *settings
 
 static void anderson_accel_before(op_accel *accel, int b, const op_body *body, double h, int k)
 {
-    op_anderson_before(&((anderson_accel *)accel)->body[b], body, h, k);
+    op_anderson *state = &((anderson_accel *)accel)->body[b];
+    state->solver = accel->solver;
+    state->solver_state = accel->solver_states ? accel->solver_states[b] : NULL;
+    op_anderson_before(state, body, h, k);
 }
 
 static int anderson_accel_after(op_ctx *ctx, op_accel *accel, int b, op_body *body, double h, int k,
