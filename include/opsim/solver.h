@@ -109,6 +109,10 @@ typedef struct op_solver_type {
      * bitwise those begin_substep gives it; when it fails, *failed is the failing body's position
      * in the group. */
     int (*begin_group)(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h, int *failed);
+    /* 1: the variant's iterations keep every free particle above the floor when body->floor_held
+     * ([world] floor_contact = solve, world.h) and leave the floor's force in body->floor_push;
+     * op_world_start refuses floor_contact = solve for the others, naming the variant. */
+    int holds_floor;
 } op_solver_type;
 
 enum { OP_SOLVER_GROUP_MAX = 4 };
