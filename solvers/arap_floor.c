@@ -45,6 +45,8 @@ void op_arap_floor_free(op_arap_floor *floor)
     free(floor->list);
     free(floor->factored);
     free(floor->schur);
+    free(floor->schur_full);
+    free(floor->friction);
     free(floor->multiplier);
     free(floor->bound);
     free(floor->free_y);
@@ -68,7 +70,8 @@ static int prepare(op_ctx *ctx, op_arap_floor *floor, int n, int free_count, con
         floor->multiplier = op_calloc(ctx, (size_t)n, sizeof(double));
         floor->bound = op_calloc(ctx, (size_t)n, sizeof(double));
         floor->free_y = op_calloc(ctx, (size_t)n, sizeof(double));
-        floor->scratch = op_calloc(ctx, 3 * (size_t)free_count, sizeof(double));
+        floor->scratch = op_calloc(ctx, 3 * (size_t)(free_count > n ? free_count : n), sizeof(double));
+        floor->friction = op_calloc(ctx, 2 * (size_t)n, sizeof(double));
         if (ctx->status != OP_OK)
             return ctx->status;
         floor->factor = NULL;
@@ -158,13 +161,17 @@ static int factor_schur(op_ctx *ctx, op_arap_floor *floor, const int *row_of)
     int m = floor->list_count;
     if (m == floor->factored_count && memcmp(floor->list, floor->factored, (size_t)m * sizeof(int)) == 0)
         return OP_OK;
-    if (!floor->schur && !(floor->schur = op_calloc(ctx, (size_t)floor->n * (size_t)floor->n, sizeof(double))))
-        return ctx->status;
-    double *L = floor->schur;
+    if (!floor->schur) {
+        floor->schur = op_calloc(ctx, (size_t)floor->n * (size_t)floor->n, sizeof(double));
+        floor->schur_full = op_calloc(ctx, (size_t)floor->n * (size_t)floor->n, sizeof(double));
+        if (ctx->status != OP_OK)
+            return ctx->status;
+    }
+    double *L = floor->schur, *S = floor->schur_full;
     for (int a = 0; a < m; ++a) {
         const double *col = column(floor, floor->list[a]);
         for (int b = 0; b <= a; ++b)
-            L[a * m + b] = col[row_of[floor->list[b]]];
+            S[a * m + b] = S[b * m + a] = L[a * m + b] = col[row_of[floor->list[b]]];
     }
     for (int j = 0; j < m; ++j) {
         double d = L[j * m + j];
@@ -235,6 +242,73 @@ static int hold_round(op_arap_floor *floor, const int *row_of, double *rhs)
     return changed;
 }
 
+/* Coulomb friction on the held particles, the x and z columns. With the floor's forces μ fixed,
+ * friction bounds each held particle's tangential force f_a = (f_x, f_z) by c_a = friction μ_a,
+ * and the implicit step with maximal dissipation is the minimum over u of the global step's
+ * energy plus Σ_a c_a |u_a − s_a|, s_a the particle's displacement where the sub-step started
+ * (its tangential motion over the sub-step is h v_t). Its dual is small and dense:
+ *   min ½ fᵀ S f − fᵀ (s − u₀)  over |f_a| ≤ c_a,   then u = u₀ + W f,
+ * S the held set's Schur complement (the same for x and z, A being one matrix for both). It is
+ * solved by projected Gauss–Seidel over the held particles in ascending order, each f_a onto its
+ * disc, until no force moves by more than FRICTION_TOLERANCE of its bound (at most
+ * FRICTION_SWEEPS sweeps): a particle whose f_a stays inside its disc sticks (u_a = s_a), one on
+ * the rim slides against its motion. */
+enum { FRICTION_SWEEPS = 200 };
+static const double FRICTION_TOLERANCE = 1e-12;
+
+static void hold_friction(op_arap_floor *floor, const op_body *body, const int *row_of, const double *reference,
+                          double *rhs)
+{
+    int m = floor->list_count;
+    double friction = body->floor_friction;
+    if (m == 0 || !(friction > 0))
+        return;
+    const double *S = floor->schur_full;
+    double *gap = floor->scratch; /* [m][2] s_a − u₀_a, x and z */
+    for (int a = 0; a < m; ++a) {
+        int p = floor->list[a], row = row_of[p];
+        const double *start = &body->start_position[3 * p], *x_ref = &reference[3 * p];
+        gap[2 * a] = (start[0] - x_ref[0]) - rhs[3 * row];
+        gap[2 * a + 1] = (start[2] - x_ref[2]) - rhs[3 * row + 2];
+        floor->friction[2 * p] = floor->friction[2 * p + 1] = 0.0;
+    }
+    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
+        double moved = 0.0;
+        for (int a = 0; a < m; ++a) {
+            int p = floor->list[a];
+            double bound = friction * floor->multiplier[p], f[2];
+            for (int c = 0; c < 2; ++c) {
+                double residual = gap[2 * a + c];
+                for (int b = 0; b < m; ++b)
+                    residual -= S[a * m + b] * floor->friction[2 * floor->list[b] + c];
+                f[c] = floor->friction[2 * p + c] + residual / S[a * m + a];
+            }
+            double size = sqrt(f[0] * f[0] + f[1] * f[1]);
+            if (size > bound) {
+                f[0] *= bound / size;
+                f[1] *= bound / size;
+            }
+            for (int c = 0; c < 2; ++c) {
+                moved = fmax(moved, fabs(f[c] - floor->friction[2 * p + c]) / bound);
+                floor->friction[2 * p + c] = f[c];
+            }
+        }
+        if (!(moved > FRICTION_TOLERANCE))
+            break;
+    }
+    for (int i = 0; i < floor->n; ++i) {
+        int row = row_of[i];
+        if (row < 0)
+            continue;
+        for (int a = 0; a < m; ++a) {
+            int p = floor->list[a];
+            double w = column(floor, p)[row];
+            rhs[3 * row] += floor->friction[2 * p] * w;
+            rhs[3 * row + 2] += floor->friction[2 * p + 1] * w;
+        }
+    }
+}
+
 int op_arap_floor_hold(op_ctx *ctx, op_arap_floor *floor, op_body *body, const op_sparse_factor *factor,
                        op_sparse_workspace *work, const int *row_of, int free_count, const double *reference,
                        double h, double *rhs)
@@ -264,6 +338,8 @@ int op_arap_floor_hold(op_ctx *ctx, op_arap_floor *floor, op_body *body, const o
         solve_multipliers(floor);
         changed = hold_round(floor, row_of, rhs);
     }
+    /* the friction of the held set the last round solved for (its list, S and μ) */
+    hold_friction(floor, body, row_of, reference, rhs);
     const double *mass = body->graph->mass;
     for (int i = 0; i < n; ++i)
         body->floor_push[i] = floor->multiplier[i] > 0 ? floor->multiplier[i] * (h * h) / mass[i] : 0.0;

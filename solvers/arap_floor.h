@@ -27,6 +27,8 @@ typedef struct op_arap_floor {
     int *factored;      /* [n] the list the Schur factor below was made for */
     int factored_count;
     double *schur;      /* [n][n] at most: S = E A⁻¹ Eᵀ of the held set, its Cholesky factor */
+    double *schur_full; /* [n][n] at most: S itself, for friction */
+    double *friction;   /* [n][2] the floor's tangential force on each held particle (x, z; N) */
     double *multiplier; /* [n] the floor's force on each held particle (N) */
     double *bound;      /* [n] the lowest u_y each free particle may take */
     double *free_y;     /* [n] u_y of the unconstrained solve */
@@ -40,7 +42,9 @@ void op_arap_floor_free(op_arap_floor *floor);
  * the solver's), when body->floor_held: the y column replaced by the solution of the same
  * system with u_y ≥ bound for every free particle, bound the height at which its ellipsoid (with
  * the rotations the local step left) touches body->floor_height; the held particles' bounds
- * are met exactly. work is the solver's workspace, free to overwrite; h the sub-step. Writes
+ * are met exactly. Then the x and z columns with Coulomb friction on the held particles
+ * (body->floor_friction times each one's floor force): a particle sticks where the sub-step
+ * started unless that takes more than the bound, else slides with the bound's force. work is the solver's workspace, free to overwrite; h the sub-step. Writes
  * body->floor_push[i] = μ_i h²/m_i (μ_i the floor's force, 0 where not held) for the world's
  * velocity response (op_floor_respond). Bitwise the same for the same inputs. */
 int op_arap_floor_hold(op_ctx *ctx, op_arap_floor *floor, op_body *body, const op_sparse_factor *factor,

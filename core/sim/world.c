@@ -109,6 +109,7 @@ static int hold_floor(op_ctx *ctx, op_world *world)
     for (int b = 0; b < world->body_count; ++b) {
         world->bodies[b].floor_held = solve && world->def.floor;
         world->bodies[b].floor_height = world->def.floor_height;
+        world->bodies[b].floor_friction = world->def.friction;
     }
     return OP_OK;
 }
@@ -665,8 +666,9 @@ static void stage_floor(substep_call *call, int u, substep_end *floor)
             floor->contacts += op_floor_respond(body, body->floor_push, call->h, world->def.friction);
             left = op_floor_penetration(body, world->def.floor_height);
         } else if (world->def.floor_contact == OP_FLOOR_CONTACT_SOLVE) {
-            /* the solve held the particles: what reaches below now is all there was to push */
-            floor->contacts += op_floor_respond(body, body->floor_push, call->h, world->def.friction);
+            /* the solve held the particles, with friction: what reaches below now is all there was
+             * to push, and a held particle keeps no downward velocity */
+            floor->contacts += op_floor_respond(body, body->floor_push, call->h, 0.0);
             left = reach = op_floor_penetration(body, world->def.floor_height);
         } else {
             floor->contacts +=

@@ -64,8 +64,10 @@ typedef struct op_body {
                                  floor_contact = solve, the floor's force's μ h²/m from the
                                  solver's last global step */
     int floor_held;           /* 1: the solver's global step keeps the particles above
-                                 floor_height (floor_contact = solve; set by op_world_start) */
+                                 floor_height, with Coulomb friction floor_friction on the floor
+                                 (floor_contact = solve; both set by op_world_start) */
     double floor_height;      /* m */
+    double floor_friction;
 } op_body;
 
 /* Allocates the state and work arrays of a body of `model` and places it at rest:
