@@ -251,8 +251,10 @@ static int hold_round(op_arap_floor *floor, const int *row_of, double *rhs)
  * S the held set's Schur complement (the same for x and z, A being one matrix for both). It is
  * solved by projected Gauss–Seidel over the held particles in ascending order, each f_a onto its
  * disc, until no force moves by more than FRICTION_TOLERANCE of its bound (at most
- * FRICTION_SWEEPS sweeps): a particle whose f_a stays inside its disc sticks (u_a = s_a), one on
- * the rim slides against its motion. */
+ * FRICTION_SWEEPS sweeps), starting from each particle's force of the previous global step
+ * (zero for one newly held): a particle whose f_a stays inside its disc sticks (u_a = s_a), one
+ * on the rim slides against its motion. A held particle without a pressing force (μ_a ≤ 0, only
+ * when the active set ran out of rounds) gets no friction. */
 enum { FRICTION_SWEEPS = 200 };
 static const double FRICTION_TOLERANCE = 1e-12;
 
@@ -261,6 +263,14 @@ static void hold_friction(op_arap_floor *floor, const op_body *body, const int *
 {
     int m = floor->list_count;
     double friction = body->floor_friction;
+    /* the forces of the particles not held now start from zero when they are held again */
+    for (int i = 0, a = 0; i < floor->n; ++i) {
+        if (a < m && floor->list[a] == i) {
+            ++a;
+            continue;
+        }
+        floor->friction[2 * i] = floor->friction[2 * i + 1] = 0.0;
+    }
     if (m == 0 || !(friction > 0))
         return;
     const double *S = floor->schur_full;
@@ -270,13 +280,16 @@ static void hold_friction(op_arap_floor *floor, const op_body *body, const int *
         const double *start = &body->start_position[3 * p], *x_ref = &reference[3 * p];
         gap[2 * a] = (start[0] - x_ref[0]) - rhs[3 * row];
         gap[2 * a + 1] = (start[2] - x_ref[2]) - rhs[3 * row + 2];
-        floor->friction[2 * p] = floor->friction[2 * p + 1] = 0.0;
     }
     for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
         double moved = 0.0;
         for (int a = 0; a < m; ++a) {
             int p = floor->list[a];
             double bound = friction * floor->multiplier[p], f[2];
+            if (!(bound > 0)) {
+                floor->friction[2 * p] = floor->friction[2 * p + 1] = 0.0;
+                continue;
+            }
             for (int c = 0; c < 2; ++c) {
                 double residual = gap[2 * a + c];
                 for (int b = 0; b < m; ++b)
