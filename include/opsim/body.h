@@ -61,8 +61,8 @@ typedef struct op_body {
     double *floor_push;       /* [n] how far the world's last floor projection pushed each
                                  particle up (m), for the contacts' velocity response
                                  (floor_contact = iteration, include/opsim/world.h); with
-                                 floor_contact = solve, the floor's force's μ h²/m from the
-                                 solver's last global step */
+                                 floor_contact = solve, μ h²/m from the solver's last global
+                                 step, μ the floor's force on the particle (N) */
     int floor_held;           /* 1: the solver's global step keeps the particles above
                                  floor_height, with Coulomb friction floor_friction on the floor
                                  (floor_contact = solve; both set by op_world_start) */

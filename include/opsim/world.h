@@ -21,9 +21,9 @@
  *                        changes their velocities; with floor_contact = iteration the
  *                        iterations kept them above the floor and op_floor_respond changes the
  *                        velocities of those the last projection pushed; with floor_contact =
- *                        solve the global step held them (solvers/arap_floor.h) and
- *                        op_floor_respond changes the velocities of those it held, by the
- *                        floor's force. Then, when there are
+ *                        solve the global step held them, with friction (solvers/arap_floor.h),
+ *                        and op_floor_respond only removes the held particles' downward
+ *                        velocity. Then, when there are
  *                        CONTACTS, the body's centres gathered into the contact call's list
  *                        with how far each has moved since the pairs' search
  *                        (op_collider_gather_body). Neither involves another body, so both run
