@@ -1,6 +1,7 @@
 # Floor contacts: where the floor acts, measured side by side. Fig. 5's falling dinosaur (3 × 3)
 # and Fig. 7's 52 models (6 × 2), each with the floor at the end of every sub-step (the paper's,
-# world.floor_contact = substep) and as a projection after every iteration (= iteration).
+# world.floor_contact = substep), as a projection after every iteration (= iteration) and as a
+# bound inside the global step (= solve, solvers/arap_floor.c).
 #
 #   runs    data/results/floor/SCENE-PLACE.h5        energies logged (the measures)
 #   timing  bench_scenes on both scenes with both places, by the timing protocol (docs/timing.md:
@@ -9,7 +10,8 @@
 #           bench_scenes' CSV with two columns in front, scene and floor_contact
 #   table   data/results/floor/table.tsv: per run, over the last 2 s (60 frames, 180 or 360
 #           sub-steps): the median reach below the floor before the push-back (the resting
-#           sink) and the largest over the run; the elastic energy of the iterations' result
+#           sink; with solve, the stored state's, there being no push-back) and the largest over
+#           the run; the elastic energy of the iterations' result
 #           (the last logged column) and of the state after contacts, medians; the rest-shape
 #           error at the end (Fig. 5 only, the one scene that observes it); median ms per frame
 #
@@ -18,10 +20,10 @@
 
 FLOOR_DIR := $(RESULTS)/floor
 FLOOR_SCENES := fig5 fig7-52
-FLOOR_PLACES := substep iteration
+FLOOR_PLACES := substep iteration solve
 FLOOR_RUNS := $(foreach s,$(FLOOR_SCENES),$(foreach p,$(FLOOR_PLACES),$(FLOOR_DIR)/$(s)-$(p).h5))
 FLOOR_BENCH := $(FLOOR_DIR)/bench.csv
-floor_scene = $(firstword $(subst -substep, ,$(subst -iteration, ,$(1))))
+floor_scene = $(firstword $(subst -substep, ,$(subst -iteration, ,$(subst -solve, ,$(1)))))
 
 .PHONY: floor
 floor: $(FLOOR_DIR)/table.tsv

@@ -77,6 +77,7 @@
 #include "base/timer.h"
 #include "arap_energy.h"
 #include "arap_terms.h"
+#include "arap_floor.h"
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
 
@@ -149,6 +150,7 @@ typedef struct arap_solver {
     const double *edge_pull;   /* edges->pull */
     const double *rest_pull; /* edges->rest_pull */
     op_arap_terms terms;   /* constraints and pinned couplings (solvers/arap_terms.h) */
+    op_arap_floor floor;   /* floor_contact = solve: the floor held in the global step (arap_floor.h) */
     double *inertia;       /* [n] m_i / h² for the factored h */
     /* per sub-step and per iteration */
     double *local_base;    /* [n][9] ρ/h² Y_i Ā_i + k P S_i, per sub-step */
@@ -220,6 +222,7 @@ static void arap_destroy(void *self)
     free(s->quaternion);
     free(s->turn);
     op_arap_terms_free(&s->terms);
+    op_arap_floor_free(&s->floor);
     op_arap_sweep_free(&s->sweep);
     op_arap_energy_release(&s->energy);
     if (s->group && --s->group->references == 0)
@@ -1499,6 +1502,13 @@ static void global_rhs(arap_solver *s, const op_body *body)
     op_arap_terms_rhs(&s->terms, body, s->row_of, s->reference, s->turn, s->rhs);
 }
 
+/* The solved s->rhs with the floor held (floor_contact = solve, solvers/arap_floor.h) */
+static int hold_floor(op_ctx *ctx, arap_solver *s, op_body *body, double h)
+{
+    return op_arap_floor_hold(ctx, &s->floor, body, s->factor, &s->work, s->row_of, s->free_count, s->reference, h,
+                              s->rhs);
+}
+
 /* x = x_ref + u for the free particles, u the solved s->rhs */
 static void global_place(const arap_solver *s, op_body *body)
 {
@@ -1511,12 +1521,11 @@ static void global_place(const arap_solver *s, op_body *body)
 
 int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
 {
-    (void)h;
     arap_solver *s = self;
     if (s->free_count == 0)
         return OP_OK;
     global_rhs(s, body);
-    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK)
+    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK || hold_floor(ctx, s, body, h) != OP_OK)
         return ctx->status;
     global_place(s, body);
     return OP_OK;
@@ -1568,6 +1577,11 @@ static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const
     }
     if (op_sparse_solve3_four(ctx, solvers[0]->factor, work, rhs, failed) != OP_OK)
         return ctx->status;
+    for (int m = 0; m < GROUP_LANES; ++m)
+        if (hold_floor(ctx, solvers[m], bodies[m], h) != OP_OK) {
+            *failed = m;
+            return ctx->status;
+        }
     for (int m = 0; m < GROUP_LANES; ++m)
         global_place(solvers[m], bodies[m]);
     return OP_OK;
@@ -1646,4 +1660,5 @@ const op_solver_type op_solver_arap = {
     .iterate_group = arap_iterate_group,
     .begin_group = arap_begin_group,
     .energy = arap_energy,
+    .holds_floor = 1,
 };

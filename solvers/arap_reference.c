@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "arap_energy.h"
+#include "arap_floor.h"
 #include "arap_terms.h"
 #include "base/math3.h"
 #include "base/timer.h"
@@ -46,6 +47,7 @@ typedef struct reference_solver {
     op_sparse_factor *factor;  /* the global matrix's */
     op_sparse_workspace work;
     op_arap_terms terms;       /* C^p, C^d, pinned couplings (solvers/arap_terms.h) */
+    op_arap_floor floor;       /* floor_contact = solve: the floor held in the global step */
     op_arap_sweep sweep;       /* the Gauss–Seidel order */
     /* fixed for the run */
     double *reference;         /* [n][3] x_ref = P x̄ + t */
@@ -76,6 +78,7 @@ static void reference_destroy(void *self)
     op_sparse_factor_free(&s->factor);
     op_sparse_workspace_free(&s->work);
     op_arap_terms_free(&s->terms);
+    op_arap_floor_free(&s->floor);
     op_arap_sweep_free(&s->sweep);
     free(s->row_of);
     free(s->reference);
@@ -247,8 +250,9 @@ static void local_step(reference_solver *s, op_body *body)
 
 /* The global step: the right-hand side of Eq. 7 + 12 + 14 less its value at the placed rest
  * state, b_i = (m_i/h²)(y_i − x_ref_i) + k [(R_i − P) Σ_j v_j (x̄_i − x̄_j) + Σ_j (R_j − P) v_i (x̄_i − x̄_j)]
- * + the pinned neighbours' and constraints' terms, solved with the factor for u; x = x_ref + u. */
-static int global_step(op_ctx *ctx, reference_solver *s, op_body *body)
+ * + the pinned neighbours' and constraints' terms, solved with the factor for u, then, with
+ * floor_contact = solve, u_y held above the floor (solvers/arap_floor.h); x = x_ref + u. */
+static int global_step(op_ctx *ctx, reference_solver *s, op_body *body, double h)
 {
     if (s->free_count == 0)
         return OP_OK;
@@ -281,7 +285,9 @@ static int global_step(op_ctx *ctx, reference_solver *s, op_body *body)
         v3_copy(&s->rhs[3 * row], b);
     }
     op_arap_terms_rhs(&s->terms, body, s->row_of, s->reference, s->turn, s->rhs);
-    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK)
+    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK ||
+        op_arap_floor_hold(ctx, &s->floor, body, s->factor, &s->work, s->row_of, s->free_count, s->reference, h,
+                           s->rhs) != OP_OK)
         return ctx->status;
     for (int i = 0; i < s->n; ++i)
         if (s->row_of[i] >= 0)
@@ -291,11 +297,10 @@ static int global_step(op_ctx *ctx, reference_solver *s, op_body *body)
 
 static int reference_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage_times *times)
 {
-    (void)h;
     double start = op_now();
     local_step(self, body);
     double middle = op_now();
-    int status = global_step(ctx, self, body);
+    int status = global_step(ctx, self, body, h);
     times->local += middle - start;
     times->global += op_now() - middle;
     return status;
@@ -325,4 +330,5 @@ const op_solver_type op_solver_arap_reference = {
     .destroy = reference_destroy,
     .resync = reference_resync,
     .energy = reference_energy,
+    .holds_floor = 1,
 };

@@ -1,7 +1,8 @@
 /* The fast arap (solvers/arap.c: vector lanes, groups of four bodies, cached records, shared
  * factors) against arap-reference (solvers/arap_reference.c: the paper in plain scalar C): every
  * body's stored state (positions, rotations, velocities, rotation rates) bit for bit after each
- * of 30 frames of Fig. 1, 4, 5, 6 (rod and bunny) and the 52 models, on one thread and on two.
+ * of 30 frames of Fig. 1, 4, 5, 6 (rod and bunny) and the 52 models, on one thread and on two,
+ * and of Fig. 5 and the 52 models with the floor held in the solve (floor_contact = solve).
  * Energy logging is off in both, as it is a harness measurement. Run from the project root. */
 #include <omp.h>
 
@@ -115,6 +116,17 @@ static void test_chebyshev_rotations(void **state)
     op_scene_free(&reference);
 }
 
+/* the floor held inside the global step (solvers/arap_floor.c): Fig. 5's landing and rest, and
+ * the 52 models, whose twins arap solves four at a time */
+static void test_floor_in_the_solve(void **state)
+{
+    (void)state;
+    for (int threads = 1; threads <= 2; ++threads) {
+        assert_reference_bits("experiments/fig5.ini", threads, "world.floor_contact=solve");
+        assert_reference_bits("experiments/fig7-52.ini", threads, "world.floor_contact=solve");
+    }
+}
+
 /* arap's speed option is not the reference's: refused by name */
 static void test_refuses_sweep_threads(void **state)
 {
@@ -135,6 +147,7 @@ int main(void)
         cmocka_unit_test(test_fig7_52_models),
         cmocka_unit_test(test_jacobi),
         cmocka_unit_test(test_chebyshev_rotations),
+        cmocka_unit_test(test_floor_in_the_solve),
         cmocka_unit_test(test_refuses_sweep_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

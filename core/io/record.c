@@ -95,7 +95,9 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
                                         : d->rotation_start == OP_ROTATION_START_PREDICTED ? "predicted"
                                                                                            : "current") != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "floor_contact",
-                                        d->floor_contact == OP_FLOOR_CONTACT_ITERATION ? "iteration" : "substep") !=
+                                        d->floor_contact == OP_FLOOR_CONTACT_SOLVE       ? "solve"
+                                        : d->floor_contact == OP_FLOOR_CONTACT_ITERATION ? "iteration"
+                                                                                         : "substep") !=
             OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collisions", d->collisions) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collision_passes", d->collision_passes) != OP_OK ||

@@ -797,7 +797,7 @@ static int load_world(loader *l)
         if (def.floor && entry_numbers(ctx, c, e, 1, "off or a height in m", &def.floor_height) != OP_OK)
             return ctx->status;
     }
-    if ((e = lookup(c, s, "floor_contact")) && entry_choice(ctx, c, e, "substep|iteration", &def.floor_contact) != OP_OK)
+    if ((e = lookup(c, s, "floor_contact")) && entry_choice(ctx, c, e, "substep|iteration|solve", &def.floor_contact) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "rotation_start")) &&
         entry_choice(ctx, c, e, "rigid|predicted|current", &def.rotation_start) != OP_OK)

@@ -43,7 +43,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
         !(isfinite(def->collision_margin) && def->collision_margin >= 0) ||
         (def->collision_order != OP_CONTACT_ORDER_COLOURS && def->collision_order != OP_CONTACT_ORDER_JACOBI) ||
         def->collision_threads < OP_CONTACT_THREADS_ALL || def->collision_threads > OP_CONTACT_THREADS_AUTO ||
-        (def->floor_contact != OP_FLOOR_CONTACT_SUBSTEP && def->floor_contact != OP_FLOOR_CONTACT_ITERATION) ||
+        def->floor_contact < OP_FLOOR_CONTACT_SUBSTEP || def->floor_contact > OP_FLOOR_CONTACT_SOLVE ||
         def->rotation_start < OP_ROTATION_START_RIGID || def->rotation_start > OP_ROTATION_START_CURRENT)
         return OP_FAIL(ctx, OP_ERR_INVALID,
                        "world: frame_time must be positive, substeps at least 1, iterations not negative, "
@@ -51,7 +51,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
                        "collision_passes_max not negative, "
                        "collision_margin finite and not negative, collision_order colours or jacobi, "
                        "collision_threads all, one or auto, "
-                       "floor_contact substep or iteration, "
+                       "floor_contact substep, iteration or solve, "
                        "rotation_start rigid, predicted or current");
     world->def = *def;
     op_choice_init(&world->contact_choice, 2, OP_COLLIDE_CHOICE_TRIALS, OP_COLLIDE_CHOICE_SETTLE);
@@ -94,6 +94,28 @@ int op_world_add_body(op_ctx *ctx, op_world *world, const char *name, const op_m
     return OP_OK;
 }
 
+/* floor_contact = solve: the variant's global step holds the floor (op_solver_type.holds_floor),
+ * with no accelerator moving the positions after it; each body told where the floor is. */
+static int hold_floor(op_ctx *ctx, op_world *world)
+{
+    int solve = world->def.floor_contact == OP_FLOOR_CONTACT_SOLVE;
+    if (solve && !world->solver->holds_floor)
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "world.floor_contact = solve: solver %s does not hold the floor in its solve (arap and "
+                       "arap-reference do); use floor_contact = substep or iteration",
+                       world->solver->name);
+    if (solve && world->accel)
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "world.floor_contact = solve: not with solver.chebyshev or solver.anderson, whose "
+                       "extrapolation moves the positions after the solve that held them");
+    for (int b = 0; b < world->body_count; ++b) {
+        world->bodies[b].floor_held = solve && world->def.floor;
+        world->bodies[b].floor_height = world->def.floor_height;
+        world->bodies[b].floor_friction = world->def.friction;
+    }
+    return OP_OK;
+}
+
 int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, const op_solver_settings *settings)
 {
     world->solver = solver;
@@ -107,7 +129,7 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
         if (op_body_check(ctx, &world->bodies[b]) != OP_OK)
             return ctx->status;
     if (op_accel_create(ctx, &world->solver_settings, solver, world->solver_state, world->bodies,
-                        world->body_count, &world->accel) != OP_OK)
+                        world->body_count, &world->accel) != OP_OK || hold_floor(ctx, world) != OP_OK)
         return ctx->status;
     op_schedule_start(&world->schedule, world->bodies, world->body_count);
     return op_world_remake_solver_states(ctx, world);
@@ -645,6 +667,11 @@ static void stage_floor(substep_call *call, int u, substep_end *floor)
         if (world->def.floor_contact == OP_FLOOR_CONTACT_ITERATION) {
             floor->contacts += op_floor_respond(body, body->floor_push, call->h, world->def.friction);
             left = op_floor_penetration(body, world->def.floor_height);
+        } else if (world->def.floor_contact == OP_FLOOR_CONTACT_SOLVE) {
+            /* the solve held the particles, with friction: what reaches below now is all there was
+             * to push, and a held particle keeps no downward velocity */
+            floor->contacts += op_floor_respond(body, body->floor_push, call->h, 0.0);
+            left = reach = op_floor_penetration(body, world->def.floor_height);
         } else {
             floor->contacts +=
                 op_collide_floor(body, world->def.floor_height, world->def.friction, &reach, &left);

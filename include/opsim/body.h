@@ -60,7 +60,14 @@ typedef struct op_body {
     unsigned char *rotation_pinned; /* [n] 1 where a pin holds the orientation */
     double *floor_push;       /* [n] how far the world's last floor projection pushed each
                                  particle up (m), for the contacts' velocity response
-                                 (floor_contact = iteration, include/opsim/world.h) */
+                                 (floor_contact = iteration, include/opsim/world.h); with
+                                 floor_contact = solve, μ h²/m from the solver's last global
+                                 step, μ the floor's force on the particle (N) */
+    int floor_held;           /* 1: the solver's global step keeps the particles above
+                                 floor_height, with Coulomb friction floor_friction on the floor
+                                 (floor_contact = solve; both set by op_world_start) */
+    double floor_height;      /* m */
+    double floor_friction;
 } op_body;
 
 /* Allocates the state and work arrays of a body of `model` and places it at rest:

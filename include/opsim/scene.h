@@ -10,9 +10,10 @@
  *                                        one for all (docs/graph-construction.md §4)
  *   [world]      frame_time = 0.0333333333333333  substeps = 1  iterations = 10
  *                gravity = 0 -9.81 0     floor = off | HEIGHT    friction = 0.5 (floor and bodies)
- *                floor_contact = substep | iteration   where the floor acts (include/opsim/world.h): at the
- *                                        end of each sub-step (the paper's, the default) or by a
- *                                        projection after every iteration
+ *                floor_contact = substep | iteration | solve   where the floor acts (include/opsim/world.h):
+ *                                        at the end of each sub-step (the paper's, the default), by a
+ *                                        projection after every iteration, or as a bound inside the
+ *                                        global step (arap and arap-reference only)
  *                rotation_start = rigid | predicted | current   the rotations each sub-step's
  *                                        iterations start from (include/opsim/world.h; rigid: the default)
  *                collisions = on | off   contacts between the particles of different bodies

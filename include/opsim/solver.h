@@ -117,6 +117,10 @@ typedef struct op_solver_type {
      * numbers still come from the yardstick. Callable whenever iterate is, on the body's thread,
      * and it changes nothing the iterations read. NULL: callers use the yardstick. */
     int (*energy)(op_ctx *ctx, void *solver, const op_body *body, double h, double *energy);
+    /* 1: the variant's iterations keep every free particle above the floor when body->floor_held
+     * ([world] floor_contact = solve, world.h) and leave the floor's force in body->floor_push;
+     * op_world_start refuses floor_contact = solve for the others, naming the variant. */
+    int holds_floor;
 } op_solver_type;
 
 /* E of the body's current iterate: the variant's energy hook when it gives one, else the yardstick

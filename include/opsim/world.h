@@ -20,7 +20,10 @@
  *                        substep (the paper's) op_collide_floor pushes particles out and
  *                        changes their velocities; with floor_contact = iteration the
  *                        iterations kept them above the floor and op_floor_respond changes the
- *                        velocities of those the last projection pushed. Then, when there are
+ *                        velocities of those the last projection pushed; with floor_contact =
+ *                        solve the global step held them, with friction (solvers/arap_floor.h),
+ *                        and op_floor_respond only removes the held particles' downward
+ *                        velocity. Then, when there are
  *                        CONTACTS, the body's centres gathered into the contact call's list
  *                        with how far each has moved since the pairs' search
  *                        (op_collider_gather_body). Neither involves another body, so both run
@@ -83,7 +86,7 @@ typedef struct op_world_def {
     int collision_threads; /* OP_CONTACT_THREADS_ALL, _ONE or _AUTO (collide.h) */
     double collision_margin; /* m, added to the broad phase's reach */
     int log_energy;      /* evaluate E after every iteration (off for timing runs) */
-    int floor_contact;   /* OP_FLOOR_CONTACT_SUBSTEP or OP_FLOOR_CONTACT_ITERATION (below) */
+    int floor_contact;   /* OP_FLOOR_CONTACT_SUBSTEP, _ITERATION or _SOLVE (below) */
     int rotation_start;  /* OP_ROTATION_START_RIGID, _PREDICTED or _CURRENT (below) */
 } op_world_def;
 
@@ -98,8 +101,10 @@ typedef struct op_world_def {
 enum { OP_ROTATION_START_RIGID = 0, OP_ROTATION_START_PREDICTED = 1, OP_ROTATION_START_CURRENT = 2 };
 
 /* Where the floor acts (docs/method.md, "Floor contacts"): at the end of each sub-step, after
- * the iterations (the paper's), or inside them, a projection after every iteration. */
-enum { OP_FLOOR_CONTACT_SUBSTEP = 0, OP_FLOOR_CONTACT_ITERATION = 1 };
+ * the iterations (the paper's), inside them, a projection after every iteration, or inside the
+ * global step, a bound the solve keeps (SOLVE: only variants whose op_solver_type.holds_floor
+ * is set, and no accelerator; op_world_start refuses the rest by name). */
+enum { OP_FLOOR_CONTACT_SUBSTEP = 0, OP_FLOOR_CONTACT_ITERATION = 1, OP_FLOOR_CONTACT_SOLVE = 2 };
 
 op_world_def op_default_world_def(void);
 
