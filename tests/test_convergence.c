@@ -198,7 +198,8 @@ static void test_command_line(void **state)
     assert_int_equal(rows, 6);
     assert_true(header > 3 && study == 1);
     remove(out);
-    /* --fixed-point: a fourth column from 1 down to 0 at the fixed point's own count, and the cells */
+    /* --fixed-point: a last column, after the timing protocol's interval and noisy mark, from 1
+       down to 0 at the fixed point's own count, and the cells */
     assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 8 --fixed-point 8", out), 0);
     file = fopen(out, "r");
     assert_non_null(file);
@@ -210,9 +211,10 @@ static void test_command_line(void **state)
             own += strncmp(line, "# own_fields = ", 15) == 0 && strchr(line + 15, '\t') != NULL;
             continue;
         }
-        int k;
-        double seconds, energy;
-        assert_int_equal(sscanf(line, "%d\t%lf\t%lf\t%lf", &k, &seconds, &energy, &error), 4);
+        int k, noisy;
+        double seconds, energy, lo, hi;
+        assert_int_equal(sscanf(line, "%d\t%lf\t%lf\t%lf\t%lf\t%d\t%lf", &k, &seconds, &energy, &lo, &hi, &noisy, &error),
+                         7);
         assert_true(k > 0 || error == 1.0);
         rows++;
     }

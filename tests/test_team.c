@@ -5,6 +5,7 @@
  * one end and the others from the other. */
 #define _GNU_SOURCE /* sched_setaffinity */
 #include <math.h>
+#include <time.h>
 #include <omp.h>
 #include <sched.h>
 #include <sys/wait.h>
@@ -45,15 +46,24 @@ static void test_handoff_measured_on_two_threads(void **state)
     omp_set_num_threads(2);
     /* Right after its thread is made (or woken) the system may run it on the core the first one
      * spins on, until it moves it (INFINITY, team.h): measures are taken until a finite one, a
-     * hundred at most. A turn is at least a load and a store, and far less than a millisecond
-     * on two cores. */
+     * millisecond apart for up to 3 s. A machine busy with other work may give the second
+     * thread no core that long; the test is then skipped, not failed (make test beside other
+     * jobs saw 100 measures in a row infinite). A turn is at least a load and a store, and far
+     * less than a millisecond on two cores. */
     for (int handoffs = 2; handoffs <= 4096; handoffs *= 8)
         for (int odd = 0; odd <= 1; ++odd) {
             double ns = INFINITY;
             int tries = 0;
-            while (isinf(ns) && tries++ < 100)
+            while (isinf(ns) && tries++ < 3000) {
                 ns = op_team_handoff_ns(handoffs + odd);
+                if (isinf(ns))
+                    nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+            }
             print_message("%d hand-overs: %.0f ns each (measure %d)\n", handoffs + odd, ns, tries);
+            if (isinf(ns)) {
+                print_message("the second thread got no core of its own for 3 s: skipped\n");
+                skip();
+            }
             assert_true(ns > 0.1 && ns < 1e6);
         }
     assert_true(isnan(op_team_handoff_ns(1)) && isnan(op_team_handoff_ns(0)));
