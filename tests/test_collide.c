@@ -1079,7 +1079,7 @@ static void test_same_state_on_one_and_two_threads(void **state)
         op_scene scene;
         load_text(&scene, text, contact_threads[run] != NULL, &contact_threads[run]);
         assert_int_equal(op_world_particle_count(&scene.world), HEAP_PARTICLES);
-        assert_true(scene.world.schedule.parallel);
+        assert_true(scene.world.schedule->parallel);
         op_frame_stats stats = { 0 };
         for (int frame = 0; frame < scene.run.frames; ++frame) {
             step(&scene, &stats);

@@ -9,6 +9,7 @@
 
 #include "io/atomic.h"
 #include "opsim/runfile.h"
+#include "geometry/skin.h"
 
 typedef struct shape {
     int rank;
