@@ -752,8 +752,8 @@ static inline void assemble_pair(const arap_solver *s, const op_body *body, cons
 
 /* R_a and R_b from their lanes into the state, and (Gauss–Seidel) their records: R Ā as m3_mul
  * forms it, then R. */
-static inline void store_pair(arap_solver *s, op_body *body, int a, int b, const op_lanes2 R[9], const op_lanes2 moment[9],
-                              int gauss_seidel)
+static inline void store_pair(arap_solver *s, op_body *body, int a, int b, const op_lanes2 R[9],
+                              const op_lanes2 moment[9], int gauss_seidel)
 {
     double *Ra = &body->state.rotation[9 * a], *Rb = &body->state.rotation[9 * b];
     for (int e = 0; e < 8; e += 2) {
@@ -1263,27 +1263,30 @@ int op_arap_sweep_colours(const void *solver, const int **colour_start)
     return s->sweep.colours;
 }
 
+#if OP_LANES2
+#define LANE op_lanes2
+#define LANES_NAME(name) name##_lanes2
+#define L(op) op2_##op
+#include "arap_pull_lanes.h"
+#endif
+
 /* Σ_j (v_j R_i + v_i R_j)(x̄_i − x̄_j) less its value at rest (R = P), for free particle i:
  * (R_i − P) Σ_j v_j (x̄_i − x̄_j) + Σ_j (R_j − P) v_i (x̄_i − x̄_j). With SSE2 two rows at a
- * time, each row through turn_mul_v's operations in its order. */
+ * time, each row through turn_mul_v's operations in its order (turn_times, arap_pull_lanes.h, is
+ * that order for every width). */
 static inline void rotation_pull(const arap_solver *s, const op_graph *g, int i, double pull[3])
 {
     const double *turn = s->turn;
 #if OP_LANES2
     const double *t = &turn[12 * i], *v = &s->rest_pull[3 * i];
     op_lanes2 v0 = op2_load_all(v), v1 = op2_load_all(v + 1), v2 = op2_load_all(v + 2);
-    op_lanes2 p01 = op2_add(op2_add(op2_mul(op2_load(t), v0), op2_mul(op2_load(t + 4), v1)),
-                             op2_mul(op2_load(t + 8), v2));
-    op_lanes2 p23 = op2_add(op2_add(op2_mul(op2_load(t + 2), v0), op2_mul(op2_load(t + 6), v1)),
-                             op2_mul(op2_load(t + 10), v2));
+    op_lanes2 p01 = turn_times_lanes2(t, 4, v0, v1, v2), p23 = turn_times_lanes2(t + 2, 4, v0, v1, v2);
     for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
         t = &turn[12 * g->adjacency[e]];
         v = &s->edge_pull[3 * e];
         v0 = op2_load_all(v), v1 = op2_load_all(v + 1), v2 = op2_load_all(v + 2);
-        p01 = op2_add(p01, op2_add(op2_add(op2_mul(op2_load(t), v0), op2_mul(op2_load(t + 4), v1)),
-                                         op2_mul(op2_load(t + 8), v2)));
-        p23 = op2_add(p23, op2_add(op2_add(op2_mul(op2_load(t + 2), v0), op2_mul(op2_load(t + 6), v1)),
-                                         op2_mul(op2_load(t + 10), v2)));
+        p01 = op2_add(p01, turn_times_lanes2(t, 4, v0, v1, v2));
+        p23 = op2_add(p23, turn_times_lanes2(t + 2, 4, v0, v1, v2));
     }
     op2_store(pull, p01);
     op2_store_low(pull + 2, p23);
@@ -1324,6 +1327,11 @@ static void rhs_inertia_and_pulls(arap_solver *s, const op_body *body, double k)
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
+#define LANE op_lanes4
+#define LANES_NAME(name) name##_lanes4
+#define L(op) op4_##op
+#include "arap_pull_lanes.h"
+
 /* rhs_inertia_and_pulls with each pull's four rows (three and the pad) in one AVX register:
  * every row through rotation_pull's operations in its order, so the same bits */
 static void rhs_inertia_and_pulls_avx(arap_solver *s, const op_body *body, double k)
@@ -1335,15 +1343,11 @@ static void rhs_inertia_and_pulls_avx(arap_solver *s, const op_body *body, doubl
         if (row < 0)
             continue;
         const double *t = &turn[12 * i], *v = &s->rest_pull[3 * i];
-        op_lanes4 p = op4_add(op4_add(op4_mul(op4_load(t), op4_all(v[0])),
-                                                op4_mul(op4_load(t + 4), op4_all(v[1]))),
-                                  op4_mul(op4_load(t + 8), op4_all(v[2])));
+        op_lanes4 p = turn_times_lanes4(t, 4, op4_all(v[0]), op4_all(v[1]), op4_all(v[2]));
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             t = &turn[12 * g->adjacency[e]];
             v = &s->edge_pull[3 * e];
-            p = op4_add(p, op4_add(op4_add(op4_mul(op4_load(t), op4_all(v[0])),
-                                                             op4_mul(op4_load(t + 4), op4_all(v[1]))),
-                                               op4_mul(op4_load(t + 8), op4_all(v[2]))));
+            p = op4_add(p, turn_times_lanes4(t, 4, op4_all(v[0]), op4_all(v[1]), op4_all(v[2])));
         }
         double pull[4];
         op4_store(pull, p);
@@ -1369,17 +1373,14 @@ static void rhs_inertia_and_pulls4_avx(arap_solver *const *solvers, op_body *con
         op_lanes4 v0 = op4_all(v[0]), v1 = op4_all(v[1]), v2 = op4_all(v[2]), p[GROUP_LANES];
         for (int m = 0; m < GROUP_LANES; ++m) {
             const double *t = &turn[m][12 * i];
-            p[m] = op4_add(op4_add(op4_mul(op4_load(t), v0), op4_mul(op4_load(t + 4), v1)),
-                                 op4_mul(op4_load(t + 8), v2));
+            p[m] = turn_times_lanes4(t, 4, v0, v1, v2);
         }
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             v = &s->edge_pull[3 * e];
             v0 = op4_all(v[0]), v1 = op4_all(v[1]), v2 = op4_all(v[2]);
             for (int m = 0; m < GROUP_LANES; ++m) {
                 const double *t = &turn[m][12 * g->adjacency[e]];
-                p[m] = op4_add(p[m], op4_add(op4_add(op4_mul(op4_load(t), v0),
-                                                                       op4_mul(op4_load(t + 4), v1)),
-                                                         op4_mul(op4_load(t + 8), v2)));
+                p[m] = op4_add(p[m], turn_times_lanes4(t, 4, v0, v1, v2));
             }
         }
         for (int m = 0; m < GROUP_LANES; ++m) {
@@ -1392,6 +1393,11 @@ static void rhs_inertia_and_pulls4_avx(arap_solver *const *solvers, op_body *con
 OP_SIMD_AVX_END
 
 OP_SIMD_AVX512_BEGIN
+#define LANE op_lanes8
+#define LANES_NAME(name) name##_lanes8
+#define L(op) op8_##op
+#include "arap_pull_lanes.h"
+
 /* rhs_inertia_and_pulls4_avx with two members' pulls an AVX-512 register, from the group's turns
  * (arap_group: turns_into with strides 48 and 16): each lane's operations in the same order, so
  * the same bits, for half the loads, multiplies and adds a neighbour. */
@@ -1408,18 +1414,13 @@ static void rhs_inertia_and_pulls4_avx512(arap_solver *const *solvers, op_body *
         op_lanes8 v0 = op8_all(v[0]), v1 = op8_all(v[1]), v2 = op8_all(v[2]), p[2];
         const double *t = &turn[48 * (size_t)i];
         for (int half = 0; half < 2; ++half)
-            p[half] = op8_add(op8_add(op8_mul(op8_load(t + 8 * half), v0),
-                                                  op8_mul(op8_load(t + 16 + 8 * half), v1)),
-                                    op8_mul(op8_load(t + 32 + 8 * half), v2));
+            p[half] = turn_times_lanes8(t + 8 * half, 16, v0, v1, v2);
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             v = &s->edge_pull[3 * e];
             v0 = op8_all(v[0]), v1 = op8_all(v[1]), v2 = op8_all(v[2]);
             t = &turn[48 * (size_t)g->adjacency[e]];
             for (int half = 0; half < 2; ++half)
-                p[half] = op8_add(
-                    p[half], op8_add(op8_add(op8_mul(op8_load(t + 8 * half), v0),
-                                                         op8_mul(op8_load(t + 16 + 8 * half), v1)),
-                                           op8_mul(op8_load(t + 32 + 8 * half), v2)));
+                p[half] = op8_add(p[half], turn_times_lanes8(t + 8 * half, 16, v0, v1, v2));
         }
         double pull[8 * 2];
         op8_store(pull, p[0]);
