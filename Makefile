@@ -47,7 +47,7 @@ APP_SRC     := $(wildcard app/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data headers test test-slurm golden bench reproduce graphs table1 report clean distclean help FORCE
+.PHONY: all deps data headers intrinsics test test-slurm golden bench reproduce graphs table1 report clean distclean help FORCE
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -57,6 +57,7 @@ help:
 	@echo "make reproduce    the main job: data, every experiment at its defaults, the report"
 	@echo "make test         build and run every test (cmocka), the numerical ones again in plain C"
 	@echo "make headers      check each public header (include/opsim/) compiles alone"
+	@echo "make intrinsics   check no source outside core/kernels/ names an intrinsic"
 	@echo "make golden       rewrite tests/golden/states.tsv after a change of results on purpose"
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
@@ -124,6 +125,13 @@ build/headers/%.ok: include/opsim/%.h $(PUBLIC_HEADERS)
 
 headers: $(PUBLIC_HEADERS:include/opsim/%.h=build/headers/%.ok)
 
+# Intrinsics only in core/kernels/ (the lane type and the kernels): no other source of the
+# library, the programs or the tests names one. bench/ may (its machine-peak loops).
+intrinsics:
+	@! grep -rnE '_mm(256|512)?_[a-z]|__m(128|256|512)|[a-z]mmintrin' --include=*.c --include=*.h \
+	    core solvers app reports tests | grep -v '^core/kernels/' || \
+	    { echo 'intrinsics outside core/kernels/ (above)'; exit 1; }
+
 include data/data.mk
 include reports/reports.mk
 include experiments/experiments.mk
@@ -148,7 +156,7 @@ else
 # states (tests/test_golden.c), which the plain-C build must reproduce bit for bit. The other
 # tests' code compiles the same in both builds.
 SCALAR_TREE  := build/scalar
-test: headers $(TEST_BIN) bin/opsim bin/opsim-report bin/bench/bench_scenes | data
+test: headers intrinsics $(TEST_BIN) bin/opsim bin/opsim-report bin/bench/bench_scenes | data
 	@tools/run-tests.sh $(TEST_BIN)
 ifeq ($(SANITIZE)$(SCALAR),)
 	@tools/sanitize-tree.sh $(SCALAR_TREE)
