@@ -47,8 +47,8 @@ APP_SRC     := $(wildcard app/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test test-slurm test-paraview golden bench reproduce graphs table1 report clean distclean \
-        help FORCE install uninstall
+.PHONY: all deps data headers intrinsics test test-slurm test-paraview golden bench reproduce graphs table1 report \
+        clean distclean help FORCE install uninstall
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -57,6 +57,8 @@ help:
 	@echo "make              build bin/opsim and bin/opsim-report"
 	@echo "make reproduce    the main job: data, every experiment at its defaults, the report"
 	@echo "make test         build and run every test (cmocka), the numerical ones again in plain C"
+	@echo "make headers      check each public header (include/opsim/) compiles alone"
+	@echo "make intrinsics   check no source outside core/kernels/ names an intrinsic"
 	@echo "make golden       rewrite tests/golden/states.tsv after a change of results on purpose"
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
 	@echo "make test-paraview  opt-in: ParaView reads every run value right, and renders a run"
@@ -158,6 +160,25 @@ bin/bench/%: build/bench/%.o build/libopsim.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The public interface stands alone: each header of include/opsim/ compiles by itself with only
+# include/ on the path (the library's own headers under core/ and solvers/ stay private).
+# `make headers` checks it; `make test` runs it first.
+PUBLIC_HEADERS := $(wildcard include/opsim/*.h)
+build/headers/%.ok: include/opsim/%.h $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HEADER  $<")
+	$(Q)$(CC) -std=c11 -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c $<
+	@touch $@
+
+headers: $(PUBLIC_HEADERS:include/opsim/%.h=build/headers/%.ok)
+
+# Intrinsics only in core/kernels/ (the lane type and the kernels): no other source of the
+# library, the programs or the tests names one. bench/ may (its machine-peak loops).
+intrinsics:
+	@! grep -rnE '_mm(256|512)?_[a-z]|__m(128|256|512)|[a-z]mmintrin' --include=*.c --include=*.h \
+	    core solvers app reports tests | grep -v '^core/kernels/' || \
+	    { echo 'intrinsics outside core/kernels/ (above)'; exit 1; }
+
 include data/data.mk
 include reports/reports.mk
 include experiments/experiments.mk
@@ -182,7 +203,7 @@ else
 # states (tests/test_golden.c), which the plain-C build must reproduce bit for bit. The other
 # tests' code compiles the same in both builds.
 SCALAR_TREE  := build/scalar
-test: $(TEST_BIN) bin/opsim bin/opsim-report bin/bench/bench_scenes | data
+test: headers intrinsics $(TEST_BIN) bin/opsim bin/opsim-report bin/bench/bench_scenes | data
 	@tools/run-tests.sh $(TEST_BIN)
 ifeq ($(SANITIZE)$(SCALAR),)
 	@tools/sanitize-tree.sh $(SCALAR_TREE)

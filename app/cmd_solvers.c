@@ -27,7 +27,8 @@ static void print_variants(void)
     }
     printf("options of every variant (Chebyshev acceleration, Wang 2015, solvers/accel/chebyshev.h; Anderson acceleration, "
            "Peng et al. 2018, solvers/accel/anderson.h)\n");
-    print_options(op_solver_common_options);
+    for (int t = 0; op_solver_common_options(t); ++t)
+        print_options(op_solver_common_options(t));
 }
 
 int app_solvers(const app_call *call)

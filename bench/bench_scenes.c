@@ -66,6 +66,9 @@
 #include "kernels/simd.h"
 #include "opsim/scene.h"
 #include "base/timer.h"
+#include "contact/collide.h"
+#include "geometry/model.h"
+#include "geometry/skin.h"
 
 static int verbose; /* -v: each repeat's median on standard error */
 /* world.log_energy=false, then any -x overrides */

@@ -73,6 +73,7 @@
 #include "geometry/skin.h"
 #include "kernels/sparse.h"
 #include "base/timer.h"
+#include "geometry/model.h"
 
 enum { MAX_SCENES = 8, MAX_OVERRIDES = 16 };
 

@@ -65,12 +65,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
-#include <emmintrin.h>
-#endif
 
 #include "base/math3.h"
 #include "kernels/polar.h"
+#include "kernels/lanes.h"
 #include "kernels/simd.h"
 #include "opsim/solver.h"
 #include "kernels/sparse.h"
@@ -429,14 +427,14 @@ static inline void begin_particle(arap_solver *s, const op_body *body, int i, do
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
 /* begin_particle's base in four lanes: ρ/h² Y Ā + k P S, entry by entry in its order */
-static inline void base_lanes_avx(__m256d base[9], const __m256d Y[9], const __m256d A[9], const __m256d P[9],
-                                  const __m256d S[9], __m256d inertia, __m256d stiffness)
+static inline void base_lanes_avx(op_lanes4 base[9], const op_lanes4 Y[9], const op_lanes4 A[9], const op_lanes4 P[9],
+                                  const op_lanes4 S[9], op_lanes4 inertia, op_lanes4 stiffness)
 {
-    __m256d YA[9], PS[9];
-    op_avx_m3_mul(YA, Y, A);
-    op_avx_m3_mul(PS, P, S);
+    op_lanes4 YA[9], PS[9];
+    op4_m3_mul(YA, Y, A);
+    op4_m3_mul(PS, P, S);
     for (int e = 0; e < 9; ++e)
-        base[e] = _mm256_add_pd(_mm256_mul_pd(YA[e], inertia), _mm256_mul_pd(PS[e], stiffness));
+        base[e] = op4_add(op4_mul(YA[e], inertia), op4_mul(PS[e], stiffness));
 }
 
 /* begin_particle for every particle, four at a time side by side in AVX lanes (one particle a
@@ -447,46 +445,46 @@ static inline void base_lanes_avx(__m256d base[9], const __m256d Y[9], const __m
 static void begin_particles_avx(arap_solver *s, const op_body *body, double inertia)
 {
     const op_graph *g = body->graph;
-    const __m256d scale = _mm256_set1_pd(inertia), k = _mm256_set1_pd(s->stiffness);
-    __m256d P[9];
+    const op_lanes4 scale = op4_all(inertia), k = op4_all(s->stiffness);
+    op_lanes4 P[9];
     for (int e = 0; e < 9; ++e)
-        P[e] = _mm256_set1_pd(body->placement_rotation[e]);
+        P[e] = op4_all(body->placement_rotation[e]);
     size_t base_stride = 9 * (size_t)s->data.lanes, record_stride = 18 * (size_t)s->data.lanes;
     int i = 0;
     for (; i + 4 <= s->n; i += 4) {
-        __m256d Y[9], A[9], S[9], base[9], R[9], held[9], differ = _mm256_setzero_pd();
-        op_avx_load_records4(&body->inertial_rotation[9 * i], 9, 9, Y);
-        op_avx_load_records4(&g->rest_moment[9 * i], 9, 9, A);
-        op_avx_load_records4(&s->edges->spread[9 * i], 9, 9, S);
+        op_lanes4 Y[9], A[9], S[9], base[9], R[9], held[9], differ = op4_zero();
+        op4_load_consecutive(&body->inertial_rotation[9 * i], 9, 9, Y);
+        op4_load_consecutive(&g->rest_moment[9 * i], 9, 9, A);
+        op4_load_consecutive(&s->edges->spread[9 * i], 9, 9, S);
         base_lanes_avx(base, Y, A, P, S, scale, k);
-        op_avx_load_records4(&body->state.rotation[9 * i], 9, 9, R);
+        op4_load_consecutive(&body->state.rotation[9 * i], 9, 9, R);
         if (s->data.lanes == 1) {
-            op_avx_store_records4(sweep_at(&s->data, s->data.base, 9, i, 0), 9, 9, base);
-            op_avx_load_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, held);
+            op4_store_consecutive(sweep_at(&s->data, s->data.base, 9, i, 0), 9, 9, base);
+            op4_load_consecutive(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, held);
         } else {
             /* entry k of particle i + p at k·lanes + p·stride from entry 0 of particle i */
             double *base_at = sweep_at(&s->data, s->data.base, 9, i, 0);
             const double *held_at = sweep_at(&s->data, s->data.record, 18, i, 9);
             for (int k = 0; k < 9; ++k, base_at += GROUP_LANES, held_at += GROUP_LANES) {
-                op_avx_store_lanes_apart(base_at, base_stride, base[k]);
-                held[k] = op_avx_load_lanes_apart(held_at, record_stride);
+                op4_store_apart(base_at, base_stride, base[k]);
+                held[k] = op4_load_apart(held_at, record_stride);
             }
         }
         for (int k = 0; k < 9; ++k)
-            differ = _mm256_or_pd(differ, _mm256_xor_pd(R[k], held[k]));
-        if (_mm256_testz_si256(_mm256_castpd_si256(differ), _mm256_castpd_si256(differ)))
+            differ = op4_or_mask(differ, op4_differ(R[k], held[k]));
+        if (op4_none(differ))
             continue;
         /* refresh_sweep_state of all four: a record that holds R_i is rewritten with its own
          * bits. After a rigid turn of the rotations (world.c's predict) none holds. */
-        __m256d moment[9];
-        op_avx_m3_mul(moment, R, A);
+        op_lanes4 moment[9];
+        op4_m3_mul(moment, R, A);
         if (s->data.lanes == 1) {
-            op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 0), 18, 9, moment);
-            op_avx_store_records4(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, R);
+            op4_store_consecutive(sweep_at(&s->data, s->data.record, 18, i, 0), 18, 9, moment);
+            op4_store_consecutive(sweep_at(&s->data, s->data.record, 18, i, 9), 18, 9, R);
         } else {
             double *record_at = sweep_at(&s->data, s->data.record, 18, i, 0);
             for (int k = 0; k < 18; ++k, record_at += GROUP_LANES)
-                op_avx_store_lanes_apart(record_at, record_stride, k < 9 ? moment[k] : R[k - 9]);
+                op4_store_apart(record_at, record_stride, k < 9 ? moment[k] : R[k - 9]);
         }
     }
     for (; i < s->n; ++i)
@@ -507,39 +505,39 @@ static void begin_group_avx(arap_solver *const *solvers, op_body *const *bodies,
 {
     const arap_solver *first = solvers[0];
     const op_graph *g = first->graph;
-    const __m256d scale = _mm256_set1_pd(inertia), k = _mm256_set1_pd(first->stiffness);
-    __m256d P[9];
+    const op_lanes4 scale = op4_all(inertia), k = op4_all(first->stiffness);
+    op_lanes4 P[9];
     const double *placement[GROUP_LANES];
     for (int lane = 0; lane < GROUP_LANES; ++lane)
         placement[lane] = bodies[lane]->placement_rotation;
-    op_avx_load_records_at(placement, 9, P);
+    op4_load_records(placement, 9, P);
     for (int i = 0; i < first->n; ++i) {
         const double *inertial[GROUP_LANES], *turned[GROUP_LANES];
         for (int lane = 0; lane < GROUP_LANES; ++lane) {
             inertial[lane] = &bodies[lane]->inertial_rotation[9 * i];
             turned[lane] = &bodies[lane]->state.rotation[9 * i];
         }
-        __m256d Y[9], R[9], A[9], S[9], base[9], differ = _mm256_setzero_pd();
-        op_avx_load_records_at(inertial, 9, Y);
+        op_lanes4 Y[9], R[9], A[9], S[9], base[9], differ = op4_zero();
+        op4_load_records(inertial, 9, Y);
         for (int e = 0; e < 9; ++e) {
-            A[e] = _mm256_broadcast_sd(&g->rest_moment[9 * i + e]);
-            S[e] = _mm256_broadcast_sd(&first->edges->spread[9 * i + e]);
+            A[e] = op4_broadcast(&g->rest_moment[9 * i + e]);
+            S[e] = op4_broadcast(&first->edges->spread[9 * i + e]);
         }
         base_lanes_avx(base, Y, A, P, S, scale, k);
         double *base_at = &first->group->base[(size_t)9 * GROUP_LANES * i];
         for (int e = 0; e < 9; ++e)
-            _mm256_storeu_pd(base_at + GROUP_LANES * e, base[e]);
-        op_avx_load_records_at(turned, 9, R);
+            op4_store(base_at + GROUP_LANES * e, base[e]);
+        op4_load_records(turned, 9, R);
         double *record = &first->group->record[(size_t)18 * GROUP_LANES * i];
         for (int e = 0; e < 9; ++e)
-            differ = _mm256_or_pd(differ, _mm256_xor_pd(R[e], _mm256_loadu_pd(record + GROUP_LANES * (9 + e))));
-        if (_mm256_testz_si256(_mm256_castpd_si256(differ), _mm256_castpd_si256(differ)))
+            differ = op4_or_mask(differ, op4_differ(R[e], op4_load(record + GROUP_LANES * (9 + e))));
+        if (op4_none(differ))
             continue;
-        __m256d moment[9];
-        op_avx_m3_mul(moment, R, A);
+        op_lanes4 moment[9];
+        op4_m3_mul(moment, R, A);
         for (int e = 0; e < 9; ++e) {
-            _mm256_storeu_pd(record + GROUP_LANES * e, moment[e]);
-            _mm256_storeu_pd(record + GROUP_LANES * (9 + e), R[e]);
+            op4_store(record + GROUP_LANES * e, moment[e]);
+            op4_store(record + GROUP_LANES * (9 + e), R[e]);
         }
     }
 }
@@ -610,44 +608,42 @@ static void assemble_local(const arap_solver *s, const op_body *body, const doub
     add_constraint_terms(s, body, rotations, i, C);
 }
 
-#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
-typedef __m128d v2;
-
+#if OP_LANES2
 /* Particle i's neighbour sums, two entries to a register: out[0..8] the record sums
  * (Σ_j R_j Ā_j, then Σ_j R_j, entries 2k and 2k + 1 in out[k]); out[9..13] Σ_j (u_j − u_i) w_ijᵀ
  * as rows, entries (r, 0..1) in out[9 + r], (0..1, 2) in out[12] and (2, 2) low in out[13]. The
  * same sums in the same order as assemble_local's. */
-static inline void neighbour_sums(const arap_solver *s, const op_graph *g, int i, v2 out[14])
+static inline void neighbour_sums(const arap_solver *s, const op_graph *g, int i, op_lanes2 out[14])
 {
     const int *adjacency = g->adjacency;
     int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
-    v2 s0 = _mm_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0, s8 = s0;
+    op_lanes2 s0 = op2_zero(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0, s8 = s0;
     for (int e = first; e < last; ++e) {
         const double *record = &s->sweep_state[18 * adjacency[e]];
-        s0 = _mm_add_pd(s0, _mm_loadu_pd(record));
-        s1 = _mm_add_pd(s1, _mm_loadu_pd(record + 2));
-        s2 = _mm_add_pd(s2, _mm_loadu_pd(record + 4));
-        s3 = _mm_add_pd(s3, _mm_loadu_pd(record + 6));
-        s4 = _mm_add_pd(s4, _mm_loadu_pd(record + 8));
-        s5 = _mm_add_pd(s5, _mm_loadu_pd(record + 10));
-        s6 = _mm_add_pd(s6, _mm_loadu_pd(record + 12));
-        s7 = _mm_add_pd(s7, _mm_loadu_pd(record + 14));
-        s8 = _mm_add_pd(s8, _mm_loadu_pd(record + 16));
+        s0 = op2_add(s0, op2_load(record));
+        s1 = op2_add(s1, op2_load(record + 2));
+        s2 = op2_add(s2, op2_load(record + 4));
+        s3 = op2_add(s3, op2_load(record + 6));
+        s4 = op2_add(s4, op2_load(record + 8));
+        s5 = op2_add(s5, op2_load(record + 10));
+        s6 = op2_add(s6, op2_load(record + 12));
+        s7 = op2_add(s7, op2_load(record + 14));
+        s8 = op2_add(s8, op2_load(record + 16));
     }
     out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3, out[4] = s4;
     out[5] = s5, out[6] = s6, out[7] = s7, out[8] = s8;
     const double *u_i = &s->displacement[3 * i];
-    v2 ui01 = _mm_loadu_pd(u_i), ui2 = _mm_load_sd(u_i + 2);
-    v2 r0 = _mm_setzero_pd(), r1 = r0, r2 = r0, c2 = r0, d2 = r0;
+    op_lanes2 ui01 = op2_load(u_i), ui2 = op2_load_low(u_i + 2);
+    op_lanes2 r0 = op2_zero(), r1 = r0, r2 = r0, c2 = r0, d2 = r0;
     for (int e = first; e < last; ++e) {
         const double *u_j = &s->displacement[3 * adjacency[e]], *w = &s->edge_offset[3 * e];
-        v2 du01 = _mm_sub_pd(_mm_loadu_pd(u_j), ui01), du2 = _mm_sub_sd(_mm_load_sd(u_j + 2), ui2);
-        v2 w01 = _mm_loadu_pd(w), w2 = _mm_load1_pd(w + 2);
-        r0 = _mm_add_pd(r0, _mm_mul_pd(_mm_unpacklo_pd(du01, du01), w01));
-        r1 = _mm_add_pd(r1, _mm_mul_pd(_mm_unpackhi_pd(du01, du01), w01));
-        r2 = _mm_add_pd(r2, _mm_mul_pd(_mm_unpacklo_pd(du2, du2), w01));
-        c2 = _mm_add_pd(c2, _mm_mul_pd(du01, w2));
-        d2 = _mm_add_sd(d2, _mm_mul_sd(du2, w2));
+        op_lanes2 du01 = op2_sub(op2_load(u_j), ui01), du2 = op2_sub_low(op2_load_low(u_j + 2), ui2);
+        op_lanes2 w01 = op2_load(w), w2 = op2_load_all(w + 2);
+        r0 = op2_add(r0, op2_mul(op2_interleave_low(du01, du01), w01));
+        r1 = op2_add(r1, op2_mul(op2_interleave_high(du01, du01), w01));
+        r2 = op2_add(r2, op2_mul(op2_interleave_low(du2, du2), w01));
+        c2 = op2_add(c2, op2_mul(du01, w2));
+        d2 = op2_add_low(d2, op2_mul_low(du2, w2));
     }
     out[9] = r0, out[10] = r1, out[11] = r2, out[12] = c2, out[13] = d2;
 }
@@ -657,66 +653,66 @@ OP_SIMD_AVX_BEGIN
 /* neighbour_sums with four entries to a register: each entry's sum in the same order, so the
  * same bits, in about half the loads and adds. The spread's columns (rows 0..2 and a zero pad)
  * are the AVX accumulators, rearranged into neighbour_sums' layout at the end. */
-static void neighbour_sums_avx(const arap_solver *s, const op_graph *g, int i, v2 out[14])
+static void neighbour_sums_avx(const arap_solver *s, const op_graph *g, int i, op_lanes2 out[14])
 {
     const int *adjacency = g->adjacency;
     int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
-    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-    v2 s4 = _mm_setzero_pd();
+    op_lanes4 s0 = op4_zero(), s1 = s0, s2 = s0, s3 = s0;
+    op_lanes2 s4 = op2_zero();
     for (int e = first; e < last; ++e) {
         const double *record = &s->sweep_state[18 * adjacency[e]];
-        s0 = _mm256_add_pd(s0, _mm256_loadu_pd(record));
-        s1 = _mm256_add_pd(s1, _mm256_loadu_pd(record + 4));
-        s2 = _mm256_add_pd(s2, _mm256_loadu_pd(record + 8));
-        s3 = _mm256_add_pd(s3, _mm256_loadu_pd(record + 12));
-        s4 = _mm_add_pd(s4, _mm_loadu_pd(record + 16));
+        s0 = op4_add(s0, op4_load(record));
+        s1 = op4_add(s1, op4_load(record + 4));
+        s2 = op4_add(s2, op4_load(record + 8));
+        s3 = op4_add(s3, op4_load(record + 12));
+        s4 = op2_add(s4, op2_load(record + 16));
     }
-    out[0] = _mm256_castpd256_pd128(s0), out[1] = _mm256_extractf128_pd(s0, 1);
-    out[2] = _mm256_castpd256_pd128(s1), out[3] = _mm256_extractf128_pd(s1, 1);
-    out[4] = _mm256_castpd256_pd128(s2), out[5] = _mm256_extractf128_pd(s2, 1);
-    out[6] = _mm256_castpd256_pd128(s3), out[7] = _mm256_extractf128_pd(s3, 1);
+    out[0] = op4_low(s0), out[1] = op4_high(s0);
+    out[2] = op4_low(s1), out[3] = op4_high(s1);
+    out[4] = op4_low(s2), out[5] = op4_high(s2);
+    out[6] = op4_low(s3), out[7] = op4_high(s3);
     out[8] = s4;
     const double *u_i = &s->displacement[3 * i];
-    __m256d ui = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(u_i)), _mm_load_sd(u_i + 2), 1);
-    __m256d c0 = _mm256_setzero_pd(), c1 = c0, c2 = c0;
+    op_lanes4 ui = op4_load3(u_i);
+    op_lanes4 c0 = op4_zero(), c1 = c0, c2 = c0;
     for (int e = first; e < last; ++e) {
         const double *u_j = &s->displacement[3 * adjacency[e]], *w = &s->edge_offset[3 * e];
-        __m256d du = _mm256_sub_pd(
-            _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(u_j)), _mm_load_sd(u_j + 2), 1), ui);
-        c0 = _mm256_add_pd(c0, _mm256_mul_pd(du, _mm256_broadcast_sd(w)));
-        c1 = _mm256_add_pd(c1, _mm256_mul_pd(du, _mm256_broadcast_sd(w + 1)));
-        c2 = _mm256_add_pd(c2, _mm256_mul_pd(du, _mm256_broadcast_sd(w + 2)));
+        op_lanes4 du = op4_sub(
+            op4_load3(u_j), ui);
+        c0 = op4_add(c0, op4_mul(du, op4_broadcast(w)));
+        c1 = op4_add(c1, op4_mul(du, op4_broadcast(w + 1)));
+        c2 = op4_add(c2, op4_mul(du, op4_broadcast(w + 2)));
     }
-    v2 c0_01 = _mm256_castpd256_pd128(c0), c1_01 = _mm256_castpd256_pd128(c1);
-    v2 c0_2 = _mm256_extractf128_pd(c0, 1), c1_2 = _mm256_extractf128_pd(c1, 1);
-    out[9] = _mm_unpacklo_pd(c0_01, c1_01);
-    out[10] = _mm_unpackhi_pd(c0_01, c1_01);
-    out[11] = _mm_unpacklo_pd(c0_2, c1_2);
-    out[12] = _mm256_castpd256_pd128(c2);
-    out[13] = _mm256_extractf128_pd(c2, 1);
+    op_lanes2 c0_01 = op4_low(c0), c1_01 = op4_low(c1);
+    op_lanes2 c0_2 = op4_high(c0), c1_2 = op4_high(c1);
+    out[9] = op2_interleave_low(c0_01, c1_01);
+    out[10] = op2_interleave_high(c0_01, c1_01);
+    out[11] = op2_interleave_low(c0_2, c1_2);
+    out[12] = op4_low(c2);
+    out[13] = op4_high(c2);
 }
 OP_SIMD_AVX_END
 #endif
 
 /* (a[k], b[k]) for k < 9 */
-static inline void gather9(const double *a, const double *b, v2 out[9])
+static inline void gather9(const double *a, const double *b, op_lanes2 out[9])
 {
     for (int k = 0; k < 8; k += 2) {
-        v2 x = _mm_loadu_pd(a + k), y = _mm_loadu_pd(b + k);
-        out[k] = _mm_unpacklo_pd(x, y);
-        out[k + 1] = _mm_unpackhi_pd(x, y);
+        op_lanes2 x = op2_load(a + k), y = op2_load(b + k);
+        out[k] = op2_interleave_low(x, y);
+        out[k + 1] = op2_interleave_high(x, y);
     }
-    out[8] = _mm_unpacklo_pd(_mm_load_sd(a + 8), _mm_load_sd(b + 8));
+    out[8] = op2_interleave_low(op2_load_low(a + 8), op2_load_low(b + 8));
 }
 
 /* C_a and C_b side by side, particle a in the low lanes and b in the high ones: each lane goes
  * through assemble_local's operations in assemble_local's order (bitwise its result), with the
  * sums by particle and everything after them two particles at a time. moment: Ā_a, Ā_b. */
 static inline void assemble_pair(const arap_solver *s, const op_body *body, const double *rotations, int a, int b,
-                                 v2 C[9], v2 moment[9])
+                                 op_lanes2 C[9], op_lanes2 moment[9])
 {
     const op_graph *g = body->graph;
-    v2 A[14], B[14], sum[18], spread[9], base[9];
+    op_lanes2 A[14], B[14], sum[18], spread[9], base[9];
 #if OP_SIMD_AVX
     if (op_simd_use_avx) {
         neighbour_sums_avx(s, g, a, A);
@@ -728,63 +724,63 @@ static inline void assemble_pair(const arap_solver *s, const op_body *body, cons
         neighbour_sums(s, g, b, B);
     }
     for (int k = 0; k < 9; ++k) {
-        sum[2 * k] = _mm_unpacklo_pd(A[k], B[k]);
-        sum[2 * k + 1] = _mm_unpackhi_pd(A[k], B[k]);
+        sum[2 * k] = op2_interleave_low(A[k], B[k]);
+        sum[2 * k + 1] = op2_interleave_high(A[k], B[k]);
     }
-    spread[0] = _mm_unpacklo_pd(A[9], B[9]), spread[1] = _mm_unpackhi_pd(A[9], B[9]);
-    spread[3] = _mm_unpacklo_pd(A[10], B[10]), spread[4] = _mm_unpackhi_pd(A[10], B[10]);
-    spread[6] = _mm_unpacklo_pd(A[11], B[11]), spread[7] = _mm_unpackhi_pd(A[11], B[11]);
-    spread[2] = _mm_unpacklo_pd(A[12], B[12]), spread[5] = _mm_unpackhi_pd(A[12], B[12]);
-    spread[8] = _mm_unpacklo_pd(A[13], B[13]);
+    spread[0] = op2_interleave_low(A[9], B[9]), spread[1] = op2_interleave_high(A[9], B[9]);
+    spread[3] = op2_interleave_low(A[10], B[10]), spread[4] = op2_interleave_high(A[10], B[10]);
+    spread[6] = op2_interleave_low(A[11], B[11]), spread[7] = op2_interleave_high(A[11], B[11]);
+    spread[2] = op2_interleave_low(A[12], B[12]), spread[5] = op2_interleave_high(A[12], B[12]);
+    spread[8] = op2_interleave_low(A[13], B[13]);
     gather9(&g->rest_moment[9 * a], &g->rest_moment[9 * b], moment);
     gather9(&s->local_base[9 * a], &s->local_base[9 * b], base);
-    v2 k = _mm_set1_pd(body->stiffness);
-    const v2 *n = &sum[9]; /* Σ_j R_j */
+    op_lanes2 k = op2_all(body->stiffness);
+    const op_lanes2 *n = &sum[9]; /* Σ_j R_j */
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) {
-            v2 t = _mm_add_pd(_mm_add_pd(_mm_mul_pd(n[3 * r], moment[c]), _mm_mul_pd(n[3 * r + 1], moment[3 + c])),
-                              _mm_mul_pd(n[3 * r + 2], moment[6 + c]));
+            op_lanes2 t = op2_add(op2_add(op2_mul(n[3 * r], moment[c]), op2_mul(n[3 * r + 1], moment[3 + c])),
+                              op2_mul(n[3 * r + 2], moment[6 + c]));
             int e = 3 * r + c;
-            C[e] = _mm_add_pd(base[e], _mm_mul_pd(k, _mm_add_pd(_mm_add_pd(sum[e], t), spread[e])));
+            C[e] = op2_add(base[e], op2_mul(k, op2_add(op2_add(sum[e], t), spread[e])));
         }
     if (op_arap_terms_involve(&s->terms, a) || op_arap_terms_involve(&s->terms, b)) {
         double Ca[9], Cb[9];
         for (int e = 0; e < 9; ++e) {
-            _mm_storel_pd(&Ca[e], C[e]);
-            _mm_storeh_pd(&Cb[e], C[e]);
+            op2_store_low(&Ca[e], C[e]);
+            op2_store_high(&Cb[e], C[e]);
         }
         add_constraint_terms(s, body, rotations, a, Ca);
         add_constraint_terms(s, body, rotations, b, Cb);
         for (int e = 0; e < 9; ++e)
-            C[e] = _mm_unpacklo_pd(_mm_load_sd(&Ca[e]), _mm_load_sd(&Cb[e]));
+            C[e] = op2_interleave_low(op2_load_low(&Ca[e]), op2_load_low(&Cb[e]));
     }
 }
 
 /* R_a and R_b from their lanes into the state, and (Gauss–Seidel) their records: R Ā as m3_mul
  * forms it, then R. */
-static inline void store_pair(arap_solver *s, op_body *body, int a, int b, const v2 R[9], const v2 moment[9],
-                              int gauss_seidel)
+static inline void store_pair(arap_solver *s, op_body *body, int a, int b, const op_lanes2 R[9],
+                              const op_lanes2 moment[9], int gauss_seidel)
 {
     double *Ra = &body->state.rotation[9 * a], *Rb = &body->state.rotation[9 * b];
     for (int e = 0; e < 8; e += 2) {
-        _mm_storeu_pd(Ra + e, _mm_unpacklo_pd(R[e], R[e + 1]));
-        _mm_storeu_pd(Rb + e, _mm_unpackhi_pd(R[e], R[e + 1]));
+        op2_store(Ra + e, op2_interleave_low(R[e], R[e + 1]));
+        op2_store(Rb + e, op2_interleave_high(R[e], R[e + 1]));
     }
-    _mm_storel_pd(Ra + 8, R[8]);
-    _mm_storeh_pd(Rb + 8, R[8]);
+    op2_store_low(Ra + 8, R[8]);
+    op2_store_high(Rb + 8, R[8]);
     if (!gauss_seidel)
         return;
-    v2 record[18];
+    op_lanes2 record[18];
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
-            record[3 * r + c] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(R[3 * r], moment[c]), _mm_mul_pd(R[3 * r + 1], moment[3 + c])),
-                                           _mm_mul_pd(R[3 * r + 2], moment[6 + c]));
+            record[3 * r + c] = op2_add(op2_add(op2_mul(R[3 * r], moment[c]), op2_mul(R[3 * r + 1], moment[3 + c])),
+                                           op2_mul(R[3 * r + 2], moment[6 + c]));
     for (int e = 0; e < 9; ++e)
         record[9 + e] = R[e];
     double *record_a = &s->sweep_state[18 * a], *record_b = &s->sweep_state[18 * b];
     for (int e = 0; e < 18; e += 2) {
-        _mm_storeu_pd(record_a + e, _mm_unpacklo_pd(record[e], record[e + 1]));
-        _mm_storeu_pd(record_b + e, _mm_unpackhi_pd(record[e], record[e + 1]));
+        op2_store(record_a + e, op2_interleave_low(record[e], record[e + 1]));
+        op2_store(record_b + e, op2_interleave_high(record[e], record[e + 1]));
     }
 }
 
@@ -799,7 +795,7 @@ static void local_lanes(arap_solver *s, op_body *body, const double *rotations, 
                         int gauss_seidel)
 {
     enum { MOST = 16 };
-    v2 C[MOST / 2][9], moment[MOST / 2][9], R[MOST / 2][9];
+    op_lanes2 C[MOST / 2][9], moment[MOST / 2][9], R[MOST / 2][9];
     int pairs = (count + 1) / 2, lanes = count > 8 ? 16 : count > 4 ? 8 : 4, p[MOST];
     for (int m = 0; m < lanes; ++m)
         p[m] = order[m < count ? m : count - 1];
@@ -807,7 +803,7 @@ static void local_lanes(arap_solver *s, op_body *body, const double *rotations, 
         assemble_pair(s, body, rotations, p[2 * w], p[2 * w + 1], C[w], moment[w]);
     for (int w = pairs; w < lanes / 2; ++w)
         for (int k = 0; k < 9; ++k) /* both lanes the last particle's */
-            C[w][k] = count % 2 ? C[pairs - 1][k] : _mm_unpackhi_pd(C[pairs - 1][k], C[pairs - 1][k]);
+            C[w][k] = count % 2 ? C[pairs - 1][k] : op2_interleave_high(C[pairs - 1][k], C[pairs - 1][k]);
     /* the padding lanes start from copies of the last particle's warm start and leave their
      * quaternions in the copies: a later call of the polar kernel (the eights and sixteens
      * without AVX-512 are several) must not see one already updated */
@@ -939,18 +935,18 @@ OP_SIMD_AVX_BEGIN
 /* Σ_j R_j Ā_j, then Σ_j R_j, over particle i's neighbours j in adjacency order, of the four
  * lanes: sum[k] entry k of the record. Nine accumulators at a time fit the registers, so the
  * neighbours are read twice. */
-static inline void group_record_sums_avx(const arap_group *group, const op_graph *g, int i, __m256d sum[18])
+static inline void group_record_sums_avx(const arap_group *group, const op_graph *g, int i, op_lanes4 sum[18])
 {
     const int *adjacency = g->adjacency;
     int first = g->adjacency_start[i], last = g->adjacency_start[i + 1];
     for (int half = 0; half < 18; half += 9) {
-        __m256d a[9];
+        op_lanes4 a[9];
         for (int k = 0; k < 9; ++k)
-            a[k] = _mm256_setzero_pd();
+            a[k] = op4_zero();
         for (int e = first; e < last; ++e) {
             const double *record = &group->record[(size_t)18 * GROUP_LANES * adjacency[e] + GROUP_LANES * half];
             for (int k = 0; k < 9; ++k)
-                a[k] = _mm256_add_pd(a[k], _mm256_loadu_pd(record + GROUP_LANES * k));
+                a[k] = op4_add(a[k], op4_load(record + GROUP_LANES * k));
         }
         for (int k = 0; k < 9; ++k)
             sum[half + k] = a[k];
@@ -960,26 +956,26 @@ static inline void group_record_sums_avx(const arap_group *group, const op_graph
 /* C_i of the four lanes into C[4e + lane] in AVX registers, one lane a body, from the record
  * sums and the neighbour sums spread[e] = Σ_j (u_j − u_i)_r w_c (e = 3r + c): each lane through
  * assemble_local's operations in their order (bitwise its result). */
-static inline void group_assemble_finish(const arap_solver *s, const op_graph *g, int i, const __m256d sum[18],
-                                         const __m256d spread[9], double C[9 * GROUP_LANES])
+static inline void group_assemble_finish(const arap_solver *s, const op_graph *g, int i, const op_lanes4 sum[18],
+                                         const op_lanes4 spread[9], double C[9 * GROUP_LANES])
 {
     const arap_group *group = s->group;
     const double *moment = &g->rest_moment[9 * i];
-    __m256d M[9];
+    op_lanes4 M[9];
     for (int k = 0; k < 9; ++k)
-        M[k] = _mm256_broadcast_sd(moment + k);
-    const __m256d *n = &sum[9]; /* Σ_j R_j */
-    __m256d k = _mm256_set1_pd(s->stiffness);
+        M[k] = op4_broadcast(moment + k);
+    const op_lanes4 *n = &sum[9]; /* Σ_j R_j */
+    op_lanes4 k = op4_all(s->stiffness);
     const double *base = &group->base[(size_t)9 * GROUP_LANES * i];
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) {
-            __m256d t =
-                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[3 * r], M[c]), _mm256_mul_pd(n[3 * r + 1], M[3 + c])),
-                              _mm256_mul_pd(n[3 * r + 2], M[6 + c]));
+            op_lanes4 t =
+                op4_add(op4_add(op4_mul(n[3 * r], M[c]), op4_mul(n[3 * r + 1], M[3 + c])),
+                              op4_mul(n[3 * r + 2], M[6 + c]));
             int e = 3 * r + c;
-            __m256d sum_e = _mm256_add_pd(_mm256_add_pd(sum[e], t), spread[e]);
-            _mm256_storeu_pd(C + GROUP_LANES * e,
-                             _mm256_add_pd(_mm256_loadu_pd(base + GROUP_LANES * e), _mm256_mul_pd(k, sum_e)));
+            op_lanes4 sum_e = op4_add(op4_add(sum[e], t), spread[e]);
+            op4_store(C + GROUP_LANES * e,
+                             op4_add(op4_load(base + GROUP_LANES * e), op4_mul(k, sum_e)));
         }
 }
 
@@ -1001,22 +997,22 @@ static inline group_neighbours group_neighbours_of(const arap_solver *s, const o
 
 /* The neighbour sums spread[3r + c] = Σ_j (u_j − u_i)_r w_c of the four lanes, four particles
  * at a time where the solo sweep does one (two entries a register) */
-static inline void group_spread_avx(const arap_solver *s, const op_graph *g, int i, __m256d spread[9])
+static inline void group_spread_avx(const arap_solver *s, const op_graph *g, int i, op_lanes4 spread[9])
 {
     group_neighbours n = group_neighbours_of(s, g, i);
-    __m256d ui[3];
+    op_lanes4 ui[3];
     for (int r = 0; r < 3; ++r)
-        ui[r] = _mm256_loadu_pd(n.u_i + GROUP_LANES * r);
+        ui[r] = op4_load(n.u_i + GROUP_LANES * r);
     for (int k = 0; k < 9; ++k)
-        spread[k] = _mm256_setzero_pd();
+        spread[k] = op4_zero();
     for (int e = n.first; e < n.last; ++e) {
         const double *u_j = &n.displacement[(size_t)3 * GROUP_LANES * n.adjacency[e]], *w = &n.offset[3 * e];
-        __m256d w0 = _mm256_broadcast_sd(w), w1 = _mm256_broadcast_sd(w + 1), w2 = _mm256_broadcast_sd(w + 2);
+        op_lanes4 w0 = op4_broadcast(w), w1 = op4_broadcast(w + 1), w2 = op4_broadcast(w + 2);
         for (int r = 0; r < 3; ++r) {
-            __m256d du = _mm256_sub_pd(_mm256_loadu_pd(u_j + GROUP_LANES * r), ui[r]);
-            spread[3 * r] = _mm256_add_pd(spread[3 * r], _mm256_mul_pd(du, w0));
-            spread[3 * r + 1] = _mm256_add_pd(spread[3 * r + 1], _mm256_mul_pd(du, w1));
-            spread[3 * r + 2] = _mm256_add_pd(spread[3 * r + 2], _mm256_mul_pd(du, w2));
+            op_lanes4 du = op4_sub(op4_load(u_j + GROUP_LANES * r), ui[r]);
+            spread[3 * r] = op4_add(spread[3 * r], op4_mul(du, w0));
+            spread[3 * r + 1] = op4_add(spread[3 * r + 1], op4_mul(du, w1));
+            spread[3 * r + 2] = op4_add(spread[3 * r + 2], op4_mul(du, w2));
         }
     }
 }
@@ -1027,17 +1023,17 @@ static inline void group_store_avx(const arap_solver *s, const op_graph *g, op_b
                                    const double R[9 * GROUP_LANES])
 {
     const double *moment = &g->rest_moment[9 * i];
-    __m256d M[9], rotation[9];
+    op_lanes4 M[9], rotation[9];
     for (int k = 0; k < 9; ++k) {
-        M[k] = _mm256_broadcast_sd(moment + k);
-        rotation[k] = _mm256_loadu_pd(R + GROUP_LANES * k);
+        M[k] = op4_broadcast(moment + k);
+        rotation[k] = op4_load(R + GROUP_LANES * k);
     }
     double *record = &s->group->record[(size_t)18 * GROUP_LANES * i];
-    __m256d held[9];
-    op_avx_m3_mul(held, rotation, M);
+    op_lanes4 held[9];
+    op4_m3_mul(held, rotation, M);
     for (int e = 0; e < 9; ++e) {
-        _mm256_storeu_pd(record + GROUP_LANES * e, held[e]);
-        _mm256_storeu_pd(record + GROUP_LANES * (9 + e), rotation[e]);
+        op4_store(record + GROUP_LANES * e, held[e]);
+        op4_store(record + GROUP_LANES * (9 + e), rotation[e]);
     }
     for (int lane = 0; lane < GROUP_LANES; ++lane) {
         double *out = &bodies[lane]->state.rotation[9 * i];
@@ -1046,8 +1042,8 @@ static inline void group_store_avx(const arap_solver *s, const op_graph *g, op_b
     }
 }
 
-typedef void group_sums_fn(const arap_group *group, const op_graph *g, int i, __m256d sum[18]);
-typedef void group_spread_fn(const arap_solver *s, const op_graph *g, int i, __m256d spread[9]);
+typedef void group_sums_fn(const arap_group *group, const op_graph *g, int i, op_lanes4 sum[18]);
+typedef void group_spread_fn(const arap_solver *s, const op_graph *g, int i, op_lanes4 spread[9]);
 
 /* A colour's particles order[0 … count) in the four lanes, their record sums by record_sums and
  * their neighbour sums by spread_of:
@@ -1065,7 +1061,7 @@ static inline __attribute__((always_inline)) void group_colour(const arap_solver
     const op_graph *g = bodies[0]->graph;
     double *quaternion = s->group->quaternion;
     double C[MOST * ENTRIES], R[MOST * ENTRIES], *q[MOST], padding[4 * GROUP_LANES];
-    __m256d sum[18], spread[9];
+    op_lanes4 sum[18], spread[9];
     for (int p = 0; p < count;) {
         int left = count - p, run = left >= 4 ? 4 : left == 3 && pad_three ? 3 : left >= 2 ? 2 : 1;
         for (int m = 0; m < run; ++m) {
@@ -1101,47 +1097,47 @@ OP_SIMD_AVX512_BEGIN
 /* group_record_sums_avx with two entries of the four lanes a register: all eighteen sums in
  * nine AVX-512 accumulators, the neighbours read once; each lane's sum of each entry in the
  * same order, so the same bits */
-static inline void group_record_sums_avx512(const arap_group *group, const op_graph *g, int i, __m256d sum[18])
+static inline void group_record_sums_avx512(const arap_group *group, const op_graph *g, int i, op_lanes4 sum[18])
 {
     const int *adjacency = g->adjacency;
-    __m512d a[9];
+    op_lanes8 a[9];
     for (int k = 0; k < 9; ++k)
-        a[k] = _mm512_setzero_pd();
+        a[k] = op8_zero();
     for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
         const double *record = &group->record[(size_t)18 * GROUP_LANES * adjacency[e]];
         for (int k = 0; k < 9; ++k)
-            a[k] = _mm512_add_pd(a[k], _mm512_loadu_pd(record + 2 * GROUP_LANES * k));
+            a[k] = op8_add(a[k], op8_load(record + 2 * GROUP_LANES * k));
     }
     for (int k = 0; k < 9; ++k) {
-        sum[2 * k] = _mm512_castpd512_pd256(a[k]);
-        sum[2 * k + 1] = _mm512_extractf64x4_pd(a[k], 1);
+        sum[2 * k] = op8_low(a[k]);
+        sum[2 * k + 1] = op8_high(a[k]);
     }
 }
 
 /* group_spread_avx with the first two rows an AVX-512 register (the four lanes of row 0, then of
  * row 1, as the displacements lie), the third in AVX: each lane's operations in the same order,
  * so the same bits, for two thirds of the multiplies and adds an edge. */
-static inline void group_spread_avx512(const arap_solver *s, const op_graph *g, int i, __m256d spread[9])
+static inline void group_spread_avx512(const arap_solver *s, const op_graph *g, int i, op_lanes4 spread[9])
 {
     group_neighbours n = group_neighbours_of(s, g, i);
-    __m512d ui01 = _mm512_loadu_pd(n.u_i), spread01[3];
-    __m256d ui2 = _mm256_loadu_pd(n.u_i + 2 * GROUP_LANES), spread2[3];
+    op_lanes8 ui01 = op8_load(n.u_i), spread01[3];
+    op_lanes4 ui2 = op4_load(n.u_i + 2 * GROUP_LANES), spread2[3];
     for (int c = 0; c < 3; ++c) {
-        spread01[c] = _mm512_setzero_pd();
-        spread2[c] = _mm256_setzero_pd();
+        spread01[c] = op8_zero();
+        spread2[c] = op4_zero();
     }
     for (int e = n.first; e < n.last; ++e) {
         const double *u_j = &n.displacement[(size_t)3 * GROUP_LANES * n.adjacency[e]], *w = &n.offset[3 * e];
-        __m512d du01 = _mm512_sub_pd(_mm512_loadu_pd(u_j), ui01);
-        __m256d du2 = _mm256_sub_pd(_mm256_loadu_pd(u_j + 2 * GROUP_LANES), ui2);
+        op_lanes8 du01 = op8_sub(op8_load(u_j), ui01);
+        op_lanes4 du2 = op4_sub(op4_load(u_j + 2 * GROUP_LANES), ui2);
         for (int c = 0; c < 3; ++c) {
-            spread01[c] = _mm512_add_pd(spread01[c], _mm512_mul_pd(du01, _mm512_set1_pd(w[c])));
-            spread2[c] = _mm256_add_pd(spread2[c], _mm256_mul_pd(du2, _mm256_broadcast_sd(w + c)));
+            spread01[c] = op8_add(spread01[c], op8_mul(du01, op8_all(w[c])));
+            spread2[c] = op4_add(spread2[c], op4_mul(du2, op4_broadcast(w + c)));
         }
     }
     for (int c = 0; c < 3; ++c) {
-        spread[c] = _mm512_castpd512_pd256(spread01[c]);
-        spread[3 + c] = _mm512_extractf64x4_pd(spread01[c], 1);
+        spread[c] = op8_low(spread01[c]);
+        spread[3 + c] = op8_high(spread01[c]);
         spread[6 + c] = spread2[c];
     }
 }
@@ -1165,11 +1161,11 @@ static void group_displacements_avx(arap_solver *const *solvers, op_body *const 
             x[lane] = &bodies[lane]->state.position[3 * i];
             reference[lane] = &solvers[lane]->reference[3 * i];
         }
-        __m256d position[3], rest[3];
-        op_avx_load_records_at(x, 3, position);
-        op_avx_load_records_at(reference, 3, rest);
+        op_lanes4 position[3], rest[3];
+        op4_load_records(x, 3, position);
+        op4_load_records(reference, 3, rest);
         for (int r = 0; r < 3; ++r)
-            _mm256_storeu_pd(&displacement[GROUP_LANES * (3 * i + r)], _mm256_sub_pd(position[r], rest[r]));
+            op4_store(&displacement[GROUP_LANES * (3 * i + r)], op4_sub(position[r], rest[r]));
     }
 }
 OP_SIMD_AVX_END
@@ -1273,30 +1269,33 @@ int op_arap_sweep_colours(const void *solver, const int **colour_start)
     return s->sweep.colours;
 }
 
+#if OP_LANES2
+#define LANE op_lanes2
+#define LANES_NAME(name) name##_lanes2
+#define L(op) op2_##op
+#include "arap_pull_lanes.h"
+#endif
+
 /* Σ_j (v_j R_i + v_i R_j)(x̄_i − x̄_j) less its value at rest (R = P), for free particle i:
  * (R_i − P) Σ_j v_j (x̄_i − x̄_j) + Σ_j (R_j − P) v_i (x̄_i − x̄_j). With SSE2 two rows at a
- * time, each row through turn_mul_v's operations in its order. */
+ * time, each row through turn_mul_v's operations in its order (turn_times, arap_pull_lanes.h, is
+ * that order for every width). */
 static inline void rotation_pull(const arap_solver *s, const op_graph *g, int i, double pull[3])
 {
     const double *turn = s->turn;
-#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+#if OP_LANES2
     const double *t = &turn[12 * i], *v = &s->rest_pull[3 * i];
-    __m128d v0 = _mm_load1_pd(v), v1 = _mm_load1_pd(v + 1), v2 = _mm_load1_pd(v + 2);
-    __m128d p01 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t), v0), _mm_mul_pd(_mm_loadu_pd(t + 4), v1)),
-                             _mm_mul_pd(_mm_loadu_pd(t + 8), v2));
-    __m128d p23 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t + 2), v0), _mm_mul_pd(_mm_loadu_pd(t + 6), v1)),
-                             _mm_mul_pd(_mm_loadu_pd(t + 10), v2));
+    op_lanes2 v0 = op2_load_all(v), v1 = op2_load_all(v + 1), v2 = op2_load_all(v + 2);
+    op_lanes2 p01 = turn_times_lanes2(t, 4, v0, v1, v2), p23 = turn_times_lanes2(t + 2, 4, v0, v1, v2);
     for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
         t = &turn[12 * g->adjacency[e]];
         v = &s->edge_pull[3 * e];
-        v0 = _mm_load1_pd(v), v1 = _mm_load1_pd(v + 1), v2 = _mm_load1_pd(v + 2);
-        p01 = _mm_add_pd(p01, _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t), v0), _mm_mul_pd(_mm_loadu_pd(t + 4), v1)),
-                                         _mm_mul_pd(_mm_loadu_pd(t + 8), v2)));
-        p23 = _mm_add_pd(p23, _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t + 2), v0), _mm_mul_pd(_mm_loadu_pd(t + 6), v1)),
-                                         _mm_mul_pd(_mm_loadu_pd(t + 10), v2)));
+        v0 = op2_load_all(v), v1 = op2_load_all(v + 1), v2 = op2_load_all(v + 2);
+        p01 = op2_add(p01, turn_times_lanes2(t, 4, v0, v1, v2));
+        p23 = op2_add(p23, turn_times_lanes2(t + 2, 4, v0, v1, v2));
     }
-    _mm_storeu_pd(pull, p01);
-    _mm_store_sd(pull + 2, p23);
+    op2_store(pull, p01);
+    op2_store_low(pull + 2, p23);
 #else
     double term[3];
     op_arap_turn_mul_v(pull, &turn[12 * i], &s->rest_pull[3 * i]);
@@ -1334,6 +1333,11 @@ static void rhs_inertia_and_pulls(arap_solver *s, const op_body *body, double k)
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
+#define LANE op_lanes4
+#define LANES_NAME(name) name##_lanes4
+#define L(op) op4_##op
+#include "arap_pull_lanes.h"
+
 /* rhs_inertia_and_pulls with each pull's four rows (three and the pad) in one AVX register:
  * every row through rotation_pull's operations in its order, so the same bits */
 static void rhs_inertia_and_pulls_avx(arap_solver *s, const op_body *body, double k)
@@ -1345,18 +1349,14 @@ static void rhs_inertia_and_pulls_avx(arap_solver *s, const op_body *body, doubl
         if (row < 0)
             continue;
         const double *t = &turn[12 * i], *v = &s->rest_pull[3 * i];
-        __m256d p = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(t), _mm256_set1_pd(v[0])),
-                                                _mm256_mul_pd(_mm256_loadu_pd(t + 4), _mm256_set1_pd(v[1]))),
-                                  _mm256_mul_pd(_mm256_loadu_pd(t + 8), _mm256_set1_pd(v[2])));
+        op_lanes4 p = turn_times_lanes4(t, 4, op4_all(v[0]), op4_all(v[1]), op4_all(v[2]));
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             t = &turn[12 * g->adjacency[e]];
             v = &s->edge_pull[3 * e];
-            p = _mm256_add_pd(p, _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(t), _mm256_set1_pd(v[0])),
-                                                             _mm256_mul_pd(_mm256_loadu_pd(t + 4), _mm256_set1_pd(v[1]))),
-                                               _mm256_mul_pd(_mm256_loadu_pd(t + 8), _mm256_set1_pd(v[2]))));
+            p = op4_add(p, turn_times_lanes4(t, 4, op4_all(v[0]), op4_all(v[1]), op4_all(v[2])));
         }
         double pull[4];
-        _mm256_storeu_pd(pull, p);
+        op4_store(pull, p);
         set_rhs_row(s, body, i, row, k, pull);
     }
 }
@@ -1376,25 +1376,22 @@ static void rhs_inertia_and_pulls4_avx(arap_solver *const *solvers, op_body *con
         if (row < 0)
             continue;
         const double *v = &s->rest_pull[3 * i];
-        __m256d v0 = _mm256_set1_pd(v[0]), v1 = _mm256_set1_pd(v[1]), v2 = _mm256_set1_pd(v[2]), p[GROUP_LANES];
+        op_lanes4 v0 = op4_all(v[0]), v1 = op4_all(v[1]), v2 = op4_all(v[2]), p[GROUP_LANES];
         for (int m = 0; m < GROUP_LANES; ++m) {
             const double *t = &turn[m][12 * i];
-            p[m] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(t), v0), _mm256_mul_pd(_mm256_loadu_pd(t + 4), v1)),
-                                 _mm256_mul_pd(_mm256_loadu_pd(t + 8), v2));
+            p[m] = turn_times_lanes4(t, 4, v0, v1, v2);
         }
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             v = &s->edge_pull[3 * e];
-            v0 = _mm256_set1_pd(v[0]), v1 = _mm256_set1_pd(v[1]), v2 = _mm256_set1_pd(v[2]);
+            v0 = op4_all(v[0]), v1 = op4_all(v[1]), v2 = op4_all(v[2]);
             for (int m = 0; m < GROUP_LANES; ++m) {
                 const double *t = &turn[m][12 * g->adjacency[e]];
-                p[m] = _mm256_add_pd(p[m], _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(t), v0),
-                                                                       _mm256_mul_pd(_mm256_loadu_pd(t + 4), v1)),
-                                                         _mm256_mul_pd(_mm256_loadu_pd(t + 8), v2)));
+                p[m] = op4_add(p[m], turn_times_lanes4(t, 4, v0, v1, v2));
             }
         }
         for (int m = 0; m < GROUP_LANES; ++m) {
             double pull[4];
-            _mm256_storeu_pd(pull, p[m]);
+            op4_store(pull, p[m]);
             set_rhs_row(solvers[m], bodies[m], i, row, k, pull);
         }
     }
@@ -1402,6 +1399,11 @@ static void rhs_inertia_and_pulls4_avx(arap_solver *const *solvers, op_body *con
 OP_SIMD_AVX_END
 
 OP_SIMD_AVX512_BEGIN
+#define LANE op_lanes8
+#define LANES_NAME(name) name##_lanes8
+#define L(op) op8_##op
+#include "arap_pull_lanes.h"
+
 /* rhs_inertia_and_pulls4_avx with two members' pulls an AVX-512 register, from the group's turns
  * (arap_group: turns_into with strides 48 and 16): each lane's operations in the same order, so
  * the same bits, for half the loads, multiplies and adds a neighbour. */
@@ -1415,25 +1417,20 @@ static void rhs_inertia_and_pulls4_avx512(arap_solver *const *solvers, op_body *
         if (row < 0)
             continue;
         const double *v = &s->rest_pull[3 * i];
-        __m512d v0 = _mm512_set1_pd(v[0]), v1 = _mm512_set1_pd(v[1]), v2 = _mm512_set1_pd(v[2]), p[2];
+        op_lanes8 v0 = op8_all(v[0]), v1 = op8_all(v[1]), v2 = op8_all(v[2]), p[2];
         const double *t = &turn[48 * (size_t)i];
         for (int half = 0; half < 2; ++half)
-            p[half] = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_loadu_pd(t + 8 * half), v0),
-                                                  _mm512_mul_pd(_mm512_loadu_pd(t + 16 + 8 * half), v1)),
-                                    _mm512_mul_pd(_mm512_loadu_pd(t + 32 + 8 * half), v2));
+            p[half] = turn_times_lanes8(t + 8 * half, 16, v0, v1, v2);
         for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
             v = &s->edge_pull[3 * e];
-            v0 = _mm512_set1_pd(v[0]), v1 = _mm512_set1_pd(v[1]), v2 = _mm512_set1_pd(v[2]);
+            v0 = op8_all(v[0]), v1 = op8_all(v[1]), v2 = op8_all(v[2]);
             t = &turn[48 * (size_t)g->adjacency[e]];
             for (int half = 0; half < 2; ++half)
-                p[half] = _mm512_add_pd(
-                    p[half], _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_loadu_pd(t + 8 * half), v0),
-                                                         _mm512_mul_pd(_mm512_loadu_pd(t + 16 + 8 * half), v1)),
-                                           _mm512_mul_pd(_mm512_loadu_pd(t + 32 + 8 * half), v2)));
+                p[half] = op8_add(p[half], turn_times_lanes8(t + 8 * half, 16, v0, v1, v2));
         }
         double pull[8 * 2];
-        _mm512_storeu_pd(pull, p[0]);
-        _mm512_storeu_pd(pull + 8, p[1]);
+        op8_store(pull, p[0]);
+        op8_store(pull + 8, p[1]);
         for (int m = 0; m < GROUP_LANES; ++m)
             set_rhs_row(solvers[m], bodies[m], i, row, k, &pull[4 * m]);
     }
@@ -1452,23 +1449,23 @@ static void turns_into(const double *P, const double *rotation, int n, double *t
     /* R_j − P once per particle, not once per edge that reads it, formed before it is stored:
      * the stores might alias what the loop reads as far as the compiler knows, so stores
      * between the loads kept each load waiting on the store before it. */
-#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+#if OP_LANES2
     /* D = R − P two entries a register, (D0 D1) (D2 D3) (D4 D5) (D6 D7) (D8 0), the columns
      * (D0 D3 | D6 0), (D1 D4 | D7 0), (D2 D5 | D8 0) shuffled from them */
-    v2 p01 = _mm_loadu_pd(P), p23 = _mm_loadu_pd(P + 2), p45 = _mm_loadu_pd(P + 4), p67 = _mm_loadu_pd(P + 6),
-       p8 = _mm_load_sd(P + 8), zero = _mm_setzero_pd();
+    op_lanes2 p01 = op2_load(P), p23 = op2_load(P + 2), p45 = op2_load(P + 4), p67 = op2_load(P + 6),
+       p8 = op2_load_low(P + 8), zero = op2_zero();
     for (int i = 0; i < n; ++i) {
         const double *R = &rotation[9 * i];
-        v2 d01 = _mm_sub_pd(_mm_loadu_pd(R), p01), d23 = _mm_sub_pd(_mm_loadu_pd(R + 2), p23);
-        v2 d45 = _mm_sub_pd(_mm_loadu_pd(R + 4), p45), d67 = _mm_sub_pd(_mm_loadu_pd(R + 6), p67);
-        v2 d8 = _mm_sub_sd(_mm_load_sd(R + 8), p8);
+        op_lanes2 d01 = op2_sub(op2_load(R), p01), d23 = op2_sub(op2_load(R + 2), p23);
+        op_lanes2 d45 = op2_sub(op2_load(R + 4), p45), d67 = op2_sub(op2_load(R + 6), p67);
+        op_lanes2 d8 = op2_sub_low(op2_load_low(R + 8), p8);
         double *t = &turn[particle_stride * (size_t)i];
-        _mm_storeu_pd(t, _mm_shuffle_pd(d01, d23, 2));
-        _mm_storeu_pd(t + 2, _mm_move_sd(zero, d67));
-        _mm_storeu_pd(t + column_stride, _mm_shuffle_pd(d01, d45, 1));
-        _mm_storeu_pd(t + column_stride + 2, _mm_unpackhi_pd(d67, zero));
-        _mm_storeu_pd(t + 2 * column_stride, _mm_shuffle_pd(d23, d45, 2));
-        _mm_storeu_pd(t + 2 * column_stride + 2, d8);
+        op2_store(t, op2_low_high(d01, d23));
+        op2_store(t + 2, op2_low_high(d67, zero));
+        op2_store(t + column_stride, op2_high_low(d01, d45));
+        op2_store(t + column_stride + 2, op2_interleave_high(d67, zero));
+        op2_store(t + 2 * column_stride, op2_low_high(d23, d45));
+        op2_store(t + 2 * column_stride + 2, d8);
     }
 #else
     for (int i = 0; i < n; ++i) {

@@ -1,5 +1,6 @@
 /* Solver look-up and the [solver] settings shared by every variant: validation against the
- * variant's option table, defaults, and typed accessors whose errors name the option. */
+ * variant's option table and the accelerators' (solvers/accel/accel.h, each declaring its own),
+ * defaults, and typed accessors whose errors name the option. */
 #include "opsim/solver.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "sim/energy.h"
+#include "accel/accel.h"
 
 const op_solver_type *op_solver_find(const char *name)
 {
@@ -26,21 +28,6 @@ static int setting_index(const op_solver_settings *settings, const char *key)
     return -1;
 }
 
-const op_solver_option op_solver_common_options[] = {
-    { "chebyshev", "off", "Chebyshev semi-iterative acceleration after each iteration (Wang 2015): off or on" },
-    { "chebyshev_rho", "",
-      "spectral-radius estimate in [0, 1), required when chebyshev = on (opsim estimate-rho prints one)" },
-    { "chebyshev_rho_source", "", "free text recorded with chebyshev_rho: how it was estimated (empty: given)" },
-    { "chebyshev_delay", "2", "plain iterations k < S of every sub-step before extrapolating (S >= 1)" },
-    { "chebyshev_gamma", "1", "under-relaxation gamma in (0, 1]" },
-    { "chebyshev_rotations", "off", "also extrapolate the rotations, re-projected onto SO(3): off or on" },
-    { "anderson", "off",
-      "Anderson acceleration of each iteration with its energy safeguard (Peng et al. 2018): off or on; not with "
-      "chebyshev = on" },
-    { "anderson_m", "5", "Anderson window: the last m differences mixed, 0 to 50 (0: the plain iteration)" },
-    { NULL, NULL, NULL },
-};
-
 static const op_solver_option *find_option(const op_solver_option *options, const char *key)
 {
     for (const op_solver_option *o = options; o->key; ++o)
@@ -57,72 +44,71 @@ static void append_keys(char *list, size_t size, const op_solver_option *options
     }
 }
 
-/* The value checks of the common options; each error names its option. chebyshev_rho may be
- * empty (not given): whether it is needed depends on `chebyshev`, checked when the world
- * starts (op_chebyshev_def_from_settings), since a config's options are validated one by one. */
-static int check_common_value(op_ctx *ctx, const op_solver_settings *settings, int k)
+const op_solver_option *op_solver_common_options(int t)
 {
-    const char *key = settings->key[k];
+    for (int u = 0; op_accel_registry[u]; ++u)
+        if (u == t)
+            return op_accel_registry[u]->options;
+    return NULL;
+}
+
+/* The accelerator whose option `key` is, or NULL */
+static const op_accel_type *accel_of_option(const char *key)
+{
+    for (int t = 0; op_accel_registry[t]; ++t)
+        if (find_option(op_accel_registry[t]->options, key))
+            return op_accel_registry[t];
+    return NULL;
+}
+
+/* The value check of an accelerator's option, on a copy holding that key alone */
+static int check_accel_value(op_ctx *ctx, const op_accel_type *accel, const op_solver_settings *settings, int k)
+{
     op_solver_settings one = { .count = 1 };
-    snprintf(one.key[0], sizeof one.key[0], "%s", key);
+    snprintf(one.key[0], sizeof one.key[0], "%s", settings->key[k]);
     snprintf(one.value[0], sizeof one.value[0], "%s", settings->value[k]);
-    int choice;
-    double number;
-    if (strcmp(key, "chebyshev") == 0 || strcmp(key, "chebyshev_rotations") == 0 || strcmp(key, "anderson") == 0)
-        return op_solver_setting_choice(ctx, &one, key, "off|on", &choice);
-    if (strcmp(key, "chebyshev_rho") == 0) {
-        if (!one.value[0][0])
-            return OP_OK;
-        if (op_solver_setting_double(ctx, &one, key, 0.0, 1.0, &number) != OP_OK)
-            return ctx->status;
-        if (!(number < 1.0))
-            return OP_FAIL(ctx, OP_ERR_USAGE,
-                           "solver option chebyshev_rho = '%s' must be a number in [0, 1): at 1 the "
-                           "Chebyshev weights grow without bound", one.value[0]);
-        return OP_OK;
+    return accel->check_option(ctx, &one);
+}
+
+/* The default of every option of the table that the settings do not give */
+static int fill_defaults(op_ctx *ctx, const op_solver_type *type, op_solver_settings *settings,
+                         const op_solver_option *options)
+{
+    for (const op_solver_option *o = options; o->key; ++o) {
+        if (setting_index(settings, o->key) >= 0)
+            continue;
+        if (settings->count == OP_SOLVER_MAX_SETTINGS)
+            return OP_FAIL(ctx, OP_ERR_USAGE, "solver %s: too many options", type->name);
+        snprintf(settings->key[settings->count], sizeof settings->key[0], "%s", o->key);
+        snprintf(settings->value[settings->count], sizeof settings->value[0], "%s", o->default_value);
+        settings->count++;
     }
-    if (strcmp(key, "anderson_m") == 0)
-        return op_solver_setting_int(ctx, &one, key, 0, 50, &choice);
-    if (strcmp(key, "chebyshev_delay") == 0)
-        return op_solver_setting_int(ctx, &one, key, 1, 1000000, &choice);
-    if (strcmp(key, "chebyshev_gamma") == 0) {
-        if (op_solver_setting_double(ctx, &one, key, 0.0, 1.0, &number) != OP_OK)
-            return ctx->status;
-        if (!(number > 0.0))
-            return OP_FAIL(ctx, OP_ERR_USAGE, "solver option chebyshev_gamma = '%s' must be a number in (0, 1]",
-                           one.value[0]);
-        return OP_OK;
-    }
-    return OP_OK; /* chebyshev_rho_source: free text */
+    return OP_OK;
 }
 
 int op_solver_settings_validate(op_ctx *ctx, const op_solver_type *type, op_solver_settings *settings)
 {
     for (int k = 0; k < settings->count; ++k) {
-        if (find_option(op_solver_common_options, settings->key[k])) {
-            if (check_common_value(ctx, settings, k) != OP_OK)
+        const op_accel_type *accel = accel_of_option(settings->key[k]);
+        if (accel) {
+            if (check_accel_value(ctx, accel, settings, k) != OP_OK)
                 return ctx->status;
             continue;
         }
         if (!find_option(type->options, settings->key[k])) {
             char valid[1024] = "";
             append_keys(valid, sizeof valid, type->options);
-            append_keys(valid, sizeof valid, op_solver_common_options);
+            for (int t = 0; op_solver_common_options(t); ++t)
+                append_keys(valid, sizeof valid, op_solver_common_options(t));
             return OP_FAIL(ctx, OP_ERR_USAGE, "solver %s has no option '%s' (options: %s)", type->name,
                            settings->key[k], valid);
         }
     }
-    const op_solver_option *tables[2] = { type->options, op_solver_common_options };
-    for (int t = 0; t < 2; ++t)
-        for (const op_solver_option *o = tables[t]; o->key; ++o) {
-            if (setting_index(settings, o->key) >= 0)
-                continue;
-            if (settings->count == OP_SOLVER_MAX_SETTINGS)
-                return OP_FAIL(ctx, OP_ERR_USAGE, "solver %s: too many options", type->name);
-            snprintf(settings->key[settings->count], sizeof settings->key[0], "%s", o->key);
-            snprintf(settings->value[settings->count], sizeof settings->value[0], "%s", o->default_value);
-            settings->count++;
-        }
+    if (fill_defaults(ctx, type, settings, type->options) != OP_OK)
+        return ctx->status;
+    for (int t = 0; op_solver_common_options(t); ++t)
+        if (fill_defaults(ctx, type, settings, op_solver_common_options(t)) != OP_OK)
+            return ctx->status;
     return OP_OK;
 }
 

@@ -12,6 +12,7 @@
 #include "opsim/body.h"
 #include "base/math3.h"
 #include "base/rng.h"
+#include "geometry/model.h"
 #include "sim/script.h"
 
 typedef struct random_cloud {

@@ -20,6 +20,8 @@
 #include "kernels/simd.h"
 #include "test_scene_load.h"
 #include "opsim/world.h"
+#include "geometry/build.h"
+#include "geometry/model.h"
 
 typedef one_body fixture;
 
@@ -789,10 +791,10 @@ static void each_body_moves_as_alone(int avx, int avx512)
     omp_set_num_threads(2);
     op_world all;
     make_instances(&all, instances, 0, BODIES);
-    assert_true(all.schedule.parallel);
+    assert_true(all.schedule->parallel);
     assert_int_equal(distinct_factors(&all), 4);
     /* the four alike dinosaurs are one unit, each other body one of its own */
-    assert_int_equal(all.schedule.unit_count, op_simd_avx(-1) ? BODIES - 3 : BODIES);
+    assert_int_equal(all.schedule->unit_count, op_simd_avx(-1) ? BODIES - 3 : BODIES);
     op_simd_avx(avx);
     op_simd_avx512(avx512);
     size_t row = (size_t)all.def.substeps * (size_t)(all.def.iterations + 1), logged = FRAMES * row;
@@ -888,7 +890,7 @@ static void test_logged_energy_matches_staged_substep(void **state)
     op_world stepped, staged;
     make_instances(&stepped, instances, 0, BODIES);
     make_instances(&staged, instances, 0, BODIES);
-    assert_true(stepped.schedule.parallel);
+    assert_true(stepped.schedule->parallel);
     for (int frame = 0; frame < FRAMES; ++frame) {
         step_world(&stepped);
         step_world(&staged);

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "arap.h"
+#include "shape_matching.h"
+#include "accel/accel.h"
 #include "accel/chebyshev.h"
 #include "sim/energy.h"
 #include "io/record.h"
@@ -275,6 +277,22 @@ static void test_bad_options_name_the_option(void **state)
     assert_string_equal(op_solver_setting(&settings, "chebyshev_delay"), "2");
     assert_string_equal(op_solver_setting(&settings, "chebyshev_gamma"), "1");
     assert_string_equal(op_solver_setting(&settings, "chebyshev_rho"), "");
+    assert_string_equal(op_solver_setting(&settings, "anderson_m"), "5");
+    /* the common options are the accelerators' own tables, in the registry's order */
+    for (int t = 0; op_accel_registry[t]; ++t)
+        assert_ptr_equal(op_solver_common_options(t), op_accel_registry[t]->options);
+    assert_null(op_solver_common_options(2));
+    assert_string_equal(op_solver_common_options(0)[0].key, "chebyshev");
+    assert_string_equal(op_solver_common_options(1)[0].key, "anderson");
+    op_ctx_init(&ctx);
+    settings = (op_solver_settings){ .count = 1 };
+    strcpy(settings.key[0], "anderson_m");
+    strcpy(settings.value[0], "51");
+    assert_int_equal(op_solver_settings_validate(&ctx, &op_solver_shape_matching, &settings), OP_ERR_USAGE);
+    assert_non_null(strstr(ctx.message, "anderson_m"));
+    op_ctx_init(&ctx);
+    settings = (op_solver_settings){ .count = 0 };
+    assert_int_equal(op_solver_settings_validate(&ctx, &op_solver_arap, &settings), OP_OK);
     op_chebyshev_def def;
     assert_int_equal(op_chebyshev_def_from_settings(&ctx, &settings, &def), OP_OK);
     assert_false(def.enabled);

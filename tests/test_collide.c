@@ -22,6 +22,7 @@
 #include "kernels/simd.h"
 #include "test_scene_load.h"
 #include "test_util.h"
+#include "base/choice.h"
 
 /* ---- helpers ---- */
 
@@ -1079,7 +1080,7 @@ static void test_same_state_on_one_and_two_threads(void **state)
         op_scene scene;
         load_text(&scene, text, contact_threads[run] != NULL, &contact_threads[run]);
         assert_int_equal(op_world_particle_count(&scene.world), HEAP_PARTICLES);
-        assert_true(scene.world.schedule.parallel);
+        assert_true(scene.world.schedule->parallel);
         op_frame_stats stats = { 0 };
         for (int frame = 0; frame < scene.run.frames; ++frame) {
             step(&scene, &stats);
@@ -1103,8 +1104,8 @@ static void test_same_state_on_one_and_two_threads(void **state)
             }
         }
         if (run == 3) { /* 60 frames of 6 cycles: the first calibration and the one after 288 cycles */
-            assert_int_equal(scene.world.contact_choice.calibrations, 2);
-            assert_true(scene.world.contact_choice.median[0] > 0 && scene.world.contact_choice.median[1] > 0);
+            assert_int_equal(scene.world.contact_choice->calibrations, 2);
+            assert_true(scene.world.contact_choice->median[0] > 0 && scene.world.contact_choice->median[1] > 0);
         }
         /* the contact stage's one thread leaves the bodies' stages their team */
         assert_int_equal(omp_get_max_threads(), threads);
@@ -1145,20 +1146,20 @@ static void test_contact_threads_timed_in_turn(void **state)
     assert_int_equal(world->def.collision_threads, OP_CONTACT_THREADS_AUTO);
     omp_set_num_threads(2);
     int calls = 0;
-    for (; op_choice_calibrating(&world->contact_choice); ++calls) {
+    for (; op_choice_calibrating(world->contact_choice); ++calls) {
         world->frame = calls / world->def.substeps; /* as op_world_step counts them */
         int expected = (calls + (int)world->frame) % 2, took = op_world_contact_threads(world);
-        if (op_choice_calibrating(&world->contact_choice)) /* else this call ended it and chose */
+        if (op_choice_calibrating(world->contact_choice)) /* else this call ended it and chose */
             assert_int_equal(took, expected);
         assert_true(calls < 4 * OP_COLLIDE_CHOICE_TRIALS);
     }
     /* the thirteenth call ends the twelfth cycle, chooses and takes the choice */
     assert_int_equal(calls, 2 * OP_COLLIDE_CHOICE_TRIALS + 1);
-    int chosen = world->contact_choice.chosen;
+    int chosen = world->contact_choice->chosen;
     assert_true(chosen == OP_CONTACT_THREADS_ALL || chosen == OP_CONTACT_THREADS_ONE);
     for (int k = 0; k < OP_COLLIDE_CHOICE_SETTLE - 1; ++k)
         assert_int_equal(op_world_contact_threads(world), chosen);
-    assert_true(op_choice_calibrating(&world->contact_choice));
+    assert_true(op_choice_calibrating(world->contact_choice));
     omp_set_num_threads(1);
     assert_int_equal(op_world_contact_threads(world), OP_CONTACT_THREADS_ALL);
     omp_set_num_threads(2);

@@ -12,6 +12,7 @@
 #include "sim/observe.h"
 #include "io/record.h"
 #include "opsim/scene.h"
+#include "sim/energy.h"
 
 static void load(op_ctx *ctx, op_scene *scene, const char *config, int count, const char *const *overrides)
 {

@@ -24,6 +24,7 @@
 #include "sim/energy.h"
 #include "base/timer.h"
 #include "opsim/world.h"
+#include "sim/observe.h"
 
 static const char base_config[] = "[run]\n"
                                   "frames = 3\n"

@@ -7,6 +7,7 @@
 #include "contact/collide.h"
 #include "base/math3.h"
 #include "test_scene_load.h"
+#include "sim/energy.h"
 
 enum { MAX_CELLS = 64 };
 

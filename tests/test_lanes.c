@@ -2,8 +2,10 @@
  * lane, the bits of the one-lane operation, on values where a careless vector form differs (signed
  * zeros, infinities, NaN, denormals); the one-lane operations keep C's semantics where the
  * contact code relies on them (max against NaN, −0, != on NaN); the in-order sums add in the order
- * a one-at-a-time loop does; records go in and out of lanes unchanged. Without AVX (the scalar
- * build or the CPU) only the one-lane tests run. */
+ * a one-at-a-time loop does; records go in and out of lanes unchanged; the two- and eight-lane
+ * widths of solvers/arap.c give the one-lane bits too, and their shuffles move lanes as named.
+ * Without AVX (the scalar build or the CPU) only the one-lane tests (and, with SSE2, the two-lane
+ * one) run. */
 #include <stdint.h>
 #include <string.h>
 
@@ -88,6 +90,7 @@ static void records_through_lanes(double *const to[4], const double *const from[
 OP_SIMD_AVX_END
 #endif
 
+#if OP_SIMD_AVX
 /* The same operations one lane at a time */
 static void one_lane(double out[][COUNT], const double *a, const double *b)
 {
@@ -109,6 +112,7 @@ static void one_lane(double out[][COUNT], const double *a, const double *b)
             out[k][p] = r[k];
     }
 }
+#endif
 
 static int avx_or_skip(void)
 {
@@ -197,6 +201,126 @@ static void test_records_go_through_lanes_unchanged(void **state)
 #endif
 }
 
+#if OP_LANES2
+/* lane w of an op_lanes2 */
+static double lane2(op_lanes2 a, int w)
+{
+    double out[2];
+    op2_store(out, a);
+    return out[w];
+}
+#endif
+
+/* The two-lane width's arithmetic is the one-lane's lane by lane, the _low forms leave lane 1 as
+ * it was, and the shuffles put each lane where their names say. */
+static void test_two_lanes_give_one_lanes_bits(void **state)
+{
+    (void)state;
+#if OP_LANES2
+    const volatile double *source = values;
+    for (int p = 0; p + 1 < COUNT; ++p) {
+        double a[2] = { source[p], source[p + 1] }, b[2] = { source[(p + 5) % COUNT], source[(p + 9) % COUNT] };
+        op_lanes2 x = op2_load(a), y = op2_load(b);
+        for (int w = 0; w < 2; ++w) {
+            assert_same_bits(lane2(op2_add(x, y), w), op1_add(a[w], b[w]));
+            assert_same_bits(lane2(op2_sub(x, y), w), op1_sub(a[w], b[w]));
+            assert_same_bits(lane2(op2_mul(x, y), w), op1_mul(a[w], b[w]));
+            assert_same_bits(lane2(op2_load_all(&b[1]), w), b[1]);
+        }
+        assert_same_bits(lane2(op2_add_low(x, y), 0), op1_add(a[0], b[0]));
+        assert_same_bits(lane2(op2_sub_low(x, y), 0), op1_sub(a[0], b[0]));
+        assert_same_bits(lane2(op2_mul_low(x, y), 0), op1_mul(a[0], b[0]));
+        assert_same_bits(lane2(op2_add_low(x, y), 1), a[1]);
+        assert_same_bits(lane2(op2_load_low(b), 0), b[0]);
+        assert_same_bits(lane2(op2_load_low(b), 1), 0.0);
+        assert_same_bits(lane2(op2_interleave_low(x, y), 0), a[0]);
+        assert_same_bits(lane2(op2_interleave_low(x, y), 1), b[0]);
+        assert_same_bits(lane2(op2_interleave_high(x, y), 0), a[1]);
+        assert_same_bits(lane2(op2_interleave_high(x, y), 1), b[1]);
+        assert_same_bits(lane2(op2_low_high(x, y), 0), a[0]);
+        assert_same_bits(lane2(op2_low_high(x, y), 1), b[1]);
+        assert_same_bits(lane2(op2_high_low(x, y), 0), a[1]);
+        assert_same_bits(lane2(op2_high_low(x, y), 1), b[0]);
+        double low = 7.0, high = 7.0;
+        op2_store_low(&low, x);
+        op2_store_high(&high, x);
+        assert_same_bits(low, a[0]);
+        assert_same_bits(high, a[1]);
+    }
+#else
+    skip();
+#endif
+}
+
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+/* op4_low, op4_high, op4_join, op4_load3, op4_differ, op4_none, op4_load_apart and
+ * op4_store_apart on a[0 … 15]: out[0 … 3] the halves joined back, out[4 … 7] load3, out[8 … 11]
+ * through load_apart and store_apart with stride 4, none's answers in *none_same, *none_other */
+static void four_lanes_halves(double out[16], const double a[16], int *none_same, int *none_other)
+{
+    op_lanes4 x = op4_load(a);
+    op4_store(out, op4_join(op4_high(x), op4_low(x))); /* the halves swapped */
+    op4_store(out + 4, op4_load3(a + 4));
+    op4_store_apart(out + 8, 1, op4_load_apart(a + 8, 2)); /* a[8], a[10], a[12], a[14] */
+    *none_same = op4_none(op4_differ(x, op4_load(a)));
+    *none_other = op4_none(op4_differ(x, op4_load(a + 1)));
+}
+OP_SIMD_AVX_END
+
+OP_SIMD_AVX512_BEGIN
+/* op8_ arithmetic on a, b into out[0 … 23] (add, sub, mul), and op8_low, op8_high of a into
+ * out[24 … 31] */
+static void eight_lanes(double out[32], const double a[8], const double b[8])
+{
+    op_lanes8 x = op8_load(a), y = op8_load(b);
+    op8_store(out, op8_add(x, y));
+    op8_store(out + 8, op8_sub(x, y));
+    op8_store(out + 16, op8_mul(op8_add(x, op8_zero()), op8_add(y, op8_all(0.0))));
+    op4_store(out + 24, op8_low(x));
+    op4_store(out + 28, op8_high(x));
+}
+OP_SIMD_AVX_END
+#endif
+
+static void test_four_lanes_halves_and_eight_lanes(void **state)
+{
+    (void)state;
+    if (!avx_or_skip())
+        return;
+#if OP_SIMD_AVX
+    const volatile double *source = values;
+    double a[COUNT], out[16], expected[16];
+    for (int p = 0; p < COUNT; ++p)
+        a[p] = source[p];
+    int none_same, none_other;
+    four_lanes_halves(out, a, &none_same, &none_other);
+    const double e[16] = { a[2], a[3], a[0], a[1], a[4], a[5], a[6], 0.0, a[8], a[10], a[12], a[14] };
+    memcpy(expected, e, sizeof e);
+    for (int p = 0; p < 12; ++p)
+        assert_same_bits(out[p], expected[p]);
+    assert_int_equal(none_same, 1);
+    assert_int_equal(none_other, 0);
+    if (!op_simd_avx512(1))
+        return;
+    for (int shift = 0; shift < COUNT; ++shift) {
+        double b[8], wide[32];
+        for (int w = 0; w < 8; ++w)
+            b[w] = source[(w + shift) % COUNT];
+        for (int half = 0; half < 2; ++half) {
+            eight_lanes(wide, a + 8 * half, b);
+            for (int w = 0; w < 8; ++w) {
+                double x = a[8 * half + w];
+                assert_same_bits(wide[w], op1_add(x, b[w]));
+                assert_same_bits(wide[8 + w], op1_sub(x, b[w]));
+                assert_same_bits(wide[16 + w], op1_mul(op1_add(x, 0.0), op1_add(b[w], 0.0)));
+                assert_same_bits(wide[24 + w], x);
+            }
+        }
+    }
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +328,8 @@ int main(void)
         cmocka_unit_test(test_four_lanes_give_one_lanes_bits),
         cmocka_unit_test(test_sums_take_lanes_in_order),
         cmocka_unit_test(test_records_go_through_lanes_unchanged),
+        cmocka_unit_test(test_two_lanes_give_one_lanes_bits),
+        cmocka_unit_test(test_four_lanes_halves_and_eight_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

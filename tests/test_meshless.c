@@ -20,6 +20,8 @@
 #include "kernels/simd.h"
 #include "base/timer.h"
 #include "opsim/world.h"
+#include "geometry/build.h"
+#include "sim/schedule.h"
 
 typedef one_body fixture;
 
@@ -398,7 +400,7 @@ static double *two_tori(int threads, int avx)
     assert_int_equal(op_world_add_body(&f.ctx, &f.world, "a", model, 1e7, R, at[0], &body), OP_OK);
     assert_int_equal(op_world_add_body(&f.ctx, &f.world, "b", model, 1e7, R, at[1], &body), OP_OK);
     one_body_start(&f, &op_solver_meshless, (const char *[]){ "mode=quadratic", "clusters=4", "goals=predicted", NULL });
-    assert_true(f.world.schedule.parallel);
+    assert_true(f.world.schedule->parallel);
     for (int s = 0; s < 30; ++s)
         one_body_step(&f);
     double *out = malloc(2 * 12 * 100 * sizeof(double));

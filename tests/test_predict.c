@@ -12,6 +12,7 @@
 #include "sim/predict.h"
 #include "kernels/simd.h"
 #include "test_scene_load.h"
+#include "sim/schedule.h"
 
 enum { MAX_OVERRIDES = 16 };
 
@@ -242,7 +243,7 @@ static void test_frames_in_lanes_give_one_at_a_time_bits(void **state)
         op_simd_avx(1);
         load_bodies(&lanes, cases[c].particles, cases[c].copies, cases[c].pins);
         if (cases[c].copies == 4)
-            assert_int_equal(lanes.world.schedule.unit_count, 1); /* the four are one group */
+            assert_int_equal(lanes.world.schedule->unit_count, 1); /* the four are one group */
         for (int frame = 1; frame <= 12; ++frame) {
             op_simd_avx(0);
             step(&plain, 1);

@@ -15,6 +15,7 @@
 
 #include "opsim/runfile.h"
 #include "test_util.h"
+#include "geometry/skin.h"
 
 typedef struct body {
     op_graph graph;

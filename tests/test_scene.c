@@ -10,6 +10,9 @@
 #include "opsim/scene.h"
 #include "sim/script.h"
 #include "test_util.h"
+#include "contact/collide.h"
+#include "geometry/model.h"
+#include "sim/observe.h"
 
 /* Rounding-level agreement for quantities of order one. */
 #define TIGHT 1e-12

@@ -8,6 +8,7 @@
 
 #include "io/record.h"
 #include "opsim/scene.h"
+#include "sim/schedule.h"
 #include "test_util.h"
 
 /* overrides: NULL or a NULL-terminated list of "section.key=value" */
@@ -79,7 +80,7 @@ static inline void assert_same_bits_on_threads(const char *config, const char *c
     test_load_scene(&two, config, overrides);
     one.world.def.log_energy = two.world.def.log_energy = 0;
     if (shared_bodies)
-        assert_true(one.world.schedule.parallel);
+        assert_true(one.world.schedule->parallel);
     op_ctx ctx;
     op_ctx_init(&ctx);
     for (int frame = 1; frame <= frames; ++frame) {

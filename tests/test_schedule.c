@@ -8,6 +8,7 @@
 
 #include "sim/schedule.h"
 #include "test_util.h"
+#include "geometry/model.h"
 
 enum { BODIES = 7 };
 

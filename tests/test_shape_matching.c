@@ -18,6 +18,7 @@
 #include "shape_matching.h"
 #include "base/timer.h"
 #include "opsim/world.h"
+#include "geometry/model.h"
 
 typedef one_body fixture;
 

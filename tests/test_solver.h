@@ -12,6 +12,7 @@
 
 #include "sim/energy.h"
 #include "base/math3.h"
+#include "geometry/build.h"
 #include "opsim/solver.h"
 #include "test_util.h"
 #include "base/timer.h"

@@ -23,6 +23,7 @@
 #include "springs.h"
 #include "base/timer.h"
 #include "opsim/world.h"
+#include "geometry/build.h"
 
 static const double no_gravity[3] = { 0, 0, 0 }, gravity[3] = { 0, -9.81, 0 };
 /* ---- the force laws ---------------------------------------------------------------------- */
@@ -567,7 +568,7 @@ static void run_pair(int threads, const char *matrix, op_world *out)
     snprintf(pair, sizeof pair, "matrix=%s", matrix);
     op_solver_settings settings = make_settings((const char *[]){ pair, "damping=0.2", NULL });
     assert_int_equal(op_world_start(&ctx, out, &op_solver_springs, &settings), OP_OK);
-    assert_true(out->schedule.parallel);
+    assert_true(out->schedule->parallel);
     op_frame_stats stats = { 0 };
     for (int frame = 0; frame < 20; ++frame)
         if (op_world_step(&ctx, out, &stats) != OP_OK)

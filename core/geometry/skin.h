@@ -8,11 +8,10 @@
 
 #include <stdio.h>
 
+#include "opsim/body.h"
 #include "opsim/ctx.h"
 #include "opsim/graph.h"
 #include "opsim/mesh.h"
-
-enum { OP_SKIN_MAX_K = 8 };
 
 typedef struct op_skin {
     int vertex_count;

@@ -8,6 +8,11 @@
 #include "accel/accel.h"
 #include "base/timer.h"
 #include "base/math3.h"
+#include "contact/collide.h"
+#include "geometry/model.h"
+#include "geometry/skin.h"
+#include "sim/energy.h"
+#include "sim/observe.h"
 
 enum { ENERGY_TERMS = 4, TIMING_FIXED = 4, ACCEL_MAX = 8, TIMING_STAGES = TIMING_FIXED + ACCEL_MAX, COUNTERS_MAX = 32 };
 static const char *const energy_names[ENERGY_TERMS] = { "kinetic", "elastic", "constraint", "total" };

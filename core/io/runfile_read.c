@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io/runfile_hdf5.h"
+#include "geometry/skin.h"
 
 /* Reads a string attribute of any rank, variable- or fixed-length, into copies the caller
  * frees with runfile_free_strings. */

@@ -15,6 +15,7 @@
 
 #include "io/atomic.h"
 #include "io/runfile_hdf5.h"
+#include "geometry/skin.h"
 
 /* The Makefile passes these with -D; the fallbacks let the file build on its own. */
 #ifndef OPSIM_VERSION

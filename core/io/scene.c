@@ -22,6 +22,10 @@
 #include "base/nearest.h"
 #include "base/paths.h"
 #include "base/rng.h"
+#include "geometry/build.h"
+#include "geometry/model.h"
+#include "sim/observe.h"
+#include "sim/script.h"
 
 enum { NAME_SIZE = 64, MAX_DIRECTIONS = 16 };
 

@@ -10,6 +10,7 @@
 #include "io/atomic.h"
 #include "io/xdmf_views.h"
 #include "opsim/runfile.h"
+#include "geometry/skin.h"
 
 typedef struct shape {
     int rank;

@@ -36,8 +36,23 @@
  *   store_records(record[LANES], count, in)   the inverse
  *   m3_mul(out, a, b)         3×3 products held an entry a lane (m3_mul's order)
  * op4_ only: set(a, b, c, d), broadcast(p), load_consecutive and store_consecutive (four records
- * one after another), add_in_order(acc, c0, c1, c2, c3) and sum_in_order(sum, c) (sums that take
- * lanes one after another, core/sim/predict.c). */
+ * one after another), load_apart(p, stride) and store_apart(p, stride, a) (one entry of four
+ * records stride doubles apart), add_in_order(acc, c0, c1, c2, c3) and sum_in_order(sum, c) (sums
+ * that take lanes one after another, core/sim/predict.c), low(a) and high(a) (lanes 0–1 and 2–3
+ * as two lanes), join(low, high), load3(p) ((p[0], p[1], p[2], 0)), differ(a, b) (a mask true
+ * where the bits differ) and none(m) (1 where no lane is true).
+ *
+ * Two more widths serve solvers/arap.c's local and global steps, whose loops hold one particle's
+ * entries (not one problem) across lanes:
+ *   op2_  two lanes, an SSE2 register (op_lanes2), where OP_LANES2 (x86-64 without
+ *         -DOPSIM_NO_SIMD): add sub mul all zero load store as above; load_all(p) (*p in both
+ *         lanes), load_low(p) ((p[0], 0)), add_low sub_low mul_low (lane 0 only, lane 1 kept from
+ *         a), store_low store_high (one lane to *p), interleave_low(a, b) (a0, b0),
+ *         interleave_high(a, b) (a1, b1), low_high(a, b) (a0, b1), high_low(a, b) (a1, b0);
+ *   op8_  eight lanes, an AVX-512 register (op_lanes8), where OP_SIMD_AVX and only callable
+ *         between OP_SIMD_AVX512_BEGIN and OP_SIMD_AVX_END (the CPU checked at load,
+ *         op_simd_use_avx512): add sub mul all zero load store, low(a) and high(a) (lanes 0–3
+ *         and 4–7 as four lanes). */
 #ifndef OPSIM_LANES_H
 #define OPSIM_LANES_H
 
@@ -88,6 +103,35 @@ static inline void op1_m3_mul(double out[9], const double a[9], const double b[9
             out[3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
 }
 
+/* ---- two lanes: an SSE2 register ---------------------------------------------------------- */
+
+#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
+#define OP_LANES2 1
+#include <emmintrin.h>
+typedef __m128d op_lanes2;
+
+static inline __m128d op2_add(__m128d a, __m128d b) { return _mm_add_pd(a, b); }
+static inline __m128d op2_sub(__m128d a, __m128d b) { return _mm_sub_pd(a, b); }
+static inline __m128d op2_mul(__m128d a, __m128d b) { return _mm_mul_pd(a, b); }
+static inline __m128d op2_all(double x) { return _mm_set1_pd(x); }
+static inline __m128d op2_zero(void) { return _mm_setzero_pd(); }
+static inline __m128d op2_load(const double *p) { return _mm_loadu_pd(p); }
+static inline void op2_store(double *p, __m128d a) { _mm_storeu_pd(p, a); }
+static inline __m128d op2_load_all(const double *p) { return _mm_load1_pd(p); }
+static inline __m128d op2_load_low(const double *p) { return _mm_load_sd(p); }
+static inline __m128d op2_add_low(__m128d a, __m128d b) { return _mm_add_sd(a, b); }
+static inline __m128d op2_sub_low(__m128d a, __m128d b) { return _mm_sub_sd(a, b); }
+static inline __m128d op2_mul_low(__m128d a, __m128d b) { return _mm_mul_sd(a, b); }
+static inline void op2_store_low(double *p, __m128d a) { _mm_storel_pd(p, a); }
+static inline void op2_store_high(double *p, __m128d a) { _mm_storeh_pd(p, a); }
+static inline __m128d op2_interleave_low(__m128d a, __m128d b) { return _mm_unpacklo_pd(a, b); }
+static inline __m128d op2_interleave_high(__m128d a, __m128d b) { return _mm_unpackhi_pd(a, b); }
+static inline __m128d op2_low_high(__m128d a, __m128d b) { return _mm_shuffle_pd(a, b, 2); }
+static inline __m128d op2_high_low(__m128d a, __m128d b) { return _mm_shuffle_pd(a, b, 1); }
+#else
+#define OP_LANES2 0
+#endif
+
 /* ---- four lanes: an AVX register ---------------------------------------------------------- */
 
 #if OP_SIMD_AVX
@@ -116,6 +160,18 @@ static inline void op4_store(double *p, __m256d a) { _mm256_storeu_pd(p, a); }
 static inline __m256d op4_set(double a, double b, double c, double d) { return _mm256_setr_pd(a, b, c, d); }
 /* x in every lane, read from memory (one broadcast instruction) */
 static inline __m256d op4_broadcast(const double *p) { return _mm256_broadcast_sd(p); }
+static inline __m128d op4_low(__m256d a) { return _mm256_castpd256_pd128(a); }
+static inline __m128d op4_high(__m256d a) { return _mm256_extractf128_pd(a, 1); }
+static inline __m256d op4_join(__m128d low, __m128d high)
+{
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(low), high, 1);
+}
+/* (p[0], p[1], p[2], 0): a 3-vector in one register, read as two loads */
+static inline __m256d op4_load3(const double *p) { return op4_join(_mm_loadu_pd(p), _mm_load_sd(p + 2)); }
+static inline __m256d op4_differ(__m256d a, __m256d b) { return _mm256_xor_pd(a, b); }
+static inline int op4_none(__m256d m) { return _mm256_testz_si256(_mm256_castpd_si256(m), _mm256_castpd_si256(m)); }
+static inline __m256d op4_load_apart(const double *p, size_t stride) { return op_avx_load_lanes_apart(p, stride); }
+static inline void op4_store_apart(double *p, size_t stride, __m256d a) { op_avx_store_lanes_apart(p, stride, a); }
 
 static inline void op4_load_records(const double *const record[4], int count, __m256d *out)
 {
@@ -163,6 +219,22 @@ static inline double op4_sum_in_order(double sum, __m256d c)
     s = _mm_add_sd(s, high);
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(high, high)));
 }
+OP_SIMD_AVX_END
+
+/* ---- eight lanes: an AVX-512 register ------------------------------------------------------ */
+
+OP_SIMD_AVX512_BEGIN
+typedef __m512d op_lanes8;
+
+static inline __m512d op8_add(__m512d a, __m512d b) { return _mm512_add_pd(a, b); }
+static inline __m512d op8_sub(__m512d a, __m512d b) { return _mm512_sub_pd(a, b); }
+static inline __m512d op8_mul(__m512d a, __m512d b) { return _mm512_mul_pd(a, b); }
+static inline __m512d op8_all(double x) { return _mm512_set1_pd(x); }
+static inline __m512d op8_zero(void) { return _mm512_setzero_pd(); }
+static inline __m512d op8_load(const double *p) { return _mm512_loadu_pd(p); }
+static inline void op8_store(double *p, __m512d a) { _mm512_storeu_pd(p, a); }
+static inline __m256d op8_low(__m512d a) { return _mm512_castpd512_pd256(a); }
+static inline __m256d op8_high(__m512d a) { return _mm512_extractf64x4_pd(a, 1); }
 OP_SIMD_AVX_END
 #endif
 

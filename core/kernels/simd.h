@@ -10,8 +10,8 @@
  * operations in the SSE2 path's order, with no fused multiply-add (none is enabled), so the
  * results are bitwise the same on every machine (tests/test_polar.c, tests/test_arap.c,
  * tests/test_predict.c). Algorithm files use these paths through the lane type of
- * kernels/lanes.h (the contacts, the prediction) or kernels of their own; intrinsics stay in this
- * folder. */
+ * kernels/lanes.h (the contacts, the prediction, arap's local and global steps) or kernels of
+ * their own; intrinsics stay in this folder (`make intrinsics` checks it). */
 #ifndef OPSIM_SIMD_H
 #define OPSIM_SIMD_H
 

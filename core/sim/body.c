@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "base/math3.h"
+#include "geometry/model.h"
+#include "geometry/skin.h"
 
 /* Rotations are accepted to this accuracy (orthonormality and det = +1). */
 #define ROTATION_TOL 1e-9

@@ -8,6 +8,9 @@
 #include "contact/collide.h"
 #include "base/math3.h"
 #include "kernels/polar.h"
+#include "geometry/model.h"
+#include "geometry/skin.h"
+#include "sim/energy.h"
 
 static const char *const kind_names[] = {
     [OP_OBSERVE_DEFLECTION] = "deflection",

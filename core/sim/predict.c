@@ -27,37 +27,55 @@
 #include "kernels/lanes.h"
 
 /* Particle i's prediction (op_predict_particles), its fit terms into *fit when fit is not NULL;
- * h2g = h² g. Returns whether it turns or deforms (predict.h). */
+ * h2g = h² g. Returns whether it turns or deforms (predict.h). Written over one lane
+ * (kernels/lanes.h) with predict_quad_avx's operations in its order, so that the two read alike
+ * and give the same bits. */
 static inline int predict_particle(op_body *body, int i, double h, const double h2g[3], const double anchor[3],
                                    op_rigid_fit_sums *fit)
 {
-    double *x = &body->state.position[3 * i], *y = &body->inertial_position[3 * i];
+    double *x = &body->state.position[3 * i];
     const double *v = &body->state.velocity[3 * i], *first = body->state.velocity;
-    double e[3] = { x[0] - anchor[0], x[1] - anchor[1], x[2] - anchor[2] };
     /* y formed in registers and stored once: read back from memory right after its
      * element-wise stores, it stalled on store forwarding */
-    double y0 = (x[0] + h * v[0]) + h2g[0], y1 = (x[1] + h * v[1]) + h2g[1], y2 = (x[2] + h * v[2]) + h2g[2];
-    v3_set(y, y0, y1, y2);
+    double e[3], hv[3], y[3];
+    int turning = 0;
+    for (int k = 0; k < 3; ++k) {
+        e[k] = op1_sub(x[k], anchor[k]);
+        hv[k] = op1_mul(h, v[k]);
+        y[k] = op1_add(op1_add(x[k], hv[k]), h2g[k]);
+        turning = op1_or_mask(turning, op1_neq(v[k], first[k]));
+    }
+    v3_copy(&body->inertial_position[3 * i], y);
     if (!body->position_pinned[i])
-        v3_set(x, y0, y1, y2);
-    int turning = v[0] != first[0] || v[1] != first[1] || v[2] != first[2];
+        v3_copy(x, y);
     double *Y = &body->inertial_rotation[9 * i];
     const double *R = &body->state.rotation[9 * i], *rate = &body->state.rotation_rate[9 * i];
     for (int k = 0; k < 9; ++k) {
-        Y[k] = R[k] + h * rate[k];
-        turning |= rate[k] != 0.0;
+        Y[k] = op1_add(R[k], op1_mul(h, rate[k]));
+        turning = op1_or_mask(turning, op1_neq(rate[k], 0.0));
     }
-    if (fit) {
-        double m = body->graph->mass[i], d[3] = { e[0] + h * v[0], e[1] + h * v[1], e[2] + h * v[2] };
-        double YA[9], moment[9];
-        fit->mass += m;
-        v3_axpy(fit->d, m, d);
-        v3_axpy(fit->e, m, e);
-        m3_add_outer(fit->spread, m, d, e);
-        m3_mul(YA, Y, &body->graph->rest_moment[9 * i]);
-        m3_mul_bt(moment, YA, R);
-        m3_add(fit->spin, fit->spin, moment);
+    if (!fit)
+        return turning;
+    double m = body->graph->mass[i], md[3], me[3], YA[9], moment[9];
+    for (int k = 0; k < 3; ++k) {
+        md[k] = op1_mul(m, op1_add(e[k], hv[k]));
+        me[k] = op1_mul(m, e[k]);
     }
+    fit->mass = op1_add(fit->mass, m);
+    for (int k = 0; k < 3; ++k) {
+        fit->d[k] = op1_add(fit->d[k], md[k]);
+        fit->e[k] = op1_add(fit->e[k], me[k]);
+    }
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            fit->spread[3 * r + c] = op1_add(fit->spread[3 * r + c], op1_mul(md[r], e[c]));
+    op1_m3_mul(YA, Y, &body->graph->rest_moment[9 * i]);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            moment[3 * r + c] = op1_add(op1_add(op1_mul(YA[3 * r], R[3 * c]), op1_mul(YA[3 * r + 1], R[3 * c + 1])),
+                                        op1_mul(YA[3 * r + 2], R[3 * c + 2]));
+    for (int k = 0; k < 9; ++k)
+        fit->spin[k] = op1_add(fit->spin[k], moment[k]);
     return turning;
 }
 
@@ -88,7 +106,7 @@ static void difference_scaled_scalar(double *out, const double *a, const double 
                                      size_t count)
 {
     for (size_t k = first; k < count; ++k)
-        out[k] = (a[k] - b[k]) * scale;
+        out[k] = op1_mul(op1_sub(a[k], b[k]), scale);
 }
 
 #if OP_SIMD_AVX

@@ -9,10 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/choice.h"
 #include "base/math3.h"
 #include "base/timer.h"
 #include "kernels/polar.h"
 #include "sim/predict.h"
+#include "accel/accel.h"
+#include "contact/collide.h"
+#include "geometry/model.h"
+#include "sim/energy.h"
+#include "sim/schedule.h"
+#include "sim/script.h"
 
 op_world_def op_default_world_def(void)
 {
@@ -54,9 +61,14 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
                        "floor_contact substep, iteration or solve, "
                        "rotation_start rigid, predicted or current");
     world->def = *def;
-    op_choice_init(&world->contact_choice, 2, OP_COLLIDE_CHOICE_TRIALS, OP_COLLIDE_CHOICE_SETTLE);
     world->models = op_calloc(ctx, OP_WORLD_MAX_MODELS, sizeof(op_model));
     world->bodies = op_calloc(ctx, OP_WORLD_MAX_BODIES, sizeof(op_body));
+    world->scripts = op_calloc(ctx, OP_WORLD_MAX_SCRIPTS, sizeof(op_script));
+    world->schedule = op_calloc(ctx, 1, sizeof(op_schedule));
+    world->collider = op_calloc(ctx, 1, sizeof(op_collider));
+    world->contact_choice = op_calloc(ctx, 1, sizeof(op_choice));
+    if (world->contact_choice)
+        op_choice_init(world->contact_choice, 2, OP_COLLIDE_CHOICE_TRIALS, OP_COLLIDE_CHOICE_SETTLE);
     if (ctx->status != OP_OK)
         op_world_free(world);
     return ctx->status;
@@ -131,7 +143,7 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
     if (op_accel_create(ctx, &world->solver_settings, solver, world->solver_state, world->bodies,
                         world->body_count, &world->accel) != OP_OK || hold_floor(ctx, world) != OP_OK)
         return ctx->status;
-    op_schedule_start(&world->schedule, world->bodies, world->body_count);
+    op_schedule_start(world->schedule, world->bodies, world->body_count);
     return op_world_remake_solver_states(ctx, world);
 }
 
@@ -165,7 +177,7 @@ int op_world_remake_solver_states(op_ctx *ctx, op_world *world)
     free(twins);
     if (ctx->status != OP_OK)
         return ctx->status;
-    return op_schedule_form_units(ctx, &world->schedule, world->bodies, world->body_count, world->solver,
+    return op_schedule_form_units(ctx, world->schedule, world->bodies, world->body_count, world->solver,
                                   world->solver_state, !world->accel);
 }
 
@@ -175,11 +187,16 @@ void op_world_free(op_world *world)
         for (int b = 0; b < world->body_count; ++b)
             world->solver->destroy(world->solver_state[b]);
     OP_FREE(world->solver_state);
-    op_schedule_free(&world->schedule);
+    if (world->schedule)
+        op_schedule_free(world->schedule);
+    OP_FREE(world->schedule);
     OP_FREE(world->thread_sums);
     world->thread_sums_capacity = 0;
     op_accel_free(&world->accel, world->body_count);
-    op_collider_free(&world->collider);
+    if (world->collider)
+        op_collider_free(world->collider);
+    OP_FREE(world->collider);
+    OP_FREE(world->contact_choice);
     OP_FREE(world->body_energy);
     world->body_energy_capacity = 0;
     if (world->bodies)
@@ -190,6 +207,7 @@ void op_world_free(op_world *world)
             op_model_free(&world->models[m]);
     OP_FREE(world->bodies);
     OP_FREE(world->models);
+    OP_FREE(world->scripts);
     world->body_count = world->model_count = 0;
 }
 
@@ -305,8 +323,8 @@ static void predict(op_world *world, op_body *body, double h, double t_end)
  * one-at-a-time code, and each body's sums need no transposes). */
 static void predict_unit(op_world *world, int u, double h, double t_end)
 {
-    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
-    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u];
+    const int *members = &world->schedule->unit_body[world->schedule->unit_start[u]];
+    int count = world->schedule->unit_start[u + 1] - world->schedule->unit_start[u];
     if (count != 4) {
         for (int m = 0; m < count; ++m)
             predict(world, &world->bodies[members[m]], h, t_end);
@@ -447,7 +465,7 @@ struct op_world_thread_sums {
 
 static int ensure_thread_sums(op_ctx *ctx, op_world *world)
 {
-    int threads = op_schedule_threads(&world->schedule);
+    int threads = op_schedule_threads(world->schedule);
     if (threads > world->thread_sums_capacity) {
         free(world->thread_sums);
         world->thread_sums_capacity = 0;
@@ -463,7 +481,7 @@ static int ensure_thread_sums(op_ctx *ctx, op_world *world)
 static op_world_thread_sums sum_threads(const op_world *world)
 {
     op_world_thread_sums sum = { 0 };
-    for (int t = 0; t < op_schedule_threads(&world->schedule); ++t) {
+    for (int t = 0; t < op_schedule_threads(world->schedule); ++t) {
         const op_world_thread_sums *part = &world->thread_sums[t];
         sum.spent.local += part->spent.local;
         sum.spent.global += part->spent.global;
@@ -516,7 +534,7 @@ typedef struct unit_call {
 
 static void unit_call_init(const op_world *world, int u, unit_call *call)
 {
-    const op_schedule *s = &world->schedule;
+    const op_schedule *s = world->schedule;
     for (int m = s->unit_start[u]; m < s->unit_start[u + 1]; ++m) {
         call->solvers[m - s->unit_start[u]] = world->solver_state[s->unit_body[m]];
         call->bodies[m - s->unit_start[u]] = &world->bodies[s->unit_body[m]];
@@ -529,7 +547,7 @@ static void unit_call_init(const op_world *world, int u, unit_call *call)
 static int unit_call_end(const op_world *world, int u, const unit_call *call, stage_failure *failure)
 {
     if (call->ctx.status != OP_OK)
-        note_failure(failure, world->schedule.unit_body[world->schedule.unit_start[u] + call->failed], &call->ctx);
+        note_failure(failure, world->schedule->unit_body[world->schedule->unit_start[u] + call->failed], &call->ctx);
     return call->ctx.status;
 }
 
@@ -537,8 +555,8 @@ static int unit_call_end(const op_world *world, int u, const unit_call *call, st
  * group when it has one, else begin_substep body by body. */
 static int begin_unit(op_world *world, int u, double h, stage_failure *failure)
 {
-    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
-    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u];
+    const int *members = &world->schedule->unit_body[world->schedule->unit_start[u]];
+    int count = world->schedule->unit_start[u + 1] - world->schedule->unit_start[u];
     if (count == 1 || !world->solver->begin_group) {
         int status = OP_OK;
         for (int m = 0; m < count && status == OP_OK; ++m)
@@ -600,8 +618,8 @@ static int iterate_body(op_world *world, int b, double h, int k, stage_failure *
 static int iterate_unit(op_world *world, int u, double h, int k, stage_failure *failure, op_stage_times *spent,
                         substep_end *floor)
 {
-    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
-    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u], status;
+    const int *members = &world->schedule->unit_body[world->schedule->unit_start[u]];
+    int count = world->schedule->unit_start[u + 1] - world->schedule->unit_start[u], status;
     if (count == 1) {
         status = iterate_body(world, members[0], h, k, failure, spent);
     } else {
@@ -631,8 +649,8 @@ typedef struct substep_call {
 static int stage_iterate(substep_call *call, int u, op_world_thread_sums *sums)
 {
     op_world *world = call->world;
-    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
-    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u];
+    const int *members = &world->schedule->unit_body[world->schedule->unit_start[u]];
+    int count = world->schedule->unit_start[u + 1] - world->schedule->unit_start[u];
     if (begin_unit(world, u, call->h, &call->failure) != OP_OK)
         return OP_ERR_INVALID;
     for (int m = 0; call->energy && m < count; ++m)
@@ -650,8 +668,8 @@ static int stage_iterate(substep_call *call, int u, op_world_thread_sums *sums)
 static void stage_velocities(substep_call *call, int u)
 {
     op_world *world = call->world;
-    for (int m = world->schedule.unit_start[u]; m < world->schedule.unit_start[u + 1]; ++m)
-        op_predict_update_velocity(&world->bodies[world->schedule.unit_body[m]], call->h);
+    for (int m = world->schedule->unit_start[u]; m < world->schedule->unit_start[u + 1]; ++m)
+        op_predict_update_velocity(&world->bodies[world->schedule->unit_body[m]], call->h);
 }
 
 /* FLOOR: the unit's floor contacts, which involve no other body, here while its data is in
@@ -659,8 +677,8 @@ static void stage_velocities(substep_call *call, int u)
 static void stage_floor(substep_call *call, int u, substep_end *floor)
 {
     op_world *world = call->world;
-    const int *members = &world->schedule.unit_body[world->schedule.unit_start[u]];
-    int count = world->schedule.unit_start[u + 1] - world->schedule.unit_start[u];
+    const int *members = &world->schedule->unit_body[world->schedule->unit_start[u]];
+    int count = world->schedule->unit_start[u + 1] - world->schedule->unit_start[u];
     for (int m = 0; m < count && world->def.floor; ++m) {
         op_body *body = &world->bodies[members[m]];
         double reach = 0.0, left;
@@ -680,7 +698,7 @@ static void stage_floor(substep_call *call, int u, substep_end *floor)
         floor->left = op_max(floor->left, left);
     }
     for (int m = 0; m < count && op_world_collides(world); ++m)
-        op_collider_gather_body(&world->collider, world->bodies, members[m], &floor->gathered);
+        op_collider_gather_body(world->collider, world->bodies, members[m], &floor->gathered);
 }
 
 /* The one dispatch of a unit's stages (world.h's list); a failing stage is noted in call->failure
@@ -769,13 +787,13 @@ int op_world_contact_threads(op_world *world)
         return OP_CONTACT_THREADS_ALL;
     double now = op_now();
     if (world->cycle_open && world->cycle_calibrating)
-        op_choice_record(&world->contact_choice, world->cycle_option, now - world->cycle_start);
+        op_choice_record(world->contact_choice, world->cycle_option, now - world->cycle_start);
     /* With an even number of sub-steps a frame's calls alternate from the other option than the
      * last frame's, so that each option takes the cycle across the frame's end (recording,
      * whatever the caller does between frames) as often as the other. */
     long slot = world->contact_calls + (world->def.substeps % 2 == 0 ? world->frame : 0);
-    world->cycle_calibrating = op_choice_calibrating(&world->contact_choice);
-    world->cycle_option = op_choice_take(&world->contact_choice, slot);
+    world->cycle_calibrating = op_choice_calibrating(world->contact_choice);
+    world->cycle_option = op_choice_take(world->contact_choice, slot);
     world->cycle_start = now;
     world->cycle_open = 1;
     world->contact_calls++;
@@ -807,7 +825,7 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const 
         world->frame_calls_one += threads == OP_CONTACT_THREADS_ONE;
         op_contact_def contact = op_world_contact_def(world, threads);
         op_contact_stats found;
-        if (op_collide_gathered_bodies(ctx, &world->collider, world->bodies, world->body_count, &contact, gathered,
+        if (op_collide_gathered_bodies(ctx, world->collider, world->bodies, world->body_count, &contact, gathered,
                                        &found) != OP_OK)
             return ctx->status;
         stats->collision_pairs += found.pairs;
@@ -842,11 +860,11 @@ static int step_units(op_ctx *ctx, op_world *world, double h, op_energy *energy_
                           .energy = energy_row ? world->body_energy : NULL,
                           .columns = columns };
     no_failure(&call.failure, world);
-    double wall, all = op_schedule_units(ctx, &world->schedule, world->bodies, world->substep, step_unit, &call, &wall);
+    double wall, all = op_schedule_units(ctx, world->schedule, world->bodies, world->substep, step_unit, &call, &wall);
     if (ctx->status != OP_OK || report_failure(ctx, world, &call.failure) != OP_OK)
         return ctx->status;
     *sum = sum_threads(world);
-    if (world->schedule.parallel) {
+    if (world->schedule->parallel) {
         op_stage_times summed = sum->spent;
         sum->spent = (op_stage_times){ 0 };
         op_schedule_apportion(&sum->spent, wall, &summed, all);
@@ -878,10 +896,10 @@ static double begin_one(void *context, int thread, int u)
 int op_world_begin_substep(op_ctx *ctx, op_world *world, double h)
 {
     predict_call predicting = { world, h, world->time + h };
-    op_schedule_each(&world->schedule, world->body_count, predict_one, &predicting);
+    op_schedule_each(world->schedule, world->body_count, predict_one, &predicting);
     substep_call call = { .world = world, .h = h };
     no_failure(&call.failure, world);
-    op_schedule_each(&world->schedule, world->schedule.unit_count, begin_one, &call);
+    op_schedule_each(world->schedule, world->schedule->unit_count, begin_one, &call);
     return report_failure(ctx, world, &call.failure);
 }
 
@@ -908,10 +926,10 @@ int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_tim
     iterate_call call = { .substep = { .world = world, .h = h }, .k = k };
     no_failure(&call.substep.failure, world);
     double start = op_now();
-    op_schedule_each(&world->schedule, world->schedule.unit_count, iterate_one, &call);
+    op_schedule_each(world->schedule, world->schedule->unit_count, iterate_one, &call);
     double wall = op_now() - start;
     op_stage_times spent = sum_threads(world).spent;
-    if (world->schedule.parallel) {
+    if (world->schedule->parallel) {
         op_schedule_apportion(times, wall, &spent, spent.local + spent.global + spent.accel);
     } else {
         times->local += spent.local;
@@ -953,7 +971,7 @@ static int substep(op_ctx *ctx, op_world *world, int sub, op_frame_stats *stats,
     double h = def->frame_time / def->substeps;
     op_energy *energy_row = def->log_energy && stats->energy ? &stats->energy[sub * (def->iterations + 1)] : NULL;
     /* the units gather their centres for the contact call as their sub-steps end */
-    if (op_world_collides(world) && op_collider_lay_out(ctx, &world->collider, world->bodies, world->body_count) != OP_OK)
+    if (op_world_collides(world) && op_collider_lay_out(ctx, world->collider, world->bodies, world->body_count) != OP_OK)
         return ctx->status;
     op_world_thread_sums units;
     if (step_units(ctx, world, h, energy_row, &units) != OP_OK)

@@ -6,8 +6,8 @@
 
 #include "opsim/ctx.h"
 #include "opsim/graph.h"
-#include "geometry/model.h"
-#include "geometry/skin.h"
+
+typedef struct op_model op_model; /* core/geometry/model.h: a body's model, shared and read-only */
 
 /* A particle held fixed: its position, its orientation, or both, at the values it had when
  * the run started (Fig. 4 pins the dinosaur's centre particle). */
@@ -22,6 +22,10 @@ typedef enum op_constraint_kind {
     OP_CONSTRAINT_POSITION, /* Eq. 13: a skinned visual vertex pulled to a target point */
     OP_CONSTRAINT_DIRECTION /* Eq. 15: a skinned direction at a vertex turned to a target */
 } op_constraint_kind;
+
+/* The most skinning influences of a visual vertex (core/geometry/skin.h binds each to its K
+ * nearest particles, K ≤ this) */
+enum { OP_SKIN_MAX_K = 8 };
 
 /* A constraint acts through one visual vertex: its skinning influences (particle, weight)
  * define v(x, R) = Σ w_j (R_j (v̄ − x̄_j) + x_j) and n(R) = Σ w_j R_j n̄. */

@@ -29,7 +29,8 @@
 #include "opsim/ctx.h"
 #include "opsim/graph.h"
 #include "opsim/mesh.h"
-#include "geometry/skin.h"
+
+typedef struct op_skin op_skin; /* core/geometry/skin.h */
 
 typedef struct op_provenance {
     const char *command_line; /* the full command as typed */

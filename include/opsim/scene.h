@@ -107,7 +107,7 @@
 #define OPSIM_SCENE_H
 
 #include "opsim/ctx.h"
-#include "sim/observe.h"
+#include "opsim/observable.h"
 #include "opsim/world.h"
 
 enum { OP_SCENE_MAX_OBSERVABLES = 32 };

@@ -148,8 +148,10 @@ const op_solver_type *op_solver_find(const char *name);
  * and Anderson acceleration, applied by the world around each iteration (solvers/accel/anderson.h):
  *   anderson = off | on             (off); anderson = on with chebyshev = on is refused
  *   anderson_m = M                  the window, 0 … 50 (5); 0 is the plain iteration bit for bit
- * NULL-terminated like a variant's table. */
-extern const op_solver_option op_solver_common_options[];
+ * Each accelerator declares its own (solvers/accel/accel.h, op_accel_type.options): table t = 0,
+ * 1, … in the accelerators' registry order, NULL after the last; each NULL-terminated like a
+ * variant's table. */
+const op_solver_option *op_solver_common_options(int t);
 
 /* Checks every key against the type's options and the common options (OP_ERR_USAGE naming the
  * key and listing the valid ones), checks the values of the common options (an error names the

@@ -62,14 +62,18 @@
 #define OPSIM_WORLD_H
 
 #include "opsim/body.h"
-#include "accel/accel.h"
-#include "base/choice.h"
-#include "contact/collide.h"
-#include "sim/energy.h"
-#include "geometry/model.h"
-#include "sim/schedule.h"
-#include "sim/script.h"
 #include "opsim/solver.h"
+
+/* The library's own types the world holds by pointer (or returns, op_contact_def), opaque here:
+ * code that looks inside includes their private headers. */
+typedef struct op_accel op_accel;             /* solvers/accel/accel.h */
+typedef struct op_build_def op_build_def;     /* core/geometry/build.h */
+typedef struct op_choice op_choice;           /* core/base/choice.h */
+typedef struct op_collider op_collider;       /* core/contact/collide.h */
+typedef struct op_contact_def op_contact_def; /* core/contact/collide.h */
+typedef struct op_energy op_energy;           /* core/sim/energy.h */
+typedef struct op_schedule op_schedule;       /* core/sim/schedule.h */
+typedef struct op_script op_script;           /* core/sim/script.h */
 
 typedef struct op_world_def {
     double frame_time;   /* s per frame; the paper's h = 1/30 */
@@ -170,19 +174,19 @@ typedef struct op_world {
     int body_count;
     op_body *bodies;    /* [OP_WORLD_MAX_BODIES] */
     int script_count;
-    op_script scripts[OP_WORLD_MAX_SCRIPTS];
+    op_script *scripts; /* [OP_WORLD_MAX_SCRIPTS] */
     const op_solver_type *solver;
     op_solver_settings solver_settings;
     void **solver_state; /* [body_count], made by op_world_start */
-    op_schedule schedule; /* the units of bodies and the threads that step them (schedule.h) */
+    op_schedule *schedule; /* the units of bodies and the threads that step them (schedule.h) */
     int thread_sums_capacity;
     op_world_thread_sums *thread_sums; /* [thread_sums_capacity] each thread's sums of a loop */
     op_accel *accel;                /* the accelerator the solver settings turn on (accel.h), or NULL */
-    op_collider collider;           /* the body contacts' workspace */
+    op_collider *collider;          /* the body contacts' workspace */
     /* collision_threads = auto: the contact calls' threads, chosen by timing both (option 0 the
      * team, 1 one thread; core/base/choice.h, op_world_contact_threads), and the contact cycle
      * being timed: from one contact call's start to the next's */
-    op_choice contact_choice;
+    op_choice *contact_choice;
     long contact_calls;    /* contact calls made under auto */
     int cycle_open, cycle_option, cycle_calibrating;
     double cycle_start;

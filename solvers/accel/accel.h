@@ -13,6 +13,8 @@
  *                      (counter_name) summed over bodies since the last take, then reset
  *   free
  * and, for the run file, parameters: its options as typed values, whether it is on or not.
+ * Each accelerator declares its [solver] options (options, check_option); every variant takes
+ * them (op_solver_common_options, opsim/solver.h, lists them in the registry's order).
  * before and after of different bodies run on different threads at once; each touches only its
  * body's state. At most one accelerator is on: each refuses being on with another.
  *
@@ -47,6 +49,10 @@ struct op_accel_type {
     const char *name;                /* the option that turns it on; its /timing/<name> column */
     const char *counter_name;        /* /solver/<counter_name>, or NULL: it counts nothing */
     const char *counter_description; /* that series' description attribute */
+    const op_solver_option *options; /* its [solver] options, NULL-terminated, as a variant's table */
+    /* The value check of one of its options: `one` holds that key alone; an error names it.
+     * Whatever depends on another option waits for create (a config's options come one by one). */
+    int (*check_option)(op_ctx *ctx, const op_solver_settings *one);
     int (*create)(op_ctx *ctx, const op_solver_settings *settings, const op_solver_type *solver,
                   const op_body *bodies, int body_count, op_accel **accel);
     void (*before)(op_accel *accel, int b, const op_body *body, double h, int k);

@@ -9,6 +9,25 @@
 #include "sim/energy.h"
 #include "kernels/polar.h"
 
+static const op_solver_option anderson_options[] = {
+    { "anderson", "off",
+      "Anderson acceleration of each iteration with its energy safeguard (Peng et al. 2018): off or on; not with "
+      "chebyshev = on" },
+    { "anderson_m", "5", "Anderson window: the last m differences mixed, 0 to 50 (0: the plain iteration)" },
+    { NULL, NULL, NULL },
+};
+
+/* anderson = on with chebyshev = on is refused by op_anderson_def_from_settings, at the start */
+static int anderson_check_option(op_ctx *ctx, const op_solver_settings *one)
+{
+    int value;
+    if (strcmp(one->key[0], "anderson") == 0)
+        return op_solver_setting_choice(ctx, one, "anderson", "off|on", &value);
+    if (strcmp(one->key[0], "anderson_m") == 0)
+        return op_solver_setting_int(ctx, one, "anderson_m", 0, OP_ANDERSON_MAX_M, &value);
+    return OP_OK;
+}
+
 int op_anderson_def_from_settings(op_ctx *ctx, const op_solver_settings *settings, op_anderson_def *def)
 {
     memset(def, 0, sizeof *def);
@@ -373,6 +392,8 @@ static int anderson_accel_parameters(op_ctx *ctx, const op_solver_settings *sett
 const op_accel_type op_anderson_accel = {
     .name = "anderson",
     .parameters = anderson_accel_parameters,
+    .options = anderson_options,
+    .check_option = anderson_check_option,
     .counter_name = "anderson_rejections",
     .counter_description = "per sub-step: accelerated iterates the Anderson safeguard refused, summed over bodies "
                            "(0 when anderson = off)",

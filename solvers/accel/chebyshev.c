@@ -8,6 +8,50 @@
 
 #include "kernels/polar.h"
 
+static const op_solver_option chebyshev_options[] = {
+    { "chebyshev", "off", "Chebyshev semi-iterative acceleration after each iteration (Wang 2015): off or on" },
+    { "chebyshev_rho", "",
+      "spectral-radius estimate in [0, 1), required when chebyshev = on (opsim estimate-rho prints one)" },
+    { "chebyshev_rho_source", "", "free text recorded with chebyshev_rho: how it was estimated (empty: given)" },
+    { "chebyshev_delay", "2", "plain iterations k < S of every sub-step before extrapolating (S >= 1)" },
+    { "chebyshev_gamma", "1", "under-relaxation gamma in (0, 1]" },
+    { "chebyshev_rotations", "off", "also extrapolate the rotations, re-projected onto SO(3): off or on" },
+    { NULL, NULL, NULL },
+};
+
+/* chebyshev_rho may be empty (not given): whether it is needed depends on `chebyshev`, checked
+ * by op_chebyshev_def_from_settings when the world starts. */
+static int chebyshev_check_option(op_ctx *ctx, const op_solver_settings *one)
+{
+    const char *key = one->key[0];
+    int choice;
+    double number;
+    if (strcmp(key, "chebyshev") == 0 || strcmp(key, "chebyshev_rotations") == 0)
+        return op_solver_setting_choice(ctx, one, key, "off|on", &choice);
+    if (strcmp(key, "chebyshev_rho") == 0) {
+        if (!one->value[0][0])
+            return OP_OK;
+        if (op_solver_setting_double(ctx, one, key, 0.0, 1.0, &number) != OP_OK)
+            return ctx->status;
+        if (!(number < 1.0))
+            return OP_FAIL(ctx, OP_ERR_USAGE,
+                           "solver option chebyshev_rho = '%s' must be a number in [0, 1): at 1 the "
+                           "Chebyshev weights grow without bound", one->value[0]);
+        return OP_OK;
+    }
+    if (strcmp(key, "chebyshev_delay") == 0)
+        return op_solver_setting_int(ctx, one, key, 1, 1000000, &choice);
+    if (strcmp(key, "chebyshev_gamma") == 0) {
+        if (op_solver_setting_double(ctx, one, key, 0.0, 1.0, &number) != OP_OK)
+            return ctx->status;
+        if (!(number > 0.0))
+            return OP_FAIL(ctx, OP_ERR_USAGE, "solver option chebyshev_gamma = '%s' must be a number in (0, 1]",
+                           one->value[0]);
+        return OP_OK;
+    }
+    return OP_OK; /* chebyshev_rho_source: free text */
+}
+
 int op_chebyshev_def_from_settings(op_ctx *ctx, const op_solver_settings *settings, op_chebyshev_def *def)
 {
     memset(def, 0, sizeof *def);
@@ -258,6 +302,8 @@ static int chebyshev_accel_parameters(op_ctx *ctx, const op_solver_settings *set
 }
 
 const op_accel_type op_chebyshev_accel = { .name = "chebyshev",
+                                           .options = chebyshev_options,
+                                           .check_option = chebyshev_check_option,
                                            .parameters = chebyshev_accel_parameters,
                                            .create = chebyshev_accel_create,
                                            .before = chebyshev_accel_before,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "fuzz_input.h"
+#include "geometry/skin.h"
 #include "opsim/runfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
