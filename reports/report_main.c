@@ -18,6 +18,7 @@
 #include "report_md.h"
 #include "report_table1.h"
 #include "report_calc.h"
+#include "report_convergence.h"
 #include "report_ini.h"
 #include "report_lookup.h"
 #include "report_series.h"
@@ -57,6 +58,9 @@ static const char help[] =
     "       opsim-report lookup --in TABLE [--separator ,] --where NAME=VALUE [...] --column NAME\n"
     "       opsim-report explicit-spring --factor H_OVER_HCRIT --steps N\n"
     "       opsim-report scale-key --in CONFIG.ini --section TYPE --key KEY --factor F\n"
+    "       opsim-report convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R\n"
+    "       opsim-report convergence-report --table TABLE.tsv --reference-iterations N --figure PNG\n"
+    "                           --rho SCENE-rho-ORDER.txt [--rho ...] --out MD\n"
     "\n"
     "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV,\n"
     "report from a template whose {{placeholders}} are computed from the run files and tables\n"
@@ -70,7 +74,9 @@ static const char help[] =
     "column of numbers, e.g. a run's time series from `opsim export` (reports/report_series.h);\n"
     "lookup prints one cell of a table found by column names (reports/report_lookup.h);\n"
     "explicit-spring the explicit scheme's growth on the 1 Hz spring (reports/report_spring.h);\n"
-    "scale-key a key of every [TYPE NAME] section times F as --set values (reports/report_ini.h).\n";
+    "scale-key a key of every [TYPE NAME] section times F as --set values (reports/report_ini.h);\n"
+    "convergence-row and convergence-report the convergence study's table row and\n"
+    "reports/convergence.md (reports/report_convergence.h).\n";
 
 /* Exit status as bin/opsim's: 64 usage, 65 bad input data, 74 input/output. */
 static int exit_status(const op_ctx *ctx)
@@ -161,7 +167,7 @@ static int run_tsv_section(int argc, char **argv)
     return exit_status(&ctx);
 }
 
-/* calc, series, lookup, explicit-spring and scale-key print to standard output, for $(...) in a recipe. */
+/* calc, series, lookup, explicit-spring, scale-key and convergence-row print to standard output, for $(...) in a recipe. */
 static int parse_series_options(int argc, char **argv, report_series_def *def)
 {
     *def = (report_series_def){ 0 };
@@ -215,6 +221,20 @@ static int write_number_section(op_ctx *ctx, int argc, char **argv)
         if (!parse_lookup_options(argc, argv, &def))
             return 0;
         report_lookup(ctx, &def, stdout);
+    } else if (strcmp(section, "convergence-row") == 0) {
+        report_convergence_row_def def = { 0 };
+        for (int a = 2; a + 1 < argc; a += 2) {
+            const char *key = argv[a], *value = argv[a + 1];
+            if (strcmp(key, "--scene") == 0) def.scene = value;
+            else if (strcmp(key, "--variant") == 0) def.variant = value;
+            else if (strcmp(key, "--reference") == 0) def.reference = value;
+            else if (strcmp(key, "--run") == 0) def.run = value;
+            else if (strcmp(key, "--rho") == 0) def.rho = value;
+            else return 0;
+        }
+        if (argc % 2 || !def.scene || !def.variant || !def.reference || !def.run || !def.rho)
+            return 0;
+        report_convergence_row(ctx, &def, stdout);
     } else if (strcmp(section, "scale-key") == 0) {
         if (argc != 10 || strcmp(argv[2], "--in") != 0 || strcmp(argv[4], "--section") != 0 ||
             strcmp(argv[6], "--key") != 0 || strcmp(argv[8], "--factor") != 0)
@@ -243,14 +263,50 @@ static int run_number_section(int argc, char **argv)
     return exit_status(&ctx);
 }
 
+static int run_convergence_report(int argc, char **argv)
+{
+    report_convergence_def def = { 0 };
+    const char *out = NULL;
+    int usage = argc % 2;
+    for (int a = 2; a + 1 < argc && !usage; a += 2) {
+        const char *key = argv[a], *value = argv[a + 1];
+        if (strcmp(key, "--table") == 0) def.table = value;
+        else if (strcmp(key, "--reference-iterations") == 0) def.reference_iterations = value;
+        else if (strcmp(key, "--figure") == 0) def.figure = value;
+        else if (strcmp(key, "--out") == 0) out = value;
+        else if (strcmp(key, "--rho") == 0 && def.rho_count < REPORT_CONVERGENCE_MAX_RHO) def.rho[def.rho_count++] = value;
+        else usage = 1;
+    }
+    if (usage || !def.table || !def.reference_iterations || !def.figure || !out) {
+        fputs(help, stderr);
+        return 64;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_atomic_file file;
+    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
+        report_convergence(&ctx, &def, file.file);
+        if (ctx.status == OP_OK)
+            op_atomic_commit(&ctx, &file);
+        else
+            op_atomic_abort(&file);
+    }
+    if (ctx.status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+    return exit_status(&ctx);
+}
+
 int main(int argc, char **argv)
 {
     const char *section = argc >= 2 ? argv[1] : "";
     if (is_tsv_section(section))
         return run_tsv_section(argc, argv);
     if (strcmp(section, "calc") == 0 || strcmp(section, "series") == 0 || strcmp(section, "lookup") == 0 ||
-        strcmp(section, "explicit-spring") == 0 || strcmp(section, "scale-key") == 0)
+        strcmp(section, "explicit-spring") == 0 || strcmp(section, "scale-key") == 0 ||
+        strcmp(section, "convergence-row") == 0)
         return run_number_section(argc, argv);
+    if (strcmp(section, "convergence-report") == 0)
+        return run_convergence_report(argc, argv);
     if (strcmp(section, "--help") == 0) {
         fputs(help, stdout);
         return 0;
