@@ -6,7 +6,11 @@
  *   table1   the paper's Table 1 beside our timings (report_table1.c, make table1);
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (report_md.c);
  *   pivot, pick, keyed, targets, tex, stiffness
- *            the tables make derives from an experiment's TSV (report_tsv.c).
+ *            the tables make derives from an experiment's TSV (report_tsv.c);
+ *   calc, series, lookup, scale-key, explicit-spring, convergence-row
+ *            a table cell or a --set value for a make recipe, on standard output
+ *            (report_calc.c, report_series.c, report_lookup.c, report_ini.c, report_spring.c,
+ *            report_convergence.c); convergence-report reports/convergence.md (ibid.).
  * The layers go one way: report_main.c → report_md.c → report_table1.c → report_input.c. */
 #include <stdio.h>
 #include <string.h>
