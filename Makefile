@@ -47,7 +47,7 @@ APP_SRC     := $(wildcard app/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test test-slurm golden bench reproduce graphs table1 report clean distclean help FORCE
+.PHONY: all deps data test test-slurm check-tables golden bench reproduce graphs table1 report clean distclean help FORCE
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -58,6 +58,7 @@ help:
 	@echo "make test         build and run every test (cmocka), the numerical ones again in plain C"
 	@echo "make golden       rewrite tests/golden/states.tsv after a change of results on purpose"
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
+	@echo "make check-tables opt-in, after make reproduce: which result tables pandas would misread"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
 	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
@@ -150,6 +151,11 @@ golden: bin/tests/test_golden | data
 # array job, each run file checked against make's (tools/test-slurm.sh; root, installs slurm-wlm).
 test-slurm: bin/opsim
 	@tools/test-slurm.sh
+
+# Opt-in, after `make reproduce`: every table under data/results/ and reports/ against the rules
+# of a table pandas' read_csv reads with the right dtypes (tools/check-tables.py, docs/results.md).
+check-tables:
+	@tools/check-tables.py data/results reports
 endif
 
 bench: $(BENCH_BIN)

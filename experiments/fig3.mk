@@ -36,12 +36,13 @@ $(RESULTS)/fig3/meshless-%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim
 # method, iterations, frame time (s), steady deflection (m), its spread over the last 2 s (m)
 $(FIG3_TABLE): $(FIG3_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q)for run in $(FIG3_RUNS); do \
+	$(Q){ printf '# method\titerations\tframe_time_s\tsteady_m\tswing_m\n'; \
+	for run in $(FIG3_RUNS); do \
 	    name=$$(basename $$run .h5); fps=$${name##*-f}; rest=$${name%-f*}; it=$${rest##*-i}; method=$${rest%-i*}; \
 	    steady=$$(bin/opsim export $$run /observables/tip/value | \
 	        bin/opsim-report series --rows -$$((2 * fps)): --of mean --of spread) || exit 1; \
 	    printf '%s\t%d\t%s\t%s\n' $$method $$it "$$(bin/opsim-report calc "1 / $$fps")" "$$steady"; \
-	done > $@.tmp && mv $@.tmp $@
+	done; } > $@.tmp && mv $@.tmp $@
 
 $(FIGURES)/fig3-stiffness.png $(FIGURES)/fig3-stiffness.pdf &: $(FIG3_TABLE) plots/fig3.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/fig3.gp,table='$(FIG3_TABLE)')
