@@ -41,12 +41,16 @@ static int grow(op_ctx *ctx, converge_run *r, const char *path)
     return OP_OK;
 }
 
-/* "# KEY = VALUE" into `value` when the line names `key`. */
+/* The first word of VALUE in "# KEY = VALUE ..." into `value` when the line names `key` (the
+ * converge output explains the frame and h after their number). */
 static void setting(const char *line, const char *key, char *value)
 {
     size_t length = strlen(key);
-    if (strncmp(line, "# ", 2) == 0 && strncmp(line + 2, key, length) == 0 && strncmp(line + 2 + length, " = ", 3) == 0)
-        snprintf(value, CELL, "%.255s", line + 5 + length);
+    if (strncmp(line, "# ", 2) != 0 || strncmp(line + 2, key, length) != 0 || strncmp(line + 2 + length, " = ", 3) != 0)
+        return;
+    const char *word = line + 5 + length;
+    word += strspn(word, " \t");
+    snprintf(value, CELL, "%.*s", (int)(strcspn(word, " \t") < CELL ? strcspn(word, " \t") : CELL - 1), word);
 }
 
 static int read_row(op_ctx *ctx, converge_run *r, const char *path, int number, char *line)

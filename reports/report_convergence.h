@@ -3,8 +3,8 @@
  * experiments/convergence.mk.
  *
  * convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R
- *   REF.tsv and RUN.tsv are `opsim converge` outputs: '#' lines (RUN's "# config = ",
- *   "# frame = " and "# h = " are read) and rows "k seconds energy". E* is REF's last energy.
+ *   REF.tsv and RUN.tsv are `opsim converge` outputs: '#' lines (the first word after RUN's
+ *   "# config = ", "# frame = " and "# h = " is read) and rows "k seconds energy". E* is REF's last energy.
  *   RUN's E_0 (its first row) must equal REF's iteration-0 energy (the same state) and
  *   lie above E*. Prints one line of table.tsv: scene, variant, then for 1e-2, 1e-4, 1e-6 the
  *   first k after which r_k = |E_k − E*| / (E_0 − E*) stays at or below the tolerance to the

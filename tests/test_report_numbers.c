@@ -33,7 +33,8 @@ static int write_file(const char *name, const char *text)
 
 /* Reference E* = 1 (its last row); the run falls to r = 0.5/9, 0.05/9 ... of E_0 - E* = 9. */
 static const char REFERENCE[] = "# opsim converge\n# k\tseconds\tenergy\n0\t0\t10\n1\t0.1\t2\n2\t0.2\t1\n";
-static const char RUN_GOOD[] = "# config = experiments/fig5.ini\n# frame = 15\n# h = 0.0111\n"
+static const char RUN_GOOD[] = "# config = experiments/fig5.ini\n# frame = 15 (frames run before)\n"
+                               "# h = 0.0111 s (frame_time 0.0333 / substeps 3)\n"
                                "0\t0\t10\n1\t0.001\t1.5\n2\t0.002\t1.05\n3\t0.003\t1.0005\n4\t0.004\t1.000005\n";
 /* below 1e-2 at k = 2, then above it again at k = 4: never "stays" below */
 static const char RUN_BOUNCE[] = "# config = c.ini\n# frame = 1\n# h = 0.5\n"
