@@ -47,7 +47,7 @@ APP_SRC     := $(wildcard app/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data test test-slurm check-tables golden bench reproduce graphs table1 report clean distclean help FORCE
+.PHONY: all deps data test test-slurm check-tables test-tex report-pdf golden bench reproduce graphs table1 report clean distclean help FORCE
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -59,6 +59,8 @@ help:
 	@echo "make golden       rewrite tests/golden/states.tsv after a change of results on purpose"
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
 	@echo "make check-tables opt-in, after make reproduce: which result tables pandas would misread"
+	@echo "make test-tex     opt-in, after make variants: compile every reports/tables/*.tex (xelatex)"
+	@echo "make report-pdf   reports/REPORT.pdf from reports/REPORT.md (pandoc, xelatex)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
 	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
@@ -156,6 +158,23 @@ test-slurm: bin/opsim
 # of a table pandas' read_csv reads with the right dtypes (tools/check-tables.py, docs/results.md).
 check-tables:
 	@tools/check-tables.py data/results reports
+
+# Opt-in, after `make variants`: every LaTeX table compiled in a two-column article
+# (tools/test-tex.sh; installs xelatex, booktabs and siunitx when missing).
+test-tex:
+	@tools/test-tex.sh
+
+# The report as a PDF: pandoc with xelatex (Unicode: ρ, −, ×) and DejaVu fonts, from reports/
+# so that the figures' paths resolve; installs its Debian packages when missing.
+REPORT_PDF_PACKAGES := pandoc texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-science \
+    lmodern fonts-dejavu-core
+report-pdf: reports/REPORT.pdf
+reports/REPORT.pdf: reports/REPORT.md
+	@tools/deps.sh $(REPORT_PDF_PACKAGES)
+	@$(if $(Q),echo "  PDF     $@")
+	$(Q)cd reports && pandoc REPORT.md --pdf-engine=xelatex -V mainfont='DejaVu Serif' \
+	    -V sansfont='DejaVu Sans' -V monofont='DejaVu Sans Mono' -V geometry:margin=2cm -V fontsize=10pt \
+	    -o REPORT.pdf.tmp.pdf && mv REPORT.pdf.tmp.pdf REPORT.pdf
 endif
 
 bench: $(BENCH_BIN)
