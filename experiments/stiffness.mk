@@ -38,13 +38,13 @@ stiffness_k = $$(bin/opsim-report calc '$(STIFFNESS_BASE) * $(1)')
 stiffness_part = $(patsubst $(2)%,%,$(word $(1),$(subst -, ,$*)))
 
 $(STIFFNESS_DIR)/k%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
-	$(call run_figure,$<,--set 'body bar.stiffness=$(call stiffness_k,$(call stiffness_part,1,k))' \
+	$(call run_figure,$<,--set "body bar.stiffness=$(call stiffness_k,$(call stiffness_part,1,k))" \
 	    --set world.iterations=$(call stiffness_part,2,i) \
 	    --set world.frame_time=$$(bin/opsim-report calc '1 / $(call stiffness_part,3,f)') \
 	    --set run.frames=$$((10 * $(call stiffness_part,3,f))) --set run.output_every=1000000)
 
 $(STIFFNESS_DIR)/static-k%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
-	$(call run_figure,$<,--set 'body bar.stiffness=$(call stiffness_k,$*)' --set world.frame_time=1000 \
+	$(call run_figure,$<,--set "body bar.stiffness=$(call stiffness_k,$*)" --set world.frame_time=1000 \
 	    --set world.iterations=20000 --set run.frames=1 --set run.output_every=1)
 
 # factor, stiffness (kg/(m³ s²)), iterations, frame time (s), steady deflection (m), swing over
