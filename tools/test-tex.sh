@@ -21,7 +21,7 @@ for table in "${tables[@]}"; do
 \\usepackage[margin=2cm]{geometry}
 \\usepackage{booktabs,siunitx}
 \\begin{document}
-\\begin{$float}\\centering\\small\\input{table.tex}\\caption{$(basename "$table" .tex)}\\end{$float}
+\\begin{$float}\\centering\\small\\input{table.tex}\\caption{\\detokenize{$(basename "$table" .tex)}}\\end{$float}
 Text.
 \\end{document}
 DOC
