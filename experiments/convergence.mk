@@ -22,6 +22,7 @@
 #   table.tsv             per scene and variant: iterations and ms to reach 1e-2, 1e-4, 1e-6
 #                         (the first k after which r stays below, '-' if never within the run),
 #                         ρ, r at the end, E_0, E*
+#   long.tsv              every run's energy and relative error per iteration in long form
 # and reports/convergence.md (generated from table.tsv and the ρ files) and the figure
 # reports/figures/convergence.png/.pdf (plots/convergence.gp): r against iteration (top) and
 # milliseconds (bottom), one column per scene. Times are of single runs, as `make -j` runs them.
@@ -42,10 +43,11 @@ CONV_ORDERS := gs jacobi
 CONV_RUNS := $(foreach s,$(CONV_SCENES),$(foreach v,reference $(CONV_VARIANTS),$(CONV_DIR)/$(s)-$(v).tsv))
 CONV_RHO := $(foreach s,$(CONV_SCENES),$(foreach o,$(CONV_ORDERS),$(CONV_DIR)/$(s)-rho-$(o).txt))
 CONV_TABLE := $(CONV_DIR)/table.tsv
+CONV_LONG := $(CONV_DIR)/long.tsv
 CONV_REPORT := reports/convergence.md
 
 .PHONY: convergence
-convergence: $(CONV_REPORT) $(FIGURES)/convergence.png
+convergence: $(CONV_REPORT) $(CONV_LONG) $(FIGURES)/convergence.png
 
 # $(call conv_converge,SCENE,ITERATIONS,--solver OPTIONS): one converge run into $@ (written
 # under a temporary name by opsim and renamed when complete).
@@ -98,6 +100,13 @@ $(CONV_REPORT): $(CONV_TABLE) $(CONV_RHO) bin/opsim-report
 	@$(if $(Q),echo "  REPORT  $@")
 	$(Q)bin/opsim-report convergence-report --table $(CONV_TABLE) --reference-iterations $(CONV_REFERENCE_ITERATIONS) \
 	    --figure figures/convergence.png $(CONV_RHO:%=--rho %) --out $@
+
+# The study in long form (variant, scene, repetition, iteration, seconds, measure, value), one
+# table a notebook pivots (opsim-report convergence-long, docs/results.md).
+$(CONV_LONG): $(CONV_RUNS) bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim-report convergence-long $(foreach s,$(CONV_SCENES),--reference $(s)=$(CONV_DIR)/$(s)-reference.tsv \
+	    $(foreach v,$(CONV_VARIANTS),--run $(s):$(v)=$(CONV_DIR)/$(s)-$(v).tsv)) --out $@
 
 CONV_PLOT_ARGS = dir='$(CONV_DIR)'; scenes='$(CONV_SCENES)'; \
     labels='dinosaur (fig5.ini) frame $(CONV_FRAME_dino)|bunny (bunny_fall.ini) frame $(CONV_FRAME_bunny)|bar (fig1.ini) frame $(CONV_FRAME_bar)'

@@ -381,3 +381,69 @@ int report_convergence(op_ctx *ctx, const report_convergence_def *def, FILE *out
     free(s);
     return ctx->status;
 }
+
+/* ---- the long table ---------------------------------------------------------------------- */
+
+/* "KEY=PATH" split at its first '='. */
+static int split_assignment(op_ctx *ctx, const char *text, char *key, size_t size, const char **path)
+{
+    const char *equals = strchr(text, '=');
+    if (!equals || equals == text || !equals[1] || (size_t)(equals - text) >= size)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "'%s': expected NAME=FILE", text);
+    snprintf(key, size, "%.*s", (int)(equals - text), text);
+    *path = equals + 1;
+    return OP_OK;
+}
+
+/* E* of `scene`: the last energy of its --reference. */
+static int reference_energy(op_ctx *ctx, const report_convergence_long_def *def, const char *scene, double *estar)
+{
+    for (int r = 0; r < def->reference_count; ++r) {
+        char key[CELL];
+        const char *path = NULL;
+        if (split_assignment(ctx, def->reference[r], key, sizeof key, &path) != OP_OK)
+            return ctx->status;
+        if (strcmp(key, scene) != 0)
+            continue;
+        converge_run reference = { 0 };
+        if (read_run(ctx, path, &reference) == OP_OK)
+            *estar = reference.energy[reference.count - 1];
+        free_run(&reference);
+        return ctx->status;
+    }
+    return OP_FAIL(ctx, OP_ERR_USAGE, "no --reference %s=FILE", scene);
+}
+
+static int write_long_run(op_ctx *ctx, const report_convergence_long_def *def, const char *spec, FILE *out)
+{
+    char key[CELL];
+    const char *path = NULL;
+    if (split_assignment(ctx, spec, key, sizeof key, &path) != OP_OK)
+        return ctx->status;
+    char *colon = strchr(key, ':');
+    if (!colon)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "--run '%s': expected SCENE:VARIANT=FILE", spec);
+    *colon = '\0';
+    double estar = 0;
+    if (reference_energy(ctx, def, key, &estar) != OP_OK)
+        return ctx->status;
+    converge_run run = { 0 };
+    if (read_run(ctx, path, &run) == OP_OK)
+        for (int i = 0; i < run.count; ++i) {
+            double r = fabs(run.energy[i] - estar) / (run.energy[0] - estar);
+            fprintf(out, "%s\t%s\t1\t%ld\t%.17g\tenergy_J\t%.17g\n", colon + 1, key, run.k[i], run.seconds[i],
+                    run.energy[i]);
+            fprintf(out, "%s\t%s\t1\t%ld\t%.17g\trelative_error\t%.17g\n", colon + 1, key, run.k[i], run.seconds[i],
+                    r);
+        }
+    free_run(&run);
+    return ctx->status;
+}
+
+int report_convergence_long(op_ctx *ctx, const report_convergence_long_def *def, FILE *out)
+{
+    fputs("variant\tscene\trepetition\titeration\tseconds\tmeasure\tvalue\n", out);
+    for (int r = 0; r < def->run_count && write_long_run(ctx, def, def->run[r], out) == OP_OK; ++r)
+        ;
+    return ctx->status;
+}

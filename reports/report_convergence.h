@@ -38,4 +38,17 @@ typedef struct report_convergence_def {
 
 int report_convergence(op_ctx *ctx, const report_convergence_def *def, FILE *out);
 
+/* convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]
+ *   The study in long form, one tab-separated table a notebook pivots: the header
+ *   "variant scene repetition iteration seconds measure value" on the first line, then per
+ *   run and row two rows: measure energy_J (E_k) and relative_error (r_k against the scene's
+ *   reference E*, its last energy), values %.17g, repetition 1 (one run each). */
+enum { REPORT_CONVERGENCE_MAX_RUNS = 64 };
+typedef struct report_convergence_long_def {
+    const char *reference[REPORT_CONVERGENCE_MAX_RUNS], *run[REPORT_CONVERGENCE_MAX_RUNS];
+    int reference_count, run_count;
+} report_convergence_long_def;
+
+int report_convergence_long(op_ctx *ctx, const report_convergence_long_def *def, FILE *out);
+
 #endif

@@ -65,6 +65,8 @@ static const char help[] =
     "       opsim-report convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R\n"
     "       opsim-report convergence-report --table TABLE.tsv --reference-iterations N --figure PNG\n"
     "                           --rho SCENE-rho-ORDER.txt [--rho ...] --out MD\n"
+    "       opsim-report convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]\n"
+    "                           --out TSV\n"
     "\n"
     "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV,\n"
     "report from a template whose {{placeholders}} are computed from the run files and tables\n"
@@ -80,7 +82,8 @@ static const char help[] =
     "explicit-spring the explicit scheme's growth on the 1 Hz spring (reports/report_spring.h);\n"
     "scale-key a key of every [TYPE NAME] section times F as --set values (reports/report_ini.h);\n"
     "convergence-row and convergence-report the convergence study's table row and\n"
-    "reports/convergence.md (reports/report_convergence.h).\n";
+    "reports/convergence.md, convergence-long the study as one long table\n"
+    "(reports/report_convergence.h).\n";
 
 /* Exit status as bin/opsim's: 64 usage, 65 bad input data, 74 input/output. */
 static int exit_status(const op_ctx *ctx)
@@ -300,6 +303,38 @@ static int run_convergence_report(int argc, char **argv)
     return exit_status(&ctx);
 }
 
+static int run_convergence_long(int argc, char **argv)
+{
+    report_convergence_long_def def = { 0 };
+    const char *out = NULL;
+    int usage = argc % 2;
+    for (int a = 2; a + 1 < argc && !usage; a += 2) {
+        const char *key = argv[a], *value = argv[a + 1];
+        if (strcmp(key, "--out") == 0) out = value;
+        else if (strcmp(key, "--reference") == 0 && def.reference_count < REPORT_CONVERGENCE_MAX_RUNS)
+            def.reference[def.reference_count++] = value;
+        else if (strcmp(key, "--run") == 0 && def.run_count < REPORT_CONVERGENCE_MAX_RUNS) def.run[def.run_count++] = value;
+        else usage = 1;
+    }
+    if (usage || !out || def.run_count == 0) {
+        fputs(help, stderr);
+        return 64;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_atomic_file file;
+    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
+        report_convergence_long(&ctx, &def, file.file);
+        if (ctx.status == OP_OK)
+            op_atomic_commit(&ctx, &file);
+        else
+            op_atomic_abort(&file);
+    }
+    if (ctx.status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+    return exit_status(&ctx);
+}
+
 int main(int argc, char **argv)
 {
     const char *section = argc >= 2 ? argv[1] : "";
@@ -311,6 +346,8 @@ int main(int argc, char **argv)
         return run_number_section(argc, argv);
     if (strcmp(section, "convergence-report") == 0)
         return run_convergence_report(argc, argv);
+    if (strcmp(section, "convergence-long") == 0)
+        return run_convergence_long(argc, argv);
     if (strcmp(section, "--help") == 0) {
         fputs(help, stdout);
         return 0;

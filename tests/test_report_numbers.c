@@ -200,6 +200,31 @@ static void test_convergence_report_compares_plain_and_chebyshev(void **state)
     free(text);
 }
 
+static void test_convergence_long_has_one_row_per_measure(void **state)
+{
+    (void)state;
+    char args[2048];
+    const char *out = in_dir("long.tsv");
+    snprintf(args, sizeof args, "convergence-long --reference s='%s' --run s:gs='%s' --out '%s' && cat '%s'",
+             in_dir("s-reference.tsv"), in_dir("s-gs.tsv"), out, out);
+    /* E* = 1, E_0 = 10: r = (E - 1) / 9 */
+    assert_prints(0, args,
+                  "variant\tscene\trepetition\titeration\tseconds\tmeasure\tvalue\n"
+                  "gs\ts\t1\t0\t0\tenergy_J\t10\n"
+                  "gs\ts\t1\t0\t0\trelative_error\t1\n"
+                  "gs\ts\t1\t1\t0.001\tenergy_J\t1.5\n"
+                  "gs\ts\t1\t1\t0.001\trelative_error\t0.055555555555555552\n"
+                  "gs\ts\t1\t2\t0.002\tenergy_J\t1.05\n"
+                  "gs\ts\t1\t2\t0.002\trelative_error\t0.0055555555555555601\n"
+                  "gs\ts\t1\t3\t0.0030000000000000001\tenergy_J\t1.0004999999999999\n"
+                  "gs\ts\t1\t3\t0.0030000000000000001\trelative_error\t5.5555555555549439e-05\n"
+                  "gs\ts\t1\t4\t0.0040000000000000001\tenergy_J\t1.000005\n"
+                  "gs\ts\t1\t4\t0.0040000000000000001\trelative_error\t5.5555555555919511e-07\n");
+    snprintf(args, sizeof args, "convergence-long --run t:gs='%s' --out '%s'", in_dir("s-gs.tsv"), in_dir("none.tsv"));
+    assert_prints(64, args, ""); /* no reference for scene t: and no file */
+    assert_null(test_read_file(in_dir("none.tsv")));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_scale_key_scales_each_typed_section),
         cmocka_unit_test(test_convergence_row_finds_where_r_stays_below),
         cmocka_unit_test(test_convergence_report_compares_plain_and_chebyshev),
+        cmocka_unit_test(test_convergence_long_has_one_row_per_measure),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
