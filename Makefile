@@ -47,8 +47,8 @@ APP_SRC     := $(wildcard app/*.c)
 # `make V=1` shows full command lines.
 Q := $(if $(V),,@)
 
-.PHONY: all deps data headers intrinsics test test-slurm test-paraview golden bench reproduce graphs table1 report \
-        clean distclean help FORCE install uninstall
+.PHONY: all deps data headers intrinsics test test-slurm test-paraview check-tables test-tex report-pdf golden \
+        bench reproduce graphs table1 report clean distclean help FORCE install uninstall
 .DEFAULT_GOAL := all
 
 all: bin/opsim bin/opsim-report
@@ -62,6 +62,9 @@ help:
 	@echo "make golden       rewrite tests/golden/states.tsv after a change of results on purpose"
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
 	@echo "make test-paraview  opt-in: ParaView reads every run value right, and renders a run"
+	@echo "make check-tables opt-in, after make reproduce: which result tables pandas would misread"
+	@echo "make test-tex     opt-in, after make variants: compile every reports/tables/*.tex (xelatex)"
+	@echo "make report-pdf   reports/REPORT.pdf from reports/REPORT.md (pandoc, xelatex)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
 	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
@@ -224,6 +227,28 @@ test-paraview: bin/opsim | data
 # array job, each run file checked against make's (tools/test-slurm.sh; root, installs slurm-wlm).
 test-slurm: bin/opsim
 	@tools/test-slurm.sh
+
+# Opt-in, after `make reproduce`: every table under data/results/ and reports/ against the rules
+# of a table pandas' read_csv reads with the right dtypes (tools/check-tables.py, docs/results.md).
+check-tables:
+	@tools/check-tables.py data/results reports
+
+# Opt-in, after `make variants`: every LaTeX table compiled in a two-column article
+# (tools/test-tex.sh; installs xelatex, booktabs and siunitx when missing).
+test-tex:
+	@tools/test-tex.sh
+
+# The report as a PDF: pandoc with xelatex (Unicode: ρ, −, ×) and DejaVu fonts, from reports/
+# so that the figures' paths resolve; installs its Debian packages when missing.
+REPORT_PDF_PACKAGES := pandoc texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-science \
+    lmodern fonts-dejavu-core
+report-pdf: reports/REPORT.pdf
+reports/REPORT.pdf: reports/REPORT.md
+	@tools/deps.sh $(REPORT_PDF_PACKAGES)
+	@$(if $(Q),echo "  PDF     $@")
+	$(Q)cd reports && pandoc REPORT.md --pdf-engine=xelatex -V mainfont='DejaVu Serif' \
+	    -V sansfont='DejaVu Sans' -V monofont='DejaVu Sans Mono' -V geometry:margin=2cm -V fontsize=10pt \
+	    -o REPORT.pdf.tmp.pdf && mv REPORT.pdf.tmp.pdf REPORT.pdf
 endif
 
 bench: $(BENCH_BIN)

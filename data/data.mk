@@ -10,6 +10,8 @@ data/cache/%.off: data/meshes.tsv | deps
 	@mkdir -p data/cache
 	@tools/extract-mesh.sh $(CGAL_DATA) data/meshes.tsv $* $@
 
-data/meshes/%.obj: data/cache/%.off data/meshes.tsv bin/opsim
+mesh_field = $$(bin/opsim-report lookup --in data/meshes.tsv --where name=$(1) --column $(2))
+
+data/meshes/%.obj: data/cache/%.off data/meshes.tsv bin/opsim | bin/opsim-report
 	@mkdir -p data/meshes
-	bin/opsim mesh $< $$(awk -F'\t' -v n=$* '$$1 == n { print "--fit " $$4 " --up " $$5 }' data/meshes.tsv) --out $@
+	bin/opsim mesh $< --fit $(call mesh_field,$*,size_m) --up $(call mesh_field,$*,up) --out $@

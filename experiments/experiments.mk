@@ -93,12 +93,10 @@ $(FIG2_RUN): experiments/fig2.ini $(RUN_DEPS) | data
 	$(call run_figure,$<)
 
 # Every `stiffness = K` of a [body NAME] section becomes --set 'body NAME.stiffness=K*F'.
-$(RESULTS)/fig2/bars-x%.h5: experiments/fig2.ini $(RUN_DEPS) | data
+$(RESULTS)/fig2/bars-x%.h5: experiments/fig2.ini $(RUN_DEPS) | data bin/opsim-report
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  RUN     $@")
-	$(Q)awk -v f=$* '/^[ \t]*\[/ { s = $$0; sub(/^[ \t]*\[[ \t]*/, "", s); sub(/[ \t]*\].*$$/, "", s); next } \
-	    s ~ /^body[ \t]/ && /^[ \t]*stiffness[ \t]*=/ { v = $$0; sub(/^[^=]*=[ \t]*/, "", v); sub(/[ \t]*[;#].*$$/, "", v); \
-	        printf "%s.stiffness=%.17g\n", s, v * f }' $< | \
+	$(Q)bin/opsim-report scale-key --in $< --section body --key stiffness --factor $* | \
 	{ set --; while IFS= read -r s; do set -- "$$@" --set "$$s"; done; \
 	  [ $$# -gt 0 ] || { echo "$<: no stiffness in any [body] section" >&2; exit 1; }; \
 	  $(if $(Q),,set -x;) $(OPSIM_RUN) run $< "$$@" --out $@; }
@@ -274,18 +272,18 @@ FIG7_CONTACT_ROWS := bunny-colours:$(FIG6_BUNNY) bunny-jacobi:$(RESULTS)/fig6/bu
     180-colours:$(FIG7_180) 180-jacobi:$(RESULTS)/fig7/models180-jacobi.h5 \
     180-colours-fixed:$(RESULTS)/fig7/models180-fixed.h5
 
-$(RESULTS)/fig7/contacts.tsv: $(foreach r,$(FIG7_CONTACT_ROWS),$(lastword $(subst :, ,$(r)))) bin/opsim
+$(RESULTS)/fig7/contacts.tsv: $(foreach r,$(FIG7_CONTACT_ROWS),$(lastword $(subst :, ,$(r)))) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf '# scene_order\tlargest_mm\tlargest_pct\tresting_mm\tresting_pct\tsmallest_semi_axis_mm\n' > $$out; \
+	calc() { bin/opsim-report calc --format $$1 "$$2"; }; \
 	for row in $(FIG7_CONTACT_ROWS); do \
 	    key=$${row%%:*}; run=$${row#*:}; \
 	    axis=$$(bin/opsim export $$run --attribute /collision smallest_semi_axis); \
-	    bin/opsim export $$run /collision/max_penetration | awk -v key=$$key -v axis=$$axis \
-	        '{ v[NR] = $$1; if ($$1 > most) most = $$1 } \
-	         END { for (k = NR > 60 ? NR - 59 : 1; k <= NR; ++k) if (v[k] > rest) rest = v[k]; \
-	               printf "%s\t%.2f\t%.0f\t%.2f\t%.0f\t%.2f\n", key, 1e3 * most, 100 * most / axis, \
-	                      1e3 * rest, 100 * rest / axis, 1e3 * axis }' >> $$out; \
+	    most=$$(bin/opsim export $$run /collision/max_penetration | bin/opsim-report series --of max); \
+	    rest=$$(bin/opsim export $$run /collision/max_penetration | bin/opsim-report series --rows -60: --of max); \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\n' $$key "$$(calc %.2f "1e3 * $$most")" "$$(calc %.0f "100 * $$most / $$axis")" \
+	        "$$(calc %.2f "1e3 * $$rest")" "$$(calc %.0f "100 * $$rest / $$axis")" "$$(calc %.2f "1e3 * $$axis")" >> $$out; \
 	done; \
 	mv $$out $@; trap - EXIT
 

@@ -18,32 +18,31 @@ fig3_method = $(patsubst %-i$(call fig3_iterations,$1)-f$(call fig3_fps,$1),%,$1
 fig3_iterations = $(patsubst i%,%,$(word 2,$(subst -, ,$(patsubst shape-matching-%,shape_matching-%,$1))))
 fig3_fps = $(patsubst f%,%,$(word 3,$(subst -, ,$(patsubst shape-matching-%,shape_matching-%,$1))))
 
-$(RESULTS)/fig3/%.h5: experiments/fig3.ini $(RUN_DEPS) | data
+$(RESULTS)/fig3/%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
 	$(call run_figure,$<,--set solver.name=$(call fig3_method,$*) --set world.iterations=$(call fig3_iterations,$*) \
-	    --set world.frame_time=$$(awk 'BEGIN { printf "%.17g", 1 / $(call fig3_fps,$*) }') \
+	    --set world.frame_time=$$(bin/opsim-report calc '1 / $(call fig3_fps,$*)') \
 	    --set run.frames=$$((10 * $(call fig3_fps,$*))) --set run.output_every=$$((10 * $(call fig3_fps,$*))))
 
 # meshless (Müller et al. 2005; solvers/meshless.c, its defaults: rigid, one cluster, Eq. 9):
 # a point model has no orientation for the pin to hold, so one pinned particle is a pivot; these
 # runs also pin the position of particle 1, which with particle 0 clamps the bar's line.
-$(RESULTS)/fig3/meshless-%.h5: experiments/fig3.ini $(RUN_DEPS) | data
+$(RESULTS)/fig3/meshless-%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
 	$(call run_figure,$<,--set solver.name=meshless --set world.iterations=$(patsubst i%,%,$(word 1,$(subst -, ,$*))) \
 	    --set 'pin hold2.body=bar' --set 'pin hold2.particle=1' --set 'pin hold2.hold=position' \
-	    --set world.frame_time=$$(awk 'BEGIN { printf "%.17g", 1 / $(patsubst f%,%,$(word 2,$(subst -, ,$*))) }') \
+	    --set world.frame_time=$$(bin/opsim-report calc '1 / $(patsubst f%,%,$(word 2,$(subst -, ,$*)))') \
 	    --set run.frames=$$((10 * $(patsubst f%,%,$(word 2,$(subst -, ,$*))))) \
 	    --set run.output_every=$$((10 * $(patsubst f%,%,$(word 2,$(subst -, ,$*))))))
 
 # method, iterations, frame time (s), steady deflection (m), its spread over the last 2 s (m)
-$(FIG3_TABLE): $(FIG3_RUNS) bin/opsim
+$(FIG3_TABLE): $(FIG3_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q)for run in $(FIG3_RUNS); do \
+	$(Q){ printf '# method\titerations\tframe_time_s\tsteady_m\tswing_m\n'; \
+	for run in $(FIG3_RUNS); do \
 	    name=$$(basename $$run .h5); fps=$${name##*-f}; rest=$${name%-f*}; it=$${rest##*-i}; method=$${rest%-i*}; \
-	    bin/opsim export $$run /observables/tip/value | \
-	    awk -v m=$$method -v it=$$it -v fps=$$fps '{ v[NR] = $$1 } END { \
-	        n = 2 * fps; lo = 1e300; hi = -1e300; s = 0; \
-	        for (k = NR - n + 1; k <= NR; ++k) { s += v[k]; if (v[k] < lo) lo = v[k]; if (v[k] > hi) hi = v[k] } \
-	        printf "%s\t%d\t%.17g\t%.17g\t%.17g\n", m, it, 1 / fps, s / n, hi - lo }' || exit 1; \
-	done > $@.tmp && mv $@.tmp $@
+	    steady=$$(bin/opsim export $$run /observables/tip/value | \
+	        bin/opsim-report series --rows -$$((2 * fps)): --of mean --of spread) || exit 1; \
+	    printf '%s\t%d\t%s\t%s\n' $$method $$it "$$(bin/opsim-report calc "1 / $$fps")" "$$steady"; \
+	done; } > $@.tmp && mv $@.tmp $@
 
 $(FIGURES)/fig3-stiffness.png $(FIGURES)/fig3-stiffness.pdf &: $(FIG3_TABLE) plots/fig3.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/fig3.gp,table='$(FIG3_TABLE)')

@@ -50,24 +50,25 @@ endif
 
 # scene, place, resting sink (m), largest reach (m), elastic energy after the iterations (J),
 # after contacts (J), rest-shape error at the end (1, – where not observed), ms per frame
-$(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim
+$(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf '# scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\telastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n' > $$out; \
-	median() { sort -g | awk '{ v[NR] = $$1 } END { print v[int((NR + 1) / 2)] }'; }; \
+	series() { bin/opsim-report series "$$@"; }; \
 	for scene in $(FLOOR_SCENES); do for place in $(FLOOR_PLACES); do \
 	    run=$(FLOOR_DIR)/$$scene-$$place.h5; \
 	    substeps=$$(bin/opsim export $$run --attribute /parameters substeps); last=$$((60 * substeps)); \
-	    sink=$$(bin/opsim export $$run /collision/max_floor_reach_before | tail -n 60 | median); \
-	    reach=$$(bin/opsim export $$run /collision/max_floor_reach_before | sort -g | tail -n 1); \
-	    iterated=$$(bin/opsim export $$run /solver/energy/elastic | tail -n $$last | awk '{ print $$NF }' | median); \
-	    after=$$(bin/opsim export $$run /solver/energy_after_contacts/elastic | tail -n $$last | median); \
-	    shape=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | tail -n 1 | awk '{ printf "%.3f", 100 * $$1 }'); \
-	    ms=$$(awk -F, -v s=$$scene -v p=$$place 'NR == 1 { for (c = 1; c <= NF; ++c) col[$$c] = c; next } \
-	        $$1 == s && $$2 == p && $$col["per"] == "scene" { print $$col["total_ms"] }' $(FLOOR_BENCH)); \
-	    awk -v s=$$scene -v p=$$place -v sink=$$sink -v reach=$$reach -v it=$$iterated -v after=$$after \
-	        -v shape="$${shape:-–}" -v ms=$$ms 'BEGIN { printf "%s\t%s\t%.2f\t%.2f\t%.4g\t%.4g\t%s\t%.3f\n", \
-	        s, p, 1e3 * sink, 1e3 * reach, it, after, shape, ms }' >> $$out; \
+	    sink=$$(bin/opsim export $$run /collision/max_floor_reach_before | series --rows -60: --of median); \
+	    reach=$$(bin/opsim export $$run /collision/max_floor_reach_before | series --of max); \
+	    iterated=$$(bin/opsim export $$run /solver/energy/elastic | series --column last --rows -$$last: --of median); \
+	    after=$$(bin/opsim export $$run /solver/energy_after_contacts/elastic | series --rows -$$last: --of median); \
+	    shape=–; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
+	        then shape=$$(bin/opsim-report calc --format %.3f "100 * $$final"); fi; \
+	    ms=$$(bin/opsim-report lookup --in $(FLOOR_BENCH) --separator , --where scene=$$scene --where floor_contact=$$place \
+	        --where per=scene --column total_ms); \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$scene $$place "$$(bin/opsim-report calc --format %.2f "1e3 * $$sink")" \
+	        "$$(bin/opsim-report calc --format %.2f "1e3 * $$reach")" "$$(bin/opsim-report calc --format %.4g $$iterated)" \
+	        "$$(bin/opsim-report calc --format %.4g $$after)" "$$shape" "$$(bin/opsim-report calc --format %.3f $$ms)" >> $$out; \
 	done; done; \
 	mv $$out $@; trap - EXIT
 

@@ -33,7 +33,7 @@ freeflight: $(FIGURES)/freeflight.png $(FREEFLIGHT_DIR)/springs-newton.tsv
 
 # variant, sub-steps, iterations, start, |L| at 0, |L| after 1 s and 3.3 s over the reference's,
 # kinetic energy after 1 s and 3.3 s over the reference's, note
-$(FREEFLIGHT_DIR)/table.tsv: experiments/freeflight.ini $(RUN_DEPS) | data
+$(FREEFLIGHT_DIR)/table.tsv: experiments/freeflight.ini $(RUN_DEPS) | data bin/opsim-report
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
@@ -56,10 +56,10 @@ $(FREEFLIGHT_DIR)/table.tsv: experiments/freeflight.ini $(RUN_DEPS) | data
 	            fi; rm -f $$run.err; \
 	            printf '%s\t%s\t%s\t%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t\n' $$variant $$ns $$ni $$start \
 	                $$(value $$run spin 1) \
-	                $$(awk "BEGIN { print $$(value $$run spin 31) / $$(value $$reference spin 31) }") \
-	                $$(awk "BEGIN { print $$(value $$run spin 101) / $$(value $$reference spin 101) }") \
-	                $$(awk "BEGIN { print $$(value $$run kinetic 31) / $$(value $$reference kinetic 31) }") \
-	                $$(awk "BEGIN { print $$(value $$run kinetic 101) / $$(value $$reference kinetic 101) }") >> $$out; \
+	                $$(bin/opsim-report calc --format %.6g "$$(value $$run spin 31) / $$(value $$reference spin 31)") \
+	                $$(bin/opsim-report calc --format %.6g "$$(value $$run spin 101) / $$(value $$reference spin 101)") \
+	                $$(bin/opsim-report calc --format %.6g "$$(value $$run kinetic 31) / $$(value $$reference kinetic 31)") \
+	                $$(bin/opsim-report calc --format %.6g "$$(value $$run kinetic 101) / $$(value $$reference kinetic 101)") >> $$out; \
 	        done; \
 	    done; \
 	done; \

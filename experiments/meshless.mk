@@ -33,13 +33,12 @@ MESHLESS_TARGETS := meshless-spring meshless-pull meshless-plastic meshless-stic
 .PHONY: meshless $(MESHLESS_TARGETS)
 meshless: $(MESHLESS_TARGETS)
 
-# mean and extremes of an observable's last $(2) values: "$(call last_stats,RUN,N)" prints
-# "mean max-min" of /observables/$(3)/value
+# mean and spread (max − min) of an observable's last values: "$(call meshless_last,RUN,N,NAME)"
+# prints "mean<TAB>spread" of the last N values of /observables/NAME/value; meshless_max its largest
 meshless_last = bin/opsim export $(1) /observables/$(3)/value | \
-    awk -v n=$(2) '{ v[NR] = $$1 } END { lo = 1e300; hi = -1e300; s = 0; \
-        for (k = NR - n + 1; k <= NR; ++k) { s += v[k]; if (v[k] < lo) lo = v[k]; if (v[k] > hi) hi = v[k] } \
-        printf "%.6g\t%.6g", s / n, hi - lo }'
-meshless_max = bin/opsim export $(1) /observables/$(2)/value | awk '$$1 > m { m = $$1 } END { printf "%.6g", m }'
+    bin/opsim-report series --rows -$(2): --of mean --of spread --format %.6g
+meshless_max = bin/opsim export $(1) /observables/$(2)/value | bin/opsim-report series --of max --format %.6g
+meshless_final = bin/opsim export $(1) /observables/$(2)/value | bin/opsim-report series --of last --format %.6g
 
 # ---- Fig. 2: the spring --------------------------------------------------------------------
 # A 1 Hz spring, k/m = (2 pi)^2; the explicit scheme is unstable above h_crit = 2 sqrt(m/k) =
@@ -48,29 +47,27 @@ meshless_max = bin/opsim export $(1) /observables/$(2)/value | awk '$$1 > m { m 
 # to the rest length) and one full projection beyond.
 SPRING_FACTORS := 0.1 0.5 0.9 1.1 2 4 8
 SPRING_RUNS := $(foreach g,start predicted,$(SPRING_FACTORS:%=$(MESHLESS)/spring-$(g)-f%.h5))
-spring_h = $$(awk 'BEGIN { printf "%.17g", $(1) * 2 / (2 * 3.14159265358979324) }')
-spring_alpha = $$(awk 'BEGIN { h = $(1) * 2 / (2 * 3.14159265358979324); a = h * h * (2 * 3.14159265358979324)^2; printf "%.17g", a < 1 ? a : 1 }')
+spring_h = $$(bin/opsim-report calc '$(1) * 2 / (2 * pi)')
+spring_alpha = $$(bin/opsim-report calc 'min($(1) * 2 / (2 * pi) * ($(1) * 2 / (2 * pi)) * (2 * pi)^2, 1)')
 
-$(MESHLESS)/spring-%.h5: experiments/meshless-spring.ini $(RUN_DEPS)
+$(MESHLESS)/spring-%.h5: experiments/meshless-spring.ini $(RUN_DEPS) | bin/opsim-report
 	$(call run_figure,$<,--no-surface --set solver.goals=$(word 1,$(subst -f, ,$*)) \
 	    --set world.frame_time=$(call spring_h,$(word 2,$(subst -f, ,$*))) \
 	    --set solver.alpha=$(call spring_alpha,$(word 2,$(subst -f, ,$*))))
 
 # growth = the largest |stretch| over the last 20 of 60 steps / the largest over the first 20;
 # the stretch is the free particle's y from its start (column 5 of the positions)
-spring_growth = bin/opsim export $(1) /particles/position/value | \
-    awk 'NR == 1 { y0 = $$5 } NR > 1 { u = $$5 - y0; u = u < 0 ? -u : u; \
-        if (NR <= 21 && u > first) first = u; if (NR > 41 && u > last) last = u } END { printf "%.6g", last / first }'
+spring_stretch = bin/opsim export $(1) /particles/position/value | \
+    bin/opsim-report series --column 5 --from-first --rows $(2) --of absmax
+spring_growth = bin/opsim-report calc --format %.6g \
+    "$$($(call spring_stretch,$(1),42:)) / $$($(call spring_stretch,$(1),1:21))"
 
-$(MESHLESS)/spring.tsv: $(SPRING_RUNS) bin/opsim
+$(MESHLESS)/spring.tsv: $(SPRING_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf '# h_over_hcrit\th\talpha\texplicit\tstart\tpredicted\n'; \
+	$(Q)set -e; { printf '# h_over_hcrit\th\talpha\texplicit\tstart\tpredicted\n'; \
 	for f in $(SPRING_FACTORS); do \
-	    awk -v f=$$f 'BEGIN { w = 2 * 3.14159265358979324; h = f * 2 / w; a = h * h * w * w; a = a < 1 ? a : 1; \
-	        u = 0; v = -1; for (s = 1; s <= 60; ++s) { v -= h * w * w * u; u += h * v; au = u < 0 ? -u : u; \
-	            if (s <= 20 && au > first) first = au; if (s > 40 && au > last) last = au } \
-	        printf "%s\t%.6g\t%.6g\t%.6g", f, h, a, last / first }'; \
-	    printf '\t%s\t%s\n' "$$($(call spring_growth,$(MESHLESS)/spring-start-f$$f.h5))" \
+	    printf '%s\t%s\t%s\n' "$$(bin/opsim-report explicit-spring --factor $$f --steps 60)" \
+	        "$$($(call spring_growth,$(MESHLESS)/spring-start-f$$f.h5))" \
 	        "$$($(call spring_growth,$(MESHLESS)/spring-predicted-f$$f.h5))"; \
 	done; } > $@.tmp && mv $@.tmp $@
 
@@ -87,7 +84,7 @@ $(MESHLESS)/pull-%.h5: experiments/meshless-pull.ini $(RUN_DEPS)
 	$(call run_figure,$<,--no-surface --set solver.mode=$*)
 
 # the rest-shape error under load: its mean and spread over the last second, and its largest
-$(MESHLESS)/pull.tsv: $(PULL_RUNS) bin/opsim
+$(MESHLESS)/pull.tsv: $(PULL_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q){ printf '# mode\terror\tspread\tlargest\n'; \
 	for m in $(PULL_MODES); do \
@@ -107,7 +104,7 @@ $(MESHLESS)/plastic-%.h5: experiments/meshless-plastic.ini $(RUN_DEPS)
 	$(call run_figure,$<,--no-surface --set solver.goals=$(word 1,$(subst -, ,$*)) \
 	    --set solver.yield=$(call plastic_yield,$(word 2,$(subst -, ,$*))))
 
-$(MESHLESS)/plastic.tsv: $(PLASTIC_RUNS) bin/opsim
+$(MESHLESS)/plastic.tsv: $(PLASTIC_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q){ printf '# run\tafter\tspread\tlargest\n'; \
 	for r in $(PLASTIC_NAMES); do \
@@ -125,7 +122,7 @@ $(MESHLESS)/stick-c%.h5: experiments/meshless-stick.ini $(RUN_DEPS)
 	$(call run_figure,$<,--no-surface --set solver.clusters=$*)
 
 # the tip's displacement: mean and spread over the last second
-$(MESHLESS)/stick.tsv: $(STICK_RUNS) bin/opsim
+$(MESHLESS)/stick.tsv: $(STICK_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q){ printf '# clusters\ttip\tspread\n'; \
 	for c in $(STICK_CLUSTERS); do \
@@ -163,12 +160,12 @@ $(MESHLESS)/flat-%.h5: experiments/fig4.ini $(RUN_DEPS) | data
 
 # the rest-shape error at frames 1, 10, 30, 150 (t = 0.033, 0.33, 1, 5 s), and the kinetic
 # energy (J) at the last frame: a body held at one point by a position pin may spin about it
-collapse_row = printf '%s' $(1); bin/opsim export $(2) /observables/shape_error/value | \
-    awk 'BEGIN { split("$(COLLAPSE_FRAMES)", f, " "); for (k in f) want[f[k] + 1] = 1 } \
-        NR in want { printf "\t%.6g", $$1 }'; \
-    bin/opsim export $(2) /observables/kinetic/value | awk 'END { printf "\t%.6g\n", $$1 }'
+collapse_row = printf '%s\t%s\t%s\n' $(1) \
+    "$$(bin/opsim export $(2) /observables/shape_error/value | \
+        bin/opsim-report series $(foreach f,$(COLLAPSE_FRAMES),--of at:$(shell echo $$(($(f) + 1)))) --format %.6g)" \
+    "$$($(call meshless_final,$(2),kinetic))"
 
-$(MESHLESS)/collapse.tsv: $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FIG4_RUN) bin/opsim
+$(MESHLESS)/collapse.tsv: $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FIG4_RUN) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q){ printf '# method'; for f in $(COLLAPSE_FRAMES); do printf '\tf%s' $$f; done; printf '\tkinetic\n'; \
 	$(call collapse_row,arap,$(FIG4_RUN)); \
@@ -198,10 +195,10 @@ $(MESHLESS)/fall-%.h5: experiments/fig5.ini $(RUN_DEPS) | data
 
 fall_row = printf '%s\t%s\t%s\t%s\n' $(1) \
     "$$($(call meshless_max,$(2),shape_error))" \
-    "$$(bin/opsim export $(2) /observables/shape_error/value | awk 'END { printf "%.6g", $$1 }')" \
-    "$$(bin/opsim export $(2) /observables/kinetic/value | awk 'END { printf "%.6g", $$1 }')"
+    "$$($(call meshless_final,$(2),shape_error))" \
+    "$$($(call meshless_final,$(2),kinetic))"
 
-$(MESHLESS)/fall.tsv: $(FALL_RUNS) $(FIG5_RUN) bin/opsim
+$(MESHLESS)/fall.tsv: $(FALL_RUNS) $(FIG5_RUN) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q){ printf '# method\tlargest\tshape_error\tkinetic\n'; \
 	$(call fall_row,arap,$(FIG5_RUN)); \
@@ -283,18 +280,20 @@ PERF_RUNS := $(PERF_COUNTS:%=$(MESHLESS)/perf-%.h5)
 $(MESHLESS)/perf-%.h5: experiments/meshless-perf.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set 'body dino.copies=$*' --set 'body dino.grid=20 20 20')
 
-perf_median = bin/opsim export $(1) /timing/$(2) | sort -g | awk '{ v[NR] = $$1 } END { printf "%.6g", v[int((NR + 1) / 2)] }'
+perf_median = bin/opsim export $(1) /timing/$(2) | bin/opsim-report series --of median --format %.6g
 perf_solver = paste <(bin/opsim export $(1) /timing/local) <(bin/opsim export $(1) /timing/global) | \
-    awk '{ print $$1 + $$2 }' | sort -g | awk '{ v[NR] = $$1 } END { printf "%.6g", v[int((NR + 1) / 2)] }'
+    bin/opsim-report series --column 1+2 --of median --format %.6g
 
 $(MESHLESS)/perf.tsv: SHELL := /bin/bash
-$(MESHLESS)/perf.tsv: $(PERF_RUNS) bin/opsim
+$(MESHLESS)/perf.tsv: $(PERF_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q){ printf '# objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\tpaper_ms_per_object\n'; \
 	for c in $(PERF_COUNTS); do \
 	    run=$(MESHLESS)/perf-$$c.h5; total=$$($(call perf_median,$$run,total)); solver=$$($(call perf_solver,$$run)); \
 	    paper=$$([ $$c = 100 ] && echo 0.2 || echo 0.008-0.096); \
-	    awk -v c=$$c -v t=$$total -v s=$$solver -v p=$$paper 'BEGIN { printf "%d\t%d\t%.4g\t%.4g\t%.4g\t%s\n", c, 100 * c, t, t / c, s / c, p }'; \
+	    printf '%d\t%d\t%s\t%s\t%s\t%s\n' $$c $$((100 * c)) "$$(bin/opsim-report calc --format %.4g $$total)" \
+	        "$$(bin/opsim-report calc --format %.4g "$$total / $$c")" \
+	        "$$(bin/opsim-report calc --format %.4g "$$solver / $$c")" $$paper; \
 	done; } > $@.tmp && mv $@.tmp $@
 
 meshless-perf: $(MESHLESS)/perf.tsv

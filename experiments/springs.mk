@@ -63,17 +63,16 @@ $(SPRINGS)/drape-%.h5: experiments/springs-cloth-drape.ini $(RUN_DEPS) | data
 
 # density, Jacobian damping, final largest stretch, kinetic energy at 2, 5 and 10 s (J), and the
 # centre's out-of-plane (vertical) swing over the last 2 s (m)
-$(SPRINGS)/drape.tsv: $(SPRINGS_DRAPE_RUNS) bin/opsim
+$(SPRINGS)/drape.tsv: $(SPRINGS_DRAPE_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf '# run\tdensity\tjacobian_damping\tstretch_max\tkinetic_2s_J\tkinetic_5s_J\tkinetic_10s_J\tswing_last_2s_m\n' > $$out; \
 	for run in $(SPRINGS_DRAPE_RUNS); do \
 	    name=$$(basename $$run .h5); rest=$${name#drape-r}; rho=$${rest%-j*}; jd=$${rest#*-j}; \
 	    stretch=$$(bin/opsim export $$run /observables/stretch/value | tail -n 1); \
-	    ke=$$(bin/opsim export $$run /observables/kinetic/value | awk 'NR == 61 || NR == 151 || NR == 301' | tr '\n' '\t'); \
-	    swing=$$(bin/opsim export $$run /observables/sag/value | \
-	        awk 'NR > 241 { if (NR == 242 || $$1 < lo) lo = $$1; if (NR == 242 || $$1 > hi) hi = $$1 } END { printf "%.6g", hi - lo }'); \
-	    printf '%s\t%s\t%s\t%s\t%s%s\n' $$name $$rho $$jd $$stretch "$$ke" $$swing >> $$out; \
+	    ke=$$(bin/opsim export $$run /observables/kinetic/value | bin/opsim-report series --of at:61 --of at:151 --of at:301); \
+	    swing=$$(bin/opsim export $$run /observables/sag/value | bin/opsim-report series --rows 242: --of spread --format %.6g); \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\n' $$name $$rho $$jd $$stretch "$$ke" $$swing >> $$out; \
 	done; \
 	mv $$out $@; trap - EXIT
 
@@ -91,16 +90,15 @@ $(SPRINGS)/stretch-j%.h5: experiments/springs-cloth-stretch.ini $(RUN_DEPS) | da
 
 # Jacobian damping, final largest stretch, kinetic energy 1, 2 and 6 s after the pull ends (J),
 # the centre's vertical swing over the last 2 s (m)
-$(SPRINGS)/stretch.tsv: $(SPRINGS_STRETCH_RUNS) bin/opsim
+$(SPRINGS)/stretch.tsv: $(SPRINGS_STRETCH_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf '# run\tjacobian_damping\tstretch_max\tkinetic_7s_J\tkinetic_8s_J\tkinetic_12s_J\tswing_last_2s_m\n' > $$out; \
 	for run in $(SPRINGS_STRETCH_RUNS); do name=$$(basename $$run .h5); \
 	    stretch=$$(bin/opsim export $$run /observables/stretch/value | tail -n 1); \
-	    ke=$$(bin/opsim export $$run /observables/kinetic/value | awk 'NR == 211 || NR == 241 || NR == 361' | tr '\n' '\t'); \
-	    swing=$$(bin/opsim export $$run /observables/sag/value | \
-	        awk 'NR > 301 { if (NR == 302 || $$1 < lo) lo = $$1; if (NR == 302 || $$1 > hi) hi = $$1 } END { printf "%.6g", hi - lo }'); \
-	    printf '%s\t%s\t%s\t%s%s\n' $$name $${name#stretch-j} $$stretch "$$ke" $$swing >> $$out; \
+	    ke=$$(bin/opsim export $$run /observables/kinetic/value | bin/opsim-report series --of at:211 --of at:241 --of at:361); \
+	    swing=$$(bin/opsim export $$run /observables/sag/value | bin/opsim-report series --rows 302: --of spread --format %.6g); \
+	    printf '%s\t%s\t%s\t%s\t%s\n' $$name $${name#stretch-j} $$stretch "$$ke" $$swing >> $$out; \
 	done; \
 	mv $$out $@; trap - EXIT
 
@@ -135,13 +133,13 @@ $(SPRINGS)/hang-%.h5: experiments/springs-hang.ini $(RUN_DEPS) | data
 # the largest edge stretch over the run and at the end (the cube's and joining edges are nearly
 # rigid, so this is the cloth's), the cube's largest and final drop (m: the centre of its bottom
 # face), the final kinetic energy (J)
-$(SPRINGS)/hang.tsv: $(SPRINGS_HANG_RUNS) bin/opsim
+$(SPRINGS)/hang.tsv: $(SPRINGS_HANG_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf '# law\tcloth_kg\tcube_kg\tstretch_peak\tstretch_final\tdrop_max_m\tdrop_final_m\tkinetic_final_J\n' > $$out; \
 	for law in $(SPRINGS_LAWS); do run=$(SPRINGS)/hang-$$law.h5; \
 	    printf '%s\t%s\t%s\t%s\t%s\t%s\n' $$law \
-	        "$$(bin/opsim export $$run /graph/hang/mass | awk 'NR <= 1024 { a += $$1 } NR > 1024 { b += $$1 } END { printf "%.4f\t%.4f", a, b }')" \
+	        "$$(bin/opsim export $$run /graph/hang/mass | bin/opsim-report series --rows 1:1024 --of sum --format %.4f)	$$(bin/opsim export $$run /graph/hang/mass | bin/opsim-report series --rows 1025: --of sum --format %.4f)" \
 	        "$$(bin/opsim export $$run /observables/stretch/value | sort -g | tail -n 1)	$$(bin/opsim export $$run /observables/stretch/value | tail -n 1)" \
 	        $$(bin/opsim export $$run /observables/drop/value | sort -g | tail -n 1) \
 	        $$(bin/opsim export $$run /observables/drop/value | tail -n 1) \
@@ -184,19 +182,19 @@ $(SPRINGS)/time-%.h5: experiments/springs-cloth-hang.ini experiments/fig5.ini $(
 # scene, law, products, median ms per frame (frames 6 to 60), mean CG iterations per sub-step,
 # µs per CG iteration (the median frame's time over its share of the iterations), final stretch
 # of the cloth's edges (the dinosaur's rest-shape error instead)
-$(SPRINGS)/timing.tsv: $(SPRINGS_TIME_RUNS) bin/opsim
+$(SPRINGS)/timing.tsv: $(SPRINGS_TIME_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf '# run\tscene\tlaw\tproducts\tms_per_frame\tcg_per_substep\tus_per_cg_iteration\tshape\n' > $$out; \
 	for run in $(SPRINGS_TIME_RUNS); do \
 	    name=$$(basename $$run .h5); set -- $$(echo $${name#time-} | tr '-' ' '); \
-	    ms=$$(bin/opsim export $$run /timing/total | awk 'NR > 5' | sort -g | awk '{ v[NR] = $$1 } END { print v[int((NR + 1) / 2)] }'); \
+	    ms=$$(bin/opsim export $$run /timing/total | bin/opsim-report series --rows 6: --of median); \
 	    substeps=$$(bin/opsim export $$run --attribute /parameters substeps); \
-	    cg=$$(bin/opsim export $$run /solver/linear_iterations | awk '{ s += $$1 } END { printf "%.1f", s / NR }'); \
+	    cg=$$(bin/opsim export $$run /solver/linear_iterations | bin/opsim-report series --of mean --format %.1f); \
 	    if [ $$1 = cloth ]; then obs=stretch; else obs=shape_error; fi; \
 	    shape=$$(bin/opsim export $$run /observables/$$obs/value | tail -n 1); \
 	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$name $$1 $$2 $$3 $$ms $$cg \
-	        $$(awk -v ms=$$ms -v cg=$$cg -v s=$$substeps 'BEGIN { printf "%.3g", 1e3 * ms / (cg * s) }') $$shape >> $$out; \
+	        $$(bin/opsim-report calc --format %.3g "1e3 * $$ms / ($$cg * $$substeps)") $$shape >> $$out; \
 	done; \
 	mv $$out $@; trap - EXIT
 
@@ -207,7 +205,7 @@ $(SPRINGS)/fig5-%.h5: experiments/fig5.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set solver.name=springs --set solver.force=$*)
 
 # law, lowest point at the end (m), largest and final rest-shape error, final kinetic energy (J)
-$(SPRINGS)/dino.tsv: $(SPRINGS_DINO_RUNS) bin/opsim
+$(SPRINGS)/dino.tsv: $(SPRINGS_DINO_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf '# law\tlowest_m\tshape_error_max\tshape_error_final\tkinetic_final_J\tcg_per_substep\n' > $$out; \
@@ -217,7 +215,7 @@ $(SPRINGS)/dino.tsv: $(SPRINGS_DINO_RUNS) bin/opsim
 	        $$(bin/opsim export $$run /observables/shape_error/value | sort -g | tail -n 1) \
 	        $$(bin/opsim export $$run /observables/shape_error/value | tail -n 1) \
 	        $$(bin/opsim export $$run /observables/kinetic/value | tail -n 1) \
-	        $$(bin/opsim export $$run /solver/linear_iterations | awk '{ s += $$1 } END { printf "%.1f", s / NR }') >> $$out; \
+	        $$(bin/opsim export $$run /solver/linear_iterations | bin/opsim-report series --of mean --format %.1f) >> $$out; \
 	done; \
 	mv $$out $@; trap - EXIT
 

@@ -33,34 +33,34 @@ STIFFNESS_STATIC := $(STIFFNESS_FACTORS:%=$(STIFFNESS_DIR)/static-k%.h5)
 .PHONY: stiffness
 stiffness: $(FIGURES)/stiffness.png $(STIFFNESS_DIR)/summary.tsv
 
-stiffness_k = $(shell awk 'BEGIN { printf "%.17g", $(STIFFNESS_BASE) * $(1) }')
+stiffness_k = $$(bin/opsim-report calc '$(STIFFNESS_BASE) * $(1)')
 # word N of kF-iN-fR without its letter
 stiffness_part = $(patsubst $(2)%,%,$(word $(1),$(subst -, ,$*)))
 
-$(STIFFNESS_DIR)/k%.h5: experiments/fig3.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--set 'body bar.stiffness=$(call stiffness_k,$(call stiffness_part,1,k))' \
+$(STIFFNESS_DIR)/k%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
+	$(call run_figure,$<,--set "body bar.stiffness=$(call stiffness_k,$(call stiffness_part,1,k))" \
 	    --set world.iterations=$(call stiffness_part,2,i) \
-	    --set world.frame_time=$$(awk 'BEGIN { printf "%.17g", 1 / $(call stiffness_part,3,f) }') \
+	    --set world.frame_time=$$(bin/opsim-report calc '1 / $(call stiffness_part,3,f)') \
 	    --set run.frames=$$((10 * $(call stiffness_part,3,f))) --set run.output_every=1000000)
 
-$(STIFFNESS_DIR)/static-k%.h5: experiments/fig3.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--set 'body bar.stiffness=$(call stiffness_k,$*)' --set world.frame_time=1000 \
+$(STIFFNESS_DIR)/static-k%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
+	$(call run_figure,$<,--set "body bar.stiffness=$(call stiffness_k,$*)" --set world.frame_time=1000 \
 	    --set world.iterations=20000 --set run.frames=1 --set run.output_every=1)
 
 # factor, stiffness (kg/(m³ s²)), iterations, frame time (s), steady deflection (m), swing over
 # the last 2 s (m), static deflection (m), steady over static
-$(STIFFNESS_DIR)/table.tsv: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) bin/opsim
+$(STIFFNESS_DIR)/table.tsv: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf '# factor\tstiffness\titerations\tframe_time\tsteady_m\tswing_m\tstatic_m\tsteady_over_static\n' > $$out; \
 	for run in $(STIFFNESS_RUNS); do \
 	    name=$$(basename $$run .h5); fps=$${name##*-f}; rest=$${name%-f*}; it=$${rest##*-i}; factor=$${rest%-i*}; factor=$${factor#k}; \
 	    static=$$(bin/opsim export $(STIFFNESS_DIR)/static-k$$factor.h5 /observables/tip/value | tail -n 1); \
-	    bin/opsim export $$run /observables/tip/value | \
-	    awk -v f=$$factor -v base=$(STIFFNESS_BASE) -v it=$$it -v fps=$$fps -v static=$$static '{ v[NR] = $$1 } END { \
-	        n = 2 * fps; lo = 1e300; hi = -1e300; s = 0; \
-	        for (k = NR - n + 1; k <= NR; ++k) { s += v[k]; if (v[k] < lo) lo = v[k]; if (v[k] > hi) hi = v[k] } \
-	        printf "%d\t%.17g\t%d\t%.17g\t%.17g\t%.17g\t%.17g\t%.6f\n", f, f * base, it, 1 / fps, s / n, hi - lo, static, s / n / static }' >> $$out; \
+	    set -- $$(bin/opsim export $$run /observables/tip/value | \
+	        bin/opsim-report series --rows -$$((2 * fps)): --of mean --of spread); \
+	    printf '%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n' $$factor "$$(bin/opsim-report calc "$$factor * $(STIFFNESS_BASE)")" $$it \
+	        "$$(bin/opsim-report calc "1 / $$fps")" $$1 $$2 $$static \
+	        "$$(bin/opsim-report calc --format %.6f "$$1 / $$static")" >> $$out; \
 	done; \
 	mv $$out $@; trap - EXIT
 

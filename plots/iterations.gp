@@ -69,6 +69,9 @@ if (have_a) {
     stats tmp."/a_jac" using 2 nooutput
     e_star = STATS_min < e_star ? STATS_min : e_star
     rise_a = rise_text(gs4long, jac4long)
+    # the runs' iteration count, and how many of them the axis shows
+    long_text = iters_a > long_max ? sprintf("the first %d of %d iterations", long_max, iters_a) \
+                                   : sprintf("%d iterations", iters_a)
 }
 if (have_b) { rise_b = rise_text(gs4, jac4) }
 if (have_c) {
@@ -99,7 +102,7 @@ do for [ext in "png pdf"] {
     set output out.".".ext
     set multiplot layout 1, panels title title font ",13" margins 0.06, 0.99, 0.13, 0.86 spacing 0.07, 0
     if (have_a) {
-        set title sprintf("(a) Fig. 4 scene, frame 1, same start state\n%d iterations; E* = %.6g J", iters_a, e_star) font ",11"
+        set title sprintf("(a) Fig. 4 scene, frame 1, same start state\n%s; E* = %.6g J", long_text, e_star) font ",11"
         set xlabel "iteration k"
         set ylabel "E_k − E* (J)"
         set xrange [0:long_max]

@@ -7,10 +7,13 @@
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (report_md.c);
  *   pivot, pick, keyed, targets, tex, stiffness
  *            the tables make derives from an experiment's TSV (report_tsv.c);
+ *   calc, series, lookup, scale-key, explicit-spring, convergence-row
+ *            a table cell or a --set value for a make recipe, on standard output
+ *            (report_calc.c, report_series.c, report_lookup.c, report_ini.c, report_spring.c,
+ *            report_convergence.c); convergence-report reports/convergence.md (ibid.);
  *   stability two runs of the variants matrix compared (report_stability.c).
  * The layers go one way: report_main.c → report_md.c → report_table1.c → report_input.c. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -18,8 +21,14 @@
 #include "opsim/ctx.h"
 #include "report_graphs.h"
 #include "report_md.h"
-#include "report_stability.h"
 #include "report_table1.h"
+#include "report_calc.h"
+#include "report_convergence.h"
+#include "report_ini.h"
+#include "report_lookup.h"
+#include "report_series.h"
+#include "report_spring.h"
+#include "report_stability.h"
 #include "report_tsv.h"
 
 static int report_table1(op_ctx *ctx, const char *paper_path, const char *bench_path, const char *flags_path,
@@ -49,6 +58,17 @@ static const char help[] =
     "       opsim-report targets --in TSV --target NAME:PLAIN:ACCELERATED:KEY2:SUFFIX [...] --out TSV\n"
     "       opsim-report tex --in TSV --source NAME --out TEX\n"
     "       opsim-report stiffness --in TABLE.tsv --iterations 'N ...' --grid 'N ...' --out TSV\n"
+    "       opsim-report calc [--format FMT] EXPRESSION\n"
+    "       opsim-report series [--in FILE] [--column N|last|N+N] [--rows A:B] [--from-first]\n"
+    "                           [--format FMT] --of STAT [--of STAT ...]\n"
+    "       opsim-report lookup --in TABLE [--separator ,] --where NAME=VALUE [...] --column NAME\n"
+    "       opsim-report explicit-spring --factor H_OVER_HCRIT --steps N\n"
+    "       opsim-report scale-key --in CONFIG.ini --section TYPE --key KEY --factor F\n"
+    "       opsim-report convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R\n"
+    "       opsim-report convergence-report --table TABLE.tsv --reference-iterations N --figure PNG\n"
+    "                           --rho SCENE-rho-ORDER.txt [--rho ...] --out MD\n"
+    "       opsim-report convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]\n"
+    "                           --out TSV\n"
     "       opsim-report stability --in FIRST.tsv --against SECOND.tsv [--tolerance 0.10]\n"
     "                              [--rank ms_1e-4] --out TSV\n"
     "\n"
@@ -60,6 +80,14 @@ static const char help[] =
     "and renamed; on any error nothing is written.\n"
     "pivot, pick, keyed, targets, tex and stiffness derive a table from a TSV whose rows are\n"
     "keyed by their first two cells (reports/report_tsv.h says what each writes).\n"
+    "calc prints an expression's value (reports/report_calc.h); series prints statistics of a\n"
+    "column of numbers, e.g. a run's time series from `opsim export` (reports/report_series.h);\n"
+    "lookup prints one cell of a table found by column names (reports/report_lookup.h);\n"
+    "explicit-spring the explicit scheme's growth on the 1 Hz spring (reports/report_spring.h);\n"
+    "scale-key a key of every [TYPE NAME] section times F as --set values (reports/report_ini.h);\n"
+    "convergence-row and convergence-report the convergence study's table row and\n"
+    "reports/convergence.md, convergence-long the study as one long table\n"
+    "(reports/report_convergence.h).\n"
     "stability compares two runs of a timed table (make variants twice): every ms cell within\n"
     "±tolerance or noisy in both, and each scene's ranking by --rank the same; it exits 0 when\n"
     "both hold, 1 when not (reports/report_stability.h).\n";
@@ -153,6 +181,167 @@ static int run_tsv_section(int argc, char **argv)
     return exit_status(&ctx);
 }
 
+/* calc, series, lookup, explicit-spring, scale-key and convergence-row print to standard output, for $(...) in a recipe. */
+static int parse_series_options(int argc, char **argv, report_series_def *def)
+{
+    *def = (report_series_def){ 0 };
+    for (int a = 2; a < argc; ++a) {
+        const char *key = argv[a], *value = a + 1 < argc ? argv[a + 1] : NULL;
+        if (strcmp(key, "--from-first") == 0) {
+            def->from_first = 1;
+            continue;
+        }
+        if (!value) return 0;
+        if (strcmp(key, "--in") == 0) def->in = value;
+        else if (strcmp(key, "--column") == 0) def->column = value;
+        else if (strcmp(key, "--rows") == 0) def->rows = value;
+        else if (strcmp(key, "--format") == 0) def->format = value;
+        else if (strcmp(key, "--of") == 0 && def->stat_count < REPORT_SERIES_MAX_STATS) def->stat[def->stat_count++] = value;
+        else return 0;
+        ++a;
+    }
+    return def->stat_count > 0;
+}
+
+static int parse_lookup_options(int argc, char **argv, report_lookup_def *def)
+{
+    *def = (report_lookup_def){ .separator = '\t' };
+    for (int a = 2; a + 1 < argc; a += 2) {
+        const char *key = argv[a], *value = argv[a + 1];
+        if (strcmp(key, "--in") == 0) def->in = value;
+        else if (strcmp(key, "--column") == 0) def->column = value;
+        else if (strcmp(key, "--separator") == 0 && strlen(value) == 1) def->separator = value[0];
+        else if (strcmp(key, "--where") == 0 && def->where_count < REPORT_LOOKUP_MAX_WHERE) def->where[def->where_count++] = value;
+        else return 0;
+    }
+    return argc % 2 == 0 && def->in && def->column;
+}
+
+/* Writes the section's output to standard output; returns 0 on a usage error (nothing run). */
+static int write_number_section(op_ctx *ctx, int argc, char **argv)
+{
+    const char *section = argv[1];
+    if (strcmp(section, "calc") == 0) {
+        if (argc != 3 && !(argc == 5 && strcmp(argv[2], "--format") == 0))
+            return 0;
+        report_calc(ctx, argv[argc - 1], argc == 5 ? argv[3] : "%.17g", stdout);
+    } else if (strcmp(section, "series") == 0) {
+        report_series_def def;
+        if (!parse_series_options(argc, argv, &def))
+            return 0;
+        report_series(ctx, &def, stdout);
+    } else if (strcmp(section, "lookup") == 0) {
+        report_lookup_def def;
+        if (!parse_lookup_options(argc, argv, &def))
+            return 0;
+        report_lookup(ctx, &def, stdout);
+    } else if (strcmp(section, "convergence-row") == 0) {
+        report_convergence_row_def def = { 0 };
+        for (int a = 2; a + 1 < argc; a += 2) {
+            const char *key = argv[a], *value = argv[a + 1];
+            if (strcmp(key, "--scene") == 0) def.scene = value;
+            else if (strcmp(key, "--variant") == 0) def.variant = value;
+            else if (strcmp(key, "--reference") == 0) def.reference = value;
+            else if (strcmp(key, "--run") == 0) def.run = value;
+            else if (strcmp(key, "--rho") == 0) def.rho = value;
+            else return 0;
+        }
+        if (argc % 2 || !def.scene || !def.variant || !def.reference || !def.run || !def.rho)
+            return 0;
+        report_convergence_row(ctx, &def, stdout);
+    } else if (strcmp(section, "scale-key") == 0) {
+        if (argc != 10 || strcmp(argv[2], "--in") != 0 || strcmp(argv[4], "--section") != 0 ||
+            strcmp(argv[6], "--key") != 0 || strcmp(argv[8], "--factor") != 0)
+            return 0;
+        report_scale_key(ctx, argv[3], argv[5], argv[7], argv[9], stdout);
+    } else {
+        if (argc != 6 || strcmp(argv[2], "--factor") != 0 || strcmp(argv[4], "--steps") != 0)
+            return 0;
+        report_explicit_spring(ctx, argv[3], argv[5], stdout);
+    }
+    return 1;
+}
+
+static int run_number_section(int argc, char **argv)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (!write_number_section(&ctx, argc, argv)) {
+        fputs(help, stderr);
+        return 64;
+    }
+    if (ctx.status == OP_OK && fflush(stdout) != 0)
+        OP_FAIL(&ctx, OP_ERR_IO, "standard output: cannot write");
+    if (ctx.status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+    return exit_status(&ctx);
+}
+
+static int run_convergence_report(int argc, char **argv)
+{
+    report_convergence_def def = { 0 };
+    const char *out = NULL;
+    int usage = argc % 2;
+    for (int a = 2; a + 1 < argc && !usage; a += 2) {
+        const char *key = argv[a], *value = argv[a + 1];
+        if (strcmp(key, "--table") == 0) def.table = value;
+        else if (strcmp(key, "--reference-iterations") == 0) def.reference_iterations = value;
+        else if (strcmp(key, "--figure") == 0) def.figure = value;
+        else if (strcmp(key, "--out") == 0) out = value;
+        else if (strcmp(key, "--rho") == 0 && def.rho_count < REPORT_CONVERGENCE_MAX_RHO) def.rho[def.rho_count++] = value;
+        else usage = 1;
+    }
+    if (usage || !def.table || !def.reference_iterations || !def.figure || !out) {
+        fputs(help, stderr);
+        return 64;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_atomic_file file;
+    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
+        report_convergence(&ctx, &def, file.file);
+        if (ctx.status == OP_OK)
+            op_atomic_commit(&ctx, &file);
+        else
+            op_atomic_abort(&file);
+    }
+    if (ctx.status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+    return exit_status(&ctx);
+}
+
+static int run_convergence_long(int argc, char **argv)
+{
+    report_convergence_long_def def = { 0 };
+    const char *out = NULL;
+    int usage = argc % 2;
+    for (int a = 2; a + 1 < argc && !usage; a += 2) {
+        const char *key = argv[a], *value = argv[a + 1];
+        if (strcmp(key, "--out") == 0) out = value;
+        else if (strcmp(key, "--reference") == 0 && def.reference_count < REPORT_CONVERGENCE_MAX_RUNS)
+            def.reference[def.reference_count++] = value;
+        else if (strcmp(key, "--run") == 0 && def.run_count < REPORT_CONVERGENCE_MAX_RUNS) def.run[def.run_count++] = value;
+        else usage = 1;
+    }
+    if (usage || !out || def.run_count == 0) {
+        fputs(help, stderr);
+        return 64;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_atomic_file file;
+    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
+        report_convergence_long(&ctx, &def, file.file);
+        if (ctx.status == OP_OK)
+            op_atomic_commit(&ctx, &file);
+        else
+            op_atomic_abort(&file);
+    }
+    if (ctx.status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+    return exit_status(&ctx);
+}
+
 /* opsim-report stability (report_stability.h): 0 stable, 1 not, or the error's status. */
 static int run_stability(int argc, char **argv)
 {
@@ -198,6 +387,14 @@ int main(int argc, char **argv)
     const char *section = argc >= 2 ? argv[1] : "";
     if (is_tsv_section(section))
         return run_tsv_section(argc, argv);
+    if (strcmp(section, "calc") == 0 || strcmp(section, "series") == 0 || strcmp(section, "lookup") == 0 ||
+        strcmp(section, "explicit-spring") == 0 || strcmp(section, "scale-key") == 0 ||
+        strcmp(section, "convergence-row") == 0)
+        return run_number_section(argc, argv);
+    if (strcmp(section, "convergence-report") == 0)
+        return run_convergence_report(argc, argv);
+    if (strcmp(section, "convergence-long") == 0)
+        return run_convergence_long(argc, argv);
     if (strcmp(section, "stability") == 0)
         return run_stability(argc, argv);
     if (strcmp(section, "--help") == 0) {

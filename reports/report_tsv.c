@@ -297,12 +297,11 @@ int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out)
 }
 
 /* LaTeX's reserved characters escaped, and the typographic ones LaTeX's default input does
- * not know spelled in its own terms. '&' stays: the recipe this replaces left it (its awk
- * replacement "\\&" stands for the matched text), and the tables hold none. */
+ * not know spelled in its own terms. */
 static void write_tex(const char *cell, FILE *out)
 {
     static const char *const spelling[][2] = {
-        { "\\", "\\textbackslash{}" }, { "_", "\\_" }, { "%", "\\%" }, { "#", "\\#" },
+        { "\\", "\\textbackslash{}" }, { "_", "\\_" }, { "%", "\\%" }, { "#", "\\#" }, { "&", "\\&" },
         { "–", "--" }, { "≥", "$\\geq$" }, { "×", "$\\times$" },
     };
     while (*cell) {
@@ -318,34 +317,251 @@ static void write_tex(const char *cell, FILE *out)
     }
 }
 
-/* The row's first `width` cells (empty past its end) joined by " & ", ended by " \\". */
-static void write_tex_row(const tsv_line *line, int width, FILE *out)
+/* ---- LaTeX -------------------------------------------------------------------------------- */
+
+static int missing_cell(const char *cell)
 {
-    for (int c = 0; c < width; ++c) {
-        write_tex(cell_or_empty(line, c), out);
-        fputs(c < width - 1 ? " & " : " \\\\\n", out);
+    return !*cell || strcmp(cell, "–") == 0 || strcmp(cell, "-") == 0;
+}
+
+/* A number as siunitx reads it: digits, one point, an exponent; no words ("nan", "≥1e9"). */
+static int plain_number(const char *cell)
+{
+    char *end;
+    if (!*cell || cell[strspn(cell, "0123456789.eE+-")] != '\0')
+        return 0;
+    strtod(cell, &end);
+    return *end == '\0';
+}
+
+/* What a numeric column's cells need: siunitx's table-format (sign, integer and decimal
+ * digits, exponent), and the widest cell for the width estimate. */
+typedef struct tex_column {
+    int numbers, words, sign, integer, decimals, exponent, exponent_sign;
+    size_t widest;
+} tex_column;
+
+static size_t characters(const char *text)
+{
+    size_t count = 0;
+    for (; *text; ++text)
+        count += ((unsigned char)*text & 0xC0) != 0x80;
+    return count;
+}
+
+static void measure_number(const char *cell, tex_column *c)
+{
+    const char *p = cell;
+    if (*p == '-' || *p == '+')
+        c->sign = 1, ++p;
+    int integer = (int)strspn(p, "0123456789");
+    p += integer;
+    int decimals = *p == '.' ? (int)strspn(p + 1, "0123456789") : 0;
+    p += *p == '.' ? 1 + decimals : 0;
+    if (*p == 'e' || *p == 'E') {
+        ++p;
+        if (*p == '-' || *p == '+')
+            c->exponent_sign = 1, ++p;
+        int exponent = (int)strlen(p);
+        c->exponent = exponent > c->exponent ? exponent : c->exponent;
     }
+    c->integer = integer > c->integer ? integer : c->integer;
+    c->decimals = decimals > c->decimals ? decimals : c->decimals;
+}
+
+/* A column is numeric (a siunitx S column) when at least as many of its present cells are
+ * numbers as are words; its words are then set as text ({...}). The first column is the key. */
+static void measure_columns(const tsv_sheet *s, const tsv_line *header, tex_column *column)
+{
+    for (int c = 0; c < header->count; ++c) {
+        tex_column *t = &column[c];
+        memset(t, 0, sizeof *t);
+        for (int l = 0; l < s->count; ++l) {
+            const char *cell = cell_or_empty(&s->line[l], c);
+            if (s->line[l].header)
+                continue;
+            t->widest = characters(cell) > t->widest ? characters(cell) : t->widest;
+            if (missing_cell(cell))
+                continue;
+            if (plain_number(cell)) {
+                t->numbers++;
+                measure_number(cell, t);
+            } else {
+                t->words++;
+            }
+        }
+        if (c == 0)
+            t->numbers = 0;
+    }
+}
+
+static int numeric(const tex_column *c)
+{
+    return c->numbers > 0 && c->numbers >= c->words;
+}
+
+/* A column name made readable: words for its underscores, a trailing unit in parentheses,
+ * tolerances as numbers ("ms_1e-4" → "ms \num{1e-4}", "max_h_s" → "max h (s)"); a name of
+ * more than one word and 12 characters on two lines (the first half of its words on the
+ * first), so that the header is no wider than its numbers need. */
+enum { LABEL_WORDS = 16 };
+
+typedef struct tex_label {
+    char text[256];
+    const char *word[LABEL_WORDS], *unit;
+    int count;
+} tex_label;
+
+static void split_label(const char *name, tex_label *l)
+{
+    static const char *const unit[][2] = { { "ms", "ms" }, { "s", "s" },   { "m", "m" },   { "mm", "mm" },
+                                           { "J", "J" },   { "kg", "kg" }, { "pct", "\\%" } };
+    snprintf(l->text, sizeof l->text, "%s", name);
+    char *last = strrchr(l->text, '_');
+    l->unit = NULL;
+    for (size_t u = 0; last && u < sizeof unit / sizeof unit[0]; ++u)
+        if (strcmp(last + 1, unit[u][0]) == 0)
+            l->unit = unit[u][1];
+    if (l->unit)
+        *last = '\0';
+    l->count = 0;
+    for (char *word = strtok(l->text, "_"); word && l->count < LABEL_WORDS; word = strtok(NULL, "_"))
+        l->word[l->count++] = word;
+}
+
+/* Whether the label goes on two lines: more than one word and longer than 12 characters. */
+static int two_lines(const tex_label *l, const char *name)
+{
+    return l->count + (l->unit != NULL) > 1 && characters(name) > 12;
+}
+
+/* The characters of the label's wider line. */
+static size_t label_width(const char *name)
+{
+    tex_label l;
+    split_label(name, &l);
+    size_t line[2] = { 0, 0 };
+    int lines = two_lines(&l, name) ? 2 : 1, half = (l.count + 1) / 2;
+    for (int w = 0; w < l.count; ++w)
+        line[lines == 2 && w >= half] += characters(l.word[w]) + 1;
+    line[lines - 1] += l.unit ? characters(l.unit) + 3 : 0;
+    return line[0] > line[1] ? line[0] : line[1];
+}
+
+static void write_label(const char *name, FILE *out)
+{
+    tex_label l;
+    split_label(name, &l);
+    int two = two_lines(&l, name), half = (l.count + 1) / 2;
+    if (two)
+        fputs("\\begin{tabular}[b]{@{}c@{}}", out);
+    for (int w = 0; w < l.count; ++w) {
+        fputs(w == 0 ? "" : two && w == half ? " \\\\ " : " ", out);
+        if (plain_number(l.word[w]))
+            fprintf(out, "\\num{%s}", l.word[w]);
+        else
+            write_tex(l.word[w], out);
+    }
+    if (l.unit)
+        fprintf(out, "%s(%s)", two && half == l.count ? " \\\\ " : " ", l.unit);
+    if (two)
+        fputs("\\end{tabular}", out);
+}
+
+static void write_column_spec(const tex_column *c, FILE *out)
+{
+    if (!numeric(c)) {
+        fputc('l', out);
+        return;
+    }
+    fprintf(out, "S[table-format=%s%d", c->sign ? "-" : "", c->integer ? c->integer : 1);
+    if (c->decimals)
+        fprintf(out, ".%d", c->decimals);
+    if (c->exponent)
+        fprintf(out, "e%s%d", c->exponent_sign ? "-" : "", c->exponent);
+    fputc(']', out);
+}
+
+/* About how wide the tabular sets at \small, in pt: 4.5 a character or digit, an S column as
+ * its table-format (an exponent set as "× 10^-5" about 25 more), the wider of that and the
+ * header's line, 12 between columns; measured against xelatex on the variants tables, it errs
+ * wide (tools/test-tex.sh reports a table that does not fit where this puts it). */
+static int width_pt(const tsv_line *header, const tex_column *column)
+{
+    double pt = 0;
+    for (int c = 0; c < header->count; ++c) {
+        const tex_column *t = &column[c];
+        double cells = numeric(t) ? 4.5 * (t->sign + (t->integer ? t->integer : 1) + t->decimals + 0.5) +
+                                        (t->exponent ? 25 : 0)
+                                  : 4.5 * (double)t->widest;
+        double label = 4.5 * (double)label_width(header->cell[c]);
+        pt += (cells > label ? cells : label) + 12;
+    }
+    return (int)(1.1 * pt + 0.5);
+}
+
+static void write_tex_cell(const char *cell, const tex_column *c, FILE *out)
+{
+    if (!numeric(c)) {
+        write_tex(missing_cell(cell) && *cell ? "–" : cell, out);
+        return;
+    }
+    if (plain_number(cell) || !*cell) {
+        fputs(cell, out);
+        return;
+    }
+    fputc('{', out);
+    write_tex(missing_cell(cell) && *cell ? "–" : cell, out);
+    fputc('}', out);
+}
+
+static void write_tex_table(const tsv_sheet *s, const tsv_line *header, const char *source, FILE *out)
+{
+    tex_column column[REPORT_TSV_MAX_TEX_COLUMNS];
+    measure_columns(s, header, column);
+    int pt = width_pt(header, column);
+    fprintf(out, "%% generated by make variants from %s; do not edit\n", source);
+    fprintf(out, "%% needs \\usepackage{booktabs,siunitx}; about %d pt wide: %s\n", pt,
+            pt <= REPORT_TSV_COLUMN_PT ? "fits one column of a two-column page"
+                                       : "wider than a column, set it in a table* (both columns)");
+    fputs("\\begin{tabular}{", out);
+    for (int c = 0; c < header->count; ++c)
+        write_column_spec(&column[c], out);
+    fputs("}\n\\toprule\n", out);
+    for (int c = 0; c < header->count; ++c) {
+        fputs(numeric(&column[c]) ? "{" : "", out);
+        write_label(header->cell[c], out);
+        fputs(numeric(&column[c]) ? "}" : "", out);
+        fputs(c < header->count - 1 ? " & " : " \\\\\n\\midrule\n", out);
+    }
+    for (int l = 0; l < s->count; ++l) {
+        if (s->line[l].header || l < (int)(header - s->line))
+            continue;
+        for (int c = 0; c < header->count; ++c) {
+            write_tex_cell(cell_or_empty(&s->line[l], c), &column[c], out);
+            fputs(c < header->count - 1 ? " & " : " \\\\\n", out);
+        }
+    }
+    fputs("\\bottomrule\n\\end{tabular}\n", out);
 }
 
 int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *out)
 {
     tsv_sheet s = { 0 };
-    int width = 0;
     if (read_sheet(ctx, in_path, &s) == OP_OK) {
-        for (int l = 0; l < s.count; ++l) {
-            const tsv_line *line = &s.line[l];
-            if (line->header) {
-                width = line->count;
-                fprintf(out, "%% generated by make variants from %s; do not edit\n\\begin{tabular}{l", source);
-                for (int c = 1; c < width; ++c)
-                    fputc('r', out);
-                fputs("}\n\\toprule\n", out);
+        const tsv_line *header = header_before(&s, s.count);
+        for (int l = 0; l < s.count && header; ++l)
+            if (s.line[l].header) {
+                header = &s.line[l];
+                break;
             }
-            write_tex_row(line, width, out);
-            if (line->header)
-                fputs("\\midrule\n", out);
-        }
-        fputs("\\bottomrule\n\\end{tabular}\n", out);
+        if (!header)
+            OP_FAIL(ctx, OP_ERR_PARSE, "%s: no '#' line names the columns", in_path);
+        else if (header->count > REPORT_TSV_MAX_TEX_COLUMNS)
+            OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d columns", in_path, header->number,
+                    REPORT_TSV_MAX_TEX_COLUMNS);
+        else
+            write_tex_table(&s, header, source, out);
     }
     free_sheet(&s);
     return ctx->status;

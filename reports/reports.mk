@@ -1,15 +1,17 @@
 # Reports: the graphs of every model (data/models.tsv), their pictures, and reports/graphs.md;
 # Table 1 (reports/table1.md); and reports/REPORT.md, the paper's claims beside our numbers.
-MODELS        := $(shell awk -F'\t' '!/^#/ && NF { print $$1 }' data/models.tsv)
+# (read while make parses, before bin/opsim-report exists: grep and cut over the catalogue's rows)
+CATALOGUE_ROWS = grep -v -e '^\#' -e '^$$' data/models.tsv
+MODELS        := $(shell $(CATALOGUE_ROWS) | cut -f1)
 GRAPH_RUNS    := $(MODELS:%=data/results/graphs/%.h5)
 # the models whose catalogue edge rule is not the face rule, built once more with it (the
 # single-rule graph set that reports/graphs.md and Table 1 show beside the matched one)
-DENSE_MODELS  := $(shell awk -F'\t' '!/^#/ && NF && $$6 != "" && $$6 != "faces" { print $$1 }' data/models.tsv)
+DENSE_MODELS  := $(shell $(CATALOGUE_ROWS) | cut -f1,6 | grep '[[:space:]].' | grep -v '[[:space:]]faces$$' | cut -f1)
 FACE_RUNS     := $(DENSE_MODELS:%=data/results/graphs/faces/%.h5)
 GRAPH_FIGURES := $(MODELS:%=reports/figures/graph-%.png)
 
 # model field: $(call model_field,NAME,COLUMN)
-model_field = $(shell awk -F'\t' -v n=$(1) '$$1 == n { print $$$(2) }' data/models.tsv)
+model_field = $(shell grep '^$(1)[[:space:]]' data/models.tsv | cut -f$(2))
 model_input = $(if $(filter shape:%,$(1)),--shape $(patsubst shape:%,%,$(1)),--mesh $(1))
 # a joined model (kind joined: two catalogue models in one graph, core/geometry/model.c) is built by name
 model_build = $(if $(filter joined,$(call model_field,$(1),3)),--model $(1),$(call model_input,$(call model_field,$(1),2)) \

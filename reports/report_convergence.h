@@ -1,0 +1,54 @@
+/* The convergence study's table row and its markdown report (reports/report_convergence.c),
+ * the `convergence-row` and `convergence-report` sections of opsim-report, called by
+ * experiments/convergence.mk.
+ *
+ * convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R
+ *   REF.tsv and RUN.tsv are `opsim converge` outputs: '#' lines (the first word after RUN's
+ *   "# config = ", "# frame = " and "# h = " is read) and rows "k seconds energy". E* is REF's last energy.
+ *   RUN's E_0 (its first row) must equal REF's iteration-0 energy (the same state) and
+ *   lie above E*. Prints one line of table.tsv: scene, variant, then for 1e-2, 1e-4, 1e-6 the
+ *   first k after which r_k = |E_k − E*| / (E_0 − E*) stays at or below the tolerance to the
+ *   end and the ms spent up to it (%.3f; "-" and "-" if never), R ("-" unless Chebyshev), r at
+ *   the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config.
+ * convergence-report --table T --reference-iterations N --figure F --rho FILE [--rho FILE ...]
+ *   reports/convergence.md from T (the rows above) and the ρ files SCENE-rho-ORDER.txt (their
+ *   chebyshev_rho_source line): the scenes, the tolerances reached, the Chebyshev speed-ups
+ *   (plain / Chebyshev, two decimals and ×; – where either is "-"), the ρ estimates, and the
+ *   runs that never reach 1e-2. */
+#ifndef OPSIM_REPORT_CONVERGENCE_H
+#define OPSIM_REPORT_CONVERGENCE_H
+
+#include <stdio.h>
+
+#include "opsim/ctx.h"
+
+typedef struct report_convergence_row_def {
+    const char *scene, *variant, *reference, *run, *rho;
+} report_convergence_row_def;
+
+int report_convergence_row(op_ctx *ctx, const report_convergence_row_def *def, FILE *out);
+
+enum { REPORT_CONVERGENCE_MAX_RHO = 32 };
+
+typedef struct report_convergence_def {
+    const char *table, *reference_iterations, *figure;
+    const char *rho[REPORT_CONVERGENCE_MAX_RHO];
+    int rho_count;
+} report_convergence_def;
+
+int report_convergence(op_ctx *ctx, const report_convergence_def *def, FILE *out);
+
+/* convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]
+ *   The study in long form, one tab-separated table a notebook pivots: the header
+ *   "variant scene repetition iteration seconds measure value" on the first line, then per
+ *   run and row two rows: measure energy_J (E_k) and relative_error (r_k against the scene's
+ *   reference E*, its last energy), values %.17g, repetition 1 (one run each). */
+enum { REPORT_CONVERGENCE_MAX_RUNS = 64 };
+typedef struct report_convergence_long_def {
+    const char *reference[REPORT_CONVERGENCE_MAX_RUNS], *run[REPORT_CONVERGENCE_MAX_RUNS];
+    int reference_count, run_count;
+} report_convergence_long_def;
+
+int report_convergence_long(op_ctx *ctx, const report_convergence_long_def *def, FILE *out);
+
+#endif
