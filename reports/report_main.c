@@ -14,6 +14,7 @@
  *   stability two runs of the variants matrix compared (report_stability.c).
  * The layers go one way: report_main.c → report_md.c → report_table1.c → report_input.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
