@@ -143,7 +143,12 @@
  * of one from 32 particles and 50 pairs up. What a parallel region and a barrier cost on the
  * machine at hand (here 2.4 and 1.2 µs when quiet) is on `bench_stages`' machine line; in a frame
  * a loop's data written by the other core costs more (docs/performance.md). */
-enum { OP_COLLIDE_DEFAULT_PASSES = 8, OP_COLLIDE_DEFAULT_PASSES_MAX = 64, OP_COLLIDE_PARALLEL_MIN = 64 };
+enum {
+    OP_COLLIDE_DEFAULT_PASSES = 8,
+    OP_COLLIDE_DEFAULT_PASSES_MAX = 64,
+    OP_COLLIDE_DEFAULT_ROUNDS = 8,
+    OP_COLLIDE_PARALLEL_MIN = 64
+};
 /* Past `passes`, colour-order passes go on while some pair penetrates deeper than this fraction
  * of the smaller of its two particles' smallest semi-axes ("Passes" above). */
 #define OP_COLLIDE_TOLERANCE 0.05
@@ -206,6 +211,8 @@ typedef struct op_contact_def {
     int passes;      /* passes while any pair penetrates, at least 1 */
     int passes_max;  /* colours: passes while a pair penetrates deeper than the tolerance, at most
                         max(passes, passes_max) in all; not negative ("Passes" above) */
+    int rounds;      /* rounds of the passes, each over the pairs within reach as the last left
+                        them, while a pair is deeper than the tolerance; at least 1 ("Rounds") */
     int order;       /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI */
     int floor;       /* 1: the floor y = floor_height bounds every pass (see above) */
     double floor_height;
@@ -215,10 +222,11 @@ typedef struct op_contact_def {
 } op_contact_def;
 
 typedef struct op_contact_stats {
-    int pairs;              /* candidate pairs of the broad phase */
-    int contacts;           /* of them, pairs that penetrated in some pass */
-    double max_penetration; /* m: the largest p left over the candidate pairs after the passes, 0
-                               when none penetrates */
+    int pairs;              /* candidate pairs of the broad phase at the call's start */
+    int contacts;           /* pairs that penetrated in some pass, the most of any round */
+    double max_penetration; /* m: the largest p over every pair within reach in the state the
+                               call leaves (not only the candidates), 0 when none penetrates */
+    int rounds;             /* rounds of passes run ("Rounds"), 0 when no pair was in reach */
     double max_floor_penetration; /* m: how far the deepest position-free particle of some pair
                                      reaches below the floor afterwards, 0 without one; the passes
                                      move no other particle, so with the floor contacts' own
