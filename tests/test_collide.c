@@ -893,7 +893,7 @@ static void collide_dense_cloud(uint64_t seed, int bodies, const op_contact_def 
 }
 
 /* The colour order's colouring (collide.h, "Resolution") on a random cloud deep in itself: every
- * candidate pair of an island that some pair of it penetrated listed once, in one island, its
+ * candidate pair (the round's, op_collider.passed) of an island that some pair of it penetrated listed once, in one island, its
  * pairs colour by colour (an island none of whose pairs penetrated is left uncoloured); no two pairs of one
  * colour sharing a particle (else the colour's pairs could not be resolved at once) and no two
  * islands sharing one (else two threads could race); no more colours than 2D − 1 for D pairs at
@@ -906,14 +906,15 @@ static void test_colours_share_no_particle(void **state)
     op_contact_def def = { .passes = 2, .rounds = 1, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
     op_contact_stats found;
     collide_dense_cloud(7, 40, &def, &cloud, &c, &found);
+    assert_int_equal(c.passed_count, found.pairs); /* one round: the pairs it found */
     int n = c.body_start[cloud.body_count], most = 0, colours = 0;
     int *degree = calloc((size_t)n, sizeof *degree), *seen_in = calloc((size_t)n, sizeof *seen_in);
     int *island_of = calloc((size_t)n, sizeof *island_of);
     unsigned char *listed = calloc((size_t)found.pairs, 1);
     assert_true(degree && seen_in && island_of && listed);
     for (int k = 0; k < found.pairs; ++k) {
-        most = fmax(most, ++degree[c.near[k].i]);
-        most = fmax(most, ++degree[c.near[k].j]);
+        most = fmax(most, ++degree[c.passed[k].i]);
+        most = fmax(most, ++degree[c.passed[k].j]);
     }
     for (int q = 0; q < n; ++q)
         seen_in[q] = island_of[q] = -1;
@@ -937,7 +938,7 @@ static void test_colours_share_no_particle(void **state)
                 assert_true(colour >= c.colour[c.colour_order[e - 1]]);
             /* a particle's pairs are all of one island, and of different colours */
             for (int side = 0; side < 2; ++side) {
-                int q = side ? c.near[k].j : c.near[k].i;
+                int q = side ? c.passed[k].j : c.passed[k].i;
                 assert_true(island_of[q] == -1 || island_of[q] == s);
                 island_of[q] = s;
                 assert_int_not_equal(seen_in[q], s * found.pairs + colour);

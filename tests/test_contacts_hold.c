@@ -79,8 +79,9 @@ static void test_stored_overlaps_equal_logged(void **state)
     print_message("%d of %ld sub-steps with bodies overlapping; deepest %.3g m = %.3g %% of %.3g m\n", touching,
                   steps, largest, 100 * largest / smallest, smallest);
     assert_true(touching > steps / 4); /* the bodies do touch: the check is not of zeros */
-    /* the contacts hold: at every sub-step within 20 % of the smallest semi-axis */
-    assert_true(largest <= 0.2 * smallest);
+    /* the contacts hold: the rounds leave every sub-step within the tolerance (5 %) of the
+     * smallest semi-axis, impacts included (measured 2.3 %) */
+    assert_true(largest <= OP_COLLIDE_TOLERANCE * smallest);
     free(deepest);
     free(time);
     free(logged);

@@ -265,12 +265,18 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
         c->searched_count = count;
         c->searched_margin = margin;
     }
+    size_t n = (size_t)bp->pair_count + (size_t)bp->pair_count / 2;
     if (bp->pair_count > c->near_capacity) {
-        size_t n = (size_t)bp->pair_count + (size_t)bp->pair_count / 2;
         c->near_capacity = 0;
-        if (!OP_RENEW(ctx, c->near, n) || !OP_RENEW(ctx, c->within, n))
+        if (!OP_RENEW(ctx, c->near, n))
             return ctx->status;
         c->near_capacity = (int)n;
+    }
+    if (bp->pair_count > c->within_capacity) {
+        c->within_capacity = 0;
+        if (!OP_RENEW(ctx, c->within, n))
+            return ctx->status;
+        c->within_capacity = (int)n;
     }
     int threads = omp_get_max_threads();
     if (threads > c->thread_capacity) {
@@ -353,6 +359,7 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
     if (collider_reserve(ctx, c, c->body_start[body_count]) != OP_OK)
         return ctx->status;
     c->skin = 0.0;
+    c->smallest = INFINITY;
     for (int b = 0; b < body_count; ++b) {
         const op_graph *graph = bodies[b].graph;
         for (int i = 0, g = c->body_start[b]; i < graph->particle_count; ++i, ++g) {
@@ -361,6 +368,7 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
             c->least[g] = op_min(r[0], op_min(r[1], r[2]));
             c->group[g] = b;
             c->skin = op_max(c->skin, c->bound[g]);
+            c->smallest = op_min(c->smallest, c->least[g]);
         }
         c->laid_out_graph[b] = graph;
     }
@@ -1065,7 +1073,8 @@ static int resolve_round(op_collider *c, op_body *bodies, const op_contact_def *
 }
 
 /* The pair_count pairs of c->near (prepared) as they are, nothing moved: the deepest
- * penetration into *deepest, and the count of pairs deeper than the tolerance. */
+ * penetration into *deepest, and the count of pairs deeper than the tolerance of the smallest
+ * semi-axis of any particle (collide.h, "Rounds"). */
 static int measure_pairs(op_collider *c, const op_body *bodies, int pair_count, double *deepest)
 {
     const op_pair *pairs = c->near;
@@ -1078,7 +1087,7 @@ static int measure_pairs(op_collider *c, const op_body *bodies, int pair_count, 
         for (int k = 0; k < pair_count; ++k) {
             double n[3], p = penetration(c, &pairs[k], n);
             most = op_max(most, p);
-            deep += p > OP_COLLIDE_TOLERANCE * op_min(c->least[pairs[k].i], c->least[pairs[k].j]);
+            deep += p > OP_COLLIDE_TOLERANCE * c->smallest;
         }
     }
     *deepest = most;
@@ -1123,6 +1132,14 @@ static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body
         stats->contacts = (int)op_max(stats->contacts, resolve_round(c, bodies, def, c->near_count, &reach));
         below = op_max(below, reach);
         ++round;
+        /* the resolved pairs kept apart (what the islands index), the state's found anew */
+        op_pair *resolved = c->near;
+        int resolved_capacity = c->near_capacity;
+        c->passed_count = c->near_count;
+        c->near = c->passed;
+        c->near_capacity = c->passed_capacity;
+        c->passed = resolved;
+        c->passed_capacity = resolved_capacity;
         int searched, refreshed;
         if (find_and_prepare(ctx, c, def, count, gather_positions(c, bodies, count), &searched, &refreshed) != OP_OK)
             return ctx->status;
@@ -1191,6 +1208,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->tally);
     OP_FREE(c->island_run);
     OP_FREE(c->near);
+    OP_FREE(c->passed);
     OP_FREE(c->within);
     OP_FREE(c->involved);
     OP_FREE(c->involved_bits);
@@ -1200,4 +1218,5 @@ void op_collider_free(op_collider *c)
     c->body_capacity = c->laid_out_bodies = c->thread_capacity = c->colour_capacity = c->colour_threads = 0;
     c->islands = 0;
     c->capacity = c->pair_capacity = c->near_capacity = c->near_count = c->searched_count = 0;
+    c->passed_capacity = c->passed_count = c->within_capacity = 0;
 }

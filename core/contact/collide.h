@@ -106,9 +106,22 @@
  * deep); of the 52 models' sub-steps 197, with 1,718; of the bunny's none. (Fixed counts of colour-order passes on the
  * 180 models: 16 passes 159 %, 32 84 %, 64 13 %, 128 0 %.)
  *
- * Candidate pairs are found once per call, from the positions before the passes: a pair that
- * only comes within reach through the passes' own corrections waits for the next sub-step (a
- * margin > 0 catches it earlier).
+ * Rounds. The candidate pairs of the passes are found from the positions before them, and the
+ * passes push particles, light ones most, into particles of other bodies that were not
+ * candidates (in Fig. 7's 52-model pile, 5.6–7.4 cm: the stored states overlapped by 296 % of
+ * the smallest semi-axis where the candidates' log said 11 %). So after the passes the pairs
+ * within reach are found again in the state they left and every one of them is measured: that
+ * is the call's max_penetration, the overlaps of the state the sub-step stores. While some pair
+ * is deeper than OP_COLLIDE_TOLERANCE of the smallest semi-axis of any particle (the yardstick
+ * of /collision's smallest_semi_axis; with each pair's own, the passes' tolerance, "Passes",
+ * the 180-model pile kept 12 % of the scene's at rest) the passes run again over these pairs,
+ * up to `rounds` rounds in all (OP_COLLIDE_DEFAULT_ROUNDS = 8, `[world] collision_rounds`; 1 is
+ * the passes once, the resolution before issue 39, still measured in the state it leaves). A
+ * round costs a search of the pairs (usually the filter of the kept pairs below), a gathering
+ * and a narrow phase besides its passes; a sub-step with no deep pair after the first round
+ * costs that search and narrow phase more than the passes alone. The overlaps at every
+ * sub-step are in docs/method.md, "Contacts that hold in the stored states"; `bin/opsim overlap`
+ * recomputes them from a run file's states (core/contact/overlap.h).
  *
  * Reuse between calls (a Verlet list): the grid search is run with its reach widened by a skin
  * (the largest bounding radius) on each particle's reference position, where a search last saw
@@ -298,11 +311,17 @@ typedef struct op_collider {
     double searched_margin;      /* its margin */
     double skin;                 /* m, the widening of its reach: the largest bounding radius,
                                     set with the layout */
+    double smallest;             /* m, the smallest semi-axis of any particle, set with the layout */
     double *searched_position;   /* [n][3] each particle's reference position: where the last
                                     search or refresh that took it saw it */
     unsigned char *moving;       /* [n] taken afresh by the current refresh */
     int near_count, near_capacity;
-    op_pair *near;               /* [near_count] this call's candidates: the kept pairs within reach */
+    op_pair *near;               /* [near_count] this call's candidates: the kept pairs within reach;
+                                    after the call, those of the state it leaves ("Rounds") */
+    int passed_count, passed_capacity;
+    op_pair *passed;             /* [passed_count] after the call, the pairs of its last round of
+                                    passes, which the islands and colours index */
+    int within_capacity;
     unsigned char *within;       /* [kept pairs] 1 where a kept pair is within reach now */
     int thread_capacity;
     int *thread_near;            /* [threads] how many of a thread's block of kept pairs are */
