@@ -57,18 +57,19 @@ static void run_config(const char *config, const char *extra, const char *out)
                      0);
 }
 
-/* Two columns side by side, overlapping, just above the floor: contacts between the bodies and
- * with the floor within three frames. The names are the ones the template reads. */
+/* Two columns side by side, overlapping by less than a start may (core/contact/overlap.h), just
+ * above the floor: contacts between the bodies and with the floor within three frames. The names
+ * are the ones the template reads. */
 static const char FIG6_STANDIN[] = "[run]\nframes = 3\n[world]\nsubsteps = 2\niterations = 2\ngravity = 0 -9.81 0\n"
                                    "floor = 0\nfriction = 0.5\n[solver]\nname = arap\n"
                                    "[body sheet]\nmodel = column10\nstiffness = 1e7\nposition = 0 0.52 0\n"
-                                   "[body bunny]\nmodel = column10\nstiffness = 2e7\nposition = 0.05 0.52 0\n"
+                                   "[body bunny]\nmodel = column10\nstiffness = 2e7\nposition = 0.13 0.52 0\n"
                                    "[observable lowest]\ntype = lowest_point\n"
                                    "[observable kinetic]\ntype = kinetic_energy\n";
 static const char FIG7_STANDIN[] = "[run]\nframes = 3\n[world]\nsubsteps = 2\niterations = 2\ngravity = 0 -9.81 0\n"
                                    "floor = 0\nfriction = 0.5\n[solver]\nname = arap\n"
                                    "[body a]\nmodel = column10\nstiffness = 1e7\nposition = 0 0.52 0\n"
-                                   "[body b]\nmodel = column10\nstiffness = 1e7\nposition = 0.05 0.52 0\n"
+                                   "[body b]\nmodel = column10\nstiffness = 1e7\nposition = 0.13 0.52 0\n"
                                    "[body c]\nmodel = torus12\nstiffness = 1e7\nposition = 1 0.2 0\n"
                                    "[observable lowest]\ntype = lowest_point\n"
                                    "[observable kinetic]\ntype = kinetic_energy\n";
