@@ -238,7 +238,7 @@ fig6: $(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-bunny-snapshots.png $(FI
 
 # the contact passes in Jacobi order, opsim's before issue 22 (core/contact/collide.h, "Resolution")
 $(RESULTS)/fig6/bunny-jacobi.h5: experiments/fig6-bunny.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
+	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi --set world.collision_rounds=1)
 
 # ---- Fig. 7 -----------------------------------------------------------------------------------
 # The skinned surfaces are not stored (--no-surface: 16 MB a frame for the 52 models); the
@@ -260,14 +260,14 @@ $(RESULTS)/fig7/models%-current.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
 # the contact passes in Jacobi order, opsim's before issue 22 (core/contact/collide.h, "Resolution")
 FIG7_JACOBI := $(RESULTS)/fig7/models52-jacobi.h5 $(RESULTS)/fig7/models180-jacobi.h5
 $(RESULTS)/fig7/models%-jacobi.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
+	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi --set world.collision_rounds=1)
 
 # colour order with its 8 passes only, none past them for deep pairs (world.collision_passes_max
 # = 0): opsim's colour order before the passes went on while a pair stays deep (core/contact/collide.h,
 # "Passes")
 FIG7_FIXED := $(RESULTS)/fig7/models52-fixed.h5 $(RESULTS)/fig7/models180-fixed.h5
 $(RESULTS)/fig7/models%-fixed.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set world.collision_passes_max=0)
+	$(call run_figure,$<,--no-surface --set world.collision_passes_max=0 --set world.collision_rounds=1)
 
 # one round of passes (world.collision_rounds = 1): the resolution before the pairs were found
 # again in the state the passes left, measured in that state (core/contact/collide.h, "Rounds")
