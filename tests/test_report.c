@@ -101,7 +101,9 @@ static const char CONTACTS[] = "# scene_order\tlargest_mm\tlargest_pct\tresting_
                                "180-colours\t14.44\t83\t1.42\t8\t17.36\n"
                                "180-jacobi\t46.93\t270\t3.70\t21\t17.36\n"
                                "52-colours-fixed\t9.17\t76\t1.09\t9\t12.06\n"
-                               "180-colours-fixed\t53.43\t308\t2.62\t15\t17.36\n";
+                               "180-colours-fixed\t53.43\t308\t2.62\t15\t17.36\n"
+                               "52-rounds1\t35.74\t296\t0.83\t7\t12.06\n"
+                               "180-rounds1\t63.28\t364\t1.32\t8\t17.36\n";
 
 /* The tables of make variants (experiments/variants.mk), two variants and two scenes each where
  * they pivot, a refused cell among them. */
