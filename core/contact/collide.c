@@ -930,10 +930,9 @@ static void deep_passes(op_collider *c, const op_pair *pairs, const op_contact_d
  * evaluated from what the earlier colours left and resolved at once; islands share no particle,
  * so which thread takes one, and when, does not change the bits. Only stale pairs are evaluated,
  * so the passes give what they would give evaluating every pair. Past def->passes, passes go on
- * while a pair of any island is deeper than the tolerance (deep_passes). Then every stale pair is
- * evaluated once more for what is left. Returns the deepest penetration left, the same in every
- * thread. */
-static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
+ * while a pair of any island is deeper than the tolerance (deep_passes). What is left is measured
+ * after, over the pairs within reach of the state the passes leave (collide_bodies, "Rounds"). */
+static void colour_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
 {
     int thread = omp_get_thread_num(), team = omp_get_num_threads();
     /* Two sets of tallies, each thread writing its own entry without waiting for the others once
@@ -965,7 +964,7 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
     for (int t = 0; t < team; ++t)
         penetrating += evaluated[t].active;
     if (penetrating == 0)
-        return 0.0;
+        return;
     unsigned char *taken = &c->colour_taken[(size_t)thread * (size_t)c->colour_capacity];
     int *count = &c->colour_count[(size_t)thread * ((size_t)c->colour_capacity + 1)];
     /* Each thread takes the islands of its own run (share_islands) from the low end, then those
@@ -992,20 +991,6 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
 #pragma omp barrier
     if (deep_in(resolved, team) > 0 && def->passes_max > def->passes)
         deep_passes(c, pairs, def, def->passes_max - def->passes);
-    /* what is left needs the penetration alone: the pairs' corrections are not used again */
-    struct pass_tally left = { 0, 0, 0.0 };
-#pragma omp for schedule(static) nowait
-    for (int k = 0; k < pair_count; ++k) {
-        double n[3], p = stale(c, &pairs[k], k) ? penetration(c, &pairs[k], n) : 0.0;
-        if (p > 0)
-            left.deepest = op_max(left.deepest, p);
-    }
-    evaluated[thread] = left;
-#pragma omp barrier
-    double deepest = 0.0;
-    for (int t = 0; t < team; ++t)
-        deepest = op_max(deepest, evaluated[t].deepest);
-    return deepest;
 }
 
 /* The per-pair arrays sized for pair_count pairs of c->near, their incidence built, the colours'
