@@ -49,7 +49,7 @@
  *     evaluated from what the earlier colours left and resolved in full at once. A pair is
  *     evaluated again only when it penetrated at its last evaluation or one of its particles has
  *     moved since (a step count per particle and per pair); any other would evaluate to what it
- *     did. The penetration left is measured by one more evaluation of those pairs.
+ *     did. What is left is measured after the passes ("Rounds").
  *     Islands carry this order onto threads. The pairs split into islands, the connected
  *     components of the pairs linked through shared particles (a union-find, one thread): in
  *     Fig. 7's piles a contact patch between two bodies, about 40 islands a sub-step for the
