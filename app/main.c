@@ -43,6 +43,7 @@ static const app_command commands[] = {
       1 },
     { "xdmf", "write a run file's XDMF sidecar for ParaView (opsim run writes it too)", app_xdmf, app_xdmf_usage,
       1 },
+    { "overlap", "the deepest overlap between bodies in every stored state", app_overlap, app_overlap_usage, 1 },
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     int n = (int)bodies * (int)per_body, most = omp_get_max_threads();
     double *start = calloc(6 * (size_t)n, sizeof(double)), *one = calloc(6 * (size_t)n, sizeof(double)),
            *many = calloc(6 * (size_t)n, sizeof(double));
-    op_contact_def def = { .passes = (int)passes, .margin = 0.0, .friction = 0.5 };
+    op_contact_def def = { .passes = (int)passes, .rounds = OP_COLLIDE_DEFAULT_ROUNDS, .margin = 0.0, .friction = 0.5 };
     timing t[2];
     int status = start && one && many ? 0 : 1;
     if (status == 0) {

@@ -27,7 +27,9 @@
 #                                 default, and jacobi, opsim's before issue 22): the deepest
 #                                 penetration left between bodies over the run and over the
 #                                 last 2 s (60 frames), in mm and in % of the scene's smallest
-#                                 semi-axis (/collision smallest_semi_axis); and both piles
+#                                 semi-axis (/collision smallest_semi_axis; the overlaps of the
+#                                 stored states, every sub-step: collide.h, "Rounds"); rounds1
+#                                 rows: one round of passes, as before issue 39; and both piles
 #                                 in colour order with the 8 passes only (models*-fixed.h5,
 #                                 world.collision_passes_max = 0: none past them for deep pairs)
 #         (models52-current.h5, models180-current.h5: the rotation start before November 2026)
@@ -234,7 +236,7 @@ fig6: $(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-bunny-snapshots.png $(FI
 
 # the contact passes in Jacobi order, opsim's before issue 22 (core/contact/collide.h, "Resolution")
 $(RESULTS)/fig6/bunny-jacobi.h5: experiments/fig6-bunny.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
+	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi --set world.collision_rounds=1)
 
 # ---- Fig. 7 -----------------------------------------------------------------------------------
 # The skinned surfaces are not stored (--no-surface: 16 MB a frame for the 52 models); the
@@ -256,21 +258,27 @@ $(RESULTS)/fig7/models%-current.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
 # the contact passes in Jacobi order, opsim's before issue 22 (core/contact/collide.h, "Resolution")
 FIG7_JACOBI := $(RESULTS)/fig7/models52-jacobi.h5 $(RESULTS)/fig7/models180-jacobi.h5
 $(RESULTS)/fig7/models%-jacobi.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi)
+	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi --set world.collision_rounds=1)
 
 # colour order with its 8 passes only, none past them for deep pairs (world.collision_passes_max
 # = 0): opsim's colour order before the passes went on while a pair stays deep (core/contact/collide.h,
 # "Passes")
 FIG7_FIXED := $(RESULTS)/fig7/models52-fixed.h5 $(RESULTS)/fig7/models180-fixed.h5
 $(RESULTS)/fig7/models%-fixed.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set world.collision_passes_max=0)
+	$(call run_figure,$<,--no-surface --set world.collision_passes_max=0 --set world.collision_rounds=1)
+
+# one round of passes (world.collision_rounds = 1): the resolution before the pairs were found
+# again in the state the passes left, measured in that state (core/contact/collide.h, "Rounds")
+FIG7_ROUNDS1 := $(RESULTS)/fig7/models52-rounds1.h5 $(RESULTS)/fig7/models180-rounds1.h5
+$(RESULTS)/fig7/models%-rounds1.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
+	$(call run_figure,$<,--no-surface --set world.collision_rounds=1)
 
 # scene-order key and run of each row of contacts.tsv
 FIG7_CONTACT_ROWS := bunny-colours:$(FIG6_BUNNY) bunny-jacobi:$(RESULTS)/fig6/bunny-jacobi.h5 \
     52-colours:$(FIG7_52) 52-jacobi:$(RESULTS)/fig7/models52-jacobi.h5 \
-    52-colours-fixed:$(RESULTS)/fig7/models52-fixed.h5 \
+    52-colours-fixed:$(RESULTS)/fig7/models52-fixed.h5 52-rounds1:$(RESULTS)/fig7/models52-rounds1.h5 \
     180-colours:$(FIG7_180) 180-jacobi:$(RESULTS)/fig7/models180-jacobi.h5 \
-    180-colours-fixed:$(RESULTS)/fig7/models180-fixed.h5
+    180-colours-fixed:$(RESULTS)/fig7/models180-fixed.h5 180-rounds1:$(RESULTS)/fig7/models180-rounds1.h5
 
 $(RESULTS)/fig7/contacts.tsv: $(foreach r,$(FIG7_CONTACT_ROWS),$(lastword $(subst :, ,$(r)))) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
@@ -312,7 +320,7 @@ fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGUR
 .PRECIOUS: $(FIG1_RUN) $(FIG2_RUN) $(FIG2_SWEEP) $(FIG4_RUN) $(FIG4_JACOBI) $(FIG4_LONG) \
            $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5 \
            $(FIG5_BEFORE) $(FIG5_CONVERGED) $(FIG6_ROD) $(FIG6_BUNNY) $(FIG7_52) $(FIG7_180) $(FIG7_BEFORE) \
-           $(RESULTS)/fig6/bunny-jacobi.h5 $(FIG7_JACOBI) $(FIG7_FIXED)
+           $(RESULTS)/fig6/bunny-jacobi.h5 $(FIG7_JACOBI) $(FIG7_FIXED) $(FIG7_ROUNDS1)
 
 include experiments/fig3.mk
 include experiments/convergence.mk

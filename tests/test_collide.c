@@ -621,7 +621,7 @@ static void two_bodies_free(two_bodies *t)
 static op_contact_stats collide_once(two_bodies *t, double friction)
 {
     op_collider collider = { 0 };
-    op_contact_def def = { .passes = 1, .friction = friction };
+    op_contact_def def = { .passes = 1, .rounds = 1, .friction = friction };
     op_contact_stats stats;
     op_ctx ctx;
     op_ctx_init(&ctx);
@@ -739,7 +739,7 @@ static op_contact_stats pinch_left(int passes_max, double *light_y)
     pinch t;
     pinch_make(&t);
     op_collider collider = { 0 };
-    op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES, .passes_max = passes_max, .friction = 0.5 };
+    op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES, .passes_max = passes_max, .rounds = 1, .friction = 0.5 };
     op_contact_stats stats;
     op_ctx ctx;
     op_ctx_init(&ctx);
@@ -894,7 +894,7 @@ static void collide_dense_cloud(uint64_t seed, int bodies, const op_contact_def 
 }
 
 /* The colour order's colouring (collide.h, "Resolution") on a random cloud deep in itself: every
- * candidate pair of an island that some pair of it penetrated listed once, in one island, its
+ * candidate pair (the round's, op_collider.passed) of an island that some pair of it penetrated listed once, in one island, its
  * pairs colour by colour (an island none of whose pairs penetrated is left uncoloured); no two pairs of one
  * colour sharing a particle (else the colour's pairs could not be resolved at once) and no two
  * islands sharing one (else two threads could race); no more colours than 2D − 1 for D pairs at
@@ -904,17 +904,18 @@ static void test_colours_share_no_particle(void **state)
     (void)state;
     random_cloud cloud;
     op_collider c;
-    op_contact_def def = { .passes = 2, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
+    op_contact_def def = { .passes = 2, .rounds = 1, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
     op_contact_stats found;
     collide_dense_cloud(7, 40, &def, &cloud, &c, &found);
+    assert_int_equal(c.passed_count, found.pairs); /* one round: the pairs it found */
     int n = c.body_start[cloud.body_count], most = 0, colours = 0;
     int *degree = calloc((size_t)n, sizeof *degree), *seen_in = calloc((size_t)n, sizeof *seen_in);
     int *island_of = calloc((size_t)n, sizeof *island_of);
     unsigned char *listed = calloc((size_t)found.pairs, 1);
     assert_true(degree && seen_in && island_of && listed);
     for (int k = 0; k < found.pairs; ++k) {
-        most = fmax(most, ++degree[c.near[k].i]);
-        most = fmax(most, ++degree[c.near[k].j]);
+        most = fmax(most, ++degree[c.passed[k].i]);
+        most = fmax(most, ++degree[c.passed[k].j]);
     }
     for (int q = 0; q < n; ++q)
         seen_in[q] = island_of[q] = -1;
@@ -938,7 +939,7 @@ static void test_colours_share_no_particle(void **state)
                 assert_true(colour >= c.colour[c.colour_order[e - 1]]);
             /* a particle's pairs are all of one island, and of different colours */
             for (int side = 0; side < 2; ++side) {
-                int q = side ? c.near[k].j : c.near[k].i;
+                int q = side ? c.passed[k].j : c.passed[k].i;
                 assert_true(island_of[q] == -1 || island_of[q] == s);
                 island_of[q] = s;
                 assert_int_not_equal(seen_in[q], s * found.pairs + colour);
@@ -969,7 +970,7 @@ static void test_floor_reach_matches_lowest_point(void **state)
     (void)state;
     random_cloud cloud;
     op_collider c;
-    op_contact_def def = { .passes = 2, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5, .floor = 1,
+    op_contact_def def = { .passes = 2, .rounds = 1, .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5, .floor = 1,
                            .floor_height = 0.4 };
     op_contact_stats found;
     collide_dense_cloud(11, 20, &def, &cloud, &c, &found);
@@ -1045,6 +1046,7 @@ static void test_same_state_on_one_and_two_threads(void **state)
             op_collider collider = { 0 };
             op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES,
                                    .passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
+                                   .rounds = OP_COLLIDE_DEFAULT_ROUNDS,
                                    .order = orders[o],
                                    .friction = 0.5 };
             assert_int_equal(
@@ -1193,7 +1195,7 @@ static void test_islands_match_one_island(void **state)
             for (int k = 0; k < 3 * PER_BODY; ++k)
                 cloud.bodies[b].state.position[k] *= 0.15;
         op_collider c = { .one_island = run == 0 };
-        op_contact_def def = { .passes = 1, .passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
+        op_contact_def def = { .passes = 1, .passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX, .rounds = OP_COLLIDE_DEFAULT_ROUNDS,
                                .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
         assert_int_equal(op_collide_bodies(&ctx, &c, cloud.bodies, cloud.body_count, &def, &found[run]), OP_OK);
         if (run == 1) {
@@ -1245,7 +1247,7 @@ static void test_lanes_match_one_pair_at_a_time(void **state)
         v3_copy(cloud.bodies[1].state.position, cloud.bodies[0].state.position);
         v3_copy(&cloud.bodies[4].state.position[3], &cloud.bodies[2].state.position[3]);
         op_collider c = { 0 };
-        op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES, .passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
+        op_contact_def def = { .passes = OP_COLLIDE_DEFAULT_PASSES, .passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX, .rounds = OP_COLLIDE_DEFAULT_ROUNDS,
                                .order = OP_CONTACT_ORDER_COLOURS, .friction = 0.5 };
         for (int call = 0; call < 2; ++call)
             assert_int_equal(op_collide_bodies(&ctx, &c, cloud.bodies, BODIES, &def, &found[vector]), OP_OK);
@@ -1312,7 +1314,7 @@ static void test_reused_search_matches_fresh_search(void **state)
     assert_int_equal(random_cloud_make(&ctx, &kept, 7, 40, 50, 1.6, 0.02, 0.06), OP_OK);
     assert_int_equal(random_cloud_make(&ctx, &fresh, 7, 40, 50, 1.6, 0.02, 0.06), OP_OK);
     op_collider reused = { 0 };
-    op_contact_def def = { .passes = 4, .friction = 0.5, .margin = 0.002 };
+    op_contact_def def = { .passes = 4, .rounds = OP_COLLIDE_DEFAULT_ROUNDS, .friction = 0.5, .margin = 0.002 };
     op_rng rng = op_rng_seeded(11);
     int searches = 0, refreshes = 0, calls = 16;
     for (int call = 0; call < calls; ++call) {
@@ -1349,7 +1351,7 @@ static void test_gathered_bodies_match_the_call_gathering(void **state)
     assert_int_equal(random_cloud_make(&ctx, &own, 9, 40, 50, 1.6, 0.02, 0.06), OP_OK);
     assert_int_equal(random_cloud_make(&ctx, &given, 9, 40, 50, 1.6, 0.02, 0.06), OP_OK);
     op_collider itself = { 0 }, fed = { 0 };
-    op_contact_def def = { .passes = 4, .friction = 0.5, .margin = 0.002 };
+    op_contact_def def = { .passes = 4, .rounds = OP_COLLIDE_DEFAULT_ROUNDS, .friction = 0.5, .margin = 0.002 };
     op_rng rng = op_rng_seeded(13);
     int searches = 0, refreshes = 0, calls = 16;
     omp_set_num_threads(2);

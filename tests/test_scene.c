@@ -131,6 +131,7 @@ static void test_full_scene(void **state)
     assert_int_equal(w->def.collisions, 1); /* the defaults */
     assert_int_equal(w->def.collision_passes, OP_COLLIDE_DEFAULT_PASSES);
     assert_int_equal(w->def.collision_passes_max, OP_COLLIDE_DEFAULT_PASSES_MAX);
+    assert_int_equal(w->def.collision_rounds, OP_COLLIDE_DEFAULT_ROUNDS);
     assert_int_equal(w->def.collision_order, OP_CONTACT_ORDER_COLOURS);
     assert_int_equal(w->def.collision_threads, OP_CONTACT_THREADS_AUTO);
     assert_close(w->def.collision_margin, 0.0, 0);
@@ -317,6 +318,8 @@ static const error_case error_cases[] = {
     { "bad collision order", "[world]\ncollision_order = gauss\n", NULL, OP_ERR_INVALID, 2 },
     { "bad collision threads", "[world]\nfloor = 0\ncollision_threads = two\n", NULL, OP_ERR_INVALID, 3 },
     { "negative collision passes cap", "[world]\ncollision_passes_max = -1\n", NULL, OP_ERR_INVALID, 2 },
+    { "zero collision rounds", "[world]\ncollision_rounds = 0\n", NULL, OP_ERR_INVALID, 2 },
+    { "bad output", "[run]\noutput = iterations\n", NULL, OP_ERR_INVALID, 2 },
     { "collision passes cap by --set", BAR, "world.collision_passes_max=1001", OP_ERR_INVALID, 0 },
     { "negative collision margin", "[world]\n\ncollision_margin = -0.01\n", NULL, OP_ERR_INVALID, 3 },
     { "collision passes by --set", BAR, "world.collision_passes=1001", OP_ERR_INVALID, 0 },

@@ -265,12 +265,18 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
         c->searched_count = count;
         c->searched_margin = margin;
     }
+    size_t n = (size_t)bp->pair_count + (size_t)bp->pair_count / 2;
     if (bp->pair_count > c->near_capacity) {
-        size_t n = (size_t)bp->pair_count + (size_t)bp->pair_count / 2;
         c->near_capacity = 0;
-        if (!OP_RENEW(ctx, c->near, n) || !OP_RENEW(ctx, c->within, n))
+        if (!OP_RENEW(ctx, c->near, n))
             return ctx->status;
         c->near_capacity = (int)n;
+    }
+    if (bp->pair_count > c->within_capacity) {
+        c->within_capacity = 0;
+        if (!OP_RENEW(ctx, c->within, n))
+            return ctx->status;
+        c->within_capacity = (int)n;
     }
     int threads = omp_get_max_threads();
     if (threads > c->thread_capacity) {
@@ -353,6 +359,7 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
     if (collider_reserve(ctx, c, c->body_start[body_count]) != OP_OK)
         return ctx->status;
     c->skin = 0.0;
+    c->smallest = INFINITY;
     for (int b = 0; b < body_count; ++b) {
         const op_graph *graph = bodies[b].graph;
         for (int i = 0, g = c->body_start[b]; i < graph->particle_count; ++i, ++g) {
@@ -361,6 +368,7 @@ static int lay_out(op_ctx *ctx, op_collider *c, const op_body *bodies, int body_
             c->least[g] = op_min(r[0], op_min(r[1], r[2]));
             c->group[g] = b;
             c->skin = op_max(c->skin, c->bound[g]);
+            c->smallest = op_min(c->smallest, c->least[g]);
         }
         c->laid_out_graph[b] = graph;
     }
@@ -922,10 +930,9 @@ static void deep_passes(op_collider *c, const op_pair *pairs, const op_contact_d
  * evaluated from what the earlier colours left and resolved at once; islands share no particle,
  * so which thread takes one, and when, does not change the bits. Only stale pairs are evaluated,
  * so the passes give what they would give evaluating every pair. Past def->passes, passes go on
- * while a pair of any island is deeper than the tolerance (deep_passes). Then every stale pair is
- * evaluated once more for what is left. Returns the deepest penetration left, the same in every
- * thread. */
-static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
+ * while a pair of any island is deeper than the tolerance (deep_passes). What is left is measured
+ * after, over the pairs within reach of the state the passes leave (collide_bodies, "Rounds"). */
+static void colour_passes(op_collider *c, const op_pair *pairs, int pair_count, const op_contact_def *def)
 {
     int thread = omp_get_thread_num(), team = omp_get_num_threads();
     /* Two sets of tallies, each thread writing its own entry without waiting for the others once
@@ -957,7 +964,7 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
     for (int t = 0; t < team; ++t)
         penetrating += evaluated[t].active;
     if (penetrating == 0)
-        return 0.0;
+        return;
     unsigned char *taken = &c->colour_taken[(size_t)thread * (size_t)c->colour_capacity];
     int *count = &c->colour_count[(size_t)thread * ((size_t)c->colour_capacity + 1)];
     /* Each thread takes the islands of its own run (share_islands) from the low end, then those
@@ -984,43 +991,12 @@ static double colour_passes(op_collider *c, const op_pair *pairs, int pair_count
 #pragma omp barrier
     if (deep_in(resolved, team) > 0 && def->passes_max > def->passes)
         deep_passes(c, pairs, def, def->passes_max - def->passes);
-    /* what is left needs the penetration alone: the pairs' corrections are not used again */
-    struct pass_tally left = { 0, 0, 0.0 };
-#pragma omp for schedule(static) nowait
-    for (int k = 0; k < pair_count; ++k) {
-        double n[3], p = stale(c, &pairs[k], k) ? penetration(c, &pairs[k], n) : 0.0;
-        if (p > 0)
-            left.deepest = op_max(left.deepest, p);
-    }
-    evaluated[thread] = left;
-#pragma omp barrier
-    double deepest = 0.0;
-    for (int t = 0; t < team; ++t)
-        deepest = op_max(deepest, evaluated[t].deepest);
-    return deepest;
 }
 
-static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
-                          const op_gathered *gathered, op_contact_stats *stats)
+/* The per-pair arrays sized for pair_count pairs of c->near, their incidence built, the colours'
+ * workspace reserved and the touched flags cleared. */
+static int prepare_pairs(op_ctx *ctx, op_collider *c, const op_contact_def *def, int pair_count)
 {
-    *stats = (op_contact_stats){ 0 };
-    if (def->passes < 1 || def->passes_max < 0 || !(isfinite(def->friction) && def->friction >= 0) ||
-        (def->order != OP_CONTACT_ORDER_COLOURS && def->order != OP_CONTACT_ORDER_JACOBI) ||
-        (def->threads != OP_CONTACT_THREADS_ALL && def->threads != OP_CONTACT_THREADS_ONE))
-        return OP_FAIL(ctx, OP_ERR_INVALID,
-                       "collisions: passes must be at least 1, passes_max not negative, friction not negative, "
-                       "the order colours or jacobi and the threads all or one");
-    int relaid;
-    if (lay_out(ctx, c, bodies, body_count, &relaid) != OP_OK)
-        return ctx->status;
-    int count = c->body_start[body_count];
-    /* gathered for another layout, the tally is not this one's */
-    op_gathered found = gathered && !relaid ? *gathered : gather_positions(c, bodies, count);
-    if (find_near_pairs(ctx, c, count, def->margin, found.moved, found.movers, &stats->searched, &stats->refreshed) !=
-        OP_OK)
-        return ctx->status;
-    int pair_count = c->near_count;
-    stats->pairs = pair_count;
     if (pair_count > c->pair_capacity) {
         size_t n = (size_t)pair_count + (size_t)pair_count / 2;
         c->pair_capacity = 0;
@@ -1032,38 +1008,131 @@ static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body
         c->pair_capacity = (int)n;
     }
     build_incidence(c, c->near, pair_count);
-    const op_pair *pairs = c->near;
     if (def->order == OP_CONTACT_ORDER_COLOURS && reserve_colours(ctx, c) != OP_OK)
         return ctx->status;
     for (int k = 0; k < pair_count; ++k)
         c->touched[k] = 0;
+    return OP_OK;
+}
+
+/* What the involved particles' passes read, gathered from their bodies, in parallel */
+static void gather_involved(op_collider *c, const op_body *bodies)
+{
+    int involved_count = c->involved_count;
+#pragma omp for schedule(static)
+    for (int block = 0; block < (involved_count + 3) / 4; ++block) {
+        int left = involved_count - 4 * block;
+        gather_involved_block(c, bodies, 4 * block, left < 4 ? left : 4);
+    }
+}
+
+/* One round of passes over the pair_count pairs of c->near (prepared): the involved particles
+ * gathered, the passes, the particles scattered back. Returns the pairs that penetrated in some
+ * pass; *below is how far the deepest moved position-free particle reaches below the floor. */
+static int resolve_round(op_collider *c, op_body *bodies, const op_contact_def *def, int pair_count, double *below)
+{
+    const op_pair *pairs = c->near;
     const int *involved = c->involved, involved_count = c->involved_count;
     /* One parallel region for the gathering, every pass and the scattering: its barriers cost
      * less than a fork per loop. Only the particles of some pair take part; the others'
-     * corrections are zero. Each thread tallies its block of pairs; after the barrier every
-     * thread adds up the same tallies, so all see one count and one maximum without another
-     * barrier to reset a shared sum. */
-    double deepest = 0.0, below = 0.0;
+     * corrections are zero. */
+    double reach = 0.0;
 #pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
     {
-#pragma omp for schedule(static)
-        for (int block = 0; block < (involved_count + 3) / 4; ++block) {
-            int left = involved_count - 4 * block;
-            gather_involved_block(c, bodies, 4 * block, left < 4 ? left : 4);
-        }
+        gather_involved(c, bodies);
         if (pair_count > 0) {
-            double left = def->order == OP_CONTACT_ORDER_JACOBI ? jacobi_passes(c, pairs, pair_count, def)
-                                                                : colour_passes(c, pairs, pair_count, def);
-            if (omp_get_thread_num() == 0)
-                deepest = left;
+            if (def->order == OP_CONTACT_ORDER_JACOBI)
+                jacobi_passes(c, pairs, pair_count, def);
+            else
+                colour_passes(c, pairs, pair_count, def);
         }
-#pragma omp for schedule(static) reduction(max : below)
+#pragma omp for schedule(static) reduction(max : reach)
         for (int p = 0; p < involved_count; ++p)
-            below = op_max(below, scatter_involved(c, bodies, def, involved[p]));
+            reach = op_max(reach, scatter_involved(c, bodies, def, involved[p]));
     }
-    stats->max_penetration = deepest;
+    *below = reach;
+    int contacts = 0;
     for (int k = 0; k < pair_count; ++k)
-        stats->contacts += c->touched[k];
+        contacts += c->touched[k];
+    return contacts;
+}
+
+/* The pair_count pairs of c->near (prepared) as they are, nothing moved: the deepest
+ * penetration into *deepest, and the count of pairs deeper than the tolerance of the smallest
+ * semi-axis of any particle (collide.h, "Rounds"). */
+static int measure_pairs(op_collider *c, const op_body *bodies, int pair_count, double *deepest)
+{
+    const op_pair *pairs = c->near;
+    double most = 0.0;
+    int deep = 0;
+#pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
+    {
+        gather_involved(c, bodies);
+#pragma omp for schedule(static) reduction(max : most) reduction(+ : deep)
+        for (int k = 0; k < pair_count; ++k) {
+            double n[3], p = penetration(c, &pairs[k], n);
+            most = op_max(most, p);
+            deep += p > OP_COLLIDE_TOLERANCE * c->smallest;
+        }
+    }
+    *deepest = most;
+    return deep;
+}
+
+/* The pairs within reach of the positions gathered (found: how far they moved) into c->near,
+ * prepared for the passes; returns OP_OK. */
+static int find_and_prepare(op_ctx *ctx, op_collider *c, const op_contact_def *def, int count, op_gathered found,
+                            int *searched, int *refreshed)
+{
+    if (find_near_pairs(ctx, c, count, def->margin, found.moved, found.movers, searched, refreshed) != OP_OK)
+        return ctx->status;
+    return prepare_pairs(ctx, c, def, c->near_count);
+}
+
+static int collide_bodies(op_ctx *ctx, op_collider *c, op_body *bodies, int body_count, const op_contact_def *def,
+                          const op_gathered *gathered, op_contact_stats *stats)
+{
+    *stats = (op_contact_stats){ 0 };
+    if (def->passes < 1 || def->passes_max < 0 || def->rounds < 1 ||
+        !(isfinite(def->friction) && def->friction >= 0) ||
+        (def->order != OP_CONTACT_ORDER_COLOURS && def->order != OP_CONTACT_ORDER_JACOBI) ||
+        (def->threads != OP_CONTACT_THREADS_ALL && def->threads != OP_CONTACT_THREADS_ONE))
+        return OP_FAIL(ctx, OP_ERR_INVALID,
+                       "collisions: passes and rounds must be at least 1, passes_max not negative, friction not "
+                       "negative, the order colours or jacobi and the threads all or one");
+    int relaid;
+    if (lay_out(ctx, c, bodies, body_count, &relaid) != OP_OK)
+        return ctx->status;
+    int count = c->body_start[body_count];
+    /* gathered for another layout, the tally is not this one's */
+    op_gathered found = gathered && !relaid ? *gathered : gather_positions(c, bodies, count);
+    if (find_and_prepare(ctx, c, def, count, found, &stats->searched, &stats->refreshed) != OP_OK)
+        return ctx->status;
+    stats->pairs = c->near_count;
+    /* Rounds (collide.h): the passes, then the pairs within reach of the state they left, found
+     * again and measured; passes again while one is deep. */
+    double below = 0.0;
+    for (int round = 0; c->near_count > 0;) {
+        double reach;
+        stats->contacts = (int)op_max(stats->contacts, resolve_round(c, bodies, def, c->near_count, &reach));
+        below = op_max(below, reach);
+        ++round;
+        /* the resolved pairs kept apart (what the islands index), the state's found anew */
+        op_pair *resolved = c->near;
+        int resolved_capacity = c->near_capacity;
+        c->passed_count = c->near_count;
+        c->near = c->passed;
+        c->near_capacity = c->passed_capacity;
+        c->passed = resolved;
+        c->passed_capacity = resolved_capacity;
+        int searched, refreshed;
+        if (find_and_prepare(ctx, c, def, count, gather_positions(c, bodies, count), &searched, &refreshed) != OP_OK)
+            return ctx->status;
+        int deep = measure_pairs(c, bodies, c->near_count, &stats->max_penetration);
+        stats->rounds = round;
+        if (deep == 0 || round >= def->rounds)
+            break;
+    }
     stats->max_floor_penetration = below;
     return OP_OK;
 }
@@ -1119,6 +1188,7 @@ void op_collider_free(op_collider *c)
     OP_FREE(c->tally);
     OP_FREE(c->island_run);
     OP_FREE(c->near);
+    OP_FREE(c->passed);
     OP_FREE(c->within);
     OP_FREE(c->involved);
     OP_FREE(c->involved_bits);
@@ -1128,4 +1198,5 @@ void op_collider_free(op_collider *c)
     c->body_capacity = c->laid_out_bodies = c->thread_capacity = c->colour_capacity = c->colour_threads = 0;
     c->islands = 0;
     c->capacity = c->pair_capacity = c->near_capacity = c->near_count = c->searched_count = 0;
+    c->passed_capacity = c->passed_count = c->within_capacity = 0;
 }

@@ -49,7 +49,7 @@
  *     evaluated from what the earlier colours left and resolved in full at once. A pair is
  *     evaluated again only when it penetrated at its last evaluation or one of its particles has
  *     moved since (a step count per particle and per pair); any other would evaluate to what it
- *     did. The penetration left is measured by one more evaluation of those pairs.
+ *     did. What is left is measured after the passes ("Rounds").
  *     Islands carry this order onto threads. The pairs split into islands, the connected
  *     components of the pairs linked through shared particles (a union-find, one thread): in
  *     Fig. 7's piles a contact patch between two bodies, about 40 islands a sub-step for the
@@ -106,9 +106,22 @@
  * deep); of the 52 models' sub-steps 197, with 1,718; of the bunny's none. (Fixed counts of colour-order passes on the
  * 180 models: 16 passes 159 %, 32 84 %, 64 13 %, 128 0 %.)
  *
- * Candidate pairs are found once per call, from the positions before the passes: a pair that
- * only comes within reach through the passes' own corrections waits for the next sub-step (a
- * margin > 0 catches it earlier).
+ * Rounds. The candidate pairs of the passes are found from the positions before them, and the
+ * passes push particles, light ones most, into particles of other bodies that were not
+ * candidates (in Fig. 7's 52-model pile, 5.6–7.4 cm: the stored states overlapped by 296 % of
+ * the smallest semi-axis where the candidates' log said 11 %). So after the passes the pairs
+ * within reach are found again in the state they left and every one of them is measured: that
+ * is the call's max_penetration, the overlaps of the state the sub-step stores. While some pair
+ * is deeper than OP_COLLIDE_TOLERANCE of the smallest semi-axis of any particle (the yardstick
+ * of /collision's smallest_semi_axis; with each pair's own, the passes' tolerance, "Passes",
+ * the 180-model pile kept 12 % of the scene's at rest) the passes run again over these pairs,
+ * up to `rounds` rounds in all (OP_COLLIDE_DEFAULT_ROUNDS = 8, `[world] collision_rounds`; 1 is
+ * the passes once, the resolution before issue 39, still measured in the state it leaves). A
+ * round costs a search of the pairs (usually the filter of the kept pairs below), a gathering
+ * and a narrow phase besides its passes; a sub-step with no deep pair after the first round
+ * costs that search and narrow phase more than the passes alone. The overlaps at every
+ * sub-step are in docs/method.md, "Contacts that hold in the stored states"; `bin/opsim overlap`
+ * recomputes them from a run file's states (core/contact/overlap.h).
  *
  * Reuse between calls (a Verlet list): the grid search is run with its reach widened by a skin
  * (the largest bounding radius) on each particle's reference position, where a search last saw
@@ -143,7 +156,12 @@
  * of one from 32 particles and 50 pairs up. What a parallel region and a barrier cost on the
  * machine at hand (here 2.4 and 1.2 µs when quiet) is on `bench_stages`' machine line; in a frame
  * a loop's data written by the other core costs more (docs/performance.md). */
-enum { OP_COLLIDE_DEFAULT_PASSES = 8, OP_COLLIDE_DEFAULT_PASSES_MAX = 64, OP_COLLIDE_PARALLEL_MIN = 64 };
+enum {
+    OP_COLLIDE_DEFAULT_PASSES = 8,
+    OP_COLLIDE_DEFAULT_PASSES_MAX = 64,
+    OP_COLLIDE_DEFAULT_ROUNDS = 8,
+    OP_COLLIDE_PARALLEL_MIN = 64
+};
 /* Past `passes`, colour-order passes go on while some pair penetrates deeper than this fraction
  * of the smaller of its two particles' smallest semi-axes ("Passes" above). */
 #define OP_COLLIDE_TOLERANCE 0.05
@@ -210,6 +228,8 @@ typedef struct op_contact_def {
     int passes;      /* passes while any pair penetrates, at least 1 */
     int passes_max;  /* colours: passes while a pair penetrates deeper than the tolerance, at most
                         max(passes, passes_max) in all; not negative ("Passes" above) */
+    int rounds;      /* rounds of the passes, each over the pairs within reach as the last left
+                        them, while a pair is deeper than the tolerance; at least 1 ("Rounds") */
     int order;       /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI */
     int floor;       /* 1: the floor y = floor_height bounds every pass (see above) */
     double floor_height;
@@ -219,10 +239,11 @@ typedef struct op_contact_def {
 } op_contact_def;
 
 typedef struct op_contact_stats {
-    int pairs;              /* candidate pairs of the broad phase */
-    int contacts;           /* of them, pairs that penetrated in some pass */
-    double max_penetration; /* m: the largest p left over the candidate pairs after the passes, 0
-                               when none penetrates */
+    int pairs;              /* candidate pairs of the broad phase at the call's start */
+    int contacts;           /* pairs that penetrated in some pass, the most of any round */
+    double max_penetration; /* m: the largest p over every pair within reach in the state the
+                               call leaves (not only the candidates), 0 when none penetrates */
+    int rounds;             /* rounds of passes run ("Rounds"), 0 when no pair was in reach */
     double max_floor_penetration; /* m: how far the deepest position-free particle of some pair
                                      reaches below the floor afterwards, 0 without one; the passes
                                      move no other particle, so with the floor contacts' own
@@ -294,11 +315,17 @@ typedef struct op_collider {
     double searched_margin;      /* its margin */
     double skin;                 /* m, the widening of its reach: the largest bounding radius,
                                     set with the layout */
+    double smallest;             /* m, the smallest semi-axis of any particle, set with the layout */
     double *searched_position;   /* [n][3] each particle's reference position: where the last
                                     search or refresh that took it saw it */
     unsigned char *moving;       /* [n] taken afresh by the current refresh */
     int near_count, near_capacity;
-    op_pair *near;               /* [near_count] this call's candidates: the kept pairs within reach */
+    op_pair *near;               /* [near_count] this call's candidates: the kept pairs within reach;
+                                    after the call, those of the state it leaves ("Rounds") */
+    int passed_count, passed_capacity;
+    op_pair *passed;             /* [passed_count] after the call, the pairs of its last round of
+                                    passes, which the islands and colours index */
+    int within_capacity;
     unsigned char *within;       /* [kept pairs] 1 where a kept pair is within reach now */
     int thread_capacity;
     int *thread_near;            /* [threads] how many of a thread's block of kept pairs are */

@@ -26,8 +26,9 @@ static const char *const collision_names[COLLISION_SERIES] = { "floor_contacts",
 static const char *const collision_descriptions[COLLISION_SERIES] = {
     "particles pushed out of the floor, summed over the frame's sub-steps",
     "candidate pairs of particles of different bodies (broad phase), summed over the sub-steps",
-    "candidate pairs that penetrated, summed over the sub-steps",
-    "largest ellipsoid-ellipsoid penetration left after a sub-step's contacts, over the sub-steps",
+    "pairs that penetrated in some contact pass, summed over the sub-steps",
+    "largest ellipsoid-ellipsoid penetration between bodies in the state a sub-step ends in (every pair within "
+    "reach), over the sub-steps",
     "deepest reach below the floor left after a sub-step's contacts, over the sub-steps",
     "deepest reach below the floor before the floor pushed a particle back, over the sub-steps",
 };
@@ -39,6 +40,9 @@ typedef struct recorder {
     op_series energy_series[ENERGY_TERMS];
     op_series energy_after_series[ENERGY_TERMS]; /* [S], open only when log_energy */
     op_series floor_reach_series;                /* [S] */
+    op_series penetration_series;                /* [S] */
+    int output_substeps;                         /* every sub-step's state into substep_state */
+    op_series substep_state[6];                  /* /substeps/{position,orientation}/{value,step,time} */
     op_series accel_counter[ACCEL_MAX];          /* [S] /solver/<counter_name> of each accelerator */
     op_series timing[TIMING_STAGES];             /* local, global, collision, the accelerators', total */
     int accel_types;                             /* accelerators in op_accel_registry */
@@ -57,6 +61,7 @@ typedef struct recorder {
     op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
     op_energy *energy_after_contacts; /* [substeps], likewise */
     double *floor_reach;              /* [substeps], likewise */
+    double *penetration;              /* [substeps], likewise */
     long *counts;                     /* [substeps][OP_SOLVER_MAX_COUNTERS], filled by op_world_step */
     long *accel_counts;               /* [substeps], likewise */
     int64_t *count_rows;              /* [substeps] one counter's, as written */
@@ -107,6 +112,7 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_int(ctx, run, p, "collisions", d->collisions) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collision_passes", d->collision_passes) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "collision_passes_max", d->collision_passes_max) != OP_OK ||
+        op_runfile_set_attribute_int(ctx, run, p, "collision_rounds", d->collision_rounds) != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "collision_order",
                                         d->collision_order == OP_CONTACT_ORDER_JACOBI ? "jacobi" : "colours") != OP_OK ||
         op_runfile_set_attribute_string(ctx, run, p, "collision_threads",
@@ -297,6 +303,10 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                          "per sub-step: deepest reach below the floor before the floor pushed a particle back") !=
         OP_OK)
         return ctx->status;
+    if (op_series_create(ctx, run, &r->penetration_series, "/collision/penetration", OP_SERIES_FLOAT64, 0, NULL, "m",
+                         "per sub-step: the deepest penetration between bodies in the state the sub-step ends in, "
+                         "over every pair within reach (core/contact/collide.h)") != OP_OK)
+        return ctx->status;
     if (create_accel_counters(ctx, r) != OP_OK || create_timing(ctx, r) != OP_OK)
         return ctx->status;
     if (op_series_create(ctx, run, &r->handoff, "/timing/handoff", OP_SERIES_FLOAT64, 0, NULL, "ns",
@@ -416,7 +426,8 @@ static int append_surface(op_ctx *ctx, recorder *r, const op_world *w)
     return OP_OK;
 }
 
-static int append_state(op_ctx *ctx, recorder *r, const op_world *w)
+/* Every body's state, in body order, into r->positions and r->orientations */
+static void collect_state(recorder *r, const op_world *w)
 {
     int offset = 0;
     for (int b = 0; b < w->body_count; ++b) {
@@ -425,6 +436,53 @@ static int append_state(op_ctx *ctx, recorder *r, const op_world *w)
         memcpy(&r->orientations[9 * offset], s->rotation, 9 * (size_t)s->particle_count * sizeof(double));
         offset += s->particle_count;
     }
+}
+
+/* `output = substeps`: /substeps/{position,orientation}/{value,step,time}, laid out as
+ * /particles' with step the sub-step index (0 at the start) */
+static int create_substep_series(op_ctx *ctx, recorder *r)
+{
+    if (!r->output_substeps)
+        return OP_OK;
+    int64_t vec[2] = { r->particles, 3 }, mat[3] = { r->particles, 3, 3 };
+    static const char *const names[2] = { "position", "orientation" };
+    for (int k = 0; k < 2; ++k) {
+        char path[3][64];
+        snprintf(path[0], sizeof path[0], "/substeps/%s/value", names[k]);
+        snprintf(path[1], sizeof path[1], "/substeps/%s/step", names[k]);
+        snprintf(path[2], sizeof path[2], "/substeps/%s/time", names[k]);
+        op_series *s = &r->substep_state[3 * k];
+        if (op_series_create(ctx, &r->run, &s[0], path[0], OP_SERIES_FLOAT64, k == 0 ? 2 : 3, k == 0 ? vec : mat,
+                             k == 0 ? "m" : NULL,
+                             k == 0 ? "particle centres x_i after every sub-step (the first row: the start)"
+                                    : "rotations R_i, row-major, after every sub-step") != OP_OK ||
+            op_series_create(ctx, &r->run, &s[1], path[1], OP_SERIES_INT64, 0, NULL, NULL,
+                             "sub-step index, 0 at the start") != OP_OK ||
+            op_series_create(ctx, &r->run, &s[2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s", NULL) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+/* One row of /substeps: the world as its latest sub-step left it (op_frame_stats.substep_end) */
+static int append_substep_state(op_ctx *ctx, void *context, const op_world *w)
+{
+    recorder *r = context;
+    collect_state(r, w);
+    int64_t step = w->substep;
+    double t = w->time;
+    for (int k = 0; k < 2; ++k)
+        if (op_series_append(ctx, &r->run, &r->substep_state[3 * k], k == 0 ? r->positions : r->orientations, 1) !=
+                OP_OK ||
+            op_series_append(ctx, &r->run, &r->substep_state[3 * k + 1], &step, 1) != OP_OK ||
+            op_series_append(ctx, &r->run, &r->substep_state[3 * k + 2], &t, 1) != OP_OK)
+            return ctx->status;
+    return OP_OK;
+}
+
+static int append_state(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    collect_state(r, w);
     if (op_series_append(ctx, &r->run, &r->position, r->positions, 1) != OP_OK ||
         op_series_append(ctx, &r->run, &r->orientation, r->orientations, 1) != OP_OK ||
         append_step_time(ctx, r, &r->position_step, &r->position_time, w) != OP_OK ||
@@ -492,7 +550,8 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
                 return ctx->status;
         }
     }
-    if (op_series_append(ctx, &r->run, &r->floor_reach_series, r->floor_reach, d->substeps) != OP_OK)
+    if (op_series_append(ctx, &r->run, &r->floor_reach_series, r->floor_reach, d->substeps) != OP_OK ||
+        op_series_append(ctx, &r->run, &r->penetration_series, r->penetration, d->substeps) != OP_OK)
         return ctx->status;
     if (append_variant_counters(ctx, r, d->substeps) != OP_OK)
         return ctx->status;
@@ -553,6 +612,8 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     r->energy = op_calloc(ctx, cells, sizeof(op_energy));
     r->energy_after_contacts = op_calloc(ctx, (size_t)d->substeps, sizeof(op_energy));
     r->floor_reach = op_calloc(ctx, (size_t)d->substeps, sizeof(double));
+    r->penetration = op_calloc(ctx, (size_t)d->substeps, sizeof(double));
+    r->output_substeps = scene->run.output_substeps;
     r->counts = op_calloc(ctx, (size_t)d->substeps * OP_SOLVER_MAX_COUNTERS, sizeof(long));
     r->accel_counts = op_calloc(ctx, (size_t)d->substeps, sizeof(long));
     r->count_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
@@ -560,11 +621,16 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
         r->accel_types++;
     if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
         write_bodies(ctx, r, w) == OP_OK && write_parameters(ctx, r, scene) == OP_OK &&
-        create_series(ctx, r, scene) == OP_OK && create_surface(ctx, r, w) == OP_OK && append_state(ctx, r, w) == OP_OK &&
+        create_series(ctx, r, scene) == OP_OK && create_surface(ctx, r, w) == OP_OK &&
+        create_substep_series(ctx, r) == OP_OK && append_state(ctx, r, w) == OP_OK &&
+        (!r->output_substeps || append_substep_state(ctx, r, w) == OP_OK) &&
         append_observables(ctx, r, scene) == OP_OK && op_runfile_flush(ctx, &r->run) == OP_OK) {
         op_frame_stats stats = { .energy = r->energy,
                                  .energy_after_contacts = r->energy_after_contacts,
                                  .floor_reach = r->floor_reach,
+                                 .penetration = r->penetration,
+                                 .substep_end = r->output_substeps ? append_substep_state : NULL,
+                                 .substep_context = r,
                                  .counts = r->counts,
                                  .accel_counts = r->accel_counts };
         double started = op_now();
@@ -591,6 +657,7 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     free(r->energy);
     free(r->energy_after_contacts);
     free(r->floor_reach);
+    free(r->penetration);
     free(r->counts);
     free(r->accel_counts);
     free(r->count_rows);

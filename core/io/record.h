@@ -8,7 +8,7 @@
  *                                     floor_contact ("substep" or "iteration"), rotation_start
  *                                     ("rigid", "predicted" or "current"),
  *                                     collisions (0/1), collision_passes,
- *                                     collision_passes_max, collision_order
+ *                                     collision_passes_max, collision_rounds, collision_order
  *                                     ("colours" or "jacobi"), collision_margin (m),
  *                                     log_energy, solver, solver_<option> (strings as given,
  *                                     defaults filled in, the common chebyshev* options
@@ -23,6 +23,9 @@
  *                                     step [T] (frame index), time [T] (s): every output frame
  *                                     (frame 0, each output_every-th and the last); N runs over
  *                                     the bodies in order, body b from its particle_offset
+ *   /substeps/{position,orientation}/value, step, time: the same after every sub-step (step:
+ *                                     the sub-step index, row 0 the start), only with
+ *                                     `[run] output = substeps`
  *   /solver/energy/{kinetic,elastic,constraint,total} [S][I+1] (J): every sub-step S; column 0
  *                                     before the first iteration, column k after the k-th
  *                                     (only when log_energy)
@@ -52,8 +55,11 @@
  *                                     collisions = off)
  *   /collision/{max_penetration,max_floor_penetration} [F] (m): every frame, the largest over
  *                                     its sub-steps of what is left at the end of COLLIDE: the
- *                                     deepest ellipsoid-ellipsoid penetration over the candidate
- *                                     pairs, and the deepest reach below the floor (0 without one)
+ *                                     deepest ellipsoid-ellipsoid penetration between bodies in
+ *                                     the state the sub-step ends in, over every pair within reach
+ *                                     (core/contact/collide.h, "Rounds"), and the deepest reach
+ *                                     below the floor (0 without one)
+ *   /collision/penetration [S] (m): every sub-step, that penetration between bodies
  *   /collision/max_floor_reach_before [F] (m): every frame, the largest over its sub-steps of how
  *                                     far any particle reached below the floor before the floor
  *                                     pushed it back (the iterations' result with floor_contact =

@@ -26,6 +26,7 @@
 #include "geometry/model.h"
 #include "sim/observe.h"
 #include "sim/script.h"
+#include "contact/overlap.h"
 
 enum { NAME_SIZE = 64, MAX_DIRECTIONS = 16 };
 
@@ -35,12 +36,12 @@ typedef struct section_kind {
     const char *const *keys; /* NULL: the solver variant's options, checked once it is known */
 } section_kind;
 
-static const char *const run_keys[] = { "frames", "output_every", "models", "edges", NULL };
+static const char *const run_keys[] = { "frames", "output_every", "output", "models", "edges", NULL };
 static const char *const world_keys[] = { "frame_time", "substeps",   "iterations",       "gravity",
                                           "floor",      "friction",   "collisions",       "collision_passes",
                                           "collision_margin",         "log_energy",       "floor_contact",
                                           "rotation_start",           "collision_order",  "collision_passes_max",
-                                          "collision_threads",        NULL };
+                                          "collision_threads",        "collision_rounds", NULL };
 static const char *const model_keys[] = { "particles", "seed", "voxels", "density", "edges", NULL };
 static const char *const body_keys[] = { "model",  "stiffness", "position", "rotation",        "velocity",
                                          "angular_velocity", "start",  "copies",    "grid",     "spacing",         "random_rotation",
@@ -753,6 +754,8 @@ static int load_run(loader *l)
         return ctx->status;
     if ((e = lookup(c, s, "output_every")) && entry_int(ctx, c, e, 1, 100000000, &run->output_every) != OP_OK)
         return ctx->status;
+    if ((e = lookup(c, s, "output")) && entry_choice(ctx, c, e, "frames|substeps", &run->output_substeps) != OP_OK)
+        return ctx->status;
     if ((e = lookup(c, s, "models"))) {
         /* In the config: beside it; from --set: as given, from the working directory. */
         const char *base = e->override ? "" : c->path;
@@ -815,6 +818,8 @@ static int load_world(loader *l)
         return ctx->status;
     if ((e = lookup(c, s, "collision_passes_max")) &&
         entry_int(ctx, c, e, 0, 1000, &def.collision_passes_max) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "collision_rounds")) && entry_int(ctx, c, e, 1, 1000, &def.collision_rounds) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "collision_order")) &&
         entry_choice(ctx, c, e, "colours|jacobi", &def.collision_order) != OP_OK)
@@ -1302,6 +1307,42 @@ static int load_observable(loader *l, int s)
     return OP_OK;
 }
 
+/* The [body] section that made body b */
+static int section_of_body(const loader *l, int b)
+{
+    for (int s = 0; s < l->c->section_count; ++s)
+        if (is_type(l->c, s, "body") && l->index[s] >= 0 && b >= l->index[s] && b < l->index[s] + l->copies[s])
+            return s;
+    return -1;
+}
+
+/* A body starting inside the floor or another body is refused (core/contact/overlap.h,
+ * op_overlap_start), at its section's `position` (or the section when it has none). */
+static int check_starts(loader *l)
+{
+    const op_world *w = &l->scene->world;
+    op_start_fault f;
+    if (op_overlap_start(l->ctx, w->bodies, w->body_count, w->def.floor, w->def.floor_height, &f) != OP_OK ||
+        f.body < 0)
+        return l->ctx->status;
+    int s = section_of_body(l, f.body);
+    char where[160];
+    if (f.other < 0)
+        snprintf(where, sizeof where, "the floor y = %g", w->def.floor_height);
+    else
+        snprintf(where, sizeof where, "body %s (its particle %d)", w->bodies[f.other].name, f.other_particle);
+    const char *format = "body %s starts inside %s: its particle %d overlaps it by %.3g m, more than %.3g m (20 %% of "
+                         "the smallest semi-axis); move it with `position`";
+    const entry *e = s >= 0 ? lookup(l->c, s, "position") : NULL;
+    if (e)
+        return entry_fail(l->ctx, l->c, e, OP_ERR_INVALID, format, w->bodies[f.body].name, where, f.particle, f.depth,
+                          f.allowed);
+    if (s >= 0)
+        return section_fail(l->ctx, l->c, s, OP_ERR_INVALID, format, w->bodies[f.body].name, where, f.particle,
+                            f.depth, f.allowed);
+    return OP_FAIL(l->ctx, OP_ERR_INVALID, format, w->bodies[f.body].name, where, f.particle, f.depth, f.allowed);
+}
+
 /* A solver option whose value the variant rejects is reported at the [solver] section. */
 static int start(loader *l)
 {
@@ -1350,7 +1391,7 @@ static int interpret(op_ctx *ctx, const config *c, op_scene *scene)
             for_each(&l, "observable", load_observable) == OP_OK) {
             if (scene->world.body_count == 0)
                 OP_FAIL(ctx, OP_ERR_INVALID, "%s: no [body NAME] section: a run needs at least one body", c->path);
-            else
+            else if (check_starts(&l) == OP_OK)
                 start(&l);
         }
     }

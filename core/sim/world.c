@@ -33,6 +33,7 @@ op_world_def op_default_world_def(void)
                            .collisions = 1,
                            .collision_passes = OP_COLLIDE_DEFAULT_PASSES,
                            .collision_passes_max = OP_COLLIDE_DEFAULT_PASSES_MAX,
+                           .collision_rounds = OP_COLLIDE_DEFAULT_ROUNDS,
                            .collision_order = OP_CONTACT_ORDER_COLOURS,
                            .collision_threads = OP_CONTACT_THREADS_AUTO,
                            .collision_margin = 0.0,
@@ -46,7 +47,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
     memset(world, 0, sizeof *world);
     if (!(isfinite(def->frame_time) && def->frame_time > 0) || def->substeps < 1 || def->iterations < 0 ||
         !v3_isfinite(def->gravity) || !isfinite(def->floor_height) || !(def->friction >= 0) ||
-        def->collision_passes < 1 || def->collision_passes_max < 0 ||
+        def->collision_passes < 1 || def->collision_passes_max < 0 || def->collision_rounds < 1 ||
         !(isfinite(def->collision_margin) && def->collision_margin >= 0) ||
         (def->collision_order != OP_CONTACT_ORDER_COLOURS && def->collision_order != OP_CONTACT_ORDER_JACOBI) ||
         def->collision_threads < OP_CONTACT_THREADS_ALL || def->collision_threads > OP_CONTACT_THREADS_AUTO ||
@@ -55,7 +56,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
         return OP_FAIL(ctx, OP_ERR_INVALID,
                        "world: frame_time must be positive, substeps at least 1, iterations not negative, "
                        "gravity and floor finite, friction not negative, collision_passes at least 1, "
-                       "collision_passes_max not negative, "
+                       "collision_passes_max not negative, collision_rounds at least 1, "
                        "collision_margin finite and not negative, collision_order colours or jacobi, "
                        "collision_threads all, one or auto, "
                        "floor_contact substep, iteration or solve, "
@@ -805,6 +806,7 @@ op_contact_def op_world_contact_def(const op_world *world, int threads)
     const op_world_def *def = &world->def;
     return (op_contact_def){ .passes = def->collision_passes,
                              .passes_max = def->collision_passes_max,
+                             .rounds = def->collision_rounds,
                              .order = def->collision_order,
                              .floor = def->floor,
                              .floor_height = def->floor_height,
@@ -816,9 +818,11 @@ op_contact_def op_world_contact_def(const op_world *world, int threads)
 /* The body pairs (world.h, CONTACTS), after every body's FLOOR, on the frame's contact threads
  * (stats->collision_threads); floor_left is what the floor contacts left below the floor, and
  * what is left there is measured after both. */
-static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const op_gathered *gathered,
+static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const op_gathered *gathered, int sub,
                          op_frame_stats *stats)
 {
+    if (stats->penetration)
+        stats->penetration[sub] = 0.0;
     if (op_world_collides(world)) {
         int threads = op_world_contact_threads(world);
         world->frame_calls++;
@@ -831,6 +835,8 @@ static int stage_collide(op_ctx *ctx, op_world *world, double floor_left, const 
         stats->collision_pairs += found.pairs;
         stats->collision_contacts += found.contacts;
         stats->max_penetration = fmax(stats->max_penetration, found.max_penetration);
+        if (stats->penetration)
+            stats->penetration[sub] = found.max_penetration;
         /* the pairs measure the particles they moved; the floor's measure holds for the rest */
         floor_left = fmax(floor_left, found.max_floor_penetration);
     }
@@ -943,10 +949,10 @@ int op_world_iterate(op_ctx *ctx, op_world *world, double h, int k, op_stage_tim
 
 /* CONTACTS: the body pairs after every unit's FLOOR (stage_collide), and the energy of the state
  * after them when logging is on */
-static int stage_contacts(op_ctx *ctx, op_world *world, double h, const substep_end *floor, op_energy *after,
+static int stage_contacts(op_ctx *ctx, op_world *world, double h, int sub, const substep_end *floor, op_energy *after,
                           op_frame_stats *stats)
 {
-    if (stage_collide(ctx, world, floor->left, &floor->gathered, stats) != OP_OK)
+    if (stage_collide(ctx, world, floor->left, &floor->gathered, sub, stats) != OP_OK)
         return ctx->status;
     if (world->def.log_energy && after)
         op_world_energy(world, h, after);
@@ -977,7 +983,7 @@ static int substep(op_ctx *ctx, op_world *world, int sub, op_frame_stats *stats,
     if (step_units(ctx, world, h, energy_row, &units) != OP_OK)
         return ctx->status;
     double start = op_now();
-    if (stage_contacts(ctx, world, h, &units.floor,
+    if (stage_contacts(ctx, world, h, sub, &units.floor,
                        stats->energy_after_contacts ? &stats->energy_after_contacts[sub] : NULL, stats) != OP_OK)
         return ctx->status;
     units.stage_seconds[OP_STAGE_CONTACTS] = op_now() - start;
@@ -1020,6 +1026,8 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
             return ctx->status;
         world->time += def->frame_time / def->substeps;
         world->substep++;
+        if (stats->substep_end && stats->substep_end(ctx, stats->substep_context, world) != OP_OK)
+            return ctx->status;
     }
     world->frame++;
     stats->collision_threads = def->collision_threads != OP_CONTACT_THREADS_AUTO ? def->collision_threads

@@ -4,6 +4,9 @@
  *
  *   [run]        frames = 150            frames to simulate (0 or more)
  *                output_every = 1        frames between stored states (the first and last are kept)
+ *                output = frames | substeps   substeps: also every sub-step's state, under
+ *                                        /substeps (core/io/record.h), so that motion with
+ *                                        the period of a frame shows
  *                models = data/models.tsv  the model catalogue
  *                edges = catalogue | faces | overlap:S   the edge rule of every model: each
  *                                        model's own from the catalogue (the default), or this
@@ -24,6 +27,10 @@
  *                                        pair penetrates deeper than 5 % of its smaller
  *                                        semi-axis, up to this many in all (0 to 1000;
  *                                        core/contact/collide.h, "Passes")
+ *                collision_rounds = 8    rounds of those passes, each over the pairs within
+ *                                        reach of the state the last left, while one is
+ *                                        deeper than 5 % (1 to 1000; 1: the passes once;
+ *                                        core/contact/collide.h, "Rounds")
  *                collision_order = colours | jacobi   the passes' order (core/contact/collide.h,
  *                                        "Resolution"): pairs in colours, each from what the
  *                                        ones before it left (the default), or every pair from
@@ -115,6 +122,7 @@ enum { OP_SCENE_MAX_OBSERVABLES = 32 };
 typedef struct op_run_def {
     int frames;
     int output_every;
+    int output_substeps; /* 1: every sub-step's state too, under /substeps (`output = substeps`) */
     char catalogue[256];
 } op_run_def;
 

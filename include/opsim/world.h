@@ -86,6 +86,7 @@ typedef struct op_world_def {
     int collisions;      /* 1: contacts between the particles of different bodies */
     int collision_passes; /* passes of the body contacts (collide.h) */
     int collision_passes_max; /* the passes' cap for deep pairs (collide.h, "Passes") */
+    int collision_rounds; /* rounds of passes while a pair of the state left is deep (collide.h, "Rounds") */
     int collision_order;  /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI (collide.h) */
     int collision_threads; /* OP_CONTACT_THREADS_ALL, _ONE or _AUTO (collide.h) */
     double collision_margin; /* m, added to the broad phase's reach */
@@ -126,6 +127,8 @@ typedef enum op_stage {
 /* "predict", "iterate", "velocities", "floor", "contacts" */
 const char *op_stage_name(op_stage stage);
 
+struct op_world;
+
 typedef struct op_frame_stats {
     double local_ms, global_ms, collision_ms, total_ms;
     double stage_ms[OP_STAGE_COUNT]; /* each stage's time (op_stage_name), as the timings below */
@@ -152,6 +155,14 @@ typedef struct op_frame_stats {
      * only when def.log_energy) */
     double *floor_reach;
     op_energy *energy_after_contacts;
+    /* [substeps] unless NULL: the deepest penetration between bodies in the state each sub-step
+     * ends in (collide.h's max_penetration: every pair within reach, not only the candidates) */
+    double *penetration;
+    /* Unless NULL, called after every sub-step with the world as that sub-step leaves it (time and
+     * substep advanced), e.g. to store its state (`[run] output = substeps`); a failure ends the
+     * frame with it. */
+    int (*substep_end)(op_ctx *ctx, void *context, const struct op_world *world);
+    void *substep_context;
     /* [substeps] unless NULL: the accelerator's count in the sub-step, summed over bodies
      * (op_accel_type.counter_name: Anderson's rejections; 0 when none is on) */
     long *accel_counts;
