@@ -7,7 +7,7 @@
 #   timing  bench_scenes on both scenes with both places, by the timing protocol (docs/timing.md:
 #           7 repetitions after 20 warm-up frames, interleaved across the scenes and places, each
 #           median with its interval, energy logging off, RUN_THREADS threads, alone): bench.csv,
-#           bench_scenes' CSV with two columns in front, scene and floor_contact
+#           bench_scenes' CSV (its config and setting columns name the scene and the place)
 #   table   data/results/floor/table.tsv: per run, over the last 2 s (60 frames, 180 or 360
 #           sub-steps): the median reach below the floor before the push-back (the resting
 #           sink; with solve, the stored state's, there being no push-back) and the largest over
@@ -23,6 +23,9 @@ FLOOR_SCENES := fig5 fig7-52
 FLOOR_PLACES := substep iteration solve
 FLOOR_RUNS := $(foreach s,$(FLOOR_SCENES),$(foreach p,$(FLOOR_PLACES),$(FLOOR_DIR)/$(s)-$(p).h5))
 FLOOR_BENCH := $(FLOOR_DIR)/bench.csv
+floor_comma := ,
+floor_empty :=
+floor_space := $(floor_empty) $(floor_empty)
 floor_scene = $(firstword $(subst -substep, ,$(subst -iteration, ,$(subst -solve, ,$(1)))))
 
 .PHONY: floor
@@ -34,12 +37,9 @@ $(FLOOR_DIR)/%.h5: $(RUN_DEPS) experiments/fig5.ini experiments/fig7-52.ini | da
 $(FLOOR_BENCH): bin/bench/bench_scenes experiments/fig5.ini experiments/fig7-52.ini | data
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  BENCH   $@")
-	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out $$out.one' EXIT; : > $$out; \
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	OMP_NUM_THREADS=$(RUN_THREADS) tools/when-idle.sh bin/bench/bench_scenes -r 7 $(FLOOR_SCENES:%=-s %) \
-	    -c world.floor_contact=$(shell echo $(FLOOR_PLACES) | tr ' ' ,) -o $$out.one > /dev/null; \
-	awk -F, 'NR == 1 { for (c = 1; c <= NF; ++c) col[$$c] = c; print "scene,floor_contact," $$0; next } \
-	    { scene = $$col["config"]; sub(/.*\//, "", scene); sub(/\.ini$$/, "", scene); \
-	      place = $$col["setting"]; sub(/.*=/, "", place); print scene "," place "," $$0 }' $$out.one > $$out; \
+	    -c world.floor_contact=$(subst $(floor_space),$(floor_comma),$(FLOOR_PLACES)) -o $$out > /dev/null; \
 	mv $$out $@; trap - EXIT
 
 # Under `make reproduce` or `make report` the benchmark waits until the other experiments are
@@ -64,7 +64,8 @@ $(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim bin/opsim-report
 	    after=$$(bin/opsim export $$run /solver/energy_after_contacts/elastic | series --rows -$$last: --of median); \
 	    shape=–; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
 	        then shape=$$(bin/opsim-report calc --format %.3f "100 * $$final"); fi; \
-	    ms=$$(bin/opsim-report lookup --in $(FLOOR_BENCH) --separator , --where scene=$$scene --where floor_contact=$$place \
+	    ms=$$(bin/opsim-report lookup --in $(FLOOR_BENCH) --separator , --where config=experiments/$$scene.ini \
+	        --where setting=world.floor_contact=$$place \
 	        --where per=scene --column total_ms); \
 	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$scene $$place "$$(bin/opsim-report calc --format %.2f "1e3 * $$sink")" \
 	        "$$(bin/opsim-report calc --format %.2f "1e3 * $$reach")" "$$(bin/opsim-report calc --format %.4g $$iterated)" \

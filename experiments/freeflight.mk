@@ -70,7 +70,7 @@ $(FIGURES)/freeflight.png $(FIGURES)/freeflight.pdf &: $(FREEFLIGHT_DIR)/table.t
 
 # run (jJ-iN), jacobian_damping, Newton steps a sub-step, |L| after one frame and after 1 s over
 # the rigid reference's at the same sub-steps and iterations
-$(FREEFLIGHT_DIR)/springs-newton.tsv: experiments/freeflight.ini $(RUN_DEPS) | data
+$(FREEFLIGHT_DIR)/springs-newton.tsv: experiments/freeflight.ini $(RUN_DEPS) | data bin/opsim-report
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
@@ -85,8 +85,8 @@ $(FREEFLIGHT_DIR)/springs-newton.tsv: experiments/freeflight.ini $(RUN_DEPS) | d
 	        $(OPSIM_RUN) run $< --set solver.name=springs --set solver.jacobian_damping=$$damping \
 	            --set world.iterations=$$steps --set run.frames=30 --no-surface --out $$run > /dev/null; \
 	        printf 'j%s-i%s\t%s\t%s\t%.4g\t%.4g\n' $$damping $$steps $$damping $$steps \
-	            $$(awk "BEGIN { print $$(value $$run 2) / $$(value $$reference 2) }") \
-	            $$(awk "BEGIN { print $$(value $$run 31) / $$(value $$reference 31) }") >> $$out; \
+	            $$(bin/opsim-report calc "$$(value $$run 2) / $$(value $$reference 2)") \
+	            $$(bin/opsim-report calc "$$(value $$run 31) / $$(value $$reference 31)") >> $$out; \
 	    done; \
 	done; \
 	mv $$out $@; trap - EXIT

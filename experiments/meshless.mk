@@ -210,7 +210,7 @@ meshless-fall: $(MESHLESS)/fall.tsv
 # ---- Choi & Lee's Fig. 5 at the variant's defaults: what the frames do not show -----------------
 # Eq. 9 has no damping, and the landed dinosaur keeps oscillating with a period of exactly one
 # frame, so every stored frame catches it in the same phase. Over the last second (the last 30
-# frames, 90 sub-steps), from the run file:
+# frames, 90 sub-steps), from the run file (`opsim-report alias`, reports/report_alias.h):
 #   kinetic_substep_J        the kinetic energy after each sub-step's contacts
 #                            (/solver/energy_after_contacts/kinetic): mean, min, max
 #   kinetic_substep_k_J      the same at the k-th sub-step of a frame only (k = 3: the stored one)
@@ -230,39 +230,9 @@ ALIAS_RUN := $(MESHLESS)/alias-defaults.h5
 $(ALIAS_RUN): experiments/fig5.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set solver.name=meshless)
 
-$(MESHLESS)/alias.tsv: $(ALIAS_RUN) bin/opsim
+$(MESHLESS)/alias.tsv: $(ALIAS_RUN) bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out $$out.mass' EXIT; \
-	substeps=$$(bin/opsim export $< --attribute /parameters substeps); \
-	frame_time=$$(bin/opsim export $< --attribute /parameters frame_time); \
-	bin/opsim export $< /graph/dino/mass > $$out.mass; \
-	{ printf '# quantity\tmean\tmin\tmax\n'; \
-	  bin/opsim export $< /solver/energy_after_contacts/kinetic | \
-	    awk -v n=$$substeps 'BEGIN { lo = 1e300; hi = -1e300 } { e[NR] = $$1 } \
-	      END { first = NR - 30 * n + 1; one = 0; frame = 0; \
-	        for (s = first; s <= NR; ++s) { sum += e[s]; if (e[s] < lo) lo = e[s]; if (e[s] > hi) hi = e[s]; \
-	          k = (s - 1) % n + 1; ks[k] += e[s]; kc[k]++; \
-	          d = e[s] - e[s - 1]; if (d < 0) d = -d; if (d > one) one = d; \
-	          d = e[s] - e[s - n]; if (d < 0) d = -d; if (d > frame) frame = d } \
-	        printf "kinetic_substep_J\t%.4g\t%.4g\t%.4g\n", sum / (30 * n), lo, hi; \
-	        for (k = 1; k <= n; ++k) printf "kinetic_substep_%d_J\t%.4g\t\t\n", k, ks[k] / kc[k]; \
-	        printf "change_one_substep_J\t%.4g\t\t\nchange_one_frame_J\t%.4g\t\t\n", one, frame }'; \
-	  bin/opsim export $< /particles/position/value | \
-	    awk -v T=$$frame_time -v n=$$substeps -v massfile=$$out.mass -v ke=$$(bin/opsim export $< \
-	        /solver/energy_after_contacts/kinetic | awk -v n=$$substeps '{ e[NR] = $$1 } \
-	        END { for (s = NR - 30 * n + 1; s <= NR; ++s) m += e[s]; printf "%.17g", m / (30 * n) }') \
-	      'BEGIN { while ((getline line < massfile) > 0) { m[++p] = line + 0; M += line } } \
-	      { for (c = 1; c <= NF; ++c) x[NR, c] = $$1 * 0 + $$c; rows = NR } \
-	      END { for (f = rows - 29; f <= rows; ++f) { d2 = 0; e2 = 0; \
-	          for (i = 1; i <= p; ++i) for (k = 0; k < 3; ++k) { c = 3 * i - 2 + k; d = x[f, c] - x[f - 1, c]; \
-	            d2 += m[i] * d * d; d = x[f, c] - x[f - 2, c]; e2 += m[i] * d * d } \
-	          kf += 0.5 * d2 / (T * T); mf += sqrt(d2 / M); mt += sqrt(e2 / M) } \
-	        printf "kinetic_frames_J\t%.4g\t\t\n", kf / 30; \
-	        printf "motion_substep_mm\t%.4g\t\t\n", 1000 * sqrt(2 * ke / M) * T / n; \
-	        printf "motion_frame_mm\t%.4g\t\t\n", 1000 * mf / 30; \
-	        printf "motion_two_frames_mm\t%.4g\t\t\n", 1000 * mt / 30 }'; \
-	} > $$out; \
-	mv $$out $@; trap - EXIT
+	$(Q)bin/opsim-report alias --run $< --out $@
 
 $(FIGURES)/meshless-alias.png $(FIGURES)/meshless-alias.pdf &: $(ALIAS_RUN) plots/meshless-alias.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/meshless-alias.gp,run='$(ALIAS_RUN)')

@@ -11,7 +11,8 @@
  *            a table cell or a --set value for a make recipe, on standard output
  *            (report_calc.c, report_series.c, report_lookup.c, report_ini.c, report_spring.c,
  *            report_convergence.c); convergence-report reports/convergence.md (ibid.);
- *   stability two runs of the variants matrix compared (report_stability.c).
+ *   stability two runs of the variants matrix compared (report_stability.c);
+ *   alias    what a run's stored frames hide between them (report_alias.c).
  * The layers go one way: report_main.c → report_md.c → report_table1.c → report_input.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "report_graphs.h"
 #include "report_md.h"
 #include "report_table1.h"
+#include "report_alias.h"
 #include "report_calc.h"
 #include "report_convergence.h"
 #include "report_ini.h"
@@ -70,6 +72,7 @@ static const char help[] =
     "                           --rho SCENE-rho-ORDER.txt [--rho ...] --out MD\n"
     "       opsim-report convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]\n"
     "                           --out TSV\n"
+    "       opsim-report alias --run RUN.h5 --out TSV\n"
     "       opsim-report stability --in FIRST.tsv --against SECOND.tsv [--tolerance 0.10]\n"
     "                              [--rank ms_1e-4] --out TSV\n"
     "\n"
@@ -91,7 +94,8 @@ static const char help[] =
     "(reports/report_convergence.h).\n"
     "stability compares two runs of a timed table (make variants twice): every ms cell within\n"
     "±tolerance or noisy in both, and each scene's ranking by --rank the same; it exits 0 when\n"
-    "both hold, 1 when not (reports/report_stability.h).\n";
+    "both hold, 1 when not (reports/report_stability.h).\n"
+    "alias tabulates the sub-step motion a run's stored frames hide (reports/report_alias.h).\n";
 
 /* Exit status as bin/opsim's: 64 usage, 65 bad input data, 74 input/output. */
 static int exit_status(const op_ctx *ctx)
@@ -343,6 +347,34 @@ static int run_convergence_long(int argc, char **argv)
     return exit_status(&ctx);
 }
 
+/* opsim-report alias (report_alias.h) */
+static int run_alias(int argc, char **argv)
+{
+    const char *run = NULL, *out = NULL;
+    for (int a = 2; a + 1 < argc; a += 2) {
+        if (strcmp(argv[a], "--run") == 0) run = argv[a + 1];
+        else if (strcmp(argv[a], "--out") == 0) out = argv[a + 1];
+        else run = out = NULL, a = argc;
+    }
+    if (argc != 6 || !run || !out) {
+        fputs(help, stderr);
+        return 64;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_atomic_file file;
+    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
+        report_alias(&ctx, run, file.file);
+        if (ctx.status == OP_OK)
+            op_atomic_commit(&ctx, &file);
+        else
+            op_atomic_abort(&file);
+    }
+    if (ctx.status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+    return exit_status(&ctx);
+}
+
 /* opsim-report stability (report_stability.h): 0 stable, 1 not, or the error's status. */
 static int run_stability(int argc, char **argv)
 {
@@ -398,6 +430,8 @@ int main(int argc, char **argv)
         return run_convergence_long(argc, argv);
     if (strcmp(section, "stability") == 0)
         return run_stability(argc, argv);
+    if (strcmp(section, "alias") == 0)
+        return run_alias(argc, argv);
     if (strcmp(section, "--help") == 0) {
         fputs(help, stdout);
         return 0;
