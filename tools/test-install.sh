@@ -26,7 +26,8 @@ done
 cp -r examples "$away/examples"
 make --no-print-directory -C "$away/examples" PKG_CONFIG_PATH="$prefix/lib/pkgconfig" > "$away/build.log" 2>&1 \
     || { cat "$away/build.log"; fail "examples/step_scene.c did not build against the install"; }
-ldd "$away/examples/step_scene" | grep -q "$prefix/lib/libopsim.so" || fail "step_scene is not linked to the installed libopsim.so"
+linked=$(ldd "$away/examples/step_scene")   # whole, not piped into grep -q: pipefail and SIGPIPE
+[[ $linked == *"$prefix/lib/libopsim.so"* ]] || fail "step_scene is not linked to the installed libopsim.so"
 cd "$away"
 env -u OPSIM_DATA OPSIM_GRAPH_CACHE="$away/cache" examples/step_scene "$prefix/share/opsim/experiments/fig2.ini" 3 > steps.tsv \
     || fail "step_scene failed"

@@ -15,10 +15,7 @@
 #define OPSIM_ENERGY_H
 
 #include "opsim/body.h"
-
-typedef struct op_energy {
-    double kinetic, elastic, constraint, total;
-} op_energy;
+#include "opsim/energy.h"
 
 void op_energy_eval(const op_body *body, double h, op_energy *out);
 

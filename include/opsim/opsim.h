@@ -5,6 +5,7 @@
 #define OPSIM_OPSIM_H
 
 #include "opsim/ctx.h"
+#include "opsim/energy.h"
 #include "opsim/platform.h"
 #include "opsim/scene.h"
 #include "opsim/world.h"

@@ -62,6 +62,7 @@
 #define OPSIM_WORLD_H
 
 #include "opsim/body.h"
+#include "opsim/energy.h"
 #include "opsim/solver.h"
 
 /* The library's own types the world holds by pointer (or returns, op_contact_def), opaque here:
@@ -71,7 +72,6 @@ typedef struct op_build_def op_build_def;     /* core/geometry/build.h */
 typedef struct op_choice op_choice;           /* core/base/choice.h */
 typedef struct op_collider op_collider;       /* core/contact/collide.h */
 typedef struct op_contact_def op_contact_def; /* core/contact/collide.h */
-typedef struct op_energy op_energy;           /* core/sim/energy.h */
 typedef struct op_schedule op_schedule;       /* core/sim/schedule.h */
 typedef struct op_script op_script;           /* core/sim/script.h */
 
