@@ -19,7 +19,7 @@
 
 #include "io/atomic.h"
 
-static const char magic[] = "opsim-graph-cache-2"; /* 2: HMAC trailer, sizes checked */
+static const char magic[] = "opsim-graph-cache-2"; /* 2: holds its mesh and def, HMAC trailer */
 static const char default_directory[] = "data/cache/graphs";
 
 static void (*notice_hook)(const char *message);
@@ -53,7 +53,7 @@ static void notify(const char *format, ...)
 typedef uint8_t op_digest[OP_GRAPH_CACHE_DIGEST_SIZE];
 
 /* The key: the mesh as the builder reads it, every byte of the build def, the machine layout. */
-static void entry_key(const op_mesh *mesh, const op_build_def *def, op_digest key)
+static op_build_def canonical_def(const op_build_def *def)
 {
     op_build_def canonical = *def;
 #if defined(__has_builtin)
@@ -63,6 +63,12 @@ static void entry_key(const op_mesh *mesh, const op_build_def *def, op_digest ke
     __builtin_clear_padding(&canonical);
 #endif
 #endif
+    return canonical;
+}
+
+static void entry_key(const op_mesh *mesh, const op_build_def *def, op_digest key)
+{
+    op_build_def canonical = canonical_def(def);
     const int32_t layout[] = { (int32_t)sizeof(int), (int32_t)sizeof(double), (int32_t)sizeof canonical, 0x01020304 };
     const double one = 1.0;
     const int32_t counts[3] = { mesh->vertex_count, mesh->face_count, mesh->polygon_count };
@@ -118,6 +124,7 @@ typedef struct entry_header {
     int32_t version;
     op_digest key;
     int32_t particles, edges, skin_vertices, skin_k;
+    int32_t mesh_vertices, mesh_faces, mesh_polygons;
     op_build_report report;
     double density;
 } entry_header;
@@ -145,6 +152,19 @@ static int entry_arrays(const op_graph *g, const op_skin *s, entry_array arrays[
     };
     memcpy(arrays, list, sizeof list);
     return 10;
+}
+
+/* What the entry was built from, stored so that it binds itself: its key is recomputed from
+ * these bytes on every read, and `opsim cache verify` builds it again from them. */
+static int entry_source_arrays(const op_build_def *def, const op_mesh *mesh, entry_array arrays[3])
+{
+    entry_array list[3] = {
+        { (void *)def, sizeof *def },
+        { mesh->vertices, 3 * (size_t)mesh->vertex_count * sizeof(double) },
+        { mesh->faces, 3 * (size_t)mesh->face_count * sizeof(int) },
+    };
+    memcpy(arrays, list, sizeof list);
+    return 3;
 }
 
 /* The cache's secret: 32 random bytes in DIRECTORY/secret (mode 0600), made by the first
@@ -206,16 +226,21 @@ static size_t entry_expected_size(const entry_header *h)
 {
     if (h->particles < 1 || h->particles > OP_GRAPH_CACHE_MAX_PARTICLES || h->edges < 0 ||
         h->edges > OP_GRAPH_CACHE_MAX_EDGES || h->skin_vertices < 0 || h->skin_vertices > OP_GRAPH_CACHE_MAX_PARTICLES ||
-        h->skin_k < 1 || h->skin_k > OP_SKIN_MAX_K)
+        h->skin_k < 1 || h->skin_k > OP_SKIN_MAX_K || h->mesh_vertices < 0 ||
+        h->mesh_vertices > OP_GRAPH_CACHE_MAX_PARTICLES || h->mesh_faces < 0 ||
+        h->mesh_faces > 2 * OP_GRAPH_CACHE_MAX_PARTICLES || h->mesh_polygons < 0 ||
+        h->mesh_polygons > 2 * OP_GRAPH_CACHE_MAX_PARTICLES)
         return 0;
     size_t n = (size_t)h->particles, cells = (size_t)h->skin_vertices * (size_t)h->skin_k;
-    return sizeof(entry_header) + (n + 1) * sizeof(int) + 2 * (size_t)h->edges * sizeof(int) +
+    return sizeof(entry_header) + sizeof(op_build_def) + 3 * (size_t)h->mesh_vertices * sizeof(double) +
+           3 * (size_t)h->mesh_faces * sizeof(int) + (n + 1) * sizeof(int) + 2 * (size_t)h->edges * sizeof(int) +
            (3 + 9 + 3 + 1 + 1 + 9) * n * sizeof(double) + cells * (sizeof(int) + sizeof(double)) +
            sizeof(op_digest);
 }
 
 int op_graph_cache_entry_parse(const uint8_t *bytes, size_t size, const op_graph_cache_expect *expect,
-                               op_graph *graph, op_skin *skin, op_build_report *report, char *why, size_t why_size)
+                               op_graph *graph, op_skin *skin, op_build_report *report, op_graph_cache_source *source,
+                               char *why, size_t why_size)
 {
     memset(graph, 0, sizeof *graph);
     memset(skin, 0, sizeof *skin);
@@ -257,35 +282,58 @@ int op_graph_cache_entry_parse(const uint8_t *bytes, size_t size, const op_graph
     }
     op_ctx inner;
     op_ctx_init(&inner);
-    if (op_graph_alloc(&inner, graph, header.particles, header.edges) != OP_OK ||
+    op_mesh mesh;
+    op_build_def def;
+    memset(&mesh, 0, sizeof mesh);
+    if (op_mesh_alloc(&inner, &mesh, header.mesh_vertices, header.mesh_faces) != OP_OK ||
+        op_graph_alloc(&inner, graph, header.particles, header.edges) != OP_OK ||
         op_skin_alloc(&inner, skin, header.skin_vertices, header.skin_k) != OP_OK) {
         snprintf(why, why_size, "%s", inner.message);
+        op_mesh_free(&mesh);
         op_graph_free(graph);
         return OP_GRAPH_CACHE_ENTRY_DAMAGED;
     }
+    mesh.polygon_count = header.mesh_polygons;
     graph->density = header.density;
     *report = header.report;
-    entry_array arrays[10];
-    int count = entry_arrays(graph, skin, arrays);
+    entry_array arrays[13];
+    int count = entry_source_arrays(&def, &mesh, arrays);
+    count += entry_arrays(graph, skin, &arrays[count]);
     size_t at = sizeof header;
     for (int a = 0; a < count; ++a) {
         memcpy(arrays[a].data, bytes + at, arrays[a].bytes);
         at += arrays[a].bytes;
     }
-    if (op_graph_check(&inner, graph, "entry") != OP_OK ||
-        op_skin_check(&inner, skin, graph->particle_count, "entry") != OP_OK) {
+    op_digest own_key;
+    entry_key(&mesh, &def, own_key);
+    int state = OP_GRAPH_CACHE_ENTRY_LOADED;
+    if (memcmp(own_key, header.key, sizeof own_key) != 0) {
+        snprintf(why, why_size, "%s", "its key is not that of the mesh and build def it holds");
+        state = OP_GRAPH_CACHE_ENTRY_DAMAGED;
+    } else if (op_graph_check(&inner, graph, "entry") != OP_OK ||
+               op_skin_check(&inner, skin, graph->particle_count, "entry") != OP_OK) {
         snprintf(why, why_size, "%s", inner.message);
+        state = OP_GRAPH_CACHE_ENTRY_DAMAGED;
+    } else if (header.skin_vertices != header.mesh_vertices) {
+        snprintf(why, why_size, "its skin has %d vertices, its mesh %d", header.skin_vertices, header.mesh_vertices);
+        state = OP_GRAPH_CACHE_ENTRY_DAMAGED;
+    }
+    if (state == OP_GRAPH_CACHE_ENTRY_LOADED && source) {
+        source->mesh = mesh;
+        source->def = def;
+    } else
+        op_mesh_free(&mesh);
+    if (state != OP_GRAPH_CACHE_ENTRY_LOADED) {
         op_graph_free(graph);
         op_skin_free(skin);
-        return OP_GRAPH_CACHE_ENTRY_DAMAGED;
     }
-    return OP_GRAPH_CACHE_ENTRY_LOADED;
+    return state;
 }
 
 /* Reads the entry at `path` whole (a regular file of at most OP_GRAPH_CACHE_MAX_ENTRY_BYTES,
  * never through a link) and parses it. */
 static int entry_read(const char *path, const op_graph_cache_expect *expect, op_graph *graph, op_skin *skin,
-                      op_build_report *report, char *why, size_t why_size)
+                      op_build_report *report, op_graph_cache_source *source, char *why, size_t why_size)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -314,7 +362,7 @@ static int entry_read(const char *path, const op_graph_cache_expect *expect, op_
         }
         got += (size_t)r;
     }
-    state = op_graph_cache_entry_parse(bytes, size, expect, graph, skin, report, why, why_size);
+    state = op_graph_cache_entry_parse(bytes, size, expect, graph, skin, report, source, why, why_size);
 done:
     free(bytes);
     close(fd);
@@ -322,9 +370,11 @@ done:
 }
 
 /* Writes the entry atomically; a failure is returned through ctx and leaves nothing behind. */
-static int entry_write(op_ctx *ctx, const char *path, const op_graph_cache_expect *expect, const op_graph *graph,
-                       const op_skin *skin, const op_build_report *report)
+static int entry_write(op_ctx *ctx, const char *path, const op_graph_cache_expect *expect, const op_mesh *mesh,
+                       const op_build_def *def, const op_graph *graph, const op_skin *skin,
+                       const op_build_report *report)
 {
+    op_build_def canonical = canonical_def(def);
     entry_header header;
     memset(&header, 0, sizeof header);
     memcpy(header.magic, magic, sizeof magic);
@@ -334,10 +384,14 @@ static int entry_write(op_ctx *ctx, const char *path, const op_graph_cache_expec
     header.edges = graph->edge_count;
     header.skin_vertices = skin->vertex_count;
     header.skin_k = skin->k;
+    header.mesh_vertices = mesh->vertex_count;
+    header.mesh_faces = mesh->face_count;
+    header.mesh_polygons = mesh->polygon_count;
     header.report = *report;
     header.density = graph->density;
-    entry_array arrays[11] = { { &header, sizeof header } };
-    int count = 1 + entry_arrays(graph, skin, &arrays[1]);
+    entry_array arrays[14] = { { &header, sizeof header } };
+    int count = 1 + entry_source_arrays(&canonical, mesh, &arrays[1]);
+    count += entry_arrays(graph, skin, &arrays[count]);
     op_atomic_file file;
     if (op_atomic_open(ctx, &file, path) != OP_OK)
         return ctx->status;
@@ -389,7 +443,7 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
             return ctx->status;
         char why[1024] = "";
         int state = secret_read(directory, expect.secret) == 0
-                        ? entry_read(path, &expect, graph, skin, report, why, sizeof why)
+                        ? entry_read(path, &expect, graph, skin, report, NULL, why, sizeof why)
                         : OP_GRAPH_CACHE_ENTRY_MISSING;
         if (state == OP_GRAPH_CACHE_ENTRY_MISSING && access(path, F_OK) == 0) {
             state = OP_GRAPH_CACHE_ENTRY_DAMAGED; /* an entry, but no secret to check it with */
@@ -422,7 +476,7 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
                label);
     else if (secret_get(directory, expect.secret) != 0)
         notify("graph cache: %s: cannot read or make its secret; %s is not cached", directory, label);
-    else if (entry_write(&inner, path, &expect, graph, skin, report) != OP_OK)
+    else if (entry_write(&inner, path, &expect, mesh, def, graph, skin, report) != OP_OK)
         notify("graph cache: %s is not cached: %s", label, inner.message);
     else
         invalid = 0;
@@ -431,42 +485,52 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
     return OP_OK;
 }
 
-int op_graph_cache_check(const char *directory, const char *label, const op_mesh *mesh, const op_build_def *def,
-                         op_graph_cache_outcome *outcome, char *why, size_t why_size)
+int op_graph_cache_verify_entry(const char *directory, const char *name, char *why, size_t why_size)
 {
-    op_graph_cache_expect expect = { .vertex_count = mesh->vertex_count };
-    char path[4096];
-    op_ctx inner;
-    op_ctx_init(&inner);
-    entry_key(mesh, def, expect.key);
+    op_graph_cache_expect expect = { .any_key = 1, .vertex_count = -1 };
+    char path[4400];
     why[0] = '\0';
-    if (directory_path(&inner, directory, expect.key, path, sizeof path) != OP_OK)
-        return -1;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", directory, name) >= sizeof path) {
+        snprintf(why, why_size, "%s", "path too long");
+        return OP_GRAPH_CACHE_VERIFY_INVALID;
+    }
+    if (secret_read(directory, expect.secret) != 0) {
+        snprintf(why, why_size, "%s", "the cache has no secret to check it with");
+        return OP_GRAPH_CACHE_VERIFY_INVALID;
+    }
     op_graph cached, fresh;
     op_skin cached_skin, fresh_skin;
     op_build_report cached_report, fresh_report;
-    int state = secret_read(directory, expect.secret) == 0
-                    ? entry_read(path, &expect, &cached, &cached_skin, &cached_report, why, why_size)
-                    : OP_GRAPH_CACHE_ENTRY_MISSING;
-    *outcome = state == OP_GRAPH_CACHE_ENTRY_LOADED    ? OP_GRAPH_CACHE_HIT
-               : state == OP_GRAPH_CACHE_ENTRY_MISSING ? OP_GRAPH_CACHE_MISS
-               : state == OP_GRAPH_CACHE_ENTRY_DAMAGED ? OP_GRAPH_CACHE_DAMAGED
-                                                       : OP_GRAPH_CACHE_STALE;
+    op_graph_cache_source source;
+    int state = entry_read(path, &expect, &cached, &cached_skin, &cached_report, &source, why, why_size);
     if (state != OP_GRAPH_CACHE_ENTRY_LOADED)
-        return 0;
-    (void)label;
-    int same = -1;
-    if (op_build_body_report(&inner, mesh, def, &fresh, &fresh_skin, &fresh_report) == OP_OK) {
-        same = graphs_identical(&cached, &fresh, &cached_skin, &fresh_skin) ? 1 : 0;
-        if (!same)
-            snprintf(why, why_size, "%s", "its graph or skin differs from a fresh build");
+        return state == OP_GRAPH_CACHE_ENTRY_STALE ? OP_GRAPH_CACHE_VERIFY_STALE : OP_GRAPH_CACHE_VERIFY_INVALID;
+    char expected_path[4400];
+    op_digest key;
+    entry_key(&source.mesh, &source.def, key);
+    op_ctx inner;
+    op_ctx_init(&inner);
+    int verdict = OP_GRAPH_CACHE_VERIFY_SAME;
+    if (directory_path(&inner, directory, key, expected_path, sizeof expected_path) != OP_OK ||
+        strcmp(expected_path, path) != 0) {
+        snprintf(why, why_size, "%s", "stored under another key's name");
+        verdict = OP_GRAPH_CACHE_VERIFY_INVALID;
+    } else if (op_build_body_report(&inner, &source.mesh, &source.def, &fresh, &fresh_skin, &fresh_report) != OP_OK) {
+        snprintf(why, why_size, "cannot build it again: %s", inner.message);
+        verdict = OP_GRAPH_CACHE_VERIFY_UNBUILDABLE;
+    } else {
+        if (!graphs_identical(&cached, &fresh, &cached_skin, &fresh_skin) ||
+            memcmp(&cached_report, &fresh_report, sizeof cached_report) != 0) {
+            snprintf(why, why_size, "%s", "its graph, skin or report differs from a fresh build");
+            verdict = OP_GRAPH_CACHE_VERIFY_DIFFERENT;
+        }
         op_graph_free(&fresh);
         op_skin_free(&fresh_skin);
-    } else
-        snprintf(why, why_size, "cannot build it again: %s", inner.message);
+    }
+    op_mesh_free(&source.mesh);
     op_graph_free(&cached);
     op_skin_free(&cached_skin);
-    return same;
+    return verdict;
 }
 
 /* "<hex>.graph", or a temporary "<hex>.graph.<pid>.tmp" / "secret.<pid>.tmp": 2, 1, else 0. */
@@ -486,6 +550,12 @@ static int cache_file_kind(const char *name, long *pid)
         }
     }
     return 0;
+}
+
+int op_graph_cache_is_entry_name(const char *name)
+{
+    long pid;
+    return cache_file_kind(name, &pid) == 2;
 }
 
 int op_graph_cache_prune(op_ctx *ctx, const char *directory, int all, void (*report)(const char *path, const char *why),
@@ -520,7 +590,7 @@ int op_graph_cache_prune(op_ctx *ctx, const char *directory, int all, void (*rep
         if (!have_secret)
             snprintf(why, sizeof why, "%s", "the cache has no secret to check it with");
         else
-            state = entry_read(path, &expect, &graph, &skin, &build_report, why, sizeof why);
+            state = entry_read(path, &expect, &graph, &skin, &build_report, NULL, why, sizeof why);
         if (state == OP_GRAPH_CACHE_ENTRY_LOADED) {
             op_graph_free(&graph);
             op_skin_free(&skin);

@@ -73,11 +73,19 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
 int op_graph_cache_path(op_ctx *ctx, const char *directory, const op_mesh *mesh, const op_build_def *def,
                         char *path, size_t path_size);
 
-/* Whether the cached entry for `mesh` and `def` is what a fresh build gives, bit for bit: 1 yes,
- * 0 no (why says what differs) or no valid entry (*outcome says which), -1 not checkable (the
- * build failed; why says so). Touches nothing on disk. */
-int op_graph_cache_check(const char *directory, const char *label, const op_mesh *mesh, const op_build_def *def,
-                         op_graph_cache_outcome *outcome, char *why, size_t why_size);
+/* `opsim cache verify`: the entry DIRECTORY/name read with every check, its name recomputed
+ * from the mesh and def it holds, and the graph built again from them and compared bit for
+ * bit. Touches nothing on disk; why says what is wrong. */
+enum {
+    OP_GRAPH_CACHE_VERIFY_SAME,        /* the fresh build is the entry, bit for bit */
+    OP_GRAPH_CACHE_VERIFY_DIFFERENT,   /* valid, but the fresh build differs */
+    OP_GRAPH_CACHE_VERIFY_INVALID,     /* fails a check (damaged) */
+    OP_GRAPH_CACHE_VERIFY_STALE,       /* another format or builder version */
+    OP_GRAPH_CACHE_VERIFY_UNBUILDABLE  /* valid, but the build fails now */
+};
+int op_graph_cache_verify_entry(const char *directory, const char *name, char *why, size_t why_size);
+/* Whether a file name is an entry's ("<32 hex digits>.graph"). */
+int op_graph_cache_is_entry_name(const char *name);
 
 typedef struct op_graph_cache_prune_count {
     int kept, removed_invalid, removed_temporary, removed_valid;
@@ -105,9 +113,15 @@ enum {
     OP_GRAPH_CACHE_ENTRY_STALE
 };
 /* The entry's bytes parsed and checked (the reader, and the fuzz target tests/fuzz/fuzz_cache.c).
- * On OP_GRAPH_CACHE_ENTRY_LOADED *graph and *skin hold it; otherwise they hold nothing and why
- * says what is wrong. */
+ * On OP_GRAPH_CACHE_ENTRY_LOADED *graph and *skin hold it, and *source (may be NULL; the caller
+ * frees its mesh) the mesh and def it was built from; otherwise they hold nothing and why says
+ * what is wrong. */
+typedef struct op_graph_cache_source {
+    op_mesh mesh;
+    op_build_def def;
+} op_graph_cache_source;
 int op_graph_cache_entry_parse(const uint8_t *bytes, size_t size, const op_graph_cache_expect *expect,
-                               op_graph *graph, op_skin *skin, op_build_report *report, char *why, size_t why_size);
+                               op_graph *graph, op_skin *skin, op_build_report *report, op_graph_cache_source *source,
+                               char *why, size_t why_size);
 
 #endif

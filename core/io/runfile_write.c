@@ -123,7 +123,7 @@ static int write_dataset(op_ctx *ctx, const char *path, hid_t group, const char 
         goto done;
     }
     dcpl = runfile_creation_list(H5P_DATASET_CREATE);
-    if (dcpl < 0) {
+    if (dcpl < 0 || runfile_checksummed(dcpl, rank, dims, H5Tget_size(file_type)) < 0) {
         rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot make a creation list for %s/%s", path,
                      where, name);
         goto done;
@@ -709,7 +709,7 @@ static int series_create_impl(op_ctx *ctx, op_runfile *run, op_series *series, c
      * (measured: a third less time per frame of 4,400 particles). */
     int whole_chunks = chunk[0] == 1;
     dcpl = runfile_creation_list(H5P_DATASET_CREATE);
-    if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
+    if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_fletcher32(dcpl) < 0 ||
         (whole_chunks && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0)) {
         rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot make a chunked creation list for series %s",
                      path, name);

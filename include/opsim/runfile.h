@@ -218,4 +218,14 @@ int op_runfile_read_attribute_string(op_ctx *ctx, const char *path, const char *
  * checked. */
 int op_runfile_check(op_ctx *ctx, const char *path);
 
+/* What op_runfile_verify read. */
+typedef struct op_runfile_verified {
+    long groups, datasets, checksummed, attributes; /* checksummed: datasets with Fletcher-32 */
+    unsigned long long bytes;                       /* dataset values read */
+} op_runfile_verified;
+/* The whole file read: every group, attribute and dataset value (so every Fletcher-32 and
+ * object-header checksum is tested), then op_runfile_check. A damaged file is OP_ERR_INVALID
+ * naming it and the object. `opsim verify`. */
+int op_runfile_verify(op_ctx *ctx, const char *path, op_runfile_verified *count);
+
 #endif
