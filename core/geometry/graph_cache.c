@@ -251,8 +251,10 @@ int op_graph_cache_entry_parse(const uint8_t *bytes, size_t size, const op_graph
     }
     memcpy(&header, bytes, sizeof header);
     if (memcmp(header.magic, magic, sizeof magic) != 0) {
-        snprintf(why, why_size, "%s", "not a graph cache entry of this format");
-        return OP_GRAPH_CACHE_ENTRY_STALE;
+        static const char format_1[] = "opsim-graph-cache"; /* before entries held their source */
+        int older = memcmp(bytes, format_1, sizeof format_1) == 0;
+        snprintf(why, why_size, "%s", older ? "an entry of an older format" : "not a graph cache entry");
+        return older ? OP_GRAPH_CACHE_ENTRY_STALE : OP_GRAPH_CACHE_ENTRY_DAMAGED;
     }
     size_t body = size - sizeof(op_digest);
     op_digest mac;
