@@ -286,6 +286,7 @@ int op_graph_cache_entry_parse(const uint8_t *bytes, size_t size, const op_graph
     op_ctx_init(&inner);
     op_mesh mesh;
     op_build_def def;
+    memset(&def, 0, sizeof def); /* filled from the entry below, through entry_source_arrays */
     memset(&mesh, 0, sizeof mesh);
     if (op_mesh_alloc(&inner, &mesh, header.mesh_vertices, header.mesh_faces) != OP_OK ||
         op_graph_alloc(&inner, graph, header.particles, header.edges) != OP_OK ||
