@@ -467,6 +467,37 @@ static void test_crafted_entries_are_rebuilt(void **state)
     op_skin_free(&fresh_skin);
 }
 
+/* Two overlapping cubes as one mesh: a warning naming the first crossing pair when built and
+ * again when loaded from the cache; the cube shape alone, none. */
+static void test_self_intersecting_mesh_is_reported(void **state)
+{
+    (void)state;
+    const char *directory = use_fresh_cache();
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_mesh mesh = { 0 };
+    op_build_def def = op_default_build_def();
+    def.particles = 10;
+    op_graph graph;
+    op_skin skin;
+    op_graph_cache_outcome outcome;
+    assert_int_equal(op_mesh_read(&ctx, "tests/data/two-overlapping-cubes.off", &mesh), OP_OK);
+    for (int pass = 0; pass < 2; ++pass) {
+        notices[0] = '\0';
+        assert_int_equal(op_build_body_cached(&ctx, directory, "cubes", &mesh, &def, &graph, &skin, NULL, &outcome), OP_OK);
+        assert_int_equal(outcome, pass == 0 ? OP_GRAPH_CACHE_MISS : OP_GRAPH_CACHE_HIT);
+        assert_non_null(strstr(notices, "cubes: warning: the mesh's surface intersects itself (triangles 2 and 17 cross"));
+        op_graph_free(&graph);
+        op_skin_free(&skin);
+    }
+    op_mesh_free(&mesh);
+    notices[0] = '\0';
+    assert_int_equal(build_cube(directory, &def, &graph, &skin), OP_GRAPH_CACHE_MISS);
+    assert_string_equal(notices, "");
+    op_graph_free(&graph);
+    op_skin_free(&skin);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_every_build_parameter_is_in_the_key),
         cmocka_unit_test(test_processes_filling_one_entry),
         cmocka_unit_test(test_crafted_entries_are_rebuilt),
+        cmocka_unit_test(test_self_intersecting_mesh_is_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "geometry/mesh_intersect.h"
 #include "io/atomic.h"
 
 static const char magic[] = "opsim-graph-cache-2"; /* 2: holds its mesh and def, HMAC trailer */
@@ -125,6 +126,7 @@ typedef struct entry_header {
     op_digest key;
     int32_t particles, edges, skin_vertices, skin_k;
     int32_t mesh_vertices, mesh_faces, mesh_polygons;
+    int32_t crossing[2]; /* the mesh's first pair of crossing triangles (mesh_intersect.h), or -1 -1 */
     op_build_report report;
     double density;
 } entry_header;
@@ -321,9 +323,15 @@ int op_graph_cache_entry_parse(const uint8_t *bytes, size_t size, const op_graph
         snprintf(why, why_size, "its skin has %d vertices, its mesh %d", header.skin_vertices, header.mesh_vertices);
         state = OP_GRAPH_CACHE_ENTRY_DAMAGED;
     }
+    if (state == OP_GRAPH_CACHE_ENTRY_LOADED && (header.crossing[0] < -1 || header.crossing[0] >= header.mesh_faces ||
+                                                 header.crossing[1] < -1 || header.crossing[1] >= header.mesh_faces)) {
+        snprintf(why, why_size, "%s", "its crossing triangles are out of range");
+        state = OP_GRAPH_CACHE_ENTRY_DAMAGED;
+    }
     if (state == OP_GRAPH_CACHE_ENTRY_LOADED && source) {
         source->mesh = mesh;
         source->def = def;
+        memcpy(source->crossing, header.crossing, sizeof header.crossing);
     } else
         op_mesh_free(&mesh);
     if (state != OP_GRAPH_CACHE_ENTRY_LOADED) {
@@ -375,7 +383,7 @@ done:
 /* Writes the entry atomically; a failure is returned through ctx and leaves nothing behind. */
 static int entry_write(op_ctx *ctx, const char *path, const op_graph_cache_expect *expect, const op_mesh *mesh,
                        const op_build_def *def, const op_graph *graph, const op_skin *skin,
-                       const op_build_report *report)
+                       const op_build_report *report, const int crossing[2])
 {
     op_build_def canonical = canonical_def(def);
     entry_header header;
@@ -390,6 +398,8 @@ static int entry_write(op_ctx *ctx, const char *path, const op_graph_cache_expec
     header.mesh_vertices = mesh->vertex_count;
     header.mesh_faces = mesh->face_count;
     header.mesh_polygons = mesh->polygon_count;
+    header.crossing[0] = crossing[0];
+    header.crossing[1] = crossing[1];
     header.report = *report;
     header.density = graph->density;
     entry_array arrays[14] = { { &header, sizeof header } };
@@ -408,6 +418,16 @@ static int entry_write(op_ctx *ctx, const char *path, const op_graph_cache_expec
     hmac_sha256_digest(&hmac, sizeof sum, sum);
     fwrite(sum, 1, sizeof sum, file.file);
     return op_atomic_commit(ctx, &file);
+}
+
+/* A warning, not a refusal: overlapping parts are sometimes meant (a figure's limbs), and the
+ * graph of the union may be what the researcher wants. Said at every load, cached or not. */
+static void report_crossing(const char *label, const int crossing[2])
+{
+    if (crossing[0] >= 0)
+        notify("%s: warning: the mesh's surface intersects itself (triangles %d and %d cross, the first pair); "
+               "its inside is ambiguous and the graph fills what the voxelizer takes for inside",
+               label, crossing[0], crossing[1]);
 }
 
 /* Bit for bit: every array, the count and the density. */
@@ -439,21 +459,29 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
     memset(skin, 0, sizeof *skin);
     char path[4096];
     op_graph_cache_expect expect = { .vertex_count = mesh->vertex_count };
-    int invalid = 0;
+    int invalid = 0, crossing[2] = { -1, -1 };
     if (directory) {
         entry_key(mesh, def, expect.key);
         if (directory_path(ctx, directory, expect.key, path, sizeof path) != OP_OK)
             return ctx->status;
         char why[1024] = "";
+        op_graph_cache_source source;
         int state = secret_read(directory, expect.secret) == 0
-                        ? entry_read(path, &expect, graph, skin, report, NULL, why, sizeof why)
+                        ? entry_read(path, &expect, graph, skin, report, &source, why, sizeof why)
                         : OP_GRAPH_CACHE_ENTRY_MISSING;
+        if (state == OP_GRAPH_CACHE_ENTRY_LOADED) {
+            op_mesh_free(&source.mesh);
+            memcpy(crossing, source.crossing, sizeof crossing);
+        }
         if (state == OP_GRAPH_CACHE_ENTRY_MISSING && access(path, F_OK) == 0) {
             state = OP_GRAPH_CACHE_ENTRY_DAMAGED; /* an entry, but no secret to check it with */
             snprintf(why, sizeof why, "%s", "the cache has no secret to check it with");
         }
         switch (state) {
-        case OP_GRAPH_CACHE_ENTRY_LOADED: *outcome = OP_GRAPH_CACHE_HIT; return OP_OK;
+        case OP_GRAPH_CACHE_ENTRY_LOADED:
+            *outcome = OP_GRAPH_CACHE_HIT;
+            report_crossing(label, crossing);
+            return OP_OK;
         case OP_GRAPH_CACHE_ENTRY_MISSING: *outcome = OP_GRAPH_CACHE_MISS; break;
         case OP_GRAPH_CACHE_ENTRY_DAMAGED:
             *outcome = OP_GRAPH_CACHE_DAMAGED;
@@ -467,11 +495,16 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
             break;
         }
     }
-    if (op_build_body_report(ctx, mesh, def, graph, skin, report) != OP_OK || !directory) {
+    if (op_build_body_report(ctx, mesh, def, graph, skin, report) != OP_OK) {
         if (invalid)
             unlink(path); /* never kept, even when the build fails */
         return ctx->status;
     }
+    if (op_mesh_self_intersection(mesh, crossing) != 1)
+        crossing[0] = crossing[1] = -1;
+    report_crossing(label, crossing);
+    if (!directory)
+        return OP_OK;
     op_ctx inner;
     op_ctx_init(&inner);
     if (make_directories(directory) != 0)
@@ -479,7 +512,7 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
                label);
     else if (secret_get(directory, expect.secret) != 0)
         notify("graph cache: %s: cannot read or make its secret; %s is not cached", directory, label);
-    else if (entry_write(&inner, path, &expect, mesh, def, graph, skin, report) != OP_OK)
+    else if (entry_write(&inner, path, &expect, mesh, def, graph, skin, report, crossing) != OP_OK)
         notify("graph cache: %s is not cached: %s", label, inner.message);
     else
         invalid = 0;

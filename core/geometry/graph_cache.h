@@ -27,6 +27,10 @@
  * is built again and stored over, and when that cannot be stored it is removed, never kept.
  * A cached graph is bit for bit the graph op_build_body gives (`opsim cache verify`).
  *
+ * A mesh whose surface intersects itself (geometry/mesh_intersect.h) is reported through the
+ * notice hook as a warning naming its first pair of crossing triangles, at every load: the
+ * pair is found when the graph is built and kept in the entry.
+ *
  * The cache never fails a build: an entry that cannot be read is rebuilt, one that cannot be
  * written is skipped; both are reported through the notice hook. */
 #ifndef OPSIM_GRAPH_CACHE_H
@@ -119,6 +123,7 @@ enum {
 typedef struct op_graph_cache_source {
     op_mesh mesh;
     op_build_def def;
+    int crossing[2]; /* the mesh's first crossing triangles (geometry/mesh_intersect.h), or -1 -1 */
 } op_graph_cache_source;
 int op_graph_cache_entry_parse(const uint8_t *bytes, size_t size, const op_graph_cache_expect *expect,
                                op_graph *graph, op_skin *skin, op_build_report *report, op_graph_cache_source *source,
