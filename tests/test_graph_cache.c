@@ -498,6 +498,41 @@ static void test_self_intersecting_mesh_is_reported(void **state)
     op_skin_free(&skin);
 }
 
+/* `opsim cache verify` rebuilds entries from the mesh and def they hold and finds them the
+ * same; one damaged is INVALID (exit 65); `opsim cache prune` removes it and a dead process's
+ * temporary file, keeps the valid one; verify is then clean. */
+static void test_cache_commands(void **state)
+{
+    (void)state;
+    const char *directory = use_fresh_cache();
+    char out[512], log[512];
+    snprintf(out, sizeof out, "%s", test_tmp_path(".h5"));
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    const char *env = "OPSIM_GRAPH_CACHE";
+    assert_int_equal(test_shell("for p in 8 12; do %s='%s' bin/opsim graph --shape bar --kind solid --particles $p "
+                                "--out '%s' > /dev/null || exit 1; done",
+                                env, directory, out),
+                     0);
+    assert_int_equal(test_shell("%s='%s' bin/opsim cache verify --all > '%s' && grep -q '# 2 of 2 entries: 2 same' '%s'",
+                                env, directory, log, log),
+                     0);
+    assert_int_equal(test_shell("f=$(ls '%s'/*.graph | head -1); printf x | dd of=\"$f\" bs=1 seek=3000 conv=notrunc "
+                                "status=none; touch '%s'/0123456789abcdef0123456789abcdef.graph.999999999.tmp",
+                                directory, directory),
+                     0);
+    assert_int_equal(test_shell("%s='%s' bin/opsim cache verify --all > '%s' 2>&1", env, directory, log), 65);
+    char *text = test_read_file(log);
+    assert_non_null(strstr(text, "1 same, 0 different, 1 invalid"));
+    free(text);
+    assert_int_equal(test_shell("%s='%s' bin/opsim cache prune > '%s' && grep -q 'kept 1 entries; removed 1 invalid, 0 "
+                                "valid (--all), 1 temporary' '%s'",
+                                env, directory, log, log),
+                     0);
+    assert_int_equal(test_shell("%s='%s' bin/opsim cache verify > '%s' && grep -q '# 1 of 1 entries: 1 same' '%s'", env,
+                                directory, log, log),
+                     0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_processes_filling_one_entry),
         cmocka_unit_test(test_crafted_entries_are_rebuilt),
         cmocka_unit_test(test_self_intersecting_mesh_is_reported),
+        cmocka_unit_test(test_cache_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
