@@ -10,9 +10,11 @@
 #   bad                a signal, exit 70, or a hang past 60 s
 # Exit status 1 when any copy is accepted-altered or bad.
 #   tools/damage-scan.sh RUN.h5 N [SEED]          (run from the project root; needs h5diff)
+# OPSIM=PATH runs another binary than bin/opsim (a copy, so that a rebuild meanwhile cannot
+# turn into exit 126).
 # Damage kinds, in turn: one byte XOR 0xff; 512 bytes of 0xff; 4 KiB of zeros; a cut.
 set -uo pipefail
-run=$1 count=$2 seed=${3:-42}
+run=$1 count=$2 seed=${3:-42} opsim=${OPSIM:-bin/opsim}
 size=$(stat -c %s "$run")
 work=$(mktemp -d "${TMPDIR:-/tmp}/opsim-damage-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -39,7 +41,7 @@ for ((i = 0; i < count; ++i)); do
     truncate -s "$(( $(stat -c %s "$f") > size ? size : $(stat -c %s "$f") ))" "$f"
     statuses=()
     for command in "verify $f" "info $f" "export $f /particles/position/value"; do
-        timeout 60 bin/opsim $command > /dev/null 2>&1
+        timeout 60 "$opsim" $command > /dev/null 2>&1
         statuses+=($?)
     done
     accepted=0 refused=0 bad=0
