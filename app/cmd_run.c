@@ -2,7 +2,8 @@
  * --set overrides, recorded into a run file (core/io/record.h), then its XDMF sidecar beside it
  * (core/io/xdmf.h). app_record_config is the step `opsim sweep --run` repeats.
  *
- * usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] [--no-cache] --out RUN.h5 */
+ * usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] [--no-cache] [--allow-concurrent]
+ *                  --out RUN.h5 */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,16 +15,18 @@
 #include "opsim/scene.h"
 
 const char app_run_usage[] =
-    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] [--no-cache] --out RUN.h5\n"
+    "usage: opsim run CONFIG.ini [--set SECTION.KEY=VALUE ...] [--no-surface] [--no-cache] [--allow-concurrent] --out RUN.h5\n"
     "\n"
     "Runs the experiment CONFIG (format: include/opsim/scene.h, examples in experiments/) and records it\n"
     "into RUN.h5 (layout: core/io/record.h). --set replaces or adds a key before the config is\n"
     "read, e.g. --set world.iterations=100 --set 'body bar.stiffness=2e9' --set solver.rotations=jacobi.\n"
     "The skinned surface of every body is stored at each output frame (/surface/position, 24 bytes\n"
     "per vertex and frame) unless --no-surface. Then writes the XDMF sidecar RUN.xmf beside it\n"
-    "(core/io/xdmf.h; with its companion RUN.views.h5): open that in ParaView. When stderr is a\n"
+    "(core/io/xdmf.h; its frames mapped by RUN.views.h5): open that in ParaView. When stderr is a\n"
     "terminal, a progress line (frame, ms per frame, time elapsed and left) goes there, and a last\n"
-    "line says what was written.\n"
+    "line says what was written. The run file and sidecar are published together (the previous\n"
+    "RUN.xmf removed first); another process writing the same RUN.h5 is refused (RUN.h5.lock;\n"
+    "--allow-concurrent lets the last to finish win).\n"
     "On failure no RUN.h5 is written; if only the sidecar fails, RUN.h5 stays and the exit status\n"
     "says why (`opsim xdmf RUN.h5` writes it again). The models' graphs come from the graph cache\n"
     "(cache/graphs beside the catalogue, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
@@ -36,8 +39,11 @@ int app_record_config(op_ctx *ctx, const char *config, const app_list *overrides
     if (op_scene_load(ctx, config, overrides->count, overrides->item, &scene) != OP_OK)
         return ctx->status;
     op_provenance prov = { .command_line = command_line, .config_text = scene.config_text, .seed = 0 };
-    if (op_record_run_def(ctx, &scene, out, &prov, def) == OP_OK)
-        op_xdmf_write(ctx, out, 0);
+    op_runfile_companion sidecar;
+    op_record_def with_sidecar = *def;
+    with_sidecar.companion = &sidecar;
+    if (op_xdmf_companion(ctx, out, &sidecar) == OP_OK)
+        op_record_run_def(ctx, &scene, out, &prov, &with_sidecar);
     op_scene_free(&scene);
     return ctx->status;
 }
@@ -49,6 +55,7 @@ static int parse_run_options(const app_call *call, app_list *overrides, const ch
                                               { "out", required_argument, 0, 'o' },
                                               { "no-surface", no_argument, 0, 'n' },
                                               { "no-cache", no_argument, 0, 'C' },
+                                              { "allow-concurrent", no_argument, 0, 'A' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
     int c;
@@ -58,6 +65,7 @@ static int parse_run_options(const app_call *call, app_list *overrides, const ch
         case 'o': *out = optarg; break;
         case 'n': def->store_surface = 0; break;
         case 'C': setenv("OPSIM_GRAPH_CACHE", "off", 1); break;
+        case 'A': setenv("OPSIM_ALLOW_CONCURRENT_WRITERS", "1", 1); break;
         case 'h': fputs(app_run_usage, stdout); return 0;
         default: return app_usage_error("run", "%s", "unknown option");
         }

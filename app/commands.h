@@ -33,10 +33,10 @@ typedef struct app_call {
 typedef int app_handler(const app_call *call);
 
 app_handler app_run, app_solvers, app_spring_curves, app_estimate_rho, app_converge, app_graph, app_mesh,
-    app_sweep, app_info, app_export, app_xdmf, app_overlap;
+    app_sweep, app_info, app_export, app_xdmf, app_overlap, app_verify, app_cache;
 extern const char app_run_usage[], app_solvers_usage[], app_spring_curves_usage[], app_estimate_rho_usage[],
     app_converge_usage[], app_graph_usage[], app_mesh_usage[], app_sweep_usage[], app_info_usage[],
-    app_export_usage[], app_xdmf_usage[], app_overlap_usage[];
+    app_export_usage[], app_xdmf_usage[], app_overlap_usage[], app_verify_usage[], app_cache_usage[];
 
 /* ---- exit statuses and messages (app/status.c) ---- */
 

@@ -104,6 +104,14 @@ static int begin_export(op_ctx *ctx, obj_export *e, const char *frames, const ch
     return ctx->status;
 }
 
+/* The message without its leading "PATH: " (or whole, when it does not start so). */
+static const char *reason_after(const char *message, const char *path)
+{
+    size_t length = strlen(path);
+    return strncmp(message, path, length) == 0 && message[length] == ':' ? message + length + 1 + (message[length + 1] == ' ')
+                                                                           : message;
+}
+
 /* Body b at every chosen row into the temporary directory; 1 when a held signal stopped it. */
 static int write_body_frames(op_ctx *ctx, obj_export *e, int b)
 {
@@ -124,9 +132,14 @@ static int write_body_frames(op_ctx *ctx, obj_export *e, int b)
             OP_FAIL(ctx, OP_ERR_USAGE, "%.200s...: --obj directory name too long", e->dir);
             break;
         }
-        if (op_mesh_write_obj(ctx, file, &surface) == OP_OK)
+        op_ctx inner;
+        op_ctx_init(&inner);
+        if (op_mesh_write_obj(&inner, file, &surface) == OP_OK)
             snprintf(e->written[e->written_count++], sizeof *e->written, "%s/%s-%06lld.obj", e->dir, e->names[b],
                      f.frame);
+        else /* named by the run file and the final name: the temporary directory is gone by exit */
+            OP_FAIL(ctx, inner.status, "%s: body %s, frame %lld: cannot write %s/%s-%06lld.obj: %s", e->path,
+                    e->names[b], f.frame, e->dir, e->names[b], f.frame, reason_after(inner.message, file));
     }
     free(vertices);
     app_frame_state_free(&f);

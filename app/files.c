@@ -29,8 +29,9 @@ int app_load_input_mesh(op_ctx *ctx, const char *path, const char *shape, op_mes
     return shape ? op_shape_mesh(ctx, shape, mesh) : op_mesh_read(ctx, path, mesh);
 }
 
-/* The child's standard output, held in `held`, copied to ours once it has exited. A child
- * killed by a signal crashed in libhdf5: "PATH: damaged run file", exit 65, no output. */
+/* The child's standard output, held in `held`, copied to ours once it has exited with status 0;
+ * after a failure only its message (on stderr) is seen. A child killed by a signal crashed in
+ * libhdf5: "PATH: damaged run file", exit 65, no output. */
 static int collect_child(int wait_status, FILE *held, const char *path)
 {
     if (WIFSIGNALED(wait_status)) {
@@ -39,6 +40,8 @@ static int collect_child(int wait_status, FILE *held, const char *path)
         return EXIT_DATA;
     }
     int status = WEXITSTATUS(wait_status);
+    if (status != 0)
+        return status; /* a refusal prints its message and nothing of what came before it */
     char buffer[65536];
     size_t got;
     rewind(held);

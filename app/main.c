@@ -44,6 +44,8 @@ static const app_command commands[] = {
     { "xdmf", "write a run file's XDMF sidecar for ParaView (opsim run writes it too)", app_xdmf, app_xdmf_usage,
       1 },
     { "overlap", "the deepest overlap between bodies in every stored state", app_overlap, app_overlap_usage, 1 },
+    { "verify", "read a run file end to end, testing every checksum", app_verify, app_verify_usage, 1 },
+    { "cache", "check the graph cache against fresh builds, or prune it", app_cache, app_cache_usage, 0 },
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

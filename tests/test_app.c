@@ -11,7 +11,8 @@
 
 static const char *const command_names[] = { "run",   "solvers", "spring-curves", "estimate-rho",
                                              "converge", "graph", "mesh",         "sweep",
-                                             "info",  "export",  "xdmf", "overlap" };
+                                             "info",  "export",  "xdmf",          "overlap",
+                                             "verify", "cache" };
 enum { COMMAND_COUNT = sizeof command_names / sizeof command_names[0] };
 
 /* A command's standard output (a new string) and, in *status, its exit status. */

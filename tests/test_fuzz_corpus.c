@@ -72,12 +72,19 @@ static void test_runfile_inputs(void **state)
     replay("runfile");
 }
 
+static void test_cache_inputs(void **state)
+{
+    (void)state;
+    replay("cache");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_off_inputs),    cmocka_unit_test(test_obj_inputs),
         cmocka_unit_test(test_build_inputs),  cmocka_unit_test(test_config_inputs),
         cmocka_unit_test(test_catalogue_inputs), cmocka_unit_test(test_runfile_inputs),
+        cmocka_unit_test(test_cache_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

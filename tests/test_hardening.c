@@ -356,8 +356,12 @@ static void test_no_partial_outputs(void **state)
 }
 
 /* The damaged-file table: each damage applied to a copy of a 4-frame Fig. 2 run file, each
- * reading command run on it. A refusal is exit 65 or 74 naming the file; success (a damage
- * the command never reads) is allowed; anything else (a signal, 70, a hang past 60 s) fails. */
+ * reading command run on it. A refusal is exit 65 or 74 naming the file, with nothing on
+ * standard output; success (a damage the command never reads) is allowed; anything else (a
+ * signal, 70, a hang past 60 s) fails. A damaged file every command accepts must not differ
+ * from the original under h5diff ("accepted but altered": the last column, 1 when it does):
+ * every stored value carries a Fletcher-32 checksum and every object header one of its own.
+ * The edits (datasets replaced through HDF5, valid checksums) are not damage and not counted. */
 typedef struct damage {
     const char *name;
     const char *shell; /* sh command making F from R */
@@ -382,6 +386,9 @@ static const damage DAMAGES[] = {
     { "flip-16000", "cp R F && printf '\\377' | dd of=F bs=1 seek=16000 conv=notrunc status=none" },
     { "flip-40000", "cp R F && printf '\\377' | dd of=F bs=1 seek=40000 conv=notrunc status=none" },
     { "flip-last-4k", "cp R F && printf '\\377' | dd of=F bs=1 seek=$(( $(stat -c %s R) - 4000 )) conv=notrunc status=none" },
+    { "ff-512-at-18951", "cp R F && head -c 512 /dev/zero | tr '\\000' '\\377' | dd of=F bs=1 seek=18951 conv=notrunc status=none" },
+    { "flip-middle", "cp R F && printf '\\377' | dd of=F bs=1 seek=$(( $(stat -c %s R) / 2 )) conv=notrunc status=none" },
+    { "flip-3/4", "cp R F && printf '\\377' | dd of=F bs=1 seek=$(( $(stat -c %s R) * 3 / 4 )) conv=notrunc status=none" },
 };
 
 enum { EDITS = 6 };
@@ -408,6 +415,7 @@ static void make_edit(int e, const char *run, const char *file)
 }
 
 static const char *const READERS[] = {
+    "verify F",
     "info F",
     "export F /particles/position/value",
     "export F --triangles bar_k",
@@ -419,7 +427,7 @@ static const char *const READERS[] = {
     "xdmf F",
 };
 
-static const char *const READER_COLUMNS[] = { "info", "export", "--triangles", "--axes", "--skinned",
+static const char *const READER_COLUMNS[] = { "verify", "info", "export", "--triangles", "--axes", "--skinned",
                                               "--particles", "--obj", "--attribute", "xdmf" };
 
 static void test_damaged_file_table(void **state)
@@ -434,9 +442,10 @@ static void test_damaged_file_table(void **state)
     fprintf(out, "# damage");
     for (size_t r = 0; r < readers; ++r)
         fprintf(out, "\t%s", READER_COLUMNS[r]);
-    fprintf(out, "\n");
-    int failures = 0;
+    fprintf(out, "\taltered\n");
+    int failures = 0, altered_total = 0;
     for (size_t d = 0; d < damages + EDITS; ++d) {
+        int accepted_by_all = 1;
         char file[512];
         snprintf(file, sizeof file, "%s", test_tmp_path(".h5"));
         if (d < damages) {
@@ -453,11 +462,15 @@ static void test_damaged_file_table(void **state)
             w += sprintf(w, "timeout 60 bin/opsim ");
             for (const char *c = READERS[r]; *c; ++c)
                 w += *c == 'F' ? sprintf(w, "'%s'", file) : sprintf(w, "%c", *c);
+            char printed[512];
             snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
-            int status = run_logged(log, command);
-            char *message = test_read_file(log);
-            int names_file = message && strstr(message, file);
-            if (!(status == 0 || ((status == 65 || status == 74) && names_file))) {
+            snprintf(printed, sizeof printed, "%s", test_tmp_path(".out"));
+            int status = test_shell("%s 2> '%s' > '%s'", command, log, printed);
+            char *message = test_read_file(log), *output = test_read_file(printed);
+            int names_file = message && strstr(message, file), quiet = output && output[0] == '\0';
+            free(output);
+            accepted_by_all &= status == 0;
+            if (!(status == 0 || ((status == 65 || status == 74) && names_file && quiet))) {
                 print_message("%s | %s: exit %d: %s\n", d < damages ? DAMAGES[d].name : EDIT_NAMES[d - damages],
                               READERS[r], status, message ? message : "");
                 ++failures;
@@ -465,13 +478,80 @@ static void test_damaged_file_table(void **state)
             free(message);
             fprintf(out, "\t%d", status);
         }
-        fprintf(out, "\n");
+        int altered = d < damages && accepted_by_all && test_shell("h5diff -q '%s' '%s' > /dev/null 2>&1", run, file) != 0;
+        altered_total += altered;
+        fprintf(out, "\t%d\n", altered);
     }
     fclose(out);
     char *text = test_read_file(table);
     print_message("damaged-file table (exit status per command):\n%s", text);
     free(text);
     assert_int_equal(failures, 0);
+    assert_int_equal(altered_total, 0);
+}
+
+
+/* Issue 42: a run killed between publishing the run file and its sidecar leaves the new run
+ * file and no sidecar (never the previous run's); a link planted at a temporary's predictable
+ * name is not followed; a second writer to one path is refused unless --allow-concurrent;
+ * inputs that are not regular files, or beyond their cap, are refused naming the input. */
+static void test_publishing_and_locking(void **state)
+{
+    (void)state;
+    char run[512], sidecar[512], log[512], victim[512];
+    snprintf(run, sizeof run, "%s", test_tmp_path(".h5"));
+    snprintf(sidecar, sizeof sidecar, "%.*s.xmf", (int)strlen(run) - 3, run);
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    snprintf(victim, sizeof victim, "%s", test_tmp_path(".victim"));
+    const char *fig2 = "bin/opsim run experiments/fig2.ini --set run.frames=";
+    assert_int_equal(test_shell("%s3 --out '%s' > /dev/null", fig2, run), 0);
+    assert_int_equal(access(sidecar, F_OK), 0);
+    /* killed (SIGKILL) after the run file's rename, before the sidecar's */
+    assert_int_equal(test_shell("OPSIM_TEST_KILL_BETWEEN_RENAMES=1 %s1 --out '%s' > /dev/null 2>&1", fig2, run), 128 + 9);
+    assert_int_equal(access(sidecar, F_OK), -1);
+    assert_int_equal(test_shell("h5dump -d /particles/position/time -H '%s' | grep -q 'DATASPACE  SIMPLE { ( 2 )'", run), 0);
+    assert_int_equal(test_shell("%s1 --out '%s' > /dev/null", fig2, run), 0);
+    assert_int_equal(access(sidecar, F_OK), 0);
+    assert_int_equal(test_shell("ls '%s'.*.tmp '%.*s'.xmf.*.tmp 2> /dev/null | grep -q .", run, (int)strlen(run) - 3, run), 1);
+    /* links at the temporary names (the shell's pid is opsim's after exec) */
+    write_text(victim, "not to be overwritten\n");
+    assert_int_equal(test_shell("sh -c 'ln -s \"%s\" \"%s\".$$.tmp; ln -s \"%s\" \"%.*s\".xmf.$$.tmp; exec %s1 --out \"%s\"' "
+                                "> /dev/null", victim, run, victim, (int)strlen(run) - 3, run, fig2, run),
+                     0);
+    char *kept = test_read_file(victim);
+    assert_string_equal(kept, "not to be overwritten\n");
+    free(kept);
+    assert_int_equal(test_shell("test -f '%s' && test ! -L '%s' && test ! -L '%s'", run, run, sidecar), 0);
+    /* a second writer: the lock held by flock(1) while opsim runs */
+    char command[2048];
+    snprintf(command, sizeof command, "flock '%s.lock' %s1 --out '%s'", run, fig2, run);
+    assert_int_equal(run_logged(log, command), 74);
+    assert_log_contains(log, "another process is writing this run file");
+    snprintf(command, sizeof command, "flock '%s.lock' %s1 --allow-concurrent --out '%s'", run, fig2, run);
+    assert_int_equal(run_logged(log, command), 0);
+    /* inputs: a device, a FIFO, a link to a device, a config beyond its cap */
+    char fifo[512], link[512], big[512];
+    snprintf(fifo, sizeof fifo, "%s", test_tmp_path(".fifo"));
+    snprintf(link, sizeof link, "%s", test_tmp_path(".off"));
+    snprintf(big, sizeof big, "%s", test_tmp_path(".ini"));
+    assert_int_equal(test_shell("mkfifo '%s' && ln -s /dev/zero '%s' && truncate -s 17M '%s'", fifo, link, big), 0);
+    const char *const refused[][2] = {
+        { "timeout 20 bin/opsim run /dev/zero --out X", "/dev/zero: cannot read it as a config: it is a character device" },
+        { "timeout 20 bin/opsim run FIFO --out X", "it is a FIFO, not a regular file" },
+        { "timeout 20 bin/opsim graph --mesh LINK --kind solid --particles 10 --out X", "cannot read it as a mesh" },
+        { "timeout 20 bin/opsim run BIG --out X", "larger than the config cap of 16777216 bytes" },
+    };
+    for (size_t c = 0; c < sizeof refused / sizeof refused[0]; ++c) {
+        char *w = command;
+        for (const char *t = refused[c][0]; *t; ++t)
+            w += *t == 'X' ? sprintf(w, "'%s'", test_tmp_path(".h5"))
+                 : strncmp(t, "FIFO", 4) == 0 ? (t += 3, sprintf(w, "'%s'", fifo))
+                 : strncmp(t, "LINK", 4) == 0 ? (t += 3, sprintf(w, "'%s'", link))
+                 : strncmp(t, "BIG", 3) == 0  ? (t += 2, sprintf(w, "'%s'", big))
+                                              : sprintf(w, "%c", *t);
+        assert_int_equal(run_logged(log, command), 74);
+        assert_log_contains(log, refused[c][1]);
+    }
 }
 
 int main(void)
@@ -487,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_config_messages_name_the_input),
         cmocka_unit_test(test_no_partial_outputs),
         cmocka_unit_test(test_damaged_file_table),
+        cmocka_unit_test(test_publishing_and_locking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -514,7 +514,8 @@ static void test_directory_is_a_read_error(void **state)
     op_mesh mesh = { 0 };
     assert_int_equal(op_mesh_read(&ctx, path, &mesh), OP_ERR_IO);
     char expected[700];
-    snprintf(expected, sizeof expected, "%s:1: read error: %s", path, strerror(EISDIR));
+    /* refused before a byte is read, as every input that is not a regular file (core/io/input.h) */
+    snprintf(expected, sizeof expected, "%s: cannot read it as a mesh: it is a directory, not a regular file", path);
     assert_string_equal(ctx.message, expected);
     assert_mesh_empty(&mesh);
     assert_int_equal(rmdir(path), 0);

@@ -143,6 +143,22 @@ static int relative_mismatch(double stored, double expected)
     return !(fabs(stored - expected) <= 1e-12 * fabs(expected));
 }
 
+/* Every offset is checked before any is used: the neighbour loop below reads start[j] of a
+ * neighbour j, so one offset out of order or out of range (a damaged cache entry, issue 42)
+ * would index outside adjacency. */
+static int adjacency_offsets_check(op_ctx *ctx, const op_graph *graph, const char *name)
+{
+    const int *start = graph->adjacency_start;
+    int n = graph->particle_count;
+    if (graph->edge_count < 0 || start[0] != 0 || (long long)start[n] != 2LL * graph->edge_count)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "graph %s: adjacency holds %d entries for %d edges", name, start[n],
+                       graph->edge_count);
+    for (int i = 0; i < n; ++i)
+        if (start[i + 1] < start[i] || start[i + 1] > start[n])
+            return OP_FAIL(ctx, OP_ERR_INVALID, "graph %s: adjacency offsets decrease at particle %d", name, i);
+    return OP_OK;
+}
+
 int op_graph_check(op_ctx *ctx, const op_graph *graph, const char *name)
 {
     int n = graph->particle_count;
@@ -174,12 +190,9 @@ int op_graph_check(op_ctx *ctx, const op_graph *graph, const char *name)
                            name, i);
     }
     const int *start = graph->adjacency_start, *adj = graph->adjacency;
-    if (start[0] != 0 || start[n] != 2 * graph->edge_count)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "graph %s: adjacency holds %d entries for %d edges", name, start[n],
-                       graph->edge_count);
+    if (adjacency_offsets_check(ctx, graph, name) != OP_OK)
+        return ctx->status;
     for (int i = 0; i < n; ++i) {
-        if (start[i + 1] < start[i])
-            return OP_FAIL(ctx, OP_ERR_INVALID, "graph %s: adjacency offsets decrease at particle %d", name, i);
         for (int k = start[i]; k < start[i + 1]; ++k) {
             int j = adj[k];
             if (j < 0 || j >= n)

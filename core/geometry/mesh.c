@@ -3,6 +3,7 @@
 #include "opsim/mesh.h"
 
 #include "io/atomic.h"
+#include "io/input.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,9 +76,9 @@ static int open_parser(mesh_parser *parser, op_ctx *ctx, const char *path)
     memset(parser, 0, sizeof *parser);
     parser->ctx = ctx;
     parser->path = path;
-    parser->file = fopen(path, "r");
+    parser->file = op_input_open(ctx, path, OP_INPUT_MAX_MESH_BYTES, "mesh");
     if (!parser->file)
-        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return ctx->status;
     return OP_OK;
 }
 

@@ -19,6 +19,7 @@
 #include "base/math3.h"
 #include "base/paths.h"
 #include "geometry/shapes.h"
+#include "io/input.h"
 
 /* Splits a tab-separated line in place; returns the field count (at most max). */
 static int split_tabs(char *line, char **fields, int max)
@@ -158,9 +159,9 @@ static int read_mesh_beside(op_ctx *ctx, const char *catalogue, const char *sour
 int op_model_load(op_ctx *ctx, const char *catalogue, const char *name, const op_build_def *build, op_model *model)
 {
     memset(model, 0, sizeof *model);
-    FILE *f = fopen(catalogue, "r");
+    FILE *f = op_input_open(ctx, catalogue, OP_INPUT_MAX_CONFIG_BYTES, "model catalogue");
     if (!f)
-        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot open the model catalogue: %s", catalogue, strerror(errno));
+        return ctx->status;
     char line[1024], *fields[8];
     int number = 0, found = 0;
     while (!found && fgets(line, sizeof line, f)) {

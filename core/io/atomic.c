@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,14 +159,64 @@ int op_atomic_open(op_ctx *ctx, op_atomic_file *f, const char *path)
     snprintf(f->temp, temp_size, "%s.%ld.tmp", path, (long)getpid());
     op_temp_remove_stale(path);
     op_temp_track(f->temp);
-    f->file = fopen(f->temp, "w");
+    int fd = op_temp_create(f->temp);
+    f->file = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f->file) {
+        int reason = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(f->temp);
+        }
         op_temp_untrack(f->temp);
-        int status = OP_FAIL(ctx, OP_ERR_IO, "%s: cannot create %s: %s", path, f->temp, strerror(errno));
+        int status = OP_FAIL(ctx, OP_ERR_IO, "%s: cannot create its temporary file: %s", path, strerror(reason));
         release(f);
         return status;
     }
     return OP_OK;
+}
+
+int op_temp_create(const char *temp)
+{
+    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST) {
+        /* Left by an earlier process of this pid (op_temp_remove_stale spares our own pid). A
+         * link there is removed itself, its target untouched. */
+        struct stat st;
+        if (lstat(temp, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(temp) == 0)
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        else
+            errno = EEXIST;
+    }
+    return fd;
+}
+
+int op_sync_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int op_sync_directory_of(const char *path)
+{
+    char dir[TEMP_PATH_SIZE];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path) >= sizeof dir)
+        return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    /* Some file systems (tmpfs on old kernels) refuse fsync on a directory: nothing to sync. */
+    return rc == 0 || errno == EINVAL || errno == EROFS ? 0 : -1;
 }
 
 int op_atomic_commit(op_ctx *ctx, op_atomic_file *f)
@@ -176,6 +227,10 @@ int op_atomic_commit(op_ctx *ctx, op_atomic_file *f)
      * earlier failed write left only the stream's error flag, whose errno may be long gone. */
     errno = 0;
     int failed = fflush(f->file) != 0 || ferror(f->file), reason = failed ? (errno ? errno : EIO) : 0;
+    if (!failed && fsync(fileno(f->file)) != 0 && errno != EINVAL) {
+        failed = 1;
+        reason = errno;
+    }
     if (fclose(f->file) != 0 && !failed) {
         failed = 1;
         reason = errno;
@@ -183,6 +238,10 @@ int op_atomic_commit(op_ctx *ctx, op_atomic_file *f)
     f->file = NULL;
     if (!failed && rename(f->temp, f->path) != 0) {
         failed = 1;
+        reason = errno;
+    }
+    if (!failed && op_sync_directory_of(f->path) != 0) {
+        failed = 1; /* renamed, but the rename may not survive a power cut: said, not undone */
         reason = errno;
     }
     int status = OP_OK;

@@ -1,7 +1,9 @@
 /* Text files written whole or not at all: the file is written under a temporary name beside
- * its final path ("<path>.<pid>.tmp") and renamed onto the path only when every byte reached
- * it, so a failed or killed writer never leaves a partial file under the final name (the run
- * files do the same through HDF5, include/opsim/runfile.h). */
+ * its final path ("<path>.<pid>.tmp"), created with O_CREAT | O_EXCL | O_NOFOLLOW (a link
+ * planted at that predictable name is never followed), fsynced, renamed onto the path only when
+ * every byte reached it, and the directory fsynced after, so a failed or killed writer (or a
+ * power cut) never leaves a partial file under the final name (the run files do the same
+ * through HDF5, include/opsim/runfile.h). */
 #ifndef OPSIM_ATOMIC_H
 #define OPSIM_ATOMIC_H
 
@@ -18,6 +20,14 @@ typedef struct op_atomic_file {
 /* Creates the temporary file; on failure (OP_ERR_IO naming the path, the temporary name and
  * the reason) *f is left closed and nothing exists on disk. */
 int op_atomic_open(op_ctx *ctx, op_atomic_file *f, const char *path);
+/* Creates `temp` for writing with O_CREAT | O_EXCL | O_NOFOLLOW, mode 0666 & ~umask; a file
+ * or link already there (a dead process of the same pid) is removed first, never followed.
+ * Returns the descriptor, or -1 with errno. */
+int op_temp_create(const char *temp);
+/* fsync of a file (opened without following a link) and of the directory holding `path`; 0 or
+ * -1 with errno. */
+int op_sync_file(const char *path);
+int op_sync_directory_of(const char *path);
 /* Closes the file and renames it onto the final path. A write error seen by the stream, a
  * failed close or a failed rename is OP_ERR_IO "<path>: cannot write: <reason>", and the
  * temporary file is removed. *f is closed either way. */

@@ -574,7 +574,7 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
 
 op_record_def op_default_record_def(void)
 {
-    return (op_record_def){ .progress = NULL, .store_surface = 1 };
+    return (op_record_def){ .progress = NULL, .store_surface = 1, .companion = NULL };
 }
 
 int op_record_run(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance, FILE *progress)
@@ -592,6 +592,14 @@ static void print_progress(FILE *progress, const char *path, int frame, int fram
     fprintf(progress, "\r%s: frame %d/%d, %.2f ms/frame, %d:%02d elapsed, %d:%02d left ", path, frame, frames, frame_ms,
             (int)elapsed / 60, (int)elapsed % 60, (int)left / 60, (int)left % 60);
     fflush(progress);
+}
+
+/* Always true: a step of the chain in op_record_run_def. */
+static int set_companion(recorder *r, const op_record_def *def)
+{
+    if (def->companion)
+        op_runfile_set_companion(&r->run, def->companion);
+    return 1;
 }
 
 int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_provenance *provenance,
@@ -619,7 +627,7 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     r->count_rows = op_calloc(ctx, (size_t)d->substeps, sizeof(int64_t));
     while (op_accel_registry[r->accel_types] && r->accel_types < ACCEL_MAX)
         r->accel_types++;
-    if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK &&
+    if (ctx->status == OP_OK && op_runfile_create(ctx, &r->run, path, provenance) == OP_OK && set_companion(r, def) &&
         write_bodies(ctx, r, w) == OP_OK && write_parameters(ctx, r, scene) == OP_OK &&
         create_series(ctx, r, scene) == OP_OK && create_surface(ctx, r, w) == OP_OK &&
         create_substep_series(ctx, r) == OP_OK && append_state(ctx, r, w) == OP_OK &&

@@ -94,6 +94,7 @@ typedef struct op_record_def {
     FILE *progress;    /* a carriage-return progress line per frame, or NULL (the command line
                           passes stderr when it is a terminal) */
     int store_surface; /* 1: write /surface/position (the skinned vertices) */
+    const op_runfile_companion *companion; /* published with the run file (the XDMF sidecar), or NULL */
 } op_record_def;
 
 /* No progress line; the surface stored. */

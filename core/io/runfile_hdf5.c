@@ -218,6 +218,29 @@ hid_t runfile_creation_list(hid_t class_id)
     return plist;
 }
 
+/* Raw data carries no checksum of its own: of 301 damaged run files every reader accepted, 136
+ * differed from the original (issue 42). Fletcher-32 needs a chunked layout, so a non-empty
+ * dataset written whole is one chunk (cut along its first dimension beyond 256 MiB, below
+ * HDF5's 4 GiB chunk limit); HDF5 then refuses a read of a chunk whose checksum fails. An empty
+ * dataset stays contiguous: there is nothing to check. */
+int runfile_checksummed(hid_t dcpl, int rank, const hsize_t *dims, size_t element_bytes)
+{
+    hsize_t chunk[32], row_bytes = element_bytes ? element_bytes : 1;
+    if (rank < 1 || rank > 32)
+        return 0;
+    for (int i = 0; i < rank; ++i) {
+        if (dims[i] == 0)
+            return 0;
+        chunk[i] = dims[i];
+        if (i > 0)
+            row_bytes *= dims[i];
+    }
+    const hsize_t chunk_max = (hsize_t)256 << 20;
+    if (row_bytes * dims[0] > chunk_max)
+        chunk[0] = row_bytes >= chunk_max ? 1 : chunk_max / row_bytes;
+    return H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_fletcher32(dcpl) < 0 ? -1 : 0;
+}
+
 /* A missing file and a file HDF5 cannot read get different messages. */
 hid_t runfile_open_file(op_ctx *ctx, const char *path, unsigned flags)
 {

@@ -72,6 +72,9 @@ int runfile_cap_address_space(size_t headroom, struct rlimit *saved);
 hid_t runfile_file_access_list(void);
 /* Object modification times would make two runs of the same command differ byte for byte. */
 hid_t runfile_creation_list(hid_t class_id);
+/* Makes a dataset creation list chunked and Fletcher-32 checksummed for a dataset of `dims`
+ * written whole (nothing when it is empty); -1 when HDF5 refuses. */
+int runfile_checksummed(hid_t dcpl, int rank, const hsize_t *dims, size_t element_bytes);
 /* A missing file and a file HDF5 cannot read get different messages. */
 hid_t runfile_open_file(op_ctx *ctx, const char *path, unsigned flags);
 /* Reads a string attribute of any rank, variable- or fixed-length, into copies the caller

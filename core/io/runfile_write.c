@@ -16,6 +16,7 @@
 #include "io/atomic.h"
 #include "io/runfile_hdf5.h"
 #include "geometry/skin.h"
+#include "io/runfile_publish.h"
 
 /* The Makefile passes these with -D; the fallbacks let the file build on its own. */
 #ifndef OPSIM_VERSION
@@ -123,7 +124,7 @@ static int write_dataset(op_ctx *ctx, const char *path, hid_t group, const char 
         goto done;
     }
     dcpl = runfile_creation_list(H5P_DATASET_CREATE);
-    if (dcpl < 0) {
+    if (dcpl < 0 || runfile_checksummed(dcpl, rank, dims, H5Tget_size(file_type)) < 0) {
         rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot make a creation list for %s/%s", path,
                      where, name);
         goto done;
@@ -239,6 +240,7 @@ static void discard_temp(op_runfile *run)
         op_temp_untrack(run->temp_path);
     }
     run->temp_path[0] = '\0';
+    runfile_unlock(run);
 }
 
 static int check_directory(op_ctx *ctx, const char *path)
@@ -277,6 +279,8 @@ static int create_impl(op_ctx *ctx, op_runfile *run, const char *path, const op_
         return OP_FAIL(ctx, OP_ERR_INVALID, "%.200s...: run file path too long", path);
     }
     int rc = check_directory(ctx, path);
+    if (!rc)
+        rc = runfile_lock(ctx, run);
     if (rc) {
         run->temp_path[0] = '\0';
         return rc;
@@ -294,14 +298,19 @@ static int create_impl(op_ctx *ctx, op_runfile *run, const char *path, const op_
     hid_t fapl = runfile_file_access_list();
     if (fapl < 0) {
         run->temp_path[0] = '\0';
+        runfile_unlock(run);
         return H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot make a file access list", path);
     }
     op_temp_remove_stale(path);
     op_temp_track(run->temp_path);
-    run->file = H5Fcreate(run->temp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    /* Exclusive: O_CREAT | O_EXCL never follows a link planted at the temporary's predictable
+     * name. One left by an earlier process of this pid is removed itself (never its target). */
+    struct stat left;
+    if (lstat(run->temp_path, &left) == 0 && !S_ISDIR(left.st_mode))
+        unlink(run->temp_path);
+    run->file = H5Fcreate(run->temp_path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     if (run->file < 0)
-        rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot create the temporary file %s", path,
-                     run->temp_path);
+        rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot create its temporary file", path);
     H5Pclose(fapl);
     if (rc) {
         discard_temp(run);
@@ -568,23 +577,21 @@ static int commit_impl(op_ctx *ctx, op_runfile *run)
         rc = write_strings(ctx, path, run->file, "/", "bodies", 1, (hsize_t)run->body_count,
                            names);
     if (!rc && H5Fflush(run->file, H5F_SCOPE_GLOBAL) < 0)
-        rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot flush %s", path, run->temp_path);
+        rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot write: flush failed", path);
     if (!rc) {
         herr_t closed = H5Fclose(run->file);
         run->file = -1;
         if (closed < 0)
-            rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot close %s", path, run->temp_path);
+            rc = H5_FAIL(ctx, OP_ERR_IO, "%s: cannot write: close failed", path);
     }
-    if (!rc && rename(run->temp_path, path) != 0)
-        rc = OP_FAIL(ctx, OP_ERR_IO, "%s: cannot rename %s onto it: %s", path, run->temp_path,
-                     strerror(errno));
-    if (rc) {
+    if (!rc)
+        rc = runfile_publish(ctx, run);
+    if (rc && run->temp_path[0]) {
         discard_temp(run);
         return rc;
     }
-    op_temp_untrack(run->temp_path);
-    run->temp_path[0] = '\0';
-    return OP_OK;
+    runfile_unlock(run);
+    return rc;
 }
 
 /* Extents are capped as for the bodies (readers multiply them as ints), and a whole array or
@@ -744,7 +751,7 @@ static int series_create_impl(op_ctx *ctx, op_runfile *run, op_series *series, c
      * (measured: a third less time per frame of 4,400 particles). */
     int whole_chunks = chunk[0] == 1;
     dcpl = runfile_creation_list(H5P_DATASET_CREATE);
-    if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
+    if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_fletcher32(dcpl) < 0 ||
         (whole_chunks && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0)) {
         rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot make a chunked creation list for series %s",
                      path, name);
@@ -966,6 +973,11 @@ int op_runfile_commit(op_ctx *ctx, op_runfile *run)
     int rc = commit_impl(ctx, run);
     quiet_end(q);
     return rc;
+}
+
+void op_runfile_set_companion(op_runfile *run, const op_runfile_companion *companion)
+{
+    run->companion = *companion;
 }
 
 void op_runfile_abort(op_runfile *run)

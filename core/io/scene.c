@@ -27,6 +27,7 @@
 #include "sim/observe.h"
 #include "sim/script.h"
 #include "contact/overlap.h"
+#include "io/input.h"
 
 enum { NAME_SIZE = 64, MAX_DIRECTIONS = 16 };
 
@@ -496,9 +497,9 @@ static int apply_override(op_ctx *ctx, config *c, const char *text)
 
 static int read_file(op_ctx *ctx, const char *path, char **text, size_t *length)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = op_input_open(ctx, path, OP_INPUT_MAX_CONFIG_BYTES, "config");
     if (!f)
-        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return ctx->status;
     size_t capacity = 4096, used = 0;
     char *buffer = malloc(capacity);
     while (buffer) {

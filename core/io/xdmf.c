@@ -2,10 +2,12 @@
  * that they fit together, and prints XML that points at the datasets. */
 #include "io/xdmf.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/atomic.h"
 #include "io/xdmf_views.h"
@@ -27,6 +29,7 @@ typedef struct body_layout {
 typedef struct sidecar {
     op_ctx *ctx;
     const char *run;      /* the run file's path, for messages */
+    const char *source;   /* where its bytes are read: the run file, or its temporary before publishing */
     char file[1024];      /* its name as the sidecar writes it: no directory, XML-escaped */
     char views_file[1040]; /* the companion's (xdmf_views.h), alike */
     int ellipsoids;       /* the companion holds the ellipsoid tensors */
@@ -64,7 +67,7 @@ int op_xdmf_path(op_ctx *ctx, const char *run_path, char *out, size_t size)
 /* The dataset's shape, which must be `rank` extents equal to `expected` where that is not -1. */
 static int read_shape(sidecar *s, const char *dataset, int rank, const int64_t *expected, shape *out)
 {
-    if (op_runfile_dataset_shape(s->ctx, s->run, dataset, &out->rank, out->dims) != OP_OK)
+    if (op_runfile_dataset_shape(s->ctx, s->source, dataset, &out->rank, out->dims) != OP_OK)
         return s->ctx->status;
     int fits = out->rank == rank;
     for (int i = 0; fits && i < rank; ++i)
@@ -113,7 +116,7 @@ static int read_frames(sidecar *s)
 {
     const char *time_path = "/particles/position/time";
     shape time;
-    if (op_runfile_dataset_shape(s->ctx, s->run, time_path, &time.rank, time.dims) != OP_OK) {
+    if (op_runfile_dataset_shape(s->ctx, s->source, time_path, &time.rank, time.dims) != OP_OK) {
         if (s->ctx->status == OP_ERR_INVALID)
             snprintf(s->ctx->message + strlen(s->ctx->message), sizeof s->ctx->message - strlen(s->ctx->message),
                      " (not a simulation run: make one with 'opsim run')");
@@ -125,8 +128,8 @@ static int read_frames(sidecar *s)
     s->time = op_calloc(s->ctx, (size_t)s->frames, sizeof *s->time);
     s->step = op_calloc(s->ctx, (size_t)s->frames, sizeof *s->step);
     if (s->ctx->status != OP_OK ||
-        op_runfile_read_rows(s->ctx, s->run, time_path, 0, s->frames, s->time, s->frames) != OP_OK ||
-        op_runfile_read_rows_int64(s->ctx, s->run, "/particles/position/step", 0, s->frames, s->step, s->frames) !=
+        op_runfile_read_rows(s->ctx, s->source, time_path, 0, s->frames, s->time, s->frames) != OP_OK ||
+        op_runfile_read_rows_int64(s->ctx, s->source, "/particles/position/step", 0, s->frames, s->step, s->frames) !=
             OP_OK)
         return s->ctx->status;
     for (long f = 0; f < s->frames; ++f)
@@ -144,7 +147,7 @@ static int check_body(sidecar *s, const char *name)
     op_graph graph = { 0 };
     op_mesh mesh = { 0 };
     op_skin skin = { 0 };
-    op_runfile_read_body(s->ctx, s->run, name, &graph, &mesh, &skin);
+    op_runfile_read_body(s->ctx, s->source, name, &graph, &mesh, &skin);
     op_graph_free(&graph);
     op_mesh_free(&mesh);
     op_skin_free(&skin);
@@ -159,17 +162,17 @@ static int read_layout(sidecar *s)
         read_shape(s, "/particles/orientation/value", 4, (int64_t[]){ T, s->position.dims[1], 3, 3 },
                    &s->orientation) != OP_OK)
         return s->ctx->status;
-    if (op_runfile_dataset_shape(s->ctx, s->run, "/particles/index", &s->index.rank, s->index.dims) != OP_OK) {
+    if (op_runfile_dataset_shape(s->ctx, s->source, "/particles/index", &s->index.rank, s->index.dims) != OP_OK) {
         if (s->ctx->status == OP_ERR_INVALID)
             snprintf(s->ctx->message + strlen(s->ctx->message), sizeof s->ctx->message - strlen(s->ctx->message),
                      " (written by an opsim without XDMF sidecars: run it again)");
         return s->ctx->status;
     }
     if (read_shape(s, "/particles/index", 1, (int64_t[]){ s->position.dims[1] }, &s->index) != OP_OK ||
-        op_runfile_read_attribute_int(s->ctx, s->run, "/parameters", "store_surface", &s->surface_stored) != OP_OK ||
+        op_runfile_read_attribute_int(s->ctx, s->source, "/parameters", "store_surface", &s->surface_stored) != OP_OK ||
         (s->surface_stored &&
          read_shape(s, "/surface/position/value", 3, (int64_t[]){ T, any, 3 }, &s->surface) != OP_OK) ||
-        op_runfile_body_names(s->ctx, s->run, s->names, OP_RUNFILE_MAX_BODIES, &s->body_count) != OP_OK)
+        op_runfile_body_names(s->ctx, s->source, s->names, OP_RUNFILE_MAX_BODIES, &s->body_count) != OP_OK)
         return s->ctx->status;
     for (int b = 0; b < s->body_count; ++b) {
         const char *name = s->names[b];
@@ -185,10 +188,10 @@ static int read_layout(sidecar *s)
             read_shape(s, axes, 3, (int64_t[]){ l->radii.dims[0], 3, 3 }, &l->rest_axes) != OP_OK ||
             read_shape(s, faces, 2, (int64_t[]){ any, 3 }, &l->faces) != OP_OK ||
             read_shape(s, vertices, 2, (int64_t[]){ any, 3 }, &rest) != OP_OK ||
-            op_runfile_read_attribute_int(s->ctx, s->run, parameters, "particle_offset", &l->particle_offset) !=
+            op_runfile_read_attribute_int(s->ctx, s->source, parameters, "particle_offset", &l->particle_offset) !=
                 OP_OK ||
             (s->surface_stored &&
-             op_runfile_read_attribute_int(s->ctx, s->run, parameters, "vertex_offset", &l->vertex_offset) != OP_OK))
+             op_runfile_read_attribute_int(s->ctx, s->source, parameters, "vertex_offset", &l->vertex_offset) != OP_OK))
             return s->ctx->status;
         l->particles = l->radii.dims[0];
         l->vertices = rest.dims[0];
@@ -331,31 +334,83 @@ static void set_views_file(sidecar *s)
     snprintf(s->views_file, sizeof s->views_file, "%.*s.views.h5", (int)length, s->file);
 }
 
-int op_xdmf_write(op_ctx *ctx, const char *run_path, int ellipsoids)
+/* Reads `source`, names `run_path`: the companion of views (xdmf_views.h; written under its own
+ * temporary name and renamed), then the sidecar printed to `out`. */
+static int write_sidecar(op_ctx *ctx, const char *source, const char *run_path, FILE *out, int ellipsoids)
 {
-    char path[4200], views_path[4200];
-    if (op_xdmf_path(ctx, run_path, path, sizeof path) != OP_OK ||
-        op_xdmf_views_path(ctx, run_path, views_path, sizeof views_path) != OP_OK)
+    char views_path[4200];
+    if (op_xdmf_views_path(ctx, run_path, views_path, sizeof views_path) != OP_OK)
         return ctx->status;
     sidecar *s = op_calloc(ctx, 1, sizeof *s);
     if (!s)
         return ctx->status;
     s->ctx = ctx;
     s->run = run_path;
+    s->source = source;
     s->ellipsoids = ellipsoids;
-    op_atomic_file file;
     if (set_file_name(s) == OP_OK && read_frames(s) == OP_OK && read_layout(s) == OP_OK) {
         set_views_file(s);
         fill_layout(s);
-        if (op_xdmf_views_write(ctx, run_path, views_path, &s->layout, ellipsoids) == OP_OK &&
-            op_atomic_open(ctx, &file, path) == OP_OK) {
-            s->out = file.file;
+        if (op_xdmf_views_write(ctx, source, run_path, views_path, &s->layout, ellipsoids) == OP_OK) {
+            s->out = out;
             print_sidecar(s);
-            op_atomic_commit(ctx, &file);
         }
     }
     free(s->time);
     free(s->step);
     free(s);
     return ctx->status;
+}
+
+int op_xdmf_write(op_ctx *ctx, const char *run_path, int ellipsoids)
+{
+    char path[4200];
+    if (op_xdmf_path(ctx, run_path, path, sizeof path) != OP_OK)
+        return ctx->status;
+    op_atomic_file file;
+    if (op_atomic_open(ctx, &file, path) != OP_OK)
+        return ctx->status;
+    if (write_sidecar(ctx, run_path, run_path, file.file, ellipsoids) == OP_OK)
+        op_atomic_commit(ctx, &file);
+    else
+        op_atomic_abort(&file);
+    return ctx->status;
+}
+
+/* A message naming the temporary run file names the run file instead. */
+static void name_the_run(op_ctx *ctx, const char *source, const char *run_path)
+{
+    char *at = strstr(ctx->message, source);
+    if (!at)
+        return;
+    char rest[sizeof ctx->message];
+    snprintf(rest, sizeof rest, "%s", at + strlen(source));
+    snprintf(at, sizeof ctx->message - (size_t)(at - ctx->message), "%s%s", run_path, rest);
+}
+
+int op_xdmf_write_companion(op_ctx *ctx, const char *source, const char *run_path, const char *temp)
+{
+    int fd = op_temp_create(temp);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out) {
+        if (fd >= 0)
+            close(fd);
+        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot create the sidecar's temporary file: %s", run_path, strerror(errno));
+    }
+    if (write_sidecar(ctx, source, run_path, out, 0) != OP_OK)
+        name_the_run(ctx, source, run_path);
+    errno = 0;
+    int failed = fflush(out) != 0 || ferror(out) || fsync(fileno(out)) != 0;
+    int reason = errno ? errno : EIO;
+    failed |= fclose(out) != 0;
+    if (ctx->status == OP_OK && failed)
+        OP_FAIL(ctx, OP_ERR_IO, "%s: cannot write its sidecar: %s", run_path, strerror(reason));
+    return ctx->status;
+}
+
+int op_xdmf_companion(op_ctx *ctx, const char *run_path, op_runfile_companion *companion)
+{
+    memset(companion, 0, sizeof *companion);
+    companion->write = op_xdmf_write_companion;
+    return op_xdmf_path(ctx, run_path, companion->path, sizeof companion->path);
 }

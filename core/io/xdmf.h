@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "opsim/ctx.h"
+#include "opsim/runfile.h"
 
 /* The sidecar's path: RUN.h5 becomes RUN.xmf; any other name gets ".xmf" appended.
  * OP_ERR_INVALID when it does not fit `size`. */
@@ -39,5 +40,11 @@ int op_xdmf_views_path(op_ctx *ctx, const char *run_path, char *out, size_t size
  * sidecars existed) is OP_ERR_INVALID naming it; so is a run file name holding ':' (XDMF
  * splits file from dataset at the first ':'). */
 int op_xdmf_write(op_ctx *ctx, const char *run_path, int ellipsoids);
+
+/* The sidecar as the run file's companion (include/opsim/runfile.h): written from the complete
+ * temporary run file and published with it, so that no reader sees a new RUN.h5 beside the
+ * previous run's RUN.xmf (`opsim run` uses it). Messages name run_path. */
+int op_xdmf_companion(op_ctx *ctx, const char *run_path, op_runfile_companion *companion);
+int op_xdmf_write_companion(op_ctx *ctx, const char *source, const char *run_path, const char *temp);
 
 #endif

@@ -2,6 +2,7 @@
 #include "io/xdmf_views.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 typedef struct views {
     op_ctx *ctx;
     const char *run;        /* the run file's path, for messages */
+    const char *read_from;  /* where its bytes are read (the run file or its temporary) */
     const char *source;     /* its name as the virtual datasets give it: no directory */
     const op_xdmf_layout *layout;
     hid_t in, out;          /* the run file, read; the companion, written */
@@ -152,7 +154,7 @@ static int write_view(views *v, const char *name, const char *series, long t)
 static int write_ellipsoids(views *v, const char *name, long t, double *rotation, double *tensor)
 {
     int64_t n = v->layout->particles;
-    if (op_runfile_read_rows(v->ctx, v->run, "/particles/orientation/value", t, 1, rotation, 9 * n) != OP_OK)
+    if (op_runfile_read_rows(v->ctx, v->read_from, "/particles/orientation/value", t, 1, rotation, 9 * n) != OP_OK)
         return v->ctx->status;
     for (int64_t i = 0; i < n; ++i) {
         const double *R = &rotation[9 * i], *E = &v->axes[9 * i], *r = &v->radii[3 * i];
@@ -201,12 +203,23 @@ static int write_frames(views *v, int ellipsoids)
     return v->ctx->status;
 }
 
-int op_xdmf_views_write(op_ctx *ctx, const char *run_path, const char *views_path, const op_xdmf_layout *layout,
-                        int ellipsoids)
+/* The closed file's data on the disk before it is renamed over the old one. */
+static int sync_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    int status = fsync(fd);
+    close(fd);
+    return status;
+}
+
+int op_xdmf_views_write(op_ctx *ctx, const char *source, const char *run_path, const char *views_path,
+                        const op_xdmf_layout *layout, int ellipsoids)
 {
     const char *slash = strrchr(run_path, '/');
-    views v = { .ctx = ctx, .run = run_path, .source = slash ? slash + 1 : run_path, .layout = layout,
-                .in = -1, .out = -1 };
+    views v = { .ctx = ctx, .run = run_path, .read_from = source, .source = slash ? slash + 1 : run_path,
+                .layout = layout, .in = -1, .out = -1 };
     char temp[4300];
     if ((size_t)snprintf(temp, sizeof temp, "%s.%ld.tmp", views_path, (long)getpid()) >= sizeof temp)
         return OP_FAIL(ctx, OP_ERR_INVALID, "%.200s: the companion's path is too long", views_path);
@@ -214,15 +227,18 @@ int op_xdmf_views_write(op_ctx *ctx, const char *run_path, const char *views_pat
     v.axes = op_calloc(ctx, 9 * (size_t)(layout->particles ? layout->particles : 1), sizeof *v.axes);
     h5_quiet quiet = quiet_begin();
     hid_t access = runfile_file_access_list(), creation = H5Pcreate(H5P_FILE_CREATE);
-    if (ctx->status == OP_OK && (v.in = runfile_open_file(ctx, run_path, H5F_ACC_RDONLY)) >= 0) {
+    if (ctx->status == OP_OK && (v.in = runfile_open_file(ctx, source, H5F_ACC_RDONLY)) >= 0) {
         op_temp_track(temp);
-        v.out = H5Fcreate(temp, H5F_ACC_TRUNC, creation, access);
+        /* EXCL: a link planted at the temporary name is refused, not followed (docs/data.md) */
+        v.out = H5Fcreate(temp, H5F_ACC_EXCL, creation, access);
         if (v.out < 0)
             H5_FAIL(ctx, OP_ERR_IO, "%s: cannot create %s", views_path, temp);
         else if (write_static(&v) == OP_OK)
             write_frames(&v, ellipsoids);
         if (v.out >= 0 && H5Fclose(v.out) < 0 && ctx->status == OP_OK)
             H5_FAIL(ctx, OP_ERR_IO, "%s: cannot close %s", views_path, temp);
+        if (ctx->status == OP_OK && sync_file(temp) != 0)
+            OP_FAIL(ctx, OP_ERR_IO, "%s: cannot write %s: %s", views_path, temp, strerror(errno));
         if (ctx->status == OP_OK && rename(temp, views_path) != 0)
             OP_FAIL(ctx, OP_ERR_IO, "%s: cannot rename %s onto it: %s", views_path, temp, strerror(errno));
         if (ctx->status != OP_OK)

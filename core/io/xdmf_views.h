@@ -44,9 +44,10 @@ typedef struct op_xdmf_layout {
     const op_xdmf_body *bodies;
 } op_xdmf_layout;
 
-/* Writes `views_path` for the run file `run_path` under a temporary name renamed when complete;
- * with `ellipsoids` the ellipsoid tensors too. */
-int op_xdmf_views_write(op_ctx *ctx, const char *run_path, const char *views_path, const op_xdmf_layout *layout,
-                        int ellipsoids);
+/* Writes `views_path` for the run file `run_path`, read from `source` (the run file itself, or its
+ * temporary before it is published: the virtual datasets name run_path's file), under a
+ * temporary name renamed when complete; with `ellipsoids` the ellipsoid tensors too. */
+int op_xdmf_views_write(op_ctx *ctx, const char *source, const char *run_path, const char *views_path,
+                        const op_xdmf_layout *layout, int ellipsoids);
 
 #endif

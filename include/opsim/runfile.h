@@ -54,6 +54,14 @@ enum { OP_RUNFILE_MAX_BODIES = 1024, OP_RUNFILE_NAME_SIZE = 64 };
  * five timings and value/step/time of up to 32 observables fit with room to spare. */
 enum { OP_RUNFILE_MAX_SERIES = 256 };
 
+/* A file published together with the run file (the XDMF sidecar, core/io/xdmf.h): `write`
+ * makes it at `temp` (a new file, created with op_temp_create) from the complete run file at
+ * `source`, naming the run `final_run`; commit then publishes both (core/io/runfile_publish.h). */
+typedef struct op_runfile_companion {
+    int (*write)(op_ctx *ctx, const char *source, const char *final_run, const char *temp);
+    char path[4200]; /* where it is published */
+} op_runfile_companion;
+
 /* Zero-initialised or filled by op_runfile_create; either way op_runfile_abort is safe on it. */
 typedef struct op_runfile {
     int64_t file; /* hid_t; zero or negative when closed */
@@ -62,9 +70,13 @@ typedef struct op_runfile {
     int body_count;
     char body_names[OP_RUNFILE_MAX_BODIES][OP_RUNFILE_NAME_SIZE];
     int64_t series[OP_RUNFILE_MAX_SERIES]; /* hid_t of each open series, 0 for a free slot */
+    int lock_held, lock_fd;                 /* RUN.h5.lock, held from create to commit or abort */
+    op_runfile_companion companion;         /* write NULL: none */
 } op_runfile;
 
-/* Fails with OP_ERR_IO naming the path when its directory does not exist. */
+/* Fails with OP_ERR_IO naming the path when its directory does not exist, or when another
+ * process is writing the same path (RUN.h5.lock, core/io/runfile_publish.h). The temporary
+ * file is created exclusively (a link at its name is never followed). */
 int op_runfile_create(op_ctx *ctx, op_runfile *run, const char *path, const op_provenance *prov);
 /* graph, mesh and skin are all required: the skin binds every mesh vertex to graph particles.
  * The name must be valid and new in this run (OP_ERR_INVALID). After a failure the body is
@@ -77,9 +89,11 @@ int op_runfile_write_body(op_ctx *ctx, op_runfile *run, const char *name, const 
  * 180 models would otherwise store 42 copies of each mesh). Same checks on the name as
  * op_runfile_write_body; OP_ERR_INVALID when `earlier` is not a body of the run. */
 int op_runfile_write_instance(op_ctx *ctx, op_runfile *run, const char *name, const char *earlier);
-/* Closes every series still open, writes the body list, flushes, closes and renames to the
- * final path. */
+/* Closes every series still open, writes the body list, flushes, closes, fsyncs and renames to
+ * the final path, with its companion if one was set (core/io/runfile_publish.h). */
 int op_runfile_commit(op_ctx *ctx, op_runfile *run);
+/* The companion commit publishes with the run (a copy of *companion is kept). */
+void op_runfile_set_companion(op_runfile *run, const op_runfile_companion *companion);
 /* Closes every open series and the temporary file and deletes it; safe to call on a
  * committed or never-created run. */
 void op_runfile_abort(op_runfile *run);
@@ -204,5 +218,15 @@ int op_runfile_read_attribute_string(op_ctx *ctx, const char *path, const char *
  * consistent with the radii and density. Other groups (series, arrays, /parameters) are not
  * checked. */
 int op_runfile_check(op_ctx *ctx, const char *path);
+
+/* What op_runfile_verify read. */
+typedef struct op_runfile_verified {
+    long groups, datasets, checksummed, attributes; /* checksummed: datasets with Fletcher-32 */
+    unsigned long long bytes;                       /* dataset values read */
+} op_runfile_verified;
+/* The whole file read: every group, attribute and dataset value (so every Fletcher-32 and
+ * object-header checksum is tested), then op_runfile_check. A damaged file is OP_ERR_INVALID
+ * naming it and the object. `opsim verify`. */
+int op_runfile_verify(op_ctx *ctx, const char *path, op_runfile_verified *count);
 
 #endif

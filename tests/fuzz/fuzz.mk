@@ -8,7 +8,7 @@
 #   make test                  replays every saved input through each target once, built with
 #                              the normal compiler (bin/fuzz-replay/, tests/test_fuzz_corpus.c).
 # The OFF and OBJ targets are one source (fuzz_mesh.c) compiled twice.
-FUZZ_TARGETS   := off obj build config catalogue runfile
+FUZZ_TARGETS   := off obj build config catalogue runfile cache
 FUZZ_SECONDS   ?= 60
 FUZZ_TREE      := build/fuzz
 FUZZ_PACKAGES  := clang libclang-rt-14-dev libomp-dev
