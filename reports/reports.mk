@@ -12,7 +12,8 @@ GRAPH_FIGURES := $(MODELS:%=reports/figures/graph-%.png)
 
 # model field: $(call model_field,NAME,COLUMN)
 model_field = $(shell grep '^$(1)[[:space:]]' data/models.tsv | cut -f$(2))
-model_input = $(if $(filter shape:%,$(1)),--shape $(patsubst shape:%,%,$(1)),--mesh $(1))
+# a mesh source in the catalogue is relative to the catalogue's folder, data/ (docs/data.md)
+model_input = $(if $(filter shape:%,$(1)),--shape $(patsubst shape:%,%,$(1)),--mesh data/$(1))
 # a joined model (kind joined: two catalogue models in one graph, core/geometry/model.c) is built by name
 model_build = $(if $(filter joined,$(call model_field,$(1),3)),--model $(1),$(call model_input,$(call model_field,$(1),2)) \
     --kind $(call model_field,$(1),3) --particles $(call model_field,$(1),4) --edges $(or $(call model_field,$(1),6),faces))
