@@ -247,9 +247,12 @@ static int write_body(op_ctx *ctx, const graph_options *o, const graph_body *bod
 static void print_built(const graph_options *o, const graph_body *body)
 {
     const op_build_report *built = &body->built;
-    if (built->voxel_resolution != body->def.voxel_resolution)
-        fprintf(stderr, "%s: %s: the interior is in pieces at %d voxels: built at %d\n", app_program, body->source,
-                body->def.voxel_resolution, built->voxel_resolution);
+    /* a joined model is built from its parts' builds and reports no resolution of its own */
+    if (built->voxel_resolution > 0 && built->voxel_resolution != body->def.voxel_resolution)
+        fprintf(stderr,
+                "%s: %s: built at %d voxels, not %d: the interior there was in pieces, or too few voxels for "
+                "the particles (docs/graph-construction.md, section 1)\n",
+                app_program, body->source, built->voxel_resolution, body->def.voxel_resolution);
     if (built->islands_dropped)
         fprintf(stderr, "%s: %s: %d stray voxel islands (%d voxels) dropped\n", app_program, body->source,
                 built->islands_dropped, built->island_voxels);
