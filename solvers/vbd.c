@@ -17,8 +17,10 @@
  * body at rest stays exactly at rest.
  *
  * Order: particles colour by colour (op_arap_colour_sweep over every particle with a free
- * position or rotation), by index within a colour; one thread (the colours make the blocks of
- * one colour independent, so a parallel sweep would give the same bits; not done here).
+ * position or rotation), by index within a colour. Option sweep_threads = team shares each colour
+ * of a large body with OpenMP's threads when the body is iterated outside a team (the paper's
+ * parallelism; the same bits as one thread); off by default for arap's reason (solvers/arap.c:
+ * on a loaded machine a barrier per colour costs more than it saves).
  *
  * Initial guess (the paper's Sec. 3.6 choices), option initial_guess, applied to the free
  * positions at the start of each sub-step (the world has set x ← y, the inertial target):
@@ -33,11 +35,12 @@
  * which extrapolates positions (and rotations with chebyshev_rotations = on) after each iteration;
  * the paper's ρ is chebyshev_rho.
  *
- * Pins: a pinned position or rotation is not a variable. Stage times: rotations as `local`,
- * positions as `global`. Nothing here writes files or computes reported metrics. */
+ * Pins: a pinned position or rotation is not a variable. Stage times: the whole sweep as `local`
+ * (rotation and position updates interleave per particle; `global` stays 0). Nothing here writes files or computes reported metrics. */
 #include "vbd.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,8 +51,13 @@
 
 enum { GUESS_INERTIA, GUESS_PREVIOUS, GUESS_VELOCITY, GUESS_ADAPTIVE };
 
+/* sweep_threads = team shares each colour from this many swept particles (arap's threshold,
+ * solvers/arap.c: below it a colour's share does not pay for a barrier). */
+enum { VBD_SHARED_SWEEP_MIN = 512 };
+
 typedef struct vbd_solver {
     int guess;
+    int team;                  /* sweep_threads = team */
     int n;
     op_arap_terms terms;       /* C^p, C^d by particle (solvers/arap_terms.h) */
     op_arap_sweep sweep;       /* the colour order over every particle with a free block */
@@ -65,6 +73,9 @@ typedef struct vbd_solver {
 } vbd_solver;
 
 static const op_solver_option vbd_options[] = {
+    { "sweep_threads", "one",
+      "a body of 512 particles or more iterated outside a thread team (alone in its world): one thread, or team "
+      "(OpenMP's threads, each colour shared, a barrier between colours; the same bits)" },
     { "initial_guess", "adaptive", "each sub-step's starting positions: adaptive (the paper's), inertia, previous "
                                    "or velocity" },
     { NULL, NULL, NULL },
@@ -131,7 +142,8 @@ static int vbd_create(op_ctx *ctx, const op_solver_settings *settings, op_body *
     int n = body->graph->particle_count;
     s->n = n;
     if (op_solver_setting_choice(ctx, settings, "initial_guess", "inertia|previous|velocity|adaptive", &s->guess) !=
-        OP_OK) {
+            OP_OK ||
+        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->team) != OP_OK) {
         vbd_destroy(s);
         return ctx->status;
     }
@@ -290,29 +302,41 @@ static void position_step(vbd_solver *s, op_body *body, double h, int i)
     v3_add(&body->state.position[3 * i], &s->reference[3 * i], &u[3 * i]);
 }
 
+/* Particle i's block: R_i, then x_i (file comment). */
+static void update_block(vbd_solver *s, op_body *body, double h, int i)
+{
+    if (!body->rotation_pinned[i]) {
+        double C[9];
+        rotation_matrix(s, body, i, C);
+        op_polar_rotation_warm(C, &s->quaternion[4 * i], &body->state.rotation[9 * i]);
+    }
+    if (!body->position_pinned[i])
+        position_step(s, body, h, i);
+}
+
+/* The sweep, colour by colour. The blocks of one colour read and write none of each other's
+ * values (op_arap_colour_sweep colours every edge and every constraint's particles apart), so a
+ * team sharing each colour gives the bits of one thread. */
 static int vbd_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage_times *times)
 {
     (void)ctx;
     vbd_solver *s = self;
-    double rotations = 0.0, positions = 0.0;
+    double start = op_now();
     for (int i = 0; i < s->n; ++i)
         v3_sub(&s->displacement[3 * i], &body->state.position[3 * i], &s->reference[3 * i]);
-    for (int p = 0; p < s->sweep.count; ++p) {
-        int i = s->sweep.order[p];
-        double start = op_now();
-        if (!body->rotation_pinned[i]) {
-            double C[9];
-            rotation_matrix(s, body, i, C);
-            op_polar_rotation_warm(C, &s->quaternion[4 * i], &body->state.rotation[9 * i]);
+    const op_arap_sweep *sweep = &s->sweep;
+    if (s->team && sweep->count >= VBD_SHARED_SWEEP_MIN && !omp_in_parallel() && omp_get_max_threads() > 1) {
+#pragma omp parallel
+        for (int c = 0; c < sweep->colours; ++c) {
+#pragma omp for schedule(static)
+            for (int p = sweep->colour_start[c]; p < sweep->colour_start[c + 1]; ++p)
+                update_block(s, body, h, sweep->order[p]);
         }
-        double middle = op_now();
-        if (!body->position_pinned[i])
-            position_step(s, body, h, i);
-        rotations += middle - start;
-        positions += op_now() - middle;
+    } else {
+        for (int p = 0; p < sweep->count; ++p)
+            update_block(s, body, h, sweep->order[p]);
     }
-    times->local += rotations;
-    times->global += positions;
+    times->local += op_now() - start;
     return OP_OK;
 }
 

@@ -69,11 +69,43 @@ static void test_one_and_two_threads_agree_bitwise(void **state)
     variant_threads_agree(&op_solver_vbd, NULL);
 }
 
+/* One body of 800 particles alone in its world, its end pinned, stepped with `threads` OpenMP
+ * threads and sweep_threads = `sweep`. */
+static void large_body_run(one_body *f, int threads, const char *sweep)
+{
+    omp_set_num_threads(threads);
+    op_world_def def = op_default_world_def();
+    def.iterations = 5;
+    one_body_begin(f, &def, "dino100", 800, 1e7, NULL, NULL);
+    assert_int_equal(op_body_add_pin(&f->ctx, f->body, 0, 1, 1), OP_OK);
+    one_body_start(f, &op_solver_vbd, (const char *[]){ sweep, NULL });
+    for (int frame = 0; frame < 5; ++frame)
+        one_body_step(f);
+}
+
+/* The paper's parallelism: each colour shared by a team gives one thread's bits. */
+static void test_team_sweep_gives_one_threads_bits(void **state)
+{
+    (void)state;
+    one_body one, team;
+    large_body_run(&one, 1, "sweep_threads=one");
+    large_body_run(&team, 2, "sweep_threads=team");
+    size_t n = (size_t)one.body->graph->particle_count;
+    assert_true(n >= 512);
+    assert_memory_equal(one.body->state.position, team.body->state.position, 3 * n * sizeof(double));
+    assert_memory_equal(one.body->state.rotation, team.body->state.rotation, 9 * n * sizeof(double));
+    print_message("%zu particles: a team of two gives one thread's bits\n", n);
+    one_body_free(&one);
+    one_body_free(&team);
+    omp_set_num_threads(1);
+}
+
 static void test_bad_options_named(void **state)
 {
     (void)state;
     variant_bad_option(&op_solver_vbd, "initial_guess=sideways", "option initial_guess = 'sideways'");
-    variant_bad_option(&op_solver_vbd, "stiffness=1", "stiffness");
+    variant_bad_option(&op_solver_vbd, "sweep_threads=all", "option sweep_threads = 'all'");
+    variant_bad_option(&op_solver_vbd, "stiffness=1", "solver vbd has no option 'stiffness'");
 }
 
 int main(void)
@@ -84,6 +116,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_momentum_in_free_flight, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_rest_stays_at_rest, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_one_and_two_threads_agree_bitwise, clock_start, clock_stop),
+        cmocka_unit_test_setup_teardown(test_team_sweep_gives_one_threads_bits, clock_start, clock_stop),
         cmocka_unit_test_setup_teardown(test_bad_options_named, clock_start, clock_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
