@@ -1,7 +1,9 @@
 # Fig. 3: steady tip deflection of the pinned bar (experiments/fig3.ini) against the iteration
 # count and the time step, arap against shape-matching, and springs (solvers/springs.c: its
 # iterations are Newton steps of implicit Euler, 1 as in its paper, 2 and 4; K from the body's
-# k). Each run is named METHOD-iITERATIONS-fFRAMES_PER_SECOND.h5 and simulates 10 s; its steady deflection is the mean
+# k), xpbd and vbd (solvers/xpbd.c, solvers/vbd.c) at arap's counts and time steps, and xpbd in
+# small steps (Macklin et al. 2019: xpbd-small-iN is N sub-steps a frame of one iteration each,
+# so N iterations a frame as for the others). Each run is named METHOD-iITERATIONS-fFRAMES_PER_SECOND.h5 and simulates 10 s; its steady deflection is the mean
 # of the tip deflection over the last 2 s (shape matching at few iterations is still swinging
 # slowly at 10 s; the spread over those 2 s is tabulated beside the mean).
 
@@ -10,16 +12,24 @@ FIG3_RUNS := $(addprefix $(RESULTS)/fig3/, \
     shape-matching-i100-f30.h5 shape-matching-i1000-f30.h5 shape-matching-i10000-f30.h5 \
     shape-matching-i1000-f60.h5 shape-matching-i1000-f120.h5 \
     meshless-i1-f30.h5 meshless-i10-f30.h5 meshless-i1-f60.h5 meshless-i1-f120.h5 \
-    springs-i1-f30.h5 springs-i2-f30.h5 springs-i4-f30.h5 springs-i1-f60.h5 springs-i1-f120.h5)
+    springs-i1-f30.h5 springs-i2-f30.h5 springs-i4-f30.h5 springs-i1-f60.h5 springs-i1-f120.h5 \
+    $(foreach m,xpbd vbd,$(m)-i10-f30.h5 $(m)-i100-f30.h5 $(m)-i1000-f30.h5 $(m)-i10-f60.h5 $(m)-i10-f120.h5) \
+    xpbd-small-i10-f30.h5 xpbd-small-i100-f30.h5 xpbd-small-i1000-f30.h5 xpbd-small-i10-f60.h5 \
+    xpbd-small-i10-f120.h5)
 FIG3_TABLE := $(RESULTS)/fig3/steady.tsv
 
 # $* = METHOD-iN-fF; the method name may itself contain '-'
 fig3_method = $(patsubst %-i$(call fig3_iterations,$1)-f$(call fig3_fps,$1),%,$1)
-fig3_iterations = $(patsubst i%,%,$(word 2,$(subst -, ,$(patsubst shape-matching-%,shape_matching-%,$1))))
-fig3_fps = $(patsubst f%,%,$(word 3,$(subst -, ,$(patsubst shape-matching-%,shape_matching-%,$1))))
+fig3_words = $(subst -, ,$(patsubst xpbd-small-%,xpbd_small-%,$(patsubst shape-matching-%,shape_matching-%,$1)))
+fig3_iterations = $(patsubst i%,%,$(word 2,$(call fig3_words,$1)))
+fig3_fps = $(patsubst f%,%,$(word 3,$(call fig3_words,$1)))
+# xpbd-small-iN: xpbd with N sub-steps of one iteration; every other method: N iterations
+fig3_steps = $(if $(filter xpbd-small,$(call fig3_method,$1)), \
+    --set solver.name=xpbd --set world.substeps=$(call fig3_iterations,$1) --set world.iterations=1, \
+    --set solver.name=$(call fig3_method,$1) --set world.iterations=$(call fig3_iterations,$1))
 
 $(RESULTS)/fig3/%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
-	$(call run_figure,$<,--set solver.name=$(call fig3_method,$*) --set world.iterations=$(call fig3_iterations,$*) \
+	$(call run_figure,$<,$(call fig3_steps,$*) \
 	    --set world.frame_time=$$(bin/opsim-report calc '1 / $(call fig3_fps,$*)') \
 	    --set run.frames=$$((10 * $(call fig3_fps,$*))) --set run.output_every=$$((10 * $(call fig3_fps,$*))))
 

@@ -7,6 +7,8 @@
 #include "shape_matching.h"
 #include "opsim/solver.h"
 #include "springs.h"
+#include "vbd.h"
+#include "xpbd.h"
 
 const op_solver_type *const op_solver_registry[] = {
     &op_solver_arap,
@@ -16,5 +18,7 @@ const op_solver_type *const op_solver_registry[] = {
     &op_solver_meshless,
     &op_solver_springs,
     &op_solver_arap_lbfgs,
+    &op_solver_xpbd,
+    &op_solver_vbd,
     NULL,
 };

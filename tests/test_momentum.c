@@ -31,14 +31,25 @@ static const double drift[3] = { 0.3, -0.2, 0.5 };
  * the spin, the elastic body's few iterations lose a little more than the rigid step), arap-lbfgs
  * 0.985, shape-matching 1.027 and meshless 1.053 (neither is implicit Euler: they do not share
  * the reference's damping), springs 1.006 (the exact Jacobian; the paper's damped one kept 2e-4,
- * solvers/springs.c), rigid itself exactly 1. */
+ * solvers/springs.c), rigid itself exactly 1, xpbd 0.972, vbd 0.991. */
 static const struct {
     const char *variant;
     double bound;
 } spin_bounds[] = {
     { "arap", 0.03 },          { "arap-reference", 0.03 }, { "arap-lbfgs", 0.03 }, { "shape-matching", 0.05 },
-    { "meshless", 0.08 },      { "springs", 0.02 },        { "rigid", 1e-12 },
+    { "meshless", 0.08 },      { "springs", 0.02 },        { "rigid", 1e-12 },      { "xpbd", 0.04 },
+    { "vbd", 0.02 },
 };
+
+/* The linear momentum allowed, 1e-9 of the motion's scale but for a variant listed here with its
+ * reason. vbd: block descent moves one particle at a time against its neighbours' current
+ * positions, so the elastic forces it balances are not equal and opposite until the sweep has
+ * converged; the body's centre drifts by what is left (5.4e-2 at 3 x 3 here, 0.8 % at 200
+ * iterations: docs/variants.md). Every other variant keeps it to round-off. */
+static double linear_bound(const char *variant)
+{
+    return strcmp(variant, "vbd") == 0 ? 0.06 : 1e-9;
+}
 
 static double spin_bound(const char *variant)
 {
@@ -133,7 +144,7 @@ static void test_every_variant_keeps_momentum_in_free_flight(void **state)
         print_message("%-15s |P - M v| / sum m|v| <= %.2e over %d stored frames; |L(1 s)| / rigid's %.4f "
                       "(bound 1 +- %g)\n",
                       (*type)->name, linear, FRAMES, spin, bound);
-        assert_le(linear, 1e-9);
+        assert_le(linear, linear_bound((*type)->name));
         assert_le(fabs(spin - 1), bound);
         remove(path);
     }

@@ -129,7 +129,8 @@ static const char *const VARIANTS_TABLES[][2] = {
     { "results/variants/own-ms-1e-4.tsv",
       "# variant\tbar\tfall\narap-gs\t1.2\t3.6\nmeshless\tsingle update\tsingle update\n" },
     { "results/variants/bar.tsv", "# variant\tstiffness_spread\tmax_h_s\tmax_k\trecovery_s\n"
-                                  "arap-gs\t1.08\t≥1/10\t≥1e11\t1.567\nrigid\trefused\trefused\trefused\trefused\n" },
+                                  "arap-gs\t1.08\t≥1/10\t≥1e11\t1.567\nrigid\trefused\trefused\trefused\trefused\n"
+                                  "xpbd\t1.74\t≥1/10\t≥1e11\t2.1\nvbd\t2.3\t1/30\t1e9\t–\n" },
     { "results/variants/targets.tsv",
       "# target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms\tms_ratio\n"
       "anderson-gs-fall-1e-4\t51\t14\t3.64\t0.46\t0.58\t0.79\n"
@@ -137,9 +138,14 @@ static const char *const VARIANTS_TABLES[][2] = {
       "lbfgs-bar-1e-6\t163\t60\t2.72\t0.42\t0.36\t1.17\nlbfgs-collapse-1e-6\t101\t56\t1.80\t0.91\t1.36\t0.67\n"
       "lbfgs-fall-1e-6\t120\t52\t2.31\t1.1\t1.4\t0.79\nlbfgs-bunny-1e-6\t53\t54\t0.98\t10.9\t8.5\t1.28\n" },
     { "results/variants/matrix-keyed.tsv",
-      "# case\tvariant\tscene\titerations_1e-6\tms_1e-6\n"
-      "arap-gs:fall\tarap-gs\tfall\t120\t1.3\narap-gs-anderson:fall\tarap-gs-anderson\tfall\t24\t1.5\n"
-      "arap-gs:bar\tarap-gs\tbar\t163\t0.31\narap-gs-anderson:bar\tarap-gs-anderson\tbar\t20\t0.11\n" },
+      "# case\tvariant\tscene\titerations_1e-6\tms_1e-6\titerations_1e-4\tr_at_ni\n"
+      "arap-gs:fall\tarap-gs\tfall\t120\t1.3\t51\t0.05\narap-gs-anderson:fall\tarap-gs-anderson\tfall\t24\t1.5\t14\t0.01\n"
+      "arap-gs:bar\tarap-gs\tbar\t163\t0.31\t25\t5e-4\narap-gs-anderson:bar\tarap-gs-anderson\tbar\t20\t0.11\t9\t1e-5\n"
+      "arap-gs:collapse\tarap-gs\tcollapse\t101\t0.9\t40\t0.02\n"
+      "vbd:bar\tvbd\tbar\t–\t–\t291\t0.61\nvbd:collapse\tvbd\tcollapse\t–\t–\t187\t0.3\n"
+      "vbd:fall\tvbd\tfall\t–\t–\t77\t0.2\nvbd-chebyshev:bar\tvbd-chebyshev\tbar\t–\t–\t93\t0.5\n"
+      "vbd-chebyshev:collapse\tvbd-chebyshev\tcollapse\t–\t–\t64\t0.25\n"
+      "vbd-chebyshev:fall\tvbd-chebyshev\tfall\t–\t–\t35\t0.1\n" },
 };
 
 /* Fig. 2's three bars, deflections halving as k doubles. */
@@ -165,7 +171,18 @@ static const char STEADY[] = "arap\t10\t0.033333333333333333\t0.20\t2e-6\n"
                              "meshless\t1\t0.0083333333333333332\t0.001\t0.003\n"
                              "springs\t1\t0.033333333333333333\t0.07\t0.01\n"
                              "springs\t2\t0.033333333333333333\t0.13\t0.03\n"
-                             "springs\t1\t0.016666666666666666\t0.13\t0.03\n";
+                             "springs\t1\t0.016666666666666666\t0.13\t0.03\n"
+                             "xpbd\t10\t0.033333333333333333\t1.03\t0.01\n"
+                             "xpbd\t100\t0.033333333333333333\t0.90\t0.02\n"
+                             "xpbd\t1000\t0.033333333333333333\t0.59\t0.01\n"
+                             "xpbd\t10\t0.016666666666666666\t0.94\t0.06\n"
+                             "xpbd\t10\t0.0083333333333333332\t0.85\t0.17\n"
+                             "vbd\t10\t0.033333333333333333\t0.44\t1.2\n"
+                             "vbd\t1000\t0.033333333333333333\t0.21\t0.06\n"
+                             "vbd\t10\t0.016666666666666666\t0.31\t1.2\n"
+                             "xpbd-small\t10\t0.033333333333333333\t0.87\t0.19\n"
+                             "xpbd-small\t1000\t0.033333333333333333\t0.40\t0.74\n"
+                             "xpbd-small\t10\t0.016666666666666666\t0.72\t0.34\n";
 /* The tables of make meshless (experiments/meshless.mk), with their '#' header lines. */
 static const char *const MESHLESS_TABLES[][2] = {
     { "results/meshless/spring.tsv", "# h_over_hcrit\th\talpha\texplicit\tstart\tpredicted\n"
@@ -351,6 +368,7 @@ static void test_report_has_every_section_table_and_picture(void **state)
                                             "## Free flight", "## Floor contacts", "## The stiffness claim across k",
                                             "## Table 1", "## Meshless deformations based on shape matching",
                                             "## Springs: Vogiannou", "## The variants compared",
+                                            "## XPBD: compliant constraints", "## Vertex Block Descent on arap's energy",
                                             "## Where we depart from the paper",
                                             "## What this report cannot show" };
     for (size_t s = 0; s < sizeof sections / sizeof sections[0]; ++s)

@@ -1,0 +1,299 @@
+/* xpbd: extended position-based dynamics (Macklin, Müller & Chentanez 2016) on the
+ * oriented-particle graph, with the shape-matching variant's one-ring goals (solvers/
+ * shape_matching.c) as compliant constraints.
+ *
+ * Groups, as shape-matching builds them: group g is particle g and its graph neighbours, with
+ * member masses m_j, rest offsets d̄_j = x̄_j − c̄_g, and at each visit the current centre c_g and
+ * rotation R_g = polar(A_g), A_g = Σ_j [ρ R_j Ā_j + m_j (x_j − c_g) d̄_jᵀ] (the ellipsoid moments
+ * from the rotations at the start of the iteration).
+ *
+ * Constraints. For every group g and member j, the vector constraint
+ *   C_gj(x) = x_j − (R_g d̄_j + c_g) = 0,
+ * its goal (R_g, c_g) held while it is projected, as PBD shape matching holds it (the XPBD paper
+ * is silent on shape matching; taking ∇_{x_j} C_gj = I keeps the projection the one of
+ * shape-matching's gs order, so α → 0 gives exactly its full projection). Compliance
+ *   α_gj = 1/(k v_j)   [m/N],
+ * k the body's stiffness (N/m per m³ of ellipsoid volume, include/opsim/body.h) and v_j the
+ * member's volume: the goal spring has the stiffness k v_j that Eq. 4 gives the edge term
+ * k/2 v_j ‖R_i d̄_ij − d_ij‖². α̃ = α/h². Each projection (Eq. 18 of the paper, three components at
+ * once since ∇C = I):
+ *   Δλ = (−C − α̃ λ)/(w_j + α̃),   x_j ← x_j + w_j Δλ,   λ ← λ + Δλ,   w_j = 1/m_j (0 if pinned).
+ * Position constraints (Eq. 13's skinned vertex v = Σ_l w_l (R_l r̄_l + x_l)): C = v − v_c with
+ * compliance 1/w (w the constraint weight, N/m) and ∇_{x_l} C = w_l I, so
+ *   Δλ = (−C − α̃ λ)/(Σ_l w_l²/m_l + α̃),   x_l ← x_l + (w_l/m_l) Δλ.
+ * Direction constraints are refused (as in shape-matching: the next iteration's group rotations
+ * overwrite any turn of R_i). Edge-distance constraints are not added: the goals already hold
+ * every edge of the one ring.
+ *
+ * Multipliers λ are reset to 0 at every sub-step (begin_substep), as Algorithm 1 does per time
+ * step: a sub-step is opsim's time step. Order: Gauss–Seidel, groups in the colour order of their
+ * particle (op_arap_colour_sweep), each group's goals from the newest positions, then the position
+ * constraints. After the iteration each free orientation becomes its own group's rotation.
+ * Small steps (Macklin et al. 2019): not an option here but the run's [time] section, many
+ * sub-steps and iterations = 1 (docs/method.md, "XPBD").
+ *
+ * Stage times: groups as `local`, position constraints as `global`. */
+#include "xpbd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arap_terms.h"
+#include "base/math3.h"
+#include "base/timer.h"
+#include "kernels/polar.h"
+
+typedef struct xpbd_solver {
+    int n;
+    int *group_start;        /* [n + 1] group g's members member[group_start[g] .. group_start[g+1]) */
+    int *member;             /* g first, then its neighbours */
+    double *rest_offset;     /* [members][3] d̄_j */
+    double *compliance;      /* [members] α_gj = 1/(k v_j) */
+    double *group_mass;      /* [n] */
+    double *inverse_mass;    /* [n] 1/m_i, 0 where the position is pinned */
+    double *lambda;          /* [members][3] the goals' multipliers, reset each sub-step */
+    double *constraint_lambda; /* [constraints][3] */
+    double *moment;          /* [n][9] ρ R_j Ā_j */
+    double *group_rotation;  /* [n][9] */
+    double *quaternion;      /* [n][4] */
+    op_arap_sweep sweep;     /* the group order */
+    double h2;               /* h² of the sub-step */
+} xpbd_solver;
+
+static const op_solver_option xpbd_options[] = {
+    { NULL, NULL, NULL },
+};
+
+static void xpbd_destroy(void *self)
+{
+    xpbd_solver *s = self;
+    if (!s)
+        return;
+    free(s->group_start);
+    free(s->member);
+    free(s->rest_offset);
+    free(s->compliance);
+    free(s->group_mass);
+    free(s->inverse_mass);
+    free(s->lambda);
+    free(s->constraint_lambda);
+    free(s->moment);
+    free(s->group_rotation);
+    free(s->quaternion);
+    op_arap_sweep_free(&s->sweep);
+    free(s);
+}
+
+static void build_groups(xpbd_solver *s, const op_body *body)
+{
+    const op_graph *g = body->graph;
+    int at = 0;
+    for (int i = 0; i < s->n; ++i) {
+        s->group_start[i] = at;
+        s->member[at++] = i;
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e)
+            s->member[at++] = g->adjacency[e];
+        double mass = 0.0, centre[3] = { 0, 0, 0 }, d[3];
+        for (int k = s->group_start[i]; k < at; ++k) {
+            int j = s->member[k];
+            mass += g->mass[j];
+            v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
+            v3_axpy(centre, g->mass[j], d);
+            s->compliance[k] = 1.0 / (body->stiffness * g->volume[j]);
+        }
+        s->group_mass[i] = mass;
+        v3_scale(centre, centre, 1.0 / mass);
+        v3_add(centre, centre, &g->rest_position[3 * i]);
+        for (int k = s->group_start[i]; k < at; ++k)
+            v3_sub(&s->rest_offset[3 * k], &g->rest_position[3 * s->member[k]], centre);
+        s->inverse_mass[i] = body->position_pinned[i] ? 0.0 : 1.0 / g->mass[i];
+    }
+    s->group_start[s->n] = at;
+}
+
+/* The group order: op_arap_colour_sweep over every particle (a view with no rotation pinned). */
+static int group_sweep(op_ctx *ctx, xpbd_solver *s, const op_body *body)
+{
+    int *row_of = op_calloc(ctx, (size_t)s->n + 1, sizeof(int));
+    unsigned char *none = op_calloc(ctx, (size_t)s->n + 1, 1);
+    op_arap_terms terms = { 0 };
+    if (ctx->status == OP_OK) {
+        for (int i = 0, rows = 0; i < s->n; ++i)
+            row_of[i] = body->position_pinned[i] ? -1 : rows++;
+        op_body view = *body;
+        view.rotation_pinned = none;
+        if (op_arap_terms_create(ctx, &terms, &view, row_of) == OP_OK)
+            op_arap_colour_sweep(ctx, &terms, &view, &s->sweep);
+    }
+    op_arap_terms_free(&terms);
+    free(row_of);
+    free(none);
+    return ctx->status;
+}
+
+static int xpbd_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
+                       int twin_count, void **out)
+{
+    (void)settings, (void)twins, (void)twin_count;
+    *out = NULL;
+    for (int c = 0; c < body->constraint_count; ++c)
+        if (body->constraints[c].kind == OP_CONSTRAINT_DIRECTION)
+            return OP_FAIL(ctx, OP_ERR_USAGE,
+                           "solver xpbd: body %s has a direction constraint (constraint %d, vertex %d); "
+                           "this variant supports position constraints and pins only",
+                           body->name, c, body->constraints[c].vertex);
+    if (!(body->stiffness > 0.0))
+        return OP_FAIL(ctx, OP_ERR_USAGE, "solver xpbd: body %s has stiffness %g; compliance 1/(k v) needs k > 0",
+                       body->name, body->stiffness);
+    xpbd_solver *s = op_calloc(ctx, 1, sizeof *s);
+    if (!s)
+        return ctx->status;
+    const op_graph *g = body->graph;
+    size_t n = (size_t)g->particle_count, members = n + (size_t)g->adjacency_start[n];
+    s->n = (int)n;
+    s->h2 = h * h;
+    s->group_start = op_calloc(ctx, n + 1, sizeof(int));
+    s->member = op_calloc(ctx, members + 1, sizeof(int));
+    s->rest_offset = op_calloc(ctx, 3 * members + 1, sizeof(double));
+    s->compliance = op_calloc(ctx, members + 1, sizeof(double));
+    s->group_mass = op_calloc(ctx, n + 1, sizeof(double));
+    s->inverse_mass = op_calloc(ctx, n + 1, sizeof(double));
+    s->lambda = op_calloc(ctx, 3 * members + 1, sizeof(double));
+    s->constraint_lambda = op_calloc(ctx, 3 * (size_t)body->constraint_count + 1, sizeof(double));
+    s->moment = op_calloc(ctx, 9 * n + 1, sizeof(double));
+    s->group_rotation = op_calloc(ctx, 9 * n + 1, sizeof(double));
+    s->quaternion = op_calloc(ctx, 4 * n + 1, sizeof(double));
+    if (ctx->status != OP_OK) {
+        xpbd_destroy(s);
+        return ctx->status;
+    }
+    build_groups(s, body);
+    for (int i = 0; i < s->n; ++i)
+        op_rotation_quaternion(&body->state.rotation[9 * i], &s->quaternion[4 * i]);
+    if (group_sweep(ctx, s, body) != OP_OK) {
+        xpbd_destroy(s);
+        return ctx->status;
+    }
+    *out = s;
+    return OP_OK;
+}
+
+static int xpbd_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
+{
+    (void)ctx;
+    xpbd_solver *s = self;
+    s->h2 = h * h;
+    memset(s->lambda, 0, 3 * (size_t)s->group_start[s->n] * sizeof(double));
+    memset(s->constraint_lambda, 0, 3 * (size_t)body->constraint_count * sizeof(double));
+    return OP_OK;
+}
+
+/* Group g's centre c and rotation R from the current positions (shape-matching's match_group). */
+static void match_group(xpbd_solver *s, const op_body *body, int group, double c[3], double R[9])
+{
+    const double *x = body->state.position, *anchor = &x[3 * group];
+    const double *mass = body->graph->mass;
+    double offset[3] = { 0, 0, 0 }, d[3];
+    for (int k = s->group_start[group]; k < s->group_start[group + 1]; ++k) {
+        v3_sub(d, &x[3 * s->member[k]], anchor);
+        v3_axpy(offset, mass[s->member[k]], d);
+    }
+    v3_scale(offset, offset, 1.0 / s->group_mass[group]);
+    v3_add(c, anchor, offset);
+    double A[9] = { 0 };
+    for (int k = s->group_start[group]; k < s->group_start[group + 1]; ++k) {
+        int j = s->member[k];
+        m3_add(A, A, &s->moment[9 * j]);
+        v3_sub(d, &x[3 * j], c);
+        m3_add_outer(A, mass[j], d, &s->rest_offset[3 * k]);
+    }
+    op_polar_rotation_warm(A, &s->quaternion[4 * group], R);
+    m3_copy(&s->group_rotation[9 * group], R);
+}
+
+/* One group: its goals as compliant constraints, each member projected in turn. */
+static void project_group(xpbd_solver *s, op_body *body, int group)
+{
+    double c[3], R[9], goal[3], C[3];
+    match_group(s, body, group, c, R);
+    double *x = body->state.position;
+    for (int k = s->group_start[group]; k < s->group_start[group + 1]; ++k) {
+        int j = s->member[k];
+        double w = s->inverse_mass[j];
+        if (w == 0.0)
+            continue;
+        double tilde = s->compliance[k] / s->h2, *lambda = &s->lambda[3 * k];
+        m3_mul_v(goal, R, &s->rest_offset[3 * k]);
+        v3_add(goal, goal, c);
+        v3_sub(C, &x[3 * j], goal);
+        for (int r = 0; r < 3; ++r) {
+            double step = (-C[r] - tilde * lambda[r]) / (w + tilde);
+            x[3 * j + r] += w * step;
+            lambda[r] += step;
+        }
+    }
+}
+
+static void project_constraints(xpbd_solver *s, op_body *body)
+{
+    double *x = body->state.position;
+    for (int c = 0; c < body->constraint_count; ++c) {
+        const op_constraint *con = &body->constraints[c];
+        double v[3], W = 0.0, *lambda = &s->constraint_lambda[3 * c];
+        for (int l = 0; l < con->influence_count; ++l)
+            W += con->influence[l] * con->influence[l] * s->inverse_mass[con->particle[l]];
+        if (!(W > 0.0))
+            continue;
+        double tilde = 1.0 / (con->weight * s->h2), step[3];
+        op_constraint_skinned_point(body, con, v);
+        for (int r = 0; r < 3; ++r) {
+            step[r] = (-(v[r] - con->target[r]) - tilde * lambda[r]) / (W + tilde);
+            lambda[r] += step[r];
+        }
+        for (int l = 0; l < con->influence_count; ++l) {
+            int p = con->particle[l];
+            v3_axpy(&x[3 * p], con->influence[l] * s->inverse_mass[p], step);
+        }
+    }
+}
+
+static int xpbd_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage_times *times)
+{
+    (void)ctx, (void)h;
+    xpbd_solver *s = self;
+    const op_graph *g = body->graph;
+    double start = op_now();
+    for (int j = 0; j < s->n; ++j) {
+        m3_mul(&s->moment[9 * j], &body->state.rotation[9 * j], &g->rest_moment[9 * j]);
+        m3_scale(&s->moment[9 * j], &s->moment[9 * j], g->density);
+    }
+    for (int p = 0; p < s->sweep.count; ++p)
+        project_group(s, body, s->sweep.order[p]);
+    for (int i = 0; i < s->n; ++i)
+        if (!body->rotation_pinned[i])
+            m3_copy(&body->state.rotation[9 * i], &s->group_rotation[9 * i]);
+    double middle = op_now();
+    project_constraints(s, body);
+    times->local += middle - start;
+    times->global += op_now() - middle;
+    return OP_OK;
+}
+
+/* The rotations are read afresh every iteration: nothing to re-derive. */
+static int xpbd_resync(op_ctx *ctx, void *self, op_body *body, double h)
+{
+    (void)ctx, (void)self, (void)body, (void)h;
+    return OP_OK;
+}
+
+const op_solver_type op_solver_xpbd = {
+    .name = "xpbd",
+    .summary = "XPBD: the one-ring shape-matching goals as compliant constraints, compliance 1/(k v)",
+    .source = "Macklin, Müller & Chentanez 2016",
+    .options = xpbd_options,
+    .create = xpbd_create,
+    .begin_substep = xpbd_begin_substep,
+    .iterate = xpbd_iterate,
+    .destroy = xpbd_destroy,
+    .resync = xpbd_resync,
+};
