@@ -222,6 +222,40 @@ static int parse_lookup_options(int argc, char **argv, report_lookup_def *def)
     return argc % 2 == 0 && def->in && def->column;
 }
 
+/* What a section writes, from its parsed options `def`. */
+typedef void section_writer(op_ctx *ctx, const void *def, FILE *out);
+
+/* `write` into `out` whole or not at all (io/atomic.h), the failure printed; the exit status. */
+static int write_whole(op_ctx *ctx, const char *out, section_writer *write, const void *def)
+{
+    op_atomic_file file;
+    if (op_atomic_open(ctx, &file, out) == OP_OK) {
+        write(ctx, def, file.file);
+        if (ctx->status == OP_OK)
+            op_atomic_commit(ctx, &file);
+        else
+            op_atomic_abort(&file);
+    }
+    if (ctx->status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx->message);
+    return exit_status(ctx);
+}
+
+static void write_convergence(op_ctx *ctx, const void *def, FILE *out)
+{
+    report_convergence(ctx, def, out);
+}
+
+static void write_convergence_long(op_ctx *ctx, const void *def, FILE *out)
+{
+    report_convergence_long(ctx, def, out);
+}
+
+static void write_alias(op_ctx *ctx, const void *def, FILE *out)
+{
+    report_alias(ctx, def, out);
+}
+
 /* Writes the section's output to standard output; returns 0 on a usage error (nothing run). */
 static int write_number_section(op_ctx *ctx, int argc, char **argv)
 {
@@ -302,17 +336,7 @@ static int run_convergence_report(int argc, char **argv)
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_atomic_file file;
-    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
-        report_convergence(&ctx, &def, file.file);
-        if (ctx.status == OP_OK)
-            op_atomic_commit(&ctx, &file);
-        else
-            op_atomic_abort(&file);
-    }
-    if (ctx.status != OP_OK)
-        fprintf(stderr, "opsim-report: %s\n", ctx.message);
-    return exit_status(&ctx);
+    return write_whole(&ctx, out, write_convergence, &def);
 }
 
 static int run_convergence_long(int argc, char **argv)
@@ -334,17 +358,7 @@ static int run_convergence_long(int argc, char **argv)
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_atomic_file file;
-    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
-        report_convergence_long(&ctx, &def, file.file);
-        if (ctx.status == OP_OK)
-            op_atomic_commit(&ctx, &file);
-        else
-            op_atomic_abort(&file);
-    }
-    if (ctx.status != OP_OK)
-        fprintf(stderr, "opsim-report: %s\n", ctx.message);
-    return exit_status(&ctx);
+    return write_whole(&ctx, out, write_convergence_long, &def);
 }
 
 /* opsim-report alias (report_alias.h) */
@@ -362,17 +376,7 @@ static int run_alias(int argc, char **argv)
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_atomic_file file;
-    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
-        report_alias(&ctx, run, file.file);
-        if (ctx.status == OP_OK)
-            op_atomic_commit(&ctx, &file);
-        else
-            op_atomic_abort(&file);
-    }
-    if (ctx.status != OP_OK)
-        fprintf(stderr, "opsim-report: %s\n", ctx.message);
-    return exit_status(&ctx);
+    return write_whole(&ctx, out, write_alias, run);
 }
 
 /* opsim-report stability (report_stability.h): 0 stable, 1 not, or the error's status. */

@@ -464,3 +464,32 @@ int op_arap_factor_matrix(op_ctx *ctx, const op_body *body, const int *row_of, i
     free(values);
     return ctx->status;
 }
+
+void op_arap_local_matrix(const op_arap_terms *t, const op_body *body, const double *base, const double *displacement,
+                          const double *rotations, int i, double C[9])
+{
+    const op_graph *g = body->graph;
+    const double *u = displacement;
+    double moments[9] = { 0 }, turns[9] = { 0 }, spread[9] = { 0 };
+    for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+        int j = g->adjacency[e];
+        double moment[9], rest_edge[3], w[3], du[3];
+        m3_mul(moment, &rotations[9 * j], &g->rest_moment[9 * j]);
+        for (int m = 0; m < 9; ++m) {
+            moments[m] += moment[m];
+            turns[m] += rotations[9 * j + m];
+        }
+        v3_sub(rest_edge, &g->rest_position[3 * j], &g->rest_position[3 * i]);
+        v3_scale(w, rest_edge, g->volume[j]);
+        v3_sub(du, &u[3 * j], &u[3 * i]);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                spread[3 * r + c] += du[r] * w[c];
+    }
+    double turns_moment[9];
+    m3_mul(turns_moment, turns, &g->rest_moment[9 * i]);
+    double k = body->stiffness;
+    for (int m = 0; m < 9; ++m)
+        C[m] = base[9 * i + m] + k * ((moments[m] + turns_moment[m]) + spread[m]);
+    op_arap_terms_local(t, body, u, rotations, i, C);
+}

@@ -46,6 +46,15 @@ int op_arap_terms_create(op_ctx *ctx, op_arap_terms *t, const op_body *body, con
 void op_arap_terms_free(op_arap_terms *t);
 /* T_i and G_a from the constraints' current targets: once a sub-step. */
 void op_arap_terms_targets(op_arap_terms *t, const op_body *body);
+/* C_i of Eq. 5 + 11 + 13 + 15, the matrix whose polar factor is R_i (docs/method.md, "Local
+ * step"), in displacement form u = x − x̄: base_i (the inertial and P S_i terms the caller keeps)
+ * plus k Σ_j R_j (Ā_j + Ā_i), summed as k (Σ_j R_j Ā_j + (Σ_j R_j) Ā_i), plus k Σ_j (u_j − u_i)
+ * w_ijᵀ with w_ij = v_j (x̄_j − x̄_i), plus the constraint terms (op_arap_terms_local). The one
+ * assembly arap-reference and vbd share; the fast arap's lanes give its bits
+ * (tests/test_arap_reference.c). */
+void op_arap_local_matrix(const op_arap_terms *t, const op_body *body, const double *base, const double *displacement,
+                          const double *rotations, int i, double C[9]);
+
 /* Whether any constraint involves particle i: else op_arap_terms_local adds nothing. */
 static inline int op_arap_terms_involve(const op_arap_terms *t, int i)
 {

@@ -231,30 +231,7 @@ static int vbd_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
  * local matrix, docs/method.md "Local step"). */
 static void rotation_matrix(const vbd_solver *s, const op_body *body, int i, double C[9])
 {
-    const op_graph *g = body->graph;
-    const double *u = s->displacement, *rotations = body->state.rotation;
-    double moments[9] = { 0 }, turns[9] = { 0 }, spread[9] = { 0 };
-    for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-        int j = g->adjacency[e];
-        double moment[9], rest_edge[3], w[3], du[3];
-        m3_mul(moment, &rotations[9 * j], &g->rest_moment[9 * j]);
-        for (int m = 0; m < 9; ++m) {
-            moments[m] += moment[m];
-            turns[m] += rotations[9 * j + m];
-        }
-        v3_sub(rest_edge, &g->rest_position[3 * j], &g->rest_position[3 * i]);
-        v3_scale(w, rest_edge, g->volume[j]);
-        v3_sub(du, &u[3 * j], &u[3 * i]);
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                spread[3 * r + c] += du[r] * w[c];
-    }
-    double turns_moment[9];
-    m3_mul(turns_moment, turns, &g->rest_moment[9 * i]);
-    double k = body->stiffness;
-    for (int m = 0; m < 9; ++m)
-        C[m] = s->base[9 * i + m] + k * ((moments[m] + turns_moment[m]) + spread[m]);
-    op_arap_terms_local(&s->terms, body, u, rotations, i, C);
+    op_arap_local_matrix(&s->terms, body, s->base, s->displacement, body->state.rotation, i, C);
 }
 
 /* u_i ← the exact minimiser of E in x_i (file comment), in displacement form:
