@@ -8,7 +8,7 @@
 
 #include "opsim/ctx.h"
 
-enum { REPORT_MAX_ROWS = 64, REPORT_MAX_FIELDS = 16, REPORT_FIELD_SIZE = 256 };
+enum { REPORT_MAX_ROWS = 256, REPORT_MAX_FIELDS = 16, REPORT_FIELD_SIZE = 256 };
 
 /* A tab-separated table; '#' lines and empty lines are skipped. */
 typedef struct report_table {
