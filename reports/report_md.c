@@ -48,7 +48,7 @@ static const char *const STEADY_TSV = "fig3/steady.tsv";
 static const char *const CONVERGENCE_TSV = "convergence/table.tsv";
 static const char *const BENCH_CSV = "table1/bench.csv";
 
-enum { PATH_SIZE = 4096, MAX_ARGS = 16, MAX_BODIES = 1024, NAME_SIZE = OP_RUNFILE_NAME_SIZE };
+enum { PATH_SIZE = 4096, MAX_ARGS = 16, MAX_BODIES = OP_RUNFILE_MAX_BODIES, NAME_SIZE = OP_RUNFILE_NAME_SIZE };
 
 typedef struct run_body {
     char name[NAME_SIZE], model[NAME_SIZE];
