@@ -87,13 +87,13 @@ static void write_series(FILE *out, FILE *data, const point *p, int n, int again
     fprintf(out, "\n**%s** against %s\n\n| particles | bodies | ms per frame | µs per particle-iteration | peak RSS, MB |\n"
                  "|---:|---:|---:|---:|---:|\n",
             p[0].series, against_bodies ? "bodies" : "particles");
-    fprintf(data, "\"%s\"\tms\tus\tMB\n", p[0].series);
+    /* blocks apart by two blank lines, none after the last (gnuplot's stats would count an empty one) */
+    fprintf(data, "%s\"%s\"\tms\tus\tMB\n", ftell(data) > 0 ? "\n\n" : "", p[0].series);
     for (int i = 0; i < n; ++i) {
         fprintf(out, "| %.0f | %.0f | %.3f | %.4f | %.1f |\n", p[i].particles, p[i].bodies, p[i].ms, p[i].us, p[i].mb);
         fprintf(data, "%.0f\t%.6g\t%.6g\t%.6g\n", against_bodies ? p[i].bodies : p[i].particles, p[i].ms, p[i].us,
                 p[i].mb);
     }
-    fprintf(data, "\n\n");
     fprintf(out, "| log-log slope | |");
     write_slope(out, slope(p, n, against_bodies, offsetof(point, ms)));
     write_slope(out, slope(p, n, against_bodies, offsetof(point, us)));
