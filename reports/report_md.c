@@ -1223,7 +1223,7 @@ static int value_scaling_section(md *m, int argc, char **argv, FILE *out)
     char table[PATH_SIZE], figure[2 * PATH_SIZE];
     snprintf(table, sizeof table, "%s/%s", m->def->results, SCALING_TABLE);
     if (access(table, R_OK) != 0) {
-        fputs("The scaling study has not been run here. `make scaling` (about half an hour on 2 cores; "
+        fputs("The scaling study has not been run here. `make scaling` (opt-in, outside `make reproduce`; "
               "docs/experiments.md, \"Scaling\") measures every variant over bodies of 100 to 30,000 "
               "particles and piles of 1 to 10,000 bodies; run `make report` after it to include the "
               "tables and figure.\n",
