@@ -51,13 +51,15 @@
  * The CSV: one header row naming the columns (CSV_COLUMNS), then one row per scene, setting and
  * unit (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
  * value for (the paper's, where it prints "-" or has no row; handoff_ns where nothing was
- * measured; contacts_one_thread for a scene without contacts between bodies) is empty. */
+ * measured; contacts_one_thread for a scene without contacts between bodies) is empty. The last
+ * column, peak_rss_kb, is the process's peak resident memory when the row was written. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench_median.h"
 #include "opsim/ctx.h"
@@ -434,7 +436,7 @@ static const char CSV_COLUMNS[] =
     "collision_lo_ms,collision_hi_ms,collision_noisy,total_lo_ms,total_hi_ms,total_noisy,"
     "repeat_wall_s,repeat_cpu_s,handoff_ns,contacts_one_thread,"
     "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours,"
-    "setting,cpu";
+    "setting,cpu,peak_rss_kb";
 
 /* A cell after a comma: `value` to `decimals` places, or nothing when it is NAN (a value the row
  * does not have). */
@@ -444,6 +446,14 @@ static void write_cell(FILE *out, double value, int decimals)
         fprintf(out, ",");
     else
         fprintf(out, ",%.*f", decimals, value);
+}
+
+/* The process's peak resident set so far, kB (getrusage; Linux counts kB): the scaling study
+ * runs one size per process, so a row's value is that size's memory (docs/performance.md). */
+static long peak_rss_kb(void)
+{
+    struct rusage usage;
+    return getrusage(RUSAGE_SELF, &usage) == 0 ? (long)usage.ru_maxrss : -1;
 }
 
 static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
@@ -467,7 +477,7 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
     for (int s = 0; s < STAGE_COUNT; ++s)
         write_cell(out, paper ? r->paper.ms[s] : NAN, 2);
     write_cell(out, paper ? r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL] : NAN, 2);
-    fprintf(out, ",%s,%s\n", r->setting ? r->setting : "", cpu_model);
+    fprintf(out, ",%s,%s,%ld\n", r->setting ? r->setting : "", cpu_model, peak_rss_kb());
 }
 
 static int usage(void)

@@ -331,3 +331,4 @@ include experiments/sweep-example.mk
 include experiments/meshless.mk
 include experiments/springs.mk
 include experiments/variants.mk
+include experiments/scaling.mk

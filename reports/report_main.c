@@ -13,6 +13,7 @@
  *            report_convergence.c); convergence-report reports/convergence.md (ibid.);
  *   stability two runs of the variants matrix compared (report_stability.c);
  *   alias    what a run's stored frames hide between them (report_alias.c).
+ *   scaling  the scaling study's table and plot data (report_scaling.c).
  * The layers go one way: report_main.c → report_md.c → report_table1.c → report_input.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "report_md.h"
 #include "report_table1.h"
 #include "report_alias.h"
+#include "report_scaling.h"
 #include "report_calc.h"
 #include "report_convergence.h"
 #include "report_ini.h"
@@ -73,6 +75,7 @@ static const char help[] =
     "       opsim-report convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]\n"
     "                           --out TSV\n"
     "       opsim-report alias --run RUN.h5 --out TSV\n"
+    "       opsim-report scaling --out MD --data PREFIX CSV [CSV ...]\n"
     "       opsim-report stability --in FIRST.tsv --against SECOND.tsv [--tolerance 0.10]\n"
     "                              [--rank ms_1e-4] --out TSV\n"
     "\n"
@@ -95,7 +98,10 @@ static const char help[] =
     "stability compares two runs of a timed table (make variants twice): every ms cell within\n"
     "±tolerance or noisy in both, and each scene's ranking by --rank the same; it exits 0 when\n"
     "both hold, 1 when not (reports/report_stability.h).\n"
-    "alias tabulates the sub-step motion a run's stored frames hide (reports/report_alias.h).\n";
+    "alias tabulates the sub-step motion a run's stored frames hide (reports/report_alias.h).\n"
+    "scaling tabulates bench_scenes' CSVs of the scaling study against size, with log-log\n"
+    "slopes, and writes PREFIX-particles.dat and PREFIX-bodies.dat for gnuplot\n"
+    "(reports/report_scaling.h).\n";
 
 /* Exit status as bin/opsim's: 64 usage, 65 bad input data, 74 input/output. */
 static int exit_status(const op_ctx *ctx)
@@ -379,6 +385,35 @@ static int run_alias(int argc, char **argv)
     return write_whole(&ctx, out, write_alias, run);
 }
 
+/* opsim-report scaling (report_scaling.h) */
+static int run_scaling(int argc, char **argv)
+{
+    const char *out = NULL, *data = NULL;
+    int a = 2;
+    for (; a + 1 < argc && strncmp(argv[a], "--", 2) == 0; a += 2) {
+        if (strcmp(argv[a], "--out") == 0) out = argv[a + 1];
+        else if (strcmp(argv[a], "--data") == 0) data = argv[a + 1];
+        else out = NULL, a = argc;
+    }
+    if (!out || !data || a >= argc) {
+        fputs(help, stderr);
+        return 64;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_atomic_file file;
+    if (op_atomic_open(&ctx, &file, out) == OP_OK) {
+        report_scaling(&ctx, argc - a, argv + a, data, file.file);
+        if (ctx.status == OP_OK)
+            op_atomic_commit(&ctx, &file);
+        else
+            op_atomic_abort(&file);
+    }
+    if (ctx.status != OP_OK)
+        fprintf(stderr, "opsim-report: %s\n", ctx.message);
+    return exit_status(&ctx);
+}
+
 /* opsim-report stability (report_stability.h): 0 stable, 1 not, or the error's status. */
 static int run_stability(int argc, char **argv)
 {
@@ -436,6 +471,8 @@ int main(int argc, char **argv)
         return run_stability(argc, argv);
     if (strcmp(section, "alias") == 0)
         return run_alias(argc, argv);
+    if (strcmp(section, "scaling") == 0)
+        return run_scaling(argc, argv);
     if (strcmp(section, "--help") == 0) {
         fputs(help, stdout);
         return 0;

@@ -47,8 +47,9 @@ static const char *const DEFLECTION_TSV = "fig2/deflection.tsv";
 static const char *const STEADY_TSV = "fig3/steady.tsv";
 static const char *const CONVERGENCE_TSV = "convergence/table.tsv";
 static const char *const BENCH_CSV = "table1/bench.csv";
+static const char *const SCALING_TABLE = "scaling/table.md";
 
-enum { PATH_SIZE = 4096, MAX_ARGS = 16, MAX_BODIES = 1024, NAME_SIZE = OP_RUNFILE_NAME_SIZE };
+enum { PATH_SIZE = 4096, MAX_ARGS = 16, MAX_BODIES = OP_RUNFILE_MAX_BODIES, NAME_SIZE = OP_RUNFILE_NAME_SIZE };
 
 typedef struct run_body {
     char name[NAME_SIZE], model[NAME_SIZE];
@@ -1213,6 +1214,39 @@ static int value_convergence_speedups(md *m, int argc, char **argv, FILE *out)
     return OP_OK;
 }
 
+/* The scaling study's section (experiments/scaling.mk): scaling/table.md under --results copied in,
+ * with the figure when it is beside the report; without the table, how to make it, since the
+ * study is opt-in and outside `make reproduce`. */
+static int value_scaling_section(md *m, int argc, char **argv, FILE *out)
+{
+    (void)argc, (void)argv;
+    char table[PATH_SIZE], figure[2 * PATH_SIZE];
+    snprintf(table, sizeof table, "%s/%s", m->def->results, SCALING_TABLE);
+    if (access(table, R_OK) != 0) {
+        fputs("The scaling study has not been run here. `make scaling` (opt-in, outside `make reproduce`; "
+              "docs/experiments.md, \"Scaling\") measures every variant over bodies of 100 to 30,000 "
+              "particles and piles of 1 to 10,000 bodies; run `make report` after it to include the "
+              "tables and figure.\n",
+              out);
+        return OP_OK;
+    }
+    if (result_file(m, SCALING_TABLE, table, sizeof table) != OP_OK)
+        return m->ctx->status;
+    FILE *in = fopen(table, "r");
+    if (!in)
+        return OP_FAIL(m->ctx, OP_ERR_IO, "%s: %s", table, strerror(errno));
+    char buffer[4096];
+    size_t got;
+    while ((got = fread(buffer, 1, sizeof buffer, in)) > 0)
+        fwrite(buffer, 1, got, out);
+    fclose(in);
+    snprintf(figure, sizeof figure, "%s/%s/scaling.png", m->out_dir, m->def->figures);
+    if (access(figure, R_OK) == 0 && remember_input(m, figure) == OP_OK)
+        fprintf(out, "\n![ms per frame, µs per particle-iteration and peak memory against size](%s/scaling.png)\n",
+                m->def->figures);
+    return m->ctx->status;
+}
+
 static int value_table1(md *m, int argc, char **argv, FILE *out)
 {
     (void)argc, (void)argv;
@@ -1505,6 +1539,8 @@ static const placeholder PLACEHOLDERS[] = {
       "a table: plain → Chebyshev iterations and ms to 1e-4 and 1e-6 (convergence/table.tsv)" },
     { "convergence.speedup", "SCENE gs|jacobi 1e-2|1e-4|1e-6 it|ms", 4, 4, 0, value_convergence_speedup,
       "plain / Chebyshev" },
+    { "scaling.section", "", 0, 0, 0, value_scaling_section,
+      "scaling/table.md (make scaling) and its figure, or how to make them when absent" },
     { "table1.table", "", 0, 0, 0, value_table1, "the paper's Table 1 with our row under each (table1/bench.csv)" },
     { "bench", "CONFIG FIELD", 2, 2, 0, value_bench,
       "a field of table1/bench.csv's row for experiments/CONFIG.ini (total_ms, threads, ...), or fps, fps_skinned" },

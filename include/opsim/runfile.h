@@ -48,7 +48,7 @@ typedef struct op_body_info {
 
 /* Bodies per run file, and the size of a body name buffer: names are 1 to 63 characters from
  * [A-Za-z0-9_-], so they are safe as HDF5 link names and in file names. */
-enum { OP_RUNFILE_MAX_BODIES = 1024, OP_RUNFILE_NAME_SIZE = 64 };
+enum { OP_RUNFILE_MAX_BODIES = 16384, OP_RUNFILE_NAME_SIZE = 64 };
 
 /* Series open at once in one run: position, orientation and their step/time, four energies,
  * five timings and value/step/time of up to 32 observables fit with room to spare. */

@@ -174,7 +174,7 @@ typedef struct op_frame_stats {
     long *counts;
 } op_frame_stats;
 
-enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 1024, OP_WORLD_MAX_SCRIPTS = 16 };
+enum { OP_WORLD_MAX_MODELS = 16, OP_WORLD_MAX_BODIES = 16384, OP_WORLD_MAX_SCRIPTS = 16 };
 
 typedef struct op_world_thread_sums op_world_thread_sums; /* core/sim/world.c's */
 
