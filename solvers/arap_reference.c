@@ -98,24 +98,7 @@ static void reference_destroy(void *self)
 /* x_ref, S_i and Σ_j v_j (x̄_i − x̄_j): the rest state's sums over each particle's edges */
 static void rest_sums(reference_solver *s, const op_body *body)
 {
-    const op_graph *g = body->graph;
-    for (int i = 0; i < s->n; ++i) {
-        m3_mul_v(&s->reference[3 * i], body->placement_rotation, &g->rest_position[3 * i]);
-        v3_add(&s->reference[3 * i], &s->reference[3 * i], body->placement_translation);
-        double *spread = &s->spread[9 * i];
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            int j = g->adjacency[e];
-            double d[3];
-            v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
-            v3_axpy(&s->rest_pull[3 * i], -g->volume[j], d);
-            for (int r = 0; r < 3; ++r) /* the upper triangle, mirrored: exactly symmetric */
-                for (int c = r; c < 3; ++c)
-                    spread[3 * r + c] += g->volume[j] * d[r] * d[c];
-        }
-        spread[3] = spread[1];
-        spread[6] = spread[2];
-        spread[7] = spread[5];
-    }
+    op_arap_rest_sums(body, s->reference, s->spread, s->rest_pull);
 }
 
 /* m_i / h² and the global matrix's factor for sub-steps of length h */

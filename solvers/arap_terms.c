@@ -493,3 +493,26 @@ void op_arap_local_matrix(const op_arap_terms *t, const op_body *body, const dou
         C[m] = base[9 * i + m] + k * ((moments[m] + turns_moment[m]) + spread[m]);
     op_arap_terms_local(t, body, u, rotations, i, C);
 }
+
+void op_arap_rest_sums(const op_body *body, double *reference, double *spread, double *rest_pull)
+{
+    const op_graph *g = body->graph;
+    for (int i = 0; i < g->particle_count; ++i) {
+        m3_mul_v(&reference[3 * i], body->placement_rotation, &g->rest_position[3 * i]);
+        v3_add(&reference[3 * i], &reference[3 * i], body->placement_translation);
+        double *s = &spread[9 * i];
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+            int j = g->adjacency[e];
+            double d[3];
+            v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
+            if (rest_pull)
+                v3_axpy(&rest_pull[3 * i], -g->volume[j], d);
+            for (int r = 0; r < 3; ++r)
+                for (int c = r; c < 3; ++c)
+                    s[3 * r + c] += g->volume[j] * d[r] * d[c];
+        }
+        s[3] = s[1];
+        s[6] = s[2];
+        s[7] = s[5];
+    }
+}

@@ -55,6 +55,12 @@ void op_arap_terms_targets(op_arap_terms *t, const op_body *body);
 void op_arap_local_matrix(const op_arap_terms *t, const op_body *body, const double *base, const double *displacement,
                           const double *rotations, int i, double C[9]);
 
+/* The rest state's sums over each particle's edges, into arrays the caller zeroed: x_ref
+ * (reference [n][3], the rest centres placed as the body is), S_i = Σ_j v_j d̄_ij d̄_ijᵀ (spread
+ * [n][9], exactly symmetric: the upper triangle mirrored) and, unless rest_pull is NULL,
+ * Σ_j v_j (x̄_i − x̄_j) (rest_pull [n][3]); d̄_ij = x̄_j − x̄_i. */
+void op_arap_rest_sums(const op_body *body, double *reference, double *spread, double *rest_pull);
+
 /* Whether any constraint involves particle i: else op_arap_terms_local adds nothing. */
 static inline int op_arap_terms_involve(const op_arap_terms *t, int i)
 {

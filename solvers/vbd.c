@@ -101,23 +101,7 @@ static void vbd_destroy(void *self)
 
 static void rest_sums(vbd_solver *s, const op_body *body)
 {
-    const op_graph *g = body->graph;
-    for (int i = 0; i < s->n; ++i) {
-        m3_mul_v(&s->reference[3 * i], body->placement_rotation, &g->rest_position[3 * i]);
-        v3_add(&s->reference[3 * i], &s->reference[3 * i], body->placement_translation);
-        double *spread = &s->spread[9 * i];
-        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-            int j = g->adjacency[e];
-            double d[3];
-            v3_sub(d, &g->rest_position[3 * j], &g->rest_position[3 * i]);
-            for (int r = 0; r < 3; ++r)
-                for (int c = r; c < 3; ++c)
-                    spread[3 * r + c] += g->volume[j] * d[r] * d[c];
-        }
-        spread[3] = spread[1];
-        spread[6] = spread[2];
-        spread[7] = spread[5];
-    }
+    op_arap_rest_sums(body, s->reference, s->spread, NULL);
 }
 
 /* The colour order over every particle with a free position or rotation: the arap sweep of a
