@@ -27,8 +27,8 @@ static const char *const collision_descriptions[COLLISION_SERIES] = {
     "particles pushed out of the floor, summed over the frame's sub-steps",
     "candidate pairs of particles of different bodies (broad phase), summed over the sub-steps",
     "pairs that penetrated in some contact pass, summed over the sub-steps",
-    "largest ellipsoid-ellipsoid penetration between bodies in the state a sub-step ends in (every pair within "
-    "reach), over the sub-steps",
+    ("largest ellipsoid-ellipsoid penetration between bodies in the state a sub-step ends in (every pair within "
+     "reach), over the sub-steps"),
     "deepest reach below the floor left after a sub-step's contacts, over the sub-steps",
     "deepest reach below the floor before the floor pushed a particle back, over the sub-steps",
 };
