@@ -5,7 +5,6 @@
  *
  * usage: opsim estimate-rho CONFIG.ini [--set SECTION.KEY=VALUE ...] [--frame F] [--iterations N]
  *                           [--out FILE] */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "accel/chebyshev.h"
 #include "commands.h"
+#include "io/atomic.h"
 #include "opsim/scene.h"
 #include "opsim/solver.h"
 
@@ -125,17 +125,17 @@ static void print_rho(const op_world *w, const rho_options *o, const op_rho_esti
            e->rho, source);
 }
 
-/* --out FILE: the [solver] lines as an INI snippet. */
+/* --out FILE: the [solver] lines as an INI snippet, written whole or not at all (core/io/atomic.h). */
 static int write_snippet(op_ctx *ctx, const rho_options *o, double rho, const char *source)
 {
-    FILE *file = fopen(o->out, "w");
-    if (!file)
-        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot write: %s", o->out, strerror(errno));
-    fprintf(file, "; opsim estimate-rho %s: paste into the [solver] section\n[solver]\nchebyshev = on\n"
-                  "chebyshev_rho = %.6f\nchebyshev_rho_source = %s\n",
+    op_atomic_file file;
+    if (op_atomic_open(ctx, &file, o->out) != OP_OK)
+        return ctx->status;
+    fprintf(file.file, "; opsim estimate-rho %s: paste into the [solver] section\n[solver]\nchebyshev = on\n"
+                       "chebyshev_rho = %.6f\nchebyshev_rho_source = %s\n",
             o->config, rho, source);
-    if (fclose(file) != 0)
-        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot write: %s", o->out, strerror(errno));
+    if (op_atomic_commit(ctx, &file) != OP_OK)
+        return ctx->status;
     return OP_OK;
 }
 

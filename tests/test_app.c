@@ -175,6 +175,29 @@ static void test_overrides_reach_the_run_in_order(void **state)
     remove(out);
 }
 
+/* estimate-rho --out writes its [solver] snippet whole (core/io/atomic.h): the snippet when it
+ * can, and nothing at all, not even a temporary file, when it cannot. */
+static void test_estimate_rho_writes_whole_or_nothing(void **state)
+{
+    (void)state;
+    char out[512];
+    snprintf(out, sizeof out, "%s", test_tmp_path(".ini"));
+    assert_int_equal(test_shell("bin/opsim estimate-rho experiments/fig5.ini --iterations 12 --out '%s' > /dev/null", out),
+                     0);
+    char *snippet = test_read_file(out);
+    assert_non_null(snippet);
+    assert_non_null(strstr(snippet, "[solver]\nchebyshev = on\nchebyshev_rho = 0."));
+    free(snippet);
+    remove(out);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s.no-such-dir/rho.ini", out);
+    assert_int_equal(test_shell("bin/opsim estimate-rho experiments/fig5.ini --iterations 12 --out '%s' > /dev/null 2>&1",
+                                missing),
+                     74);
+    FILE *f = fopen(missing, "r");
+    assert_null(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_typos_name_the_nearest),
         cmocka_unit_test(test_missing_input_exits_74),
         cmocka_unit_test(test_overrides_reach_the_run_in_order),
+        cmocka_unit_test(test_estimate_rho_writes_whole_or_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
