@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/collide.h"
+
 enum { HOLD_ROUNDS = 32 };
 
 void op_arap_floor_free(op_arap_floor *floor)
@@ -85,21 +87,6 @@ static int prepare(op_ctx *ctx, op_arap_floor *floor, int n, int free_count, con
         floor->factor_h = h;
     }
     return OP_OK;
-}
-
-/* How far particle i's ellipsoid reaches below its centre: row y of E = R Ē as m3_mul forms it,
- * the same bits as core/contact/collide.c's measure of the floor (reach_down there), so that a
- * held particle's lowest point is the floor as the world measures it. */
-static double reach_down(const op_body *body, int i)
-{
-    const double *R = &body->state.rotation[9 * i], *rest = &body->graph->rest_axes[9 * i];
-    const double *radii = &body->graph->radii[3 * i];
-    double reach2 = 0.0;
-    for (int a = 0; a < 3; ++a) {
-        double u = R[3] * rest[a] + R[4] * rest[3 + a] + R[5] * rest[6 + a];
-        reach2 += radii[a] * radii[a] * u * u;
-    }
-    return sqrt(reach2);
 }
 
 /* Room for `more` columns beyond those made */
@@ -336,7 +323,7 @@ int op_arap_floor_hold(op_ctx *ctx, op_arap_floor *floor, op_body *body, const o
         if (row_of[i] < 0)
             continue;
         floor->free_y[i] = rhs[3 * row_of[i] + 1];
-        floor->bound[i] = (body->floor_height + reach_down(body, i)) - reference[3 * i + 1];
+        floor->bound[i] = (body->floor_height + op_particle_reach_down(body, i)) - reference[3 * i + 1];
     }
     int changed = 1;
     for (floor->rounds = 0; changed && floor->rounds < HOLD_ROUNDS; ++floor->rounds) {

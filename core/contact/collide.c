@@ -25,11 +25,10 @@ double op_support_distance(const double axes[9], const double radii[3], const do
     return sqrt(reach2);
 }
 
-/* How far particle i's ellipsoid reaches below its centre, its support distance along +y. That
- * needs only row y of E = R Ē, formed as m3_mul forms it: the same bits as
- * op_support_distance(E, r, up), whose other terms are exact zeros, at a quarter of the cost
- * (this runs for every particle of every sub-step with a floor). */
-static double reach_down(const op_body *body, int i)
+/* Row y of E = R Ē only, formed as m3_mul forms it: the same bits as op_support_distance(E, r,
+ * up), whose other terms are exact zeros, at a quarter of the cost (this runs for every particle
+ * of every sub-step with a floor). */
+double op_particle_reach_down(const op_body *body, int i)
 {
     const double *R = &body->state.rotation[9 * i], *rest = &body->graph->rest_axes[9 * i];
     const double *radii = &body->graph->radii[3 * i];
@@ -43,7 +42,7 @@ static double reach_down(const op_body *body, int i)
 
 double op_particle_lowest_point(const op_body *body, int i)
 {
-    return body->state.position[3 * i + 1] - reach_down(body, i);
+    return body->state.position[3 * i + 1] - op_particle_reach_down(body, i);
 }
 
 static double friction_keep(double friction, double normal_change, double tangential);
@@ -58,7 +57,7 @@ static double floor_depth(const op_body *body, int i, double height, double *rea
     if (body->position_pinned[i] ||
         body->state.position[3 * i + 1] - height > 1.0001 * op_max(r[0], op_max(r[1], r[2])))
         return -1.0;
-    *reach = reach_down(body, i);
+    *reach = op_particle_reach_down(body, i);
     return height - (body->state.position[3 * i + 1] - *reach);
 }
 

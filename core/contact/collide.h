@@ -175,7 +175,10 @@ double op_support_distance(const double axes[9], const double radii[3], const do
 void op_support_matrix(double support[6], const double axes[9], const double radii[3]);
 double op_support_along(const double support[6], const double n[3]);
 
-/* The lowest point of particle i's ellipsoid along +y: x_y − h(+y). */
+/* How far particle i's ellipsoid reaches below its centre, h(+y), and its lowest point along
+ * +y, x_y − h(+y): the floor as the world measures it (the contacts, the floor inside arap's
+ * global step, the observables), bitwise one function. */
+double op_particle_reach_down(const op_body *body, int i);
 double op_particle_lowest_point(const op_body *body, int i);
 /* The floor contact of every particle of the body at the end of a sub-step (the paper's,
  * `floor_contact = substep`): a particle reaching below the floor is pushed up to touch it, its
