@@ -69,8 +69,9 @@ static int read_steps(op_ctx *ctx, const char *path, const char *group, int64_t 
      * file) would have written one name several times. */
     for (long r = 0; *steps && r < *rows; ++r)
         if ((*steps)[r] < 0 || (*steps)[r] > 999999999 || (r > 0 && (*steps)[r] <= (*steps)[r - 1])) {
-            OP_FAIL(ctx, OP_ERR_INVALID, "%s: %s row %ld holds %s %lld: %s indices must increase from 0 (a damaged file)",
-                    path, steps_path, r, word, (long long)(*steps)[r], word);
+            OP_FAIL(ctx, OP_ERR_INVALID,
+                    "%s: %s row %ld holds %s %lld: %s indices must increase from 0 (a damaged file)", path,
+                    steps_path, r, word, (long long)(*steps)[r], word);
             OP_FREE(*steps);
         }
     return ctx->status;

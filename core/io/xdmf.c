@@ -231,9 +231,10 @@ static int read_layout(sidecar *s)
         l->particles = l->radii.dims[0];
         l->vertices = rest.dims[0];
         if (l->particle_offset < 0 || l->particle_offset + l->particles > s->position.dims[1])
-            return OP_FAIL(s->ctx, OP_ERR_INVALID, "%s: body %s (particles %lld to %lld) does not fit %s of %lld particles",
-                           s->run, name, (long long)l->particle_offset,
-                           (long long)(l->particle_offset + l->particles - 1), position, (long long)s->position.dims[1]);
+            return OP_FAIL(s->ctx, OP_ERR_INVALID,
+                           "%s: body %s (particles %lld to %lld) does not fit %s of %lld particles", s->run, name,
+                           (long long)l->particle_offset, (long long)(l->particle_offset + l->particles - 1),
+                           position, (long long)s->position.dims[1]);
         if (s->surface_stored && (l->vertex_offset < 0 || l->vertex_offset + l->vertices > s->surface.dims[1]))
             return OP_FAIL(s->ctx, OP_ERR_INVALID,
                            "%s: body %s (vertices %lld to %lld) does not fit /surface/position/value of %lld "
@@ -337,7 +338,8 @@ static void print_sidecar(const sidecar *s)
 static void fill_layout(sidecar *s)
 {
     op_xdmf_layout *l = &s->layout;
-    *l = (op_xdmf_layout){ .series = s->states->series, .views = s->states->views, .frames = s->frames, .particles = s->position.dims[1], .surface_stored = (int)s->surface_stored,
+    *l = (op_xdmf_layout){ .series = s->states->series, .views = s->states->views, .frames = s->frames,
+                           .particles = s->position.dims[1], .surface_stored = (int)s->surface_stored,
                            .vertices = s->surface_stored ? s->surface.dims[1] : 0, .body_count = s->body_count,
                            .bodies = s->view_bodies };
     for (int b = 0; b < s->body_count; ++b) {
