@@ -218,8 +218,9 @@ endif
 golden: bin/tests/test_golden | data
 	@OPSIM_GOLDEN_UPDATE=1 bin/tests/test_golden
 
-# Opt-in, not in CI: ParaView's default reader opens a run's sidecar, every value it reads is
-# checked against the run file, and the run is rendered (tools/test-paraview.sh; installs paraview).
+# Opt-in, not in CI: ParaView's default reader opens a run's sidecar (and a sub-step run's
+# sub-step sidecar), every value it reads is checked against the run file, and the run is
+# rendered (tools/test-paraview.sh; installs paraview).
 test-paraview: bin/opsim | data
 	@tools/test-paraview.sh
 

@@ -3,10 +3,14 @@
  * surface as OBJ files (app/export_obj.c). Runs in the guarded child of app/files.c: a damaged
  * run file exits 65. The forms and their output are in `usage` below.
  *
+ * `--substeps` makes --skinned, --particles and --obj read every sub-step's state (/substeps,
+ * `[run] output = substeps`) instead of the output frames: F then names a sub-step.
+ *
  * usage: opsim export RUN.h5 DATASET
  *        opsim export RUN.h5 --triangles BODY | --axes BODY
- *        opsim export RUN.h5 --skinned BODY --frame F [--faces N] | --particles BODY --frame F
- *        opsim export RUN.h5 --obj DIR [--frames all|last|F,F,...] [--body BODY]
+ *        opsim export RUN.h5 --skinned BODY --frame F [--faces N] [--substeps]
+ *        opsim export RUN.h5 --particles BODY --frame F [--substeps]
+ *        opsim export RUN.h5 --obj DIR [--frames all|last|F,F,...] [--body BODY] [--substeps]
  *        opsim export RUN.h5 --attribute OBJECT NAME */
 #include <limits.h>
 #include <stdio.h>
@@ -21,8 +25,9 @@
 const char app_export_usage[] =
     "usage: opsim export RUN.h5 DATASET\n"
     "       opsim export RUN.h5 --triangles BODY | --axes BODY\n"
-    "       opsim export RUN.h5 --skinned BODY --frame F [--faces N] | --particles BODY --frame F\n"
-    "       opsim export RUN.h5 --obj DIR [--frames all|last|F,F,...] [--body BODY]\n"
+    "       opsim export RUN.h5 --skinned BODY --frame F [--faces N] [--substeps]\n"
+    "       opsim export RUN.h5 --particles BODY --frame F [--substeps]\n"
+    "       opsim export RUN.h5 --obj DIR [--frames all|last|F,F,...] [--body BODY] [--substeps]\n"
     "       opsim export RUN.h5 --attribute OBJECT NAME\n"
     "\n"
     "Prints tab-separated text for gnuplot: DATASET (e.g. /graph/dino/radii) one row per leading\n"
@@ -45,6 +50,11 @@ const char app_export_usage[] =
     "digits), one per body (or only --body BODY) and output frame (--frames: all, the default;\n"
     "last; or frame indices and 'last' separated by commas), each written under a temporary name\n"
     "and renamed when complete; DIR is made if missing; prints each path written.\n"
+    "--substeps: --skinned, --particles and --obj read the state after every sub-step (/substeps,\n"
+    "stored by a run with '--set run.output=substeps') instead of the output frames: F and the\n"
+    "--frames list name sub-steps (0 the start, S after S sub-steps), the comment line says\n"
+    "'# BODY sub-step S time T' and the OBJ files are DIR/BODY-substep-SSSSSS.obj. A run that\n"
+    "stored no sub-steps is an error.\n"
     "--attribute OBJECT NAME: one numeric attribute, e.g. /parameters/bar_k stiffness.\n";
 
 static int export_triangles(op_ctx *ctx, const char *path, const char *body)
@@ -90,17 +100,18 @@ static int export_axes(op_ctx *ctx, const char *path, const char *body)
 }
 
 /* max_faces > 0: the coarse surface of op_mesh_cluster_faces, for pictures of big scenes. */
-static int export_skinned(op_ctx *ctx, const char *path, const char *body, const char *frame, int max_faces)
+static int export_skinned(op_ctx *ctx, const char *path, const char *group, const char *body, const char *frame,
+                          int max_faces)
 {
     app_frame_state f;
-    if (app_read_frame_state(ctx, path, body, frame, 1, &f) == OP_OK) {
+    if (app_read_frame_state(ctx, path, group, body, frame, 1, &f) == OP_OK) {
         double *vertices = op_calloc(ctx, 3 * (size_t)f.mesh.vertex_count, sizeof *vertices);
         int *faces = f.mesh.faces, face_count = f.mesh.face_count;
         if (vertices && max_faces > 0)
             op_mesh_cluster_faces(ctx, &f.mesh, max_faces, &faces, &face_count);
         if (ctx->status == OP_OK) {
             app_skin_frame(&f, vertices);
-            printf("# %s frame %lld time %.9g\n", body, f.frame, f.time);
+            printf("# %s %s %lld time %.9g\n", body, app_state_word(group), f.frame, f.time);
             for (int t = 0; t < face_count; ++t) {
                 for (int k = 0; k <= 3; ++k) {
                     const double *p = &vertices[3 * faces[3 * t + k % 3]];
@@ -117,16 +128,16 @@ static int export_skinned(op_ctx *ctx, const char *path, const char *body, const
     return ctx->status;
 }
 
-static int export_particles(op_ctx *ctx, const char *path, const char *body, const char *frame)
+static int export_particles(op_ctx *ctx, const char *path, const char *group, const char *body, const char *frame)
 {
     app_frame_state f;
-    if (app_read_frame_state(ctx, path, body, frame, 0, &f) == OP_OK) {
+    if (app_read_frame_state(ctx, path, group, body, frame, 0, &f) == OP_OK) {
         int n = f.graph.particle_count;
         double *axes = op_calloc(ctx, 9 * (size_t)n, sizeof *axes);
         if (axes) {
             for (int i = 0; i < n; ++i)
                 m3_mul(&axes[9 * i], &f.rotation[9 * i], &f.graph.rest_axes[9 * i]);
-            printf("# %s frame %lld time %.9g\n", body, f.frame, f.time);
+            printf("# %s %s %lld time %.9g\n", body, app_state_word(group), f.frame, f.time);
             print_axes(&f.graph, f.position, axes);
             free(axes);
         }
@@ -179,7 +190,7 @@ static int parse_frame_options(const app_call *call, frame_options *o)
     return -1;
 }
 
-static int export_frame(const app_call *call)
+static int export_frame(const app_call *call, const char *group)
 {
     frame_options o;
     int status = parse_frame_options(call, &o);
@@ -188,14 +199,14 @@ static int export_frame(const app_call *call)
     op_ctx ctx;
     op_ctx_init(&ctx);
     if (strcmp(o.what, "--skinned") == 0)
-        export_skinned(&ctx, call->argv[1], o.body, o.frame, (int)o.max_faces);
+        export_skinned(&ctx, call->argv[1], group, o.body, o.frame, (int)o.max_faces);
     else
-        export_particles(&ctx, call->argv[1], o.body, o.frame);
+        export_particles(&ctx, call->argv[1], group, o.body, o.frame);
     return app_exit_status(&ctx);
 }
 
 /* `RUN --obj DIR [--frames LIST] [--body NAME]`, the options in any order. */
-static int export_obj_files(const app_call *call)
+static int export_obj_files(const app_call *call, const char *group)
 {
     static const char *const option[3] = { "--obj", "--frames", "--body" };
     const char *value[3] = { NULL, NULL, NULL };
@@ -221,7 +232,7 @@ static int export_obj_files(const app_call *call)
                                frames);
     op_ctx ctx;
     op_ctx_init(&ctx);
-    app_export_obj(&ctx, argv[1], value[0], frames, value[2]);
+    app_export_obj(&ctx, argv[1], group, value[0], frames, value[2]);
     return app_exit_status(&ctx);
 }
 
@@ -257,6 +268,28 @@ static int is_form(const app_call *call, int least, const char *const *first)
     return 0;
 }
 
+/* `call` without its `--substeps` flag, into `kept` (argv with room for call->argc + 1): the
+ * options after RUN.h5 come as pairs of a name and its value, so the flag is a `--substeps`
+ * where a name is due. 1 when there was one. */
+static int drop_substeps_flag(const app_call *call, app_call *kept, char **argv)
+{
+    int found = 0;
+    *kept = *call;
+    kept->argv = argv;
+    kept->argc = 0;
+    for (int a = 0; a < call->argc; ++a) {
+        if (a >= 2 && strcmp(call->argv[a], "--substeps") == 0) {
+            found = 1;
+            continue;
+        }
+        argv[kept->argc++] = call->argv[a];
+        if (a >= 2 && a + 1 < call->argc)
+            argv[kept->argc++] = call->argv[++a];
+    }
+    argv[kept->argc] = NULL;
+    return found;
+}
+
 int app_export(const app_call *call)
 {
     static const char *const frame_form[] = { "--skinned", "--particles", "--frame", NULL };
@@ -267,12 +300,25 @@ int app_export(const app_call *call)
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    if (export_fixed_form(&ctx, call))
+    char **argv = op_calloc(&ctx, (size_t)call->argc + 1, sizeof *argv);
+    if (!argv)
         return app_exit_status(&ctx);
-    if (is_form(call, 3, frame_form))
-        return export_frame(call);
-    if (is_form(call, 4, obj_form))
-        return export_obj_files(call);
+    app_call kept;
+    const char *group = drop_substeps_flag(call, &kept, argv) ? APP_SUBSTEPS : APP_FRAMES;
+    int status;
+    if (strcmp(group, APP_SUBSTEPS) != 0 && export_fixed_form(&ctx, call))
+        status = app_exit_status(&ctx);
+    else if (is_form(&kept, 3, frame_form))
+        status = export_frame(&kept, group);
+    else if (is_form(&kept, 4, obj_form))
+        status = export_obj_files(&kept, group);
+    else if (strcmp(group, APP_SUBSTEPS) == 0)
+        status = app_usage_error("export", "%s", "--substeps goes with --skinned BODY, --particles BODY or --obj DIR");
+    else
+        status = -1;
+    free(argv);
+    if (status >= 0)
+        return status;
     return app_usage_error("export", "%s",
                            "give RUN.h5 and a DATASET, --triangles BODY, --axes BODY, "
                            "--skinned BODY / --particles BODY with --frame F, --obj DIR, or --attribute OBJECT NAME");

@@ -1,5 +1,6 @@
 /* `opsim export RUN.h5 --obj DIR`: the skinned surface of each chosen body at each chosen frame
- * as OBJ files DIR/BODY-FFFFFF.obj, all written into a temporary directory and moved into DIR
+ * as OBJ files DIR/BODY-FFFFFF.obj (with --substeps at each chosen sub-step,
+ * DIR/BODY-substep-SSSSSS.obj), all written into a temporary directory and moved into DIR
  * only when every one is complete (app/export.h). */
 #include <errno.h>
 #include <stdio.h>
@@ -60,7 +61,8 @@ static void remove_directory_files(const char *temp)
 /* What one export writes: the bodies and output rows chosen, the temporary directory, and the
  * final path of each file written so far. */
 typedef struct obj_export {
-    const char *path, *dir;
+    const char *path, *group, *dir;
+    const char *infix; /* between the body's name and the index: "" for frames, "substep-" */
     char temp[4200];
     char (*names)[OP_RUNFILE_NAME_SIZE];
     int body_count;
@@ -89,7 +91,7 @@ static int keep_only_body(op_ctx *ctx, obj_export *e, const char *only_body)
 static int begin_export(op_ctx *ctx, obj_export *e, const char *frames, const char *only_body)
 {
     e->names = op_calloc(ctx, OP_RUNFILE_MAX_BODIES, sizeof *e->names);
-    if (e->names && app_select_rows(ctx, e->path, frames, &e->rows, &e->row_count) == OP_OK &&
+    if (e->names && app_select_rows(ctx, e->path, e->group, frames, &e->rows, &e->row_count) == OP_OK &&
         op_runfile_body_names(ctx, e->path, e->names, OP_RUNFILE_MAX_BODIES, &e->body_count) == OP_OK && only_body)
         keep_only_body(ctx, e, only_body);
     if (ctx->status == OP_OK &&
@@ -118,7 +120,7 @@ static int write_body_frames(op_ctx *ctx, obj_export *e, int b)
     app_frame_state f;
     double *vertices = NULL;
     int interrupted = 0;
-    if (app_read_frame_body(ctx, e->path, e->names[b], 1, &f) == OP_OK)
+    if (app_read_frame_body(ctx, e->path, e->group, e->names[b], 1, &f) == OP_OK)
         vertices = op_calloc(ctx, 3 * (size_t)f.mesh.vertex_count, sizeof *vertices);
     /* the rest mesh's triangles around the skinned vertices */
     op_mesh surface = f.mesh;
@@ -128,18 +130,20 @@ static int write_body_frames(op_ctx *ctx, obj_export *e, int b)
         if (app_read_frame_row(ctx, e->path, e->rows[r], &f) != OP_OK)
             break;
         app_skin_frame(&f, vertices);
-        if ((size_t)snprintf(file, sizeof file, "%s/%s-%06lld.obj", e->temp, e->names[b], f.frame) >= sizeof file) {
+        if ((size_t)snprintf(file, sizeof file, "%s/%s-%s%06lld.obj", e->temp, e->names[b], e->infix, f.frame) >=
+            sizeof file) {
             OP_FAIL(ctx, OP_ERR_USAGE, "%.200s...: --obj directory name too long", e->dir);
             break;
         }
         op_ctx inner;
         op_ctx_init(&inner);
         if (op_mesh_write_obj(&inner, file, &surface) == OP_OK)
-            snprintf(e->written[e->written_count++], sizeof *e->written, "%s/%s-%06lld.obj", e->dir, e->names[b],
-                     f.frame);
+            snprintf(e->written[e->written_count++], sizeof *e->written, "%s/%s-%s%06lld.obj", e->dir, e->names[b],
+                     e->infix, f.frame);
         else /* named by the run file and the final name: the temporary directory is gone by exit */
-            OP_FAIL(ctx, inner.status, "%s: body %s, frame %lld: cannot write %s/%s-%06lld.obj: %s", e->path,
-                    e->names[b], f.frame, e->dir, e->names[b], f.frame, reason_after(inner.message, file));
+            OP_FAIL(ctx, inner.status, "%s: body %s, %s %lld: cannot write %s/%s-%s%06lld.obj: %s", e->path,
+                    e->names[b], app_state_word(e->group), f.frame, e->dir, e->names[b], e->infix, f.frame,
+                    reason_after(inner.message, file));
     }
     free(vertices);
     app_frame_state_free(&f);
@@ -152,9 +156,11 @@ static int write_body_frames(op_ctx *ctx, obj_export *e, int b)
  * midway (a damaged frame, a full disk) leaves none; the paths are printed once moved. SIGINT,
  * SIGTERM and SIGHUP are held meanwhile and looked for between files: one stops the export, the
  * directory is removed, and then the signal ends the process (core/io/atomic.h). */
-int app_export_obj(op_ctx *ctx, const char *path, const char *dir, const char *frames, const char *only_body)
+int app_export_obj(op_ctx *ctx, const char *path, const char *group, const char *dir, const char *frames,
+                   const char *only_body)
 {
-    obj_export e = { .path = path, .dir = dir };
+    obj_export e = { .path = path, .group = group, .dir = dir,
+                     .infix = strcmp(group, APP_SUBSTEPS) == 0 ? "substep-" : "" };
     if (begin_export(ctx, &e, frames, only_body) != OP_OK) {
         op_temp_untrack(e.temp);
         free(e.names);

@@ -1,6 +1,8 @@
-/* A run's output frames as `opsim export` reads them: the frame indices recorded in
- * /particles/position/step, chosen by index, "last" or "all", and one body's particles at one
- * of them (app/export.h). A frame the run did not record fails naming the frames it has. */
+/* A run's stored states as `opsim export` reads them (app/export.h): the output frames, their
+ * indices recorded in /particles/position/step, or with `[run] output = substeps` every
+ * sub-step's state, /substeps/position/step; chosen by index, "last" or "all", and one body's
+ * particles at one of them. A frame the run did not record fails naming the frames it has; a
+ * run without sub-steps asked for them fails saying how to store them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +21,38 @@ void app_frame_state_free(app_frame_state *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Every output frame's index, /particles/position/step, into a new array of *rows. */
-static int read_steps(op_ctx *ctx, const char *path, int64_t **steps, long *rows)
+const char *app_state_word(const char *group)
 {
-    const char *steps_path = "/particles/position/step";
+    return strcmp(group, APP_SUBSTEPS) == 0 ? "sub-step" : "frame";
+}
+
+/* A run without /substeps asked for its sub-steps: say how to store them. */
+static int fail_no_substeps(op_ctx *ctx, const char *path)
+{
+    int rank = 0;
+    int64_t dims[OP_RUNFILE_MAX_RANK];
+    op_ctx probe;
+    op_ctx_init(&probe);
+    if (op_runfile_dataset_shape(&probe, path, "/particles/position/step", &rank, dims) != OP_OK)
+        return OP_FAIL(ctx, probe.status, "%s (not a simulation run: make one with 'opsim run')", probe.message);
+    return OP_FAIL(ctx, OP_ERR_INVALID,
+                   "%s: the run stored no sub-steps (no /substeps): run it again with "
+                   "'--set run.output=substeps' ([run] output = substeps)", path);
+}
+
+/* Every stored state's index, GROUP/position/step, into a new array of *rows. */
+static int read_steps(op_ctx *ctx, const char *path, const char *group, int64_t **steps, long *rows)
+{
+    char steps_path[64];
+    snprintf(steps_path, sizeof steps_path, "%s/position/step", group);
+    const char *word = app_state_word(group);
     int rank = 0;
     int64_t dims[OP_RUNFILE_MAX_RANK];
     *steps = NULL;
+    op_ctx probe;
+    op_ctx_init(&probe);
+    if (strcmp(group, APP_SUBSTEPS) == 0 && op_runfile_dataset_shape(&probe, path, steps_path, &rank, dims) != OP_OK)
+        return fail_no_substeps(ctx, path);
     if (op_runfile_dataset_shape(ctx, path, steps_path, &rank, dims) != OP_OK) {
         if (ctx->status == OP_ERR_INVALID)
             snprintf(ctx->message + strlen(ctx->message), sizeof ctx->message - strlen(ctx->message),
@@ -33,7 +60,7 @@ static int read_steps(op_ctx *ctx, const char *path, int64_t **steps, long *rows
         return ctx->status;
     }
     if (rank != 1 || dims[0] < 1)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: %s holds no output frames", path, steps_path);
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: %s holds no stored %ss", path, steps_path, word);
     *rows = (long)dims[0];
     *steps = op_calloc(ctx, (size_t)*rows, sizeof **steps);
     if (*steps && op_runfile_read_rows_int64(ctx, path, steps_path, 0, *rows, *steps, *rows) != OP_OK)
@@ -43,42 +70,44 @@ static int read_steps(op_ctx *ctx, const char *path, int64_t **steps, long *rows
     for (long r = 0; *steps && r < *rows; ++r)
         if ((*steps)[r] < 0 || (*steps)[r] > 999999999 || (r > 0 && (*steps)[r] <= (*steps)[r - 1])) {
             OP_FAIL(ctx, OP_ERR_INVALID,
-                    "%s: %s row %ld holds frame %lld: frame indices must increase from 0 (a damaged file)", path,
-                    steps_path, r, (long long)(*steps)[r]);
+                    "%s: %s row %ld holds %s %lld: %s indices must increase from 0 (a damaged file)", path,
+                    steps_path, r, word, (long long)(*steps)[r], word);
             OP_FREE(*steps);
         }
     return ctx->status;
 }
 
-/* A frame that was not recorded: the failure names the frames the run has. The recorder writes
- * frame 0, every output_every-th frame and the last one. */
-static int fail_unrecorded(op_ctx *ctx, const char *path, const char *frame_text, const int64_t *steps, long rows)
+/* A frame (or sub-step) that was not recorded: the failure names the ones the run has. The
+ * recorder writes frame 0, every output_every-th frame and the last one; every sub-step. */
+static int fail_unrecorded(op_ctx *ctx, const char *path, const char *word, const char *frame_text,
+                           const int64_t *steps, long rows)
 {
     long long every = rows > 1 ? (long long)(steps[1] - steps[0]) : 0;
     int regular = 1;
     for (long r = 1; r + 1 < rows; ++r)
         regular &= steps[r + 1] - steps[r] == every;
     if (rows == 1)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: frame %s was not recorded; the only output frame is %lld", path,
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: %s %s was not recorded; the only one stored is %lld", path, word,
                        frame_text, (long long)steps[0]);
     if (regular)
         return OP_FAIL(ctx, OP_ERR_INVALID,
-                       "%s: frame %s was not recorded; output frames are %lld to %lld every %lld "
-                       "(%ld frames), or 'last'",
-                       path, frame_text, (long long)steps[0], (long long)steps[rows - 1], every, rows);
+                       "%s: %s %s was not recorded; stored %ss are %lld to %lld every %lld "
+                       "(%ld %ss), or 'last'",
+                       path, word, frame_text, word, (long long)steps[0], (long long)steps[rows - 1], every, rows,
+                       word);
     return OP_FAIL(ctx, OP_ERR_INVALID,
-                   "%s: frame %s was not recorded; output frames are %lld, %lld, ... %lld (%ld "
-                   "frames, every %lld and the last), or 'last'",
-                   path, frame_text, (long long)steps[0], (long long)steps[1], (long long)steps[rows - 1], rows,
-                   every);
+                   "%s: %s %s was not recorded; stored %ss are %lld, %lld, ... %lld (%ld "
+                   "%ss, every %lld and the last), or 'last'",
+                   path, word, frame_text, word, (long long)steps[0], (long long)steps[1], (long long)steps[rows - 1],
+                   rows, word, every);
 }
 
-/* The output row whose step is `frame_text` (a frame index or "last"). */
-static int find_frame_row(op_ctx *ctx, const char *path, const char *frame_text, long *row)
+/* The row of GROUP whose step is `frame_text` (an index or "last"). */
+static int find_frame_row(op_ctx *ctx, const char *path, const char *group, const char *frame_text, long *row)
 {
     int64_t *steps;
     long rows = 0;
-    if (read_steps(ctx, path, &steps, &rows) != OP_OK)
+    if (read_steps(ctx, path, group, &steps, &rows) != OP_OK)
         return ctx->status;
     *row = -1;
     if (strcmp(frame_text, "last") == 0)
@@ -90,31 +119,34 @@ static int find_frame_row(op_ctx *ctx, const char *path, const char *frame_text,
                 *row = r;
     }
     if (*row < 0)
-        fail_unrecorded(ctx, path, frame_text, steps, rows);
+        fail_unrecorded(ctx, path, app_state_word(group), frame_text, steps, rows);
     free(steps);
     return ctx->status;
 }
 
 /* The body's rest data and place in the series, with room for one frame of its state. */
-int app_read_frame_body(op_ctx *ctx, const char *path, const char *body, int with_mesh, app_frame_state *f)
+int app_read_frame_body(op_ctx *ctx, const char *path, const char *group, const char *body, int with_mesh,
+                        app_frame_state *f)
 {
     memset(f, 0, sizeof *f);
+    f->group = group;
     if (op_runfile_read_body(ctx, path, body, &f->graph, with_mesh ? &f->mesh : NULL,
                              with_mesh ? &f->skin : NULL) != OP_OK)
         return ctx->status;
     char object[128];
     snprintf(object, sizeof object, "/parameters/%s", body);
+    char position[64];
+    snprintf(position, sizeof position, "%s/position/value", group);
     int rank = 0;
     int64_t dims[OP_RUNFILE_MAX_RANK];
     if (op_runfile_read_attribute_int(ctx, path, object, "particle_offset", &f->offset) != OP_OK ||
-        op_runfile_dataset_shape(ctx, path, "/particles/position/value", &rank, dims) != OP_OK)
+        op_runfile_dataset_shape(ctx, path, position, &rank, dims) != OP_OK)
         return ctx->status;
     int n = f->graph.particle_count;
     if (rank != 3 || dims[2] != 3 || f->offset < 0 || f->offset + n > dims[1])
         return OP_FAIL(ctx, OP_ERR_INVALID,
-                       "%s: body %s (particles %lld to %lld) does not fit /particles/position/value "
-                       "of %lld particles",
-                       path, body, (long long)f->offset, (long long)f->offset + n - 1,
+                       "%s: body %s (particles %lld to %lld) does not fit %s of %lld particles",
+                       path, body, (long long)f->offset, (long long)f->offset + n - 1, position,
                        rank >= 2 ? (long long)dims[1] : 0LL);
     f->total = (long)dims[1];
     f->position = op_calloc(ctx, 3 * (size_t)n, sizeof *f->position);
@@ -122,19 +154,24 @@ int app_read_frame_body(op_ctx *ctx, const char *path, const char *body, int wit
     return ctx->status;
 }
 
-/* The body's particles at output row `row` (its frame index and time too). */
+/* The body's particles at row `row` of its group (its frame or sub-step index and time too). */
 int app_read_frame_row(op_ctx *ctx, const char *path, long row, app_frame_state *f)
 {
+    char position[64], orientation[64], step_path[64], time[64];
+    snprintf(position, sizeof position, "%s/position/value", f->group);
+    snprintf(orientation, sizeof orientation, "%s/orientation/value", f->group);
+    snprintf(step_path, sizeof step_path, "%s/position/step", f->group);
+    snprintf(time, sizeof time, "%s/position/time", f->group);
     long total = f->total;
     size_t n = (size_t)f->graph.particle_count;
     double *all_x = op_calloc(ctx, 3 * (size_t)total, sizeof *all_x);
     double *all_r = op_calloc(ctx, 9 * (size_t)total, sizeof *all_r);
     int64_t step = 0;
     if (ctx->status == OP_OK &&
-        op_runfile_read_rows(ctx, path, "/particles/position/value", row, 1, all_x, 3 * total) == OP_OK &&
-        op_runfile_read_rows(ctx, path, "/particles/orientation/value", row, 1, all_r, 9 * total) == OP_OK &&
-        op_runfile_read_rows_int64(ctx, path, "/particles/position/step", row, 1, &step, 1) == OP_OK &&
-        op_runfile_read_rows(ctx, path, "/particles/position/time", row, 1, &f->time, 1) == OP_OK) {
+        op_runfile_read_rows(ctx, path, position, row, 1, all_x, 3 * total) == OP_OK &&
+        op_runfile_read_rows(ctx, path, orientation, row, 1, all_r, 9 * total) == OP_OK &&
+        op_runfile_read_rows_int64(ctx, path, step_path, row, 1, &step, 1) == OP_OK &&
+        op_runfile_read_rows(ctx, path, time, row, 1, &f->time, 1) == OP_OK) {
         memcpy(f->position, &all_x[3 * f->offset], 3 * n * sizeof(double));
         memcpy(f->rotation, &all_r[9 * f->offset], 9 * n * sizeof(double));
         f->frame = step;
@@ -144,13 +181,13 @@ int app_read_frame_row(op_ctx *ctx, const char *path, long row, app_frame_state 
     return ctx->status;
 }
 
-int app_read_frame_state(op_ctx *ctx, const char *path, const char *body, const char *frame_text, int with_mesh,
-                         app_frame_state *f)
+int app_read_frame_state(op_ctx *ctx, const char *path, const char *group, const char *body, const char *frame_text,
+                         int with_mesh, app_frame_state *f)
 {
     long row = 0;
     memset(f, 0, sizeof *f);
-    if (find_frame_row(ctx, path, frame_text, &row) == OP_OK &&
-        app_read_frame_body(ctx, path, body, with_mesh, f) == OP_OK)
+    if (find_frame_row(ctx, path, group, frame_text, &row) == OP_OK &&
+        app_read_frame_body(ctx, path, group, body, with_mesh, f) == OP_OK)
         app_read_frame_row(ctx, path, row, f);
     return ctx->status;
 }
@@ -162,15 +199,15 @@ void app_skin_frame(const app_frame_state *f, double *vertices)
     op_skin_apply(&f->skin, &f->graph, &state, f->mesh.vertices, vertices);
 }
 
-/* The output rows `frames` names: "all", or a comma-separated list of frame indices and
- * 'last' (each checked by app_valid_frame_list), in the order given. */
-int app_select_rows(op_ctx *ctx, const char *path, const char *frames, long **rows, long *count)
+/* The rows of GROUP `frames` names: "all", or a comma-separated list of indices and 'last'
+ * (each checked by app_valid_frame_list), in the order given. */
+int app_select_rows(op_ctx *ctx, const char *path, const char *group, const char *frames, long **rows, long *count)
 {
     int64_t *steps;
     long recorded = 0;
     *rows = NULL;
     *count = 0;
-    if (read_steps(ctx, path, &steps, &recorded) != OP_OK)
+    if (read_steps(ctx, path, group, &steps, &recorded) != OP_OK)
         return ctx->status;
     free(steps);
     int all = strcmp(frames, "all") == 0;
@@ -185,7 +222,7 @@ int app_select_rows(op_ctx *ctx, const char *path, const char *frames, long **ro
         char text[32];
         size_t length = strcspn(item, ",");
         snprintf(text, sizeof text, "%.*s", (int)length, item);
-        if (find_frame_row(ctx, path, text, &(*rows)[(*count)++]) != OP_OK || !item[length])
+        if (find_frame_row(ctx, path, group, text, &(*rows)[(*count)++]) != OP_OK || !item[length])
             break;
         item += length + 1;
     }

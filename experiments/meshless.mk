@@ -18,8 +18,9 @@
 #                      fig5 run; fall.tsv                                                (fig5.ini)
 #   meshless-alias     Fig. 5's scene at the variant's defaults (rigid goals, one cluster, Eq. 9 with
 #                      goals = start, 3 sub-steps x 3 iterations): the permanent oscillation whose
-#                      period is one frame, from the per-sub-step energy log against what the
-#                      stored frames show; alias.tsv, figure meshless-alias              (fig5.ini)
+#                      period is one frame, from the per-sub-step energy log and the stored
+#                      sub-step states against what the stored frames show; alias.tsv,
+#                      alias-series.tsv, figure meshless-alias                           (fig5.ini)
 #   meshless-perf      Sec. 5: 100 and 384 objects of 100 points, 8 clusters, quadratic; ms per
 #                      frame and object beside the paper's; perf.tsv             (meshless-perf.ini)
 #
@@ -209,8 +210,9 @@ meshless-fall: $(MESHLESS)/fall.tsv
 
 # ---- Choi & Lee's Fig. 5 at the variant's defaults: what the frames do not show -----------------
 # Eq. 9 has no damping, and the landed dinosaur keeps oscillating with a period of exactly one
-# frame, so every stored frame catches it in the same phase. Over the last second (the last 30
-# frames, 90 sub-steps), from the run file (`opsim-report alias`, reports/report_alias.h):
+# frame, so every stored frame catches it in the same phase. The run stores every sub-step's
+# state (run.output=substeps). Over the last second (the last 30 frames, 90 sub-steps), from the
+# run file (`opsim-report alias`, reports/report_alias.h, which also says the rows below):
 #   kinetic_substep_J        the kinetic energy after each sub-step's contacts
 #                            (/solver/energy_after_contacts/kinetic): mean, min, max
 #   kinetic_substep_k_J      the same at the k-th sub-step of a frame only (k = 3: the stored one)
@@ -225,17 +227,25 @@ meshless-fall: $(MESHLESS)/fall.tsv
 #                            α = 1 turns a deviation d from the goals as (d, h v) ↦ (h v, h v − d),
 #                            eigenvalues e^{±iπ/3}, a period of 6 sub-steps (two frames), so the
 #                            positions alternate frame by frame and the energy (∝ v²) has period 3
+#   kinetic_states_J, kinetic_states_frames_J, swing_substeps_mm, swing_frames_mm, period_substeps
+#                            the same seen in the stored sub-step states, against the frames' only
+# alias-series.tsv: every sub-step of the last 9 frames, for the figure (`opsim-report alias-series`)
 ALIAS_RUN := $(MESHLESS)/alias-defaults.h5
 
 $(ALIAS_RUN): experiments/fig5.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set solver.name=meshless)
+	$(call run_figure,$<,--no-surface --set solver.name=meshless --set run.output=substeps)
 
 $(MESHLESS)/alias.tsv: $(ALIAS_RUN) bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)bin/opsim-report alias --run $< --out $@
 
-$(FIGURES)/meshless-alias.png $(FIGURES)/meshless-alias.pdf &: $(ALIAS_RUN) plots/meshless-alias.gp $(PLOT_DEPS)
-	$(call plot_figure,plots/meshless-alias.gp,run='$(ALIAS_RUN)')
+$(MESHLESS)/alias-series.tsv: $(ALIAS_RUN) bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim-report alias-series --run $< --out $@
+
+$(FIGURES)/meshless-alias.png $(FIGURES)/meshless-alias.pdf &: $(MESHLESS)/alias-series.tsv plots/meshless-alias.gp \
+		$(PLOT_DEPS)
+	$(call plot_figure,plots/meshless-alias.gp,series='$<')
 
 meshless-alias: $(MESHLESS)/alias.tsv $(FIGURES)/meshless-alias.png
 

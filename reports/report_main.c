@@ -12,7 +12,8 @@
  *            (report_calc.c, report_series.c, report_lookup.c, report_ini.c, report_spring.c,
  *            report_convergence.c); convergence-report reports/convergence.md (ibid.);
  *   stability two runs of the variants matrix compared (report_stability.c);
- *   alias    what a run's stored frames hide between them (report_alias.c).
+ *   alias    what a run's stored frames hide between them (report_alias.c); alias-series the
+ *            same per sub-step, for the figure.
  *   scaling  the scaling study's table and plot data (report_scaling.c).
  * The layers go one way: report_main.c → report_md.c → report_table1.c → report_input.c. */
 #include <stdio.h>
@@ -74,7 +75,7 @@ static const char help[] =
     "                           --rho SCENE-rho-ORDER.txt [--rho ...] --out MD\n"
     "       opsim-report convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]\n"
     "                           --out TSV\n"
-    "       opsim-report alias --run RUN.h5 --out TSV\n"
+    "       opsim-report alias --run RUN.h5 --out TSV | alias-series --run RUN.h5 --out TSV\n"
     "       opsim-report scaling --out MD --data PREFIX CSV [CSV ...]\n"
     "       opsim-report stability --in FIRST.tsv --against SECOND.tsv [--tolerance 0.10]\n"
     "                              [--rank ms_1e-4] --out TSV\n"
@@ -98,7 +99,8 @@ static const char help[] =
     "stability compares two runs of a timed table (make variants twice): every ms cell within\n"
     "±tolerance or noisy in both, and each scene's ranking by --rank the same; it exits 0 when\n"
     "both hold, 1 when not (reports/report_stability.h).\n"
-    "alias tabulates the sub-step motion a run's stored frames hide (reports/report_alias.h).\n"
+    "alias tabulates the sub-step motion a run's stored frames hide, from a run that stored every\n"
+    "sub-step; alias-series writes it per sub-step for the figure (reports/report_alias.h).\n"
     "scaling tabulates bench_scenes' CSVs of the scaling study against size, with log-log\n"
     "slopes, and writes PREFIX-particles.dat and PREFIX-bodies.dat for gnuplot\n"
     "(reports/report_scaling.h).\n";
@@ -262,6 +264,11 @@ static void write_alias(op_ctx *ctx, const void *def, FILE *out)
     report_alias(ctx, def, out);
 }
 
+static void write_alias_series(op_ctx *ctx, const void *def, FILE *out)
+{
+    report_alias_series(ctx, def, out);
+}
+
 /* Writes the section's output to standard output; returns 0 on a usage error (nothing run). */
 static int write_number_section(op_ctx *ctx, int argc, char **argv)
 {
@@ -367,9 +374,10 @@ static int run_convergence_long(int argc, char **argv)
     return write_whole(&ctx, out, write_convergence_long, &def);
 }
 
-/* opsim-report alias (report_alias.h) */
+/* opsim-report alias and alias-series (report_alias.h) */
 static int run_alias(int argc, char **argv)
 {
+    int series = strcmp(argv[1], "alias-series") == 0;
     const char *run = NULL, *out = NULL;
     for (int a = 2; a + 1 < argc; a += 2) {
         if (strcmp(argv[a], "--run") == 0) run = argv[a + 1];
@@ -382,7 +390,7 @@ static int run_alias(int argc, char **argv)
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    return write_whole(&ctx, out, write_alias, run);
+    return write_whole(&ctx, out, series ? write_alias_series : write_alias, run);
 }
 
 /* opsim-report scaling (report_scaling.h) */
@@ -469,7 +477,7 @@ int main(int argc, char **argv)
         return run_convergence_long(argc, argv);
     if (strcmp(section, "stability") == 0)
         return run_stability(argc, argv);
-    if (strcmp(section, "alias") == 0)
+    if (strcmp(section, "alias") == 0 || strcmp(section, "alias-series") == 0)
         return run_alias(argc, argv);
     if (strcmp(section, "scaling") == 0)
         return run_scaling(argc, argv);

@@ -138,11 +138,36 @@ static double largest_move(const double *x, long rows, long particles, long lag)
     return most;
 }
 
+/* The kinetic energy between consecutive rows of x ([rows][particles][3], masses m, sub-step h):
+ * its range over every row from the first, and over the rows that are frames (every n-th) only. */
+static void kinetic_ranges(const double *x, const double *m, long rows, long particles, long n, double h,
+                           double every[2], double frames[2])
+{
+    every[0] = frames[0] = INFINITY;
+    every[1] = frames[1] = -INFINITY;
+    for (long s = 1; s < rows; ++s) {
+        double e = 0.0;
+        for (long c = 0; c < 3 * particles; ++c) {
+            double d = x[s * 3 * particles + c] - x[(s - 1) * 3 * particles + c];
+            e += 0.5 * m[c / 3] * d * d / (h * h);
+        }
+        every[0] = fmin(every[0], e);
+        every[1] = fmax(every[1], e);
+        if (s % n == 0) {
+            frames[0] = fmin(frames[0], e);
+            frames[1] = fmax(frames[1], e);
+        }
+    }
+}
+
 /* Fig. 5's meshless dinosaur at the defaults (goals = start, Eq. 9 undamped) never rests: at the
  * end of the run its particles move centimetres a sub-step, in a cycle of exactly two frames (6
  * sub-steps), which the frames alone, one sample every 3 sub-steps, cannot resolve (they see a
  * state flipping between two). The sub-step output shows it: the period found in it, the
- * smallest lag at which every particle is back within a tenth of its sub-step move. */
+ * smallest lag at which every particle is back within a tenth of its sub-step move. Its kinetic
+ * energy, whose period is one frame, is visible in the sub-step states and not in the frames:
+ * between consecutive states it swings by more than 5 % over a frame, but at the frames'
+ * sub-steps it stays within 0.1 %. `opsim-report alias` finds the same period in the run file. */
 static void test_substeps_show_a_frame_periodic_oscillation(void **state)
 {
     (void)state;
@@ -170,6 +195,31 @@ static void test_substeps_show_a_frame_periodic_oscillation(void **state)
                   by_substep, period, substeps, period ? largest_move(x, rows, particles, period) : NAN);
     assert_true(by_substep > 0.01);
     assert_int_equal(period, 2L * substeps);
+
+    double *m = calloc((size_t)particles, sizeof *m), every[2], frames[2];
+    assert_non_null(m);
+    if (op_runfile_read_rows(&ctx, run, "/graph/dino/mass", 0, particles, m, particles) != OP_OK)
+        fail_msg("%s", ctx.message);
+    double frame_time = 0.0;
+    if (op_runfile_read_attribute_double(&ctx, run, "/parameters", "frame_time", &frame_time) != OP_OK)
+        fail_msg("%s", ctx.message);
+    double h = frame_time / substeps;
+    kinetic_ranges(x, m, rows, particles, substeps, h, every, frames);
+    print_message("kinetic energy between stored sub-steps %.4g to %.4g J; at the frames %.6g to %.6g J\n", every[0],
+                  every[1], frames[0], frames[1]);
+    assert_true(every[1] - every[0] > 0.05 * every[1]);
+    assert_true(frames[1] - frames[0] < 0.001 * frames[1]);
+    assert_true(every[0] > 1.0); /* a vibration of joules, not round-off */
+
+    char run_file[600], table[600]; /* test_tmp_path reuses the buffer run points into */
+    snprintf(run_file, sizeof run_file, "%s", run);
+    snprintf(table, sizeof table, "%s", test_tmp_path("-alias.tsv"));
+    assert_int_equal(test_shell("bin/opsim-report alias --run '%s' --out '%s'", run_file, table), 0);
+    char *text = test_read_file(table);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\nperiod_substeps\t6\t"));
+    free(text);
+    free(m);
     free(x);
 }
 

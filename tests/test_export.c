@@ -1,7 +1,8 @@
 /* Tests for what `opsim export` and `opsim run` hand to other tools: OBJ files of the skinned
  * surface (read back by core/geometry/mesh.c, equal bit for bit to skinning the stored state, and to the
- * stored /surface rows), the time series as tab-separated text, the errors and signals that leave
- * no file, and the progress line that only a terminal gets. */
+ * stored /surface rows; with --substeps, one per stored sub-step), the time series as
+ * tab-separated text, the errors and signals that leave no file, and the progress line that
+ * only a terminal gets. */
 #include <dirent.h>
 #include <glob.h>
 #include <signal.h>
@@ -52,11 +53,14 @@ static int output_lines(const char *command)
     return lines;
 }
 
-/* The body's rest mesh into *mesh, and its particles at output row `row` skinned with the
- * stored skin (a new array): what the OBJ must hold. Also checks that /surface/position/value
- * holds the same vertices at the body's vertex_offset. */
-static double *expected_surface(const char *run, const char *body, long row, op_mesh *mesh)
+/* The body's rest mesh into *mesh, and its particles at row `row` of `group` (/particles, or
+ * /substeps) skinned with the stored skin (a new array): what the OBJ must hold. For the frames,
+ * also checks that /surface/position/value holds the same vertices at the body's vertex_offset. */
+static double *expected_state_surface(const char *run, const char *group, const char *body, long row, op_mesh *mesh)
 {
+    char position[64], orientation[64];
+    snprintf(position, sizeof position, "%s/position/value", group);
+    snprintf(orientation, sizeof orientation, "%s/orientation/value", group);
     op_ctx ctx;
     op_ctx_init(&ctx);
     op_graph graph = { 0 };
@@ -69,15 +73,21 @@ static double *expected_surface(const char *run, const char *body, long row, op_
     int rank = 0;
     assert_int_equal(op_runfile_read_attribute_int(&ctx, run, object, "particle_offset", &offset), OP_OK);
     assert_int_equal(op_runfile_read_attribute_int(&ctx, run, object, "vertex_offset", &vertex_offset), OP_OK);
-    assert_int_equal(op_runfile_dataset_shape(&ctx, run, "/particles/position/value", &rank, dims), OP_OK);
+    assert_int_equal(op_runfile_dataset_shape(&ctx, run, position, &rank, dims), OP_OK);
     long total = (long)dims[1];
     double *x = calloc(3 * (size_t)total, sizeof *x), *R = calloc(9 * (size_t)total, sizeof *R);
-    assert_int_equal(op_runfile_read_rows(&ctx, run, "/particles/position/value", row, 1, x, 3 * total), OP_OK);
-    assert_int_equal(op_runfile_read_rows(&ctx, run, "/particles/orientation/value", row, 1, R, 9 * total), OP_OK);
+    assert_int_equal(op_runfile_read_rows(&ctx, run, position, row, 1, x, 3 * total), OP_OK);
+    assert_int_equal(op_runfile_read_rows(&ctx, run, orientation, row, 1, R, 9 * total), OP_OK);
     op_state state = { .particle_count = graph.particle_count, .position = &x[3 * offset], .rotation = &R[9 * offset] };
     double *vertices = calloc(3 * (size_t)mesh->vertex_count, sizeof *vertices);
     assert_non_null(vertices);
     op_skin_apply(&skin, &graph, &state, mesh->vertices, vertices);
+    free(x);
+    free(R);
+    op_graph_free(&graph);
+    op_skin_free(&skin);
+    if (strcmp(group, "/particles") != 0)
+        return vertices;
 
     assert_int_equal(op_runfile_dataset_shape(&ctx, run, "/surface/position/value", &rank, dims), OP_OK);
     long stored_count = 3 * (long)dims[1];
@@ -85,11 +95,12 @@ static double *expected_surface(const char *run, const char *body, long row, op_
     assert_int_equal(op_runfile_read_rows(&ctx, run, "/surface/position/value", row, 1, stored, stored_count), OP_OK);
     assert_memory_equal(&stored[3 * vertex_offset], vertices, 3 * (size_t)mesh->vertex_count * sizeof(double));
     free(stored);
-    free(x);
-    free(R);
-    op_graph_free(&graph);
-    op_skin_free(&skin);
     return vertices;
+}
+
+static double *expected_surface(const char *run, const char *body, long row, op_mesh *mesh)
+{
+    return expected_state_surface(run, "/particles", body, row, mesh);
 }
 
 static void test_obj_equals_the_skinned_state(void **state)
@@ -136,6 +147,89 @@ static void test_obj_every_body_and_frame(void **state)
     assert_int_equal(files_in(dir), 3 * 3);
     snprintf(command, sizeof command, "%s/bar_4k-000002.obj", dir);
     assert_int_equal(access(command, R_OK), 0);
+}
+
+/* fig2's bars at 3 sub-steps a frame with every sub-step stored (13 states, frames 0, 2, 4):
+ * --obj --substeps writes one file per body and sub-step, BODY-substep-SSSSSS.obj, whose
+ * vertices are bit for bit the skinning of that sub-step's stored state; --frames picks
+ * sub-steps; --skinned --substeps says which sub-step it prints. A run without sub-steps, or
+ * --substeps with a form that reads no state, is refused and writes nothing. */
+static void test_obj_of_every_substep(void **state)
+{
+    (void)state;
+    static char run[600];
+    snprintf(run, sizeof run, "%s", test_tmp_path("-substeps.h5"));
+    assert_int_equal(test_shell("bin/opsim run experiments/fig2.ini --set run.frames=4 --set run.output_every=2 "
+                                "--set world.substeps=3 --set run.output=substeps --out '%s' 2>/dev/null",
+                                run),
+                     0);
+    char dir[600], command[1400];
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-obj"));
+    snprintf(command, sizeof command, "bin/opsim export '%s' --obj '%s' --substeps --body bar_2k", run, dir);
+    assert_int_equal(output_lines(command), 13);
+    assert_int_equal(files_in(dir), 13);
+    int moved = 0;
+    double *previous = NULL;
+    for (long s = 0; s < 13; ++s) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/bar_2k-substep-%06ld.obj", dir, s);
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        op_mesh back = { 0 }, rest = { 0 };
+        if (op_mesh_read(&ctx, path, &back) != OP_OK)
+            fail_msg("%s", ctx.message);
+        double *vertices = expected_state_surface(run, "/substeps", "bar_2k", s, &rest);
+        assert_int_equal(back.vertex_count, rest.vertex_count);
+        assert_int_equal(back.face_count, rest.face_count);
+        assert_memory_equal(back.faces, rest.faces, 3 * (size_t)rest.face_count * sizeof(int));
+        assert_memory_equal(back.vertices, vertices, 3 * (size_t)rest.vertex_count * sizeof(double));
+        moved += previous && memcmp(back.vertices, previous, 3 * (size_t)rest.vertex_count * sizeof(double)) != 0;
+        if (s % 6 == 0) { /* sub-step 6k is output frame 2k, its /surface row k */
+            op_mesh frame_rest = { 0 };
+            double *frame = expected_surface(run, "bar_2k", s / 6, &frame_rest);
+            assert_memory_equal(back.vertices, frame, 3 * (size_t)rest.vertex_count * sizeof(double));
+            free(frame);
+            op_mesh_free(&frame_rest);
+        }
+        free(previous);
+        previous = vertices;
+        op_mesh_free(&back);
+        op_mesh_free(&rest);
+    }
+    free(previous);
+    assert_int_equal(moved, 12); /* the bar moves every sub-step: no two files alike */
+
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-obj"));
+    snprintf(command, sizeof command, "bin/opsim export '%s' --substeps --obj '%s' --frames 1,5,last", run, dir);
+    assert_int_equal(output_lines(command), 3 * 3);
+    snprintf(command, sizeof command, "%s/bar_4k-substep-000005.obj", dir);
+    assert_int_equal(access(command, R_OK), 0);
+    snprintf(command, sizeof command, "bin/opsim export '%s' --skinned bar_k --frame 7 --substeps | head -1", run);
+    FILE *pipe = popen(command, "r");
+    char line[200] = "";
+    assert_non_null(pipe);
+    assert_non_null(fgets(line, sizeof line, pipe));
+    pclose(pipe);
+    assert_non_null(strstr(line, "# bar_k sub-step 7 time 0.0777777"));
+
+    /* the frames' run stored no sub-steps: refused (65), naming the option that stores them */
+    const char *frames_only = small_run();
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-obj"));
+    assert_int_equal(test_shell("bin/opsim export '%s' --obj '%s' --substeps > /dev/null 2>&1", frames_only, dir), 65);
+    assert_int_equal(files_in(dir), -1);
+    char errors[600];
+    snprintf(errors, sizeof errors, "%s", test_tmp_path("-errors.txt"));
+    assert_int_equal(test_shell("bin/opsim export '%s' --particles bar_k --frame 0 --substeps 2> '%s'", frames_only,
+                                errors),
+                     65);
+    char *message = test_read_file(errors);
+    assert_non_null(message);
+    assert_non_null(strstr(message, "run.output=substeps"));
+    free(message);
+    assert_int_equal(test_shell("bin/opsim export '%s' --substeps /particles/index > /dev/null 2>&1", run), 64);
+    assert_int_equal(test_shell("bin/opsim export '%s' --obj '%s' --substeps --frames 13 > /dev/null 2>&1", run, dir),
+                     65);
+    assert_int_equal(files_in(dir), -1);
 }
 
 /* Usage errors (64) and frames or bodies the run lacks (65) write nothing, not even DIR. */
@@ -268,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_obj_equals_the_skinned_state),
         cmocka_unit_test(test_obj_every_body_and_frame),
         cmocka_unit_test(test_obj_errors_write_nothing),
+        cmocka_unit_test(test_obj_of_every_substep),
         cmocka_unit_test(test_obj_signal_leaves_nothing),
         cmocka_unit_test(test_series_as_text),
         cmocka_unit_test(test_progress_only_on_a_terminal),

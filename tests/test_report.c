@@ -207,7 +207,10 @@ static const char *const MESHLESS_TABLES[][2] = {
                                     "kinetic_substep_3_J\t18.63\t\t\nchange_one_substep_J\t2.013\t\t\n"
                                     "change_one_frame_J\t0.01963\t\t\nkinetic_frames_J\t9.064\t\t\n"
                                     "motion_substep_mm\t10.78\t\t\nmotion_frame_mm\t21.85\t\t\n"
-                                    "motion_two_frames_mm\t0.4248\t\t\n" },
+                                    "motion_two_frames_mm\t0.4248\t\t\nkinetic_states_J\t19.59\t18.38\t20.4\n"
+                                    "kinetic_states_frames_J\t20\t19.99\t20\n"
+                                    "swing_substeps_mm\t130.6\t-65\t65.56\nswing_frames_mm\t43.23\t-21.41\t21.81\n"
+                                    "period_substeps\t6\t\t\n" },
     { "results/meshless/perf.tsv", "# objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\t"
                                    "paper_ms_per_object\n100\t10000\t1.2\t0.012\t0.0105\t0.2\n"
                                    "384\t38400\t5.8\t0.015\t0.0119\t0.008-0.096\n" },

@@ -3,7 +3,8 @@
  * by a relative name, with the dataset's own shape; every hyperslab selects inside its dataset
  * and declares the count it selects; grids and attributes have the sizes their topology says;
  * the times are /particles/position/time bit for bit; and a file that is no simulation run gets
- * no sidecar. */
+ * no sidecar. A run that stored its sub-steps gets the sub-step sidecar too, held to the same
+ * checks against /substeps: every sub-step listed at its time, every view its row. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -143,18 +144,29 @@ static int64_t product(const int64_t *dims, int rank)
 /* ---- the checks -------------------------------------------------------------------------- */
 
 typedef struct tally {
+    int substeps; /* checking the sub-step sidecar (RUN.substeps.xmf) */
     int hdf, times, surfaces, particles;
 } tally;
 
+/* The companion of the sidecar checked: RUN.views.h5, or RUN.substeps.views.h5. */
+static void views_path(const char *run, int substeps, char *out, size_t size)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    int status = substeps ? op_xdmf_substeps_views_path(&ctx, run, out, size)
+                          : op_xdmf_views_path(&ctx, run, out, size);
+    assert_int_equal(status, OP_OK);
+}
+
 /* An HDF item: "NAME:/path", NAME the run file's name or its companion's (RUN.views.h5), without
  * the directory, and Dimensions the dataset's shape. Returns the rank and fills dims. */
-static int check_hdf_item(const element *e, const char *run, int64_t *dims)
+static int check_hdf_item(const element *e, const char *run, int substeps, int64_t *dims)
 {
     const char *base = strrchr(run, '/') ? strrchr(run, '/') + 1 : run;
     char value[256], views[600], views_base[600];
     op_ctx ctx;
     op_ctx_init(&ctx);
-    assert_int_equal(op_xdmf_views_path(&ctx, run, views, sizeof views), OP_OK);
+    views_path(run, substeps, views, sizeof views);
     snprintf(views_base, sizeof views_base, "%s", strrchr(views, '/') ? strrchr(views, '/') + 1 : views);
     const char *file = NULL, *dataset = NULL;
     if (strncmp(e->text, base, strlen(base)) == 0 && e->text[strlen(base)] == ':')
@@ -191,7 +203,7 @@ static int check_item(const document *d, int index, const char *run, int64_t *co
     assert_non_null(attribute(e, "Format", value, sizeof value));
     assert_string_equal(value, "HDF");
     t->hdf++;
-    return check_hdf_item(e, run, count);
+    return check_hdf_item(e, run, t->substeps, count);
 }
 
 /* The only DataItem directly under element `index`, checked; returns its value count. */
@@ -232,13 +244,17 @@ static void check_grid(const document *d, int grid, const char *run, tally *t)
     }
 }
 
-/* Every check above over the whole sidecar of `run`; returns what it counted. */
-static tally check_sidecar(const char *run)
+/* Every check above over the whole sidecar of `run` (with `substeps`, its sub-step sidecar
+ * against /substeps); returns what it counted. */
+static tally check_sidecar(const char *run, int substeps)
 {
     char path[600];
+    const char *times = substeps ? "/substeps/position/time" : "/particles/position/time";
     op_ctx ctx;
     op_ctx_init(&ctx);
-    assert_int_equal(op_xdmf_path(&ctx, run, path, sizeof path), OP_OK);
+    int status = substeps ? op_xdmf_substeps_path(&ctx, run, path, sizeof path)
+                          : op_xdmf_path(&ctx, run, path, sizeof path);
+    assert_int_equal(status, OP_OK);
     char *text = test_read_file(path);
     if (!text)
         fail_msg("%s: no sidecar", path);
@@ -246,10 +262,10 @@ static tally check_sidecar(const char *run)
     assert_string_equal(d.elements[0].name, "Xdmf");
     int rank = 0;
     int64_t frames[OP_RUNFILE_MAX_RANK];
-    assert_int_equal(op_runfile_dataset_shape(&ctx, run, "/particles/position/time", &rank, frames), OP_OK);
+    assert_int_equal(op_runfile_dataset_shape(&ctx, run, times, &rank, frames), OP_OK);
     double *time = calloc((size_t)frames[0], sizeof *time);
-    assert_int_equal(op_runfile_read_rows(&ctx, run, "/particles/position/time", 0, frames[0], time, frames[0]), OP_OK);
-    tally t = { 0 };
+    assert_int_equal(op_runfile_read_rows(&ctx, run, times, 0, frames[0], time, frames[0]), OP_OK);
+    tally t = { .substeps = substeps };
     int temporal = -1;
     for (int i = 0; i < d.count; ++i) {
         const element *e = &d.elements[i];
@@ -295,16 +311,21 @@ static void assert_no_temporaries(const char *path)
 
 /* The companion's frame t datasets hold the run file's rows of frame t bit for bit (read
  * through HDF5's virtual-dataset mapping), the static arrays the bodies' data in body order;
- * with `ellipsoids`, the tensors are R·Ē·diag(r) column after column to 1e-15. */
-static void assert_views_are_the_frames(const char *run, int ellipsoids)
+ * with `ellipsoids`, the tensors are R·Ē·diag(r) column after column to 1e-15. With
+ * `substeps`, the sub-step companion's /substeps/<s> against row s of /substeps. */
+static void assert_views_are_the_states(const char *run, int ellipsoids, int substeps)
 {
     op_ctx ctx;
     op_ctx_init(&ctx);
     char views[600];
-    assert_int_equal(op_xdmf_views_path(&ctx, run, views, sizeof views), OP_OK);
+    views_path(run, substeps, views, sizeof views);
+    const char *group = substeps ? "/substeps" : "/particles", *view_group = substeps ? "/substeps" : "/frames";
+    char position[64], orientation[64];
+    snprintf(position, sizeof position, "%s/position/value", group);
+    snprintf(orientation, sizeof orientation, "%s/orientation/value", group);
     int rank;
     int64_t dims[OP_RUNFILE_MAX_RANK];
-    assert_int_equal(op_runfile_dataset_shape(&ctx, run, "/particles/position/value", &rank, dims), OP_OK);
+    assert_int_equal(op_runfile_dataset_shape(&ctx, run, position, &rank, dims), OP_OK);
     long frames = (long)dims[0], n = (long)dims[1];
     double *want = calloc(9 * (size_t)n, sizeof *want), *got = calloc(9 * (size_t)n, sizeof *got);
     double *radii = calloc(3 * (size_t)n, sizeof *radii), *axes = calloc(9 * (size_t)n, sizeof *axes);
@@ -320,12 +341,11 @@ static void assert_views_are_the_frames(const char *run, int ellipsoids)
         assert_int_equal(op_runfile_read_rows(&ctx, run, path, 0, 20, &axes[180 * b], 180), OP_OK);
     }
     for (long t = 0; t < frames; ++t) {
-        static const char *const series[][2] = { { "position", "/particles/position/value" },
-                                                 { "orientation", "/particles/orientation/value" } };
+        const char *const series[][2] = { { "position", position }, { "orientation", orientation } };
         for (int k = 0; k < 2; ++k) {
             char view[64];
             long width = k ? 9 : 3;
-            snprintf(view, sizeof view, "/frames/%ld/%s", t, series[k][0]);
+            snprintf(view, sizeof view, "%s/%ld/%s", view_group, t, series[k][0]);
             assert_int_equal(op_runfile_read_rows(&ctx, run, series[k][1], t, 1, want, width * n), OP_OK);
             assert_int_equal(op_runfile_read_rows(&ctx, views, view, 0, n, got, width * n), OP_OK);
             assert_memory_equal(want, got, (size_t)(width * n) * sizeof(double));
@@ -333,7 +353,7 @@ static void assert_views_are_the_frames(const char *run, int ellipsoids)
         if (!ellipsoids)
             continue;
         char view[64];
-        snprintf(view, sizeof view, "/frames/%ld/ellipsoid", t);
+        snprintf(view, sizeof view, "%s/%ld/ellipsoid", view_group, t);
         assert_int_equal(op_runfile_read_rows(&ctx, views, view, 0, n, got, 9 * n), OP_OK);
         for (long i = 0; i < n; ++i)
             for (int k = 0; k < 3; ++k)
@@ -366,12 +386,12 @@ static void test_run_writes_a_matching_sidecar(void **state)
 {
     (void)state;
     const char *run = small_run("");
-    tally t = check_sidecar(run);
+    tally t = check_sidecar(run, 0);
     print_message("%d frames, %d surface and %d particle grids, %d HDF items\n", t.times, t.surfaces, t.particles,
                   t.hdf);
     assert_int_equal(t.surfaces, 3);
     assert_int_equal(t.particles, 3);
-    assert_views_are_the_frames(run, 0);
+    assert_views_are_the_states(run, 0, 0);
     assert_no_temporaries(run);
 }
 
@@ -382,16 +402,16 @@ static void test_ellipsoids_are_the_scaled_current_axes(void **state)
     (void)state;
     const char *run = small_run("");
     assert_int_equal(test_shell("bin/opsim xdmf '%s' --ellipsoids > /dev/null", run), 0);
-    tally t = check_sidecar(run);
+    tally t = check_sidecar(run, 0);
     assert_int_equal(t.particles, 3);
-    assert_views_are_the_frames(run, 1);
+    assert_views_are_the_states(run, 1, 0);
 }
 
 static void test_sidecar_without_surface(void **state)
 {
     (void)state;
     const char *run = small_run("--no-surface");
-    tally t = check_sidecar(run);
+    tally t = check_sidecar(run, 0);
     assert_int_equal(t.surfaces, 0);
     assert_int_equal(t.particles, 3);
     op_ctx ctx;
@@ -423,6 +443,59 @@ static void test_xdmf_command_rewrites_the_sidecar(void **state)
     free(second);
 }
 
+/* fig2's bars at 3 sub-steps a frame, frames 0, 2, 4 and every sub-step stored: the sub-step
+ * sidecar lists sub-steps 0 to 12, in order, at times s·T/3 (to rounding; bit for bit those of
+ * /substeps), its particles grids over /substeps' rows and no surface; the frames' sidecar is
+ * unchanged by it. `opsim xdmf --ellipsoids` writes the tensors of every sub-step; a run
+ * written again without sub-steps at the same path loses the stale sub-step pair. */
+static void test_substep_sidecar_lists_every_substep(void **state)
+{
+    (void)state;
+    const char *run = small_run("--set world.substeps=3 --set run.output=substeps");
+    tally frames = check_sidecar(run, 0), t = check_sidecar(run, 1);
+    print_message("sub-step sidecar: %d sub-steps, %d particle grids, %d surface grids, %d HDF items\n", t.times,
+                  t.particles, t.surfaces, t.hdf);
+    assert_int_equal(frames.times, 3);
+    assert_int_equal(frames.surfaces, 3);
+    assert_int_equal(t.times, 13);
+    assert_int_equal(t.particles, 13);
+    assert_int_equal(t.surfaces, 0);
+    assert_views_are_the_states(run, 0, 1);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    double time[13], frame_time = 0.0;
+    assert_int_equal(op_runfile_read_rows(&ctx, run, "/substeps/position/time", 0, 13, time, 13), OP_OK);
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, run, "/parameters", "frame_time", &frame_time), OP_OK);
+    for (int s = 0; s < 13; ++s)
+        assert_true(fabs(time[s] - s * frame_time / 3) <= 1e-15);
+    /* the grids are named by sub-step, in order */
+    char sidecar[600];
+    assert_int_equal(op_xdmf_substeps_path(&ctx, run, sidecar, sizeof sidecar), OP_OK);
+    char *text = test_read_file(sidecar);
+    assert_non_null(text);
+    const char *at = text;
+    for (int s = 0; s < 13; ++s) {
+        char name[64];
+        snprintf(name, sizeof name, "<Grid Name=\"substep %d\"", s);
+        at = strstr(at, name);
+        if (!at)
+            fail_msg("%s: no grid 'substep %d' after substep %d", sidecar, s, s - 1);
+    }
+    free(text);
+    assert_int_equal(test_shell("bin/opsim xdmf '%s' --ellipsoids > /dev/null", run), 0);
+    assert_views_are_the_states(run, 1, 1);
+    assert_no_temporaries(run);
+    char views[600];
+    views_path(run, 1, views, sizeof views);
+    assert_int_equal(test_shell("bin/opsim run experiments/fig2.ini --set run.frames=2 --set run.output_every=1 "
+                                "--out '%s' 2>/dev/null",
+                                run),
+                     0);
+    assert_int_not_equal(access(sidecar, F_OK), 0);
+    assert_int_not_equal(access(views, F_OK), 0);
+    assert_int_equal(check_sidecar(run, 0).times, 3);
+}
+
 static void test_xdmf_refuses_what_is_no_run(void **state)
 {
     (void)state;
@@ -452,6 +525,11 @@ static void test_sidecar_path(void **state)
     assert_string_equal(path, "a/run.xmf");
     assert_int_equal(op_xdmf_path(&ctx, "run.hdf5", path, sizeof path), OP_OK);
     assert_string_equal(path, "run.hdf5.xmf");
+    char longer[32];
+    assert_int_equal(op_xdmf_substeps_path(&ctx, "a/run.h5", longer, sizeof longer), OP_OK);
+    assert_string_equal(longer, "a/run.substeps.xmf");
+    assert_int_equal(op_xdmf_substeps_views_path(&ctx, "a/run.h5", longer, sizeof longer), OP_OK);
+    assert_string_equal(longer, "a/run.substeps.views.h5");
     assert_int_equal(op_xdmf_path(&ctx, "a-long-run-name.h5", path, sizeof path), OP_ERR_INVALID);
 }
 
@@ -462,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_ellipsoids_are_the_scaled_current_axes),
         cmocka_unit_test(test_sidecar_without_surface),
         cmocka_unit_test(test_xdmf_command_rewrites_the_sidecar),
+        cmocka_unit_test(test_substep_sidecar_lists_every_substep),
         cmocka_unit_test(test_xdmf_refuses_what_is_no_run),
         cmocka_unit_test(test_sidecar_path),
     };

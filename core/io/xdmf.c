@@ -1,5 +1,6 @@
 /* The XDMF sidecar writer (xdmf.h): learns the run file's shapes through runfile.h, checks
- * that they fit together, and prints XML that points at the datasets. */
+ * that they fit together, and prints XML that points at the datasets; the same for the
+ * sub-step sidecar of a run that stored its sub-steps. */
 #include "io/xdmf.h"
 
 #include <errno.h>
@@ -26,8 +27,20 @@ typedef struct body_layout {
     shape radii, rest_axes, faces;
 } body_layout;
 
+/* Which stored states a sidecar steps through: the output frames, or every sub-step. */
+typedef struct states {
+    const char *series;   /* the run file's group: /particles or /substeps */
+    const char *views;    /* the companion's group of per-state views: /frames or /substeps */
+    const char *grid;     /* each state's grid is named "<grid> <index>" */
+    const char *word;     /* how the sidecar's opening comment names a state */
+    const char *suffix;   /* the sidecar is RUN<suffix>.xmf, its companion RUN<suffix>.views.h5 */
+} states;
+static const states FRAMES = { "/particles", "/frames", "frame", "frame", "" },
+                    SUBSTEPS = { "/substeps", "/substeps", "substep", "sub-step", ".substeps" };
+
 typedef struct sidecar {
     op_ctx *ctx;
+    const states *states;
     const char *run;      /* the run file's path, for messages */
     const char *source;   /* where its bytes are read: the run file, or its temporary before publishing */
     char file[1024];      /* its name as the sidecar writes it: no directory, XML-escaped */
@@ -54,14 +67,30 @@ typedef struct number_type {
 } number_type;
 static const number_type FLOAT64 = { "Float", 8 }, INT64 = { "Int", 8 }, INT32 = { "Int", 4 };
 
-int op_xdmf_path(op_ctx *ctx, const char *run_path, char *out, size_t size)
+/* RUN.h5 becomes RUN<ending>; any other name gets <ending> appended. */
+static int path_ending(op_ctx *ctx, const char *run_path, const char *ending, char *out, size_t size)
 {
     size_t length = strlen(run_path);
     if (length > 3 && strcmp(run_path + length - 3, ".h5") == 0)
         length -= 3;
-    if ((size_t)snprintf(out, size, "%.*s.xmf", (int)length, run_path) >= size)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "%.200s: the sidecar's path is too long", run_path);
+    if ((size_t)snprintf(out, size, "%.*s%s", (int)length, run_path, ending) >= size)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%.200s: the path of its %s is too long", run_path, ending);
     return OP_OK;
+}
+
+int op_xdmf_path(op_ctx *ctx, const char *run_path, char *out, size_t size)
+{
+    return path_ending(ctx, run_path, ".xmf", out, size);
+}
+
+int op_xdmf_substeps_path(op_ctx *ctx, const char *run_path, char *out, size_t size)
+{
+    return path_ending(ctx, run_path, ".substeps.xmf", out, size);
+}
+
+int op_xdmf_substeps_views_path(op_ctx *ctx, const char *run_path, char *out, size_t size)
+{
+    return path_ending(ctx, run_path, ".substeps.views.h5", out, size);
 }
 
 /* The dataset's shape, which must be `rank` extents equal to `expected` where that is not -1. */
@@ -114,7 +143,9 @@ static int set_file_name(sidecar *s)
 
 static int read_frames(sidecar *s)
 {
-    const char *time_path = "/particles/position/time";
+    char time_path[64], step_path[64];
+    snprintf(time_path, sizeof time_path, "%s/position/time", s->states->series);
+    snprintf(step_path, sizeof step_path, "%s/position/step", s->states->series);
     shape time;
     if (op_runfile_dataset_shape(s->ctx, s->source, time_path, &time.rank, time.dims) != OP_OK) {
         if (s->ctx->status == OP_ERR_INVALID)
@@ -123,20 +154,19 @@ static int read_frames(sidecar *s)
         return s->ctx->status;
     }
     if (time.rank != 1 || time.dims[0] < 1)
-        return OP_FAIL(s->ctx, OP_ERR_INVALID, "%s: %s holds no output frames", s->run, time_path);
+        return OP_FAIL(s->ctx, OP_ERR_INVALID, "%s: %s holds no stored states", s->run, time_path);
     s->frames = (long)time.dims[0];
     s->time = op_calloc(s->ctx, (size_t)s->frames, sizeof *s->time);
     s->step = op_calloc(s->ctx, (size_t)s->frames, sizeof *s->step);
     if (s->ctx->status != OP_OK ||
         op_runfile_read_rows(s->ctx, s->source, time_path, 0, s->frames, s->time, s->frames) != OP_OK ||
-        op_runfile_read_rows_int64(s->ctx, s->source, "/particles/position/step", 0, s->frames, s->step, s->frames) !=
-            OP_OK)
+        op_runfile_read_rows_int64(s->ctx, s->source, step_path, 0, s->frames, s->step, s->frames) != OP_OK)
         return s->ctx->status;
     for (long f = 0; f < s->frames; ++f)
         if (s->step[f] < 0 || (f > 0 && s->step[f] <= s->step[f - 1]))
             return OP_FAIL(s->ctx, OP_ERR_INVALID,
-                           "%s: /particles/position/step row %ld holds frame %lld: frame indices must increase "
-                           "from 0 (a damaged file)", s->run, f, (long long)s->step[f]);
+                           "%s: %s row %ld holds %s %lld: the indices must increase from 0 (a damaged file)", s->run,
+                           step_path, f, s->states->grid, (long long)s->step[f]);
     return OP_OK;
 }
 
@@ -158,9 +188,11 @@ static int check_body(sidecar *s, const char *name)
 static int read_layout(sidecar *s)
 {
     int64_t T = s->frames, any = -1;
-    if (read_shape(s, "/particles/position/value", 3, (int64_t[]){ T, any, 3 }, &s->position) != OP_OK ||
-        read_shape(s, "/particles/orientation/value", 4, (int64_t[]){ T, s->position.dims[1], 3, 3 },
-                   &s->orientation) != OP_OK)
+    char position[64], orientation[64];
+    snprintf(position, sizeof position, "%s/position/value", s->states->series);
+    snprintf(orientation, sizeof orientation, "%s/orientation/value", s->states->series);
+    if (read_shape(s, position, 3, (int64_t[]){ T, any, 3 }, &s->position) != OP_OK ||
+        read_shape(s, orientation, 4, (int64_t[]){ T, s->position.dims[1], 3, 3 }, &s->orientation) != OP_OK)
         return s->ctx->status;
     if (op_runfile_dataset_shape(s->ctx, s->source, "/particles/index", &s->index.rank, s->index.dims) != OP_OK) {
         if (s->ctx->status == OP_ERR_INVALID)
@@ -169,8 +201,11 @@ static int read_layout(sidecar *s)
         return s->ctx->status;
     }
     if (read_shape(s, "/particles/index", 1, (int64_t[]){ s->position.dims[1] }, &s->index) != OP_OK ||
-        op_runfile_read_attribute_int(s->ctx, s->source, "/parameters", "store_surface", &s->surface_stored) != OP_OK ||
-        (s->surface_stored &&
+        op_runfile_read_attribute_int(s->ctx, s->source, "/parameters", "store_surface", &s->surface_stored) != OP_OK)
+        return s->ctx->status;
+    /* the surface is stored at the output frames only */
+    s->surface_stored = s->surface_stored && s->states == &FRAMES;
+    if ((s->surface_stored &&
          read_shape(s, "/surface/position/value", 3, (int64_t[]){ T, any, 3 }, &s->surface) != OP_OK) ||
         op_runfile_body_names(s->ctx, s->source, s->names, OP_RUNFILE_MAX_BODIES, &s->body_count) != OP_OK)
         return s->ctx->status;
@@ -197,10 +232,9 @@ static int read_layout(sidecar *s)
         l->vertices = rest.dims[0];
         if (l->particle_offset < 0 || l->particle_offset + l->particles > s->position.dims[1])
             return OP_FAIL(s->ctx, OP_ERR_INVALID,
-                           "%s: body %s (particles %lld to %lld) does not fit /particles/position/value of %lld "
-                           "particles",
-                           s->run, name, (long long)l->particle_offset,
-                           (long long)(l->particle_offset + l->particles - 1), (long long)s->position.dims[1]);
+                           "%s: body %s (particles %lld to %lld) does not fit %s of %lld particles", s->run, name,
+                           (long long)l->particle_offset, (long long)(l->particle_offset + l->particles - 1),
+                           position, (long long)s->position.dims[1]);
         if (s->surface_stored && (l->vertex_offset < 0 || l->vertex_offset + l->vertices > s->surface.dims[1]))
             return OP_FAIL(s->ctx, OP_ERR_INVALID,
                            "%s: body %s (vertices %lld to %lld) does not fit /surface/position/value of %lld "
@@ -244,7 +278,7 @@ static void print_surface(const sidecar *s, long t)
     fprintf(out, "          <Topology TopologyType=\"Triangle\" NumberOfElements=\"%lld\">\n", (long long)F);
     hdf_item(s, s->views_file, "/static/faces", 2, (int64_t[]){ F, 3 }, INT32);
     fprintf(out, "          </Topology>\n          <Geometry GeometryType=\"XYZ\">\n");
-    snprintf(dataset, sizeof dataset, "/frames/%ld/surface", t);
+    snprintf(dataset, sizeof dataset, "%s/%ld/surface", s->states->views, t);
     hdf_item(s, s->views_file, dataset, 2, (int64_t[]){ V, 3 }, FLOAT64);
     fprintf(out, "          </Geometry>\n");
     attribute(s, "body", "Scalar", "/static/vertex_body", 1, (int64_t[]){ V }, INT32);
@@ -261,14 +295,14 @@ static void print_particles(const sidecar *s, long t)
             (long long)N);
     hdf_item(s, s->file, "/particles/index", 1, (int64_t[]){ N }, INT64);
     fprintf(out, "          </Topology>\n          <Geometry GeometryType=\"XYZ\">\n");
-    snprintf(dataset, sizeof dataset, "/frames/%ld/position", t);
+    snprintf(dataset, sizeof dataset, "%s/%ld/position", s->states->views, t);
     hdf_item(s, s->views_file, dataset, 2, (int64_t[]){ N, 3 }, FLOAT64);
     fprintf(out, "          </Geometry>\n");
-    snprintf(dataset, sizeof dataset, "/frames/%ld/orientation", t);
+    snprintf(dataset, sizeof dataset, "%s/%ld/orientation", s->states->views, t);
     attribute(s, "orientation", "Tensor", dataset, 3, (int64_t[]){ N, 3, 3 }, FLOAT64);
     attribute(s, "radii", "Vector", "/static/radii", 2, (int64_t[]){ N, 3 }, FLOAT64);
     attribute(s, "body", "Scalar", "/static/particle_body", 1, (int64_t[]){ N }, INT32);
-    snprintf(dataset, sizeof dataset, "/frames/%ld/ellipsoid", t);
+    snprintf(dataset, sizeof dataset, "%s/%ld/ellipsoid", s->states->views, t);
     if (s->ellipsoids)
         attribute(s, "ellipsoid", "Tensor", dataset, 2, (int64_t[]){ N, 9 }, FLOAT64);
     fprintf(out, "        </Grid>\n");
@@ -278,17 +312,18 @@ static void print_sidecar(const sidecar *s)
 {
     FILE *out = s->out;
     fprintf(out, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n");
-    fprintf(out, "<!-- The run %s for ParaView: open this file (the default XDMF reader reads it). Written by "
-                 "opsim (core/io/xdmf.h); the data stay in the run file, %s maps each frame onto it. "
+    fprintf(out, "<!-- The run %s for ParaView, %s: open this file (the default XDMF reader reads it). "
+                 "Written by opsim (core/io/xdmf.h); the data stay in the run file, %s maps each %s onto it. "
                  "Bodies in order:",
-            s->file, s->views_file);
+            s->file, s->states == &FRAMES ? "its output frames" : "the state after every sub-step", s->views_file,
+            s->states->word);
     for (int b = 0; b < s->body_count; ++b)
         fprintf(out, " %d %s", b, s->names[b]);
     fprintf(out, ". -->\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
     fprintf(out, "    <Grid Name=\"run\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     for (long t = 0; t < s->frames; ++t) {
-        fprintf(out, "      <Grid Name=\"frame %lld\" GridType=\"Collection\" CollectionType=\"Spatial\">\n",
-                (long long)s->step[t]);
+        fprintf(out, "      <Grid Name=\"%s %lld\" GridType=\"Collection\" CollectionType=\"Spatial\">\n",
+                s->states->grid, (long long)s->step[t]);
         fprintf(out, "        <Time Value=\"%.17g\"/>\n", s->time[t]);
         /* XDMF has no empty arrays: a run without triangles has no surface grid */
         if (s->layout.surface_stored && s->layout.faces > 0 && s->layout.vertices > 0)
@@ -303,7 +338,8 @@ static void print_sidecar(const sidecar *s)
 static void fill_layout(sidecar *s)
 {
     op_xdmf_layout *l = &s->layout;
-    *l = (op_xdmf_layout){ .frames = s->frames, .particles = s->position.dims[1], .surface_stored = (int)s->surface_stored,
+    *l = (op_xdmf_layout){ .series = s->states->series, .views = s->states->views, .frames = s->frames,
+                           .particles = s->position.dims[1], .surface_stored = (int)s->surface_stored,
                            .vertices = s->surface_stored ? s->surface.dims[1] : 0, .body_count = s->body_count,
                            .bodies = s->view_bodies };
     for (int b = 0; b < s->body_count; ++b) {
@@ -317,29 +353,26 @@ static void fill_layout(sidecar *s)
 
 int op_xdmf_views_path(op_ctx *ctx, const char *run_path, char *out, size_t size)
 {
-    size_t length = strlen(run_path);
-    if (length > 3 && strcmp(run_path + length - 3, ".h5") == 0)
-        length -= 3;
-    if ((size_t)snprintf(out, size, "%.*s.views.h5", (int)length, run_path) >= size)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "%.200s: the sidecar's companion's path is too long", run_path);
-    return OP_OK;
+    return path_ending(ctx, run_path, ".views.h5", out, size);
 }
 
-/* The companion's name in the sidecar: the run file's, with .views.h5 for .h5. */
+/* The companion's name in the sidecar: the run file's, with <suffix>.views.h5 for .h5. */
 static void set_views_file(sidecar *s)
 {
     size_t length = strlen(s->file);
     if (length > 3 && strcmp(s->file + length - 3, ".h5") == 0)
         length -= 3;
-    snprintf(s->views_file, sizeof s->views_file, "%.*s.views.h5", (int)length, s->file);
+    snprintf(s->views_file, sizeof s->views_file, "%.*s%s.views.h5", (int)length, s->file, s->states->suffix);
 }
 
 /* Reads `source`, names `run_path`: the companion of views (xdmf_views.h; written under its own
- * temporary name and renamed), then the sidecar printed to `out`. */
-static int write_sidecar(op_ctx *ctx, const char *source, const char *run_path, FILE *out, int ellipsoids)
+ * temporary name and renamed), then the sidecar of `which` states printed to `out`. */
+static int write_sidecar(op_ctx *ctx, const char *source, const char *run_path, FILE *out, int ellipsoids,
+                         const states *which)
 {
-    char views_path[4200];
-    if (op_xdmf_views_path(ctx, run_path, views_path, sizeof views_path) != OP_OK)
+    char views_path[4200], ending[64];
+    snprintf(ending, sizeof ending, "%s.views.h5", which->suffix);
+    if (path_ending(ctx, run_path, ending, views_path, sizeof views_path) != OP_OK)
         return ctx->status;
     sidecar *s = op_calloc(ctx, 1, sizeof *s);
     if (!s)
@@ -348,6 +381,7 @@ static int write_sidecar(op_ctx *ctx, const char *source, const char *run_path, 
     s->run = run_path;
     s->source = source;
     s->ellipsoids = ellipsoids;
+    s->states = which;
     if (set_file_name(s) == OP_OK && read_frames(s) == OP_OK && read_layout(s) == OP_OK) {
         set_views_file(s);
         fill_layout(s);
@@ -362,18 +396,62 @@ static int write_sidecar(op_ctx *ctx, const char *source, const char *run_path, 
     return ctx->status;
 }
 
-int op_xdmf_write(op_ctx *ctx, const char *run_path, int ellipsoids)
+/* 1 when `source` stored its sub-steps (/substeps), 0 when not; a file that cannot be read
+ * fails. */
+static int has_substeps(op_ctx *ctx, const char *source)
 {
-    char path[4200];
-    if (op_xdmf_path(ctx, run_path, path, sizeof path) != OP_OK)
+    op_ctx probe;
+    op_ctx_init(&probe);
+    int rank;
+    int64_t dims[OP_RUNFILE_MAX_RANK];
+    if (op_runfile_dataset_shape(&probe, source, "/substeps/position/time", &rank, dims) == OP_OK)
+        return 1;
+    if (probe.status != OP_ERR_INVALID)
+        OP_FAIL(ctx, probe.status, "%s", probe.message);
+    return 0;
+}
+
+/* The sidecar of `which` states at RUN<suffix>.xmf, under a temporary name renamed when complete. */
+static int write_sidecar_file(op_ctx *ctx, const char *source, const char *run_path, int ellipsoids,
+                              const states *which)
+{
+    char path[4200], ending[64];
+    snprintf(ending, sizeof ending, "%s.xmf", which->suffix);
+    if (path_ending(ctx, run_path, ending, path, sizeof path) != OP_OK)
         return ctx->status;
     op_atomic_file file;
     if (op_atomic_open(ctx, &file, path) != OP_OK)
         return ctx->status;
-    if (write_sidecar(ctx, run_path, run_path, file.file, ellipsoids) == OP_OK)
+    if (write_sidecar(ctx, source, run_path, file.file, ellipsoids, which) == OP_OK)
         op_atomic_commit(ctx, &file);
     else
         op_atomic_abort(&file);
+    return ctx->status;
+}
+
+/* The sub-step sidecar and its companion when `source` stored sub-steps; otherwise any left by
+ * an earlier run at the same path removed, so that none describes another run. */
+static int write_substep_sidecar(op_ctx *ctx, const char *source, const char *run_path, int ellipsoids)
+{
+    int stored = has_substeps(ctx, source);
+    if (ctx->status != OP_OK)
+        return ctx->status;
+    if (stored)
+        return write_sidecar_file(ctx, source, run_path, ellipsoids, &SUBSTEPS);
+    char sidecar[4200], views[4200];
+    if (op_xdmf_substeps_path(ctx, run_path, sidecar, sizeof sidecar) != OP_OK ||
+        op_xdmf_substeps_views_path(ctx, run_path, views, sizeof views) != OP_OK)
+        return ctx->status;
+    if ((unlink(sidecar) != 0 && errno != ENOENT) || (unlink(views) != 0 && errno != ENOENT))
+        return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot remove the previous run's sub-step sidecar: %s", run_path,
+                       strerror(errno));
+    return OP_OK;
+}
+
+int op_xdmf_write(op_ctx *ctx, const char *run_path, int ellipsoids)
+{
+    if (write_sidecar_file(ctx, run_path, run_path, ellipsoids, &FRAMES) == OP_OK)
+        write_substep_sidecar(ctx, run_path, run_path, ellipsoids);
     return ctx->status;
 }
 
@@ -397,7 +475,8 @@ int op_xdmf_write_companion(op_ctx *ctx, const char *source, const char *run_pat
             close(fd);
         return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot create the sidecar's temporary file: %s", run_path, strerror(errno));
     }
-    if (write_sidecar(ctx, source, run_path, out, 0) != OP_OK)
+    if (write_sidecar(ctx, source, run_path, out, 0, &FRAMES) != OP_OK ||
+        write_substep_sidecar(ctx, source, run_path, 0) != OP_OK)
         name_the_run(ctx, source, run_path);
     errno = 0;
     int failed = fflush(out) != 0 || ferror(out) || fsync(fileno(out)) != 0;

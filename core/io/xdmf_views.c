@@ -150,11 +150,12 @@ static int write_view(views *v, const char *name, const char *series, long t)
     return v->ctx->status;
 }
 
-/* Frame t's ellipsoid tensors: E = R·Ē·diag(r), stored column after column (VTK's order). */
-static int write_ellipsoids(views *v, const char *name, long t, double *rotation, double *tensor)
+/* Row t's ellipsoid tensors: E = R·Ē·diag(r), stored column after column (VTK's order). */
+static int write_ellipsoids(views *v, const char *name, const char *orientation, long t, double *rotation,
+                            double *tensor)
 {
     int64_t n = v->layout->particles;
-    if (op_runfile_read_rows(v->ctx, v->read_from, "/particles/orientation/value", t, 1, rotation, 9 * n) != OP_OK)
+    if (op_runfile_read_rows(v->ctx, v->read_from, orientation, t, 1, rotation, 9 * n) != OP_OK)
         return v->ctx->status;
     for (int64_t i = 0; i < n; ++i) {
         const double *R = &rotation[9 * i], *E = &v->axes[9 * i], *r = &v->radii[3 * i];
@@ -176,26 +177,29 @@ static int write_frames(views *v, int ellipsoids)
         rotation = op_calloc(v->ctx, 9 * (size_t)l->particles, sizeof *rotation);
         tensor = op_calloc(v->ctx, 9 * (size_t)l->particles, sizeof *tensor);
     }
-    if (v->ctx->status == OP_OK && H5Gclose(H5Gcreate2(v->out, "/frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-        H5_FAIL(v->ctx, OP_ERR_IO, "%s: cannot write the companion's /frames", v->run);
+    char position[64], orientation[64];
+    snprintf(position, sizeof position, "%s/position/value", l->series);
+    snprintf(orientation, sizeof orientation, "%s/orientation/value", l->series);
+    if (v->ctx->status == OP_OK && H5Gclose(H5Gcreate2(v->out, l->views, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        H5_FAIL(v->ctx, OP_ERR_IO, "%s: cannot write the companion's %s", v->run, l->views);
     for (long t = 0; v->ctx->status == OP_OK && t < l->frames; ++t) {
         char group[64], name[96];
-        snprintf(group, sizeof group, "/frames/%ld", t);
+        snprintf(group, sizeof group, "%s/%ld", l->views, t);
         if (H5Gclose(H5Gcreate2(v->out, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
             H5_FAIL(v->ctx, OP_ERR_IO, "%s: cannot write the companion's %s", v->run, group);
             break;
         }
         snprintf(name, sizeof name, "%s/position", group);
-        if (write_view(v, name, "/particles/position/value", t) != OP_OK)
+        if (write_view(v, name, position, t) != OP_OK)
             break;
         snprintf(name, sizeof name, "%s/orientation", group);
-        if (write_view(v, name, "/particles/orientation/value", t) != OP_OK)
+        if (write_view(v, name, orientation, t) != OP_OK)
             break;
         snprintf(name, sizeof name, "%s/surface", group);
         if (l->surface_stored && l->vertices > 0 && write_view(v, name, "/surface/position/value", t) != OP_OK)
             break;
         snprintf(name, sizeof name, "%s/ellipsoid", group);
-        if (ellipsoids && write_ellipsoids(v, name, t, rotation, tensor) != OP_OK)
+        if (ellipsoids && write_ellipsoids(v, name, orientation, t, rotation, tensor) != OP_OK)
             break;
     }
     free(rotation);

@@ -20,7 +20,11 @@
  *                                       surface series' rows (when the surface is stored)
  *   /static/vertex_body      [V]        the body's number of each surface vertex
  * N particles, V surface vertices, F triangles over all bodies. The source file is named
- * relative (RUN.h5's name without directory): HDF5 finds it beside the companion. */
+ * relative (RUN.h5's name without directory): HDF5 finds it beside the companion.
+ *
+ * The sub-step companion RUN.substeps.views.h5 (a run with `[run] output = substeps`) is the
+ * same with /substeps/<s>/{position,orientation,ellipsoid} over row s of /substeps/.../value in
+ * place of /frames/<t>, and no surface (the run stores none per sub-step). */
 #ifndef OPSIM_XDMF_VIEWS_H
 #define OPSIM_XDMF_VIEWS_H
 
@@ -37,7 +41,9 @@ typedef struct op_xdmf_body {
 } op_xdmf_body;
 
 typedef struct op_xdmf_layout {
-    long frames;
+    const char *series; /* the run file's group of states: "/particles", or "/substeps" */
+    const char *views;  /* the companion's group of per-state views: "/frames", or "/substeps" */
+    long frames;        /* rows of the states' series */
     int64_t particles, vertices, faces; /* over all bodies; vertices 0 when no surface stored */
     int surface_stored;
     int body_count;
