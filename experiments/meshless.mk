@@ -213,15 +213,15 @@ meshless-fall: $(MESHLESS)/fall.tsv
 # frame, so every stored frame catches it in the same phase. The run stores every sub-step's
 # state (run.output=substeps). Over the last second (the last 30 frames, 90 sub-steps), from the
 # run file (`opsim-report alias`, reports/report_alias.h, which also says the rows below):
-#   kinetic_substep_J        the kinetic energy after each sub-step's contacts
-#                            (/solver/energy_after_contacts/kinetic): mean, min, max
+#   kinetic_substep_J        Eq. 4's momentum term E^k after each sub-step's contacts
+#                            (/solver/energy_after_contacts/kinetic, m|x − y|²/2h²): mean, min, max
 #   kinetic_substep_k_J      the same at the k-th sub-step of a frame only (k = 3: the stored one)
 #   change_one_substep_J     largest |E_s − E_{s−1}| of that series, and change_one_frame_J the
 #                            largest |E_s − E_{s−3}|: much smaller when the period is one frame
 #   kinetic_frames_J         the kinetic energy the stored frames show: ½ Σ m_i |Δx_i / T|², Δx_i
 #                            between consecutive stored positions, T the frame time (mean)
-#   motion_substep_mm        √(2 E / M) h, the root-mean-square distance a particle moves in one
-#                            sub-step at the logged kinetic energy E (mean), h the sub-step
+#   motion_substep_mm        √(Σ m_i |Δx_i|² / M), the root-mean-square distance a particle moves
+#                            in one sub-step, between consecutive stored sub-steps (mean)
 #   motion_frame_mm          √(Σ m_i |Δx_i|² / M) between consecutive stored frames (mean), and
 #                            motion_two_frames_mm the same between frames two apart: Eq. 9 at
 #                            α = 1 turns a deviation d from the goals as (d, h v) ↦ (h v, h v − d),

@@ -230,12 +230,9 @@ int report_alias(op_ctx *ctx, const char *run, FILE *out)
         OP_FAIL(ctx, OP_ERR_INVALID, "%s: needs %d frames of one body's %ld particles (has %ld frames, %ld values)", run,
                 LAST_FRAMES + 2, particles, frames, width);
     if (ctx->status == OP_OK) {
-        double mass = 0.0, mean_energy = 0.0, kinetic = 0.0, motion = 0.0, motion_two = 0.0;
+        double mass = 0.0, kinetic = 0.0, motion = 0.0, motion_two = 0.0;
         for (long i = 0; i < particles; ++i)
             mass += m[i];
-        for (long s = energies - LAST_FRAMES * n; s < energies; ++s)
-            mean_energy += e[s];
-        mean_energy /= (double)(LAST_FRAMES * n);
         for (long f = frames - LAST_FRAMES; f < frames; ++f) {
             double d2 = 0.0, e2 = 0.0;
             for (long c = 0; c < width; ++c) {
@@ -247,15 +244,21 @@ int report_alias(op_ctx *ctx, const char *run, FILE *out)
             motion += sqrt(d2 / mass);
             motion_two += sqrt(e2 / mass);
         }
-        fprintf(out, "# quantity\tmean\tmin\tmax\n");
-        energy_rows(out, e, energies, n);
-        fprintf(out, "kinetic_frames_J\t%.4g\t\t\n", kinetic / LAST_FRAMES);
-        fprintf(out, "motion_substep_mm\t%.4g\t\t\n", 1000 * sqrt(2 * mean_energy / mass) * frame_time / (double)n);
-        fprintf(out, "motion_frame_mm\t%.4g\t\t\n", 1000 * motion / LAST_FRAMES);
-        fprintf(out, "motion_two_frames_mm\t%.4g\t\t\n", 1000 * motion_two / LAST_FRAMES);
         substep_window w;
-        if (read_window(ctx, run, m, particles, n, frame_time, LAST_FRAMES, &w) == OP_OK)
+        if (read_window(ctx, run, m, particles, n, frame_time, LAST_FRAMES, &w) == OP_OK) {
+            /* the distance a particle moves in one sub-step, root mean square over the mass,
+             * from the stored sub-step states: sqrt(2 K_s / M) h with K_s = ½ Σ m |Δx|² / h² */
+            double motion_substep = 0.0;
+            for (long r = 1; r < w.rows; ++r)
+                motion_substep += sqrt(2 * w.kinetic[r] / mass) * w.h;
+            fprintf(out, "# quantity\tmean\tmin\tmax\n");
+            energy_rows(out, e, energies, n);
+            fprintf(out, "kinetic_frames_J\t%.4g\t\t\n", kinetic / LAST_FRAMES);
+            fprintf(out, "motion_substep_mm\t%.4g\t\t\n", 1000 * motion_substep / (double)(w.rows - 1));
+            fprintf(out, "motion_frame_mm\t%.4g\t\t\n", 1000 * motion / LAST_FRAMES);
+            fprintf(out, "motion_two_frames_mm\t%.4g\t\t\n", 1000 * motion_two / LAST_FRAMES);
             substep_rows(out, &w);
+        }
         window_free(&w);
     }
     free(e);

@@ -3,11 +3,12 @@
  * variant at its defaults, whose undamped vibration (Eq. 9) has a period of whole frames. The
  * run must have stored every sub-step's state (`[run] output = substeps`).
  * Over the last 30 frames (30 × substeps sub-steps) of the run file's first body:
- *   kinetic_substep_J       /solver/energy_after_contacts/kinetic: mean, min, max
+ *   kinetic_substep_J       /solver/energy_after_contacts/kinetic, Eq. 4's momentum term E^k
+ *                           (m |x − y|² / 2h², not ½ m v²): mean, min, max
  *   kinetic_substep_K_J     the mean at the K-th sub-step of a frame only (K = substeps: stored)
  *   change_one_substep_J    the largest |E_s − E_{s−1}|; change_one_frame_J |E_s − E_{s−n}|
  *   kinetic_frames_J        ½ Σ m_i |Δx_i / T|² between consecutive stored frames (mean)
- *   motion_substep_mm       √(2 Ē / M) T / n, Ē the mean logged kinetic energy, M the mass
+ *   motion_substep_mm       √(Σ m_i |x_i,s − x_i,s−1|² / M) between consecutive stored sub-steps (mean)
  *   motion_frame_mm         √(Σ m_i |Δx_i|² / M) between consecutive frames (mean), and
  *   motion_two_frames_mm    the same between frames two apart
  * and from the stored sub-step states (/substeps) over the same window:
