@@ -1,0 +1,282 @@
+/* Writing the H5MD 1.1 elements of a run file (h5md.h): metadata, the bodies' particle groups as
+ * views of the /states series, and their connectivity. */
+#include "io/h5md.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/runfile_hdf5.h"
+
+#ifndef OPSIM_VERSION
+#define OPSIM_VERSION "unknown"
+#endif
+
+const char *const op_h5md_elements[OP_H5MD_ELEMENTS] = { "position", "orientation", "velocity" };
+
+/* Per element: the unit of its values, the extents after the particle, and a description. */
+static const struct {
+    const char *unit;
+    int rank;
+    const char *description;
+} element_notes[OP_H5MD_ELEMENTS] = {
+    { "m", 1, "particle centres x_i at each output frame (H5MD position)" },
+    { "1", 2,
+      ("rotations R_i at each output frame, row-major: current axes E_i = R_i rest_axes_i (opsim's element, "
+       "not H5MD's)") },
+    { "m s-1", 1,
+      ("particle velocities v_i at each output frame, as the solver holds them after the frame's last sub-step "
+       "(H5MD velocity)") },
+};
+
+static int write_int_array_attribute(op_ctx *ctx, op_runfile *run, const char *object, const char *name, int count,
+                                     const int *values)
+{
+    hsize_t extent = (hsize_t)count;
+    hid_t space = H5Screate_simple(1, &extent, NULL);
+    hid_t attribute = space < 0 ? -1
+                                : H5Acreate_by_name(run->file, object, name, H5T_STD_I32LE, space, H5P_DEFAULT,
+                                                    H5P_DEFAULT, H5P_DEFAULT);
+    int failed = attribute < 0 || H5Awrite(attribute, H5T_NATIVE_INT, values) < 0;
+    if (attribute >= 0)
+        H5Aclose(attribute);
+    if (space >= 0)
+        H5Sclose(space);
+    if (failed)
+        return H5_FAIL(ctx, OP_ERR_IO, "%s: cannot write attribute %s of %s", run->final_path, name, object);
+    return OP_OK;
+}
+
+/* H5MD's box boundary: one fixed-length string per dimension. */
+static int write_boundary(op_ctx *ctx, op_runfile *run, const char *box)
+{
+    static const char none[3][5] = { "none", "none", "none" };
+    hsize_t extent = 3;
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &extent, NULL);
+    int failed = type < 0 || space < 0 || H5Tset_size(type, sizeof none[0]) < 0 ||
+                 H5Tset_strpad(type, H5T_STR_NULLTERM) < 0;
+    hid_t attribute = failed ? -1
+                             : H5Acreate_by_name(run->file, box, "boundary", type, space, H5P_DEFAULT, H5P_DEFAULT,
+                                                 H5P_DEFAULT);
+    failed = attribute < 0 || H5Awrite(attribute, type, none) < 0;
+    if (attribute >= 0)
+        H5Aclose(attribute);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (failed)
+        return H5_FAIL(ctx, OP_ERR_IO, "%s: cannot write the boundary of %s", run->final_path, box);
+    return OP_OK;
+}
+
+static const char *author_name(void)
+{
+    const char *names[] = { getenv("OPSIM_AUTHOR"), getenv("USER"), getenv("LOGNAME") };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+        if (names[k] && *names[k])
+            return names[k];
+    return "unknown";
+}
+
+static int write_metadata(op_ctx *ctx, op_runfile *run)
+{
+    static const int version[2] = { 1, 1 }, units_version[2] = { 1, 0 };
+    if (op_runfile_set_attribute_string(ctx, run, "/h5md/author", "name", author_name()) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, "/h5md/creator", "name", "opsim") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, "/h5md/creator", "version", OPSIM_VERSION) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, "/h5md/modules/units", "system", "SI") != OP_OK)
+        return ctx->status;
+    if (write_int_array_attribute(ctx, run, "/h5md", "version", 2, version) != OP_OK ||
+        write_int_array_attribute(ctx, run, "/h5md/modules/units", "version", 2, units_version) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+static int hard_link(op_ctx *ctx, op_runfile *run, const char *target, const char *link)
+{
+    if (H5Lcreate_hard(run->file, target, run->file, link, H5P_DEFAULT, H5P_DEFAULT) < 0)
+        return H5_FAIL(ctx, OP_ERR_IO, "%s: cannot link %s to %s", run->final_path, link, target);
+    return OP_OK;
+}
+
+/* /particles/<body>/<element>/value: a virtual dataset [T][n][...] over the rows offset ..
+ * offset+n-1 of /states/<element>/value, growing with it (HDF5 maps unlimited selections). */
+static int write_view(op_ctx *ctx, op_runfile *run, const op_h5md_body *body, int e)
+{
+    char source[OP_SERIES_PATH_SIZE], view[OP_SERIES_PATH_SIZE];
+    snprintf(source, sizeof source, "/states/%s/value", op_h5md_elements[e]);
+    snprintf(view, sizeof view, "/particles/%s/%s/value", body->name, op_h5md_elements[e]);
+    int rank = 2 + element_notes[e].rank;
+    hsize_t n = (hsize_t)body->graph->particle_count, all = 0;
+    hid_t states = H5Dopen2(run->file, source, H5P_DEFAULT);
+    hid_t states_space = states < 0 ? -1 : H5Dget_space(states);
+    hsize_t dims[4], max[4], start[4] = { 0, (hsize_t)body->offset, 0, 0 }, stride[4] = { 1, 1, 1, 1 };
+    hsize_t count[4] = { H5S_UNLIMITED, 1, 1, 1 }, block[4] = { 1, n, 3, 3 }, zero[4] = { 0 };
+    if (states_space >= 0 && H5Sget_simple_extent_dims(states_space, dims, NULL) == rank)
+        all = dims[1];
+    dims[0] = 0;
+    max[0] = H5S_UNLIMITED;
+    dims[1] = max[1] = n;
+    for (int d = 2; d < rank; ++d)
+        dims[d] = max[d] = 3;
+    char group[OP_SERIES_PATH_SIZE];
+    snprintf(group, sizeof group, "/particles/%s/%s", body->name, op_h5md_elements[e]);
+    hid_t group_list = runfile_creation_list(H5P_GROUP_CREATE);
+    hid_t element = group_list < 0 ? -1 : H5Gcreate2(run->file, group, H5P_DEFAULT, group_list, H5P_DEFAULT);
+    if (element >= 0)
+        H5Gclose(element);
+    if (group_list >= 0)
+        H5Pclose(group_list);
+    hid_t space = H5Screate_simple(rank, dims, max), list = runfile_creation_list(H5P_DATASET_CREATE);
+    int ok = element >= 0 && all >= n && (hsize_t)body->offset <= all - n && space >= 0 && list >= 0 &&
+             H5Sselect_hyperslab(states_space, H5S_SELECT_SET, start, stride, count, block) >= 0 &&
+             H5Sselect_hyperslab(space, H5S_SELECT_SET, zero, stride, count, block) >= 0 &&
+             H5Pset_virtual(list, space, ".", source, states_space) >= 0;
+    hid_t set = ok ? H5Dcreate2(run->file, view, H5T_IEEE_F64LE, space, H5P_DEFAULT, list, H5P_DEFAULT) : -1;
+    if (set >= 0)
+        H5Dclose(set);
+    if (list >= 0)
+        H5Pclose(list);
+    if (space >= 0)
+        H5Sclose(space);
+    if (states_space >= 0)
+        H5Sclose(states_space);
+    if (states >= 0)
+        H5Dclose(states);
+    if (set < 0)
+        return H5_FAIL(ctx, OP_ERR_IO, "%s: cannot write %s over %s", run->final_path, view, source);
+    if (op_runfile_set_attribute_string(ctx, run, view, "unit", element_notes[e].unit) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, view, "description", element_notes[e].description) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+/* An H5MD time-dependent element: the view, and step and time linked to the states'. */
+static int write_element(op_ctx *ctx, op_runfile *run, const op_h5md_body *body, int e)
+{
+    if (write_view(ctx, run, body, e) != OP_OK)
+        return ctx->status;
+    static const char *const shared[2] = { "step", "time" };
+    for (int k = 0; k < 2; ++k) {
+        char target[OP_SERIES_PATH_SIZE], link[OP_SERIES_PATH_SIZE];
+        snprintf(target, sizeof target, "/states/%s/%s", op_h5md_elements[e], shared[k]);
+        snprintf(link, sizeof link, "/particles/%s/%s/%s", body->name, op_h5md_elements[e], shared[k]);
+        if (hard_link(ctx, run, target, link) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
+static int write_species(op_ctx *ctx, op_runfile *run, const op_h5md_body *body, const char *path)
+{
+    if (body->same_model) {
+        char target[OP_SERIES_PATH_SIZE];
+        snprintf(target, sizeof target, "/particles/%s/species", body->same_model);
+        return hard_link(ctx, run, target, path);
+    }
+    int64_t n = body->graph->particle_count;
+    int64_t *species = op_calloc(ctx, (size_t)(n ? n : 1), sizeof *species);
+    if (!species)
+        return ctx->status;
+    for (int64_t i = 0; i < n; ++i)
+        species[i] = body->species;
+    int rc = op_runfile_write_array(ctx, run, path, OP_SERIES_INT64, 1, &n, species);
+    free(species);
+    if (rc != OP_OK || op_runfile_set_attribute_string(ctx, run, path, "unit", "1") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, path, "description",
+                                        "the body's model number, in the order the models first appear in "
+                                        "the body list: bodies of one model share it") != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+/* /connectivity/<body>: the graph's edges [m][2] (i < j) in the body's particle indices, with
+ * H5MD's particles_group reference to /particles/<body>. */
+static int write_connectivity(op_ctx *ctx, op_runfile *run, const op_h5md_body *body)
+{
+    const op_graph *graph = body->graph;
+    char path[OP_SERIES_PATH_SIZE], group[OP_SERIES_PATH_SIZE];
+    snprintf(path, sizeof path, "/connectivity/%s", body->name);
+    snprintf(group, sizeof group, "/particles/%s", body->name);
+    int m = graph->edge_count;
+    int *edges = op_calloc(ctx, 2 * (size_t)(m ? m : 1), sizeof *edges);
+    int64_t *rows = op_calloc(ctx, 2 * (size_t)(m ? m : 1), sizeof *rows);
+    if (edges && rows) {
+        op_graph_edges(graph, edges);
+        for (int k = 0; k < 2 * m; ++k)
+            rows[k] = edges[k];
+        int64_t dims[2] = { m, 2 };
+        if (op_runfile_write_array(ctx, run, path, OP_SERIES_INT64, 2, dims, rows) == OP_OK &&
+            op_runfile_set_attribute_string(ctx, run, path, "unit", "1") == OP_OK)
+            op_runfile_set_attribute_string(ctx, run, path, "description",
+                                            "the graph's edges (i < j, sorted) as pairs of indices into the "
+                                            "particle group particles_group, /particles/<body>");
+    }
+    free(edges);
+    free(rows);
+    if (ctx->status != OP_OK)
+        return ctx->status;
+    hobj_ref_t reference;
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attribute = space < 0 ? -1
+                                : H5Acreate_by_name(run->file, path, "particles_group", H5T_STD_REF_OBJ, space,
+                                                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int failed = attribute < 0 || H5Rcreate(&reference, run->file, group, H5R_OBJECT, -1) < 0 ||
+                 H5Awrite(attribute, H5T_STD_REF_OBJ, &reference) < 0;
+    if (attribute >= 0)
+        H5Aclose(attribute);
+    if (space >= 0)
+        H5Sclose(space);
+    if (failed)
+        return H5_FAIL(ctx, OP_ERR_IO, "%s: cannot write the particles_group of %s", run->final_path, path);
+    return OP_OK;
+}
+
+static int write_body(op_ctx *ctx, op_runfile *run, const op_h5md_body *body)
+{
+    char box[OP_SERIES_PATH_SIZE], mass[OP_SERIES_PATH_SIZE], graph_mass[OP_SERIES_PATH_SIZE],
+        species[OP_SERIES_PATH_SIZE];
+    snprintf(box, sizeof box, "/particles/%s/box", body->name);
+    snprintf(mass, sizeof mass, "/particles/%s/mass", body->name);
+    snprintf(graph_mass, sizeof graph_mass, "/graph/%s/mass", body->name);
+    snprintf(species, sizeof species, "/particles/%s/species", body->name);
+    if (op_runfile_set_attribute_int(ctx, run, box, "dimension", 3) != OP_OK || write_boundary(ctx, run, box) != OP_OK)
+        return ctx->status;
+    for (int e = 0; e < OP_H5MD_ELEMENTS; ++e)
+        if (write_element(ctx, run, body, e) != OP_OK)
+            return ctx->status;
+    if (hard_link(ctx, run, graph_mass, mass) != OP_OK || write_species(ctx, run, body, species) != OP_OK ||
+        write_connectivity(ctx, run, body) != OP_OK)
+        return ctx->status;
+    return OP_OK;
+}
+
+int op_h5md_write_metadata(op_ctx *ctx, op_runfile *run)
+{
+    h5_quiet q = quiet_begin();
+    int rc = write_metadata(ctx, run);
+    quiet_end(q);
+    return rc;
+}
+
+int op_h5md_write_body(op_ctx *ctx, op_runfile *run, const op_h5md_body *body)
+{
+    h5_quiet q = quiet_begin();
+    int rc = write_body(ctx, run, body);
+    quiet_end(q);
+    return rc;
+}
+
+int op_h5md_link_step_time(op_ctx *ctx, op_runfile *run, const char *element)
+{
+    static const char *const shared[2] = { "step", "time" };
+    h5_quiet q = quiet_begin();
+    for (int k = 0; k < 2 && ctx->status == OP_OK; ++k) {
+        char target[OP_SERIES_PATH_SIZE], link[OP_SERIES_PATH_SIZE];
+        snprintf(target, sizeof target, "/states/position/%s", shared[k]);
+        snprintf(link, sizeof link, "/states/%s/%s", element, shared[k]);
+        hard_link(ctx, run, target, link);
+    }
+    quiet_end(q);
+    return ctx->status;
+}
