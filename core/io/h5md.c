@@ -280,3 +280,29 @@ int op_h5md_link_step_time(op_ctx *ctx, op_runfile *run, const char *element)
     quiet_end(q);
     return ctx->status;
 }
+
+/* The view's stored extent is the rows it was created with (none); HDF5 1.10 computes the right
+ * one for H5Dget_space but reads through H5S_ALL with the stored one, getting fill values. */
+static int set_rows(op_ctx *ctx, op_runfile *run, const char *name, int64_t particles, long rows)
+{
+    for (int e = 0; e < OP_H5MD_ELEMENTS; ++e) {
+        char view[OP_SERIES_PATH_SIZE];
+        snprintf(view, sizeof view, "/particles/%s/%s/value", name, op_h5md_elements[e]);
+        hsize_t dims[4] = { (hsize_t)rows, (hsize_t)particles, 3, 3 };
+        hid_t set = H5Dopen2(run->file, view, H5P_DEFAULT);
+        int failed = set < 0 || H5Dset_extent(set, dims) < 0;
+        if (set >= 0)
+            H5Dclose(set);
+        if (failed)
+            return H5_FAIL(ctx, OP_ERR_IO, "%s: cannot set the rows of %s", run->final_path, view);
+    }
+    return OP_OK;
+}
+
+int op_h5md_set_rows(op_ctx *ctx, op_runfile *run, const char *name, int64_t particles, long rows)
+{
+    h5_quiet q = quiet_begin();
+    int rc = set_rows(ctx, run, name, particles, rows);
+    quiet_end(q);
+    return rc;
+}

@@ -37,4 +37,8 @@ typedef struct op_h5md_body {
  * /connectivity/<body>. The /states series and /graph/<body> must exist already. */
 int op_h5md_write_body(op_ctx *ctx, op_runfile *run, const op_h5md_body *body);
 
+/* Body `name`'s views made `rows` long, the rows /states holds at the end of the run: readers
+ * that read a view whole through H5S_ALL see the stored extent, not the mapped one. */
+int op_h5md_set_rows(op_ctx *ctx, op_runfile *run, const char *name, int64_t particles, long rows);
+
 #endif

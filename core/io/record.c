@@ -689,6 +689,8 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
         if (progress)
             fprintf(progress, "\n");
     }
+    for (int b = 0; b < w->body_count && ctx->status == OP_OK; ++b)
+        op_h5md_set_rows(ctx, &r->run, w->bodies[b].name, w->bodies[b].graph->particle_count, r->position.rows);
     if (ctx->status == OP_OK && op_runfile_commit(ctx, &r->run) == OP_OK && progress)
         fprintf(progress, "%s: %d frames of %d bodies written\n", path, scene->run.frames, w->body_count);
     if (ctx->status != OP_OK)
