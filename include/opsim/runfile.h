@@ -15,10 +15,11 @@
  *                     links to the earlier body's, op_runfile_write_instance)
  *
  * and, from the simulation, time series whose first dimension grows by one row per output
- * frame or sub-step (op_series below), e.g. /particles/position/value [T,N,3],
- * /particles/orientation/value [T,N,3,3], /particles/<part>/step [T] int64 and time [T] (s),
+ * frame or sub-step (op_series below), e.g. /states/position/value [T,N,3],
+ * /states/orientation/value [T,N,3,3], /states/<part>/step [T] int64 and time [T] (s),
  * /solver/energy/total [S,I+1], /timing/total [T] (ms), /observables/<name>/value [T]; plus
- * fixed arrays (op_runfile_write_array) and attributes on any group or dataset.
+ * fixed arrays (op_runfile_write_array) and attributes on any group or dataset. A recorded
+ * run adds the H5MD 1.1 elements (docs/h5md.md).
  */
 #ifndef OPSIM_RUNFILE_H
 #define OPSIM_RUNFILE_H
