@@ -28,17 +28,16 @@ int op_h5md_link_step_time(op_ctx *ctx, op_runfile *run, const char *element);
 typedef struct op_h5md_body {
     const char *name;
     int64_t offset;        /* its first particle in the /states rows */
+    int64_t total;         /* the particles of all bodies: the /states rows' extent */
+    long rows;             /* the output frames /states holds */
     const op_graph *graph; /* its particles and edges */
     int species;           /* the number of its model, in the order models first appear */
     const char *same_model; /* an earlier body of the same model (its species is linked), or NULL */
 } op_h5md_body;
 
 /* /particles/<body>/{box, position, orientation, velocity, mass, species} and
- * /connectivity/<body>. The /states series and /graph/<body> must exist already. */
+ * /connectivity/<body>, written once /states holds its last row (the views are made with their
+ * final extent) and /graph/<body> exists. */
 int op_h5md_write_body(op_ctx *ctx, op_runfile *run, const op_h5md_body *body);
-
-/* Body `name`'s views made `rows` long, the rows /states holds at the end of the run: readers
- * that read a view whole through H5S_ALL see the stored extent, not the mapped one. */
-int op_h5md_set_rows(op_ctx *ctx, op_runfile *run, const char *name, int64_t particles, long rows);
 
 #endif

@@ -269,7 +269,8 @@ static int append_variant_counters(op_ctx *ctx, recorder *r, int substeps)
     return OP_OK;
 }
 
-/* The H5MD elements (h5md.h): metadata, then each body's particle group over its /states rows */
+/* The H5MD elements (h5md.h), once the run is complete: metadata, then each body's particle
+ * group over its /states rows */
 static int write_h5md(op_ctx *ctx, recorder *r, const op_world *w)
 {
     if (op_h5md_write_metadata(ctx, &r->run) != OP_OK)
@@ -284,6 +285,8 @@ static int write_h5md(op_ctx *ctx, recorder *r, const op_world *w)
         int species = first == b ? models++ : 0; /* an instance links its model's first body's */
         op_h5md_body h = { .name = body->name,
                            .offset = offset,
+                           .total = r->particles,
+                           .rows = r->position.rows,
                            .graph = body->graph,
                            .species = species,
                            .same_model = first < b ? w->bodies[first].name : NULL };
@@ -315,7 +318,7 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_series_create(ctx, run, &r->velocity, "/states/velocity/value", OP_SERIES_FLOAT64, 2, vec, "m s-1",
                          "particle velocities v_i as the solver holds them after the frame's last sub-step (its "
                          "floor and contacts included)") != OP_OK ||
-        op_h5md_link_step_time(ctx, &r->run, "velocity") != OP_OK || write_h5md(ctx, r, w) != OP_OK)
+        op_h5md_link_step_time(ctx, &r->run, "velocity") != OP_OK)
         return ctx->status;
     if (w->def.log_energy)
         for (int e = 0; e < ENERGY_TERMS; ++e) {
@@ -689,8 +692,8 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
         if (progress)
             fprintf(progress, "\n");
     }
-    for (int b = 0; b < w->body_count && ctx->status == OP_OK; ++b)
-        op_h5md_set_rows(ctx, &r->run, w->bodies[b].name, w->bodies[b].graph->particle_count, r->position.rows);
+    if (ctx->status == OP_OK)
+        write_h5md(ctx, r, w);
     if (ctx->status == OP_OK && op_runfile_commit(ctx, &r->run) == OP_OK && progress)
         fprintf(progress, "%s: %d frames of %d bodies written\n", path, scene->run.frames, w->body_count);
     if (ctx->status != OP_OK)
