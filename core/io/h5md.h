@@ -1,9 +1,9 @@
 /* The H5MD 1.1 elements of a run file (docs/h5md.md): the /h5md metadata group, one particle
- * group per body under /particles and its edges under /connectivity. They hold no frame data
- * of their own: each body's time-dependent elements are HDF5 virtual datasets over its rows of
- * opsim's concatenated /states series (record.h), whose step and time they share by hard links,
- * and its mass is a hard link to /graph/<body>/mass; so the H5MD view costs no second copy of
- * the states. Private to core/io. */
+ * group per body under /particles and its edges under /connectivity, written when the run is
+ * complete. They hold no frame data of their own: each body's time-dependent elements are HDF5
+ * virtual datasets over its rows of opsim's concatenated /states series (record.h), whose step
+ * and time they share by hard links, and its mass is a hard link to /graph/<body>/mass; so the
+ * H5MD view costs no second copy of the states. Private to core/io. */
 #ifndef OPSIM_H5MD_H
 #define OPSIM_H5MD_H
 
