@@ -11,14 +11,16 @@
 #define OPSIM_VERSION "unknown"
 #endif
 
-const char *const op_h5md_elements[OP_H5MD_ELEMENTS] = { "position", "orientation", "velocity" };
+/* The time-dependent elements of a particle group, each a view of /states/<element>/value. */
+enum { ELEMENTS = 3 };
+static const char *const element_names[ELEMENTS] = { "position", "orientation", "velocity" };
 
 /* Per element: the unit of its values, the extents after the particle, and a description. */
 static const struct {
     const char *unit;
     int rank;
     const char *description;
-} element_notes[OP_H5MD_ELEMENTS] = {
+} element_notes[ELEMENTS] = {
     { "m", 1, "particle centres x_i at each output frame (H5MD position)" },
     { "1", 2,
       ("rotations R_i at each output frame, row-major: current axes E_i = R_i rest_axes_i (opsim's element, "
@@ -167,9 +169,9 @@ static int describe(op_ctx *ctx, op_runfile *run, const char *path, const char *
 static int write_view(op_ctx *ctx, op_runfile *run, const op_h5md_body *body, int e)
 {
     char source[OP_SERIES_PATH_SIZE], group[OP_SERIES_PATH_SIZE], view[OP_SERIES_PATH_SIZE];
-    snprintf(source, sizeof source, "/states/%s/value", op_h5md_elements[e]);
-    snprintf(group, sizeof group, "/particles/%s/%s", body->name, op_h5md_elements[e]);
-    snprintf(view, sizeof view, "/particles/%s/%s/value", body->name, op_h5md_elements[e]);
+    snprintf(source, sizeof source, "/states/%s/value", element_names[e]);
+    snprintf(group, sizeof group, "/particles/%s/%s", body->name, element_names[e]);
+    snprintf(view, sizeof view, "/particles/%s/%s/value", body->name, element_names[e]);
     int rank = 2 + element_notes[e].rank;
     hsize_t n = (hsize_t)body->graph->particle_count;
     hsize_t dims[4] = { (hsize_t)body->rows, n, 3, 3 }, max[4] = { H5S_UNLIMITED, n, 3, 3 };
@@ -211,8 +213,8 @@ static int write_element(op_ctx *ctx, op_runfile *run, const op_h5md_body *body,
     static const char *const shared[2] = { "step", "time" };
     for (int k = 0; k < 2; ++k) {
         char target[OP_SERIES_PATH_SIZE], link[OP_SERIES_PATH_SIZE];
-        snprintf(target, sizeof target, "/states/%s/%s", op_h5md_elements[e], shared[k]);
-        snprintf(link, sizeof link, "/particles/%s/%s/%s", body->name, op_h5md_elements[e], shared[k]);
+        snprintf(target, sizeof target, "/states/%s/%s", element_names[e], shared[k]);
+        snprintf(link, sizeof link, "/particles/%s/%s/%s", body->name, element_names[e], shared[k]);
         if (hard_link(ctx, run, target, link) != OP_OK)
             return ctx->status;
     }
@@ -302,7 +304,7 @@ static int write_body(op_ctx *ctx, op_runfile *run, const op_h5md_body *body)
     H5Gclose(particle_group);
     if (ctx->status != OP_OK)
         return ctx->status;
-    for (int e = 0; e < OP_H5MD_ELEMENTS; ++e)
+    for (int e = 0; e < ELEMENTS; ++e)
         if (write_element(ctx, run, body, e) != OP_OK)
             return ctx->status;
     if (hard_link(ctx, run, graph_mass, mass) != OP_OK || write_species(ctx, run, body, species) != OP_OK ||

@@ -16,10 +16,6 @@
  * (name "opsim", version); modules/units (version [1, 0], system "SI"). */
 int op_h5md_write_metadata(op_ctx *ctx, op_runfile *run);
 
-/* What the states hold, each a /states/<element>/{value,step,time} series. */
-enum { OP_H5MD_ELEMENTS = 3 };
-extern const char *const op_h5md_elements[OP_H5MD_ELEMENTS]; /* position, orientation, velocity */
-
 /* /states/<element>/{step,time} as hard links to /states/position's: the element is sampled with
  * the positions (H5MD lets elements sampled together share them). */
 int op_h5md_link_step_time(op_ctx *ctx, op_runfile *run, const char *element);
