@@ -83,8 +83,8 @@ static void test_cached_run_is_the_fresh_run(void **state)
     }
     assert_string_equal(notices, "");
     for (int k = 1; k < 3; ++k)
-        for (int g = 0; g < 4; ++g) {
-            static const char *const groups[] = { "/graph", "/mesh", "/particles", "/surface" };
+        for (int g = 0; g < 5; ++g) {
+            static const char *const groups[] = { "/graph", "/mesh", "/particles", "/states", "/surface" };
             if (test_shell("h5diff '%s' '%s' %s %s > /dev/null", runs[0], runs[k], groups[g], groups[g]) != 0)
                 fail_msg("%s differs between %s (fresh) and %s (%s)", groups[g], runs[0], runs[k],
                          k == 1 ? "filling the cache" : "from the cache");

@@ -326,7 +326,7 @@ static void test_no_partial_outputs(void **state)
 
     long long steps[3] = { -1, -1, -1 };
     hsize_t three = 3;
-    replace_dataset(run, damaged, "/particles/position/step", H5T_NATIVE_LLONG, 1, &three, steps);
+    replace_dataset(run, damaged, "/states/position/step", H5T_NATIVE_LLONG, 1, &three, steps);
     snprintf(dir, sizeof dir, "%s", test_tmp_path("-obj"));
     snprintf(command, sizeof command, "bin/opsim export '%s' --obj '%s'", damaged, dir);
     assert_int_equal(run_logged(log, command), 65);
@@ -405,12 +405,12 @@ static void make_edit(int e, const char *run, const char *file)
     static long long steps[4] = { 0, -2, -4, -6 };
     hsize_t d2[2], d1[1];
     switch (e) {
-    case 0: d2[0] = 4; d2[1] = 3; replace_dataset(run, file, "/particles/position/value", H5T_NATIVE_DOUBLE, 2, d2, flat); break;
-    case 1: d1[0] = 4; replace_dataset(run, file, "/particles/position/step", H5T_NATIVE_DOUBLE, 1, d1, float_steps); break;
+    case 0: d2[0] = 4; d2[1] = 3; replace_dataset(run, file, "/states/position/value", H5T_NATIVE_DOUBLE, 2, d2, flat); break;
+    case 1: d1[0] = 4; replace_dataset(run, file, "/states/position/step", H5T_NATIVE_DOUBLE, 1, d1, float_steps); break;
     case 2: d2[0] = 1; d2[1] = 2; replace_dataset(run, file, "/graph/bar_k/edges", H5T_NATIVE_INT, 2, d2, edges); break;
     case 3: d2[0] = 1; d2[1] = 3; replace_dataset(run, file, "/mesh/bar_k/faces", H5T_NATIVE_INT, 2, d2, faces); break;
     case 4: d2[0] = 1; d2[1] = 4; replace_dataset(run, file, "/mesh/bar_k/skin_index", H5T_NATIVE_INT, 2, d2, skin); break;
-    default: d1[0] = 4; replace_dataset(run, file, "/particles/position/step", H5T_NATIVE_LLONG, 1, d1, steps); break;
+    default: d1[0] = 4; replace_dataset(run, file, "/states/position/step", H5T_NATIVE_LLONG, 1, d1, steps); break;
     }
 }
 
@@ -509,7 +509,7 @@ static void test_publishing_and_locking(void **state)
     /* killed (SIGKILL) after the run file's rename, before the sidecar's */
     assert_int_equal(test_shell("OPSIM_TEST_KILL_BETWEEN_RENAMES=1 %s1 --out '%s' > /dev/null 2>&1", fig2, run), 128 + 9);
     assert_int_equal(access(sidecar, F_OK), -1);
-    assert_int_equal(test_shell("h5dump -d /particles/position/time -H '%s' | grep -q 'DATASPACE  SIMPLE { ( 2 )'", run), 0);
+    assert_int_equal(test_shell("h5dump -d /states/position/time -H '%s' | grep -q 'DATASPACE  SIMPLE { ( 2 )'", run), 0);
     assert_int_equal(test_shell("%s1 --out '%s' > /dev/null", fig2, run), 0);
     assert_int_equal(access(sidecar, F_OK), 0);
     assert_int_equal(test_shell("ls '%s'.*.tmp '%.*s'.xmf.*.tmp 2> /dev/null | grep -q .", run, (int)strlen(run) - 3, run), 1);

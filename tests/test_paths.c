@@ -92,6 +92,7 @@ static void test_commands_run_from_any_directory(void **state)
     assert_int_equal(test_shell("cd '%s' && '%s/bin/opsim' run fig2.ini --set run.frames=3 --out away.h5 "
                                 "> /dev/null 2>&1", away, cwd), 0);
     assert_int_equal(test_shell("h5diff -q '%s/root.h5' '%s/away.h5' /particles /particles", away, away), 0);
+    assert_int_equal(test_shell("h5diff -q '%s/root.h5' '%s/away.h5' /states /states", away, away), 0);
     assert_int_equal(test_shell("cd '%s' && '%s/bin/opsim' graph --model bar20 --out g.h5 > /dev/null 2>&1", away,
                                 cwd), 0);
     assert_int_equal(test_shell("cd '%s' && OPSIM_DATA='%s/nowhere' '%s/bin/opsim' run fig2.ini --set run.frames=1 "

@@ -1,8 +1,9 @@
 /* Run files describe themselves: every dataset of a run, whatever the variant, accelerator or
- * observables, carries a non-empty "unit" (UDUNITS; "1" for indices, counts and ratios) and a
- * non-empty "description", so h5py, HDFView or an H5MD reader need not guess. Runs several
- * configs that between them write every kind of dataset: arap with Anderson and the Fig. 5
- * observables, the 52 models' contacts, the springs' and meshless variants' counters. */
+ * observables, the H5MD particle groups' elements and connectivity included, carries a
+ * non-empty "unit" (UDUNITS; "1" for indices, counts and ratios) and a non-empty "description",
+ * so h5py, HDFView or an H5MD reader need not guess. Runs several configs that between them
+ * write every kind of dataset: arap with Anderson and the Fig. 5 observables, the 52 models'
+ * contacts, the springs' and meshless variants' counters. */
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 typedef struct visit {
     int datasets, missing;
+    int h5md; /* datasets first reached under /particles/<body> or /connectivity (H5MD's elements) */
 } visit;
 
 /* The string attribute `name` of object `id`, non-empty; 0 when absent or empty. */
@@ -37,6 +39,7 @@ static herr_t check_object(hid_t file, const char *name, const H5O_info_t *info,
     if (info->type != H5O_TYPE_DATASET)
         return 0;
     v->datasets++;
+    v->h5md += strncmp(name, "particles/", 10) == 0 || strncmp(name, "connectivity/", 13) == 0;
     hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
     int unit = has_text(set, "unit"), description = has_text(set, "description");
     H5Dclose(set);
@@ -61,6 +64,8 @@ static void check_run(const char *config, const char *sets)
     print_message("%s %s: %d datasets, %d without a unit or a description\n", config, sets, v.datasets, v.missing);
     assert_true(v.datasets > 20);
     assert_int_equal(v.missing, 0);
+    /* per body at least the position, orientation and velocity views and the connectivity */
+    assert_true(v.h5md >= 4);
 }
 
 static void test_every_dataset_has_a_unit_and_a_description(void **state)

@@ -11,6 +11,7 @@
 #include "contact/collide.h"
 #include "geometry/model.h"
 #include "geometry/skin.h"
+#include "io/h5md.h"
 #include "sim/energy.h"
 #include "sim/observe.h"
 
@@ -37,6 +38,7 @@ typedef struct recorder {
     op_runfile run;
     op_series position, position_step, position_time;
     op_series orientation, orientation_step, orientation_time;
+    op_series velocity;
     op_series energy_series[ENERGY_TERMS];
     op_series energy_after_series[ENERGY_TERMS]; /* [S], open only when log_energy */
     op_series floor_reach_series;                /* [S] */
@@ -56,7 +58,7 @@ typedef struct recorder {
     int store_surface;
     double *surface_rows;             /* one frame of every body's skinned vertices */
     int particles;
-    double *positions, *orientations; /* one frame of every body */
+    double *positions, *orientations, *velocities; /* one frame of every body */
     double *energy_rows;              /* [substeps][iterations + 1] of one term */
     op_energy *energy;                /* [substeps][iterations + 1], filled by op_world_step */
     op_energy *energy_after_contacts; /* [substeps], likewise */
@@ -267,24 +269,56 @@ static int append_variant_counters(op_ctx *ctx, recorder *r, int substeps)
     return OP_OK;
 }
 
+/* The H5MD elements (h5md.h), once the run is complete: metadata, then each body's particle
+ * group over its /states rows */
+static int write_h5md(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    if (op_h5md_write_metadata(ctx, &r->run) != OP_OK)
+        return ctx->status;
+    int64_t offset = 0;
+    int models = 0;
+    for (int b = 0; b < w->body_count; ++b) {
+        const op_body *body = &w->bodies[b];
+        int first = 0; /* the first body of this model */
+        while (w->bodies[first].model != body->model)
+            ++first;
+        int species = first == b ? models++ : 0; /* an instance links its model's first body's */
+        op_h5md_body h = { .name = body->name,
+                           .offset = offset,
+                           .total = r->particles,
+                           .rows = r->position.rows,
+                           .graph = body->graph,
+                           .species = species,
+                           .same_model = first < b ? w->bodies[first].name : NULL };
+        if (op_h5md_write_body(ctx, &r->run, &h) != OP_OK)
+            return ctx->status;
+        offset += body->graph->particle_count;
+    }
+    return OP_OK;
+}
+
 static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
 {
     const op_world *w = &scene->world;
     op_runfile *run = &r->run;
     int64_t vec[2] = { r->particles, 3 }, mat[3] = { r->particles, 3, 3 };
     int64_t energy_row[1] = { w->def.iterations + 1 };
-    if (op_series_create(ctx, run, &r->position, "/particles/position/value", OP_SERIES_FLOAT64, 2, vec, "m",
-                         "particle centres x_i") != OP_OK ||
-        op_series_create(ctx, run, &r->position_step, "/particles/position/step", OP_SERIES_INT64, 0, NULL, "1",
+    if (op_series_create(ctx, run, &r->position, "/states/position/value", OP_SERIES_FLOAT64, 2, vec, "m",
+                         "particle centres x_i, every body's in body order") != OP_OK ||
+        op_series_create(ctx, run, &r->position_step, "/states/position/step", OP_SERIES_INT64, 0, NULL, "1",
                          "frame index") != OP_OK ||
-        op_series_create(ctx, run, &r->position_time, "/particles/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
+        op_series_create(ctx, run, &r->position_time, "/states/position/time", OP_SERIES_FLOAT64, 0, NULL, "s",
                          "simulated time of each row") != OP_OK ||
-        op_series_create(ctx, run, &r->orientation, "/particles/orientation/value", OP_SERIES_FLOAT64, 3, mat, "1",
+        op_series_create(ctx, run, &r->orientation, "/states/orientation/value", OP_SERIES_FLOAT64, 3, mat, "1",
                          "rotations R_i, row-major; current axes E_i = R_i rest_axes_i") != OP_OK ||
-        op_series_create(ctx, run, &r->orientation_step, "/particles/orientation/step", OP_SERIES_INT64, 0, NULL,
+        op_series_create(ctx, run, &r->orientation_step, "/states/orientation/step", OP_SERIES_INT64, 0, NULL,
                          "1", "frame index") != OP_OK ||
-        op_series_create(ctx, run, &r->orientation_time, "/particles/orientation/time", OP_SERIES_FLOAT64, 0, NULL,
-                         "s", "simulated time of each row") != OP_OK)
+        op_series_create(ctx, run, &r->orientation_time, "/states/orientation/time", OP_SERIES_FLOAT64, 0, NULL,
+                         "s", "simulated time of each row") != OP_OK ||
+        op_series_create(ctx, run, &r->velocity, "/states/velocity/value", OP_SERIES_FLOAT64, 2, vec, "m s-1",
+                         "particle velocities v_i as the solver holds them after the frame's last sub-step (its "
+                         "floor and contacts included)") != OP_OK ||
+        op_h5md_link_step_time(ctx, &r->run, "velocity") != OP_OK)
         return ctx->status;
     if (w->def.log_energy)
         for (int e = 0; e < ENERGY_TERMS; ++e) {
@@ -363,7 +397,7 @@ static int append_step_time(op_ctx *ctx, recorder *r, op_series *step, op_series
 }
 
 /* The layout the XDMF sidecar (core/io/xdmf.h) points at besides the particle states:
- * /particles/index, the identity 0 .. N-1 whose first n entries are the vertex list of any
+ * /states/index, the identity 0 .. N-1 whose first n entries are the vertex list of any
  * body's particles (XDMF can only point at datasets, and a polyvertex grid without one shows
  * no cells in ParaView's XDMF 3 reader); each body's vertex_offset and store_surface in
  * /parameters; and, when stored, the skinned surface series. */
@@ -376,12 +410,12 @@ static int create_surface(op_ctx *ctx, recorder *r, const op_world *w)
         return ctx->status;
     for (int64_t i = 0; i < particles; ++i)
         index[i] = i;
-    int status = op_runfile_write_array(ctx, run, "/particles/index", OP_SERIES_INT64, 1, &particles, index);
+    int status = op_runfile_write_array(ctx, run, "/states/index", OP_SERIES_INT64, 1, &particles, index);
     free(index);
     if (status != OP_OK ||
-        op_runfile_set_attribute_string(ctx, run, "/particles/index", "description",
+        op_runfile_set_attribute_string(ctx, run, "/states/index", "description",
                                         "0 .. N-1: the first n entries list any body's n particles") != OP_OK ||
-        op_runfile_set_attribute_string(ctx, run, "/particles/index", "unit", "1") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, "/states/index", "unit", "1") != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, "/parameters", "store_surface", r->store_surface) != OP_OK)
         return ctx->status;
     int64_t vertices = 0;
@@ -434,6 +468,7 @@ static void collect_state(recorder *r, const op_world *w)
         const op_state *s = &w->bodies[b].state;
         memcpy(&r->positions[3 * offset], s->position, 3 * (size_t)s->particle_count * sizeof(double));
         memcpy(&r->orientations[9 * offset], s->rotation, 9 * (size_t)s->particle_count * sizeof(double));
+        memcpy(&r->velocities[3 * offset], s->velocity, 3 * (size_t)s->particle_count * sizeof(double));
         offset += s->particle_count;
     }
 }
@@ -485,6 +520,7 @@ static int append_state(op_ctx *ctx, recorder *r, const op_world *w)
     collect_state(r, w);
     if (op_series_append(ctx, &r->run, &r->position, r->positions, 1) != OP_OK ||
         op_series_append(ctx, &r->run, &r->orientation, r->orientations, 1) != OP_OK ||
+        op_series_append(ctx, &r->run, &r->velocity, r->velocities, 1) != OP_OK ||
         append_step_time(ctx, r, &r->position_step, &r->position_time, w) != OP_OK ||
         append_step_time(ctx, r, &r->orientation_step, &r->orientation_time, w) != OP_OK)
         return ctx->status;
@@ -616,6 +652,7 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     r->particles = op_world_particle_count(w);
     r->positions = op_calloc(ctx, 3 * (size_t)r->particles, sizeof(double));
     r->orientations = op_calloc(ctx, 9 * (size_t)r->particles, sizeof(double));
+    r->velocities = op_calloc(ctx, 3 * (size_t)r->particles, sizeof(double));
     r->energy_rows = op_calloc(ctx, cells, sizeof(double));
     r->energy = op_calloc(ctx, cells, sizeof(op_energy));
     r->energy_after_contacts = op_calloc(ctx, (size_t)d->substeps, sizeof(op_energy));
@@ -655,12 +692,15 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
         if (progress)
             fprintf(progress, "\n");
     }
+    if (ctx->status == OP_OK)
+        write_h5md(ctx, r, w);
     if (ctx->status == OP_OK && op_runfile_commit(ctx, &r->run) == OP_OK && progress)
         fprintf(progress, "%s: %d frames of %d bodies written\n", path, scene->run.frames, w->body_count);
     if (ctx->status != OP_OK)
         op_runfile_abort(&r->run);
     free(r->positions);
     free(r->orientations);
+    free(r->velocities);
     free(r->energy_rows);
     free(r->energy);
     free(r->energy_after_contacts);

@@ -1,4 +1,4 @@
-/* Running a loaded scene and recording it into a run file (docs/design.md §5): the bodies' graphs and
+/* Running a loaded scene and recording it into a run file (docs/design.md §5, docs/h5md.md): the bodies' graphs and
  * meshes, the parameters, and per frame the energies, stage timings, states and observables.
  * The file is flushed every frame and renamed to its final name only when the run completes.
  *
@@ -19,11 +19,16 @@
  *                                     "none", or the text of the option); anderson, anderson_m
  *                                     (ints: the Anderson settings, solvers/accel/anderson.h)
  *   /parameters/<body>                attributes: model, stiffness, particle_offset
- *   /particles/{position,orientation}/value [T][N][3] and [T][N][3][3] (R_i, row-major),
- *                                     step [T] (frame index), time [T] (s): every output frame
- *                                     (frame 0, each output_every-th and the last); N runs over
- *                                     the bodies in order, body b from its particle_offset
- *   /substeps/{position,orientation}/value, step, time: the same after every sub-step (step:
+ *   /states/{position,orientation,velocity}/value [T][N][3], [T][N][3][3] (R_i, row-major)
+ *                                     and [T][N][3] (m/s, the solver's velocities), step [T]
+ *                                     (frame index), time [T] (s): every output frame (frame 0,
+ *                                     each output_every-th and the last); N runs over the bodies
+ *                                     in order, body b from its particle_offset; velocity's step
+ *                                     and time are hard links to position's
+ *   /h5md, /particles/<body>, /connectivity/<body>: the H5MD 1.1 elements (io/h5md.h,
+ *                                     docs/h5md.md), each body's position, orientation and
+ *                                     velocity views of its /states rows
+ *   /substeps/{position,orientation}/value, step, time: the states after every sub-step (step:
  *                                     the sub-step index, row 0 the start), only with
  *                                     `[run] output = substeps`
  *   /solver/energy/{kinetic,elastic,constraint,total} [S][I+1] (J): every sub-step S; column 0
@@ -69,7 +74,7 @@
  *                                     any particle, the yardstick for the penetrations (issue 22
  *                                     bounds them as shares of it)
  *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame
- *   /particles/index [N] int64        0 .. N-1: the first n entries list the particles of any
+ *   /states/index [N] int64           0 .. N-1: the first n entries list the particles of any
  *                                     body of n (the XDMF sidecar's polyvertex cells, xdmf.h)
  *   /parameters                       store_surface (0/1); /parameters/<body>: vertex_offset
  *   /surface/position/value [T][V][3] (only when store_surface) every body's visual mesh

@@ -263,3 +263,73 @@ hid_t runfile_open_file(op_ctx *ctx, const char *path, unsigned flags)
     H5Pclose(fapl);
     return file;
 }
+
+int runfile_state_alias(const char *dataset, char *out, size_t size)
+{
+    static const char *const layouts[2] = { "/states/", "/particles/" };
+    static const char *const names[] = { "position/value", "position/step", "position/time",
+                                         "orientation/value", "orientation/step", "orientation/time",
+                                         "velocity/value", "velocity/step", "velocity/time", "index" };
+    for (int l = 0; l < 2; ++l) {
+        size_t prefix = strlen(layouts[l]);
+        if (strncmp(dataset, layouts[l], prefix) != 0)
+            continue;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+            if (strcmp(dataset + prefix, names[k]) == 0)
+                return (size_t)snprintf(out, size, "%s%s", layouts[1 - l], names[k]) < size;
+    }
+    return 0;
+}
+
+/* The dataset at `name`; -1 (nothing reported) when there is none, -2 when an object there
+ * cannot be opened (HDF5's reason still on its stack). */
+static hid_t open_if_dataset(hid_t file, const char *name)
+{
+    if (!runfile_object_exists(file, name))
+        return -1;
+    hid_t object = H5Oopen(file, name, H5P_DEFAULT);
+    if (object < 0)
+        return -2;
+    if (H5Iget_type(object) != H5I_DATASET) {
+        H5Oclose(object);
+        return -1;
+    }
+    return object;
+}
+
+hid_t runfile_open_dataset(op_ctx *ctx, const char *path, hid_t file, const char *dataset)
+{
+    if (!dataset || !*dataset) {
+        OP_FAIL(ctx, OP_ERR_USAGE, "%s: no dataset name given", path);
+        return -1;
+    }
+    hid_t object = open_if_dataset(file, dataset);
+    char alias[OP_SERIES_PATH_SIZE];
+    if (object == -1 && runfile_state_alias(dataset, alias, sizeof alias))
+        object = open_if_dataset(file, alias);
+    if (object >= 0)
+        return object;
+    if (object == -2) {
+        H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot open %s", path, dataset);
+        return -1;
+    }
+    if (!runfile_object_exists(file, dataset))
+        OP_FAIL(ctx, OP_ERR_INVALID, "%s: no dataset %s", path, dataset);
+    else
+        OP_FAIL(ctx, OP_ERR_INVALID, "%s: no dataset %s (it is a group)", path, dataset);
+    return -1;
+}
+
+const char *runfile_stored_name(hid_t file, const char *dataset, char *buffer, size_t size)
+{
+    hid_t object = open_if_dataset(file, dataset);
+    if (object >= 0) {
+        H5Oclose(object);
+        return dataset;
+    }
+    if (object == -1 && runfile_state_alias(dataset, buffer, size) && (object = open_if_dataset(file, buffer)) >= 0) {
+        H5Oclose(object);
+        return buffer;
+    }
+    return dataset;
+}

@@ -57,6 +57,17 @@ void runfile_type_name(hid_t type, char *buf, size_t size);
 /* H5Lexists fails instead of answering "no" when an intermediate group is missing, so each
  * prefix of the path is tested in turn. */
 int runfile_object_exists(hid_t loc, const char *path);
+/* The frames' states are /states/<element>/{value,step,time} (and /states/index) in run files
+ * with H5MD's particle groups, /particles/<element>/... in those written before (docs/h5md.md),
+ * element position, orientation or velocity. Writes the other layout's name of `dataset` into
+ * out and returns 1, or returns 0 when it names no state dataset. */
+int runfile_state_alias(const char *dataset, char *out, size_t size);
+/* Opens `dataset` for reading, or under its other layout's name when that is the one the file
+ * holds (runfile_state_alias); a missing dataset or a group in its place is OP_ERR_INVALID. */
+hid_t runfile_open_dataset(op_ctx *ctx, const char *path, hid_t file, const char *dataset);
+/* The name `file` holds `dataset` under: dataset itself, or its alias (in buffer) when only that
+ * is a dataset of the file; dataset when neither is. */
+const char *runfile_stored_name(hid_t file, const char *dataset, char *buffer, size_t size);
 hid_t runfile_variable_string_type(H5T_cset_t cset);
 /* The soft address-space limit lowered to what the process maps now plus `headroom` bytes (or
  * restored to `*saved`): variable-length strings of run files written before opsim wrote

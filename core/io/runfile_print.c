@@ -211,17 +211,9 @@ static int export_impl(op_ctx *ctx, const char *path, const char *dataset, FILE 
     int rc = OP_OK;
     hid_t ds = -1, type = -1, space = -1, memspace = -1;
     void *buffer = NULL;
-    if (!runfile_object_exists(file, dataset)) {
-        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: no dataset %s", path, dataset);
-        goto done;
-    }
-    ds = H5Oopen(file, dataset, H5P_DEFAULT);
+    ds = runfile_open_dataset(ctx, path, file, dataset);
     if (ds < 0) {
-        rc = H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot open %s", path, dataset);
-        goto done;
-    }
-    if (H5Iget_type(ds) != H5I_DATASET) {
-        rc = OP_FAIL(ctx, OP_ERR_INVALID, "%s: no dataset %s (it is a group)", path, dataset);
+        rc = ctx->status;
         goto done;
     }
     type = H5Dget_type(ds);

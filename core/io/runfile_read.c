@@ -454,31 +454,6 @@ static int body_names_impl(op_ctx *ctx, const char *path, char (*names)[OP_RUNFI
     return rc;
 }
 
-/* Opens `dataset` for reading; a missing object or a group in its place is OP_ERR_INVALID. */
-static hid_t open_dataset_for_reading(op_ctx *ctx, const char *path, hid_t file,
-                                      const char *dataset)
-{
-    if (!dataset || !*dataset) {
-        OP_FAIL(ctx, OP_ERR_USAGE, "%s: no dataset name given", path);
-        return -1;
-    }
-    if (!runfile_object_exists(file, dataset)) {
-        OP_FAIL(ctx, OP_ERR_INVALID, "%s: no dataset %s", path, dataset);
-        return -1;
-    }
-    hid_t object = H5Oopen(file, dataset, H5P_DEFAULT);
-    if (object < 0) {
-        H5_FAIL(ctx, OP_ERR_LIBRARY, "%s: cannot open %s", path, dataset);
-        return -1;
-    }
-    if (H5Iget_type(object) != H5I_DATASET) {
-        H5Oclose(object);
-        OP_FAIL(ctx, OP_ERR_INVALID, "%s: no dataset %s (it is a group)", path, dataset);
-        return -1;
-    }
-    return object;
-}
-
 static int dataset_shape_impl(op_ctx *ctx, const char *path, const char *dataset, int *rank_out,
                               int64_t *dims_out)
 {
@@ -487,7 +462,7 @@ static int dataset_shape_impl(op_ctx *ctx, const char *path, const char *dataset
         return ctx->status;
     int rc = OP_OK;
     hid_t space = -1;
-    hid_t ds = open_dataset_for_reading(ctx, path, file, dataset);
+    hid_t ds = runfile_open_dataset(ctx, path, file, dataset);
     if (ds < 0) {
         rc = ctx->status;
         goto done;
@@ -529,7 +504,7 @@ static int read_rows_impl(op_ctx *ctx, const char *path, const char *dataset, lo
         return ctx->status;
     int rc = OP_OK;
     hid_t type = -1, space = -1, memspace = -1;
-    hid_t ds = open_dataset_for_reading(ctx, path, file, dataset);
+    hid_t ds = runfile_open_dataset(ctx, path, file, dataset);
     if (ds < 0) {
         rc = ctx->status;
         goto done;
@@ -781,4 +756,21 @@ int op_runfile_read_attribute_string(op_ctx *ctx, const char *path, const char *
     if (rc)
         out[0] = '\0';
     return rc;
+}
+
+int op_runfile_stored_name(op_ctx *ctx, const char *path, const char *dataset, char *out, size_t size)
+{
+    if (!out || size == 0 || !dataset)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "%s: no dataset name or no room for it", path ? path : "");
+    h5_quiet q = quiet_begin();
+    hid_t file = runfile_open_file(ctx, path, H5F_ACC_RDONLY);
+    if (file >= 0) {
+        char alias[OP_SERIES_PATH_SIZE];
+        const char *stored = runfile_stored_name(file, dataset, alias, sizeof alias);
+        if ((size_t)snprintf(out, size, "%s", stored) >= size)
+            OP_FAIL(ctx, OP_ERR_INVALID, "%s: the name %s does not fit %zu bytes", path, stored, size);
+        H5Fclose(file);
+    }
+    quiet_end(q);
+    return ctx->status;
 }

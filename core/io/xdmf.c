@@ -51,6 +51,7 @@ typedef struct sidecar {
     double *time;         /* [frames] */
     int64_t *step;        /* [frames] */
     shape position, orientation, index, surface;
+    char index_path[OP_SERIES_PATH_SIZE]; /* /particles/index's name in this file (op_runfile_stored_name) */
     int64_t surface_stored;
     int body_count;
     char names[OP_RUNFILE_MAX_BODIES][OP_RUNFILE_NAME_SIZE];
@@ -201,6 +202,7 @@ static int read_layout(sidecar *s)
         return s->ctx->status;
     }
     if (read_shape(s, "/particles/index", 1, (int64_t[]){ s->position.dims[1] }, &s->index) != OP_OK ||
+        op_runfile_stored_name(s->ctx, s->source, "/particles/index", s->index_path, sizeof s->index_path) != OP_OK ||
         op_runfile_read_attribute_int(s->ctx, s->source, "/parameters", "store_surface", &s->surface_stored) != OP_OK)
         return s->ctx->status;
     /* the surface is stored at the output frames only */
@@ -293,7 +295,7 @@ static void print_particles(const sidecar *s, long t)
     fprintf(out, "        <Grid Name=\"particles\" GridType=\"Uniform\">\n");
     fprintf(out, "          <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\">\n",
             (long long)N);
-    hdf_item(s, s->file, "/particles/index", 1, (int64_t[]){ N }, INT64);
+    hdf_item(s, s->file, s->index_path, 1, (int64_t[]){ N }, INT64);
     fprintf(out, "          </Topology>\n          <Geometry GeometryType=\"XYZ\">\n");
     snprintf(dataset, sizeof dataset, "%s/%ld/position", s->states->views, t);
     hdf_item(s, s->views_file, dataset, 2, (int64_t[]){ N, 3 }, FLOAT64);

@@ -49,10 +49,10 @@ int op_xdmf_substeps_views_path(op_ctx *ctx, const char *run_path, char *out, si
 /* Writes the companion, then the sidecar, of a complete simulation run file (one written by
  * `opsim run`) beside it, each under a temporary name renamed when complete; `ellipsoids` adds
  * the ellipsoid tensors (9 doubles a particle a frame, as much again as the orientations). A
- * file without output frames (a graph file) or without /particles/index (written before
- * sidecars existed) is OP_ERR_INVALID naming it; so is a run file name holding ':' (XDMF
- * splits file from dataset at the first ':'). Then the sub-step pair when the run stored its
- * sub-steps, or else a pair an earlier run left at those paths removed. */
+ * file without output frames (a graph file) or without /states/index (/particles/index in files
+ * written before H5MD; neither before sidecars existed) is OP_ERR_INVALID naming it; so is a run
+ * file name holding ':' (XDMF splits file from dataset at the first ':'). Then the sub-step pair
+ * when the run stored its sub-steps, or else a pair an earlier run left at those paths removed. */
 int op_xdmf_write(op_ctx *ctx, const char *run_path, int ellipsoids);
 
 /* The sidecar as the run file's companion (include/opsim/runfile.h): written from the complete

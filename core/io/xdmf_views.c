@@ -122,6 +122,8 @@ static int write_static(views *v)
  * the run file's [T][...] `series`. */
 static int write_view(views *v, const char *name, const char *series, long t)
 {
+    char stored[OP_SERIES_PATH_SIZE];
+    series = runfile_stored_name(v->in, series, stored, sizeof stored);
     hid_t set = H5Dopen2(v->in, series, H5P_DEFAULT);
     hid_t source = set >= 0 ? H5Dget_space(set) : -1;
     hsize_t dims[OP_RUNFILE_MAX_RANK], start[OP_RUNFILE_MAX_RANK] = { (hsize_t)t }, count[OP_RUNFILE_MAX_RANK];

@@ -8,8 +8,9 @@
  * every grid comes out with 0 points ("Skipping unrecognized array type [None]"). A virtual
  * dataset is a whole dataset to XDMF, and HDF5 itself maps it onto frame t's rows of RUN.h5.
  *
- *   /frames/<t>/position     [N][3]     virtual: /particles/position/value[t]
- *   /frames/<t>/orientation  [N][3][3]  virtual: /particles/orientation/value[t]
+ *   /frames/<t>/position     [N][3]     virtual: /states/position/value[t]
+ *   /frames/<t>/orientation  [N][3][3]  virtual: /states/orientation/value[t]
+ *                                       (/particles/... in run files written before H5MD)
  *   /frames/<t>/surface      [V][3]     virtual: /surface/position/value[t] (when stored)
  *   /frames/<t>/ellipsoid    [N][9]     with ellipsoids only: the ellipsoid tensor in VTK's
  *                                       order for Tensor Glyph (component 3k+i = axis k's

@@ -15,10 +15,11 @@
  *                     links to the earlier body's, op_runfile_write_instance)
  *
  * and, from the simulation, time series whose first dimension grows by one row per output
- * frame or sub-step (op_series below), e.g. /particles/position/value [T,N,3],
- * /particles/orientation/value [T,N,3,3], /particles/<part>/step [T] int64 and time [T] (s),
+ * frame or sub-step (op_series below), e.g. /states/position/value [T,N,3],
+ * /states/orientation/value [T,N,3,3], /states/<part>/step [T] int64 and time [T] (s),
  * /solver/energy/total [S,I+1], /timing/total [T] (ms), /observables/<name>/value [T]; plus
- * fixed arrays (op_runfile_write_array) and attributes on any group or dataset.
+ * fixed arrays (op_runfile_write_array) and attributes on any group or dataset. A recorded
+ * run adds the H5MD 1.1 elements (docs/h5md.md).
  */
 #ifndef OPSIM_RUNFILE_H
 #define OPSIM_RUNFILE_H
@@ -197,6 +198,13 @@ int op_runfile_read_rows(op_ctx *ctx, const char *path, const char *dataset, lon
 /* The same for an int64 dataset (e.g. /particles/position/step). */
 int op_runfile_read_rows_int64(op_ctx *ctx, const char *path, const char *dataset, long first,
                                long count, int64_t *out, long capacity);
+/* The readers above (and op_runfile_export_tsv) accept a frame-state dataset under either
+ * layout's name: /states/<element>/{value,step,time} and /states/index, where run files with
+ * H5MD particle groups keep them, or /particles/<element>/... and /particles/index, where run
+ * files written before kept them (element position, orientation or velocity; docs/h5md.md).
+ * The name the file at `path` stores `dataset` under, into out[0 .. size-1]: dataset itself,
+ * or its other layout's name when only that is in the file (dataset when neither is). */
+int op_runfile_stored_name(op_ctx *ctx, const char *path, const char *dataset, char *out, size_t size);
 /* One numeric attribute `name` of the group or dataset `object` ("/" for the root), e.g.
  * ("/parameters/dino", "particle_offset"). A missing object or attribute, a string, an array
  * or (for _int) a float is OP_ERR_INVALID; an integer attribute read as double converts. */
