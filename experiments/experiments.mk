@@ -108,7 +108,7 @@ $(RESULTS)/fig2/bars-x%.h5: experiments/fig2.ini $(RUN_DEPS) | data bin/opsim-re
 $(RESULTS)/fig2/deflection.tsv: $(FIG2_RUN) $(FIG2_SWEEP) bin/opsim
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tbody\tstiffness\ttip_deflection_m\tfinal_kinetic_J\tindex\n' > $$out; \
+	printf 'run\tbody\tstiffness\ttip_deflection_m\tfinal_kinetic_J\tindex\n' > $$out; \
 	for run in $(FIG2_RUN) $(FIG2_SWEEP); do \
 	    case $$run in $(FIG2_RUN)) tag=fig2;; *) tag=$$(basename $$run .h5 | sed 's/^bars-//');; esac; \
 	    ke=$$(bin/opsim export $$run /observables/kinetic/value | tail -n 1); \
@@ -283,7 +283,7 @@ FIG7_CONTACT_ROWS := bunny-colours:$(FIG6_BUNNY) bunny-jacobi:$(RESULTS)/fig6/bu
 $(RESULTS)/fig7/contacts.tsv: $(foreach r,$(FIG7_CONTACT_ROWS),$(lastword $(subst :, ,$(r)))) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# scene_order\tlargest_mm\tlargest_pct\tresting_mm\tresting_pct\tsmallest_semi_axis_mm\n' > $$out; \
+	printf 'scene_order\tlargest_mm\tlargest_pct\tresting_mm\tresting_pct\tsmallest_semi_axis_mm\n' > $$out; \
 	calc() { bin/opsim-report calc --format $$1 "$$2"; }; \
 	for row in $(FIG7_CONTACT_ROWS); do \
 	    key=$${row%%:*}; run=$${row#*:}; \

@@ -49,11 +49,11 @@ $(FLOOR_BENCH): | graphs figures convergence freeflight stiffness meshless $(FLO
 endif
 
 # scene, place, resting sink (m), largest reach (m), elastic energy after the iterations (J),
-# after contacts (J), rest-shape error at the end (1, – where not observed), ms per frame
+# after contacts (J), rest-shape error at the end (1, empty where not observed), ms per frame
 $(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\telastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n' > $$out; \
+	printf 'scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\telastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n' > $$out; \
 	series() { bin/opsim-report series "$$@"; }; \
 	for scene in $(FLOOR_SCENES); do for place in $(FLOOR_PLACES); do \
 	    run=$(FLOOR_DIR)/$$scene-$$place.h5; \
@@ -62,7 +62,7 @@ $(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim bin/opsim-report
 	    reach=$$(bin/opsim export $$run /collision/max_floor_reach_before | series --of max); \
 	    iterated=$$(bin/opsim export $$run /solver/energy/elastic | series --column last --rows -$$last: --of median); \
 	    after=$$(bin/opsim export $$run /solver/energy_after_contacts/elastic | series --rows -$$last: --of median); \
-	    shape=–; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
+	    shape=; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
 	        then shape=$$(bin/opsim-report calc --format %.3f "100 * $$final"); fi; \
 	    ms=$$(bin/opsim-report lookup --in $(FLOOR_BENCH) --separator , --where config=experiments/$$scene.ini \
 	        --where setting=world.floor_contact=$$place \

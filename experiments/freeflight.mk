@@ -37,7 +37,7 @@ $(FREEFLIGHT_DIR)/table.tsv: experiments/freeflight.ini $(RUN_DEPS) | data bin/o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# variant\tsubsteps\titerations\tstart\tL0\tL_1s_over_rigid\tL_3s_over_rigid\tKE_1s_over_rigid\tKE_3s_over_rigid\tnote\n' > $$out; \
+	printf 'variant\tsubsteps\titerations\tstart\tL0\tL_1s_over_rigid\tL_3s_over_rigid\tKE_1s_over_rigid\tKE_3s_over_rigid\tnote\n' > $$out; \
 	value() { bin/opsim export $$1 /observables/$$2/value | sed -n "$$3p"; }; \
 	for setting in $(FREEFLIGHT_SETTINGS); do \
 	    ns=$${setting%x*}; ni=$${setting#*x}; \
@@ -74,7 +74,7 @@ $(FREEFLIGHT_DIR)/springs-newton.tsv: experiments/freeflight.ini $(RUN_DEPS) | d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tjacobian_damping\tnewton_steps\tL_1frame_over_rigid\tL_1s_over_rigid\n' > $$out; \
+	printf 'run\tjacobian_damping\tnewton_steps\tL_1frame_over_rigid\tL_1s_over_rigid\n' > $$out; \
 	value() { bin/opsim export $$1 /observables/spin/value | sed -n "$$2p"; }; \
 	for steps in $(FREEFLIGHT_NEWTON_STEPS); do \
 	    reference=$(FREEFLIGHT_DIR)/newton-rigid-i$$steps.h5; \

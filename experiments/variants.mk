@@ -103,7 +103,7 @@ reports/tables/variants-%.tex: $(VARIANTS_DIR)/%.tsv experiments/variants.mk bin
 	$(Q)bin/opsim-report tex --in $< --source '$<' --out $@
 
 VARIANTS_PLOT_ARGS = dir='$(VARIANTS_DIR)'; scenes='$(VARIANTS_SCENES)'; \
-    variants='$(shell cut -f1 $(VARIANTS_DIR)/ms-per-frame.tsv 2> /dev/null | grep -v '^\#' | tr '\n' ' ')'
+    variants='$(shell sed 1d $(VARIANTS_DIR)/ms-per-frame.tsv 2> /dev/null | cut -f1 | tr '\n' ' ')'
 
 $(FIGURES)/variants-convergence.png $(FIGURES)/variants-convergence.pdf &: $(VARIANTS_DIR)/ms-per-frame.tsv \
         plots/variants-convergence.gp $(PLOT_DEPS)

@@ -90,7 +90,7 @@ int report_alias(op_ctx *ctx, const char *run, FILE *out)
             motion += sqrt(d2 / mass);
             motion_two += sqrt(e2 / mass);
         }
-        fprintf(out, "# quantity\tmean\tmin\tmax\n");
+        fprintf(out, "quantity\tmean\tmin\tmax\n");
         energy_rows(out, e, energies, n);
         fprintf(out, "kinetic_frames_J\t%.4g\t\t\n", kinetic / LAST_FRAMES);
         fprintf(out, "motion_substep_mm\t%.4g\t\t\n", 1000 * sqrt(2 * mean_energy / mass) * frame_time / (double)n);

@@ -9,7 +9,7 @@
  *   motion_substep_mm       √(2 Ē / M) T / n, Ē the mean logged kinetic energy, M the mass
  *   motion_frame_mm         √(Σ m_i |Δx_i|² / M) between consecutive frames (mean), and
  *   motion_two_frames_mm    the same between frames two apart
- * T the frame time, n the sub-steps a frame. Written as "# quantity\tmean\tmin\tmax", then a
+ * T the frame time, n the sub-steps a frame. Written as "quantity\tmean\tmin\tmax", then a
  * row per quantity (%.4g; min and max empty where they do not apply). */
 #ifndef OPSIM_REPORT_ALIAS_H
 #define OPSIM_REPORT_ALIAS_H

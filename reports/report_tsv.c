@@ -8,7 +8,8 @@
 #include "opsim/ctx.h"
 #include "report_tsv.h"
 
-/* One line of the file, split at its tabs. A header line's first cell has lost its "# ". */
+/* One line of the file, split at its tabs. The first line is a header (docs/results.md); so is
+ * a '#' line, in a table of before the tidy format, whose first cell has lost its "# ". */
 typedef struct tsv_line {
     int header, number, count;
     char **cell;
@@ -103,7 +104,7 @@ static int read_sheet(op_ctx *ctx, const char *path, tsv_sheet *s)
         if (*text) {
             tsv_line *line = &s->line[s->count++];
             line->number = number;
-            line->header = text[0] == '#';
+            line->header = s->count == 1 || text[0] == '#';
             if (strncmp(text, "# ", 2) == 0)
                 text += 2;
             if (split_cells(ctx, text, line) != OP_OK)
@@ -114,7 +115,7 @@ static int read_sheet(op_ctx *ctx, const char *path, tsv_sheet *s)
     return OP_OK;
 }
 
-/* The header in effect at line index `l`: the last '#' line before it, NULL if none. */
+/* The header in effect at line index `l`: the last header line before it, NULL if none. */
 static const tsv_line *header_before(const tsv_sheet *s, int l)
 {
     for (int h = l - 1; h >= 0; --h)
@@ -132,7 +133,7 @@ static int column_of(op_ctx *ctx, const tsv_sheet *s, const tsv_line *header, co
             return OP_OK;
         }
     if (!header)
-        return OP_FAIL(ctx, OP_ERR_PARSE, "%s: no '#' line names the columns (looking for '%s')", s->path, name);
+        return OP_FAIL(ctx, OP_ERR_PARSE, "%s: no header line names the columns (looking for '%s')", s->path, name);
     return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: no column '%s' in the header", s->path, header->number, name);
 }
 
@@ -197,7 +198,7 @@ static int pivot_cell(op_ctx *ctx, const tsv_sheet *s, const char *key1, const c
 
 static int write_pivot(op_ctx *ctx, const tsv_sheet *s, const char *column, char **keys, int key_count, FILE *out)
 {
-    fprintf(out, "# %s", key_name(s));
+    fputs(key_name(s), out);
     for (int k = 0; k < key_count; ++k)
         fprintf(out, "\t%s", keys[k]);
     fputc('\n', out);
@@ -252,7 +253,7 @@ int report_tsv_pick(op_ctx *ctx, const char *in_path, const char *const *picks, 
         return ctx->status;
     }
     char key2[256], column[256];
-    fprintf(out, "# %s", key_name(&s));
+    fputs(key_name(&s), out);
     for (int p = 0; p < pick_count && split_pick(ctx, picks[p], key2, column, sizeof key2) == OP_OK; ++p)
         fprintf(out, "\t%s", column);
     fputc('\n', out);
@@ -286,7 +287,7 @@ int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out)
         for (int l = 0; l < s.count; ++l) {
             const tsv_line *line = &s.line[l];
             if (line->header)
-                fputs("# case\t", out);
+                fputs("case\t", out);
             else
                 fprintf(out, "%s:%s\t", first_key(line), second_key(line));
             write_cells(line, out);
@@ -620,7 +621,7 @@ int report_tsv_targets(op_ctx *ctx, const char *in_path, const char *const *targ
 {
     tsv_sheet s = { 0 };
     if (read_sheet(ctx, in_path, &s) == OP_OK) {
-        fputs("# target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms"
+        fputs("target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms"
               "\tms_ratio\n", out);
         for (int t = 0; t < target_count && write_target(ctx, &s, targets[t], out) == OP_OK; ++t)
             ;
@@ -718,7 +719,7 @@ static int write_stiffness(op_ctx *ctx, const tsv_sheet *s, const char *iteratio
     for (int c = 0; c < STIFFNESS_COLUMNS; ++c)
         if (column_of(ctx, s, header_before(s, s->count), STIFFNESS_COLUMN[c], &column[c]) != OP_OK)
             return ctx->status;
-    fputs("# factor\tk", out);
+    fputs("factor\tk", out);
     char list[1024];
     snprintf(list, sizeof list, "%s", iterations);
     for (char *it = strtok(list, " "); it; it = strtok(NULL, " "))
