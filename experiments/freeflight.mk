@@ -32,7 +32,8 @@ FREEFLIGHT_JACOBIAN_DAMPINGS := 0 0.01
 freeflight: $(FIGURES)/freeflight.png $(FREEFLIGHT_DIR)/springs-newton.tsv
 
 # variant, sub-steps, iterations, start, |L| at 0, |L| after 1 s and 3.3 s over the reference's,
-# kinetic energy after 1 s and 3.3 s over the reference's, note
+# kinetic energy after 1 s and 3.3 s over the reference's (empty where the variant refused),
+# note ("refused: REASON")
 $(FREEFLIGHT_DIR)/table.tsv: experiments/freeflight.ini $(RUN_DEPS) | data bin/opsim-report
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TABLE   $@")
@@ -51,7 +52,7 @@ $(FREEFLIGHT_DIR)/table.tsv: experiments/freeflight.ini $(RUN_DEPS) | data bin/o
 	            if ! $(OPSIM_RUN) run $< --set solver.name=$$variant --set world.substeps=$$ns --set world.iterations=$$ni \
 	                    --set world.rotation_start=$$start --set run.frames=100 --no-surface --out $$run \
 	                    > /dev/null 2> $$run.err; then \
-	                printf '%s\t%s\t%s\t%s\t–\t–\t–\t–\t–\trefused: %s\n' $$variant $$ns $$ni $$start \
+	                printf '%s\t%s\t%s\t%s\t\t\t\t\t\trefused: %s\n' $$variant $$ns $$ni $$start \
 	                    "$$(head -n 1 $$run.err | tr '\t' ' ')" >> $$out; rm -f $$run.err; continue; \
 	            fi; rm -f $$run.err; \
 	            printf '%s\t%s\t%s\t%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t\n' $$variant $$ns $$ni $$start \

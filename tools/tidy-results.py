@@ -10,7 +10,8 @@ What a writer now does differently, done to its old output:
   line as their plain header and the provenance, "# " removed, in TABLE.tsv.meta ("# repeat N:
   ..." as "repeat N = ...");
 - convergence/table.tsv: '-' (never reached, no rho) becomes an empty cell;
-- floor/table.tsv: '–' (no rest-shape error observed) becomes an empty cell;
+- floor/table.tsv: '–' (no rest-shape error observed) becomes an empty cell, and so do the
+  '–' cells of freeflight/table.tsv's refused runs;
 - meshless/perf.tsv: paper_ms_per_object ("0.2", "0.008-0.096") becomes paper_ms_per_object_min
   and paper_ms_per_object_max.
 A table already in the tidy format is left as it is. Python's standard library only.
@@ -86,6 +87,8 @@ def tidy(path):
     name = os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path))
     if name == os.path.join("convergence", "table.tsv"):
         lines = blank(lines, lines[0].split("\t"), {"-"})
+    elif name == os.path.join("freeflight", "table.tsv"):
+        lines = blank(lines, lines[0].split("\t"), {"–"})
     elif name == os.path.join("floor", "table.tsv"):
         lines = blank(lines, ["rest_shape_error_pct"], {"–", "-"})
     elif name == os.path.join("meshless", "perf.tsv"):
