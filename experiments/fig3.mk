@@ -57,6 +57,9 @@ $(FIG3_TABLE): $(FIG3_RUNS) bin/opsim bin/opsim-report
 $(FIGURES)/fig3-stiffness.png $(FIGURES)/fig3-stiffness.pdf &: $(FIG3_TABLE) plots/fig3.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/fig3.gp,table='$(FIG3_TABLE)')
 
-fig3: $(FIGURES)/fig3-stiffness.png
+$(RESULTS)/fig3/long.tsv: $(FIG3_TABLE) bin/opsim-report
+	$(call long_table,method iterations frame_time_s)
+
+fig3: $(FIGURES)/fig3-stiffness.png $(RESULTS)/fig3/long.tsv
 
 .PRECIOUS: $(FIG3_RUNS) $(RESULTS)/fig3/%.h5

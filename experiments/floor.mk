@@ -29,7 +29,7 @@ floor_space := $(floor_empty) $(floor_empty)
 floor_scene = $(firstword $(subst -substep, ,$(subst -iteration, ,$(subst -solve, ,$(1)))))
 
 .PHONY: floor
-floor: $(FLOOR_DIR)/table.tsv
+floor: $(FLOOR_DIR)/table.tsv $(FLOOR_DIR)/long.tsv
 
 $(FLOOR_DIR)/%.h5: $(RUN_DEPS) experiments/fig5.ini experiments/fig7-52.ini | data
 	$(call run_figure,experiments/$(call floor_scene,$*).ini,--no-surface --set world.floor_contact=$(lastword $(subst -, ,$*)))
@@ -47,6 +47,9 @@ $(FLOOR_BENCH): bin/bench/bench_scenes experiments/fig5.ini experiments/fig7-52.
 ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
 $(FLOOR_BENCH): | graphs figures convergence freeflight stiffness meshless $(FLOOR_RUNS)
 endif
+
+$(FLOOR_DIR)/long.tsv: $(FLOOR_DIR)/table.tsv bin/opsim-report
+	$(call long_table,scene floor_contact)
 
 # scene, place, resting sink (m), largest reach (m), elastic energy after the iterations (J),
 # after contacts (J), rest-shape error at the end (1, empty where not observed), ms per frame

@@ -29,7 +29,10 @@ FREEFLIGHT_NEWTON_STEPS := 1 3 10 30 100
 FREEFLIGHT_JACOBIAN_DAMPINGS := 0 0.01
 
 .PHONY: freeflight
-freeflight: $(FIGURES)/freeflight.png $(FREEFLIGHT_DIR)/springs-newton.tsv
+freeflight: $(FIGURES)/freeflight.png $(FREEFLIGHT_DIR)/springs-newton.tsv $(FREEFLIGHT_DIR)/long.tsv
+
+$(FREEFLIGHT_DIR)/long.tsv: $(FREEFLIGHT_DIR)/table.tsv bin/opsim-report
+	$(call long_table,variant substeps iterations start)
 
 # variant, sub-steps, iterations, start, |L| at 0, |L| after 1 s and 3.3 s over the reference's,
 # kinetic energy after 1 s and 3.3 s over the reference's (empty where the variant refused),

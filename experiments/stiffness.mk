@@ -31,7 +31,10 @@ STIFFNESS_RUNS := $(foreach f,$(STIFFNESS_FACTORS), \
 STIFFNESS_STATIC := $(STIFFNESS_FACTORS:%=$(STIFFNESS_DIR)/static-k%.h5)
 
 .PHONY: stiffness
-stiffness: $(FIGURES)/stiffness.png $(STIFFNESS_DIR)/summary.tsv
+stiffness: $(FIGURES)/stiffness.png $(STIFFNESS_DIR)/summary.tsv $(STIFFNESS_DIR)/long.tsv
+
+$(STIFFNESS_DIR)/long.tsv: $(STIFFNESS_DIR)/table.tsv bin/opsim-report
+	$(call long_table,factor stiffness iterations frame_time)
 
 stiffness_k = $$(bin/opsim-report calc '$(STIFFNESS_BASE) * $(1)')
 # word N of kF-iN-fR without its letter

@@ -5,7 +5,7 @@
  *   graphs   the graph statistics of every model (report_graphs.c);
  *   table1   the paper's Table 1 beside our timings (report_table1.c, make table1);
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (report_md.c);
- *   pivot, pick, keyed, targets, tex, stiffness
+ *   pivot, pick, keyed, targets, tex, stiffness, long
  *            the tables make derives from an experiment's TSV (report_tsv.c);
  *   calc, series, lookup, scale-key, explicit-spring, convergence-row
  *            a table cell or a --set value for a make recipe, on standard output
@@ -63,6 +63,7 @@ static const char help[] =
     "       opsim-report targets --in TSV --target NAME:PLAIN:ACCELERATED:KEY2:SUFFIX [...] --out TSV\n"
     "       opsim-report tex --in TSV --source NAME --out TEX\n"
     "       opsim-report stiffness --in TABLE.tsv --iterations 'N ...' --grid 'N ...' --out TSV\n"
+    "       opsim-report long --in TSV [--keys 'NAME ...'] --out TSV\n"
     "       opsim-report calc [--format FMT] EXPRESSION\n"
     "       opsim-report series [--in FILE] [--column N|last|N+N] [--rows A:B] [--from-first]\n"
     "                           [--format FMT] --of STAT [--of STAT ...]\n"
@@ -86,7 +87,8 @@ static const char help[] =
     "rule: the report depends on every file it read. Reports are written to a temporary name\n"
     "and renamed; on any error nothing is written.\n"
     "pivot, pick, keyed, targets, tex and stiffness derive a table from a TSV whose rows are\n"
-    "keyed by their first two cells (reports/report_tsv.h says what each writes).\n"
+    "keyed by their first two cells, long writes a TSV in long form (key columns, measure,\n"
+    "value) (reports/report_tsv.h says what each writes).\n"
     "calc prints an expression's value (reports/report_calc.h); series prints statistics of a\n"
     "column of numbers, e.g. a run's time series from `opsim export` (reports/report_series.h);\n"
     "lookup prints one cell of a table found by column names (reports/report_lookup.h);\n"
@@ -151,6 +153,7 @@ static int tsv_options_complete(const char *section, const tsv_options *o)
     if (strcmp(section, "pivot") == 0) return o->columns == 1 && o->keys && !o->source;
     if (strcmp(section, "pick") == 0) return o->columns >= 1 && !o->keys && !o->source;
     if (strcmp(section, "tex") == 0) return o->columns == 0 && !o->keys && o->source;
+    if (strcmp(section, "long") == 0) return o->columns == 0 && !o->source;
     return o->columns == 0 && !o->keys && !o->source;
 }
 
@@ -161,13 +164,15 @@ static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_option
     else if (strcmp(section, "keyed") == 0) report_tsv_keyed(ctx, o->in, out);
     else if (strcmp(section, "targets") == 0) report_tsv_targets(ctx, o->in, o->target, o->targets, out);
     else if (strcmp(section, "stiffness") == 0) report_tsv_stiffness(ctx, o->in, o->iterations, o->grid, out);
+    else if (strcmp(section, "long") == 0) report_tsv_long(ctx, o->in, o->keys, out);
     else report_tsv_tex(ctx, o->in, o->source, out);
 }
 
 static int is_tsv_section(const char *section)
 {
     return strcmp(section, "pivot") == 0 || strcmp(section, "pick") == 0 || strcmp(section, "keyed") == 0 ||
-           strcmp(section, "targets") == 0 || strcmp(section, "tex") == 0 || strcmp(section, "stiffness") == 0;
+           strcmp(section, "targets") == 0 || strcmp(section, "tex") == 0 || strcmp(section, "stiffness") == 0 ||
+           strcmp(section, "long") == 0;
 }
 
 static int run_tsv_section(int argc, char **argv)

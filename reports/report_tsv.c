@@ -747,3 +747,81 @@ int report_tsv_stiffness(op_ctx *ctx, const char *in_path, const char *iteration
     free_sheet(&s);
     return ctx->status;
 }
+
+/* ---- long form ---------------------------------------------------------------------------- */
+
+enum { LONG_MAX_KEYS = 8 };
+
+static int is_number_cell(const char *cell)
+{
+    char *end;
+    strtod(cell, &end);
+    return *cell && *end == '\0';
+}
+
+/* Whether a later data row has the same cells in the key columns (it replaces row `l`). */
+static int replaced_later(const tsv_sheet *s, int l, const int *key, int keys)
+{
+    for (int e = l + 1; e < s->count; ++e) {
+        int same = !s->line[e].header;
+        for (int k = 0; k < keys && same; ++k)
+            same = strcmp(cell_or_empty(&s->line[e], key[k]), cell_or_empty(&s->line[l], key[k])) == 0;
+        if (same)
+            return 1;
+    }
+    return 0;
+}
+
+static int is_key(int c, const int *key, int keys)
+{
+    for (int k = 0; k < keys; ++k)
+        if (key[k] == c)
+            return 1;
+    return 0;
+}
+
+static void write_long(const tsv_sheet *s, const tsv_line *header, const int *key, int keys, FILE *out)
+{
+    for (int k = 0; k < keys; ++k)
+        fprintf(out, "%s\t", header->cell[key[k]]);
+    fputs("measure\tvalue\n", out);
+    for (int l = 0; l < s->count; ++l) {
+        const tsv_line *row = &s->line[l];
+        if (row->header || replaced_later(s, l, key, keys))
+            continue;
+        for (int c = 0; c < header->count; ++c) {
+            if (is_key(c, key, keys) || !is_number_cell(cell_or_empty(row, c)))
+                continue;
+            for (int k = 0; k < keys; ++k)
+                fprintf(out, "%s\t", cell_or_empty(row, key[k]));
+            fprintf(out, "%s\t%s\n", header->cell[c], row->cell[c]);
+        }
+    }
+}
+
+int report_tsv_long(op_ctx *ctx, const char *in_path, const char *keys, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    char *list = strdup(keys ? keys : "");
+    if (!list)
+        return OP_FAIL(ctx, OP_ERR_NOMEM, "out of memory");
+    if (read_sheet(ctx, in_path, &s) == OP_OK) {
+        const tsv_line *header = header_before(&s, s.count);
+        int key[LONG_MAX_KEYS], count = 0;
+        if (!header)
+            OP_FAIL(ctx, OP_ERR_PARSE, "%s: no header line names the columns", in_path);
+        else if (!keys)
+            key[count++] = 0;
+        for (char *word = strtok(list, " "); word && ctx->status == OP_OK; word = strtok(NULL, " ")) {
+            if (count == LONG_MAX_KEYS)
+                OP_FAIL(ctx, OP_ERR_USAGE, "--keys '%s': more than %d", keys, LONG_MAX_KEYS);
+            else
+                column_of(ctx, &s, header, word, &key[count++]);
+        }
+        if (ctx->status == OP_OK)
+            write_long(&s, header, key, count, out);
+    }
+    free_sheet(&s);
+    free(list);
+    return ctx->status;
+}

@@ -1,5 +1,5 @@
 /* Tests for the tables opsim-report derives from an experiment TSV (`pivot`, `pick`, `keyed`,
- * `targets`, `tex`, `stiffness`; reports/report_tsv.c), which experiments/variants.mk and
+ * `targets`, `tex`, `stiffness`, `long`; reports/report_tsv.c), which experiments/variants.mk and
  * stiffness.mk build their tables with. Small matrices in the variants matrix's shape, with missing cells, a repeated
  * (variant, scene) pair whose later row wins, cells no ratio can be taken of, and the
  * characters LaTeX reserves, and a small stiffness table; each table is compared whole, byte
@@ -173,6 +173,24 @@ static void test_tex_aligns_numbers_and_escapes_words(void **state)
                         "\\end{tabular}\n");
 }
 
+/* long: a row per number cell, keyed; words and empty cells make none, a replaced row neither */
+static void test_long_has_one_row_per_number(void **state)
+{
+    (void)state;
+    char args[2048];
+    snprintf(args, sizeof args, "long --in '%s' --keys 'variant scene'", in_dir("matrix.tsv"));
+    assert_writes(args, "variant\tscene\tmeasure\tvalue\n"
+                        "arap-gs\tbar\tms_per_frame\t1.5\n"
+                        "arap-gs\tcollapse\tms_per_frame\t2.5\n"
+                        "arap-gs\tcollapse\trecovery_s\t1.25\n"
+                        "arap-jacobi\tfall\tms_per_frame\t3\n"
+                        "arap-jacobi\tbar\tms_per_frame\t6\n"
+                        "arap-jacobi\tbar\tmax_k\t2e8\n"
+                        "meshless\tbunny\tms_per_frame\t7\n"
+                        "meshless\tbunny\tmax_k\t15\n"
+                        "meshless\tbunny\trecovery_s\t12\n");
+}
+
 static void test_stiffness_summarises_each_factor(void **state)
 {
     (void)state;
@@ -220,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_keyed_names_each_row_by_both_keys),
         cmocka_unit_test(test_targets_compare_plain_with_accelerated),
         cmocka_unit_test(test_tex_aligns_numbers_and_escapes_words),
+        cmocka_unit_test(test_long_has_one_row_per_number),
         cmocka_unit_test(test_stiffness_summarises_each_factor),
         cmocka_unit_test(test_unknown_column_fails_naming_file_and_writes_nothing),
         cmocka_unit_test(test_missing_option_is_usage),

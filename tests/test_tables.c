@@ -1,6 +1,6 @@
 /* The tidy table format (docs/results.md) of what the table writers write: `opsim converge`
  * (and its FILE.tsv.meta), `opsim spring-curves`, opsim-report's convergence-row,
- * convergence-long, pivot, pick, keyed, targets and stiffness on small inputs, and the
+ * convergence-long, pivot, pick, keyed, targets, stiffness and long on small inputs, and the
  * repository's reports/paper_table1.tsv. Each table is parsed here as pandas' read_csv(sep='\t')
  * would with its defaults (CI has no pandas): one plain header line naming distinct columns,
  * every row as many cells, no '#' line, a missing value an empty cell (or NA), never '-', '–'
@@ -212,6 +212,8 @@ static void test_derived_tables_are_tidy(void **state)
         { "keyed", "matrix.tsv", "", "keyed.tsv" },
         { "targets", "matrix.tsv", "--target anderson-fall:arap-gs:arap-gs-anderson:fall:1e-4", "targets.tsv" },
         { "stiffness", "stiffness.tsv", "--iterations 5 --grid 5", "summary.tsv" },
+        { "long", "matrix.tsv", "--keys 'variant scene'", "long-matrix.tsv" },
+        { "long", "stiffness.tsv", "--keys 'factor stiffness iterations frame_time'", "long-stiffness.tsv" },
     };
     for (size_t d = 0; d < sizeof derived / sizeof derived[0]; ++d) {
         assert_int_equal(test_shell("bin/opsim-report %s --in '%s' %s --out '%s'", derived[d].section,
