@@ -23,15 +23,23 @@
 #   meshless-perf      Sec. 5: 100 and 384 objects of 100 points, 8 clusters, quadratic; ms per
 #                      frame and object beside the paper's; perf.tsv             (meshless-perf.ini)
 #
-# Tables are tab-separated with one '#' header line naming the columns; the first column names
-# the row.
+# Tables are tab-separated with one plain header line naming the columns (docs/results.md); the
+# first column names the row. long.tsv holds all of them in long form.
 
 MESHLESS := $(RESULTS)/meshless
 MESHLESS_TARGETS := meshless-spring meshless-pull meshless-plastic meshless-stick meshless-collapse meshless-fall \
     meshless-alias meshless-perf
 
+MESHLESS_TABLES := $(addprefix $(MESHLESS)/,spring.tsv pull.tsv plastic.tsv stick.tsv collapse.tsv fall.tsv \
+    alias.tsv perf.tsv)
+
 .PHONY: meshless $(MESHLESS_TARGETS)
-meshless: $(MESHLESS_TARGETS)
+meshless: $(MESHLESS_TARGETS) $(MESHLESS)/long.tsv
+
+# Every table of the study in one long form (table, case, measure, value; docs/results.md).
+$(MESHLESS)/long.tsv: $(MESHLESS_TABLES) bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim-report long $(MESHLESS_TABLES:%=--in %) --out $@
 
 # mean and spread (max − min) of an observable's last values: "$(call meshless_last,RUN,N,NAME)"
 # prints "mean<TAB>spread" of the last N values of /observables/NAME/value; meshless_max its largest

@@ -236,9 +236,18 @@ $(SPRINGS)/collapsed.tsv: $(SPRINGS_COLLAPSED_RUN) bin/opsim
 	    $$(bin/opsim export $(SPRINGS_COLLAPSED_RUN) /observables/kinetic/value | tail -n 1) >> $$out; \
 	mv $$out $@; trap - EXIT
 
+# Every table of the study but the dense curves.tsv in one long form (table, case, measure,
+# value; docs/results.md).
+SPRINGS_TABLES := $(addprefix $(SPRINGS)/,curve-points.tsv drape.tsv stretch.tsv ball.tsv hang.tsv cube.tsv timing.tsv \
+    dino.tsv collapsed.tsv)
+$(SPRINGS)/long.tsv: $(SPRINGS_TABLES) bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim-report long $(SPRINGS_TABLES:%=--in %) --out $@
+
 .PHONY: springs
 springs: $(FIGURES)/springs-curves.png $(SPRINGS)/curve-points.tsv $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/stretch.tsv $(SPRINGS)/ball.tsv \
-         $(SPRINGS)/hang.tsv $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv $(SPRINGS)/collapsed.tsv
+         $(SPRINGS)/hang.tsv $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv $(SPRINGS)/collapsed.tsv \
+         $(SPRINGS)/long.tsv
 figures: springs
 
 .PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_STRETCH_RUNS) $(SPRINGS)/stretch-j%.h5 $(SPRINGS_BALL_RUNS) $(SPRINGS_HANG_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \

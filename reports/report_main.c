@@ -64,6 +64,7 @@ static const char help[] =
     "       opsim-report tex --in TSV --source NAME --out TEX\n"
     "       opsim-report stiffness --in TABLE.tsv --iterations 'N ...' --grid 'N ...' --out TSV\n"
     "       opsim-report long --in TSV [--keys 'NAME ...'] --out TSV\n"
+    "       opsim-report long --in TSV --in TSV [--in ...] --out TSV\n"
     "       opsim-report calc [--format FMT] EXPRESSION\n"
     "       opsim-report series [--in FILE] [--column N|last|N+N] [--rows A:B] [--from-first]\n"
     "                           [--format FMT] --of STAT [--of STAT ...]\n"
@@ -116,11 +117,11 @@ static int exit_status(const op_ctx *ctx)
     }
 }
 
-/* The options of the TSV sections; --column may repeat (pick). */
+/* The options of the TSV sections; --column may repeat (pick), --in too (long). */
 typedef struct tsv_options {
     const char *in, *out, *keys, *source, *iterations, *grid;
-    const char *column[REPORT_TSV_MAX_PICKS], *target[REPORT_TSV_MAX_TARGETS];
-    int columns, targets;
+    const char *column[REPORT_TSV_MAX_PICKS], *target[REPORT_TSV_MAX_TARGETS], *ins[REPORT_TSV_MAX_LONG_TABLES];
+    int columns, targets, in_count;
 } tsv_options;
 
 static int parse_tsv_options(int argc, char **argv, tsv_options *o)
@@ -128,7 +129,7 @@ static int parse_tsv_options(int argc, char **argv, tsv_options *o)
     *o = (tsv_options){ 0 };
     for (int a = 2; a + 1 < argc; a += 2) {
         const char *key = argv[a], *value = argv[a + 1];
-        if (strcmp(key, "--in") == 0) o->in = value;
+        if (strcmp(key, "--in") == 0 && o->in_count < REPORT_TSV_MAX_LONG_TABLES) o->in = o->ins[o->in_count++] = value;
         else if (strcmp(key, "--out") == 0) o->out = value;
         else if (strcmp(key, "--keys") == 0) o->keys = value;
         else if (strcmp(key, "--source") == 0) o->source = value;
@@ -153,8 +154,8 @@ static int tsv_options_complete(const char *section, const tsv_options *o)
     if (strcmp(section, "pivot") == 0) return o->columns == 1 && o->keys && !o->source;
     if (strcmp(section, "pick") == 0) return o->columns >= 1 && !o->keys && !o->source;
     if (strcmp(section, "tex") == 0) return o->columns == 0 && !o->keys && o->source;
-    if (strcmp(section, "long") == 0) return o->columns == 0 && !o->source;
-    return o->columns == 0 && !o->keys && !o->source;
+    if (strcmp(section, "long") == 0) return o->columns == 0 && !o->source && (o->in_count == 1 || !o->keys);
+    return o->columns == 0 && !o->keys && !o->source && o->in_count == 1;
 }
 
 static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_options *o, FILE *out)
@@ -164,6 +165,7 @@ static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_option
     else if (strcmp(section, "keyed") == 0) report_tsv_keyed(ctx, o->in, out);
     else if (strcmp(section, "targets") == 0) report_tsv_targets(ctx, o->in, o->target, o->targets, out);
     else if (strcmp(section, "stiffness") == 0) report_tsv_stiffness(ctx, o->in, o->iterations, o->grid, out);
+    else if (strcmp(section, "long") == 0 && o->in_count > 1) report_tsv_long_tables(ctx, o->ins, o->in_count, out);
     else if (strcmp(section, "long") == 0) report_tsv_long(ctx, o->in, o->keys, out);
     else report_tsv_tex(ctx, o->in, o->source, out);
 }

@@ -780,11 +780,11 @@ static int is_key(int c, const int *key, int keys)
     return 0;
 }
 
-static void write_long(const tsv_sheet *s, const tsv_line *header, const int *key, int keys, FILE *out)
+/* The rows of the long form, each after `prefix` (the table's name and a tab, or ""); with
+ * `named`, a key cell as "NAME=CELL" (one column of keys from tables of different keys). */
+static void write_long_rows(const tsv_sheet *s, const tsv_line *header, const int *key, int keys, const char *prefix,
+                            int named, FILE *out)
 {
-    for (int k = 0; k < keys; ++k)
-        fprintf(out, "%s\t", header->cell[key[k]]);
-    fputs("measure\tvalue\n", out);
     for (int l = 0; l < s->count; ++l) {
         const tsv_line *row = &s->line[l];
         if (row->header || replaced_later(s, l, key, keys))
@@ -792,11 +792,20 @@ static void write_long(const tsv_sheet *s, const tsv_line *header, const int *ke
         for (int c = 0; c < header->count; ++c) {
             if (is_key(c, key, keys) || !is_number_cell(cell_or_empty(row, c)))
                 continue;
+            fputs(prefix, out);
             for (int k = 0; k < keys; ++k)
-                fprintf(out, "%s\t", cell_or_empty(row, key[k]));
+                fprintf(out, "%s%s%s\t", named ? header->cell[key[k]] : "", named ? "=" : "", cell_or_empty(row, key[k]));
             fprintf(out, "%s\t%s\n", header->cell[c], row->cell[c]);
         }
     }
+}
+
+static void write_long(const tsv_sheet *s, const tsv_line *header, const int *key, int keys, FILE *out)
+{
+    for (int k = 0; k < keys; ++k)
+        fprintf(out, "%s\t", header->cell[key[k]]);
+    fputs("measure\tvalue\n", out);
+    write_long_rows(s, header, key, keys, "", 0, out);
 }
 
 int report_tsv_long(op_ctx *ctx, const char *in_path, const char *keys, FILE *out)
@@ -823,5 +832,28 @@ int report_tsv_long(op_ctx *ctx, const char *in_path, const char *keys, FILE *ou
     }
     free_sheet(&s);
     free(list);
+    return ctx->status;
+}
+
+int report_tsv_long_tables(op_ctx *ctx, const char *const *in_paths, int count, FILE *out)
+{
+    fputs("table\tcase\tmeasure\tvalue\n", out);
+    for (int t = 0; t < count && ctx->status == OP_OK; ++t) {
+        tsv_sheet s = { 0 };
+        if (read_sheet(ctx, in_paths[t], &s) == OP_OK) {
+            const tsv_line *header = header_before(&s, s.count);
+            const char *base = strrchr(in_paths[t], '/') ? strrchr(in_paths[t], '/') + 1 : in_paths[t];
+            size_t length = strlen(base) > 4 && strcmp(base + strlen(base) - 4, ".tsv") == 0 ? strlen(base) - 4
+                                                                                              : strlen(base);
+            char prefix[256];
+            snprintf(prefix, sizeof prefix, "%.*s\t", (int)(length < 200 ? length : 200), base);
+            int key = 0;
+            if (!header)
+                OP_FAIL(ctx, OP_ERR_PARSE, "%s: no header line names the columns", in_paths[t]);
+            else
+                write_long_rows(&s, header, &key, 1, prefix, 1, out);
+        }
+        free_sheet(&s);
+    }
     return ctx->status;
 }

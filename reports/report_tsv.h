@@ -67,4 +67,11 @@ int report_tsv_stiffness(op_ctx *ctx, const char *in_path, const char *iteration
  * reason stays in the wide table); a row replaced by a later one with the same keys neither. */
 int report_tsv_long(op_ctx *ctx, const char *in_path, const char *keys, FILE *out);
 
+/* Several tables of one study in one long form: "table" (the file's name without its
+ * directory and .tsv), "case" (a row's first cell after its column's name and '=', e.g.
+ * "mode=rigid": the tables' keys differ), "measure" and "value", a row per number cell of
+ * every column but the first, as report_tsv_long. */
+enum { REPORT_TSV_MAX_LONG_TABLES = 32 };
+int report_tsv_long_tables(op_ctx *ctx, const char *const *in_paths, int count, FILE *out);
+
 #endif

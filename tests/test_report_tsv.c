@@ -66,8 +66,10 @@ static int setup(void **state)
     if (test_shell("mkdir -p '%s'", dir) != 0)
         return -1;
     static const char *const files[][2] = { { "matrix.tsv", MATRIX }, { "targets-matrix.tsv", TARGETS_MATRIX },
-                                            { "stiffness.tsv", STIFFNESS_TABLE } };
-    for (int i = 0; i < 3; ++i) {
+                                            { "stiffness.tsv", STIFFNESS_TABLE },
+                                            { "pull.tsv", "mode\terror\tspread\nrigid\t0.004\t0.002\nlinear\t\tlarge\n" },
+                                            { "stick.tsv", "clusters\ttip\n1\t0.05\n2\t0.27\n" } };
+    for (int i = 0; i < 5; ++i) {
         FILE *f = fopen(in_dir(files[i][0]), "w");
         if (!f)
             return -1;
@@ -189,6 +191,13 @@ static void test_long_has_one_row_per_number(void **state)
                         "meshless\tbunny\tms_per_frame\t7\n"
                         "meshless\tbunny\tmax_k\t15\n"
                         "meshless\tbunny\trecovery_s\t12\n");
+    /* several tables: keyed by the table and its first column's name and cell */
+    snprintf(args, sizeof args, "long --in '%s' --in '%s'", in_dir("pull.tsv"), in_dir("stick.tsv"));
+    assert_writes(args, "table\tcase\tmeasure\tvalue\n"
+                        "pull\tmode=rigid\terror\t0.004\n"
+                        "pull\tmode=rigid\tspread\t0.002\n"
+                        "stick\tclusters=1\ttip\t0.05\n"
+                        "stick\tclusters=2\ttip\t0.27\n");
 }
 
 static void test_stiffness_summarises_each_factor(void **state)

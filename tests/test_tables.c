@@ -214,6 +214,7 @@ static void test_derived_tables_are_tidy(void **state)
         { "stiffness", "stiffness.tsv", "--iterations 5 --grid 5", "summary.tsv" },
         { "long", "matrix.tsv", "--keys 'variant scene'", "long-matrix.tsv" },
         { "long", "stiffness.tsv", "--keys 'factor stiffness iterations frame_time'", "long-stiffness.tsv" },
+        { "long", "stiffness.tsv", "--in 'reports/paper_table1.tsv'", "long-tables.tsv" },
     };
     for (size_t d = 0; d < sizeof derived / sizeof derived[0]; ++d) {
         assert_int_equal(test_shell("bin/opsim-report %s --in '%s' %s --out '%s'", derived[d].section,
