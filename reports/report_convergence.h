@@ -10,8 +10,7 @@
  *   lie above E*. Prints one line of table.tsv: scene, variant, then for 1e-2, 1e-4, 1e-6 the
  *   first k after which r_k = |E_k − E*| / (E_0 − E*) stays at or below the tolerance to the
  *   end and the ms spent up to it (%.3f; empty cells if never), R (empty unless Chebyshev; "-" is
- *   read as none), r at
- *   the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config.
+ *   read as none), r at the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config.
  * convergence-report --table T --reference-iterations N --figure F --rho FILE [--rho FILE ...]
  *   reports/convergence.md from T (the rows above) and the ρ files SCENE-rho-ORDER.txt (their
  *   chebyshev_rho_source line): the scenes, the tolerances reached, the Chebyshev speed-ups
