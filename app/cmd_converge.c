@@ -42,17 +42,17 @@ const char app_converge_usage[] =
     "--fixed-point M first solves the studied sub-step M iterations with the study solver from the\n"
     "same state: its own converged positions x*. Each line then carries a last column, error =\n"
     "||x_k - x*|| / ||x_0 - x*|| over every body's positions, a measure for every family (shape\n"
-    "matching, springs and meshless minimise no ARAP energy), and the header says where it stays\n"
-    "below 1e-2, 1e-4 and 1e-6 (FILE.tsv.meta's 'own_fields = ' iterations and ms for each,\n"
-    "tab-separated; '–' never; 'x* unsettled' where x*'s last step exceeds 1/100 of the\n"
-    "tolerance; 'single update' for a variant whose first iteration already gives x*, bitwise).\n"
+    "matching, springs and meshless minimise no ARAP energy), and FILE.tsv.meta says where it\n"
+    "stays below 1e-2, 1e-4 and 1e-6 ('own_fields = ' iterations and ms for each, tab-separated;\n"
+    "'–' never; 'x* unsettled' where x*'s last step exceeds 1/100 of the tolerance; 'single\n"
+    "update' for a variant whose first iteration already gives x*, bitwise).\n"
     "\n"
     "FILE.tsv: a plain header line, then one line per k = 0 … N: k, seconds, energy (J),\n"
     "seconds_lo, seconds_hi (%.17g) and noisy (1 or 0), tab-separated (docs/results.md).\n"
-    "FILE.tsv.meta: 'key = value' lines (config, overrides, frame, h, both worlds' solver\n"
-    "settings, the CPU, and per timed repeat its wall and thread CPU seconds over the whole\n"
-    "sub-step). Both are written under a temporary name and renamed when complete: on failure\n"
-    "no FILE.tsv is left.\n";
+    "FILE.tsv.meta: a title line, then 'key = value' lines (config, overrides, frame, h, both\n"
+    "worlds' solver settings, the CPU, and per timed repeat its wall and thread CPU seconds over\n"
+    "the whole sub-step). Both are written under a temporary name and renamed when complete: on\n"
+    "failure neither is left.\n";
 
 typedef struct converge_options {
     app_list overrides; /* --set */
