@@ -42,16 +42,17 @@ const char app_converge_usage[] =
     "--fixed-point M first solves the studied sub-step M iterations with the study solver from the\n"
     "same state: its own converged positions x*. Each line then carries a last column, error =\n"
     "||x_k - x*|| / ||x_0 - x*|| over every body's positions, a measure for every family (shape\n"
-    "matching, springs and meshless minimise no ARAP energy), and the header says where it stays\n"
-    "below 1e-2, 1e-4 and 1e-6 ('# own_fields = ' iterations and ms for each, tab-separated; '-'\n"
-    "never; 'x* unsettled' where x*'s last step exceeds 1/100 of the tolerance; 'single update'\n"
-    "for a variant whose first iteration already gives x*, bitwise).\n"
+    "matching, springs and meshless minimise no ARAP energy), and FILE.tsv.meta says where it\n"
+    "stays below 1e-2, 1e-4 and 1e-6 ('own_fields = ' iterations and ms for each, tab-separated;\n"
+    "'–' never; 'x* unsettled' where x*'s last step exceeds 1/100 of the tolerance; 'single\n"
+    "update' for a variant whose first iteration already gives x*, bitwise).\n"
     "\n"
-    "FILE.tsv: '#' header lines (config, overrides, frame, h, both worlds' solver settings),\n"
-    "then one line per k = 0 … N: k, seconds, energy (J), seconds_lo, seconds_hi (%.17g) and\n"
-    "noisy (1 or 0), tab-separated; a '#' line per timed repeat gives its wall and thread CPU\n"
-    "seconds over the whole sub-step, the CPU is named in the header. It is written\n"
-    "under a temporary name and renamed when complete: on failure no FILE.tsv is left.\n";
+    "FILE.tsv: a plain header line, then one line per k = 0 … N: k, seconds, energy (J),\n"
+    "seconds_lo, seconds_hi (%.17g) and noisy (1 or 0), tab-separated (docs/results.md).\n"
+    "FILE.tsv.meta: a title line, then 'key = value' lines (config, overrides, frame, h, both\n"
+    "worlds' solver settings, the CPU, and per timed repeat its wall and thread CPU seconds over\n"
+    "the whole sub-step). Both are written under a temporary name and renamed when complete: on\n"
+    "failure neither is left.\n";
 
 typedef struct converge_options {
     app_list overrides; /* --set */
@@ -168,7 +169,7 @@ static void write_own_fields(FILE *f, const converge_options *o, const op_conver
                              const double *seconds)
 {
     static const double tolerances[] = { 1e-2, 1e-4, 1e-6 };
-    fprintf(f, "# own_fields = ");
+    fprintf(f, "own_fields = ");
     for (int t = 0; t < 3; ++t) {
         int k = op_converge_reached(fixed->error, o->iterations + 1, tolerances[t]);
         if (fixed->single_update)
@@ -190,42 +191,62 @@ static void write_header(FILE *f, const converge_options *o, const converge_worl
     describe_solver(&worlds->scene.world, run_solver, sizeof run_solver);
     describe_solver(&worlds->second.world, study_solver, sizeof study_solver);
     const op_world *w = &worlds->second.world;
-    fprintf(f, "# opsim converge (opsim %s, git %s): energy of one sub-step against iteration\n", OPSIM_VERSION,
+    fprintf(f, "opsim converge (opsim %s, git %s): energy of one sub-step against iteration\n", OPSIM_VERSION,
             OPSIM_GIT_REV);
-    fprintf(f, "# command = %s\n# config = %s\n", command_line, o->config);
+    fprintf(f, "command = %s\nconfig = %s\n", command_line, o->config);
     for (int i = 0; i < o->overrides.count; ++i)
-        fprintf(f, "# set = %s\n", o->overrides.item[i]);
+        fprintf(f, "set = %s\n", o->overrides.item[i]);
     for (int i = 0; i < o->study.count; ++i)
-        fprintf(f, "# study set = %s\n", o->study.item[i]);
-    fprintf(f, "# frame = %d (frames run before the studied sub-step, sub-step %ld of the run)\n", o->frames,
+        fprintf(f, "study set = %s\n", o->study.item[i]);
+    fprintf(f, "frame = %d (frames run before the studied sub-step, sub-step %ld of the run)\n", o->frames,
             w->substep + 1);
-    fprintf(f, "# h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
+    fprintf(f, "h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
             w->def.frame_time / w->def.substeps, w->def.frame_time, w->def.substeps, w->time);
-    fprintf(f, "# iterations = %d\n# repeats = %d\n# run solver = %s\n# study solver = %s\n", o->iterations,
+    fprintf(f, "iterations = %d\nrepeats = %d\nrun solver = %s\nstudy solver = %s\n", o->iterations,
             o->repeats, run_solver, study_solver);
     char cpu[128];
-    fprintf(f, "# cpu = %s\n", op_cpu_model(cpu, sizeof cpu));
+    fprintf(f, "cpu = %s\n", op_cpu_model(cpu, sizeof cpu));
     if (fixed) {
-        fprintf(f, "# fixed point = %d iterations of the study solver from the same state (x*); error = "
+        fprintf(f, "fixed point = %d iterations of the study solver from the same state (x*); error = "
                    "||x_k - x*|| / ||x_0 - x*|| over every body's positions\n",
                 fixed->iterations);
-        fprintf(f, "# fixed point last step = %.3e (||x_M - x_(M-1)|| / ||x_0 - x*||)\n", fixed->last_step);
+        fprintf(f, "fixed point last step = %.3e (||x_M - x_(M-1)|| / ||x_0 - x*||)\n", fixed->last_step);
         write_own_fields(f, o, fixed, seconds);
     }
 }
 
-/* FILE.tsv under a temporary name, renamed when complete. */
+/* PATH (FILE.tsv.meta), the run's provenance as "key = value" lines (docs/results.md), written
+ * whole. */
+static int write_meta(op_ctx *ctx, const char *path, const converge_options *o, const converge_worlds *worlds,
+                      const char *command_line, const double *seconds, const op_converge_spread *spread,
+                      const op_converge_fixed_point *fixed)
+{
+    op_atomic_file file;
+    if (op_atomic_open(ctx, &file, path) != OP_OK)
+        return ctx->status;
+    write_header(file.file, o, worlds, command_line, fixed, seconds);
+    for (int r = 0; r < o->repeats; ++r)
+        fprintf(file.file, "repeat %d = wall %.6f s, thread cpu %.6f s\n", r + 1, spread->wall[r], spread->cpu[r]);
+    return op_atomic_commit(ctx, &file);
+}
+
+/* FILE.tsv, one plain header line then one row per iteration, under a temporary name renamed
+ * when complete; its provenance goes to FILE.tsv.meta first, removed again if the table fails. */
 static int write_table(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds,
                        const char *command_line, const double *seconds, const double *energy,
                        const op_converge_spread *spread, const op_converge_fixed_point *fixed)
 {
-    op_atomic_file file;
-    if (op_atomic_open(ctx, &file, o->out) != OP_OK)
+    char meta[4096];
+    if (snprintf(meta, sizeof meta, "%s.meta", o->out) >= (int)sizeof meta)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "--out %s: the path is too long", o->out);
+    if (write_meta(ctx, meta, o, worlds, command_line, seconds, spread, fixed) != OP_OK)
         return ctx->status;
-    write_header(file.file, o, worlds, command_line, fixed, seconds);
-    for (int r = 0; r < o->repeats; ++r)
-        fprintf(file.file, "# repeat %d: wall %.6f s, thread cpu %.6f s\n", r + 1, spread->wall[r], spread->cpu[r]);
-    fprintf(file.file, "# k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy%s\n", fixed ? "\terror" : "");
+    op_atomic_file file;
+    if (op_atomic_open(ctx, &file, o->out) != OP_OK) {
+        remove(meta);
+        return ctx->status;
+    }
+    fprintf(file.file, "k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy%s\n", fixed ? "\terror" : "");
     for (int k = 0; k <= o->iterations; ++k) {
         fprintf(file.file, "%d\t%.17g\t%.17g\t%.17g\t%.17g\t%d", k, seconds[k], energy[k], spread->lo[k], spread->hi[k],
                 spread->noisy[k]);
@@ -233,7 +254,9 @@ static int write_table(op_ctx *ctx, const converge_options *o, const converge_wo
             fprintf(file.file, "\t%.17g", fixed->error[k]);
         fprintf(file.file, "\n");
     }
-    return op_atomic_commit(ctx, &file);
+    if (op_atomic_commit(ctx, &file) != OP_OK)
+        remove(meta);
+    return ctx->status;
 }
 
 static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, const char *command_line)

@@ -37,7 +37,7 @@ static int make_springs(op_ctx *ctx, op_spring spring[CURVES])
 
 static void print_curves(const op_spring spring[CURVES], double from, double to, int samples)
 {
-    printf("# length");
+    printf("length");
     for (int k = 0; k < CURVES; ++k)
         printf("\t%s_force\t%s_stiffness", curve_names[k], curve_names[k]);
     printf("\n");

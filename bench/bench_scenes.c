@@ -163,8 +163,12 @@ static int read_paper_row(const char *example, paper_row *row)
         line[strcspn(line, "\r\n")] = '\0';
         char *field[13];
         int count = 0;
-        for (char *save = NULL, *f = strtok_r(line, "\t", &save); f && count < 13; f = strtok_r(NULL, "\t", &save))
-            field[count++] = f;
+        for (char *f = line; f && count < 13; ++count) { /* empty cells kept: a missing paper time */
+            field[count] = f;
+            f = strchr(f, '\t');
+            if (f)
+                *f++ = '\0';
+        }
         if (count < 12 || strcmp(field[0], example) != 0)
             continue;
         row->found = 1;

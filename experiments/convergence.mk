@@ -85,7 +85,7 @@ $(foreach s,$(CONV_SCENES),$(eval $(call conv_scene_rules,$(s))))
 $(CONV_TABLE): $(CONV_RUNS) $(CONV_RHO) bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# scene\tvariant\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\trho\tfinal_relative_error\tE0_J\tEstar_J\titerations\tframe\th_s\tconfig\n' > $$out; \
+	printf 'scene\tvariant\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\trho\tfinal_relative_error\tE0_J\tEstar_J\titerations\tframe\th_s\tconfig\n' > $$out; \
 	for scene in $(CONV_SCENES); do for variant in $(CONV_VARIANTS); do \
 	    case $$variant in *-chebyshev) rho=$$(sed -n 's/^chebyshev_rho = //p' $(CONV_DIR)/$$scene-rho-$${variant%-chebyshev}.txt);; *) rho=-;; esac; \
 	    bin/opsim-report convergence-row --scene $$scene --variant $$variant --rho $$rho \

@@ -67,6 +67,13 @@ define plot_figure
 $(Q)gnuplot -e "out='$(basename $@)'; $(2)" $(1)
 endef
 
+# $(call long_table,KEY COLUMNS): $@, the study's table $< in long form (KEYS, measure, value;
+# opsim-report long, docs/results.md), for a notebook to pivot.
+define long_table
+@$(if $(Q),echo "  TABLE   $@")
+$(Q)bin/opsim-report long --in $< --keys '$(1)' --out $@
+endef
+
 RUN_DEPS := bin/opsim data/models.tsv
 PLOT_DEPS := plots/style.gp bin/opsim
 
@@ -108,7 +115,7 @@ $(RESULTS)/fig2/bars-x%.h5: experiments/fig2.ini $(RUN_DEPS) | data bin/opsim-re
 $(RESULTS)/fig2/deflection.tsv: $(FIG2_RUN) $(FIG2_SWEEP) bin/opsim
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tbody\tstiffness\ttip_deflection_m\tfinal_kinetic_J\tindex\n' > $$out; \
+	printf 'run\tbody\tstiffness\ttip_deflection_m\tfinal_kinetic_J\tindex\n' > $$out; \
 	for run in $(FIG2_RUN) $(FIG2_SWEEP); do \
 	    case $$run in $(FIG2_RUN)) tag=fig2;; *) tag=$$(basename $$run .h5 | sed 's/^bars-//');; esac; \
 	    ke=$$(bin/opsim export $$run /observables/kinetic/value | tail -n 1); \
@@ -131,7 +138,10 @@ $(FIGURES)/fig2-snapshots.png $(FIGURES)/fig2-snapshots.pdf &: $(FIG2_RUN) plots
 $(FIGURES)/fig2-deflection.png $(FIGURES)/fig2-deflection.pdf &: $(RESULTS)/fig2/deflection.tsv plots/deflection.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/deflection.gp,$(FIG2_DEFLECTION_ARGS))
 
-fig2: $(FIGURES)/fig2-snapshots.png $(FIGURES)/fig2-deflection.png
+$(RESULTS)/fig2/long.tsv: $(RESULTS)/fig2/deflection.tsv bin/opsim-report
+	$(call long_table,run body)
+
+fig2: $(FIGURES)/fig2-snapshots.png $(FIGURES)/fig2-deflection.png $(RESULTS)/fig2/long.tsv
 
 # ---- Fig. 4 -----------------------------------------------------------------------------------
 FIG4_RUN := $(RESULTS)/fig4/dino.h5
@@ -283,7 +293,7 @@ FIG7_CONTACT_ROWS := bunny-colours:$(FIG6_BUNNY) bunny-jacobi:$(RESULTS)/fig6/bu
 $(RESULTS)/fig7/contacts.tsv: $(foreach r,$(FIG7_CONTACT_ROWS),$(lastword $(subst :, ,$(r)))) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# scene_order\tlargest_mm\tlargest_pct\tresting_mm\tresting_pct\tsmallest_semi_axis_mm\n' > $$out; \
+	printf 'scene_order\tlargest_mm\tlargest_pct\tresting_mm\tresting_pct\tsmallest_semi_axis_mm\n' > $$out; \
 	calc() { bin/opsim-report calc --format $$1 "$$2"; }; \
 	for row in $(FIG7_CONTACT_ROWS); do \
 	    key=$${row%%:*}; run=$${row#*:}; \
@@ -314,8 +324,11 @@ FIG7_CONTACTS_ARGS = runs='$(FIG7_52) $(FIG7_180)'; titles='\"52 models\" \"180 
 $(FIGURES)/fig7-contacts.png $(FIGURES)/fig7-contacts.pdf &: $(FIG7_52) $(FIG7_180) plots/contacts.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/contacts.gp,$(FIG7_CONTACTS_ARGS))
 
+$(RESULTS)/fig7/long.tsv: $(RESULTS)/fig7/contacts.tsv bin/opsim-report
+	$(call long_table,scene_order)
+
 fig7: $(FIGURES)/fig7-52-snapshots.png $(FIGURES)/fig7-180-snapshots.png $(FIGURES)/fig7-contacts.png $(FIG7_BEFORE) \
-      $(RESULTS)/fig7/contacts.tsv
+      $(RESULTS)/fig7/contacts.tsv $(RESULTS)/fig7/long.tsv
 
 .PRECIOUS: $(FIG1_RUN) $(FIG2_RUN) $(FIG2_SWEEP) $(FIG4_RUN) $(FIG4_JACOBI) $(FIG4_LONG) \
            $(FIG5_RUN) $(FIG5_JACOBI) $(RESULTS)/fig2/bars-x%.h5 $(RESULTS)/fig4/frame1-%.h5 \

@@ -46,7 +46,7 @@ $(RESULTS)/fig3/meshless-%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim
 # method, iterations, frame time (s), steady deflection (m), its spread over the last 2 s (m)
 $(FIG3_TABLE): $(FIG3_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf '# method\titerations\tframe_time_s\tsteady_m\tswing_m\n'; \
+	$(Q){ printf 'method\titerations\tframe_time_s\tsteady_m\tswing_m\n'; \
 	for run in $(FIG3_RUNS); do \
 	    name=$$(basename $$run .h5); fps=$${name##*-f}; rest=$${name%-f*}; it=$${rest##*-i}; method=$${rest%-i*}; \
 	    steady=$$(bin/opsim export $$run /observables/tip/value | \
@@ -57,6 +57,9 @@ $(FIG3_TABLE): $(FIG3_RUNS) bin/opsim bin/opsim-report
 $(FIGURES)/fig3-stiffness.png $(FIGURES)/fig3-stiffness.pdf &: $(FIG3_TABLE) plots/fig3.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/fig3.gp,table='$(FIG3_TABLE)')
 
-fig3: $(FIGURES)/fig3-stiffness.png
+$(RESULTS)/fig3/long.tsv: $(FIG3_TABLE) bin/opsim-report
+	$(call long_table,method iterations frame_time_s)
+
+fig3: $(FIGURES)/fig3-stiffness.png $(RESULTS)/fig3/long.tsv
 
 .PRECIOUS: $(FIG3_RUNS) $(RESULTS)/fig3/%.h5

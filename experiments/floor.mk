@@ -29,7 +29,7 @@ floor_space := $(floor_empty) $(floor_empty)
 floor_scene = $(firstword $(subst -substep, ,$(subst -iteration, ,$(subst -solve, ,$(1)))))
 
 .PHONY: floor
-floor: $(FLOOR_DIR)/table.tsv
+floor: $(FLOOR_DIR)/table.tsv $(FLOOR_DIR)/long.tsv
 
 $(FLOOR_DIR)/%.h5: $(RUN_DEPS) experiments/fig5.ini experiments/fig7-52.ini | data
 	$(call run_figure,experiments/$(call floor_scene,$*).ini,--no-surface --set world.floor_contact=$(lastword $(subst -, ,$*)))
@@ -48,12 +48,15 @@ ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
 $(FLOOR_BENCH): | graphs figures convergence freeflight stiffness meshless $(FLOOR_RUNS)
 endif
 
+$(FLOOR_DIR)/long.tsv: $(FLOOR_DIR)/table.tsv bin/opsim-report
+	$(call long_table,scene floor_contact)
+
 # scene, place, resting sink (m), largest reach (m), elastic energy after the iterations (J),
-# after contacts (J), rest-shape error at the end (1, – where not observed), ms per frame
+# after contacts (J), rest-shape error at the end (1, empty where not observed), ms per frame
 $(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\telastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n' > $$out; \
+	printf 'scene\tfloor_contact\tresting_sink_mm\tlargest_reach_mm\telastic_iterated_J\telastic_after_contacts_J\trest_shape_error_pct\tms_per_frame\n' > $$out; \
 	series() { bin/opsim-report series "$$@"; }; \
 	for scene in $(FLOOR_SCENES); do for place in $(FLOOR_PLACES); do \
 	    run=$(FLOOR_DIR)/$$scene-$$place.h5; \
@@ -62,7 +65,7 @@ $(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim bin/opsim-report
 	    reach=$$(bin/opsim export $$run /collision/max_floor_reach_before | series --of max); \
 	    iterated=$$(bin/opsim export $$run /solver/energy/elastic | series --column last --rows -$$last: --of median); \
 	    after=$$(bin/opsim export $$run /solver/energy_after_contacts/elastic | series --rows -$$last: --of median); \
-	    shape=–; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
+	    shape=; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
 	        then shape=$$(bin/opsim-report calc --format %.3f "100 * $$final"); fi; \
 	    ms=$$(bin/opsim-report lookup --in $(FLOOR_BENCH) --separator , --where config=experiments/$$scene.ini \
 	        --where setting=world.floor_contact=$$place \

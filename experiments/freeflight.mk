@@ -29,15 +29,19 @@ FREEFLIGHT_NEWTON_STEPS := 1 3 10 30 100
 FREEFLIGHT_JACOBIAN_DAMPINGS := 0 0.01
 
 .PHONY: freeflight
-freeflight: $(FIGURES)/freeflight.png $(FREEFLIGHT_DIR)/springs-newton.tsv
+freeflight: $(FIGURES)/freeflight.png $(FREEFLIGHT_DIR)/springs-newton.tsv $(FREEFLIGHT_DIR)/long.tsv
+
+$(FREEFLIGHT_DIR)/long.tsv: $(FREEFLIGHT_DIR)/table.tsv bin/opsim-report
+	$(call long_table,variant substeps iterations start)
 
 # variant, sub-steps, iterations, start, |L| at 0, |L| after 1 s and 3.3 s over the reference's,
-# kinetic energy after 1 s and 3.3 s over the reference's, note
+# kinetic energy after 1 s and 3.3 s over the reference's (empty where the variant refused),
+# note ("refused: REASON")
 $(FREEFLIGHT_DIR)/table.tsv: experiments/freeflight.ini $(RUN_DEPS) | data bin/opsim-report
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# variant\tsubsteps\titerations\tstart\tL0\tL_1s_over_rigid\tL_3s_over_rigid\tKE_1s_over_rigid\tKE_3s_over_rigid\tnote\n' > $$out; \
+	printf 'variant\tsubsteps\titerations\tstart\tL0\tL_1s_over_rigid\tL_3s_over_rigid\tKE_1s_over_rigid\tKE_3s_over_rigid\tnote\n' > $$out; \
 	value() { bin/opsim export $$1 /observables/$$2/value | sed -n "$$3p"; }; \
 	for setting in $(FREEFLIGHT_SETTINGS); do \
 	    ns=$${setting%x*}; ni=$${setting#*x}; \
@@ -51,7 +55,7 @@ $(FREEFLIGHT_DIR)/table.tsv: experiments/freeflight.ini $(RUN_DEPS) | data bin/o
 	            if ! $(OPSIM_RUN) run $< --set solver.name=$$variant --set world.substeps=$$ns --set world.iterations=$$ni \
 	                    --set world.rotation_start=$$start --set run.frames=100 --no-surface --out $$run \
 	                    > /dev/null 2> $$run.err; then \
-	                printf '%s\t%s\t%s\t%s\t–\t–\t–\t–\t–\trefused: %s\n' $$variant $$ns $$ni $$start \
+	                printf '%s\t%s\t%s\t%s\t\t\t\t\t\trefused: %s\n' $$variant $$ns $$ni $$start \
 	                    "$$(head -n 1 $$run.err | tr '\t' ' ')" >> $$out; rm -f $$run.err; continue; \
 	            fi; rm -f $$run.err; \
 	            printf '%s\t%s\t%s\t%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t\n' $$variant $$ns $$ni $$start \
@@ -74,7 +78,7 @@ $(FREEFLIGHT_DIR)/springs-newton.tsv: experiments/freeflight.ini $(RUN_DEPS) | d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tjacobian_damping\tnewton_steps\tL_1frame_over_rigid\tL_1s_over_rigid\n' > $$out; \
+	printf 'run\tjacobian_damping\tnewton_steps\tL_1frame_over_rigid\tL_1s_over_rigid\n' > $$out; \
 	value() { bin/opsim export $$1 /observables/spin/value | sed -n "$$2p"; }; \
 	for steps in $(FREEFLIGHT_NEWTON_STEPS); do \
 	    reference=$(FREEFLIGHT_DIR)/newton-rigid-i$$steps.h5; \

@@ -24,15 +24,23 @@
 #   meshless-perf      Sec. 5: 100 and 384 objects of 100 points, 8 clusters, quadratic; ms per
 #                      frame and object beside the paper's; perf.tsv             (meshless-perf.ini)
 #
-# Tables are tab-separated with one '#' header line naming the columns; the first column names
-# the row.
+# Tables are tab-separated with one plain header line naming the columns (docs/results.md); the
+# first column names the row. long.tsv holds all of them in long form.
 
 MESHLESS := $(RESULTS)/meshless
 MESHLESS_TARGETS := meshless-spring meshless-pull meshless-plastic meshless-stick meshless-collapse meshless-fall \
     meshless-alias meshless-perf
 
+MESHLESS_TABLES := $(addprefix $(MESHLESS)/,spring.tsv pull.tsv plastic.tsv stick.tsv collapse.tsv fall.tsv \
+    alias.tsv perf.tsv)
+
 .PHONY: meshless $(MESHLESS_TARGETS)
-meshless: $(MESHLESS_TARGETS)
+meshless: $(MESHLESS_TARGETS) $(MESHLESS)/long.tsv
+
+# Every table of the study in one long form (table, case, measure, value; docs/results.md).
+$(MESHLESS)/long.tsv: $(MESHLESS_TABLES) bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim-report long $(MESHLESS_TABLES:%=--in %) --out $@
 
 # mean and spread (max − min) of an observable's last values: "$(call meshless_last,RUN,N,NAME)"
 # prints "mean<TAB>spread" of the last N values of /observables/NAME/value; meshless_max its largest
@@ -65,7 +73,7 @@ spring_growth = bin/opsim-report calc --format %.6g \
 
 $(MESHLESS)/spring.tsv: $(SPRING_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q)set -e; { printf '# h_over_hcrit\th\talpha\texplicit\tstart\tpredicted\n'; \
+	$(Q)set -e; { printf 'h_over_hcrit\th\talpha\texplicit\tstart\tpredicted\n'; \
 	for f in $(SPRING_FACTORS); do \
 	    printf '%s\t%s\t%s\n' "$$(bin/opsim-report explicit-spring --factor $$f --steps 60)" \
 	        "$$($(call spring_growth,$(MESHLESS)/spring-start-f$$f.h5))" \
@@ -87,7 +95,7 @@ $(MESHLESS)/pull-%.h5: experiments/meshless-pull.ini $(RUN_DEPS)
 # the rest-shape error under load: its mean and spread over the last second, and its largest
 $(MESHLESS)/pull.tsv: $(PULL_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf '# mode\terror\tspread\tlargest\n'; \
+	$(Q){ printf 'mode\terror\tspread\tlargest\n'; \
 	for m in $(PULL_MODES); do \
 	    printf '%s\t%s\t%s\n' $$m "$$($(call meshless_last,$(MESHLESS)/pull-$$m.h5,30,shape_error))" \
 	        "$$($(call meshless_max,$(MESHLESS)/pull-$$m.h5,shape_error))"; \
@@ -107,7 +115,7 @@ $(MESHLESS)/plastic-%.h5: experiments/meshless-plastic.ini $(RUN_DEPS)
 
 $(MESHLESS)/plastic.tsv: $(PLASTIC_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf '# run\tafter\tspread\tlargest\n'; \
+	$(Q){ printf 'run\tafter\tspread\tlargest\n'; \
 	for r in $(PLASTIC_NAMES); do \
 	    printf '%s\t%s\t%s\n' $$r "$$($(call meshless_last,$(MESHLESS)/plastic-$$r.h5,30,shape_error))" \
 	        "$$($(call meshless_max,$(MESHLESS)/plastic-$$r.h5,shape_error))"; \
@@ -125,7 +133,7 @@ $(MESHLESS)/stick-c%.h5: experiments/meshless-stick.ini $(RUN_DEPS)
 # the tip's displacement: mean and spread over the last second
 $(MESHLESS)/stick.tsv: $(STICK_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf '# clusters\ttip\tspread\n'; \
+	$(Q){ printf 'clusters\ttip\tspread\n'; \
 	for c in $(STICK_CLUSTERS); do \
 	    printf '%s\t%s\n' $$c "$$($(call meshless_last,$(MESHLESS)/stick-c$$c.h5,30,tip))"; \
 	done; } > $@.tmp && mv $@.tmp $@
@@ -168,7 +176,7 @@ collapse_row = printf '%s\t%s\t%s\n' $(1) \
 
 $(MESHLESS)/collapse.tsv: $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FIG4_RUN) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf '# method'; for f in $(COLLAPSE_FRAMES); do printf '\tf%s' $$f; done; printf '\tkinetic\n'; \
+	$(Q){ printf 'method'; for f in $(COLLAPSE_FRAMES); do printf '\tf%s' $$f; done; printf '\tkinetic\n'; \
 	$(call collapse_row,arap,$(FIG4_RUN)); \
 	$(foreach g,$(COLLAPSE_GOALS),$(call collapse_row,meshless-$(g),$(MESHLESS)/collapse-$(g).h5);) \
 	$(call collapse_row,flat-arap,$(MESHLESS)/flat-arap.h5); \
@@ -201,7 +209,7 @@ fall_row = printf '%s\t%s\t%s\t%s\n' $(1) \
 
 $(MESHLESS)/fall.tsv: $(FALL_RUNS) $(FIG5_RUN) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf '# method\tlargest\tshape_error\tkinetic\n'; \
+	$(Q){ printf 'method\tlargest\tshape_error\tkinetic\n'; \
 	$(call fall_row,arap,$(FIG5_RUN)); \
 	$(foreach g,$(COLLAPSE_GOALS),$(call fall_row,meshless-$(g),$(MESHLESS)/fall-$(g).h5);) \
 	} > $@.tmp && mv $@.tmp $@
@@ -267,13 +275,13 @@ perf_solver = paste <(bin/opsim export $(1) /timing/local) <(bin/opsim export $(
 $(MESHLESS)/perf.tsv: SHELL := /bin/bash
 $(MESHLESS)/perf.tsv: $(PERF_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf '# objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\tpaper_ms_per_object\n'; \
+	$(Q){ printf 'objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\tpaper_ms_per_object_min\tpaper_ms_per_object_max\n'; \
 	for c in $(PERF_COUNTS); do \
 	    run=$(MESHLESS)/perf-$$c.h5; total=$$($(call perf_median,$$run,total)); solver=$$($(call perf_solver,$$run)); \
-	    paper=$$([ $$c = 100 ] && echo 0.2 || echo 0.008-0.096); \
-	    printf '%d\t%d\t%s\t%s\t%s\t%s\n' $$c $$((100 * c)) "$$(bin/opsim-report calc --format %.4g $$total)" \
+	    low=0.008; high=0.096; [ $$c != 100 ] || { low=0.2; high=0.2; }; \
+	    printf '%d\t%d\t%s\t%s\t%s\t%s\t%s\n' $$c $$((100 * c)) "$$(bin/opsim-report calc --format %.4g $$total)" \
 	        "$$(bin/opsim-report calc --format %.4g "$$total / $$c")" \
-	        "$$(bin/opsim-report calc --format %.4g "$$solver / $$c")" $$paper; \
+	        "$$(bin/opsim-report calc --format %.4g "$$solver / $$c")" $$low $$high; \
 	done; } > $@.tmp && mv $@.tmp $@
 
 meshless-perf: $(MESHLESS)/perf.tsv

@@ -66,7 +66,7 @@ $(SPRINGS)/drape-%.h5: experiments/springs-cloth-drape.ini $(RUN_DEPS) | data
 $(SPRINGS)/drape.tsv: $(SPRINGS_DRAPE_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tdensity\tjacobian_damping\tstretch_max\tkinetic_2s_J\tkinetic_5s_J\tkinetic_10s_J\tswing_last_2s_m\n' > $$out; \
+	printf 'run\tdensity\tjacobian_damping\tstretch_max\tkinetic_2s_J\tkinetic_5s_J\tkinetic_10s_J\tswing_last_2s_m\n' > $$out; \
 	for run in $(SPRINGS_DRAPE_RUNS); do \
 	    name=$$(basename $$run .h5); rest=$${name#drape-r}; rho=$${rest%-j*}; jd=$${rest#*-j}; \
 	    stretch=$$(bin/opsim export $$run /observables/stretch/value | tail -n 1); \
@@ -93,7 +93,7 @@ $(SPRINGS)/stretch-j%.h5: experiments/springs-cloth-stretch.ini $(RUN_DEPS) | da
 $(SPRINGS)/stretch.tsv: $(SPRINGS_STRETCH_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tjacobian_damping\tstretch_max\tkinetic_7s_J\tkinetic_8s_J\tkinetic_12s_J\tswing_last_2s_m\n' > $$out; \
+	printf 'run\tjacobian_damping\tstretch_max\tkinetic_7s_J\tkinetic_8s_J\tkinetic_12s_J\tswing_last_2s_m\n' > $$out; \
 	for run in $(SPRINGS_STRETCH_RUNS); do name=$$(basename $$run .h5); \
 	    stretch=$$(bin/opsim export $$run /observables/stretch/value | tail -n 1); \
 	    ke=$$(bin/opsim export $$run /observables/kinetic/value | bin/opsim-report series --of at:211 --of at:241 --of at:361); \
@@ -113,7 +113,7 @@ $(SPRINGS)/ball-%.h5: experiments/springs-ball.ini $(RUN_DEPS) | data
 $(SPRINGS)/ball.tsv: $(SPRINGS_BALL_RUNS) bin/opsim
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# law\tstretch_peak\tstretch_final\tsag_max_m\tsag_final_m\n' > $$out; \
+	printf 'law\tstretch_peak\tstretch_final\tsag_max_m\tsag_final_m\n' > $$out; \
 	for run in $(SPRINGS_BALL_RUNS); do law=$$(basename $$run .h5); law=$${law#ball-}; \
 	    printf '%s\t%s\t%s\t%s\t%s\n' $$law \
 	        $$(bin/opsim export $$run /observables/stretch/value | sort -g | tail -n 1) \
@@ -136,7 +136,7 @@ $(SPRINGS)/hang-%.h5: experiments/springs-hang.ini $(RUN_DEPS) | data
 $(SPRINGS)/hang.tsv: $(SPRINGS_HANG_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# law\tcloth_kg\tcube_kg\tstretch_peak\tstretch_final\tdrop_max_m\tdrop_final_m\tkinetic_final_J\n' > $$out; \
+	printf 'law\tcloth_kg\tcube_kg\tstretch_peak\tstretch_final\tdrop_max_m\tdrop_final_m\tkinetic_final_J\n' > $$out; \
 	for law in $(SPRINGS_LAWS); do run=$(SPRINGS)/hang-$$law.h5; \
 	    printf '%s\t%s\t%s\t%s\t%s\t%s\n' $$law \
 	        "$$(bin/opsim export $$run /graph/hang/mass | bin/opsim-report series --rows 1:1024 --of sum --format %.4f)	$$(bin/opsim export $$run /graph/hang/mass | bin/opsim-report series --rows 1025: --of sum --format %.4f)" \
@@ -159,7 +159,7 @@ $(SPRINGS)/cube-%.h5: experiments/springs-cube.ini $(RUN_DEPS) | data
 $(SPRINGS)/cube.tsv: $(SPRINGS_CUBE_RUNS) bin/opsim
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tlaw\tsubsteps\theight_min_m\theight_final_m\tinverted_max\tstretch_min\n' > $$out; \
+	printf 'run\tlaw\tsubsteps\theight_min_m\theight_final_m\tinverted_max\tstretch_min\n' > $$out; \
 	for run in $(SPRINGS_CUBE_RUNS); do name=$$(basename $$run .h5); set -- $$(echo $${name#cube-} | tr '-' ' '); \
 	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$name $$1 $${2#s} \
 	        $$(bin/opsim export $$run /observables/height/value | sort -g | head -n 1) \
@@ -185,7 +185,7 @@ $(SPRINGS)/time-%.h5: experiments/springs-cloth-hang.ini experiments/fig5.ini $(
 $(SPRINGS)/timing.tsv: $(SPRINGS_TIME_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tscene\tlaw\tproducts\tms_per_frame\tcg_per_substep\tus_per_cg_iteration\tshape\n' > $$out; \
+	printf 'run\tscene\tlaw\tproducts\tms_per_frame\tcg_per_substep\tus_per_cg_iteration\tshape\n' > $$out; \
 	for run in $(SPRINGS_TIME_RUNS); do \
 	    name=$$(basename $$run .h5); set -- $$(echo $${name#time-} | tr '-' ' '); \
 	    ms=$$(bin/opsim export $$run /timing/total | bin/opsim-report series --rows 6: --of median); \
@@ -208,7 +208,7 @@ $(SPRINGS)/fig5-%.h5: experiments/fig5.ini $(RUN_DEPS) | data
 $(SPRINGS)/dino.tsv: $(SPRINGS_DINO_RUNS) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# law\tlowest_m\tshape_error_max\tshape_error_final\tkinetic_final_J\tcg_per_substep\n' > $$out; \
+	printf 'law\tlowest_m\tshape_error_max\tshape_error_final\tkinetic_final_J\tcg_per_substep\n' > $$out; \
 	for law in $(SPRINGS_LAWS); do run=$(SPRINGS)/fig5-$$law.h5; \
 	    printf '%s\t%s\t%s\t%s\t%s\t%s\n' $$law \
 	        $$(bin/opsim export $$run /observables/lowest/value | tail -n 1) \
@@ -229,16 +229,25 @@ $(SPRINGS_COLLAPSED_RUN): experiments/fig4.ini $(RUN_DEPS) | data
 $(SPRINGS)/collapsed.tsv: $(SPRINGS_COLLAPSED_RUN) bin/opsim
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# run\tshape_error_start\tshape_error_1s\tkinetic_1s_J\n' > $$out; \
+	printf 'run\tshape_error_start\tshape_error_1s\tkinetic_1s_J\n' > $$out; \
 	printf 'fig4-collapsed\t%s\t%s\t%s\n' \
 	    $$(bin/opsim export $(SPRINGS_COLLAPSED_RUN) /observables/shape_error/value | head -n 1) \
 	    $$(bin/opsim export $(SPRINGS_COLLAPSED_RUN) /observables/shape_error/value | tail -n 1) \
 	    $$(bin/opsim export $(SPRINGS_COLLAPSED_RUN) /observables/kinetic/value | tail -n 1) >> $$out; \
 	mv $$out $@; trap - EXIT
 
+# Every table of the study but the dense curves.tsv in one long form (table, case, measure,
+# value; docs/results.md).
+SPRINGS_TABLES := $(addprefix $(SPRINGS)/,curve-points.tsv drape.tsv stretch.tsv ball.tsv hang.tsv cube.tsv timing.tsv \
+    dino.tsv collapsed.tsv)
+$(SPRINGS)/long.tsv: $(SPRINGS_TABLES) bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim-report long $(SPRINGS_TABLES:%=--in %) --out $@
+
 .PHONY: springs
 springs: $(FIGURES)/springs-curves.png $(SPRINGS)/curve-points.tsv $(SPRINGS)/drape.tsv $(FIGURES)/springs-drape.png $(SPRINGS)/stretch.tsv $(SPRINGS)/ball.tsv \
-         $(SPRINGS)/hang.tsv $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv $(SPRINGS)/collapsed.tsv
+         $(SPRINGS)/hang.tsv $(SPRINGS)/cube.tsv $(SPRINGS)/timing.tsv $(SPRINGS)/dino.tsv $(SPRINGS)/collapsed.tsv \
+         $(SPRINGS)/long.tsv
 figures: springs
 
 .PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_STRETCH_RUNS) $(SPRINGS)/stretch-j%.h5 $(SPRINGS_BALL_RUNS) $(SPRINGS_HANG_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \

@@ -31,7 +31,10 @@ STIFFNESS_RUNS := $(foreach f,$(STIFFNESS_FACTORS), \
 STIFFNESS_STATIC := $(STIFFNESS_FACTORS:%=$(STIFFNESS_DIR)/static-k%.h5)
 
 .PHONY: stiffness
-stiffness: $(FIGURES)/stiffness.png $(STIFFNESS_DIR)/summary.tsv
+stiffness: $(FIGURES)/stiffness.png $(STIFFNESS_DIR)/summary.tsv $(STIFFNESS_DIR)/long.tsv
+
+$(STIFFNESS_DIR)/long.tsv: $(STIFFNESS_DIR)/table.tsv bin/opsim-report
+	$(call long_table,factor stiffness iterations frame_time)
 
 stiffness_k = $$(bin/opsim-report calc '$(STIFFNESS_BASE) * $(1)')
 # word N of kF-iN-fR without its letter
@@ -52,7 +55,7 @@ $(STIFFNESS_DIR)/static-k%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim
 $(STIFFNESS_DIR)/table.tsv: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf '# factor\tstiffness\titerations\tframe_time\tsteady_m\tswing_m\tstatic_m\tsteady_over_static\n' > $$out; \
+	printf 'factor\tstiffness\titerations\tframe_time\tsteady_m\tswing_m\tstatic_m\tsteady_over_static\n' > $$out; \
 	for run in $(STIFFNESS_RUNS); do \
 	    name=$$(basename $$run .h5); fps=$${name##*-f}; rest=$${name%-f*}; it=$${rest##*-i}; factor=$${rest%-i*}; factor=$${factor#k}; \
 	    static=$$(bin/opsim export $(STIFFNESS_DIR)/static-k$$factor.h5 /observables/tip/value | tail -n 1); \

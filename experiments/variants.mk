@@ -46,7 +46,10 @@ VARIANTS_KEYED := $(VARIANTS_DIR)/matrix-keyed.tsv
 VARIANTS_FIGURES := $(FIGURES)/variants-convergence.png $(FIGURES)/variants-cost.png $(FIGURES)/variants-measures.png
 
 .PHONY: variants
-variants: $(VARIANTS_DERIVED) $(VARIANTS_KEYED) $(VARIANTS_TEX) $(VARIANTS_FIGURES)
+variants: $(VARIANTS_DERIVED) $(VARIANTS_KEYED) $(VARIANTS_TEX) $(VARIANTS_FIGURES) $(VARIANTS_DIR)/long.tsv
+
+$(VARIANTS_DIR)/long.tsv: $(VARIANTS_MATRIX) bin/opsim-report
+	$(call long_table,variant scene)
 
 # The runs are remade from scratch whenever bin/opsim or a config changes (the script reuses a
 # run it finds, so that an interrupted matrix can be finished by hand: OUT_DIR/runs).
@@ -103,7 +106,7 @@ reports/tables/variants-%.tex: $(VARIANTS_DIR)/%.tsv experiments/variants.mk bin
 	$(Q)bin/opsim-report tex --in $< --source '$<' --out $@
 
 VARIANTS_PLOT_ARGS = dir='$(VARIANTS_DIR)'; scenes='$(VARIANTS_SCENES)'; \
-    variants='$(shell cut -f1 $(VARIANTS_DIR)/ms-per-frame.tsv 2> /dev/null | grep -v '^\#' | tr '\n' ' ')'
+    variants='$(shell sed 1d $(VARIANTS_DIR)/ms-per-frame.tsv 2> /dev/null | cut -f1 | tr '\n' ' ')'
 
 $(FIGURES)/variants-convergence.png $(FIGURES)/variants-convergence.pdf &: $(VARIANTS_DIR)/ms-per-frame.tsv \
         plots/variants-convergence.gp $(PLOT_DEPS)

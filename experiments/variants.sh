@@ -146,7 +146,7 @@ prerequisite() { # KIND SCENE [ORDER]
 # iterations/ms to the tolerances, r at the end and r after NI iterations: 8 tab-separated
 # fields from a converge run
 converge_fields() { # REFERENCE RUN NI
-    awk -v ni="$3" 'BEGIN { n = 0 } FNR == 1 { file++ } /^#/ { next }
+    awk -v ni="$3" 'BEGIN { n = 0 } FNR == 1 { file++ } /^#/ || $1 == "k" { next }
         file == 1 { estar = $3; next }
         { k[n] = $1; s[n] = $2; e[n] = $3; n++ }
         END { split("1e-2 1e-4 1e-6", tol, " "); line = "";
@@ -201,8 +201,8 @@ cell() { # LABEL SETTINGS SCENE
         --out "$out-converge.tsv" 2> "$out.err" || status=$?
     if [ $status = 0 ]; then
         convergence=$(converge_fields "$RUNS/reference-$scene.tsv" "$out-converge.tsv" "${NI[$scene]}")
-        own=$(sed -n 's/^# own_fields = //p' "$out-converge.tsv")
-        own_step=$(sed -n 's/^# fixed point last step = \([^ ]*\).*/\1/p' "$out-converge.tsv")
+        own=$(sed -n 's/^own_fields = //p' "$out-converge.tsv.meta")
+        own_step=$(sed -n 's/^fixed point last step = \([^ ]*\).*/\1/p' "$out-converge.tsv.meta")
         # a single update reaches no tolerance of E* either: said so, not "–"
         case $own in "single update"*) convergence=$(echo "$convergence" |
             awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= 6; ++i) if ($i == "–") $i = "single update"; print }') ;; esac
@@ -309,7 +309,7 @@ done
 wait
 
 tmp=$OUT/matrix.tsv.$$.tmp
-printf '# variant\tscene\tms_per_frame\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
+printf 'variant\tscene\tms_per_frame\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
 for entry in "${VARIANTS[@]}"; do
     for scene in $SCENES; do
         line=$RUNS/${entry%%	*}-$scene.line

@@ -20,8 +20,8 @@ if (!exists("title")) title = "Convergence of one sub-step: relative energy erro
 columns = words(scenes)
 label(i) = (labels eq "") ? word(scenes, i) : system(sprintf("printf '%%s' '%s' | cut -d'|' -f%d", labels, i))
 # the last energy of a converge file, exactly as printed
-last_energy(file) = system(sprintf("awk '!/^#/ { e = $3 } END { if (e == \"\") exit 1; print e }' '%s'", file))
-first_energy(file) = system(sprintf("awk '!/^#/ { print $3; exit }' '%s'", file))
+last_energy(file) = system(sprintf("awk '!/^#/ && $1 != \"k\" { e = $3 } END { if (e == \"\") exit 1; print e }' '%s'", file))
+first_energy(file) = system(sprintf("awk '!/^#/ && $1 != \"k\" { print $3; exit }' '%s'", file))
 ok = 1
 array e_star[columns]
 array e_zero[columns]
@@ -42,6 +42,7 @@ do for [v = 1:4] { variant_name[v] = name(v) }
 r(e, c) = (abs(e - e_star[c]) > 0) ? abs(e - e_star[c]) / (e_zero[c] - e_star[c]) : NaN
 
 load "plots/style.gp"
+set datafile columnheaders
 # one colour per variant; Jacobi dashed
 set linetype 11 lc rgb "#0072B2" lw 2 dt 1
 set linetype 12 lc rgb "#D55E00" lw 2 dt 2

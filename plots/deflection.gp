@@ -18,7 +18,7 @@ if (!exists("highlight")) highlight = "fig2"
 if (!exists("title")) title = "Fig. 2: steady tip deflection of a held bar under gravity"
 if (out[strlen(out)-3:] eq ".png" || out[strlen(out)-3:] eq ".pdf") out = out[1:strlen(out)-4]
 set datafile separator tab
-set datafile commentschars "#"
+set datafile columnheaders
 
 stats data using 3:4 nooutput
 if (STATS_records < 1) { print "deflection.gp: no bars in ".data; exit status 1 }

@@ -6,6 +6,7 @@
 # usage: gnuplot -e "table='spring.tsv'; out='meshless-spring'" plots/meshless-spring.gp
 load "plots/style.gp"
 set datafile separator "\t"
+set datafile columnheaders
 do for [format in "png pdf"] {
     if (format eq "png") { set terminal pngcairo size 800,520 font "sans,11" } \
     else { set terminal pdfcairo size 6in,4in font "sans,9" }

@@ -9,7 +9,7 @@ if (!exists("table") || !exists("out")) {
 }
 load "plots/style.gp"
 set datafile separator "\t"
-set datafile commentschars "#"
+set datafile columnheaders
 do for [format in "png pdf"] {
     if (format eq "png") { set terminal pngcairo size 1500,460 font "sans,11" } \
     else { set terminal pdfcairo size 12.5in,3.8in font "sans,9" }

@@ -14,8 +14,8 @@ if (!exists("out") || !exists("dir") || !exists("scenes") || !exists("variants")
 if (out[strlen(out)-3:] eq ".png" || out[strlen(out)-3:] eq ".pdf") out = out[1:strlen(out)-4]
 columns = words(scenes)
 count = words(variants)
-last_energy(file) = system(sprintf("awk '!/^#/ { e = $3 } END { if (e == \"\") exit 1; print e }' '%s'", file))
-first_energy(file) = system(sprintf("awk '!/^#/ { print $3; exit }' '%s'", file))
+last_energy(file) = system(sprintf("awk '!/^#/ && $1 != \"k\" { e = $3 } END { if (e == \"\") exit 1; print e }' '%s'", file))
+first_energy(file) = system(sprintf("awk '!/^#/ && $1 != \"k\" { print $3; exit }' '%s'", file))
 exists_file(file) = system(sprintf("[ -s '%s' ] && echo 1 || echo 0", file)) eq "1"
 array e_star[columns]
 array e_zero[columns]
@@ -30,6 +30,7 @@ r(e, c) = (abs(e - e_star[c]) > 0) ? abs(e - e_star[c]) / (e_zero[c] - e_star[c]
 run(v, c) = dir."/runs/".word(variants, v)."-".word(scenes, c)."-converge.tsv"
 
 load "plots/style.gp"
+set datafile columnheaders
 # ten distinguishable lines: colours cycle, the second round dashed
 do for [v = 1:20] {
     if (v > 7) { set linetype 20 + v lw 2 dt 2 } else { set linetype 20 + v lw 2 dt 1 }

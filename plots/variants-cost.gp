@@ -13,7 +13,7 @@ if (!exists("out") || !exists("dir") || !exists("scenes")) {
 if (out[strlen(out)-3:] eq ".png" || out[strlen(out)-3:] eq ".pdf") out = out[1:strlen(out)-4]
 columns = words(scenes)
 # variant, ms per frame, r for scene c: joined from the two tables
-joined(c) = sprintf("< awk -F'\t' -v c=%d 'FNR == 1 { f++ } /^#/ { next } f == 1 { ms[$1] = $(c + 1); next } ($1 in ms) { print $1 \"\\t\" ms[$1] \"\\t\" $(c + 1) }' '%s/ms-per-frame.tsv' '%s/r-at-ni.tsv'", c, dir, dir)
+joined(c) = sprintf("< awk -F'\t' -v c=%d 'FNR == 1 { f++; next } f == 1 { ms[$1] = $(c + 1); next } ($1 in ms) { print $1 \"\\t\" ms[$1] \"\\t\" $(c + 1) }' '%s/ms-per-frame.tsv' '%s/r-at-ni.tsv'", c, dir, dir)
 load "plots/style.gp"
 set grid lc rgb "#e6e6e6"
 set logscale xy

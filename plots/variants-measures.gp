@@ -7,7 +7,8 @@
 # usage: gnuplot -e "table='bar.tsv'; out='variants-measures'" plots/variants-measures.gp
 load "plots/style.gp"
 set datafile separator "\t"
-number(s) = (s eq "refused" || s eq "–") ? NaN : real(s)
+set datafile columnheaders
+number(s) = (s eq "" || s eq "refused" || s eq "–") ? NaN : real(s)
 never(s) = strstrt(s, "never") > 0
 do for [format in "png pdf"] {
     if (format eq "png") { set terminal pngcairo size 1200,480 font "sans,11" } \

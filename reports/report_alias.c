@@ -251,7 +251,7 @@ int report_alias(op_ctx *ctx, const char *run, FILE *out)
             double motion_substep = 0.0;
             for (long r = 1; r < w.rows; ++r)
                 motion_substep += sqrt(2 * w.kinetic[r] / mass) * w.h;
-            fprintf(out, "# quantity\tmean\tmin\tmax\n");
+            fprintf(out, "quantity\tmean\tmin\tmax\n");
             energy_rows(out, e, energies, n);
             fprintf(out, "kinetic_frames_J\t%.4g\t\t\n", kinetic / LAST_FRAMES);
             fprintf(out, "motion_substep_mm\t%.4g\t\t\n", 1000 * motion_substep / (double)(w.rows - 1));
@@ -290,7 +290,7 @@ int report_alias_series(op_ctx *ctx, const char *run, FILE *out)
             OP_FAIL(ctx, OP_ERR_INVALID, "%s: %ld sub-steps stored but %ld logged", run, w.first + w.rows - 1,
                     energies);
         else {
-            fprintf(out, "# substep\ttime_s\tframe\tkinetic_logged_J\tkinetic_states_J\tswing_mm\n");
+            fprintf(out, "substep\ttime_s\tframe\tkinetic_logged_J\tkinetic_states_J\tswing_mm\n");
             for (long s = 1; s < w.rows; ++s) {
                 long index = w.first + s;
                 fprintf(out, "%ld\t%.9g\t%d\t%.6g\t%.6g\t%.6g\n", index, (double)index * w.h, index % n == 0,

@@ -19,11 +19,11 @@
  *   swing_frames_mm         the same seen at the stored frames only
  *   period_substeps         the smallest lag (up to 4 frames) after which every particle is back
  *                           within a tenth of the largest one-sub-step move; 0 when none
- * T the frame time, n the sub-steps a frame. Written as "# quantity\tmean\tmin\tmax", then a
+ * T the frame time, n the sub-steps a frame. Written as "quantity\tmean\tmin\tmax", then a
  * row per quantity (%.4g; min and max empty where they do not apply).
  *
  * report_alias_series (`opsim-report alias-series`), for the figure: every sub-step of the last
- * 9 frames, "# substep time_s frame kinetic_logged_J kinetic_states_J swing_mm", frame 1 on the
+ * 9 frames, "substep time_s frame kinetic_logged_J kinetic_states_J swing_mm", frame 1 on the
  * stored frames' sub-steps, kinetic_logged_J the log's, kinetic_states_J and swing_mm as above. */
 #ifndef OPSIM_REPORT_ALIAS_H
 #define OPSIM_REPORT_ALIAS_H

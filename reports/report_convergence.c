@@ -41,14 +41,17 @@ static int grow(op_ctx *ctx, converge_run *r, const char *path)
     return OP_OK;
 }
 
-/* The first word of VALUE in "# KEY = VALUE ..." into `value` when the line names `key` (the
- * converge output explains the frame and h after their number). */
+/* The first word of VALUE in "KEY = VALUE ..." (a line of FILE.tsv.meta, or "# KEY = ..." in a
+ * converge file of before the sidecar) into `value` when the line names `key` (the converge
+ * output explains the frame and h after their number). */
 static void setting(const char *line, const char *key, char *value)
 {
     size_t length = strlen(key);
-    if (strncmp(line, "# ", 2) != 0 || strncmp(line + 2, key, length) != 0 || strncmp(line + 2 + length, " = ", 3) != 0)
+    if (strncmp(line, "# ", 2) == 0)
+        line += 2;
+    if (strncmp(line, key, length) != 0 || strncmp(line + length, " = ", 3) != 0)
         return;
-    const char *word = line + 5 + length;
+    const char *word = line + 3 + length;
     word += strspn(word, " \t");
     snprintf(value, CELL, "%.*s", (int)(strcspn(word, " \t") < CELL ? strcspn(word, " \t") : CELL - 1), word);
 }
@@ -75,18 +78,46 @@ static int read_row(op_ctx *ctx, converge_run *r, const char *path, int number, 
     return OP_OK;
 }
 
+static void read_settings(const char *line, converge_run *r)
+{
+    setting(line, "config", r->config);
+    setting(line, "frame", r->frame);
+    setting(line, "h", r->h);
+}
+
+/* The settings from PATH.meta, when the run has one. */
+static void read_meta(const char *path, converge_run *r)
+{
+    char meta[4096], line[4096];
+    if (snprintf(meta, sizeof meta, "%s.meta", path) >= (int)sizeof meta)
+        return;
+    FILE *f = fopen(meta, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        read_settings(line, r);
+    }
+    fclose(f);
+}
+
+/* A plain header line ("k<TAB>seconds..."), which names the columns read by position. */
+static int is_header(const char *line)
+{
+    return strncmp(line, "k\t", 2) == 0;
+}
+
 static int read_run(op_ctx *ctx, const char *path, converge_run *r)
 {
+    read_meta(path, r);
     FILE *f = fopen(path, "r");
     if (!f)
         return OP_FAIL(ctx, OP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char line[4096];
     for (int number = 1; fgets(line, sizeof line, f) && ctx->status == OP_OK; ++number) {
         line[strcspn(line, "\r\n")] = '\0';
-        setting(line, "config", r->config);
-        setting(line, "frame", r->frame);
-        setting(line, "h", r->h);
-        if (line[0] != '#' && line[strspn(line, " \t")] != '\0')
+        read_settings(line, r);
+        if (line[0] != '#' && !is_header(line) && line[strspn(line, " \t")] != '\0')
             read_row(ctx, r, path, number, line);
     }
     fclose(f);
@@ -107,6 +138,12 @@ static int reached(const converge_run *run, double estar, double tolerance)
     return first;
 }
 
+/* A missing value: an empty cell ("-" in a table of before the tidy format). */
+static int missing(const char *cell)
+{
+    return cell[0] == '\0' || strcmp(cell, "-") == 0;
+}
+
 static int write_row(op_ctx *ctx, const report_convergence_row_def *def, const converge_run *reference,
                      const converge_run *run, FILE *out)
 {
@@ -121,12 +158,12 @@ static int write_row(op_ctx *ctx, const report_convergence_row_def *def, const c
     for (int t = 0; t < TOLERANCES; ++t) {
         int r = reached(run, estar, TOLERANCE[t]);
         if (r < 0)
-            fputs("\t-\t-", out);
+            fputs("\t\t", out);
         else
             fprintf(out, "\t%ld\t%.3f", run->k[r], 1000 * run->seconds[r]);
     }
     double end = fabs(run->energy[run->count - 1] - estar) / (e0 - estar);
-    fprintf(out, "\t%s\t%.3e\t%.17g\t%.17g\t%ld\t%s\t%s\t%s\n", def->rho ? def->rho : "-", end, e0, estar,
+    fprintf(out, "\t%s\t%.3e\t%.17g\t%.17g\t%ld\t%s\t%s\t%s\n", def->rho && !missing(def->rho) ? def->rho : "", end, e0, estar,
             run->k[run->count - 1], run->frame, run->h, run->config);
     return OP_OK;
 }
@@ -187,7 +224,7 @@ static int read_table(op_ctx *ctx, const char *path, study *s)
     table_row *r = &s->row[0];
     for (int number = 1; s->rows < MAX_ROWS && fgets(r->text, sizeof r->text, f); ++number) {
         r->text[strcspn(r->text, "\r\n")] = '\0';
-        if (r->text[0] == '#' || r->text[0] == '\0')
+        if (r->text[0] == '#' || r->text[0] == '\0' || strncmp(r->text, "scene\t", 6) == 0)
             continue;
         split_row(r);
         if (r->count < 16) {
@@ -218,13 +255,13 @@ static const char *cell(const table_row *r, int c)
 {
     if (!r || c >= r->count)
         return "";
-    return strcmp(r->cell[c], "-") == 0 ? "–" : r->cell[c];
+    return missing(r->cell[c]) ? "–" : r->cell[c];
 }
 
 static void write_ratio(const table_row *plain, const table_row *fast, int c, FILE *out)
 {
-    const char *a = plain ? plain->cell[c] : "-", *b = fast ? fast->cell[c] : "-";
-    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0 || strtod(b, NULL) == 0)
+    const char *a = plain ? plain->cell[c] : "", *b = fast ? fast->cell[c] : "";
+    if (missing(a) || missing(b) || strtod(b, NULL) == 0)
         fputs(" – |", out);
     else
         fprintf(out, " %.2f× |", strtod(a, NULL) / strtod(b, NULL));
@@ -354,7 +391,7 @@ static void write_unconverged(const study *s, FILE *out)
     for (int c = 0; c < s->scenes; ++c)
         for (int v = 0; v < 4; ++v) {
             const table_row *r = find(s, s->scene[c], VARIANT[v]);
-            if (!r || strcmp(r->cell[2], "-") != 0)
+            if (!r || !missing(r->cell[2]))
                 continue;
             if (!any++)
                 fputs("\n## Runs that do not converge\n\n", out);

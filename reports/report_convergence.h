@@ -3,17 +3,18 @@
  * experiments/convergence.mk.
  *
  * convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R
- *   REF.tsv and RUN.tsv are `opsim converge` outputs: '#' lines (the first word after RUN's
- *   "# config = ", "# frame = " and "# h = " is read) and rows "k seconds energy". E* is REF's last energy.
+ *   REF.tsv and RUN.tsv are `opsim converge` outputs: a header line and rows "k seconds energy"
+ *   (the first word after "config = ", "frame = " and "h = " in RUN.tsv.meta is read, or in
+ *   RUN's "# " lines in a file of before the sidecar). E* is REF's last energy.
  *   RUN's E_0 (its first row) must equal REF's iteration-0 energy (the same state) and
  *   lie above E*. Prints one line of table.tsv: scene, variant, then for 1e-2, 1e-4, 1e-6 the
  *   first k after which r_k = |E_k − E*| / (E_0 − E*) stays at or below the tolerance to the
- *   end and the ms spent up to it (%.3f; "-" and "-" if never), R ("-" unless Chebyshev), r at
- *   the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config.
+ *   end and the ms spent up to it (%.3f; empty cells if never), R (empty unless Chebyshev; "-" is
+ *   read as none), r at the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config.
  * convergence-report --table T --reference-iterations N --figure F --rho FILE [--rho FILE ...]
  *   reports/convergence.md from T (the rows above) and the ρ files SCENE-rho-ORDER.txt (their
  *   chebyshev_rho_source line): the scenes, the tolerances reached, the Chebyshev speed-ups
- *   (plain / Chebyshev, two decimals and ×; – where either is "-"), the ρ estimates, and the
+ *   (plain / Chebyshev, two decimals and ×; – where either is missing), the ρ estimates, and the
  *   runs that never reach 1e-2. */
 #ifndef OPSIM_REPORT_CONVERGENCE_H
 #define OPSIM_REPORT_CONVERGENCE_H

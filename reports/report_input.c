@@ -9,7 +9,10 @@
 #include "base/timing_stats.h"
 #include "report_input.h"
 
-int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t)
+/* Every line a row but '#' and empty lines, and the first line when `headed` and it does not
+ * start with '#' (the plain header of docs/results.md; a table of before the tidy format has
+ * its names on a '#' line). */
+static int read_rows(op_ctx *ctx, const char *path, int min_columns, int headed, report_table *t)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -20,7 +23,7 @@ int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_tab
     while (fgets(line, sizeof line, f)) {
         ++number;
         line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
+        if (line[0] == '#' || line[0] == '\0' || (headed && number == 1))
             continue;
         if (t->rows == REPORT_MAX_ROWS) {
             fclose(f);
@@ -47,6 +50,16 @@ int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_tab
     }
     fclose(f);
     return OP_OK;
+}
+
+int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t)
+{
+    return read_rows(ctx, path, min_columns, 1, t);
+}
+
+int report_read_rows(op_ctx *ctx, const char *path, int min_columns, report_table *t)
+{
+    return read_rows(ctx, path, min_columns, 0, t);
 }
 
 const char *report_bench_value(const report_bench_row *row, const char *key)

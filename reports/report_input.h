@@ -10,14 +10,18 @@
 
 enum { REPORT_MAX_ROWS = 256, REPORT_MAX_FIELDS = 16, REPORT_FIELD_SIZE = 256 };
 
-/* A tab-separated table; '#' lines and empty lines are skipped. */
+/* A tab-separated table's rows; '#' lines and empty lines are skipped. */
 typedef struct report_table {
     int rows, columns[REPORT_MAX_ROWS];
     char cell[REPORT_MAX_ROWS][REPORT_MAX_FIELDS][REPORT_FIELD_SIZE];
 } report_table;
 
-/* Every row must have at least min_columns fields (OP_ERR_PARSE naming file and line). */
+/* A table whose first line names the columns (docs/results.md): the rows after it. A first
+ * line starting with '#' is a comment, as in a table of before the tidy format. Every row must
+ * have at least min_columns fields (OP_ERR_PARSE naming file and line). */
 int report_read_table(op_ctx *ctx, const char *path, int min_columns, report_table *t);
+/* The same for a file without a header line (build/flags): every line a row. */
+int report_read_rows(op_ctx *ctx, const char *path, int min_columns, report_table *t);
 
 /* One measured row of bench_scenes' CSV, its non-empty cells by the header's column names. */
 enum { REPORT_BENCH_KEYS = 64, REPORT_BENCH_KEY_SIZE = 48 };

@@ -5,7 +5,7 @@
  *   graphs   the graph statistics of every model (report_graphs.c);
  *   table1   the paper's Table 1 beside our timings (report_table1.c, make table1);
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (report_md.c);
- *   pivot, pick, keyed, targets, tex, stiffness
+ *   pivot, pick, keyed, targets, tex, stiffness, long
  *            the tables make derives from an experiment's TSV (report_tsv.c);
  *   calc, series, lookup, scale-key, explicit-spring, convergence-row
  *            a table cell or a --set value for a make recipe, on standard output
@@ -64,6 +64,8 @@ static const char help[] =
     "       opsim-report targets --in TSV --target NAME:PLAIN:ACCELERATED:KEY2:SUFFIX [...] --out TSV\n"
     "       opsim-report tex --in TSV --source NAME --out TEX\n"
     "       opsim-report stiffness --in TABLE.tsv --iterations 'N ...' --grid 'N ...' --out TSV\n"
+    "       opsim-report long --in TSV [--keys 'NAME ...'] --out TSV\n"
+    "       opsim-report long --in TSV --in TSV [--in ...] --out TSV\n"
     "       opsim-report calc [--format FMT] EXPRESSION\n"
     "       opsim-report series [--in FILE] [--column N|last|N+N] [--rows A:B] [--from-first]\n"
     "                           [--format FMT] --of STAT [--of STAT ...]\n"
@@ -87,7 +89,8 @@ static const char help[] =
     "rule: the report depends on every file it read. Reports are written to a temporary name\n"
     "and renamed; on any error nothing is written.\n"
     "pivot, pick, keyed, targets, tex and stiffness derive a table from a TSV whose rows are\n"
-    "keyed by their first two cells (reports/report_tsv.h says what each writes).\n"
+    "keyed by their first two cells, long writes a TSV in long form (key columns, measure,\n"
+    "value) (reports/report_tsv.h says what each writes).\n"
     "calc prints an expression's value (reports/report_calc.h); series prints statistics of a\n"
     "column of numbers, e.g. a run's time series from `opsim export` (reports/report_series.h);\n"
     "lookup prints one cell of a table found by column names (reports/report_lookup.h);\n"
@@ -116,11 +119,11 @@ static int exit_status(const op_ctx *ctx)
     }
 }
 
-/* The options of the TSV sections; --column may repeat (pick). */
+/* The options of the TSV sections; --column may repeat (pick), --in too (long). */
 typedef struct tsv_options {
     const char *in, *out, *keys, *source, *iterations, *grid;
-    const char *column[REPORT_TSV_MAX_PICKS], *target[REPORT_TSV_MAX_TARGETS];
-    int columns, targets;
+    const char *column[REPORT_TSV_MAX_PICKS], *target[REPORT_TSV_MAX_TARGETS], *ins[REPORT_TSV_MAX_LONG_TABLES];
+    int columns, targets, in_count;
 } tsv_options;
 
 static int parse_tsv_options(int argc, char **argv, tsv_options *o)
@@ -128,7 +131,7 @@ static int parse_tsv_options(int argc, char **argv, tsv_options *o)
     *o = (tsv_options){ 0 };
     for (int a = 2; a + 1 < argc; a += 2) {
         const char *key = argv[a], *value = argv[a + 1];
-        if (strcmp(key, "--in") == 0) o->in = value;
+        if (strcmp(key, "--in") == 0 && o->in_count < REPORT_TSV_MAX_LONG_TABLES) o->in = o->ins[o->in_count++] = value;
         else if (strcmp(key, "--out") == 0) o->out = value;
         else if (strcmp(key, "--keys") == 0) o->keys = value;
         else if (strcmp(key, "--source") == 0) o->source = value;
@@ -153,7 +156,8 @@ static int tsv_options_complete(const char *section, const tsv_options *o)
     if (strcmp(section, "pivot") == 0) return o->columns == 1 && o->keys && !o->source;
     if (strcmp(section, "pick") == 0) return o->columns >= 1 && !o->keys && !o->source;
     if (strcmp(section, "tex") == 0) return o->columns == 0 && !o->keys && o->source;
-    return o->columns == 0 && !o->keys && !o->source;
+    if (strcmp(section, "long") == 0) return o->columns == 0 && !o->source && (o->in_count == 1 || !o->keys);
+    return o->columns == 0 && !o->keys && !o->source && o->in_count == 1;
 }
 
 static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_options *o, FILE *out)
@@ -163,13 +167,16 @@ static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_option
     else if (strcmp(section, "keyed") == 0) report_tsv_keyed(ctx, o->in, out);
     else if (strcmp(section, "targets") == 0) report_tsv_targets(ctx, o->in, o->target, o->targets, out);
     else if (strcmp(section, "stiffness") == 0) report_tsv_stiffness(ctx, o->in, o->iterations, o->grid, out);
+    else if (strcmp(section, "long") == 0 && o->in_count > 1) report_tsv_long_tables(ctx, o->ins, o->in_count, out);
+    else if (strcmp(section, "long") == 0) report_tsv_long(ctx, o->in, o->keys, out);
     else report_tsv_tex(ctx, o->in, o->source, out);
 }
 
 static int is_tsv_section(const char *section)
 {
     return strcmp(section, "pivot") == 0 || strcmp(section, "pick") == 0 || strcmp(section, "keyed") == 0 ||
-           strcmp(section, "targets") == 0 || strcmp(section, "tex") == 0 || strcmp(section, "stiffness") == 0;
+           strcmp(section, "targets") == 0 || strcmp(section, "tex") == 0 || strcmp(section, "stiffness") == 0 ||
+           strcmp(section, "long") == 0;
 }
 
 static int run_tsv_section(int argc, char **argv)

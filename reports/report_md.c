@@ -1156,12 +1156,18 @@ static int tolerance_column(md *m, const char *tolerance, const char *what, int 
     return OP_FAIL(m->ctx, OP_ERR_PARSE, "tolerance 1e-2, 1e-4 or 1e-6, not '%s'", tolerance);
 }
 
+/* A cell never reached: empty ("-" in a table of before the tidy format). */
+static int never_reached(const char *cell)
+{
+    return !*cell || strcmp(cell, "-") == 0;
+}
+
 /* plain → Chebyshev (plain / Chebyshev×), "–" where either never reached the tolerance. */
 static void put_speedup(FILE *out, const char *plain, const char *chebyshev, int arrows)
 {
-    int reached = strcmp(plain, "-") != 0 && strcmp(chebyshev, "-") != 0 && strtod(chebyshev, NULL) > 0;
+    int reached = !never_reached(plain) && !never_reached(chebyshev) && strtod(chebyshev, NULL) > 0;
     if (arrows)
-        fprintf(out, "%s → %s", strcmp(plain, "-") ? plain : "–", strcmp(chebyshev, "-") ? chebyshev : "–");
+        fprintf(out, "%s → %s", never_reached(plain) ? "–" : plain, never_reached(chebyshev) ? "–" : chebyshev);
     if (reached)
         fprintf(out, arrows ? " (%.2f×)" : "%.2f", strtod(plain, NULL) / strtod(chebyshev, NULL));
     else if (!arrows)
@@ -1330,7 +1336,7 @@ static int value_paper(md *m, int argc, char **argv, FILE *out)
     for (int c = 1; c < 12; ++c)
         if (strcmp(PAPER_COLUMNS[c], argv[2]) == 0) {
             const char *cell = m->paper->cell[row][c];
-            fputs(strcmp(cell, "-") == 0 ? "–" : cell, out);
+            fputs(!*cell || strcmp(cell, "-") == 0 ? "–" : cell, out);
             return OP_OK;
         }
     return OP_FAIL(m->ctx, OP_ERR_PARSE, "no paper column '%s' (fig, nodes, edges, vertices, faces, ns, ni, local, "
@@ -1339,9 +1345,9 @@ static int value_paper(md *m, int argc, char **argv, FILE *out)
 
 /* ---- Any table an experiment writes ------------------------------------------------------------ */
 
-/* A TSV under --results whose column names are its first '#' line ("# name<TAB>name ..."), as
- * every experiment's table is written: the cells, and the names in header (header->columns[0]
- * of them). */
+/* A TSV under --results whose column names are its first line ("name<TAB>name ...", or "# name
+ * ..." in a table of before the tidy format), as every experiment's table is written: the
+ * cells, and the names in header (header->columns[0] of them). */
 typedef struct named_table {
     report_table cells;
     char names[REPORT_MAX_FIELDS][REPORT_FIELD_SIZE];
@@ -1358,21 +1364,19 @@ static int read_named_table(md *m, const char *name, named_table *t)
         return OP_FAIL(m->ctx, OP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char line[4096];
     t->name_count = 0;
-    while (fgets(line, sizeof line, f) && t->name_count == 0) {
-        if (line[0] != '#')
-            break;
+    if (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
-        char *text = line + 1 + strspn(line + 1, " ");
+        char *text = line[0] == '#' ? line + 1 + strspn(line + 1, " ") : line;
         for (char *field = text, *tab; field && t->name_count < REPORT_MAX_FIELDS; field = tab ? tab + 1 : NULL) {
             tab = strchr(field, '\t');
             if (tab)
                 *tab = '\0';
-            snprintf(t->names[t->name_count++], REPORT_FIELD_SIZE, "%s", field);
+            snprintf(t->names[t->name_count++], REPORT_FIELD_SIZE, "%.*s", REPORT_FIELD_SIZE - 1, field);
         }
     }
     fclose(f);
     if (t->name_count == 0)
-        return OP_FAIL(m->ctx, OP_ERR_PARSE, "%s: no '#' header line naming the columns", path);
+        return OP_FAIL(m->ctx, OP_ERR_PARSE, "%s: no header line naming the columns", path);
     if (t->cells.rows == 0)
         return OP_FAIL(m->ctx, OP_ERR_INVALID, "%s: no rows", path);
     return OP_OK;
@@ -1388,6 +1392,19 @@ static int put_cell(md *m, FILE *out, const char *cell, const char *unit)
         return put_scaled(m, out, v, unit);
     fputs(cell, out);
     return OP_OK;
+}
+
+/* Whether a row of column c holds a number: its missing (empty) cells are then set as "–". */
+static int number_column(const report_table *t, int c)
+{
+    for (int r = 0; r < t->rows; ++r) {
+        char *end;
+        const char *cell = c < t->columns[r] ? t->cell[r][c] : "";
+        strtod(cell, &end);
+        if (*cell && *end == '\0')
+            return 1;
+    }
+    return 0;
 }
 
 /* {{tsv.table PATH}}: the whole table, its header as the column names. */
@@ -1408,7 +1425,8 @@ static int value_tsv_table(md *m, int argc, char **argv, FILE *out)
     for (int r = 0; r < t->cells.rows; ++r) {
         for (int c = 0; c < t->name_count; ++c) {
             fputs("| ", out);
-            put_cell(m, out, c < t->cells.columns[r] ? t->cells.cell[r][c] : "–", NULL);
+            const char *cell = c < t->cells.columns[r] ? t->cells.cell[r][c] : "–";
+            put_cell(m, out, *cell || !number_column(&t->cells, c) ? cell : "–", NULL);
             fputc(' ', out);
         }
         fputs("|\n", out);
@@ -1549,7 +1567,7 @@ static const placeholder PLACEHOLDERS[] = {
     { "paper", "EXAMPLE FIELD", 2, 2, 0, value_paper,
       "a cell of the paper's Table 1 (EXAMPLE with _ for spaces, e.g. Dinosaur_inverted edges)" },
     { "tsv.table", "PATH", 1, 1, 0, value_tsv_table,
-      "a TSV under --results as a table, its first '#' line naming the columns" },
+      "a TSV under --results as a table, its first line naming the columns" },
     { "tsv", "PATH ROW COLUMN [UNIT]", 3, 4, 0, value_tsv,
       "one cell of such a TSV: the row whose first field is ROW, the column named COLUMN [UNIT mm, ms or %]" },
     { "inputs.table", "", 0, 0, 1, value_inputs_table, "a table of every file read under --results" },

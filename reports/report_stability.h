@@ -1,8 +1,9 @@
 /* Whether two runs of a timed table agree (opsim-report stability): the variants matrix of
  * `make variants` made twice on one machine, compared cell by cell and by the ranking it gives.
  *
- * Both files are TSVs whose '#' line names the columns and whose rows are keyed by their first
- * two cells (variant, scene), as experiments/variants.sh writes matrix.tsv. Every column whose
+ * Both files are TSVs whose first line names the columns (a "# " line in a table of before the
+ * tidy format) and whose rows are keyed by their first two cells (variant, scene), as
+ * experiments/variants.sh writes matrix.tsv. Every column whose
  * name starts with "ms" is compared, row by row: a cell is stable when both runs hold a number
  * and the second is within ±tolerance of the first (relative), or when the table marks it noisy
  * in both (a column NAME_noisy holding 1 in both runs), or when both hold the same text ("–",

@@ -13,10 +13,10 @@
 #include "report_input.h"
 #include "report_table1.h"
 
-/* A paper time cell: "-" stays "–". */
+/* A paper time cell: a missing one (empty, or "-" in a table of before the tidy format) as "–". */
 static void print_paper_ms(FILE *out, const char *cell)
 {
-    fprintf(out, " %s |", strcmp(cell, "-") == 0 ? "–" : cell);
+    fprintf(out, " %s |", !*cell || strcmp(cell, "-") == 0 ? "–" : cell);
 }
 
 /* A time cell: the median to three places, its interval beneath when the row has one (absent
@@ -101,7 +101,7 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
     if (!paper || !flags || !rows || !face_rows || report_read_table(ctx, paper_path, 13, paper) != OP_OK ||
         report_read_bench(ctx, bench_path, "catalogue", rows, &count) != OP_OK ||
         report_read_bench(ctx, bench_path, "faces", face_rows, &face_count) != OP_OK ||
-        report_read_table(ctx, flags_path, 1, flags) != OP_OK)
+        report_read_rows(ctx, flags_path, 1, flags) != OP_OK)
         goto done;
     char cpu[256];
     const report_bench_row *first = &rows[0];

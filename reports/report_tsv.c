@@ -8,7 +8,8 @@
 #include "opsim/ctx.h"
 #include "report_tsv.h"
 
-/* One line of the file, split at its tabs. A header line's first cell has lost its "# ". */
+/* One line of the file, split at its tabs. The first line is a header (docs/results.md); so is
+ * a '#' line, in a table of before the tidy format, whose first cell has lost its "# ". */
 typedef struct tsv_line {
     int header, number, count;
     char **cell;
@@ -103,7 +104,7 @@ static int read_sheet(op_ctx *ctx, const char *path, tsv_sheet *s)
         if (*text) {
             tsv_line *line = &s->line[s->count++];
             line->number = number;
-            line->header = text[0] == '#';
+            line->header = s->count == 1 || text[0] == '#';
             if (strncmp(text, "# ", 2) == 0)
                 text += 2;
             if (split_cells(ctx, text, line) != OP_OK)
@@ -114,7 +115,7 @@ static int read_sheet(op_ctx *ctx, const char *path, tsv_sheet *s)
     return OP_OK;
 }
 
-/* The header in effect at line index `l`: the last '#' line before it, NULL if none. */
+/* The header in effect at line index `l`: the last header line before it, NULL if none. */
 static const tsv_line *header_before(const tsv_sheet *s, int l)
 {
     for (int h = l - 1; h >= 0; --h)
@@ -132,7 +133,7 @@ static int column_of(op_ctx *ctx, const tsv_sheet *s, const tsv_line *header, co
             return OP_OK;
         }
     if (!header)
-        return OP_FAIL(ctx, OP_ERR_PARSE, "%s: no '#' line names the columns (looking for '%s')", s->path, name);
+        return OP_FAIL(ctx, OP_ERR_PARSE, "%s: no header line names the columns (looking for '%s')", s->path, name);
     return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: no column '%s' in the header", s->path, header->number, name);
 }
 
@@ -197,7 +198,7 @@ static int pivot_cell(op_ctx *ctx, const tsv_sheet *s, const char *key1, const c
 
 static int write_pivot(op_ctx *ctx, const tsv_sheet *s, const char *column, char **keys, int key_count, FILE *out)
 {
-    fprintf(out, "# %s", key_name(s));
+    fputs(key_name(s), out);
     for (int k = 0; k < key_count; ++k)
         fprintf(out, "\t%s", keys[k]);
     fputc('\n', out);
@@ -252,7 +253,7 @@ int report_tsv_pick(op_ctx *ctx, const char *in_path, const char *const *picks, 
         return ctx->status;
     }
     char key2[256], column[256];
-    fprintf(out, "# %s", key_name(&s));
+    fputs(key_name(&s), out);
     for (int p = 0; p < pick_count && split_pick(ctx, picks[p], key2, column, sizeof key2) == OP_OK; ++p)
         fprintf(out, "\t%s", column);
     fputc('\n', out);
@@ -286,7 +287,7 @@ int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out)
         for (int l = 0; l < s.count; ++l) {
             const tsv_line *line = &s.line[l];
             if (line->header)
-                fputs("# case\t", out);
+                fputs("case\t", out);
             else
                 fprintf(out, "%s:%s\t", first_key(line), second_key(line));
             write_cells(line, out);
@@ -620,7 +621,7 @@ int report_tsv_targets(op_ctx *ctx, const char *in_path, const char *const *targ
 {
     tsv_sheet s = { 0 };
     if (read_sheet(ctx, in_path, &s) == OP_OK) {
-        fputs("# target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms"
+        fputs("target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms"
               "\tms_ratio\n", out);
         for (int t = 0; t < target_count && write_target(ctx, &s, targets[t], out) == OP_OK; ++t)
             ;
@@ -718,7 +719,7 @@ static int write_stiffness(op_ctx *ctx, const tsv_sheet *s, const char *iteratio
     for (int c = 0; c < STIFFNESS_COLUMNS; ++c)
         if (column_of(ctx, s, header_before(s, s->count), STIFFNESS_COLUMN[c], &column[c]) != OP_OK)
             return ctx->status;
-    fputs("# factor\tk", out);
+    fputs("factor\tk", out);
     char list[1024];
     snprintf(list, sizeof list, "%s", iterations);
     for (char *it = strtok(list, " "); it; it = strtok(NULL, " "))
@@ -744,5 +745,115 @@ int report_tsv_stiffness(op_ctx *ctx, const char *in_path, const char *iteration
     if (read_sheet(ctx, in_path, &s) == OP_OK)
         write_stiffness(ctx, &s, iterations, grid, out);
     free_sheet(&s);
+    return ctx->status;
+}
+
+/* ---- long form ---------------------------------------------------------------------------- */
+
+enum { LONG_MAX_KEYS = 8 };
+
+static int is_number_cell(const char *cell)
+{
+    char *end;
+    strtod(cell, &end);
+    return *cell && *end == '\0';
+}
+
+/* Whether a later data row has the same cells in the key columns (it replaces row `l`). */
+static int replaced_later(const tsv_sheet *s, int l, const int *key, int keys)
+{
+    for (int e = l + 1; e < s->count; ++e) {
+        int same = !s->line[e].header;
+        for (int k = 0; k < keys && same; ++k)
+            same = strcmp(cell_or_empty(&s->line[e], key[k]), cell_or_empty(&s->line[l], key[k])) == 0;
+        if (same)
+            return 1;
+    }
+    return 0;
+}
+
+static int is_key(int c, const int *key, int keys)
+{
+    for (int k = 0; k < keys; ++k)
+        if (key[k] == c)
+            return 1;
+    return 0;
+}
+
+/* The rows of the long form, each after `prefix` (the table's name and a tab, or ""); with
+ * `named`, a key cell as "NAME=CELL" (one column of keys from tables of different keys). */
+static void write_long_rows(const tsv_sheet *s, const tsv_line *header, const int *key, int keys, const char *prefix,
+                            int named, FILE *out)
+{
+    for (int l = 0; l < s->count; ++l) {
+        const tsv_line *row = &s->line[l];
+        if (row->header || replaced_later(s, l, key, keys))
+            continue;
+        for (int c = 0; c < header->count; ++c) {
+            if (is_key(c, key, keys) || !is_number_cell(cell_or_empty(row, c)))
+                continue;
+            fputs(prefix, out);
+            for (int k = 0; k < keys; ++k)
+                fprintf(out, "%s%s%s\t", named ? header->cell[key[k]] : "", named ? "=" : "", cell_or_empty(row, key[k]));
+            fprintf(out, "%s\t%s\n", header->cell[c], row->cell[c]);
+        }
+    }
+}
+
+static void write_long(const tsv_sheet *s, const tsv_line *header, const int *key, int keys, FILE *out)
+{
+    for (int k = 0; k < keys; ++k)
+        fprintf(out, "%s\t", header->cell[key[k]]);
+    fputs("measure\tvalue\n", out);
+    write_long_rows(s, header, key, keys, "", 0, out);
+}
+
+int report_tsv_long(op_ctx *ctx, const char *in_path, const char *keys, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    char *list = strdup(keys ? keys : "");
+    if (!list)
+        return OP_FAIL(ctx, OP_ERR_NOMEM, "out of memory");
+    if (read_sheet(ctx, in_path, &s) == OP_OK) {
+        const tsv_line *header = header_before(&s, s.count);
+        int key[LONG_MAX_KEYS], count = 0;
+        if (!header)
+            OP_FAIL(ctx, OP_ERR_PARSE, "%s: no header line names the columns", in_path);
+        else if (!keys)
+            key[count++] = 0;
+        for (char *word = strtok(list, " "); word && ctx->status == OP_OK; word = strtok(NULL, " ")) {
+            if (count == LONG_MAX_KEYS)
+                OP_FAIL(ctx, OP_ERR_USAGE, "--keys '%s': more than %d", keys, LONG_MAX_KEYS);
+            else
+                column_of(ctx, &s, header, word, &key[count++]);
+        }
+        if (ctx->status == OP_OK)
+            write_long(&s, header, key, count, out);
+    }
+    free_sheet(&s);
+    free(list);
+    return ctx->status;
+}
+
+int report_tsv_long_tables(op_ctx *ctx, const char *const *in_paths, int count, FILE *out)
+{
+    fputs("table\tcase\tmeasure\tvalue\n", out);
+    for (int t = 0; t < count && ctx->status == OP_OK; ++t) {
+        tsv_sheet s = { 0 };
+        if (read_sheet(ctx, in_paths[t], &s) == OP_OK) {
+            const tsv_line *header = header_before(&s, s.count);
+            const char *base = strrchr(in_paths[t], '/') ? strrchr(in_paths[t], '/') + 1 : in_paths[t];
+            size_t length = strlen(base) > 4 && strcmp(base + strlen(base) - 4, ".tsv") == 0 ? strlen(base) - 4
+                                                                                              : strlen(base);
+            char prefix[256];
+            snprintf(prefix, sizeof prefix, "%.*s\t", (int)(length < 200 ? length : 200), base);
+            int key = 0;
+            if (!header)
+                OP_FAIL(ctx, OP_ERR_PARSE, "%s: no header line names the columns", in_paths[t]);
+            else
+                write_long_rows(&s, header, &key, 1, prefix, 1, out);
+        }
+        free_sheet(&s);
+    }
     return ctx->status;
 }

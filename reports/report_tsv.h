@@ -1,7 +1,7 @@
 /* The tables the make recipes derive from an experiment's TSV (reports/report_tsv.c), written
  * by the `pivot`, `pick`, `keyed`, `targets`, `tex` and `stiffness` sections of opsim-report.
- * Each reads one TSV whose '#' line names the columns ("# variant\tscene\tms_per_frame..."; the
- * "# " is not part of the
+ * Each reads one TSV whose first line names the columns ("variant\tscene\tms_per_frame...",
+ * docs/results.md; in a table of before the tidy format a '#' line, whose "# " is not part of the
  * first name) and whose rows are keyed by their first two cells (a row and a column key, e.g.
  * variant and scene; a later row with the same keys replaces an earlier one). Empty lines are
  * skipped. Used by experiments/variants.mk, e.g.
@@ -21,12 +21,12 @@ enum { REPORT_TSV_MAX_PICKS = 16 };
 
 /* One row per first key (in order of first appearance), one column per second key in `keys`
  * (space-separated): the cell of `column`, empty where the pair has no row. The header is
- * "# " + the first column's name, then the keys. */
+ * the first column's name, then the keys. */
 int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const char *keys, FILE *out);
 
 /* One row per first key (in order of first appearance): the key, then for each pick
  * "KEY2:COLUMN" that column of the row (key, KEY2), empty where there is none. The header is
- * "# " + the first column's name, then the picks' column names. */
+ * the first column's name, then the picks' column names. */
 int report_tsv_pick(op_ctx *ctx, const char *in_path, const char *const *picks, int pick_count, FILE *out);
 
 /* Every row with a first cell "KEY1:KEY2" before it, so that one cell can be named by a single
@@ -42,7 +42,7 @@ int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out);
  * LaTeX reserves escaped, '–' as "--", '≥' and '×' in math mode. The second comment line
  * estimates the width (5 pt a character, 12 pt between columns) and says whether it fits one
  * column of a two-column page (REPORT_TSV_COLUMN_PT) or needs a table*. `source` is named in
- * the first comment line. The rows after the first '#' line are the table's. */
+ * the first comment line. The rows after the header line are the table's. */
 enum { REPORT_TSV_MAX_TEX_COLUMNS = 32, REPORT_TSV_COLUMN_PT = 240 };
 int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *out);
 
@@ -60,5 +60,18 @@ int report_tsv_targets(op_ctx *ctx, const char *in_path, const char *const *targ
  * in %, the smallest and largest steady_over_static, and the largest swing over every run of
  * the factor in mm. A factor without a grid run is OP_ERR_PARSE. */
 int report_tsv_stiffness(op_ctx *ctx, const char *in_path, const char *iterations, const char *grid, FILE *out);
+
+/* The table in long form, for a notebook to pivot (docs/results.md): the columns named in
+ * `keys` (space-separated; NULL: the first column), then "measure" and "value", one row per
+ * number cell of every other column, as written. Word and empty cells make no row (a status or
+ * reason stays in the wide table); a row replaced by a later one with the same keys neither. */
+int report_tsv_long(op_ctx *ctx, const char *in_path, const char *keys, FILE *out);
+
+/* Several tables of one study in one long form: "table" (the file's name without its
+ * directory and .tsv), "case" (a row's first cell after its column's name and '=', e.g.
+ * "mode=rigid": the tables' keys differ), "measure" and "value", a row per number cell of
+ * every column but the first, as report_tsv_long. */
+enum { REPORT_TSV_MAX_LONG_TABLES = 32 };
+int report_tsv_long_tables(op_ctx *ctx, const char *const *in_paths, int count, FILE *out);
 
 #endif

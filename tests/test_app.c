@@ -148,7 +148,7 @@ static void test_missing_input_exits_74(void **state)
     free(text);
 }
 
-/* converge's header names every --set and every --solver in the order given. */
+/* converge's provenance (FILE.tsv.meta) names every --set and every --solver in the order given. */
 static void test_overrides_reach_the_run_in_order(void **state)
 {
     (void)state;
@@ -158,21 +158,26 @@ static void test_overrides_reach_the_run_in_order(void **state)
                                 "--solver rotations=jacobi --iterations 4 --set run.frames=5 --out '%s' 2>&1",
                                 out),
                      0);
-    char *table = test_read_file(out);
+    char *table = test_read_file(out), meta_path[600];
+    snprintf(meta_path, sizeof meta_path, "%s.meta", out);
+    char *meta = test_read_file(meta_path);
     assert_non_null(table);
-    const char *first = strstr(table, "# set = world.iterations=3\n");
-    const char *second = strstr(table, "# set = run.frames=5\n");
+    assert_non_null(meta);
+    const char *first = strstr(meta, "\nset = world.iterations=3\n");
+    const char *second = strstr(meta, "\nset = run.frames=5\n");
     assert_non_null(first);
     assert_non_null(second);
     assert_true(first < second);
-    assert_non_null(strstr(table, "# study set = solver.rotations=jacobi\n"));
-    assert_non_null(strstr(table, "rotations=jacobi"));
+    assert_non_null(strstr(meta, "\nstudy set = solver.rotations=jacobi\n"));
+    assert_non_null(strstr(meta, "rotations=jacobi"));
     int rows = 0;
     for (const char *line = table; (line = strchr(line, '\n')); ++line)
         rows += line[1] >= '0' && line[1] <= '9';
     assert_int_equal(rows, 5); /* k = 0 ... 4 */
     free(table);
+    free(meta);
     remove(out);
+    remove(meta_path);
 }
 
 /* estimate-rho --out writes its [solver] snippet whole (core/io/atomic.h): the snippet when it

@@ -156,6 +156,28 @@ static int opsim_converge(const char *arguments, const char *out)
     return WEXITSTATUS(status);
 }
 
+/* OUT.meta, the provenance sidecar of a converge table */
+static const char *meta_of(const char *out)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s.meta", out);
+    return path;
+}
+
+/* Lines of `path` that start with `prefix`; -1 when the file cannot be read. */
+static int count_lines(const char *path, const char *prefix)
+{
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return -1;
+    char line[2048];
+    int count = 0;
+    while (fgets(line, sizeof line, file))
+        count += strncmp(line, prefix, strlen(prefix)) == 0;
+    fclose(file);
+    return count;
+}
+
 static void test_command_line(void **state)
 {
     (void)state;
@@ -177,18 +199,18 @@ static void test_command_line(void **state)
         if (status != bad[c].status)
             fail_msg("opsim converge %s: exit %d, expected %d", bad[c].arguments, status, bad[c].status);
         assert_int_not_equal(access(out, F_OK), 0);
+        assert_int_not_equal(access(meta_of(out), F_OK), 0);
     }
+    /* the table: one plain header line, then numbers only; the provenance in OUT.meta */
     assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 5 --solver rotations=jacobi", out), 0);
     FILE *file = fopen(out, "r");
     assert_non_null(file);
     char line[2048];
-    int rows = 0, header = 0, study = 0;
+    int rows = 0;
+    assert_non_null(fgets(line, sizeof line, file));
+    assert_string_equal(line, "k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy\n");
     while (fgets(line, sizeof line, file)) {
-        if (line[0] == '#') {
-            header++;
-            study += strstr(line, "# study solver = arap rotations=jacobi") != NULL;
-            continue;
-        }
+        assert_int_not_equal(line[0], '#');
         int k;
         double seconds, energy;
         assert_int_equal(sscanf(line, "%d\t%lf\t%lf", &k, &seconds, &energy), 3);
@@ -196,21 +218,22 @@ static void test_command_line(void **state)
     }
     fclose(file);
     assert_int_equal(rows, 6);
-    assert_true(header > 3 && study == 1);
+    assert_int_equal(count_lines(meta_of(out), "study solver = arap rotations=jacobi"), 1);
+    assert_int_equal(count_lines(meta_of(out), "config = experiments/fig5.ini"), 1);
+    assert_int_equal(count_lines(meta_of(out), "h = "), 1);
+    assert_int_equal(count_lines(meta_of(out), "#"), 0);
     remove(out);
+    remove(meta_of(out));
     /* --fixed-point: a last column, after the timing protocol's interval and noisy mark, from 1
        down to 0 at the fixed point's own count, and the cells */
     assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 8 --fixed-point 8", out), 0);
     file = fopen(out, "r");
     assert_non_null(file);
     rows = 0;
-    int own = 0;
     double error = -1.0;
+    assert_non_null(fgets(line, sizeof line, file));
+    assert_string_equal(line, "k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy\terror\n");
     while (fgets(line, sizeof line, file)) {
-        if (line[0] == '#') {
-            own += strncmp(line, "# own_fields = ", 15) == 0 && strchr(line + 15, '\t') != NULL;
-            continue;
-        }
         int k, noisy;
         double seconds, energy, lo, hi;
         assert_int_equal(sscanf(line, "%d\t%lf\t%lf\t%lf\t%lf\t%d\t%lf", &k, &seconds, &energy, &lo, &hi, &noisy, &error),
@@ -220,8 +243,11 @@ static void test_command_line(void **state)
     }
     fclose(file);
     assert_int_equal(rows, 9);
-    assert_true(own == 1 && error == 0.0);
+    assert_true(error == 0.0);
+    assert_int_equal(count_lines(meta_of(out), "own_fields = "), 1);
+    assert_int_equal(count_lines(meta_of(out), "fixed point last step = "), 1);
     remove(out);
+    remove(meta_of(out));
     assert_int_equal(opsim_converge("experiments/fig5.ini --frame 2 --iterations 8 --fixed-point 0", out), 64);
     assert_int_not_equal(access(out, F_OK), 0);
 }

@@ -31,12 +31,15 @@ static int write_file(const char *name, const char *text)
     return fclose(f);
 }
 
-/* Reference E* = 1 (its last row); the run falls to r = 0.5/9, 0.05/9 ... of E_0 - E* = 9. */
-static const char REFERENCE[] = "# opsim converge\n# k\tseconds\tenergy\n0\t0\t10\n1\t0.1\t2\n2\t0.2\t1\n";
-static const char RUN_GOOD[] = "# config = experiments/fig5.ini\n# frame = 15 (frames run before)\n"
-                               "# h = 0.0111 s (frame_time 0.0333 / substeps 3)\n"
+/* Reference E* = 1 (its last row); the run falls to r = 0.5/9, 0.05/9 ... of E_0 - E* = 9. As
+ * opsim converge writes them: a plain header line, the settings in FILE.tsv.meta. */
+static const char REFERENCE[] = "k\tseconds\tenergy\n0\t0\t10\n1\t0.1\t2\n2\t0.2\t1\n";
+static const char RUN_GOOD[] = "k\tseconds\tenergy\n"
                                "0\t0\t10\n1\t0.001\t1.5\n2\t0.002\t1.05\n3\t0.003\t1.0005\n4\t0.004\t1.000005\n";
-/* below 1e-2 at k = 2, then above it again at k = 4: never "stays" below */
+static const char RUN_GOOD_META[] = "config = experiments/fig5.ini\nframe = 15 (frames run before)\n"
+                                    "h = 0.0111 s (frame_time 0.0333 / substeps 3)\n";
+/* below 1e-2 at k = 2, then above it again at k = 4: never "stays" below. In the format of
+ * before the sidecar ('#' settings above the rows), which is still read. */
 static const char RUN_BOUNCE[] = "# config = c.ini\n# frame = 1\n# h = 0.5\n"
                                  "0\t0\t10\n1\t0.001\t1.5\n2\t0.002\t1.05\n3\t0.003\t1.5\n";
 
@@ -52,6 +55,7 @@ static int setup(void **state)
            write_file("config.ini", "; a scene\n[world]\nstiffness = 7\n[body a]\nstiffness = 5e8 ; soft\n"
                                     "[body b]\nmass = 1\n[body c]\nstiffness = 2\n[bodyless]\nstiffness = 3\n") ||
            write_file("s-reference.tsv", REFERENCE) || write_file("s-gs.tsv", RUN_GOOD) ||
+           write_file("s-gs.tsv.meta", RUN_GOOD_META) ||
            write_file("s-jacobi.tsv", RUN_BOUNCE) || write_file("s-wrong.tsv", "0\t0\t9\n1\t0\t1.5\n") ||
            write_file("s-rho-gs.txt", "chebyshev_rho = 0.9\nchebyshev_rho_source = power | 20 steps\n");
 }
@@ -163,10 +167,10 @@ static void test_convergence_row_finds_where_r_stays_below(void **state)
              in_dir("s-reference.tsv"), in_dir("s-gs.tsv"));
     /* r = 0.5/9, 0.05/9 = 5.6e-3, 5.6e-5, 5.6e-7: 1e-2 from k = 2, 1e-4 from 3, 1e-6 from 4 */
     assert_prints(0, args,
-                  "s\tgs\t2\t2.000\t3\t3.000\t4\t4.000\t-\t5.556e-07\t10\t1\t4\t15\t0.0111\texperiments/fig5.ini\n");
+                  "s\tgs\t2\t2.000\t3\t3.000\t4\t4.000\t\t5.556e-07\t10\t1\t4\t15\t0.0111\texperiments/fig5.ini\n");
     snprintf(args, sizeof args, "convergence-row --scene s --variant jacobi --rho 0.9 --reference '%s' --run '%s'",
              in_dir("s-reference.tsv"), in_dir("s-jacobi.tsv"));
-    assert_prints(0, args, "s\tjacobi\t-\t-\t-\t-\t-\t-\t0.9\t5.556e-02\t10\t1\t3\t1\t0.5\tc.ini\n");
+    assert_prints(0, args, "s\tjacobi\t\t\t\t\t\t\t0.9\t5.556e-02\t10\t1\t3\t1\t0.5\tc.ini\n");
     snprintf(args, sizeof args, "convergence-row --scene s --variant x --rho - --reference '%s' --run '%s'",
              in_dir("s-reference.tsv"), in_dir("s-wrong.tsv"));
     assert_prints(65, args, ""); /* E_0 9 is not the reference's 10 */
@@ -176,11 +180,11 @@ static void test_convergence_report_compares_plain_and_chebyshev(void **state)
 {
     (void)state;
     const char *table = in_dir("table.tsv");
-    assert_int_equal(write_file("table.tsv", "# scene\tvariant\n"
-                                             "s\tgs\t40\t4.000\t80\t8.000\t-\t-\t-\t1e-05\t10\t1\t300\t15\t0.0111\tf.ini\n"
-                                             "s\tgs-chebyshev\t20\t1.000\t40\t4.000\t-\t-\t0.9\t1e-07\t10\t1\t300\t15\t"
+    assert_int_equal(write_file("table.tsv", "scene\tvariant\n"
+                                             "s\tgs\t40\t4.000\t80\t8.000\t\t\t\t1e-05\t10\t1\t300\t15\t0.0111\tf.ini\n"
+                                             "s\tgs-chebyshev\t20\t1.000\t40\t4.000\t\t\t0.9\t1e-07\t10\t1\t300\t15\t"
                                              "0.0111\tf.ini\n"
-                                             "s\tjacobi\t-\t-\t-\t-\t-\t-\t-\t0.5\t10\t1\t300\t15\t0.0111\tf.ini\n"),
+                                             "s\tjacobi\t\t\t\t\t\t\t\t0.5\t10\t1\t300\t15\t0.0111\tf.ini\n"),
                      0);
     char out[600], args[2048];
     snprintf(out, sizeof out, "%s", in_dir("convergence.md"));

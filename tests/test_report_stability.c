@@ -11,7 +11,7 @@
 
 #include "test_util.h"
 
-static const char FIRST[] = "# variant\tscene\tms_per_frame\tms_1e-4\tms_1e-4_noisy\titerations_1e-4\n"
+static const char FIRST[] = "variant\tscene\tms_per_frame\tms_1e-4\tms_1e-4_noisy\titerations_1e-4\n"
                             "a\tbar\t1.00\t10\t0\t5\n"
                             "b\tbar\t2.00\t20\t1\t6\n"
                             "c\tbar\t3.00\t–\t0\t–\n"
@@ -21,7 +21,8 @@ static const char FIRST[] = "# variant\tscene\tms_per_frame\tms_1e-4\tms_1e-4_no
                             "d\tfall\t1.00\t12\t0\t9\n";
 /* a:bar +10 % (in), b:bar +50 % noisy in both, c:bar "–" both; a:fall −20 % noisy in the first
  * run only, b:fall 1 → failed, d:fall missing; bar's order a < b both times, fall's a < b in the
- * first and b < a in the second */
+ * first and b < a in the second. FIRST has the tidy format's plain header, SECOND the "# " of
+ * before it. */
 static const char SECOND[] = "# variant\tscene\tms_per_frame\tms_1e-4\tms_1e-4_noisy\titerations_1e-4\n"
                              "a\tbar\t1.10\t10.5\t0\t5\n"
                              "b\tbar\t2.00\t30\t1\t6\n"
