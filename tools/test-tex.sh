@@ -9,7 +9,7 @@
 set -euo pipefail
 tables=("$@")
 [[ ${#tables[@]} -gt 0 ]] || tables=(reports/tables/*.tex)
-[[ -e ${tables[0]} ]] || { echo "test-tex: no tables (make variants writes reports/tables/)" >&2; exit 1; }
+[[ -e ${tables[0]} ]] || { echo "test-tex: no tables (make table1 and make variants write reports/tables/)" >&2; exit 1; }
 tools/deps.sh texlive-xetex texlive-latex-recommended texlive-science lmodern
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
