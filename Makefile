@@ -274,7 +274,7 @@ clean:
 
 distclean: clean
 	rm -rf data/cache data/meshes data/results reports/figures reports/graphs.md reports/table1.md \
-	    reports/convergence.md reports/REPORT.md
+	    reports/convergence.md reports/REPORT.md reports/REPORT.pdf reports/tables
 
 .SECONDARY:
 -include $(CORE_OBJ:.o=.d) $(TEST_SRC:%.c=build/%.d) $(BENCH_SRC:%.c=build/%.d) $(REPORT_SRC:%.c=build/%.d) $(APP_SRC:%.c=build/%.d)
