@@ -72,7 +72,7 @@ load "plots/style.gp"
 do for [format in "png pdf"] {
     if (format eq "png") { set terminal pngcairo size 1000,700 font "sans,11"; set output out.".png" }
     if (format eq "pdf") { set terminal pdfcairo size 7in,4.9in font "sans,9"; set output out.".pdf" }
-    set multiplot layout 2,1 title title
+    set multiplot layout 2,1 title title."\n" # the line below it keeps the key (above the panel) off the title
     set grid lc rgb "#dddddd"
     set key tmargin left Left reverse maxcols 1 samplen 3
     set xlabel "time (s)"
