@@ -63,8 +63,8 @@ help:
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
 	@echo "make test-paraview  opt-in: ParaView reads every run value right, and renders a run"
 	@echo "make check-tables opt-in, after make reproduce: which result tables pandas would misread"
-	@echo "make test-tex     opt-in, after make variants: compile every reports/tables/*.tex (xelatex)"
-	@echo "make report-pdf   reports/REPORT.pdf from reports/REPORT.md (pandoc, xelatex)"
+	@echo "make test-tex     opt-in, after make table1 and variants: compile every reports/tables/*.tex"
+	@echo "make report-pdf   reports/REPORT.pdf from the present reports/REPORT.md (pandoc, xelatex)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
 	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
@@ -234,22 +234,26 @@ test-slurm: bin/opsim
 check-tables:
 	@tools/check-tables.py data/results reports
 
-# Opt-in, after `make variants`: every LaTeX table compiled in a two-column article
+# Opt-in, after `make table1` and `make variants`: every LaTeX table compiled in a two-column article
 # (tools/test-tex.sh; installs xelatex, booktabs and siunitx when missing).
 test-tex:
 	@tools/test-tex.sh
 
 # The report as a PDF: pandoc with xelatex (Unicode: ρ, −, ×) and DejaVu fonts, from reports/
-# so that the figures' paths resolve; installs its Debian packages when missing.
+# so that the figures' paths resolve; installs its Debian packages when missing. It sets the
+# REPORT.md that is there (make report writes it) and never remakes it: a PDF of the report
+# must not start hours of experiments. tools/report-pdf.lua sizes the wide tables' columns,
+# tools/report-pdf.tex supplies the characters DejaVu Serif lacks.
 REPORT_PDF_PACKAGES := pandoc texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-science \
     lmodern fonts-dejavu-core
-report-pdf: reports/REPORT.pdf
-reports/REPORT.pdf: reports/REPORT.md
+report-pdf:
+	@test -f reports/REPORT.md || { echo "report-pdf: no reports/REPORT.md (make report writes it)" >&2; exit 1; }
 	@tools/deps.sh $(REPORT_PDF_PACKAGES)
-	@$(if $(Q),echo "  PDF     $@")
+	@$(if $(Q),echo "  PDF     reports/REPORT.pdf")
 	$(Q)cd reports && pandoc REPORT.md --pdf-engine=xelatex -V mainfont='DejaVu Serif' \
-	    -V sansfont='DejaVu Sans' -V monofont='DejaVu Sans Mono' -V geometry:margin=2cm -V fontsize=10pt \
-	    -o REPORT.pdf.tmp.pdf && mv REPORT.pdf.tmp.pdf REPORT.pdf
+	    -V sansfont='DejaVu Sans' -V monofont='DejaVu Sans Mono' -V geometry:margin=2cm -V papersize=a4 -V fontsize=10pt \
+	    --lua-filter ../tools/report-pdf.lua -H ../tools/report-pdf.tex \
+	    -o REPORT.pdf.tmp.pdf && mv REPORT.pdf.tmp.pdf REPORT.pdf && echo "report-pdf: wrote reports/REPORT.pdf"
 endif
 
 bench: $(BENCH_BIN)
@@ -271,7 +275,7 @@ clean:
 
 distclean: clean
 	rm -rf data/cache data/meshes data/results reports/figures reports/graphs.md reports/table1.md \
-	    reports/convergence.md reports/REPORT.md
+	    reports/convergence.md reports/REPORT.md reports/REPORT.pdf reports/tables
 
 .SECONDARY:
 -include $(CORE_OBJ:.o=.d) $(TEST_SRC:%.c=build/%.d) $(BENCH_SRC:%.c=build/%.d) $(REPORT_SRC:%.c=build/%.d) $(APP_SRC:%.c=build/%.d)

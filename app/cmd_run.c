@@ -23,14 +23,25 @@ const char app_run_usage[] =
     "The skinned surface of every body is stored at each output frame (/surface/position, 24 bytes\n"
     "per vertex and frame) unless --no-surface. Then writes the XDMF sidecar RUN.xmf beside it\n"
     "(core/io/xdmf.h; its frames mapped by RUN.views.h5): open that in ParaView. When stderr is a\n"
-    "terminal, a progress line (frame, ms per frame, time elapsed and left) goes there, and a last\n"
-    "line says what was written. The run file and sidecar are published together (the previous\n"
+    "terminal, a line goes there before each graph that is built rather than loaded from the cache\n"
+    "(seconds each), a progress line (frame, ms per frame, time elapsed and left), and a last line\n"
+    "naming every file written. The run file and sidecar are published together (the previous\n"
     "RUN.xmf removed first); another process writing the same RUN.h5 is refused (RUN.h5.lock;\n"
     "--allow-concurrent lets the last to finish win).\n"
     "On failure no RUN.h5 is written; if only the sidecar fails, RUN.h5 stays and the exit status\n"
     "says why (`opsim xdmf RUN.h5` writes it again). The models' graphs come from the graph cache\n"
     "(cache/graphs beside the catalogue, or $OPSIM_GRAPH_CACHE; \"off\" turns it off) when it holds them, else are\n"
     "built and stored there; --no-cache builds them all.\n";
+
+/* The last line on a terminal: every file the run published, the run file and its sidecars. */
+static void print_written(op_ctx *ctx, FILE *out, const char *run, int frames, int bodies)
+{
+    char xmf[4200], views[4200];
+    if (op_xdmf_path(ctx, run, xmf, sizeof xmf) != OP_OK || op_xdmf_views_path(ctx, run, views, sizeof views) != OP_OK)
+        return;
+    fprintf(out, "wrote %s (%d frame%s, %d bod%s), %s (open it in ParaView) and %s\n", run, frames,
+            frames == 1 ? "" : "s", bodies, bodies == 1 ? "y" : "ies", xmf, views);
+}
 
 int app_record_config(op_ctx *ctx, const char *config, const app_list *overrides, const char *out,
                       const char *command_line, const op_record_def *def)
@@ -42,8 +53,9 @@ int app_record_config(op_ctx *ctx, const char *config, const app_list *overrides
     op_runfile_companion sidecar;
     op_record_def with_sidecar = *def;
     with_sidecar.companion = &sidecar;
-    if (op_xdmf_companion(ctx, out, &sidecar) == OP_OK)
-        op_record_run_def(ctx, &scene, out, &prov, &with_sidecar);
+    if (op_xdmf_companion(ctx, out, &sidecar) == OP_OK &&
+        op_record_run_def(ctx, &scene, out, &prov, &with_sidecar) == OP_OK && def->progress)
+        print_written(ctx, def->progress, out, scene.run.frames, scene.world.body_count);
     op_scene_free(&scene);
     return ctx->status;
 }

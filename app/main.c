@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opsim/platform.h"
 #include "base/nearest.h"
@@ -127,6 +128,9 @@ int main(int argc, char **argv)
     op_platform_init();
     op_temp_catch_signals();
     op_graph_cache_set_notice(print_notice);
+    /* a graph build takes seconds; said on a terminal only, so that logs and pipes stay as they were */
+    if (isatty(STDERR_FILENO))
+        op_graph_cache_set_build_notice(print_notice);
     if (argc < 2) {
         print_help(stderr);
         return EXIT_USAGE;

@@ -29,7 +29,7 @@ do for [format in "png pdf"] {
     # the time steps studied, as fractions: a log axis this short has one decade tick (0.01)
     set xtics ("1/120" 1/120., "1/60" 1/60., "1/30" 1/30.)
     set key top left
-    set title "arap, xpbd, vbd at 10 iterations, shape matching at 1000, meshless at 1"
+    set title "arap, xpbd, vbd at 10 iterations;\nshape matching at 1000, meshless at 1"
     plot series("arap", "&& $2 == 10") using 3:4:5 with yerrorlines lt 1 pt 7 title "arap, 10 iterations", \
          series("shape-matching", "&& $2 == 1000") using 3:4:5 with yerrorlines lt 2 pt 5 title "shape matching, 1000 iterations", \
          series("meshless", "&& $2 == 1") using 3:4:5 with yerrorlines lt 3 pt 9 title "meshless, 1 iteration", \

@@ -54,6 +54,7 @@ static const char help[] =
     "                           --runs DIR --face-runs DIR --figures DIR --out REPORT.md\n"
     "       opsim-report table1 --paper reports/paper_table1.tsv --bench BENCH.csv\n"
     "                           --flags build/flags --out TABLE1.md\n"
+    "       opsim-report table1-tex --paper reports/paper_table1.tsv --bench BENCH.csv --out TABLE1.tex\n"
     "       opsim-report report --template reports/REPORT.md.in --results data/results\n"
     "                           --paper reports/paper_table1.tsv --flags build/flags\n"
     "                           --figures DIR [--depfile FILE.d] --out REPORT.md\n"
@@ -82,7 +83,8 @@ static const char help[] =
     "       opsim-report stability --in FIRST.tsv --against SECOND.tsv [--tolerance 0.10]\n"
     "                              [--rank ms_1e-4] --out TSV\n"
     "\n"
-    "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV,\n"
+    "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV (table1-tex\n"
+    "the same as a LaTeX tabular, reports/report_table1.h),\n"
     "report from a template whose {{placeholders}} are computed from the run files and tables\n"
     "under --results (`opsim-report placeholders` lists them). --figures is the pictures'\n"
     "directory as the report refers to it (relative to the report). --depfile writes a make\n"
@@ -497,8 +499,8 @@ int main(int argc, char **argv)
         return 0;
     }
     int graphs = strcmp(section, "graphs") == 0, table1 = strcmp(section, "table1") == 0,
-        report = strcmp(section, "report") == 0;
-    if ((!graphs && !table1 && !report) || argc % 2) {
+        table1_tex = strcmp(section, "table1-tex") == 0, report = strcmp(section, "report") == 0;
+    if ((!graphs && !table1 && !table1_tex && !report) || argc % 2) {
         fputs(help, stderr);
         return 64;
     }
@@ -524,6 +526,7 @@ int main(int argc, char **argv)
     }
     if (graphs ? !models || !paper || !runs || !face_runs || !figures || !out_path
         : table1 ? !paper || !bench || !flags || !out_path
+        : table1_tex ? !paper || !bench || !out_path
                  : !template || !results || !paper || !flags || !figures || !out_path) {
         fputs(help, stderr);
         return 64;
@@ -539,6 +542,8 @@ int main(int argc, char **argv)
         if (op_atomic_open(&ctx, &file, out_path) == OP_OK) {
             if (graphs)
                 report_graphs(&ctx, models, paper, runs, face_runs, figures, file.file);
+            else if (table1_tex)
+                report_write_table1_tex(&ctx, paper, bench, file.file);
             else
                 report_table1(&ctx, paper, bench, flags, file.file);
             if (ctx.status == OP_OK)

@@ -303,7 +303,7 @@ static void write_tex(const char *cell, FILE *out)
 {
     static const char *const spelling[][2] = {
         { "\\", "\\textbackslash{}" }, { "_", "\\_" }, { "%", "\\%" }, { "#", "\\#" }, { "&", "\\&" },
-        { "–", "--" }, { "≥", "$\\geq$" }, { "×", "$\\times$" },
+        { "–", "--" }, { "≥", "$\\geq$" }, { "≤", "$\\leq$" }, { "×", "$\\times$" },
     };
     while (*cell) {
         size_t s = 0, count = sizeof spelling / sizeof spelling[0];
@@ -335,12 +335,30 @@ static int plain_number(const char *cell)
     return *end == '\0';
 }
 
+/* A bound: "≥" or "≤" before a plain number ("≥1e11"), set as $\geq$\num{1e11}. */
+static const char *bound_number(const char *cell)
+{
+    static const char *const signs[] = { "≥", "≤" };
+    for (size_t i = 0; i < sizeof signs / sizeof signs[0]; ++i)
+        if (strncmp(cell, signs[i], strlen(signs[i])) == 0 && plain_number(cell + strlen(signs[i])))
+            return cell + strlen(signs[i]);
+    return NULL;
+}
+
 /* What a numeric column's cells need: siunitx's table-format (sign, integer and decimal
  * digits, exponent), and the widest cell for the width estimate. */
 typedef struct tex_column {
     int numbers, words, sign, integer, decimals, exponent, exponent_sign;
     size_t widest;
 } tex_column;
+
+/* The words of the numeric columns, each set as a letter (a, b, …) whose meaning the rows
+ * after \bottomrule give: words widen a number column and break its alignment. */
+enum { TEX_MARKS = 26 };
+typedef struct tex_marks {
+    const char *word[TEX_MARKS];
+    int count;
+} tex_marks;
 
 static size_t characters(const char *text)
 {
@@ -371,7 +389,7 @@ static void measure_number(const char *cell, tex_column *c)
 }
 
 /* A column is numeric (a siunitx S column) when at least as many of its present cells are
- * numbers as are words; its words are then set as text ({...}). The first column is the key. */
+ * numbers or bounds as are words; its words are then set as text ({...}). The first column is the key. */
 static void measure_columns(const tsv_sheet *s, const tsv_line *header, tex_column *column)
 {
     for (int c = 0; c < header->count; ++c) {
@@ -384,9 +402,9 @@ static void measure_columns(const tsv_sheet *s, const tsv_line *header, tex_colu
             t->widest = characters(cell) > t->widest ? characters(cell) : t->widest;
             if (missing_cell(cell))
                 continue;
-            if (plain_number(cell)) {
+            if (plain_number(cell) || bound_number(cell)) {
                 t->numbers++;
-                measure_number(cell, t);
+                measure_number(plain_number(cell) ? cell : bound_number(cell), t);
             } else {
                 t->words++;
             }
@@ -483,52 +501,117 @@ static void write_column_spec(const tex_column *c, FILE *out)
     fputc(']', out);
 }
 
-/* About how wide the tabular sets at \small, in pt: 4.5 a character or digit, an S column as
- * its table-format (an exponent set as "× 10^-5" about 25 more), the wider of that and the
- * header's line, 12 between columns; measured against xelatex on the variants tables, it errs
- * wide (tools/test-tex.sh reports a table that does not fit where this puts it). */
-static int width_pt(const tsv_line *header, const tex_column *column)
+/* About how wide the tabular sets at \small, in pt, measured against xelatex's Latin Modern:
+ * 4.3 a letter, 4.63 a digit, 2.5 the point, 7 a sign, 35 more for an exponent ("× 10^-5");
+ * each column the wider of its cells and its header's line; TEX_GAP_PT between columns and
+ * none outside (@{}); a key row under the table as wide as its words at \footnotesize. It
+ * matches the variants tables within a few pt (tools/test-tex.sh reports a table that does not
+ * fit where this puts it). */
+enum { TEX_GAP_PT = 7 };
+
+static int width_pt(const tsv_line *header, const tex_column *column, const tex_marks *marks)
 {
-    double pt = 0;
+    double pt = TEX_GAP_PT * (header->count - 1);
     for (int c = 0; c < header->count; ++c) {
         const tex_column *t = &column[c];
-        double cells = numeric(t) ? 4.5 * (t->sign + (t->integer ? t->integer : 1) + t->decimals + 0.5) +
-                                        (t->exponent ? 25 : 0)
-                                  : 4.5 * (double)t->widest;
-        double label = 4.5 * (double)label_width(header->cell[c]);
-        pt += (cells > label ? cells : label) + 12;
+        double cells = numeric(t) ? 7.0 * t->sign + 4.63 * ((t->integer ? t->integer : 1) + t->decimals) +
+                                        (t->decimals ? 2.5 : 0) + (t->exponent ? 35 : 0)
+                                  : 4.3 * (double)t->widest;
+        double label = 4.3 * (double)label_width(header->cell[c]);
+        pt += cells > label ? cells : label;
     }
-    return (int)(1.1 * pt + 0.5);
+    for (int m = 0; m < marks->count; ++m) {
+        double key = 3.8 * (double)(characters(marks->word[m]) + 3);
+        pt = key > pt ? key : pt;
+    }
+    return (int)(pt + 0.5);
 }
 
-static void write_tex_cell(const char *cell, const tex_column *c, FILE *out)
+/* A cell that is neither a number, a bound nor missing, in a numeric column: a word. */
+static int word_in_numbers(const char *cell, const tex_column *c)
+{
+    return numeric(c) && !missing_cell(cell) && !plain_number(cell) && !bound_number(cell);
+}
+
+static int mark_of(const tex_marks *m, const char *cell)
+{
+    for (int i = 0; i < m->count; ++i)
+        if (strcmp(m->word[i], cell) == 0)
+            return i;
+    return -1;
+}
+
+static void collect_marks(const tsv_sheet *s, const tsv_line *header, const tex_column *column, tex_marks *m)
+{
+    m->count = 0;
+    for (int l = 0; l < s->count; ++l) {
+        if (s->line[l].header || l < (int)(header - s->line))
+            continue;
+        for (int c = 0; c < header->count; ++c) {
+            const char *cell = cell_or_empty(&s->line[l], c);
+            if (word_in_numbers(cell, &column[c]) && mark_of(m, cell) < 0 && m->count < TEX_MARKS)
+                m->word[m->count++] = cell;
+        }
+    }
+}
+
+static void write_bound_or_text(const char *cell, FILE *out)
+{
+    const char *number = bound_number(cell);
+    if (number) {
+        char sign[8];
+        snprintf(sign, sizeof sign, "%.*s", (int)(number - cell), cell);
+        write_tex(sign, out);
+        fprintf(out, "\\num{%s}", number);
+    } else {
+        write_tex(missing_cell(cell) && *cell ? "–" : cell, out);
+    }
+}
+
+static void write_tex_cell(const char *cell, const tex_column *c, const tex_marks *marks, FILE *out)
 {
     if (!numeric(c)) {
-        write_tex(missing_cell(cell) && *cell ? "–" : cell, out);
+        write_bound_or_text(cell, out);
         return;
     }
     if (plain_number(cell) || !*cell) {
         fputs(cell, out);
         return;
     }
+    int mark = word_in_numbers(cell, c) ? mark_of(marks, cell) : -1;
     fputc('{', out);
-    write_tex(missing_cell(cell) && *cell ? "–" : cell, out);
+    if (mark >= 0)
+        fprintf(out, "\\emph{%c}", 'a' + mark);
+    else
+        write_bound_or_text(cell, out);
     fputc('}', out);
+}
+
+/* The key to the marks, a row each under the table, left-aligned across every column. */
+static void write_marks_key(const tex_marks *m, int columns, FILE *out)
+{
+    for (int i = 0; i < m->count; ++i) {
+        fprintf(out, "\\multicolumn{%d}{@{}l}{\\footnotesize \\emph{%c}: ", columns, 'a' + i);
+        write_tex(m->word[i], out);
+        fputs("} \\\\\n", out);
+    }
 }
 
 static void write_tex_table(const tsv_sheet *s, const tsv_line *header, const char *source, FILE *out)
 {
     tex_column column[REPORT_TSV_MAX_TEX_COLUMNS];
     measure_columns(s, header, column);
-    int pt = width_pt(header, column);
+    tex_marks marks;
+    collect_marks(s, header, column, &marks);
+    int pt = width_pt(header, column, &marks);
     fprintf(out, "%% generated by make variants from %s; do not edit\n", source);
     fprintf(out, "%% needs \\usepackage{booktabs,siunitx}; about %d pt wide: %s\n", pt,
             pt <= REPORT_TSV_COLUMN_PT ? "fits one column of a two-column page"
                                        : "wider than a column, set it in a table* (both columns)");
-    fputs("\\begin{tabular}{", out);
+    fprintf(out, "\\begingroup\\setlength{\\tabcolsep}{%gpt}\n\\begin{tabular}{@{}", TEX_GAP_PT / 2.0);
     for (int c = 0; c < header->count; ++c)
         write_column_spec(&column[c], out);
-    fputs("}\n\\toprule\n", out);
+    fputs("@{}}\n\\toprule\n", out);
     for (int c = 0; c < header->count; ++c) {
         fputs(numeric(&column[c]) ? "{" : "", out);
         write_label(header->cell[c], out);
@@ -539,11 +622,13 @@ static void write_tex_table(const tsv_sheet *s, const tsv_line *header, const ch
         if (s->line[l].header || l < (int)(header - s->line))
             continue;
         for (int c = 0; c < header->count; ++c) {
-            write_tex_cell(cell_or_empty(&s->line[l], c), &column[c], out);
+            write_tex_cell(cell_or_empty(&s->line[l], c), &column[c], &marks, out);
             fputs(c < header->count - 1 ? " & " : " \\\\\n", out);
         }
     }
-    fputs("\\bottomrule\n\\end{tabular}\n", out);
+    fputs("\\bottomrule\n", out);
+    write_marks_key(&marks, header->count, out);
+    fputs("\\end{tabular}\n\\endgroup\n", out);
 }
 
 int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *out)

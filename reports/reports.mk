@@ -59,7 +59,7 @@ TABLE1_FACE_SCENES  := -s fig6-bunny -s fig7-52 -s fig7-180
 TABLE1_CONFIGS := experiments/fig1.ini experiments/fig2.ini experiments/fig4.ini experiments/fig5.ini \
                   experiments/fig6-rod.ini experiments/fig6-bunny.ini experiments/fig7-52.ini experiments/fig7-180.ini
 
-table1: reports/table1.md
+table1: reports/table1.md reports/tables/table1.tex
 
 $(TABLE1_DIR)/bench.csv: bin/bench/bench_scenes $(TABLE1_CONFIGS) data/models.tsv reports/paper_table1.tsv | data
 	@mkdir -p $(dir $@)
@@ -73,6 +73,11 @@ $(TABLE1_DIR)/bench.csv: bin/bench/bench_scenes $(TABLE1_CONFIGS) data/models.ts
 reports/table1.md: $(TABLE1_DIR)/bench.csv bin/opsim-report reports/paper_table1.tsv build/flags
 	@$(if $(Q),echo "  REPORT  $@")
 	$(Q)bin/opsim-report table1 --paper reports/paper_table1.tsv --bench $< --flags build/flags --out $@
+
+reports/tables/table1.tex: $(TABLE1_DIR)/bench.csv bin/opsim-report reports/paper_table1.tsv
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TEX     $@")
+	$(Q)bin/opsim-report table1-tex --paper reports/paper_table1.tsv --bench $< --out $@
 
 .PRECIOUS: $(TABLE1_DIR)/bench.csv
 

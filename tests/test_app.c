@@ -203,6 +203,48 @@ static void test_estimate_rho_writes_whole_or_nothing(void **state)
     assert_null(f);
 }
 
+/* On a terminal (script(1) gives the command one), `opsim run` says before a graph is built
+ * rather than loaded (a fresh cache), and its last line names the run file and both sidecar
+ * files, which exist; the second run loads the graph and says nothing of a build. Without a
+ * terminal neither line is printed. */
+static void test_run_on_a_terminal_names_builds_and_files(void **state)
+{
+    (void)state;
+    char dir[512], command[2048];
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-terminal"));
+    assert_int_equal(test_shell("rm -rf '%s' && mkdir -p '%s'", dir, dir), 0);
+    snprintf(command, sizeof command,
+             "script -qec \"OPSIM_GRAPH_CACHE='%s/cache' bin/opsim run experiments/fig1.ini --set run.frames=2 "
+             "--no-surface --out '%s/bar.h5'\" /dev/null",
+             dir, dir);
+    int status;
+    char *text = output_of(command, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(text, "opsim: building the graph of bar20 (20 particles)…"));
+    char last[2048];
+    snprintf(last, sizeof last, "wrote %s/bar.h5 (2 frames, 1 body), %s/bar.xmf (open it in ParaView) and %s/bar.views.h5",
+             dir, dir, dir);
+    assert_non_null(strstr(text, last));
+    assert_true(strstr(text, "building") < strstr(text, "wrote"));
+    free(text);
+    assert_int_equal(test_shell("test -s '%s/bar.h5' && test -s '%s/bar.xmf' && test -s '%s/bar.views.h5'", dir, dir, dir),
+                     0);
+    text = output_of(command, &status); /* the cache holds the graph now */
+    assert_int_equal(status, 0);
+    assert_null(strstr(text, "building the graph"));
+    assert_non_null(strstr(text, last));
+    free(text);
+    snprintf(command, sizeof command,
+             "OPSIM_GRAPH_CACHE='%s/cache2' bin/opsim run experiments/fig1.ini --set run.frames=2 --no-surface "
+             "--out '%s/quiet.h5'",
+             dir, dir);
+    text = output_of(command, &status);
+    assert_int_equal(status, 0);
+    assert_string_equal(text, "");
+    free(text);
+    assert_int_equal(test_shell("rm -rf '%s'", dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_missing_input_exits_74),
         cmocka_unit_test(test_overrides_reach_the_run_in_order),
         cmocka_unit_test(test_estimate_rho_writes_whole_or_nothing),
+        cmocka_unit_test(test_run_on_a_terminal_names_builds_and_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

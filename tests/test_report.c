@@ -565,6 +565,48 @@ static FILE *open_csv(const char *name, char *header_line, char **header, int *c
 /* bench_scenes' real CSV (two short runs, the second on the face rule's graphs) read back by its
  * header: every row as many cells as the header, each value where its column says, and Table 1
  * written from it. */
+/* The number of cells in a LaTeX row: its '&' outside braces, plus one. */
+static int tex_row_cells(const char *row)
+{
+    int cells = 1, depth = 0;
+    for (; *row && *row != '\n'; ++row) {
+        depth += *row == '{' ? 1 : *row == '}' ? -1 : 0;
+        cells += *row == '&' && depth == 0;
+    }
+    return cells;
+}
+
+/* Table 1 as LaTeX from the stand-in bench.csv: eleven columns in the spec and in every row,
+ * the paper's row from paper_table1.tsv, ours with the ratio of the paper's total over ours
+ * (26.24 / 25 ms), the face rule's row where its edges differ, and the time per bar. */
+static void test_table1_tex_has_its_columns_and_rows(void **state)
+{
+    (void)state;
+    assert_int_equal(test_shell("bin/opsim-report table1-tex --paper reports/paper_table1.tsv --bench "
+                                "'%s/results/table1/bench.csv' --out '%s/table1.tex'",
+                                dir, dir),
+                     0);
+    char *text = read_in_dir("table1.tex");
+    assert_contains(text, "table* (both columns)");
+    assert_contains(text, "\\begin{tabular}{lclS[table-format=5]S[table-format=6]cS[table-format=2.3]"
+                          "S[table-format=2.3]S[table-format=2.3]S[table-format=3.3]S[table-format=2.1]}");
+    assert_contains(text, "52 models & 7 & paper & 4120 & 18574 & $6 \\times 2$ & 7.86 & 2.91 & 15.46 & 26.24 & \\\\\n"
+                          " &  & ours & 10 & 9 & $6 \\times 2$ & 10.000 & 5.000 & 10.000 & 25.000 & 1.0 \\\\\n"
+                          " &  & face rule & 10 & 4 & $6 \\times 2$ & 8.000 & 4.000 & 8.000 & 20.000 & 1.3 \\\\\n");
+    assert_contains(text, "Bar manipulation & 1 & paper & 20 & 19 & $1 \\times 10$ & 0.27 & 0.07 & {--} & 0.34 & \\\\\n");
+    assert_contains(text, " & & per bar & & & & & & & 8.333 & 0.0 \\\\\n");
+    int rows = 0;
+    for (const char *line = strstr(text, "\\midrule\n") + 9; strncmp(line, "\\bottomrule", 11) != 0;
+         line = strchr(line, '\n') + 1) {
+        if (strncmp(line, "\\addlinespace", 13) == 0)
+            continue;
+        assert_int_equal(tex_row_cells(line), 11);
+        ++rows;
+    }
+    assert_int_equal(rows, 8 + 8 + 1 + 1); /* paper and ours per example, one face rule, one per bar */
+    free(text);
+}
+
 static void test_bench_csv_parses_by_its_header(void **state)
 {
     (void)state;
@@ -787,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_missing_input_fails_naming_placeholder_and_file),
         cmocka_unit_test(test_template_errors_name_line_and_placeholder),
         cmocka_unit_test(test_tsv_placeholders_read_any_table),
+        cmocka_unit_test(test_table1_tex_has_its_columns_and_rows),
         cmocka_unit_test(test_bench_csv_parses_by_its_header),
         cmocka_unit_test(test_bench_compares_settings_interleaved),
         cmocka_unit_test(test_scaling_table_fits_slopes),

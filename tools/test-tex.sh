@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Compiles every LaTeX table of the report (reports/tables/*.tex, or the files given) with
-# xelatex, each \input into a two-column article with booktabs and siunitx: in a `table` when
-# its comment says it fits one column, else in a `table*` (reports/report_tsv.h). Fails when
-# any does not compile; reports an overfull box (a table wider than its place) per table.
+# xelatex, each \input into a two-column article with booktabs and siunitx whose columns are
+# 229 pt wide (text 478 pt, 20 pt between the columns; a journal's two-column page): in a
+# `table` when its comment says it fits one column, else in a `table*` (reports/report_tsv.h).
+# Fails when any does not compile; reports an overfull box (a table wider than its place) per
+# table.
 # Installs its Debian packages first (tools/deps.sh). `make test-tex` runs it; opt-in.
 set -euo pipefail
 tables=("$@")
 [[ ${#tables[@]} -gt 0 ]] || tables=(reports/tables/*.tex)
-[[ -e ${tables[0]} ]] || { echo "test-tex: no tables (make variants writes reports/tables/)" >&2; exit 1; }
+[[ -e ${tables[0]} ]] || { echo "test-tex: no tables (make table1 and make variants write reports/tables/)" >&2; exit 1; }
 tools/deps.sh texlive-xetex texlive-latex-recommended texlive-science lmodern
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -18,7 +20,7 @@ for table in "${tables[@]}"; do
     cp "$table" "$work/table.tex"
     cat > "$work/doc.tex" <<DOC
 \\documentclass[twocolumn]{article}
-\\usepackage[margin=2cm]{geometry}
+\\usepackage[textwidth=478pt,columnsep=20pt,textheight=650pt]{geometry}
 \\usepackage{booktabs,siunitx}
 \\begin{document}
 \\begin{$float}\\centering\\small\\input{table.tex}\\caption{\\detokenize{$(basename "$table" .tex)}}\\end{$float}

@@ -24,6 +24,7 @@ static const char magic[] = "opsim-graph-cache-2"; /* 2: holds its mesh and def,
 static const char default_directory[] = "data/cache/graphs";
 
 static void (*notice_hook)(const char *message);
+static void (*build_notice_hook)(const char *message);
 
 const char *op_graph_cache_directory(void)
 {
@@ -36,6 +37,20 @@ const char *op_graph_cache_directory(void)
 void op_graph_cache_set_notice(void (*notice)(const char *message))
 {
     notice_hook = notice;
+}
+
+void op_graph_cache_set_build_notice(void (*notice)(const char *message))
+{
+    build_notice_hook = notice;
+}
+
+static void notify_build(const char *label, const op_build_def *def)
+{
+    if (!build_notice_hook)
+        return;
+    char message[1024];
+    snprintf(message, sizeof message, "building the graph of %s (%d particles)…", label, def->particles);
+    build_notice_hook(message);
 }
 
 static void notify(const char *format, ...) __attribute__((format(printf, 1, 2)));
@@ -495,6 +510,7 @@ int op_build_body_cached(op_ctx *ctx, const char *directory, const char *label, 
             break;
         }
     }
+    notify_build(label, def);
     if (op_build_body_report(ctx, mesh, def, graph, skin, report) != OP_OK) {
         if (invalid)
             unlink(path); /* never kept, even when the build fails */

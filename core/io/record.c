@@ -694,8 +694,8 @@ int op_record_run_def(op_ctx *ctx, op_scene *scene, const char *path, const op_p
     }
     if (ctx->status == OP_OK)
         write_h5md(ctx, r, w);
-    if (ctx->status == OP_OK && op_runfile_commit(ctx, &r->run) == OP_OK && progress)
-        fprintf(progress, "%s: %d frames of %d bodies written\n", path, scene->run.frames, w->body_count);
+    if (ctx->status == OP_OK)
+        op_runfile_commit(ctx, &r->run); /* the caller names what was written (app/cmd_run.c) */
     if (ctx->status != OP_OK)
         op_runfile_abort(&r->run);
     free(r->positions);
