@@ -83,6 +83,15 @@ static void test_bad_options_named(void **state)
 {
     (void)state;
     variant_bad_option(&op_solver_xpbd, "stiffness=1", "solver xpbd has no option 'stiffness'");
+    /* a body without stiffness has no compliance 1/(k v): refused, naming the body */
+    one_body f;
+    const double none[3] = { 0, 0, 0 };
+    variant_world(&f, "bar20", 0.0, none, 10, 1);
+    assert_int_equal(one_body_try_start(&f, &op_solver_xpbd, NULL), OP_ERR_USAGE);
+    print_message("%-24s -> %s\n", "stiffness 0", f.ctx.message);
+    assert_non_null(strstr(f.ctx.message, "has stiffness 0"));
+    assert_non_null(strstr(f.ctx.message, f.body->name));
+    one_body_free(&f);
 }
 
 /* A free bar (bar20, no gravity) whose tip vertex's direction ȳ is held at ẑ (its anchor turned
