@@ -26,9 +26,9 @@
  * iteration R_i ← R_g), so a turn of R_i alone would be overwritten by the next fit. Each is the
  * scalar C = ‖u − n_c‖ = 2 sin(θ/2), θ the angle from u to n_c, with compliance 1/w (w the
  * constraint weight, J), so ½ C²/α is Eq. 15's term exactly. Its correction is XPBD's angular one
- * (Müller et al. 2020, "Detailed rigid body simulation with XPBD", Sec. 3.3.2): influence l's
- * ring (the free members of particle l's ring) turns as a rigid body about its free members' mass
- * centre, with the inertia I_l = Σ_j [m_j (‖r_j‖² I − r_j r_jᵀ) + ρ (tr M_j I − M_j)],
+ * (Müller et al. 2020, "Detailed rigid body simulation with XPBD", Sec. 3.3, angular
+ * constraints): influence l's ring (the free members of particle l's ring) turns as a rigid body
+ * about its free members' mass centre, with the inertia I_l = Σ_j [m_j (‖r_j‖² I − r_j r_jᵀ) + ρ (tr M_j I − M_j)],
  * M_j = R_j Ā_j R_jᵀ (a member's ellipsoid only when its rotation is free). With t = a × u, a the
  * unit axis of u × n_c, the gradient in ring l's rotation vector is
  *   g_l = −cos(θ/2) (w_l/‖n‖) (R_l n̄ × t),
