@@ -14,8 +14,15 @@
 #           the run; the elastic energy of the iterations' result
 #           (the last logged column) and of the state after contacts, medians; the rest-shape
 #           error at the end (Fig. 5 only, the one scene that observes it); median ms per frame
+#   variants data/results/floor/variants.tsv: the same two scenes with the paper's floor
+#           (substep) solved by arap (the substep runs above) and by FLOOR_VARIANTS, whose floor
+#           is the world's (they cannot hold it inside their iterations: floor_contact = solve is
+#           arap's): runs data/results/floor/SCENE-substep-V.h5; per run the resting sink and
+#           largest reach as above, the deepest body-body penetration over the run and over the
+#           last 2 s, the kinetic energy's median over the last 2 s (at rest: near 0), the
+#           rest-shape error at the end
 #
-# About a minute on one core. The benchmarks wait for the other experiments under `make reproduce`
+# About a minute on one core, and as much again for the variants. The benchmarks wait for the other experiments under `make reproduce`
 # (reports/reports.mk), as Table 1's do.
 
 FLOOR_DIR := $(RESULTS)/floor
@@ -27,12 +34,17 @@ floor_comma := ,
 floor_empty :=
 floor_space := $(floor_empty) $(floor_empty)
 floor_scene = $(firstword $(subst -substep, ,$(subst -iteration, ,$(subst -solve, ,$(1)))))
+FLOOR_VARIANTS := xpbd vbd
+FLOOR_VARIANT_RUNS := $(foreach v,$(FLOOR_VARIANTS),$(foreach s,$(FLOOR_SCENES),$(FLOOR_DIR)/$(s)-substep-$(v).h5))
 
 .PHONY: floor
-floor: $(FLOOR_DIR)/table.tsv $(FLOOR_DIR)/long.tsv
+floor: $(FLOOR_DIR)/table.tsv $(FLOOR_DIR)/long.tsv $(FLOOR_DIR)/variants.tsv
 
 $(FLOOR_DIR)/%.h5: $(RUN_DEPS) experiments/fig5.ini experiments/fig7-52.ini | data
 	$(call run_figure,experiments/$(call floor_scene,$*).ini,--no-surface --set world.floor_contact=$(lastword $(subst -, ,$*)))
+
+$(FLOOR_VARIANT_RUNS): $(FLOOR_DIR)/%.h5: $(RUN_DEPS) experiments/fig5.ini experiments/fig7-52.ini | data
+	$(call run_figure,experiments/$(call floor_scene,$*).ini,--no-surface --set solver.name=$(lastword $(subst -, ,$*)))
 
 $(FLOOR_BENCH): bin/bench/bench_scenes experiments/fig5.ini experiments/fig7-52.ini | data
 	@mkdir -p $(dir $@)
@@ -76,4 +88,26 @@ $(FLOOR_DIR)/table.tsv: $(FLOOR_RUNS) $(FLOOR_BENCH) bin/opsim bin/opsim-report
 	done; done; \
 	mv $$out $@; trap - EXIT
 
-.PRECIOUS: $(FLOOR_RUNS) $(FLOOR_BENCH)
+# scene, solver, resting sink (mm), largest reach (mm), deepest body-body penetration over the run
+# and over the last 2 s (mm), median kinetic energy over the last 2 s (J), rest-shape error at the
+# end (%, – where not observed)
+$(FLOOR_DIR)/variants.tsv: $(FLOOR_SCENES:%=$(FLOOR_DIR)/%-substep.h5) $(FLOOR_VARIANT_RUNS) bin/opsim bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf 'scene\tsolver\tresting_sink_mm\tlargest_reach_mm\tpenetration_mm\tpenetration_last_2s_mm\tkinetic_last_2s_J\trest_shape_error_pct\n' > $$out; \
+	series() { bin/opsim-report series "$$@"; }; mm() { bin/opsim-report calc --format %.2f "1e3 * $$1"; }; \
+	for scene in $(FLOOR_SCENES); do for solver in arap $(FLOOR_VARIANTS); do \
+	    run=$(FLOOR_DIR)/$$scene-substep-$$solver.h5; [ $$solver = arap ] && run=$(FLOOR_DIR)/$$scene-substep.h5; \
+	    sink=$$(bin/opsim export $$run /collision/max_floor_reach_before | series --rows -60: --of median); \
+	    reach=$$(bin/opsim export $$run /collision/max_floor_reach_before | series --of max); \
+	    deepest=$$(bin/opsim export $$run /collision/max_penetration | series --of max); \
+	    late=$$(bin/opsim export $$run /collision/max_penetration | series --rows -60: --of max); \
+	    kinetic=$$(bin/opsim export $$run /observables/kinetic/value | series --rows -60: --of median); \
+	    shape=–; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
+	        then shape=$$(bin/opsim-report calc --format %.3f "100 * $$final"); fi; \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$scene $$solver "$$(mm $$sink)" "$$(mm $$reach)" "$$(mm $$deepest)" \
+	        "$$(mm $$late)" "$$(bin/opsim-report calc --format %.4g $$kinetic)" "$$shape" >> $$out; \
+	done; done; \
+	mv $$out $@; trap - EXIT
+
+.PRECIOUS: $(FLOOR_RUNS) $(FLOOR_BENCH) $(FLOOR_VARIANT_RUNS)

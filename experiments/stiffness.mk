@@ -17,7 +17,17 @@
 #   figure reports/figures/stiffness.png         steady over static against the iteration count,
 #                                                one curve per k
 #
-# `make stiffness` runs 7 static solves and 77 runs, about a minute on one core.
+# The other variants on the same grid (STIFFNESS_VARIANTS), each in its own directory:
+#   runs   data/results/stiffness/V/kF-iN-fR.h5    as above with solver.name = V
+#   tables data/results/stiffness/V/table.tsv,    steady over arap's static solution (Eq. 4's
+#          data/results/stiffness/V/summary.tsv   equilibrium at k): vbd minimises that energy;
+#                                                 xpbd's and shape matching's laws differ, so their
+#                                                 ratio says how stiff they are against Eq. 4 at k
+#          data/results/stiffness/variants.tsv    per k: the grid spread of arap and of each variant
+#                                                 (the spread needs no reference: Fig. 3's claim)
+#
+# `make stiffness` runs 7 static solves and 84 runs per variant (arap and the three above), a few
+# minutes on one core.
 
 STIFFNESS_DIR := $(RESULTS)/stiffness
 STIFFNESS_BASE := 5e8
@@ -30,8 +40,13 @@ STIFFNESS_RUNS := $(foreach f,$(STIFFNESS_FACTORS), \
     $(foreach n,$(STIFFNESS_GRID_ITERATIONS),$(foreach r,$(STIFFNESS_GRID_FPS),$(STIFFNESS_DIR)/k$(f)-i$(n)-f$(r).h5)))
 STIFFNESS_STATIC := $(STIFFNESS_FACTORS:%=$(STIFFNESS_DIR)/static-k%.h5)
 
+STIFFNESS_VARIANTS := shape-matching xpbd vbd
+stiffness_empty :=
+stiffness_space := $(stiffness_empty) $(stiffness_empty)
+STIFFNESS_NAMES := $(notdir $(STIFFNESS_RUNS))
+
 .PHONY: stiffness
-stiffness: $(FIGURES)/stiffness.png $(STIFFNESS_DIR)/summary.tsv $(STIFFNESS_DIR)/long.tsv
+stiffness: $(FIGURES)/stiffness.png $(STIFFNESS_DIR)/summary.tsv $(STIFFNESS_DIR)/long.tsv $(STIFFNESS_DIR)/variants.tsv
 
 $(STIFFNESS_DIR)/long.tsv: $(STIFFNESS_DIR)/table.tsv bin/opsim-report
 	$(call long_table,factor stiffness iterations frame_time)
@@ -46,17 +61,32 @@ $(STIFFNESS_DIR)/k%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
 	    --set world.frame_time=$$(bin/opsim-report calc '1 / $(call stiffness_part,3,f)') \
 	    --set run.frames=$$((10 * $(call stiffness_part,3,f))) --set run.output_every=1000000)
 
+# $(call stiffness_variant,V): variant V's runs, each the arap run's arguments plus its name.
+define stiffness_variant
+$(addprefix $(STIFFNESS_DIR)/$(1)/,$(STIFFNESS_NAMES)): $(STIFFNESS_DIR)/$(1)/k%.h5: experiments/fig3.ini $$(RUN_DEPS) | data bin/opsim-report
+	$$(call run_figure,$$<,--set solver.name=$(1) \
+	    --set "body bar.stiffness=$$(call stiffness_k,$$(call stiffness_part,1,k))" \
+	    --set world.iterations=$$(call stiffness_part,2,i) \
+	    --set world.frame_time=$$$$(bin/opsim-report calc '1 / $$(call stiffness_part,3,f)') \
+	    --set run.frames=$$$$((10 * $$(call stiffness_part,3,f))) --set run.output_every=1000000)
+$(STIFFNESS_DIR)/$(1)/table.tsv: $(addprefix $(STIFFNESS_DIR)/$(1)/,$(STIFFNESS_NAMES)) $(STIFFNESS_STATIC) \
+    bin/opsim bin/opsim-report
+endef
+$(foreach v,$(STIFFNESS_VARIANTS),$(eval $(call stiffness_variant,$(v))))
+
 $(STIFFNESS_DIR)/static-k%.h5: experiments/fig3.ini $(RUN_DEPS) | data bin/opsim-report
 	$(call run_figure,$<,--set "body bar.stiffness=$(call stiffness_k,$*)" --set world.frame_time=1000 \
 	    --set world.iterations=20000 --set run.frames=1 --set run.output_every=1)
 
 # factor, stiffness (kg/(m³ s²)), iterations, frame time (s), steady deflection (m), swing over
 # the last 2 s (m), static deflection (m), steady over static
+# (Variant V's table.tsv: the same from its runs, against arap's static solves.)
 $(STIFFNESS_DIR)/table.tsv: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) bin/opsim bin/opsim-report
+$(STIFFNESS_DIR)/table.tsv $(STIFFNESS_VARIANTS:%=$(STIFFNESS_DIR)/%/table.tsv):
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
 	printf 'factor\tstiffness\titerations\tframe_time\tsteady_m\tswing_m\tstatic_m\tsteady_over_static\n' > $$out; \
-	for run in $(STIFFNESS_RUNS); do \
+	for run in $(addprefix $(dir $@),$(STIFFNESS_NAMES)); do \
 	    name=$$(basename $$run .h5); fps=$${name##*-f}; rest=$${name%-f*}; it=$${rest##*-i}; factor=$${rest%-i*}; factor=$${factor#k}; \
 	    static=$$(bin/opsim export $(STIFFNESS_DIR)/static-k$$factor.h5 /observables/tip/value | tail -n 1); \
 	    set -- $$(bin/opsim export $$run /observables/tip/value | \
@@ -71,12 +101,30 @@ $(STIFFNESS_DIR)/table.tsv: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) bin/opsim bin/
 # grid_spread_pct the spread (max − min)/mean of the steady deflections over the 3 × 3 grid,
 # grid_min and grid_max its ratios, largest_swing_mm over every run of k; opsim-report
 # stiffness, reports/report_tsv.h).
-$(STIFFNESS_DIR)/summary.tsv: $(STIFFNESS_DIR)/table.tsv bin/opsim-report
+$(STIFFNESS_DIR)/summary.tsv $(STIFFNESS_VARIANTS:%=$(STIFFNESS_DIR)/%/summary.tsv): %/summary.tsv: \
+    %/table.tsv bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)bin/opsim-report stiffness --in $< --iterations '$(STIFFNESS_ITERATIONS)' --grid '$(STIFFNESS_GRID_ITERATIONS)' \
 	    --out $@
 
+# factor, k, then each variant's grid_spread_pct (%): arap's, then STIFFNESS_VARIANTS' in order.
+$(STIFFNESS_DIR)/variants.tsv: $(STIFFNESS_DIR)/summary.tsv $(STIFFNESS_VARIANTS:%=$(STIFFNESS_DIR)/%/summary.tsv) \
+    bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf 'factor\tk\tarap_spread_pct$(subst $(stiffness_space),,$(STIFFNESS_VARIANTS:%=\t%_spread_pct))\n' > $$out; \
+	for factor in $(STIFFNESS_FACTORS); do \
+	    printf '%s\t%s' $$factor "$$(bin/opsim-report calc "$$factor * $(STIFFNESS_BASE)")" >> $$out; \
+	    for summary in $(STIFFNESS_DIR)/summary.tsv $(STIFFNESS_VARIANTS:%=$(STIFFNESS_DIR)/%/summary.tsv); do \
+	        printf '\t%s' "$$(bin/opsim-report lookup --in $$summary --where factor=$$factor --column grid_spread_pct)" \
+	            >> $$out; \
+	    done; \
+	    printf '\n' >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
+
 $(FIGURES)/stiffness.png $(FIGURES)/stiffness.pdf &: $(STIFFNESS_DIR)/table.tsv plots/stiffness.gp $(PLOT_DEPS)
 	$(call plot_figure,plots/stiffness.gp,table='$(STIFFNESS_DIR)/table.tsv')
 
-.PRECIOUS: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) $(STIFFNESS_DIR)/%.h5
+.PRECIOUS: $(STIFFNESS_RUNS) $(STIFFNESS_STATIC) $(STIFFNESS_DIR)/%.h5 \
+    $(foreach v,$(STIFFNESS_VARIANTS),$(addprefix $(STIFFNESS_DIR)/$(v)/,$(STIFFNESS_NAMES)))

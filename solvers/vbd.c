@@ -35,6 +35,17 @@
  * which extrapolates positions (and rotations with chebyshev_rotations = on) after each iteration;
  * the paper's ρ is chebyshev_rho.
  *
+ * The translation block (ours, not the paper's): after each sweep, when no position is pinned,
+ * every position moves by the one translation t that minimises E with everything else held. The
+ * elastic term is translation invariant, so E(x + t) is quadratic in t with the scalar Hessian
+ *   H_t = M/h² + Σ_c w_c s_c²,   s_c = Σ_l w_l (constraint c's skinning weights),
+ * and t = (Σ_i m_i/h² (y_i − x_i) + Σ_c w_c s_c (v_c − v)) / H_t over the position constraints c
+ * (direction constraints read rotations only). It is one more exact block of the descent, so E
+ * still never rises; without constraints it sets Σ m x = Σ m y, implicit Euler's balance of linear
+ * momentum, which the particle blocks alone meet only when converged (they balance each particle
+ * against its neighbours' current positions). With a pinned position no translation of the free
+ * particles leaves the elastic term alone, and the step is skipped (docs/method.md, "VBD").
+ *
  * Pins: a pinned position or rotation is not a variable. Stage times: the whole sweep as `local`
  * (rotation and position updates interleave per particle; `global` stays 0). Nothing here writes files or computes reported metrics. */
 #include "vbd.h"
@@ -63,6 +74,7 @@ typedef struct vbd_solver {
     op_arap_sweep sweep;       /* the colour order over every particle with a free block */
     int *row_of;               /* [n] op_arap_terms_create's rows (−1: pinned position) */
     unsigned char *both_pinned; /* [n] position and rotation pinned: no block */
+    int translates;            /* no position pinned: the translation block runs (file comment) */
     double *reference;         /* [n][3] x_ref = P x̄ + t */
     double *spread;            /* [n][9] S_i = Σ_j v_j d̄_ij d̄_ijᵀ */
     double *base;              /* [n][9] ρ/h² Y_i Ā_i + k P S_i, per sub-step */
@@ -144,7 +156,9 @@ static int vbd_create(op_ctx *ctx, const op_solver_settings *settings, op_body *
         return ctx->status;
     }
     int free_count = 0;
+    s->translates = 1;
     for (int i = 0; i < n; ++i) {
+        s->translates &= !body->position_pinned[i];
         s->row_of[i] = body->position_pinned[i] ? -1 : free_count++;
         op_rotation_quaternion(&body->state.rotation[9 * i], &s->quaternion[4 * i]);
     }
@@ -275,6 +289,36 @@ static void update_block(vbd_solver *s, op_body *body, double h, int i)
         position_step(s, body, h, i);
 }
 
+/* Every position moves by the translation that minimises E (file comment, "The translation
+ * block"); the sums run in particle and constraint order, so the bits do not depend on threads. */
+static void translation_step(const vbd_solver *s, op_body *body, double h)
+{
+    const op_graph *g = body->graph;
+    const double *y = body->inertial_position;
+    double *x = body->state.position;
+    double inertia = 1.0 / (h * h), b[3] = { 0, 0, 0 }, hessian = 0.0, gap[3];
+    for (int i = 0; i < s->n; ++i) {
+        v3_sub(gap, &y[3 * i], &x[3 * i]);
+        v3_axpy(b, g->mass[i] * inertia, gap);
+        hessian += g->mass[i] * inertia;
+    }
+    for (int c = 0; c < body->constraint_count; ++c) {
+        const op_constraint *con = &body->constraints[c];
+        if (con->kind != OP_CONSTRAINT_POSITION)
+            continue;
+        double share = 0.0, v[3];
+        for (int l = 0; l < con->influence_count; ++l)
+            share += con->influence[l];
+        op_constraint_skinned_point(body, con, v);
+        v3_sub(gap, con->target, v);
+        v3_axpy(b, con->weight * share, gap);
+        hessian += con->weight * share * share;
+    }
+    v3_scale(b, b, 1.0 / hessian);
+    for (int i = 0; i < s->n; ++i)
+        v3_add(&x[3 * i], &x[3 * i], b);
+}
+
 /* The sweep, colour by colour. The blocks of one colour read and write none of each other's
  * values (op_arap_colour_sweep colours every edge and every constraint's particles apart), so a
  * team sharing each colour gives the bits of one thread. */
@@ -297,6 +341,8 @@ static int vbd_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stag
         for (int p = 0; p < sweep->count; ++p)
             update_block(s, body, h, sweep->order[p]);
     }
+    if (s->translates)
+        translation_step(s, body, h);
     times->local += op_now() - start;
     return OP_OK;
 }

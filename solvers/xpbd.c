@@ -21,20 +21,34 @@
  * Position constraints (Eq. 13's skinned vertex v = Σ_l w_l (R_l r̄_l + x_l)): C = v − v_c with
  * compliance 1/w (w the constraint weight, N/m) and ∇_{x_l} C = w_l I, so
  *   Δλ = (−C − α̃ λ)/(Σ_l w_l²/m_l + α̃),   x_l ← x_l + (w_l/m_l) Δλ.
- * Direction constraints are refused (as in shape-matching: the next iteration's group rotations
- * overwrite any turn of R_i). Edge-distance constraints are not added: the goals already hold
- * every edge of the one ring.
+ * Direction constraints (Eq. 15's skinned direction u = n/‖n‖, n = Σ_l w_l R_l n̄) turn rings,
+ * not lone orientations: here a particle's orientation is its ring's rotation (after each
+ * iteration R_i ← R_g), so a turn of R_i alone would be overwritten by the next fit. Each is the
+ * scalar C = ‖u − n_c‖ = 2 sin(θ/2), θ the angle from u to n_c, with compliance 1/w (w the
+ * constraint weight, J), so ½ C²/α is Eq. 15's term exactly. Its correction is XPBD's angular one
+ * (Müller et al. 2020, "Detailed rigid body simulation with XPBD", Sec. 3.3, angular
+ * constraints): influence l's ring (the free members of particle l's ring) turns as a rigid body
+ * about its free members' mass centre, with the inertia I_l = Σ_j [m_j (‖r_j‖² I − r_j r_jᵀ) + ρ (tr M_j I − M_j)],
+ * M_j = R_j Ā_j R_jᵀ (a member's ellipsoid only when its rotation is free). With t = a × u, a the
+ * unit axis of u × n_c, the gradient in ring l's rotation vector is
+ *   g_l = −cos(θ/2) (w_l/‖n‖) (R_l n̄ × t),
+ *   Δλ = (−C − α̃ λ)/(Σ_l g_lᵀ I_l⁻¹ g_l + α̃),   ring l turns by the rotation vector I_l⁻¹ g_l Δλ
+ * (its free members' positions about the centre, its free members' rotations with them). A turn
+ * about the mass centre moves no centre of mass, so linear momentum still holds. Edge-distance
+ * constraints are not added: the goals already hold every edge of the one ring.
  *
  * Multipliers λ are reset to 0 at every sub-step (begin_substep), as Algorithm 1 does per time
  * step: a sub-step is opsim's time step. Order: Gauss–Seidel, groups in the colour order of their
- * particle (op_arap_colour_sweep), each group's goals from the newest positions, then the position
- * constraints. After the iteration each free orientation becomes its own group's rotation.
+ * particle (op_arap_colour_sweep), each group's goals from the newest positions; then each free
+ * orientation becomes its own group's rotation; then the direction constraints, then the position
+ * constraints (last, so that a grabbed vertex ends where its script puts it).
  * Small steps (Macklin et al. 2019): not an option here but the run's [time] section, many
  * sub-steps and iterations = 1 (docs/method.md, "XPBD").
  *
- * Stage times: groups as `local`, position constraints as `global`. */
+ * Stage times: groups as `local`, direction and position constraints as `global`. */
 #include "xpbd.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +56,7 @@
 #include "base/math3.h"
 #include "base/timer.h"
 #include "kernels/polar.h"
+#include "sim/script.h"
 
 typedef struct xpbd_solver {
     int n;
@@ -52,7 +67,7 @@ typedef struct xpbd_solver {
     double *group_mass;      /* [n] */
     double *inverse_mass;    /* [n] 1/m_i, 0 where the position is pinned */
     double *lambda;          /* [members][3] the goals' multipliers, reset each sub-step */
-    double *constraint_lambda; /* [constraints][3] */
+    double *constraint_lambda; /* [constraints][3]; a direction constraint's scalar λ in its first */
     double *moment;          /* [n][9] ρ R_j Ā_j */
     double *group_rotation;  /* [n][9] */
     double *quaternion;      /* [n][4] */
@@ -136,12 +151,6 @@ static int xpbd_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
 {
     (void)settings, (void)twins, (void)twin_count;
     *out = NULL;
-    for (int c = 0; c < body->constraint_count; ++c)
-        if (body->constraints[c].kind == OP_CONSTRAINT_DIRECTION)
-            return OP_FAIL(ctx, OP_ERR_USAGE,
-                           "solver xpbd: body %s has a direction constraint (constraint %d, vertex %d); "
-                           "this variant supports position constraints and pins only",
-                           body->name, c, body->constraints[c].vertex);
     if (!(body->stiffness > 0.0))
         return OP_FAIL(ctx, OP_ERR_USAGE, "solver xpbd: body %s has stiffness %g; compliance 1/(k v) needs k > 0",
                        body->name, body->stiffness);
@@ -234,11 +243,149 @@ static void project_group(xpbd_solver *s, op_body *body, int group)
     }
 }
 
+/* Ring `ring` as a rigid body (file comment, direction constraints): its free members' mass
+ * centre and the inverse of their inertia about it. Returns 0 when nothing of it can turn. */
+static int ring_inverse_inertia(const xpbd_solver *s, const op_body *body, int ring, double centre[3],
+                                double inverse[9])
+{
+    const op_graph *g = body->graph;
+    const double *x = body->state.position;
+    double mass = 0.0, I[9] = { 0 }, r[3];
+    v3_set(centre, 0.0, 0.0, 0.0);
+    for (int k = s->group_start[ring]; k < s->group_start[ring + 1]; ++k) {
+        int j = s->member[k];
+        if (s->inverse_mass[j] > 0.0) {
+            mass += g->mass[j];
+            v3_axpy(centre, g->mass[j], &x[3 * j]);
+        }
+    }
+    if (mass > 0.0)
+        v3_scale(centre, centre, 1.0 / mass);
+    for (int k = s->group_start[ring]; k < s->group_start[ring + 1]; ++k) {
+        int j = s->member[k];
+        if (s->inverse_mass[j] > 0.0) {
+            v3_sub(r, &x[3 * j], centre);
+            double spin[9];
+            m3_cross_matrix(spin, r);
+            m3_mul(spin, spin, spin); /* [r]×² = r rᵀ − ‖r‖² I */
+            m3_axpy(I, -g->mass[j], spin);
+        }
+        if (!body->rotation_pinned[j]) {
+            const double *Rj = &body->state.rotation[9 * j];
+            double RA[9], M[9];
+            m3_mul(RA, Rj, &g->rest_moment[9 * j]);
+            m3_mul_bt(M, RA, Rj); /* M_j = R_j Ā_j R_jᵀ */
+            double trace = m3_trace(M);
+            m3_axpy(I, -g->density, M);
+            for (int d = 0; d < 3; ++d)
+                I[4 * d] += g->density * trace;
+        }
+    }
+    /* I is symmetric: its inverse's rows are the cross products of its rows over det I. */
+    v3_cross(&inverse[0], &I[3], &I[6]);
+    v3_cross(&inverse[3], &I[6], &I[0]);
+    v3_cross(&inverse[6], &I[0], &I[3]);
+    double det = v3_dot(&I[0], &inverse[0]);
+    if (!(det > 0.0))
+        return 0;
+    m3_scale(inverse, inverse, 1.0 / det);
+    return 1;
+}
+
+/* Turns ring `ring`'s free members about `centre` by the rotation vector `turn`. */
+static void turn_ring(const xpbd_solver *s, op_body *body, int ring, const double centre[3], const double turn[3])
+{
+    double angle = v3_norm(turn), axis[3], Q[9], r[3];
+    if (!(angle > 0.0))
+        return;
+    v3_scale(axis, turn, 1.0 / angle);
+    op_axis_angle_matrix(axis, angle, Q);
+    double *x = body->state.position, *R = body->state.rotation;
+    for (int k = s->group_start[ring]; k < s->group_start[ring + 1]; ++k) {
+        int j = s->member[k];
+        if (s->inverse_mass[j] > 0.0) {
+            v3_sub(r, &x[3 * j], centre);
+            m3_mul_v(&x[3 * j], Q, r);
+            v3_add(&x[3 * j], &x[3 * j], centre);
+        }
+        if (!body->rotation_pinned[j]) {
+            double turned[9];
+            m3_mul(turned, Q, &R[9 * j]);
+            m3_copy(&R[9 * j], turned);
+        }
+    }
+}
+
+/* The unit axis a that turns u toward n (u × n normalised; for opposite vectors any axis normal
+ * to u). Returns θ, the angle from u to n. */
+static double turn_axis(const double u[3], const double n[3], double a[3])
+{
+    v3_cross(a, u, n);
+    double sine = v3_norm(a), theta = atan2(sine, v3_dot(u, n));
+    if (sine > 0.0) {
+        v3_scale(a, a, 1.0 / sine);
+        return theta;
+    }
+    double e[3] = { 0, 0, 0 };
+    e[fabs(u[0]) <= fabs(u[1]) && fabs(u[0]) <= fabs(u[2]) ? 0 : fabs(u[1]) <= fabs(u[2]) ? 1 : 2] = 1.0;
+    v3_cross(a, u, e);
+    v3_scale(a, a, 1.0 / v3_norm(a));
+    return theta;
+}
+
+/* One direction constraint as a compliant angular constraint on its influences' rings. */
+static void project_direction(xpbd_solver *s, op_body *body, int c)
+{
+    const op_constraint *con = &body->constraints[c];
+    double n[3], u[3], a[3], t[3];
+    op_constraint_skinned_direction(body, con, n);
+    double norm = v3_norm(n);
+    if (!(norm > 0.0))
+        return;
+    v3_scale(u, n, 1.0 / norm);
+    double theta = turn_axis(u, con->target, a);
+    if (!(theta > 0.0))
+        return;
+    v3_cross(t, a, u);
+    double gradient[OP_SKIN_MAX_K][3], inverse[OP_SKIN_MAX_K][9], centre[OP_SKIN_MAX_K][3], W = 0.0;
+    int turns[OP_SKIN_MAX_K];
+    for (int l = 0; l < con->influence_count; ++l) {
+        int p = con->particle[l];
+        double arm[3], scaled[3];
+        turns[l] = ring_inverse_inertia(s, body, p, centre[l], inverse[l]);
+        m3_mul_v(arm, &body->state.rotation[9 * p], con->rest_direction);
+        v3_cross(gradient[l], arm, t);
+        v3_scale(gradient[l], gradient[l], -cos(0.5 * theta) * con->influence[l] / norm);
+        if (turns[l]) {
+            m3_mul_v(scaled, inverse[l], gradient[l]);
+            W += v3_dot(gradient[l], scaled);
+        }
+    }
+    if (!(W > 0.0))
+        return;
+    double tilde = 1.0 / (con->weight * s->h2), *lambda = &s->constraint_lambda[3 * c];
+    double step = (-2.0 * sin(0.5 * theta) - tilde * *lambda) / (W + tilde);
+    *lambda += step;
+    for (int l = 0; l < con->influence_count; ++l) {
+        if (!turns[l])
+            continue;
+        double turn[3];
+        m3_mul_v(turn, inverse[l], gradient[l]);
+        v3_scale(turn, turn, step);
+        turn_ring(s, body, con->particle[l], centre[l], turn);
+    }
+}
+
 static void project_constraints(xpbd_solver *s, op_body *body)
 {
     double *x = body->state.position;
+    for (int c = 0; c < body->constraint_count; ++c)
+        if (body->constraints[c].kind == OP_CONSTRAINT_DIRECTION)
+            project_direction(s, body, c);
     for (int c = 0; c < body->constraint_count; ++c) {
         const op_constraint *con = &body->constraints[c];
+        if (con->kind != OP_CONSTRAINT_POSITION)
+            continue;
         double v[3], W = 0.0, *lambda = &s->constraint_lambda[3 * c];
         for (int l = 0; l < con->influence_count; ++l)
             W += con->influence[l] * con->influence[l] * s->inverse_mass[con->particle[l]];

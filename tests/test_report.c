@@ -101,6 +101,19 @@ static const char STIFFNESS[] = "factor\tk\tit_5\tit_10\tit_200\tit_1000\tgrid_s
                                 "2\t1e+09\t1.198\t1.055\t1.000\t1.000\t22.3\t0.971\t1.198\t31.4\n"
                                 "8\t4e+09\t2.271\t1.571\t1.005\t1.000\t109.4\t0.971\t2.271\t2.01\n"
                                 "64\t3.2e+10\t12.389\t6.545\t1.174\t1.006\t376.6\t1.000\t12.389\t1.3\n";
+/* The other variants' stiffness summaries and the spreads side by side (stiffness.mk), and the
+ * floor study's variants table (floor.mk). */
+static const char STIFFNESS_VARIANT[] = "# factor\tk\tit_5\tit_1000\tgrid_spread_pct\tlargest_swing_mm\n"
+                                        "1\t5e+08\t2.938\t1.897\t47.2\t1260\n"
+                                        "64\t3.2e+10\t165.212\t62.756\t120.1\t255\n";
+static const char STIFFNESS_SPREADS[] = "# factor\tk\tarap_spread_pct\tshape-matching_spread_pct\txpbd_spread_pct\t"
+                                        "vbd_spread_pct\n"
+                                        "1\t500000000\t4.7\t117.9\t47.2\t45.4\n"
+                                        "64\t32000000000\t308.9\t117.9\t120.1\t192.4\n";
+static const char FLOOR_VARIANTS[] = "# scene\tsolver\tresting_sink_mm\tlargest_reach_mm\tpenetration_mm\t"
+                                     "penetration_last_2s_mm\tkinetic_last_2s_J\trest_shape_error_pct\n"
+                                     "fig5\tarap\t20.92\t107.32\t0.00\t0.00\t0.0007423\t0.923\n"
+                                     "fig5\tvbd\t25.66\t70.84\t0.00\t0.00\t0.8288\t4.259\n";
 
 /* data/results/fig7/contacts.tsv (experiments/experiments.mk): the penetrations left per scene
  * and contact-pass order. */
@@ -288,7 +301,7 @@ static int setup(void **state)
                                         "results/fig7",        "results/convergence", "results/table1",
                                         "results/freeflight",  "results/floor",     "results/stiffness",
                                         "results/meshless",    "results/springs",   "results/variants",
-                                        "report/figures" };
+                                        "results/stiffness/xpbd", "results/stiffness/vbd", "report/figures" };
     for (size_t s = 0; s < sizeof subs / sizeof subs[0]; ++s)
         make_dir(subs[s]);
     run_config("experiments/fig1.ini", "", "fig1/bar.h5");
@@ -315,6 +328,10 @@ static int setup(void **state)
     write_file("results/freeflight/springs-newton.tsv", FREEFLIGHT_NEWTON);
     write_file("results/floor/table.tsv", FLOOR);
     write_file("results/stiffness/summary.tsv", STIFFNESS);
+    write_file("results/stiffness/xpbd/summary.tsv", STIFFNESS_VARIANT);
+    write_file("results/stiffness/vbd/summary.tsv", STIFFNESS_VARIANT);
+    write_file("results/stiffness/variants.tsv", STIFFNESS_SPREADS);
+    write_file("results/floor/variants.tsv", FLOOR_VARIANTS);
     write_file("results/fig2/deflection.tsv", DEFLECTION);
     write_file("results/fig3/steady.tsv", STEADY);
     write_file("results/convergence/table.tsv", CONVERGENCE);
@@ -435,6 +452,9 @@ static void test_report_has_every_section_table_and_picture(void **state)
     assert_contains(text, "some: 1.16 times the reference's after 3.3 s");
     assert_contains(text, "| fig5 | substep | 20.9 | 107 | 1.81 | 308 | 0.923 | 0.092 |");
     assert_contains(text, "the bar hangs 2.27 times as low as it should at 8k");
+    assert_contains(text, "| 64 | 3.2×10<sup>10</sup> | 309 | 118 | 120 | 192 |");
+    assert_contains(text, "62.8 times at 64k");
+    assert_contains(text, "| fig5 | vbd | 25.7 | 70.8 | 0 | 0 | 0.829 | 4.26 |");
     /* Table 1: the paper's eight rows, each with ours under it. */
     int ours = 0;
     for (const char *p = strstr(text, "| | | ours | 10 |"); p; p = strstr(p + 1, "| | | ours | 10 |"))
