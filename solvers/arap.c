@@ -79,6 +79,13 @@
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
 
+/* The global step's linear solve ([solver] global): the CHOLMOD factor, exact and the default,
+ * or Jacobi-preconditioned conjugate gradients on the matrix itself (core/kernels/sparse_cg.h),
+ * warm-started from the iterate (the prediction y at a sub-step's first iteration, the last
+ * global step's positions after) and stopped at global_tolerance; for bodies where the
+ * factor's fill costs more than the iterations (docs/performance.md). */
+enum { GLOBAL_CHOLESKY = 0, GLOBAL_PCG = 1 };
+
 /* With sweep_threads = team, a body's local step shares its colours with a thread team
  * (sweep_shared) from this many swept particles, when it is called outside a team; below, a
  * colour's share is too short to pay for the team and a barrier a colour. Off by default: on the
@@ -138,8 +145,14 @@ typedef struct arap_solver {
     const op_graph *graph; /* what the global matrix is made from (matching_twin compares them) */
     double stiffness;
     double factored_h;     /* h of the current factor */
-    op_sparse_factor *factor; /* possibly shared with other bodies: read-only */
+    op_sparse_factor *factor; /* possibly shared with other bodies: read-only; NULL with pcg */
     op_sparse_workspace work; /* this body's own, for solves with the factor */
+    int global_method;     /* GLOBAL_CHOLESKY or GLOBAL_PCG */
+    double global_tolerance; /* pcg: the relative residual each coordinate stops at */
+    op_sparse_matrix *matrix; /* pcg: the global matrix, this body's own */
+    op_cg_workspace cg_work;  /* pcg */
+    double *solution;      /* pcg: [free_count][3] the warm start, then the solution */
+    int linear_iterations; /* pcg: the last global step's conjugate-gradient iterations */
     double *rhs;           /* [free_count][3] */
     /* rest-state quantities, fixed for the run */
     double *reference;     /* [n][3] x_ref = P x̄ + t, the placed rest positions */
@@ -176,7 +189,20 @@ static const op_solver_option arap_options[] = {
     { "sweep_threads", "one",
       "local step of a body of 512 particles or more iterated outside a thread team (alone in its world): "
       "one thread, or team (OpenMP's threads, each colour shared, a barrier between colours)" },
+    { "global", "cholesky",
+      "global step's linear solve: cholesky (CHOLMOD factor, exact) or pcg (Jacobi-preconditioned "
+      "conjugate gradients from the current iterate, to global_tolerance; not with floor_contact = solve)" },
+    { "global_tolerance", "1e-8",
+      "pcg: each coordinate stops when its residual |b - A u| <= this times |b| (2-norms), in (0, 0.1]" },
     { NULL, NULL, NULL },
+};
+
+/* The statistics arap publishes (solver.h); LINEAR_ITERATIONS is linear_iterations' slot */
+enum { LINEAR_ITERATIONS = 0 };
+static const op_solver_counter arap_counters[] = {
+    { "linear_iterations", "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
+                           "(springs: conjugate gradients; 0 for variants without one)" },
+    { NULL, NULL },
 };
 
 static void group_free(arap_group *group)
@@ -208,6 +234,9 @@ static void arap_destroy(void *self)
         return;
     op_sparse_factor_free(&s->factor);
     op_sparse_workspace_free(&s->work);
+    op_sparse_matrix_free(&s->matrix);
+    op_cg_workspace_free(&s->cg_work);
+    free(s->solution);
     free(s->row_of);
     free(s->rhs);
     free(s->reference);
@@ -310,6 +339,17 @@ static const arap_solver *matching_twin(const arap_solver *s, void *const *twins
     return NULL;
 }
 
+/* With global = pcg: the matrix for sub-steps of length h, this body's own (a twin's would do,
+ * but conjugate gradients are for large bodies, which are seldom instanced). */
+static int prepare_pcg(op_ctx *ctx, arap_solver *s, const op_body *body, double h)
+{
+    op_sparse_matrix_free(&s->matrix);
+    if (op_arap_global_matrix(ctx, body, s->row_of, s->free_count, h, &s->matrix) != OP_OK)
+        return ctx->status;
+    s->factored_h = h;
+    return s->matrix ? op_cg_workspace_reserve(ctx, &s->cg_work, s->matrix) : OP_OK;
+}
+
 /* The global step for sub-steps of length h: m_i/h², and the factor, a twin's where one matches
  * (matching_twin), else this body's own. */
 static int prepare_global(op_ctx *ctx, arap_solver *s, const op_body *body, double h, void *const *twins,
@@ -318,6 +358,8 @@ static int prepare_global(op_ctx *ctx, arap_solver *s, const op_body *body, doub
     const op_graph *g = body->graph;
     for (int i = 0; i < s->n; ++i)
         s->inertia[i] = g->mass[i] * (1.0 / (h * h));
+    if (s->global_method == GLOBAL_PCG)
+        return prepare_pcg(ctx, s, body, h);
     op_sparse_factor_free(&s->factor);
     const arap_solver *twin = matching_twin(s, twins, twin_count, h);
     if (twin)
@@ -352,6 +394,20 @@ static inline int record_holds(const arap_solver *s, const double *rotation, int
     return differ == 0;
 }
 
+/* [solver] global and global_tolerance. pcg cannot hold the floor in the global step: the held
+ * set's Schur complement is solved through the factor (solvers/arap_floor.h). */
+static int read_global_settings(op_ctx *ctx, const op_solver_settings *settings, const op_body *body, arap_solver *s)
+{
+    if (op_solver_setting_choice(ctx, settings, "global", "cholesky|pcg", &s->global_method) != OP_OK ||
+        op_solver_setting_double(ctx, settings, "global_tolerance", 1e-300, 0.1, &s->global_tolerance) != OP_OK)
+        return ctx->status;
+    if (s->global_method == GLOBAL_PCG && body->floor_held)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "solver option global = pcg: not with [world] floor_contact = solve (the "
+                       "held floor is solved through the Cholesky factor); use global = cholesky or floor_contact = "
+                       "iteration");
+    return OP_OK;
+}
+
 static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
                        int twin_count, void **out)
 {
@@ -364,7 +420,8 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     s->graph = body->graph;
     s->stiffness = body->stiffness;
     if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK ||
-        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->shared_sweep) != OP_OK) {
+        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->shared_sweep) != OP_OK ||
+        read_global_settings(ctx, settings, body, s) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
@@ -387,7 +444,9 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
         refresh_sweep_state(s, body->graph, body->state.rotation, i);
     }
     s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
-    if (!s->rhs || op_arap_terms_create(ctx, &s->terms, body, s->row_of) != OP_OK ||
+    if (s->global_method == GLOBAL_PCG)
+        s->solution = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
+    if (ctx->status != OP_OK || op_arap_terms_create(ctx, &s->terms, body, s->row_of) != OP_OK ||
         op_arap_colour_sweep(ctx, &s->terms, body, &s->sweep) != OP_OK ||
         prepare_global(ctx, s, body, h, twins, twin_count) != OP_OK) {
         arap_destroy(s);
@@ -1516,13 +1575,37 @@ static void global_place(const arap_solver *s, op_body *body)
     }
 }
 
+/* s->rhs solved by conjugate gradients (global = pcg) from u = x − x_ref of the current
+ * iterate. At most 2 × free_count + 100 iterations: in exact arithmetic CG ends within
+ * free_count; more means the tolerance is below what rounding lets the residual reach. */
+static int solve_pcg(op_ctx *ctx, arap_solver *s, const op_body *body)
+{
+    for (int i = 0; i < s->n; ++i) {
+        int row = s->row_of[i];
+        if (row >= 0)
+            v3_sub(&s->solution[3 * row], &body->state.position[3 * i], &s->reference[3 * i]);
+    }
+    op_ctx inner; /* its message, prefixed with the options that chose it */
+    op_ctx_init(&inner);
+    if (op_sparse_cg3(&inner, s->matrix, &s->cg_work, s->rhs, s->solution, s->global_tolerance,
+                      2 * s->free_count + 100, &s->linear_iterations) != OP_OK)
+        return OP_FAIL(ctx, inner.status, "global step (solver option global = pcg, global_tolerance = %g): %s",
+                       s->global_tolerance, inner.message);
+    memcpy(s->rhs, s->solution, 3 * (size_t)s->free_count * sizeof *s->rhs);
+    return OP_OK;
+}
+
 int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
 {
     arap_solver *s = self;
+    s->linear_iterations = 0;
     if (s->free_count == 0)
         return OP_OK;
     global_rhs(s, body);
-    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK || hold_floor(ctx, s, body, h) != OP_OK)
+    if (s->global_method == GLOBAL_PCG) {
+        if (solve_pcg(ctx, s, body) != OP_OK)
+            return ctx->status;
+    } else if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK || hold_floor(ctx, s, body, h) != OP_OK)
         return ctx->status;
     global_place(s, body);
     return OP_OK;
@@ -1533,7 +1616,7 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
  * (rhs_inertia_and_pulls4_avx, op_sparse_solve3_four), else one by one. */
 static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const *bodies, double h, int *failed)
 {
-    int shared = solvers[0]->free_count > 0;
+    int shared = solvers[0]->free_count > 0 && solvers[0]->factor; /* not with pcg */
     for (int m = 1; m < GROUP_LANES; ++m)
         shared &= solvers[m]->factor == solvers[0]->factor && solvers[m]->free_count > 0;
     if (!shared) {
@@ -1615,13 +1698,15 @@ static int arap_begin_group(op_ctx *ctx, void *const *solvers, op_body *const *b
 static int arap_iterate_group(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
                               op_stage_times *times, int *failed)
 {
-    (void)count; /* GROUP_LANES: arap_group_bodies makes no other */
+    /* count is GROUP_LANES: arap_group_bodies makes no other */
     double start = op_now();
     local_group((arap_solver *const *)solvers, bodies);
     double middle = op_now();
     global_group(ctx, (arap_solver *const *)solvers, bodies, h, failed);
     times->local += middle - start;
     times->global += op_now() - middle;
+    for (int m = 0; m < count; ++m)
+        times->count[LINEAR_ITERATIONS] += ((arap_solver *const *)solvers)[m]->linear_iterations;
     return ctx->status;
 }
 
@@ -1633,6 +1718,7 @@ static int arap_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_sta
     int status = op_arap_global_step(ctx, self, body, h);
     times->local += middle - start;
     times->global += op_now() - middle;
+    times->count[LINEAR_ITERATIONS] += ((arap_solver *)self)->linear_iterations;
     return status;
 }
 
@@ -1646,6 +1732,7 @@ const op_solver_type op_solver_arap = {
     .summary = "local/global ARAP on oriented particles: polar rotations, prefactored positions",
     .source = "Choi & Lee 2017",
     .options = arap_options,
+    .counters = arap_counters,
     .create = arap_create,
     .begin_substep = arap_begin_substep,
     .iterate = arap_iterate,

@@ -61,8 +61,7 @@ static int cholmod_failure(op_ctx *ctx, const cholmod_common *c, const char *cal
                    cholmod_status_text(c->status), c->status);
 }
 
-static int validate_triplets(op_ctx *ctx, int n, int count, const int *rows, const int *cols,
-                             const double *values)
+int op_sparse_check_triplets(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values)
 {
     if (n < 1)
         return OP_FAIL(ctx, OP_ERR_INVALID, "sparse matrix size %d: must be at least 1", n);
@@ -195,7 +194,7 @@ int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, cons
                             op_sparse_factor **factor)
 {
     *factor = NULL;
-    int status = validate_triplets(ctx, n, count, rows, cols, values);
+    int status = op_sparse_check_triplets(ctx, n, count, rows, cols, values);
     if (status != OP_OK)
         return status;
     op_sparse_factor *f = op_calloc(ctx, 1, sizeof *f);
@@ -572,4 +571,17 @@ int op_sparse_factor_size(const op_sparse_factor *factor)
 long op_sparse_factor_nonzeros(const op_sparse_factor *factor)
 {
     return factor->nonzeros;
+}
+
+size_t op_sparse_factor_bytes(const op_sparse_factor *factor)
+{
+    size_t n = (size_t)factor->n, below = (size_t)factor->column_start[factor->n];
+    /* perm, column_start, row_start, pivot; row, value, column, row_value */
+    return n * sizeof(int) + 2 * (n + 1) * sizeof(int) + n * sizeof(double) +
+           below * 2 * (sizeof(int) + sizeof(double));
+}
+
+size_t op_sparse_workspace_bytes(const op_sparse_workspace *work)
+{
+    return 8 * (size_t)work->capacity * sizeof(double);
 }

@@ -7,6 +7,8 @@
 #ifndef OPSIM_SPARSE_H
 #define OPSIM_SPARSE_H
 
+#include <stddef.h>
+
 #include "opsim/ctx.h"
 
 /* A factor is read-only once made: a solve writes only the caller's workspace and right-hand
@@ -34,6 +36,13 @@ typedef struct op_sparse_workspace {
  * one holder, the caller. */
 int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values,
                             op_sparse_factor **factor);
+/* The triplets' checks op_sparse_factor_create makes (and sparse_cg.h's matrix): n ≥ 1, count ≥ 0,
+ * indices in range, finite values; OP_ERR_INVALID naming the entry. */
+int op_sparse_check_triplets(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values);
+/* Bytes the factor holds (its copy of L by columns and by rows, the pivots and the order). */
+size_t op_sparse_factor_bytes(const op_sparse_factor *factor);
+/* Bytes a workspace holds. */
+size_t op_sparse_workspace_bytes(const op_sparse_workspace *work);
 /* Adds a holder; returns factor. */
 op_sparse_factor *op_sparse_factor_retain(op_sparse_factor *factor);
 /* Drops the caller's hold, freeing the factor when it was the last, and sets *factor to NULL;
