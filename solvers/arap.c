@@ -1722,6 +1722,26 @@ static int arap_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_sta
     return status;
 }
 
+int op_arap_linear_iterations(const void *solver)
+{
+    return ((const arap_solver *)solver)->linear_iterations;
+}
+
+/* solver.h's solve_bytes: the factor's share (its bytes over its holders) and the workspace, or
+ * the pcg matrix, its workspace and the warm start */
+static size_t arap_solve_bytes(const void *self)
+{
+    const arap_solver *s = self;
+    size_t bytes = 0;
+    if (s->factor)
+        bytes += op_sparse_factor_bytes(s->factor) / (size_t)op_sparse_factor_holders(s->factor) +
+                 op_sparse_workspace_bytes(&s->work);
+    if (s->matrix)
+        bytes += op_sparse_matrix_bytes(s->matrix) + 12 * (size_t)s->cg_work.capacity * sizeof(double) +
+                 3 * (size_t)s->free_count * sizeof(double);
+    return bytes;
+}
+
 static int arap_energy(op_ctx *ctx, void *self, const op_body *body, double h, double *energy)
 {
     return op_arap_energy_of(ctx, &((arap_solver *)self)->energy, body, h, energy);
@@ -1745,4 +1765,5 @@ const op_solver_type op_solver_arap = {
     .begin_group = arap_begin_group,
     .energy = arap_energy,
     .holds_floor = 1,
+    .solve_bytes = arap_solve_bytes,
 };

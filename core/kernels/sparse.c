@@ -585,3 +585,8 @@ size_t op_sparse_workspace_bytes(const op_sparse_workspace *work)
 {
     return 8 * (size_t)work->capacity * sizeof(double);
 }
+
+int op_sparse_factor_holders(const op_sparse_factor *factor)
+{
+    return atomic_load_explicit(&((op_sparse_factor *)factor)->holders, memory_order_relaxed);
+}

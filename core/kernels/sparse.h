@@ -41,6 +41,8 @@ int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, cons
 int op_sparse_check_triplets(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values);
 /* Bytes the factor holds (its copy of L by columns and by rows, the pivots and the order). */
 size_t op_sparse_factor_bytes(const op_sparse_factor *factor);
+/* The bodies holding the factor now (op_sparse_factor_retain). */
+int op_sparse_factor_holders(const op_sparse_factor *factor);
 /* Bytes a workspace holds. */
 size_t op_sparse_workspace_bytes(const op_sparse_workspace *work);
 /* Adds a holder; returns factor. */

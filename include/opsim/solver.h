@@ -121,6 +121,11 @@ typedef struct op_solver_type {
      * ([world] floor_contact = solve, world.h) and leave the floor's force in body->floor_push;
      * op_world_start refuses floor_contact = solve for the others, naming the variant. */
     int holds_floor;
+    /* Optional: the bytes the body's state holds for the linear solves of its iterations (arap:
+     * the factor, its bytes shared out over the bodies holding it, and the solve's workspace; or,
+     * with global = pcg, the matrix and the conjugate gradients' workspace), for the scaling
+     * study's memory per particle (bench/bench_scenes.c's solve_bytes). NULL: not reported. */
+    size_t (*solve_bytes)(const void *solver);
 } op_solver_type;
 
 /* E of the body's current iterate: the variant's energy hook when it gives one, else the yardstick
