@@ -200,8 +200,7 @@ static const op_solver_option arap_options[] = {
 /* The statistics arap publishes (solver.h); LINEAR_ITERATIONS is linear_iterations' slot */
 enum { LINEAR_ITERATIONS = 0 };
 static const op_solver_counter arap_counters[] = {
-    { "linear_iterations", "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
-                           "(springs: conjugate gradients; 0 for variants without one)" },
+    { "linear_iterations", OP_LINEAR_ITERATIONS_DESCRIPTION },
     { NULL, NULL },
 };
 

@@ -43,6 +43,11 @@ typedef struct op_solver_counter {
     const char *description;
 } op_solver_counter;
 
+/* The one description of "linear_iterations", which springs and arap publish. */
+#define OP_LINEAR_ITERATIONS_DESCRIPTION                                                                         \
+    "per sub-step, summed over bodies: the variant's inner linear-solver iterations (springs: conjugate "         \
+    "gradients of its Newton steps; arap with global = pcg: those of its global steps; 0 for variants without one)"
+
 /* Accumulated per-stage time, in seconds. A variant adds the wall time of its stages for one body
  * to local and global; the world adds the accelerator's (solvers/accel/accel.h: Chebyshev's
  * extrapolation, Anderson's mixing with its energy evaluations) to accel, and reports the sum
