@@ -547,7 +547,7 @@ static result direct_finish(direct_bench *b, const timed *t)
 /* -n N: a body of N nodes added to the sizes */
 static void parse_sizes(int argc, char **argv)
 {
-    for (int a = 1; a < argc; ++a) {
+    for (int a = 1; a < argc; a += 2) {
         char *end = NULL;
         long n = a + 1 < argc && strcmp(argv[a], "-n") == 0 ? strtol(argv[a + 1], &end, 10) : 0;
         if (n < 2 || n > 10000000 || *end || size_count == MAX_SIZES) {
@@ -556,7 +556,6 @@ static void parse_sizes(int argc, char **argv)
             exit(64);
         }
         SIZES[size_count++] = (graph_size){ "body", (int)n, (int)lround(BODY_EDGES_PER_NODE * (double)n), 1 };
-        ++a;
     }
 }
 
