@@ -9,7 +9,9 @@
  *   (m_i/h²) x_i + k Σ_j (v_i + v_j)(x_i − x_j) + Σ_c w w_i Σ_l w_l x_l
  *     = (m_i/h²) y_i + k Σ_j (v_j R_i + v_i R_j)(x̄_i − x̄_j) + Σ_c w w_i (v_c − Σ_l w_l R_l (v̄ − x̄_l)),
  * one scalar matrix for x, y and z, factored once with CHOLMOD and refactored only when h
- * changes (the constraint set is fixed for a run). Pinned positions are eliminated.
+ * changes (the constraint set is fixed for a run). Pinned positions are eliminated. With
+ * [solver] global = pcg the matrix is solved by conjugate gradients instead, warm-started from
+ * the iterate (solvers/arap_pcg.h, shared with arap-reference).
  *
  * The matrix depends on the graph (masses, volumes, adjacency), k, h, the position-pinned set
  * and the position constraints' couplings, nothing else: bodies instancing one model share one
@@ -76,15 +78,9 @@
 #include "arap_energy.h"
 #include "arap_terms.h"
 #include "arap_floor.h"
+#include "arap_pcg.h"
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
-
-/* The global step's linear solve ([solver] global): the CHOLMOD factor, exact and the default,
- * or Jacobi-preconditioned conjugate gradients on the matrix itself (core/kernels/sparse_cg.h),
- * warm-started from the iterate (the prediction y at a sub-step's first iteration, the last
- * global step's positions after) and stopped at global_tolerance; for bodies where the
- * factor's fill costs more than the iterations (docs/performance.md). */
-enum { GLOBAL_CHOLESKY = 0, GLOBAL_PCG = 1 };
 
 /* With sweep_threads = team, a body's local step shares its colours with a thread team
  * (sweep_shared) from this many swept particles, when it is called outside a team; below, a
@@ -147,12 +143,9 @@ typedef struct arap_solver {
     double factored_h;     /* h of the current factor */
     op_sparse_factor *factor; /* possibly shared with other bodies: read-only; NULL with pcg */
     op_sparse_workspace work; /* this body's own, for solves with the factor */
-    int global_method;     /* GLOBAL_CHOLESKY or GLOBAL_PCG */
-    double global_tolerance; /* pcg: the relative residual each coordinate stops at */
-    op_sparse_matrix *matrix; /* pcg: the global matrix, this body's own */
-    op_cg_workspace cg_work;  /* pcg */
-    double *solution;      /* pcg: [free_count][3] the warm start, then the solution */
-    int linear_iterations; /* pcg: the last global step's conjugate-gradient iterations */
+    op_arap_pcg pcg;       /* [solver] global = pcg: the matrix solved by CG instead (arap_pcg.h),
+                              warm-started from the iterate, for bodies where the factor's fill
+                              costs more than the iterations (docs/performance.md) */
     double *rhs;           /* [free_count][3] */
     /* rest-state quantities, fixed for the run */
     double *reference;     /* [n][3] x_ref = P x̄ + t, the placed rest positions */
@@ -189,11 +182,7 @@ static const op_solver_option arap_options[] = {
     { "sweep_threads", "one",
       "local step of a body of 512 particles or more iterated outside a thread team (alone in its world): "
       "one thread, or team (OpenMP's threads, each colour shared, a barrier between colours)" },
-    { "global", "cholesky",
-      "global step's linear solve: cholesky (CHOLMOD factor, exact) or pcg (Jacobi-preconditioned "
-      "conjugate gradients from the current iterate, to global_tolerance; not with floor_contact = solve)" },
-    { "global_tolerance", "1e-8",
-      "pcg: each coordinate stops when its residual |b - A u| <= this times |b| (2-norms), in (0, 0.1]" },
+    OP_ARAP_PCG_OPTIONS,
     { NULL, NULL, NULL },
 };
 
@@ -233,9 +222,7 @@ static void arap_destroy(void *self)
         return;
     op_sparse_factor_free(&s->factor);
     op_sparse_workspace_free(&s->work);
-    op_sparse_matrix_free(&s->matrix);
-    op_cg_workspace_free(&s->cg_work);
-    free(s->solution);
+    op_arap_pcg_free(&s->pcg);
     free(s->row_of);
     free(s->rhs);
     free(s->reference);
@@ -338,17 +325,6 @@ static const arap_solver *matching_twin(const arap_solver *s, void *const *twins
     return NULL;
 }
 
-/* With global = pcg: the matrix for sub-steps of length h, this body's own (a twin's would do,
- * but conjugate gradients are for large bodies, which are seldom instanced). */
-static int prepare_pcg(op_ctx *ctx, arap_solver *s, const op_body *body, double h)
-{
-    op_sparse_matrix_free(&s->matrix);
-    if (op_arap_global_matrix(ctx, body, s->row_of, s->free_count, h, &s->matrix) != OP_OK)
-        return ctx->status;
-    s->factored_h = h;
-    return s->matrix ? op_cg_workspace_reserve(ctx, &s->cg_work, s->matrix) : OP_OK;
-}
-
 /* The global step for sub-steps of length h: m_i/h², and the factor, a twin's where one matches
  * (matching_twin), else this body's own. */
 static int prepare_global(op_ctx *ctx, arap_solver *s, const op_body *body, double h, void *const *twins,
@@ -357,8 +333,10 @@ static int prepare_global(op_ctx *ctx, arap_solver *s, const op_body *body, doub
     const op_graph *g = body->graph;
     for (int i = 0; i < s->n; ++i)
         s->inertia[i] = g->mass[i] * (1.0 / (h * h));
-    if (s->global_method == GLOBAL_PCG)
-        return prepare_pcg(ctx, s, body, h);
+    if (s->pcg.on) { /* the body's own matrix: a twin's would do, but CG is for large bodies */
+        s->factored_h = h;
+        return op_arap_pcg_prepare(ctx, &s->pcg, body, s->row_of, s->free_count, h);
+    }
     op_sparse_factor_free(&s->factor);
     const arap_solver *twin = matching_twin(s, twins, twin_count, h);
     if (twin)
@@ -393,20 +371,6 @@ static inline int record_holds(const arap_solver *s, const double *rotation, int
     return differ == 0;
 }
 
-/* [solver] global and global_tolerance. pcg cannot hold the floor in the global step: the held
- * set's Schur complement is solved through the factor (solvers/arap_floor.h). */
-static int read_global_settings(op_ctx *ctx, const op_solver_settings *settings, const op_body *body, arap_solver *s)
-{
-    if (op_solver_setting_choice(ctx, settings, "global", "cholesky|pcg", &s->global_method) != OP_OK ||
-        op_solver_setting_double(ctx, settings, "global_tolerance", 1e-300, 0.1, &s->global_tolerance) != OP_OK)
-        return ctx->status;
-    if (s->global_method == GLOBAL_PCG && body->floor_held)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "solver option global = pcg: not with [world] floor_contact = solve (the "
-                       "held floor is solved through the Cholesky factor); use global = cholesky or floor_contact = "
-                       "iteration");
-    return OP_OK;
-}
-
 static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body *body, double h, void *const *twins,
                        int twin_count, void **out)
 {
@@ -420,7 +384,7 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     s->stiffness = body->stiffness;
     if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK ||
         op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->shared_sweep) != OP_OK ||
-        read_global_settings(ctx, settings, body, s) != OP_OK) {
+        op_arap_pcg_settings(ctx, settings, body, &s->pcg) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
@@ -443,8 +407,6 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
         refresh_sweep_state(s, body->graph, body->state.rotation, i);
     }
     s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
-    if (s->global_method == GLOBAL_PCG)
-        s->solution = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
     if (ctx->status != OP_OK || op_arap_terms_create(ctx, &s->terms, body, s->row_of) != OP_OK ||
         op_arap_colour_sweep(ctx, &s->terms, body, &s->sweep) != OP_OK ||
         prepare_global(ctx, s, body, h, twins, twin_count) != OP_OK) {
@@ -1574,35 +1536,15 @@ static void global_place(const arap_solver *s, op_body *body)
     }
 }
 
-/* s->rhs solved by conjugate gradients (global = pcg) from u = x − x_ref of the current
- * iterate. At most 2 × free_count + 100 iterations: in exact arithmetic CG ends within
- * free_count; more means the tolerance is below what rounding lets the residual reach. */
-static int solve_pcg(op_ctx *ctx, arap_solver *s, const op_body *body)
-{
-    for (int i = 0; i < s->n; ++i) {
-        int row = s->row_of[i];
-        if (row >= 0)
-            v3_sub(&s->solution[3 * row], &body->state.position[3 * i], &s->reference[3 * i]);
-    }
-    op_ctx inner; /* its message, prefixed with the options that chose it */
-    op_ctx_init(&inner);
-    if (op_sparse_cg3(&inner, s->matrix, &s->cg_work, s->rhs, s->solution, s->global_tolerance,
-                      2 * s->free_count + 100, &s->linear_iterations) != OP_OK)
-        return OP_FAIL(ctx, inner.status, "global step (solver option global = pcg, global_tolerance = %g): %s",
-                       s->global_tolerance, inner.message);
-    memcpy(s->rhs, s->solution, 3 * (size_t)s->free_count * sizeof *s->rhs);
-    return OP_OK;
-}
-
 int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
 {
     arap_solver *s = self;
-    s->linear_iterations = 0;
+    s->pcg.iterations = 0;
     if (s->free_count == 0)
         return OP_OK;
     global_rhs(s, body);
-    if (s->global_method == GLOBAL_PCG) {
-        if (solve_pcg(ctx, s, body) != OP_OK)
+    if (s->pcg.on) {
+        if (op_arap_pcg_solve(ctx, &s->pcg, body, s->row_of, s->free_count, s->reference, s->rhs) != OP_OK)
             return ctx->status;
     } else if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK || hold_floor(ctx, s, body, h) != OP_OK)
         return ctx->status;
@@ -1705,7 +1647,7 @@ static int arap_iterate_group(op_ctx *ctx, void *const *solvers, op_body *const 
     times->local += middle - start;
     times->global += op_now() - middle;
     for (int m = 0; m < count; ++m)
-        times->count[LINEAR_ITERATIONS] += ((arap_solver *const *)solvers)[m]->linear_iterations;
+        times->count[LINEAR_ITERATIONS] += ((arap_solver *const *)solvers)[m]->pcg.iterations;
     return ctx->status;
 }
 
@@ -1717,13 +1659,13 @@ static int arap_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_sta
     int status = op_arap_global_step(ctx, self, body, h);
     times->local += middle - start;
     times->global += op_now() - middle;
-    times->count[LINEAR_ITERATIONS] += ((arap_solver *)self)->linear_iterations;
+    times->count[LINEAR_ITERATIONS] += ((arap_solver *)self)->pcg.iterations;
     return status;
 }
 
 int op_arap_linear_iterations(const void *solver)
 {
-    return ((const arap_solver *)solver)->linear_iterations;
+    return ((const arap_solver *)solver)->pcg.iterations;
 }
 
 /* solver.h's solve_bytes: the factor's share (its bytes over its holders) and the workspace, or
@@ -1735,10 +1677,7 @@ static size_t arap_solve_bytes(const void *self)
     if (s->factor)
         bytes += op_sparse_factor_bytes(s->factor) / (size_t)op_sparse_factor_holders(s->factor) +
                  op_sparse_workspace_bytes(&s->work);
-    if (s->matrix)
-        bytes += op_sparse_matrix_bytes(s->matrix) + 12 * (size_t)s->cg_work.capacity * sizeof(double) +
-                 3 * (size_t)s->free_count * sizeof(double);
-    return bytes;
+    return bytes + op_arap_pcg_bytes(&s->pcg, s->free_count);
 }
 
 static int arap_energy(op_ctx *ctx, void *self, const op_body *body, double h, double *energy)
