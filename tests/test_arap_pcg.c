@@ -1,7 +1,8 @@
 /* Tests of arap's iterative global step ([solver] global = pcg, solvers/arap.c with
  * core/kernels/sparse_cg.c): from one state, its global step gives the factor's solution to its
  * tolerance on Fig. 5's dinosaur and on a 2,000-particle one; a pcg run gives the same bits twice
- * and on one and two threads; the options it cannot serve are refused by name. */
+ * and on one and two threads; the options it cannot serve are refused by name; the bytes each
+ * global step reports holding are what it holds. */
 #include "test_solver.h"
 #include "test_util.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "arap.h"
+#include "kernels/sparse.h"
 #include "kernels/sparse_cg.h"
 #include "test_scene_load.h"
 
@@ -167,6 +169,31 @@ static void test_cg_kernel_solves_three_columns(void **state)
     op_sparse_matrix_free(&a);
 }
 
+/* The linear solves' bytes (solver.h's solve_bytes, the scaling study's memory per particle) of
+ * Fig. 5's dinosaur, 100 free particles and 264 edges, counted by hand: with the factor, L's
+ * entries below the diagonal at 24 bytes (by columns and by rows, index and value), 20 bytes a
+ * row (order, two starts, pivot), 8 for the two end starts and the 64-byte-a-row workspace; with
+ * pcg, A's 100 + 2 × 264 entries at 12 bytes, 12 a row (start, inverse diagonal), 4 for the end,
+ * the CG workspace's 96 and the warm start's 24 bytes a row. */
+static void test_solve_bytes_count_what_is_held(void **state)
+{
+    (void)state;
+    op_scene cholesky, pcg;
+    test_load_scene(&cholesky, "experiments/fig5.ini", NULL);
+    test_load_scene(&pcg, "experiments/fig5.ini", (const char *const[]){ "solver.global=pcg", NULL });
+    const op_body *body = &cholesky.world.bodies[0];
+    assert_int_equal(body->graph->particle_count, 100);
+    assert_int_equal(body->graph->edge_count, 264);
+    long below = op_sparse_factor_nonzeros(op_arap_factor(cholesky.world.solver_state[0])) - 100;
+    assert_true(below >= 264); /* at least the edges' entries */
+    assert_int_equal(op_solver_arap.solve_bytes(cholesky.world.solver_state[0]), below * 24 + 100 * 20 + 8 + 100 * 64);
+    assert_int_equal(op_solver_arap.solve_bytes(pcg.world.solver_state[0]),
+                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 100 * 24);
+    assert_null(op_arap_factor(pcg.world.solver_state[0]));
+    op_scene_free(&cholesky);
+    op_scene_free(&pcg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_pcg_global_step_matches_cholesky_on_a_larger_body),
         cmocka_unit_test(test_pcg_run_is_bitwise_repeatable),
         cmocka_unit_test(test_pcg_refusals_name_the_option),
+        cmocka_unit_test(test_solve_bytes_count_what_is_held),
     };
     return cmocka_run_group_tests(tests, clock_start, clock_stop);
 }
