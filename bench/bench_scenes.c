@@ -52,7 +52,10 @@
  * unit (per = scene, or body for a per-body row); no value holds a comma; a cell the row has no
  * value for (the paper's, where it prints "-" or has no row; handoff_ns where nothing was
  * measured; contacts_one_thread for a scene without contacts between bodies) is empty. The last
- * column, peak_rss_kb, is the process's peak resident memory when the row was written. */
+ * column but one, peak_rss_kb, is the process's peak resident memory when the row was written; the
+ * last, solve_bytes, the bytes the variant's states hold for their linear solves (solver.h's
+ * solve_bytes, summed over the bodies; empty for a variant without it), for the scaling study's
+ * memory per particle. */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
@@ -134,6 +137,7 @@ typedef struct result {
      * collision_threads not auto, or no contact stage), and the share of the timed frames whose
      * every contact call ran on one thread (NAN without a contact stage) */
     double handoff_ns, contacts_one_thread;
+    double solve_bytes; /* the variant's solve_bytes summed over bodies (solver.h), NAN without it */
     paper_row paper;
 } result;
 
@@ -201,6 +205,9 @@ static void describe(const scene_def *def, const op_world *world, result *out)
     }
     out->substeps = world->def.substeps;
     out->iterations = world->def.iterations;
+    out->solve_bytes = world->solver->solve_bytes ? 0.0 : NAN;
+    for (int b = 0; b < world->body_count && world->solver->solve_bytes; ++b)
+        out->solve_bytes += (double)world->solver->solve_bytes(world->solver_state[b]);
 }
 
 /* Skins every body's visual mesh into skinned[b]; returns the milliseconds it took. */
@@ -391,6 +398,7 @@ static result per_body(const result *scene)
         r.hi[s] = scene->hi[s] / scene->bodies;
     }
     r.skinning_ms = scene->skinning_ms / scene->bodies;
+    r.solve_bytes = scene->solve_bytes / scene->bodies;
     return r;
 }
 
@@ -440,7 +448,7 @@ static const char CSV_COLUMNS[] =
     "collision_lo_ms,collision_hi_ms,collision_noisy,total_lo_ms,total_hi_ms,total_noisy,"
     "repeat_wall_s,repeat_cpu_s,handoff_ns,contacts_one_thread,"
     "paper_nodes,paper_edges,paper_local_ms,paper_global_ms,paper_collision_ms,paper_total_ms,paper_over_ours,"
-    "setting,cpu,peak_rss_kb";
+    "setting,cpu,peak_rss_kb,solve_bytes";
 
 /* A cell after a comma: `value` to `decimals` places, or nothing when it is NAN (a value the row
  * does not have). */
@@ -481,7 +489,9 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
     for (int s = 0; s < STAGE_COUNT; ++s)
         write_cell(out, paper ? r->paper.ms[s] : NAN, 2);
     write_cell(out, paper ? r->paper.ms[STAGE_TOTAL] / r->ms[STAGE_TOTAL] : NAN, 2);
-    fprintf(out, ",%s,%s,%ld\n", r->setting ? r->setting : "", cpu_model, peak_rss_kb());
+    fprintf(out, ",%s,%s,%ld", r->setting ? r->setting : "", cpu_model, peak_rss_kb());
+    write_cell(out, r->solve_bytes, 0);
+    fprintf(out, "\n");
 }
 
 static int usage(void)

@@ -3,7 +3,18 @@
  * edge counts of the paper's dinosaur (100 / 261), bunny-and-sheet (496 / 1,647) and 52-model
  * (4,120 / 18,574) scenes, the last both as one connected graph and as 52 separate bodies in one
  * matrix. opsim's wrapper (simplicial LDLᵀ, AMD) is set against CHOLMOD called directly with
- * other settings, so that the wrapper's choices stay measured. */
+ * other settings (orderings AMD, METIS and the natural one; simplicial and supernodal, the
+ * supernodal solve one cholmod_solve2 with the three columns as one dense B), and against
+ * arap's global = pcg (core/kernels/sparse_cg.h: Jacobi-preconditioned CG, from zero, to a
+ * relative residual of 1e-8; its nnz column is A's stored entries and the CSV gives its
+ * iterations), so that the wrapper's choices stay measured.
+ *
+ * -n N (repeatable) adds one connected body of N nodes and 4.1 N edges (the dinosaur rebuilt
+ * with 2,000 particles has 8,152 edges), the scaling study's sizes (docs/performance.md, *The
+ * global step at scale*): e.g. bench_sparse -n 1000 -n 16000 -n 100000. The natural order is
+ * left out there (its fill at 16,000 nodes is that of a dense band). The graph maker is
+ * quadratic in N: a 100,000-node body takes minutes to make, and its run some 25 minutes on a
+ * shared 2-core machine. */
 #include <cholmod.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +24,7 @@
 #include "base/rng.h"
 #include "opsim/platform.h"
 #include "kernels/sparse.h"
+#include "kernels/sparse_cg.h"
 #include "base/timer.h"
 
 /* Each measurement is the median of up to MAX_RUNS runs, the solve's runs of up to MAX_SOLVES
@@ -27,12 +39,15 @@ typedef struct graph_size {
     int nodes, edges, bodies;
 } graph_size;
 
-static const graph_size SIZES[] = {
+enum { N_PAPER_SIZES = 4, MAX_SIZES = 16 };
+static graph_size SIZES[MAX_SIZES] = {
     { "dinosaur", 100, 261, 1 },
     { "bunny+sheet", 496, 1647, 1 },
     { "52-models", 4120, 18574, 1 },
     { "52-models", 4120, 18574, 52 },
 };
+static int size_count = N_PAPER_SIZES;
+static const double BODY_EDGES_PER_NODE = 4.1;
 
 /* The matrix in triplet form (upper triangle) and a fixed row-major right-hand side. */
 typedef struct problem {
@@ -303,6 +318,7 @@ typedef struct result {
     double factor_us, solve_us;
     double checksum; /* Σ of the solution: the variants agree to rounding, opsim and
                       * CHOLMOD's simplicial AMD exactly */
+    int iterations;  /* pcg's; 0 for the direct solves */
 } result;
 
 static void take_timing(result *r, const timed *t)
@@ -369,6 +385,60 @@ static result opsim_finish(opsim_bench *b, const timed *t)
     return r;
 }
 
+/* ---- arap's global = pcg ---- */
+
+enum { PCG_MAX_ITERATIONS = 100000 };
+static const double PCG_TOLERANCE = 1e-8;
+
+typedef struct pcg_bench {
+    const problem *pr;
+    op_sparse_matrix *a;
+    op_cg_workspace work;
+    double *x;
+    int iterations;
+} pcg_bench;
+
+static void pcg_factor(void *self)
+{
+    pcg_bench *b = self;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_sparse_matrix_free(&b->a);
+    if (op_sparse_matrix_create(&ctx, b->pr->n, b->pr->count, b->pr->rows, b->pr->cols, b->pr->values, &b->a) ||
+        op_cg_workspace_reserve(&ctx, &b->work, b->a))
+        die_ctx(&ctx);
+}
+
+/* from zero each time: the global step warm-starts from the iterate, which this cannot mimic */
+static void pcg_solve(void *self)
+{
+    pcg_bench *b = self;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    memset(b->x, 0, 3 * (size_t)b->pr->n * sizeof *b->x);
+    if (op_sparse_cg3(&ctx, b->a, &b->work, b->pr->rhs, b->x, PCG_TOLERANCE, PCG_MAX_ITERATIONS, &b->iterations))
+        die_ctx(&ctx);
+}
+
+static void pcg_setup(pcg_bench *b, const problem *pr)
+{
+    *b = (pcg_bench){ .pr = pr, .x = checked_calloc(3 * (size_t)pr->n, sizeof *b->x) };
+}
+
+static result pcg_finish(pcg_bench *b, const timed *t)
+{
+    result r = { .variant = "opsim: Jacobi PCG, 1e-8, from zero", .id = "opsim_pcg_jacobi" };
+    take_timing(&r, t);
+    r.nonzeros = op_sparse_matrix_nonzeros(b->a);
+    r.iterations = b->iterations;
+    for (int k = 0; k < 3 * b->pr->n; ++k)
+        r.checksum += b->x[k];
+    op_sparse_matrix_free(&b->a);
+    op_cg_workspace_free(&b->work);
+    free(b->x);
+    return r;
+}
+
 /* ---- CHOLMOD called directly ---- */
 
 typedef enum direct_variant {
@@ -376,6 +446,7 @@ typedef enum direct_variant {
     SIMPLICIAL_NATURAL,
     SIMPLICIAL_METIS,
     SUPERNODAL_AMD,
+    SUPERNODAL_METIS,
     N_CHOLMOD
 } direct_variant;
 
@@ -384,6 +455,7 @@ static const char *VARIANT_NAMES[N_CHOLMOD][2] = {
     { "cholmod: simplicial LDL', natural", "cholmod_simplicial_natural" },
     { "cholmod: simplicial LDL', METIS", "cholmod_simplicial_metis" },
     { "cholmod: supernodal LL', AMD", "cholmod_supernodal_amd" },
+    { "cholmod: supernodal LL', METIS", "cholmod_supernodal_metis" },
 };
 
 typedef struct direct_bench {
@@ -427,12 +499,13 @@ static void direct_setup(direct_bench *b, const problem *pr, direct_variant v)
     cholmod_common *c = &b->c;
     cholmod_start(c);
     c->print = 0;
-    c->supernodal = v == SUPERNODAL_AMD ? CHOLMOD_SUPERNODAL : CHOLMOD_SIMPLICIAL;
-    c->final_ll = v == SUPERNODAL_AMD;
+    int supernodal = v == SUPERNODAL_AMD || v == SUPERNODAL_METIS;
+    c->supernodal = supernodal ? CHOLMOD_SUPERNODAL : CHOLMOD_SIMPLICIAL;
+    c->final_ll = supernodal;
     c->nmethods = 1;
-    c->method[0].ordering = v == SIMPLICIAL_NATURAL ? CHOLMOD_NATURAL
-                            : v == SIMPLICIAL_METIS ? CHOLMOD_METIS
-                                                    : CHOLMOD_AMD;
+    c->method[0].ordering = v == SIMPLICIAL_NATURAL                          ? CHOLMOD_NATURAL
+                            : v == SIMPLICIAL_METIS || v == SUPERNODAL_METIS ? CHOLMOD_METIS
+                                                                             : CHOLMOD_AMD;
     cholmod_triplet *t = cholmod_allocate_triplet((size_t)pr->n, (size_t)pr->n, (size_t)pr->count, 1,
                                                   CHOLMOD_REAL, c);
     if (!t)
@@ -472,52 +545,85 @@ static result direct_finish(direct_bench *b, const timed *t)
     return r;
 }
 
-int main(void)
+/* -n N: a body of N nodes added to the sizes */
+static void parse_sizes(int argc, char **argv)
+{
+    for (int a = 1; a < argc; a += 2) {
+        char *end = NULL;
+        long n = a + 1 < argc && strcmp(argv[a], "-n") == 0 ? strtol(argv[a + 1], &end, 10) : 0;
+        if (n < 2 || n > 10000000 || *end || size_count == MAX_SIZES) {
+            fprintf(stderr, "usage: bench_sparse [-n NODES]... (at most %d, each 2 to 10,000,000)\n",
+                    MAX_SIZES - N_PAPER_SIZES);
+            exit(64);
+        }
+        SIZES[size_count++] = (graph_size){ "body", (int)n, (int)lround(BODY_EDGES_PER_NODE * (double)n), 1 };
+    }
+}
+
+int main(int argc, char **argv)
 {
     op_platform_init();
-    enum { N_SIZES = sizeof SIZES / sizeof SIZES[0], N_VARIANTS = 1 + N_CHOLMOD };
-    result results[N_SIZES][N_VARIANTS];
-    problem problems[N_SIZES];
-    for (int s = 0; s < N_SIZES; ++s) {
+    parse_sizes(argc, argv);
+    enum { N_VARIANTS = 2 + N_CHOLMOD };
+    static result results[MAX_SIZES][N_VARIANTS];
+    static problem problems[MAX_SIZES];
+    for (int s = 0; s < size_count; ++s) {
         problems[s] = make_problem(&SIZES[s], 0x5fa75e + (uint64_t)s);
         opsim_bench ob;
+        pcg_bench pb;
         direct_bench cb[N_CHOLMOD];
-        timed t[N_VARIANTS] = { { .factor = opsim_factor, .solve = opsim_solve, .self = &ob } };
+        timed t[N_VARIANTS] = { { .factor = opsim_factor, .solve = opsim_solve, .self = &ob },
+                                { .factor = pcg_factor, .solve = pcg_solve, .self = &pb } };
         opsim_setup(&ob, &problems[s]);
+        pcg_setup(&pb, &problems[s]);
+        /* the natural order only at the paper's sizes (see the file comment) */
+        int direct = 0, timed_count = 2, large = s >= N_PAPER_SIZES;
         for (int v = 0; v < N_CHOLMOD; ++v) {
-            direct_setup(&cb[v], &problems[s], (direct_variant)v);
-            t[v + 1] = (timed){ .factor = direct_factor, .solve = direct_solve, .self = &cb[v] };
+            if (large && v == SIMPLICIAL_NATURAL)
+                continue;
+            direct_setup(&cb[direct], &problems[s], (direct_variant)v);
+            t[timed_count++] = (timed){ .factor = direct_factor, .solve = direct_solve, .self = &cb[direct++] };
         }
-        measure(t, N_VARIANTS);
+        measure(t, timed_count);
         results[s][0] = opsim_finish(&ob, &t[0]);
+        results[s][1] = pcg_finish(&pb, &t[1]);
         for (int v = 0; v < N_CHOLMOD; ++v)
-            results[s][v + 1] = direct_finish(&cb[v], &t[v + 1]);
+            results[s][v + 2] = (result){ .variant = NULL };
+        for (int d = 0; d < direct; ++d)
+            results[s][d + 2] = direct_finish(&cb[d], &t[d + 2]);
     }
 
     printf("sparse factor and 3-RHS solve on random geometric graphs (medians; up to %d runs of up to %d solves)\n",
            MAX_RUNS, MAX_SOLVES);
-    printf("  %-12s %6s %6s %6s  %-34s %9s %11s %10s\n", "scene", "bodies", "nodes", "edges", "variant",
-           "nnz(L)", "factor us", "solve us");
-    for (int s = 0; s < N_SIZES; ++s)
+    printf("  %-12s %6s %6s %6s  %-34s %9s %11s %10s %5s\n", "scene", "bodies", "nodes", "edges", "variant",
+           "nnz(L)", "factor us", "solve us", "iter");
+    for (int s = 0; s < size_count; ++s)
         for (int v = 0; v < N_VARIANTS; ++v) {
             const result *r = &results[s][v];
-            printf("  %-12s %6d %6d %6d  %-34s %9ld %11.1f %10.2f\n", v == 0 ? SIZES[s].scene : "",
+            if (!r->variant)
+                continue;
+            printf("  %-12s %6d %6d %6d  %-34s %9ld %11.1f %10.2f %5d\n", v == 0 ? SIZES[s].scene : "",
                    SIZES[s].bodies, problems[s].n, problems[s].edges, r->variant, r->nonzeros,
-                   r->factor_us, r->solve_us);
+                   r->factor_us, r->solve_us, r->iterations);
         }
     printf("  opsim's factor time includes validation, assembly and copying L out of CHOLMOD (the first\n"
            "  run also sizes the workspace); its solve time, the finiteness check and restoring the\n"
            "  right-hand side. The 52-model scene is timed as one connected graph and as its 52 bodies in\n"
-           "  one block-diagonal matrix.\n");
-    for (int s = 0; s < N_SIZES; ++s)
+           "  one block-diagonal matrix. The PCG row's nnz is A's (both triangles), its factor time the\n"
+           "  matrix's assembly, its solve from zero to a relative residual of 1e-8 (iter: the CG\n"
+           "  iterations).\n");
+    for (int s = 0; s < size_count; ++s)
         for (int v = 0; v < N_VARIANTS; ++v) {
             const result *r = &results[s][v];
+            if (!r->variant)
+                continue;
             printf("csv,sparse,scene=%s,bodies=%d,nodes=%d,edges=%d,variant=%s,nnz_L=%ld,factor_us=%.1f,"
-                   "factor_runs=%d,solve_us=%.3f,solve_runs=%d,solves_per_run=%d,checksum=%.17g\n",
+                   "factor_runs=%d,solve_us=%.3f,solve_runs=%d,solves_per_run=%d,iterations=%d,checksum=%.17g\n",
                    SIZES[s].scene, SIZES[s].bodies, problems[s].n, problems[s].edges, r->id, r->nonzeros,
-                   r->factor_us, r->factor_runs, r->solve_us, r->solve_runs, r->solves_per_run, r->checksum);
+                   r->factor_us, r->factor_runs, r->solve_us, r->solve_runs, r->solves_per_run, r->iterations,
+                   r->checksum);
         }
-    for (int s = 0; s < N_SIZES; ++s)
+    for (int s = 0; s < size_count; ++s)
         free_problem(&problems[s]);
     return 0;
 }

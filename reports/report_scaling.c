@@ -12,12 +12,13 @@
 typedef struct point {
     char series[2 * REPORT_FIELD_SIZE + 2]; /* "config setting" */
     double particles, bodies, ms, us, mb;
+    double solve_bpp; /* the linear solves' bytes per particle (solve_bytes / particles), NAN without */
 } point;
 
 static double number(const report_bench_row *row, const char *key)
 {
     const char *text = report_bench_value(row, key);
-    return text ? strtod(text, NULL) : NAN;
+    return text && *text ? strtod(text, NULL) : NAN; /* an empty cell: the row has no value */
 }
 
 static int read_points(op_ctx *ctx, int count, char *const *paths, point *points, int *n)
@@ -40,6 +41,7 @@ static int read_points(op_ctx *ctx, int count, char *const *paths, point *points
             p->ms = number(&rows[r], "total_ms");
             p->us = 1e3 * p->ms / (number(&rows[r], "ns") * number(&rows[r], "ni") * p->particles);
             p->mb = number(&rows[r], "peak_rss_kb") / 1024.0;
+            p->solve_bpp = number(&rows[r], "solve_bytes") / p->particles;
             if (!(p->particles > 0 && p->bodies > 0 && isfinite(p->ms)))
                 OP_FAIL(ctx, OP_ERR_PARSE, "%s: a row without nodes, bodies or total_ms", paths[f]);
         }
@@ -82,22 +84,38 @@ static void write_slope(FILE *out, double s)
         fprintf(out, " %.2f |", s);
 }
 
+/* A table cell: value to `decimals` places, or "–" where the row has none */
+static void write_value(FILE *out, double value, int decimals)
+{
+    if (isnan(value))
+        fprintf(out, " – |");
+    else
+        fprintf(out, " %.*f |", decimals, value);
+}
+
 static void write_series(FILE *out, FILE *data, const point *p, int n, int against_bodies)
 {
-    fprintf(out, "\n**%s** against %s\n\n| particles | bodies | ms per frame | µs per particle-iteration | peak RSS, MB |\n"
-                 "|---:|---:|---:|---:|---:|\n",
+    fprintf(out, "\n**%s** against %s\n\n| particles | bodies | ms per frame | µs per particle-iteration | peak RSS, MB | "
+                 "linear solves, bytes per particle |\n|---:|---:|---:|---:|---:|---:|\n",
             p[0].series, against_bodies ? "bodies" : "particles");
     /* blocks apart by two blank lines, none after the last (gnuplot's stats would count an empty one) */
-    fprintf(data, "%s\"%s\"\tms\tus\tMB\n", ftell(data) > 0 ? "\n\n" : "", p[0].series);
+    fprintf(data, "%s\"%s\"\tms\tus\tMB\tsolve_B_per_particle\n", ftell(data) > 0 ? "\n\n" : "", p[0].series);
     for (int i = 0; i < n; ++i) {
-        fprintf(out, "| %.0f | %.0f | %.3f | %.4f | %.1f |\n", p[i].particles, p[i].bodies, p[i].ms, p[i].us, p[i].mb);
-        fprintf(data, "%.0f\t%.6g\t%.6g\t%.6g\n", against_bodies ? p[i].bodies : p[i].particles, p[i].ms, p[i].us,
+        fprintf(out, "| %.0f | %.0f | %.3f | %.4f | %.1f |", p[i].particles, p[i].bodies, p[i].ms, p[i].us, p[i].mb);
+        write_value(out, p[i].solve_bpp, 0);
+        fprintf(out, "\n");
+        fprintf(data, "%.0f\t%.6g\t%.6g\t%.6g\t", against_bodies ? p[i].bodies : p[i].particles, p[i].ms, p[i].us,
                 p[i].mb);
+        if (isnan(p[i].solve_bpp)) /* gnuplot reads NaN as a missing value */
+            fprintf(data, "NaN\n");
+        else
+            fprintf(data, "%.6g\n", p[i].solve_bpp);
     }
     fprintf(out, "| log-log slope | |");
     write_slope(out, slope(p, n, against_bodies, offsetof(point, ms)));
     write_slope(out, slope(p, n, against_bodies, offsetof(point, us)));
     write_slope(out, slope(p, n, against_bodies, offsetof(point, mb)));
+    write_slope(out, slope(p, n, against_bodies, offsetof(point, solve_bpp)));
     fprintf(out, "\n");
 }
 

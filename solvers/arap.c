@@ -9,7 +9,9 @@
  *   (m_i/h²) x_i + k Σ_j (v_i + v_j)(x_i − x_j) + Σ_c w w_i Σ_l w_l x_l
  *     = (m_i/h²) y_i + k Σ_j (v_j R_i + v_i R_j)(x̄_i − x̄_j) + Σ_c w w_i (v_c − Σ_l w_l R_l (v̄ − x̄_l)),
  * one scalar matrix for x, y and z, factored once with CHOLMOD and refactored only when h
- * changes (the constraint set is fixed for a run). Pinned positions are eliminated.
+ * changes (the constraint set is fixed for a run). Pinned positions are eliminated. With
+ * [solver] global = pcg the matrix is solved by conjugate gradients instead, warm-started from
+ * the iterate (solvers/arap_pcg.h, shared with arap-reference).
  *
  * The matrix depends on the graph (masses, volumes, adjacency), k, h, the position-pinned set
  * and the position constraints' couplings, nothing else: bodies instancing one model share one
@@ -76,6 +78,7 @@
 #include "arap_energy.h"
 #include "arap_terms.h"
 #include "arap_floor.h"
+#include "arap_pcg.h"
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
 
@@ -138,8 +141,11 @@ typedef struct arap_solver {
     const op_graph *graph; /* what the global matrix is made from (matching_twin compares them) */
     double stiffness;
     double factored_h;     /* h of the current factor */
-    op_sparse_factor *factor; /* possibly shared with other bodies: read-only */
+    op_sparse_factor *factor; /* possibly shared with other bodies: read-only; NULL with pcg */
     op_sparse_workspace work; /* this body's own, for solves with the factor */
+    op_arap_pcg pcg;       /* [solver] global = pcg: the matrix solved by CG instead (arap_pcg.h),
+                              warm-started from the iterate, for bodies where the factor's fill
+                              costs more than the iterations (docs/performance.md) */
     double *rhs;           /* [free_count][3] */
     /* rest-state quantities, fixed for the run */
     double *reference;     /* [n][3] x_ref = P x̄ + t, the placed rest positions */
@@ -176,7 +182,15 @@ static const op_solver_option arap_options[] = {
     { "sweep_threads", "one",
       "local step of a body of 512 particles or more iterated outside a thread team (alone in its world): "
       "one thread, or team (OpenMP's threads, each colour shared, a barrier between colours)" },
+    OP_ARAP_PCG_OPTIONS,
     { NULL, NULL, NULL },
+};
+
+/* The statistics arap publishes (solver.h); LINEAR_ITERATIONS is linear_iterations' slot */
+enum { LINEAR_ITERATIONS = 0 };
+static const op_solver_counter arap_counters[] = {
+    { "linear_iterations", OP_LINEAR_ITERATIONS_DESCRIPTION },
+    { NULL, NULL },
 };
 
 static void group_free(arap_group *group)
@@ -208,6 +222,7 @@ static void arap_destroy(void *self)
         return;
     op_sparse_factor_free(&s->factor);
     op_sparse_workspace_free(&s->work);
+    op_arap_pcg_free(&s->pcg);
     free(s->row_of);
     free(s->rhs);
     free(s->reference);
@@ -318,6 +333,10 @@ static int prepare_global(op_ctx *ctx, arap_solver *s, const op_body *body, doub
     const op_graph *g = body->graph;
     for (int i = 0; i < s->n; ++i)
         s->inertia[i] = g->mass[i] * (1.0 / (h * h));
+    if (s->pcg.on) { /* the body's own matrix: a twin's would do, but CG is for large bodies */
+        s->factored_h = h;
+        return op_arap_pcg_prepare(ctx, &s->pcg, body, s->row_of, s->free_count, h);
+    }
     op_sparse_factor_free(&s->factor);
     const arap_solver *twin = matching_twin(s, twins, twin_count, h);
     if (twin)
@@ -364,7 +383,8 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     s->graph = body->graph;
     s->stiffness = body->stiffness;
     if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK ||
-        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->shared_sweep) != OP_OK) {
+        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->shared_sweep) != OP_OK ||
+        op_arap_pcg_settings(ctx, settings, body, &s->pcg) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
     }
@@ -387,7 +407,7 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
         refresh_sweep_state(s, body->graph, body->state.rotation, i);
     }
     s->rhs = op_calloc(ctx, 3 * (size_t)(s->free_count ? s->free_count : 1), sizeof(double));
-    if (!s->rhs || op_arap_terms_create(ctx, &s->terms, body, s->row_of) != OP_OK ||
+    if (ctx->status != OP_OK || op_arap_terms_create(ctx, &s->terms, body, s->row_of) != OP_OK ||
         op_arap_colour_sweep(ctx, &s->terms, body, &s->sweep) != OP_OK ||
         prepare_global(ctx, s, body, h, twins, twin_count) != OP_OK) {
         arap_destroy(s);
@@ -1519,10 +1539,14 @@ static void global_place(const arap_solver *s, op_body *body)
 int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
 {
     arap_solver *s = self;
+    s->pcg.iterations = 0;
     if (s->free_count == 0)
         return OP_OK;
     global_rhs(s, body);
-    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK || hold_floor(ctx, s, body, h) != OP_OK)
+    if (s->pcg.on) {
+        if (op_arap_pcg_solve(ctx, &s->pcg, body, s->row_of, s->free_count, s->reference, s->rhs) != OP_OK)
+            return ctx->status;
+    } else if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK || hold_floor(ctx, s, body, h) != OP_OK)
         return ctx->status;
     global_place(s, body);
     return OP_OK;
@@ -1533,7 +1557,7 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
  * (rhs_inertia_and_pulls4_avx, op_sparse_solve3_four), else one by one. */
 static int global_group(op_ctx *ctx, arap_solver *const *solvers, op_body *const *bodies, double h, int *failed)
 {
-    int shared = solvers[0]->free_count > 0;
+    int shared = solvers[0]->free_count > 0 && solvers[0]->factor; /* not with pcg */
     for (int m = 1; m < GROUP_LANES; ++m)
         shared &= solvers[m]->factor == solvers[0]->factor && solvers[m]->free_count > 0;
     if (!shared) {
@@ -1615,13 +1639,15 @@ static int arap_begin_group(op_ctx *ctx, void *const *solvers, op_body *const *b
 static int arap_iterate_group(op_ctx *ctx, void *const *solvers, op_body *const *bodies, int count, double h,
                               op_stage_times *times, int *failed)
 {
-    (void)count; /* GROUP_LANES: arap_group_bodies makes no other */
+    /* count is GROUP_LANES: arap_group_bodies makes no other */
     double start = op_now();
     local_group((arap_solver *const *)solvers, bodies);
     double middle = op_now();
     global_group(ctx, (arap_solver *const *)solvers, bodies, h, failed);
     times->local += middle - start;
     times->global += op_now() - middle;
+    for (int m = 0; m < count; ++m)
+        times->count[LINEAR_ITERATIONS] += ((arap_solver *const *)solvers)[m]->pcg.iterations;
     return ctx->status;
 }
 
@@ -1633,7 +1659,25 @@ static int arap_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_sta
     int status = op_arap_global_step(ctx, self, body, h);
     times->local += middle - start;
     times->global += op_now() - middle;
+    times->count[LINEAR_ITERATIONS] += ((arap_solver *)self)->pcg.iterations;
     return status;
+}
+
+int op_arap_linear_iterations(const void *solver)
+{
+    return ((const arap_solver *)solver)->pcg.iterations;
+}
+
+/* solver.h's solve_bytes: the factor's share (its bytes over its holders) and the workspace, or
+ * the pcg matrix, its workspace and the warm start */
+static size_t arap_solve_bytes(const void *self)
+{
+    const arap_solver *s = self;
+    size_t bytes = 0;
+    if (s->factor)
+        bytes += op_sparse_factor_bytes(s->factor) / (size_t)op_sparse_factor_holders(s->factor) +
+                 op_sparse_workspace_bytes(&s->work);
+    return bytes + op_arap_pcg_bytes(&s->pcg, s->free_count);
 }
 
 static int arap_energy(op_ctx *ctx, void *self, const op_body *body, double h, double *energy)
@@ -1646,6 +1690,7 @@ const op_solver_type op_solver_arap = {
     .summary = "local/global ARAP on oriented particles: polar rotations, prefactored positions",
     .source = "Choi & Lee 2017",
     .options = arap_options,
+    .counters = arap_counters,
     .create = arap_create,
     .begin_substep = arap_begin_substep,
     .iterate = arap_iterate,
@@ -1658,4 +1703,5 @@ const op_solver_type op_solver_arap = {
     .begin_group = arap_begin_group,
     .energy = arap_energy,
     .holds_floor = 1,
+    .solve_bytes = arap_solve_bytes,
 };

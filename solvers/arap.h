@@ -31,6 +31,9 @@ const op_sparse_factor *op_arap_factor(const void *solver);
  * rotations `rotations`, the positions the last local step read and the targets of the last
  * begin_substep (for tests). */
 void op_arap_constraint_terms(const void *solver, const op_body *body, const double *rotations, int i, double C[9]);
+/* The conjugate-gradient iterations of the body's last global step (global = pcg; 0 with the
+ * factor). */
+int op_arap_linear_iterations(const void *solver);
 /* Global step: every free position from the prefactored n×n system (Eq. 7 + 12 + 14). */
 int op_arap_global_step(op_ctx *ctx, void *solver, op_body *body, double h);
 

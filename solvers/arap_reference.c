@@ -23,7 +23,8 @@
  * at rest. The constraint terms C^p_i, C^d_i and their right-hand side, the colour order and the
  * matrix come from solvers/arap_terms.c, which arap calls too.
  *
- * Options: rotations = gs | jacobi. Not supported: arap's sweep_threads (a speed option; the
+ * Options: rotations = gs | jacobi; global = cholesky | pcg with global_tolerance, the global step
+ * by conjugate gradients as arap's (solvers/arap_pcg.h), giving arap's bits. Not supported: arap's sweep_threads (a speed option; the
  * option is refused by name) and groups of bodies (the world iterates every body alone). */
 #include "arap_reference.h"
 
@@ -32,6 +33,7 @@
 
 #include "arap_energy.h"
 #include "arap_floor.h"
+#include "arap_pcg.h"
 #include "arap_terms.h"
 #include "base/math3.h"
 #include "base/timer.h"
@@ -46,6 +48,7 @@ typedef struct reference_solver {
     double factored_h;         /* h of the factor */
     op_sparse_factor *factor;  /* the global matrix's */
     op_sparse_workspace work;
+    op_arap_pcg pcg;           /* global = pcg: the matrix solved by CG instead (arap_pcg.h) */
     op_arap_terms terms;       /* C^p, C^d, pinned couplings (solvers/arap_terms.h) */
     op_arap_floor floor;       /* floor_contact = solve: the floor held in the global step */
     op_arap_sweep sweep;       /* the Gauss–Seidel order */
@@ -67,7 +70,13 @@ typedef struct reference_solver {
 
 static const op_solver_option reference_options[] = {
     { "rotations", "gs", "local-step order: gs (Gauss-Seidel, the paper's default) or jacobi" },
+    OP_ARAP_PCG_OPTIONS,
     { NULL, NULL, NULL },
+};
+
+static const op_solver_counter reference_counters[] = {
+    { "linear_iterations", OP_LINEAR_ITERATIONS_DESCRIPTION },
+    { NULL, NULL },
 };
 
 static void reference_destroy(void *self)
@@ -77,6 +86,7 @@ static void reference_destroy(void *self)
         return;
     op_sparse_factor_free(&s->factor);
     op_sparse_workspace_free(&s->work);
+    op_arap_pcg_free(&s->pcg);
     op_arap_terms_free(&s->terms);
     op_arap_floor_free(&s->floor);
     op_arap_sweep_free(&s->sweep);
@@ -101,11 +111,16 @@ static void rest_sums(reference_solver *s, const op_body *body)
     op_arap_rest_sums(body, s->reference, s->spread, s->rest_pull);
 }
 
-/* m_i / h² and the global matrix's factor for sub-steps of length h */
+/* m_i / h² and the global matrix's factor (with global = pcg, the matrix) for sub-steps of
+ * length h */
 static int factor_for(op_ctx *ctx, reference_solver *s, const op_body *body, double h)
 {
     for (int i = 0; i < s->n; ++i)
         s->inertia[i] = body->graph->mass[i] * (1.0 / (h * h));
+    if (s->pcg.on) {
+        s->factored_h = h;
+        return op_arap_pcg_prepare(ctx, &s->pcg, body, s->row_of, s->free_count, h);
+    }
     op_sparse_factor_free(&s->factor);
     if (op_arap_factor_matrix(ctx, body, s->row_of, s->free_count, h, &s->factor) != OP_OK)
         return ctx->status;
@@ -123,7 +138,8 @@ static int reference_create(op_ctx *ctx, const op_solver_settings *settings, op_
         return ctx->status;
     int n = body->graph->particle_count;
     s->n = n;
-    if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->jacobi) != OP_OK) {
+    if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->jacobi) != OP_OK ||
+        op_arap_pcg_settings(ctx, settings, body, &s->pcg) != OP_OK) {
         reference_destroy(s);
         return ctx->status;
     }
@@ -210,10 +226,12 @@ static void local_step(reference_solver *s, op_body *body)
 
 /* The global step: the right-hand side of Eq. 7 + 12 + 14 less its value at the placed rest
  * state, b_i = (m_i/h²)(y_i − x_ref_i) + k [(R_i − P) Σ_j v_j (x̄_i − x̄_j) + Σ_j (R_j − P) v_i (x̄_i − x̄_j)]
- * + the pinned neighbours' and constraints' terms, solved with the factor for u, then, with
- * floor_contact = solve, u_y held above the floor (solvers/arap_floor.h); x = x_ref + u. */
+ * + the pinned neighbours' and constraints' terms, solved with the factor for u (with global =
+ * pcg, by conjugate gradients from the iterate), then, with floor_contact = solve, u_y held
+ * above the floor (solvers/arap_floor.h); x = x_ref + u. */
 static int global_step(op_ctx *ctx, reference_solver *s, op_body *body, double h)
 {
+    s->pcg.iterations = 0;
     if (s->free_count == 0)
         return OP_OK;
     const op_graph *g = body->graph;
@@ -245,7 +263,10 @@ static int global_step(op_ctx *ctx, reference_solver *s, op_body *body, double h
         v3_copy(&s->rhs[3 * row], b);
     }
     op_arap_terms_rhs(&s->terms, body, s->row_of, s->reference, s->turn, s->rhs);
-    if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK ||
+    if (s->pcg.on) {
+        if (op_arap_pcg_solve(ctx, &s->pcg, body, s->row_of, s->free_count, s->reference, s->rhs) != OP_OK)
+            return ctx->status;
+    } else if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK ||
         op_arap_floor_hold(ctx, &s->floor, body, s->factor, &s->work, s->row_of, s->free_count, s->reference, h,
                            s->rhs) != OP_OK)
         return ctx->status;
@@ -263,6 +284,7 @@ static int reference_iterate(op_ctx *ctx, void *self, op_body *body, double h, o
     int status = global_step(ctx, self, body, h);
     times->local += middle - start;
     times->global += op_now() - middle;
+    times->count[0] += ((reference_solver *)self)->pcg.iterations; /* linear_iterations */
     return status;
 }
 
@@ -272,6 +294,16 @@ static int reference_resync(op_ctx *ctx, void *self, op_body *body, double h)
 {
     (void)ctx, (void)self, (void)body, (void)h;
     return OP_OK;
+}
+
+/* solver.h's solve_bytes: the factor and its workspace, or the pcg matrix and CG workspace */
+static size_t reference_solve_bytes(const void *self)
+{
+    const reference_solver *s = self;
+    size_t bytes = op_arap_pcg_bytes(&s->pcg, s->free_count);
+    if (s->factor)
+        bytes += op_sparse_factor_bytes(s->factor) + op_sparse_workspace_bytes(&s->work);
+    return bytes;
 }
 
 static int reference_energy(op_ctx *ctx, void *self, const op_body *body, double h, double *energy)
@@ -284,6 +316,7 @@ const op_solver_type op_solver_arap_reference = {
     .summary = "the paper's local/global ARAP in plain scalar C, one particle at a time (arap's reference)",
     .source = "Choi & Lee 2017",
     .options = reference_options,
+    .counters = reference_counters,
     .create = reference_create,
     .begin_substep = reference_begin_substep,
     .iterate = reference_iterate,
@@ -291,4 +324,5 @@ const op_solver_type op_solver_arap_reference = {
     .resync = reference_resync,
     .energy = reference_energy,
     .holds_floor = 1,
+    .solve_bytes = reference_solve_bytes,
 };

@@ -7,7 +7,8 @@
  *   step's right-hand side (op_arap_terms_rhs), with the couplings of free particles to pinned
  *   ones;
  * - the Gauss–Seidel sweep's colour order (op_arap_colour_sweep);
- * - the global matrix of Eq. 7 + 12 + 14 and its CHOLMOD factor (op_arap_factor_matrix).
+ * - the global matrix of Eq. 7 + 12 + 14 and its CHOLMOD factor (op_arap_factor_matrix), or the
+ *   matrix itself for conjugate gradients (op_arap_global_matrix).
  *
  * Both steps are written relative to the body's placed rest state (docs/method.md,
  * "Displacement form"): positions as u = x − x_ref, rotations as R − P. */
@@ -418,50 +419,81 @@ void op_arap_sweep_free(op_arap_sweep *s)
 /* The global matrix over the free particles (see the file comment), as upper-triangle
  * triplets, factored into *factor (NULL on entry; left NULL when no position is free). Constraint couplings join particles that
  * need not be graph neighbours. */
-int op_arap_factor_matrix(op_ctx *ctx, const op_body *body, const int *row_of, int free_count, double h,
-                          op_sparse_factor **factor)
+/* The global matrix's triplets: one per free diagonal, per edge between free particles (upper
+ * triangle) and per pair of a position constraint's free influences. The arrays are the
+ * caller's to free (also on failure). */
+typedef struct global_triplets {
+    int count;
+    int *rows, *cols;
+    double *values;
+} global_triplets;
+
+static int global_matrix_triplets(op_ctx *ctx, const op_body *body, const int *row_of, double h, global_triplets *t)
 {
     const op_graph *g = body->graph;
     double k = body->stiffness;
     size_t capacity = (size_t)body->graph->particle_count + (size_t)g->adjacency_start[body->graph->particle_count] / 2 +
                       (size_t)body->constraint_count * OP_SKIN_MAX_K * OP_SKIN_MAX_K;
-    int *rows = op_calloc(ctx, capacity, sizeof(int)), *cols = op_calloc(ctx, capacity, sizeof(int));
-    double *values = op_calloc(ctx, capacity, sizeof(double));
+    int *rows = t->rows = op_calloc(ctx, capacity, sizeof(int)), *cols = t->cols = op_calloc(ctx, capacity, sizeof(int));
+    double *values = t->values = op_calloc(ctx, capacity, sizeof(double));
     int count = 0;
-    if (ctx->status == OP_OK) {
-        for (int i = 0; i < body->graph->particle_count; ++i) {
-            if (row_of[i] < 0)
-                continue;
-            double diagonal = g->mass[i] / (h * h);
-            for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
-                int j = g->adjacency[e];
-                double coupling = k * (g->volume[i] + g->volume[j]);
-                diagonal += coupling;
-                if (j > i && row_of[j] >= 0) {
-                    rows[count] = row_of[i], cols[count] = row_of[j], values[count++] = -coupling;
-                }
+    if (ctx->status != OP_OK)
+        return ctx->status;
+    for (int i = 0; i < body->graph->particle_count; ++i) {
+        if (row_of[i] < 0)
+            continue;
+        double diagonal = g->mass[i] / (h * h);
+        for (int e = g->adjacency_start[i]; e < g->adjacency_start[i + 1]; ++e) {
+            int j = g->adjacency[e];
+            double coupling = k * (g->volume[i] + g->volume[j]);
+            diagonal += coupling;
+            if (j > i && row_of[j] >= 0) {
+                rows[count] = row_of[i], cols[count] = row_of[j], values[count++] = -coupling;
             }
-            rows[count] = cols[count] = row_of[i], values[count++] = diagonal;
         }
-        for (int c = 0; c < body->constraint_count; ++c) {
-            const op_constraint *con = &body->constraints[c];
-            if (con->kind != OP_CONSTRAINT_POSITION)
-                continue;
-            for (int a = 0; a < con->influence_count; ++a)
-                for (int b = a; b < con->influence_count; ++b) {
-                    int ra = row_of[con->particle[a]], rb = row_of[con->particle[b]];
-                    if (ra < 0 || rb < 0)
-                        continue;
-                    rows[count] = ra, cols[count] = rb;
-                    values[count++] = con->weight * con->influence[a] * con->influence[b];
-                }
-        }
-        if (free_count > 0)
-            op_sparse_factor_create(ctx, free_count, count, rows, cols, values, factor);
+        rows[count] = cols[count] = row_of[i], values[count++] = diagonal;
     }
-    free(rows);
-    free(cols);
-    free(values);
+    for (int c = 0; c < body->constraint_count; ++c) {
+        const op_constraint *con = &body->constraints[c];
+        if (con->kind != OP_CONSTRAINT_POSITION)
+            continue;
+        for (int a = 0; a < con->influence_count; ++a)
+            for (int b = a; b < con->influence_count; ++b) {
+                int ra = row_of[con->particle[a]], rb = row_of[con->particle[b]];
+                if (ra < 0 || rb < 0)
+                    continue;
+                rows[count] = ra, cols[count] = rb;
+                values[count++] = con->weight * con->influence[a] * con->influence[b];
+            }
+    }
+    t->count = count;
+    return OP_OK;
+}
+
+static void global_triplets_free(global_triplets *t)
+{
+    free(t->rows);
+    free(t->cols);
+    free(t->values);
+}
+
+int op_arap_factor_matrix(op_ctx *ctx, const op_body *body, const int *row_of, int free_count, double h,
+                          op_sparse_factor **factor)
+{
+    global_triplets t = { 0 };
+    if (global_matrix_triplets(ctx, body, row_of, h, &t) == OP_OK && free_count > 0)
+        op_sparse_factor_create(ctx, free_count, t.count, t.rows, t.cols, t.values, factor);
+    global_triplets_free(&t);
+    return ctx->status;
+}
+
+int op_arap_global_matrix(op_ctx *ctx, const op_body *body, const int *row_of, int free_count, double h,
+                          op_sparse_matrix **matrix)
+{
+    global_triplets t = { 0 };
+    if (global_matrix_triplets(ctx, body, row_of, h, &t) == OP_OK && free_count > 0)
+        op_sparse_matrix_create(ctx, free_count, t.count, t.rows, t.cols, t.values, matrix);
+    global_triplets_free(&t);
     return ctx->status;
 }
 

@@ -7,6 +7,7 @@
 
 #include "base/math3.h"
 #include "kernels/sparse.h"
+#include "kernels/sparse_cg.h"
 #include "opsim/body.h"
 #include "opsim/ctx.h"
 
@@ -101,5 +102,9 @@ void op_arap_sweep_free(op_arap_sweep *s);
  * position is free). */
 int op_arap_factor_matrix(op_ctx *ctx, const op_body *body, const int *row_of, int free_count, double h,
                           op_sparse_factor **factor);
+/* The same matrix held as it is, for conjugate gradients ([solver] global = pcg), into *matrix
+ * (NULL on entry; left NULL when no position is free). */
+int op_arap_global_matrix(op_ctx *ctx, const op_body *body, const int *row_of, int free_count, double h,
+                          op_sparse_matrix **matrix);
 
 #endif

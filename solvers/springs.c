@@ -661,8 +661,7 @@ static void update_orientations(sp_solver *s, op_body *body)
 /* The statistics springs publishes (solver.h); CG_ITERATIONS is linear_iterations' slot */
 enum { CG_ITERATIONS = 0 };
 static const op_solver_counter sp_counters[] = {
-    { "linear_iterations", "per sub-step, summed over bodies: the variant's inner linear-solver iterations "
-                           "(springs: conjugate gradients; 0 for variants without one)" },
+    { "linear_iterations", OP_LINEAR_ITERATIONS_DESCRIPTION },
     { NULL, NULL },
 };
 

@@ -2,7 +2,8 @@
  * factors) against arap-reference (solvers/arap_reference.c: the paper in plain scalar C): every
  * body's stored state (positions, rotations, velocities, rotation rates) bit for bit after each
  * of 30 frames of Fig. 1, 4, 5, 6 (rod and bunny) and the 52 models, on one thread and on two,
- * and of Fig. 5 and the 52 models with the floor held in the solve (floor_contact = solve).
+ * and of Fig. 5 and the 52 models with the floor held in the solve (floor_contact = solve) and
+ * with the global step by conjugate gradients (global = pcg).
  * Energy logging is off in both, as it is a harness measurement. Run from the project root. */
 #include <omp.h>
 
@@ -127,6 +128,15 @@ static void test_floor_in_the_solve(void **state)
     }
 }
 
+/* The global step by conjugate gradients (global = pcg, solvers/arap_pcg.h): the same bits, on
+ * Fig. 5 and on the 52 models (arap groups twins there; their global steps go one by one) */
+static void test_pcg_global_step(void **state)
+{
+    (void)state;
+    assert_reference_bits("experiments/fig5.ini", 1, "solver.global=pcg");
+    assert_reference_bits("experiments/fig7-52.ini", 2, "solver.global=pcg");
+}
+
 /* arap's speed option is not the reference's: refused by name */
 static void test_refuses_sweep_threads(void **state)
 {
@@ -148,6 +158,7 @@ int main(void)
         cmocka_unit_test(test_jacobi),
         cmocka_unit_test(test_chebyshev_rotations),
         cmocka_unit_test(test_floor_in_the_solve),
+        cmocka_unit_test(test_pcg_global_step),
         cmocka_unit_test(test_refuses_sweep_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

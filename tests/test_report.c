@@ -787,31 +787,33 @@ static void test_tsv_placeholders_read_any_table(void **state)
 }
 
 /* opsim-report scaling: series by config and setting, sorted by size, the log-log slopes of
- * values made to follow known powers, bodies as the size where the body count varies, and the
+ * values made to follow known powers, bodies as the size where the body count varies, the linear
+ * solves' bytes per particle where the CSV has them ("–" where its cell is empty), and the
  * gnuplot blocks */
 static void test_scaling_table_fits_slopes(void **state)
 {
     (void)state;
     static const char header[] = "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,"
                                  "frames,threads,local_ms,global_ms,collision_ms,total_ms,skinning_ms,peak_rss_kb,"
-                                 "setting\n";
-#define SCALING_ROW(config, bodies, nodes, total, rss, setting)                                                       \
-    "catalogue,x," config ",scene," bodies "," nodes ",1,1,1,1,1,1,1,1,1,0,0,0," total ",0," rss "," setting "\n"
+                                 "setting,solve_bytes\n";
+#define SCALING_ROW(config, bodies, nodes, total, rss, setting, solve)                                                \
+    "catalogue,x," config ",scene," bodies "," nodes ",1,1,1,1,1,1,1,1,1,0,0,0," total ",0," rss "," setting "," solve "\n"
     char text[3][1024];
-    /* ms = 1e-3 n² (slope 2), µs per particle-iteration = 1e3 ms / n = n (slope 1), RSS flat;
-     * written largest first to see the sort */
+    /* ms = 1e-3 n² (slope 2), µs per particle-iteration = 1e3 ms / n = n (slope 1), RSS flat,
+     * solve bytes per particle 100, 200, 400 (slope log 2 / log 10 = 0.30); written largest first
+     * to see the sort */
     snprintf(text[0], sizeof text[0], "%s" SCALING_ROW("experiments/fig5.ini", "1", "10000", "100000", "2048",
-                                                       "solver.name=arap"),
+                                                       "solver.name=arap", "4000000"),
              header);
     snprintf(text[1], sizeof text[1],
-             "%s" SCALING_ROW("experiments/fig5.ini", "1", "100", "10", "2048", "solver.name=arap")
-                 SCALING_ROW("experiments/fig5.ini", "1", "1000", "1000", "2048", "solver.name=arap"),
+             "%s" SCALING_ROW("experiments/fig5.ini", "1", "100", "10", "2048", "solver.name=arap", "10000")
+                 SCALING_ROW("experiments/fig5.ini", "1", "1000", "1000", "2048", "solver.name=arap", "200000"),
              header);
     /* 10 and 100 bodies of 30 particles: ms 1 and 20 (slope 1.30), µs 1e3/300 and 2e4/3000
      * (slope 0.30), RSS 1 and 10 MB (slope 1.00) */
     snprintf(text[2], sizeof text[2],
-             "%s" SCALING_ROW("experiments/pile-10000.ini", "100", "3000", "20", "10240", "solver.name=rigid")
-                 SCALING_ROW("experiments/pile-10000.ini", "10", "300", "1", "1024", "solver.name=rigid"),
+             "%s" SCALING_ROW("experiments/pile-10000.ini", "100", "3000", "20", "10240", "solver.name=rigid", "")
+                 SCALING_ROW("experiments/pile-10000.ini", "10", "300", "1", "1024", "solver.name=rigid", ""),
              header);
 #undef SCALING_ROW
     write_file("s0.csv", text[0]);
@@ -823,15 +825,17 @@ static void test_scaling_table_fits_slopes(void **state)
                      0);
     char *table = read_in_dir("scaling.md");
     assert_contains(table, "**experiments/fig5.ini solver.name=arap** against particles");
-    assert_contains(table, "| 100 | 1 | 10.000 | 100.0000 | 2.0 |\n| 1000 | 1 | 1000.000 | 1000.0000 | 2.0 |\n"
-                           "| 10000 | 1 | 100000.000 | 10000.0000 | 2.0 |\n| log-log slope | | 2.00 | 1.00 | 0.00 |");
+    assert_contains(table, "| 100 | 1 | 10.000 | 100.0000 | 2.0 | 100 |\n| 1000 | 1 | 1000.000 | 1000.0000 | 2.0 | 200 |\n"
+                           "| 10000 | 1 | 100000.000 | 10000.0000 | 2.0 | 400 |\n"
+                           "| log-log slope | | 2.00 | 1.00 | 0.00 | 0.30 |");
     assert_contains(table, "**experiments/pile-10000.ini solver.name=rigid** against bodies");
-    assert_contains(table, "| log-log slope | | 1.30 | 0.30 | 1.00 |");
+    assert_contains(table, "| 300 | 10 | 1.000 | 3.3333 | 1.0 | – |");
+    assert_contains(table, "| log-log slope | | 1.30 | 0.30 | 1.00 | – |");
     free(table);
     char *bodies = read_in_dir("sc-bodies.dat"), *particles = read_in_dir("sc-particles.dat");
-    assert_string_equal(bodies, "\"experiments/pile-10000.ini solver.name=rigid\"\tms\tus\tMB\n"
-                                "10\t1\t3.33333\t1\n100\t20\t6.66667\t10\n");
-    assert_contains(particles, "10000\t100000\t10000\t2\n");
+    assert_string_equal(bodies, "\"experiments/pile-10000.ini solver.name=rigid\"\tms\tus\tMB\tsolve_B_per_particle\n"
+                                "10\t1\t3.33333\t1\tNaN\n100\t20\t6.66667\t10\tNaN\n");
+    assert_contains(particles, "10000\t100000\t10000\t2\t400\n");
     free(bodies);
     free(particles);
     /* a CSV without the size columns is refused, nothing written */

@@ -24,6 +24,15 @@
  * digit left anyway. */
 #define PIVOT_TOL (32.0 * DBL_EPSILON)
 
+/* From this many rows up, METIS's nested dissection is tried beside AMD and CHOLMOD keeps the
+ * order with the smaller factor. On one connected random geometric body of 4.1 edges a node
+ * (bench_sparse -n N) AMD's L has 17,658 nonzeros at 1,000 nodes (METIS 19,672) but 1,012,830 at
+ * 16,000 (METIS 697,003, 31 % fewer; the solve's work is proportional to them). Below, CHOLMOD's
+ * default strategy is kept as it was, so that every body of the paper's scenes (at most 4,120
+ * particles) keeps its factor, and its bits. METIS orders the same graph the same way on every
+ * run (its seed is fixed) and on one thread. */
+enum { NESTED_DISSECTION_MIN_ROWS = 8000 };
+
 /* The simplicial LDLᵀ factor copied out of CHOLMOD for op_sparse_solve3's own triangular solves:
  * L below the diagonal by columns (column j at [column_start[j], column_start[j + 1]) of row and
  * value) and by rows (row i at [row_start[i], row_start[i + 1]) of column and row_value,
@@ -61,8 +70,7 @@ static int cholmod_failure(op_ctx *ctx, const cholmod_common *c, const char *cal
                    cholmod_status_text(c->status), c->status);
 }
 
-static int validate_triplets(op_ctx *ctx, int n, int count, const int *rows, const int *cols,
-                             const double *values)
+int op_sparse_check_triplets(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values)
 {
     if (n < 1)
         return OP_FAIL(ctx, OP_ERR_INVALID, "sparse matrix size %d: must be at least 1", n);
@@ -195,7 +203,7 @@ int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, cons
                             op_sparse_factor **factor)
 {
     *factor = NULL;
-    int status = validate_triplets(ctx, n, count, rows, cols, values);
+    int status = op_sparse_check_triplets(ctx, n, count, rows, cols, values);
     if (status != OP_OK)
         return status;
     op_sparse_factor *f = op_calloc(ctx, 1, sizeof *f);
@@ -215,11 +223,18 @@ int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, cons
     c->print = 0;
     /* Simplicial LDLᵀ rather than the supernodal LLᵀ CHOLMOD would choose: 4–5× faster
      * 3-column solves at 100–500 nodes and on the 52-body scene, under 2× on one connected
-     * 4,120-node graph (bench_sparse). The fill-reducing order stays CHOLMOD's default, AMD
-     * (METIS only where AMD fills badly): the natural order, even numbered in voxel scan order,
-     * gave 1.4–8× slower solves at every size measured. */
+     * 4,120-node graph (bench_sparse); the supernodal solve is also BLAS's, whose threads may
+     * split sums differently from one run to the next, where this solve is opsim's own. The
+     * fill-reducing order stays CHOLMOD's default below NESTED_DISSECTION_MIN_ROWS, AMD (METIS
+     * only where AMD fills badly): the natural order, even numbered in voxel scan order, gave
+     * 1.4–8× slower solves at every size measured. */
     c->supernodal = CHOLMOD_SIMPLICIAL;
     c->final_ll = 0;
+    if (n >= NESTED_DISSECTION_MIN_ROWS) {
+        c->nmethods = 2;
+        c->method[0].ordering = CHOLMOD_AMD;
+        c->method[1].ordering = CHOLMOD_METIS;
+    }
 
     cholmod_sparse *a = NULL;
     cholmod_factor *L = NULL;
@@ -572,4 +587,22 @@ int op_sparse_factor_size(const op_sparse_factor *factor)
 long op_sparse_factor_nonzeros(const op_sparse_factor *factor)
 {
     return factor->nonzeros;
+}
+
+size_t op_sparse_factor_bytes(const op_sparse_factor *factor)
+{
+    size_t n = (size_t)factor->n, below = (size_t)factor->column_start[factor->n];
+    /* perm, column_start, row_start, pivot; row, value, column, row_value */
+    return n * sizeof(int) + 2 * (n + 1) * sizeof(int) + n * sizeof(double) +
+           below * 2 * (sizeof(int) + sizeof(double));
+}
+
+size_t op_sparse_workspace_bytes(const op_sparse_workspace *work)
+{
+    return 8 * (size_t)work->capacity * sizeof(double);
+}
+
+int op_sparse_factor_holders(const op_sparse_factor *factor)
+{
+    return atomic_load_explicit(&((op_sparse_factor *)factor)->holders, memory_order_relaxed);
 }

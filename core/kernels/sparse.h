@@ -1,11 +1,14 @@
 /* The CHOLMOD wrapper: a symmetric positive-definite n×n matrix assembled from triplets,
  * factored once (simplicial LDLᵀ: on these small graphs it measured 4–5× faster than the
- * supernodal default) and solved for three right-hand sides at a time (x, y and z share the
- * matrix). Every CHOLMOD status is checked: cholmod_factorize returns TRUE for a matrix that is
+ * supernodal default; AMD's order, with METIS's tried beside it from 8,000 rows, sparse.c) and
+ * solved for three right-hand sides at a time, one pass over L for all three (x, y and z share
+ * the matrix). Every CHOLMOD status is checked: cholmod_factorize returns TRUE for a matrix that is
  * not positive definite and only sets common->status. CHOLMOD is used only while a factor is
  * made; the solve is opsim's own, on a copy of L. */
 #ifndef OPSIM_SPARSE_H
 #define OPSIM_SPARSE_H
+
+#include <stddef.h>
 
 #include "opsim/ctx.h"
 
@@ -34,6 +37,15 @@ typedef struct op_sparse_workspace {
  * one holder, the caller. */
 int op_sparse_factor_create(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values,
                             op_sparse_factor **factor);
+/* The triplets' checks op_sparse_factor_create makes (and sparse_cg.h's matrix): n ≥ 1, count ≥ 0,
+ * indices in range, finite values; OP_ERR_INVALID naming the entry. */
+int op_sparse_check_triplets(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values);
+/* Bytes the factor holds (its copy of L by columns and by rows, the pivots and the order). */
+size_t op_sparse_factor_bytes(const op_sparse_factor *factor);
+/* The bodies holding the factor now (op_sparse_factor_retain). */
+int op_sparse_factor_holders(const op_sparse_factor *factor);
+/* Bytes a workspace holds. */
+size_t op_sparse_workspace_bytes(const op_sparse_workspace *work);
 /* Adds a holder; returns factor. */
 op_sparse_factor *op_sparse_factor_retain(op_sparse_factor *factor);
 /* Drops the caller's hold, freeing the factor when it was the last, and sets *factor to NULL;

@@ -43,6 +43,11 @@ typedef struct op_solver_counter {
     const char *description;
 } op_solver_counter;
 
+/* The one description of "linear_iterations", which springs and arap publish. */
+#define OP_LINEAR_ITERATIONS_DESCRIPTION                                                                         \
+    "per sub-step, summed over bodies: the variant's inner linear-solver iterations (springs: conjugate "         \
+    "gradients of its Newton steps; arap with global = pcg: those of its global steps; 0 for variants without one)"
+
 /* Accumulated per-stage time, in seconds. A variant adds the wall time of its stages for one body
  * to local and global; the world adds the accelerator's (solvers/accel/accel.h: Chebyshev's
  * extrapolation, Anderson's mixing with its energy evaluations) to accel, and reports the sum
@@ -121,6 +126,11 @@ typedef struct op_solver_type {
      * ([world] floor_contact = solve, world.h) and leave the floor's force in body->floor_push;
      * op_world_start refuses floor_contact = solve for the others, naming the variant. */
     int holds_floor;
+    /* Optional: the bytes the body's state holds for the linear solves of its iterations (arap:
+     * the factor, its bytes shared out over the bodies holding it, and the solve's workspace; or,
+     * with global = pcg, the matrix and the conjugate gradients' workspace), for the scaling
+     * study's memory per particle (bench/bench_scenes.c's solve_bytes). NULL: not reported. */
+    size_t (*solve_bytes)(const void *solver);
 } op_solver_type;
 
 /* E of the body's current iterate: the variant's energy hook when it gives one, else the yardstick

@@ -1,0 +1,334 @@
+/* sparse_cg.h: the matrix in compressed rows, built from triplets, and the Jacobi-preconditioned
+ * conjugate gradients for three columns at once. */
+#include "kernels/sparse_cg.h"
+#include "kernels/sparse.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Row i's entries at [row_start[i], row_start[i + 1]) of column and value, columns ascending,
+ * both triangles; the inverse of each diagonal entry for the preconditioner. */
+struct op_sparse_matrix {
+    int n;
+    int *row_start, *column;
+    double *value, *inverse_diagonal;
+};
+
+void op_sparse_matrix_free(op_sparse_matrix **matrix)
+{
+    if (!matrix || !*matrix)
+        return;
+    op_sparse_matrix *a = *matrix;
+    free(a->row_start);
+    free(a->column);
+    free(a->value);
+    free(a->inverse_diagonal);
+    free(a);
+    *matrix = NULL;
+}
+
+/* Sorts row i's entries by column, stably (so duplicates keep the triplets' order and are summed
+ * in it), and sums the duplicates; returns the row's new length. Rows are a particle's
+ * neighbours: a few dozen entries, so insertion sort. */
+static int sort_and_merge_row(int *column, double *value, int length)
+{
+    for (int a = 1; a < length; ++a) {
+        int c = column[a], b = a;
+        double v = value[a];
+        for (; b > 0 && column[b - 1] > c; --b) {
+            column[b] = column[b - 1];
+            value[b] = value[b - 1];
+        }
+        column[b] = c;
+        value[b] = v;
+    }
+    int kept = 0;
+    for (int a = 0; a < length; ++a) {
+        if (kept > 0 && column[kept - 1] == column[a])
+            value[kept - 1] += value[a];
+        else {
+            column[kept] = column[a];
+            value[kept++] = value[a];
+        }
+    }
+    return kept;
+}
+
+/* Both triangles from the triplets, in triplet order within each row, then each row sorted and
+ * merged in place and the rows packed. */
+static int fill_rows(op_ctx *ctx, op_sparse_matrix *a, int count, const int *rows, const int *cols,
+                     const double *values)
+{
+    int n = a->n;
+    int *fill = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    if (!fill)
+        return ctx->status;
+    for (int t = 0; t < count; ++t) {
+        a->row_start[rows[t] + 1]++;
+        if (rows[t] != cols[t])
+            a->row_start[cols[t] + 1]++;
+    }
+    for (int i = 0; i < n; ++i)
+        a->row_start[i + 1] += a->row_start[i];
+    size_t entries = (size_t)a->row_start[n];
+    a->column = op_calloc(ctx, entries + 1, sizeof(int));
+    a->value = op_calloc(ctx, entries + 1, sizeof(double));
+    if (ctx->status != OP_OK) {
+        free(fill);
+        return ctx->status;
+    }
+    for (int t = 0; t < count; ++t) {
+        int slot = a->row_start[rows[t]] + fill[rows[t]]++;
+        a->column[slot] = cols[t];
+        a->value[slot] = values[t];
+        if (rows[t] != cols[t]) {
+            slot = a->row_start[cols[t]] + fill[cols[t]]++;
+            a->column[slot] = rows[t];
+            a->value[slot] = values[t];
+        }
+    }
+    int packed = 0;
+    for (int i = 0; i < n; ++i) {
+        int first = a->row_start[i], length = a->row_start[i + 1] - first;
+        a->row_start[i] = packed;
+        memmove(&a->column[packed], &a->column[first], (size_t)length * sizeof(int));
+        memmove(&a->value[packed], &a->value[first], (size_t)length * sizeof(double));
+        packed += sort_and_merge_row(&a->column[packed], &a->value[packed], length);
+    }
+    a->row_start[n] = packed;
+    free(fill);
+    return OP_OK;
+}
+
+/* The inverse diagonal, refusing a diagonal entry that is not positive. */
+static int invert_diagonal(op_ctx *ctx, op_sparse_matrix *a)
+{
+    for (int i = 0; i < a->n; ++i) {
+        double d = 0.0;
+        for (int p = a->row_start[i]; p < a->row_start[i + 1]; ++p)
+            if (a->column[p] == i)
+                d = a->value[p];
+        if (!(d > 0.0))
+            return OP_FAIL(ctx, OP_ERR_INVALID, "matrix is not positive definite (column %d: diagonal entry %g)",
+                           i, d);
+        a->inverse_diagonal[i] = 1.0 / d;
+    }
+    return OP_OK;
+}
+
+int op_sparse_matrix_create(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values,
+                            op_sparse_matrix **matrix)
+{
+    *matrix = NULL;
+    if (op_sparse_check_triplets(ctx, n, count, rows, cols, values) != OP_OK)
+        return ctx->status;
+    op_sparse_matrix *a = op_calloc(ctx, 1, sizeof *a);
+    if (!a)
+        return ctx->status;
+    a->n = n;
+    a->row_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    a->inverse_diagonal = op_calloc(ctx, (size_t)n, sizeof(double));
+    if (ctx->status == OP_OK && fill_rows(ctx, a, count, rows, cols, values) == OP_OK)
+        invert_diagonal(ctx, a);
+    if (ctx->status != OP_OK) {
+        op_sparse_matrix_free(&a);
+        return ctx->status;
+    }
+    *matrix = a;
+    return OP_OK;
+}
+
+int op_sparse_matrix_size(const op_sparse_matrix *matrix)
+{
+    return matrix->n;
+}
+
+long op_sparse_matrix_nonzeros(const op_sparse_matrix *matrix)
+{
+    return matrix->row_start[matrix->n];
+}
+
+size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix)
+{
+    size_t n = (size_t)matrix->n, entries = (size_t)matrix->row_start[matrix->n];
+    return (n + 1) * sizeof(int) + n * sizeof(double) + entries * (sizeof(int) + sizeof(double));
+}
+
+void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y)
+{
+    const int *start = matrix->row_start, *column = matrix->column;
+    const double *value = matrix->value;
+    for (int i = 0; i < matrix->n; ++i) {
+        double sum[3] = { 0.0, 0.0, 0.0 };
+        for (int p = start[i]; p < start[i + 1]; ++p) {
+            const double *xj = &x[3 * column[p]];
+            for (int c = 0; c < 3; ++c)
+                sum[c] += value[p] * xj[c];
+        }
+        for (int c = 0; c < 3; ++c)
+            y[3 * i + c] = sum[c];
+    }
+}
+
+int op_cg_workspace_reserve(op_ctx *ctx, op_cg_workspace *work, const op_sparse_matrix *matrix)
+{
+    if (work->capacity >= matrix->n)
+        return OP_OK;
+    double *data = op_calloc(ctx, 12 * (size_t)matrix->n, sizeof(double));
+    if (!data)
+        return ctx->status;
+    free(work->data);
+    work->data = data;
+    work->capacity = matrix->n;
+    return OP_OK;
+}
+
+void op_cg_workspace_free(op_cg_workspace *work)
+{
+    free(work->data);
+    memset(work, 0, sizeof *work);
+}
+
+/* out[c] = Σ_i a[i][c] b[i][c], each column summed in ascending i */
+static void column_dots(const double *a, const double *b, int n, double out[3])
+{
+    double sum[3] = { 0.0, 0.0, 0.0 };
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c)
+            sum[c] += a[3 * i + c] * b[3 * i + c];
+    for (int c = 0; c < 3; ++c)
+        out[c] = sum[c];
+}
+
+/* z = D⁻¹ r in the active columns */
+static void precondition(const op_sparse_matrix *a, const double *r, double *z, const int active[3])
+{
+    for (int i = 0; i < a->n; ++i)
+        for (int c = 0; c < 3; ++c)
+            if (active[c])
+                z[3 * i + c] = a->inverse_diagonal[i] * r[3 * i + c];
+}
+
+/* The columns whose residual is not yet small enough: active[c] = ‖r_c‖² > limit[c]; returns
+ * how many. */
+static int still_active(const double *r, int n, const double limit[3], int active[3])
+{
+    double rr[3];
+    column_dots(r, r, n, rr);
+    int count = 0;
+    for (int c = 0; c < 3; ++c) {
+        active[c] = active[c] && rr[c] > limit[c];
+        count += active[c];
+    }
+    return count;
+}
+
+/* The checks of op_sparse_cg3's arguments */
+static int check_cg(op_ctx *ctx, const op_sparse_matrix *a, const op_cg_workspace *work, const double *rhs,
+                    const double *x, double tolerance)
+{
+    if (!a || !work || !rhs || !x)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "conjugate gradients: %s is NULL",
+                       !a ? "matrix" : !work ? "workspace" : !rhs ? "right-hand side" : "guess");
+    if (work->capacity < a->n)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "conjugate gradients: workspace for %d rows, matrix of %d",
+                       work->capacity, a->n);
+    if (!(tolerance > 0.0 && tolerance < 1.0))
+        return OP_FAIL(ctx, OP_ERR_INVALID, "conjugate gradients: tolerance %g outside (0, 1)", tolerance);
+    return OP_OK;
+}
+
+/* One conjugate-gradient step of the active columns from p (q = A p already made): x += α p,
+ * r −= α q, then, for the columns still active, z = D⁻¹ r and p = z + β p. Returns the
+ * active count, or −1 on a breakdown (pᵀ A p not positive: A is not positive definite). */
+static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, double *p, const double *q,
+                   double rz[3], const double limit[3], int active[3])
+{
+    int n = a->n;
+    double pq[3], alpha[3] = { 0.0, 0.0, 0.0 };
+    column_dots(p, q, n, pq);
+    for (int c = 0; c < 3; ++c)
+        if (active[c]) {
+            if (!(pq[c] > 0.0))
+                return -1;
+            alpha[c] = rz[c] / pq[c];
+        }
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c)
+            if (active[c]) {
+                x[3 * i + c] += alpha[c] * p[3 * i + c];
+                r[3 * i + c] -= alpha[c] * q[3 * i + c];
+            }
+    if (still_active(r, n, limit, active) == 0)
+        return 0;
+    double rz_next[3], beta[3];
+    precondition(a, r, z, active);
+    column_dots(r, z, n, rz_next);
+    for (int c = 0; c < 3; ++c) {
+        beta[c] = active[c] ? rz_next[c] / rz[c] : 0.0;
+        rz[c] = rz_next[c];
+    }
+    int count = 0;
+    for (int c = 0; c < 3; ++c)
+        count += active[c];
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c)
+            if (active[c])
+                p[3 * i + c] = z[3 * i + c] + beta[c] * p[3 * i + c];
+    return count;
+}
+
+static int check_finite(op_ctx *ctx, const double *x, int n)
+{
+    for (int i = 0; i < 3 * n; ++i)
+        if (!isfinite(x[i]))
+            return OP_FAIL(ctx, OP_ERR_INVALID,
+                           "conjugate gradients: solution row %d is not finite (a non-finite right-hand side?)", i / 3);
+    return OP_OK;
+}
+
+int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *work, const double *rhs, double *x,
+                  double tolerance, int max_iterations, int *iterations)
+{
+    *iterations = 0;
+    if (check_cg(ctx, matrix, work, rhs, x, tolerance) != OP_OK)
+        return ctx->status;
+    int n = matrix->n;
+    double *r = work->data, *z = r + 3 * (size_t)n, *p = z + 3 * (size_t)n, *q = p + 3 * (size_t)n;
+    double bb[3], limit[3], rz[3];
+    int active[3];
+    column_dots(rhs, rhs, n, bb);
+    for (int c = 0; c < 3; ++c) {
+        limit[c] = tolerance * tolerance * bb[c];
+        active[c] = bb[c] > 0.0;
+        if (!active[c]) /* B's column is zero: so is the solution, exactly */
+            for (int i = 0; i < n; ++i)
+                x[3 * i + c] = 0.0;
+    }
+    op_sparse_matrix_times3(matrix, x, q);
+    for (size_t k = 0; k < 3 * (size_t)n; ++k)
+        r[k] = rhs[k] - q[k];
+    int count = still_active(r, n, limit, active);
+    memset(z, 0, 3 * (size_t)n * sizeof *z); /* the finished columns' p stays zero */
+    precondition(matrix, r, z, active);
+    column_dots(r, z, n, rz);
+    memcpy(p, z, 3 * (size_t)n * sizeof *p);
+    while (count > 0) {
+        if (*iterations >= max_iterations) {
+            double rr[3];
+            column_dots(r, r, n, rr);
+            int c = active[0] ? 0 : active[1] ? 1 : 2;
+            return OP_FAIL(ctx, OP_ERR_INVALID,
+                           "conjugate gradients: column %d not converged after %d iterations (relative residual "
+                           "%.3g, tolerance %g)", c, max_iterations, sqrt(rr[c] / bb[c]), tolerance);
+        }
+        op_sparse_matrix_times3(matrix, p, q);
+        ++*iterations;
+        count = cg_step(matrix, x, r, z, p, q, rz, limit, active);
+        if (count < 0)
+            return OP_FAIL(ctx, OP_ERR_INVALID, "conjugate gradients: breakdown after %d iterations (the matrix is "
+                           "not positive definite)", *iterations);
+    }
+    return check_finite(ctx, x, n);
+}

@@ -1,0 +1,65 @@
+/* The iterative alternative to sparse.h's factor: a symmetric positive-definite matrix held as
+ * it is (compressed rows, both triangles), and Jacobi-preconditioned conjugate gradients for
+ * three right-hand sides at once (x, y and z share the matrix), warm-started from the caller's
+ * guess. arap's global step takes it with [solver] global = pcg (solvers/arap.c), for bodies
+ * where the factor's fill costs more than the iterations (docs/performance.md, *The global
+ * step at scale*).
+ *
+ * Why Jacobi and not incomplete Cholesky: the matrix is M/h² + k·L (a mass term plus a
+ * volume-weighted graph Laplacian, docs/method.md), its diagonal carries most of what a
+ * preconditioner can use cheaply, and a diagonal scaling is one multiply a row, needs no
+ * ordering and no triangular solves (which run one row after another), and cannot break down.
+ *
+ * Determinism: every sum runs in a fixed order (rows ascending, a row's entries by ascending
+ * column), one thread, no intrinsics, so every run, thread count and build (scalar or SIMD)
+ * gives the same bits. */
+#ifndef OPSIM_SPARSE_CG_H
+#define OPSIM_SPARSE_CG_H
+
+#include <stddef.h>
+
+#include "opsim/ctx.h"
+
+/* Read-only once made: any number of threads may solve with one matrix at once, each with its
+ * own workspace. */
+typedef struct op_sparse_matrix op_sparse_matrix;
+
+/* A conjugate-gradient solve's scratch space (four n×3 blocks and the inverse diagonal).
+ * Zero-initialise; op_cg_workspace_reserve sizes it; op_cg_workspace_free releases it. */
+typedef struct op_cg_workspace {
+    int capacity;  /* the largest matrix size it serves */
+    double *data;  /* [4][capacity][3] */
+} op_cg_workspace;
+
+/* A from triplets as op_sparse_factor_create takes them (sparse.h: upper, lower or both
+ * triangles, duplicates summed, an off-diagonal entry given in one triangle only). Fails with
+ * OP_ERR_INVALID for bad triplets (op_sparse_check_triplets) or a diagonal entry that is not
+ * positive (A cannot then be positive definite). *matrix is NULL on failure. */
+int op_sparse_matrix_create(op_ctx *ctx, int n, int count, const int *rows, const int *cols, const double *values,
+                            op_sparse_matrix **matrix);
+/* Frees the matrix and sets *matrix to NULL; safe on NULL and on a NULL *matrix. */
+void op_sparse_matrix_free(op_sparse_matrix **matrix);
+int op_sparse_matrix_size(const op_sparse_matrix *matrix);
+/* Stored entries, both triangles and the diagonal. */
+long op_sparse_matrix_nonzeros(const op_sparse_matrix *matrix);
+/* Bytes the matrix holds (its arrays). */
+size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix);
+
+/* Y = A X for X = x[n][3] (row-major, as below). */
+void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y);
+
+int op_cg_workspace_reserve(op_ctx *ctx, op_cg_workspace *work, const op_sparse_matrix *matrix);
+void op_cg_workspace_free(op_cg_workspace *work);
+
+/* Solves A X = B, B = rhs[n][3] row-major (particle i's x, y, z together), by preconditioned
+ * conjugate gradients on each column, the three columns' products with A in one pass over the
+ * matrix. x holds the starting guess on entry and the solution on return. A column stops when
+ * its residual ‖b − A x‖₂ ≤ tolerance · ‖b‖₂ (a zero column of B gives exactly x = 0), checked
+ * on the recurrence's residual; *iterations is the number of products with A made (the most any
+ * column needed). Fails with OP_ERR_INVALID for a workspace too small, a tolerance outside
+ * (0, 1), or when a column has not converged after max_iterations products (x then holds the
+ * last iterate; the message gives the residual reached), and when the solution is not finite. */
+int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *work, const double *rhs, double *x,
+                  double tolerance, int max_iterations, int *iterations);
+
+#endif
