@@ -1094,7 +1094,7 @@ static void test_same_state_on_one_and_two_threads(void **state)
             if (run == 3) {
                 if (!(stats.handoff_ns > 0))
                     fail_msg("frame %d: auto on two threads measured no hand-over (%g ns)", frame, stats.handoff_ns);
-                if (frame == 0)
+                if (frame == 2) /* after the units' calibration (frames 0 and 1): choice.h, "Turns" */
                     assert_int_equal(stats.collision_threads, OP_CONTACT_THREADS_AUTO);
                 measured++;
             } else if (run == 0) {
@@ -1381,6 +1381,83 @@ static void test_gathered_bodies_match_the_call_gathering(void **state)
     random_cloud_free(&given);
 }
 
+/* schedule_threads (include/opsim/world.h) on the two tori of the stack (24 particles): the
+ * bodies' units on the team, on one thread, or chosen by timing both; the same bits every way.
+ * Under auto on two threads the choices take turns (core/base/choice.h, "Turns"): the units
+ * calibrate over frames 0 and 1 (twelve sub-steps, both options) while the contacts wait on the
+ * team; the units choose at frame 2's first sub-step, and the contacts calibrate from its second
+ * while the units keep their choice. On one thread auto steps the units there, nothing to time. */
+static void test_units_threads_chosen_in_turn(void **state)
+{
+    (void)state;
+    enum { FRAMES = 6, RUNS = 4 };
+    const char *const settings[RUNS][2] = { { "run.frames=6", "world.schedule_threads=all" },
+                                            { "run.frames=6", "world.schedule_threads=one" },
+                                            { "run.frames=6", "world.schedule_threads=auto" },
+                                            { "run.frames=6", "world.schedule_threads=auto" } };
+    double *runs[RUNS];
+    for (int run = 0; run < RUNS; ++run) {
+        omp_set_num_threads(run == 3 ? 1 : 2);
+        op_scene scene;
+        load_text(&scene, stack_scene, 2, settings[run]);
+        op_frame_stats stats = { 0 };
+        for (int frame = 0; frame < FRAMES; ++frame) {
+            step(&scene, &stats);
+            int units = stats.schedule_threads, contacts = stats.collision_threads;
+            if (run == 0)
+                assert_int_equal(units, OP_SCHEDULE_THREADS_ALL);
+            else if (run == 1 || run == 3)
+                assert_int_equal(units, OP_SCHEDULE_THREADS_ONE);
+            else if (frame < 2) {
+                assert_int_equal(units, OP_SCHEDULE_THREADS_AUTO);
+                assert_int_equal(contacts, OP_CONTACT_THREADS_ALL);
+            } else if (frame == 2) {
+                assert_int_equal(units, scene.world.schedule_choice->chosen);
+                assert_int_equal(contacts, OP_CONTACT_THREADS_AUTO);
+            }
+        }
+        if (run == 2) {
+            const op_choice *units = scene.world.schedule_choice, *contacts = scene.world.contact_choice;
+            print_message("units' cycle: %.1f µs on the team, %.1f µs on one thread; contacts' %.1f and %.1f µs\n",
+                          1e6 * units->median[0], 1e6 * units->median[1], 1e6 * contacts->median[0],
+                          1e6 * contacts->median[1]);
+            assert_int_equal(units->calibrations, 1);
+            assert_int_equal(contacts->calibrations, 1);
+            assert_true(units->median[0] > 0 && units->median[1] > 0);
+            assert_true(contacts->median[0] > 0 && contacts->median[1] > 0);
+        } else {
+            assert_int_equal(scene.world.schedule_choice->calibrations, 0);
+        }
+        runs[run] = world_state(&scene.world);
+        op_scene_free(&scene);
+    }
+    for (int run = 1; run < RUNS; ++run)
+        assert_memory_equal(runs[0], runs[run], 15 * 24 * sizeof(double));
+    for (int run = 0; run < RUNS; ++run)
+        free(runs[run]);
+
+    /* the run file: the setting in /parameters, where each frame's units ran in /timing */
+    for (int run = 1; run <= 2; ++run) {
+        omp_set_num_threads(2);
+        op_scene scene;
+        load_text(&scene, stack_scene, 2, settings[run]);
+        const char *path = test_record_scene(&scene);
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        char setting[16];
+        int64_t one_thread[FRAMES];
+        if (op_runfile_read_attribute_string(&ctx, path, "/parameters", "schedule_threads", setting, sizeof setting) !=
+                OP_OK ||
+            op_runfile_read_rows_int64(&ctx, path, "/timing/units_on_one_thread", 0, FRAMES, one_thread, FRAMES) !=
+                OP_OK)
+            fail_msg("%s", ctx.message);
+        assert_string_equal(setting, run == 1 ? "one" : "auto");
+        for (int f = 0; f < FRAMES; ++f)
+            assert_int_equal(one_thread[f], run == 1 ? 1 : f < 2 ? 0 : one_thread[f] == 1);
+        remove(path);
+    }
+}
+
 /* ---- the run file ---- */
 
 static void test_run_file_records_the_contacts(void **state)
@@ -1497,6 +1574,7 @@ int main(void)
         cmocka_unit_test(test_lanes_match_one_pair_at_a_time),
         cmocka_unit_test(test_reused_search_matches_fresh_search),
         cmocka_unit_test(test_gathered_bodies_match_the_call_gathering),
+        cmocka_unit_test(test_units_threads_chosen_in_turn),
         cmocka_unit_test(test_run_file_records_the_contacts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
