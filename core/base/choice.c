@@ -86,3 +86,15 @@ void op_choice_turn(op_choice *const *choices, int count, int *turn)
         choices[c]->waiting = c != current;
     *turn = current;
 }
+
+int op_choice_cycle_take(op_choice *choice, op_choice_cycle *cycle, long slot_offset, double now)
+{
+    if (cycle->open && cycle->calibrating)
+        op_choice_record(choice, cycle->option, now - cycle->start);
+    cycle->calibrating = op_choice_calibrating(choice);
+    cycle->option = op_choice_take(choice, cycle->calls + slot_offset);
+    cycle->start = now;
+    cycle->open = 1;
+    cycle->calls++;
+    return cycle->option;
+}

@@ -50,6 +50,21 @@ int op_choice_take(op_choice *choice, long slot);
  * and chooses. Calls outside a calibration, or beyond an option's trials, are ignored. */
 void op_choice_record(op_choice *choice, int option, double seconds);
 
+/* A choice timed over cycles: each call to op_choice_cycle_take ends the cycle the last call
+ * began (its time recorded when it was a calibration's) and begins the next with the option it
+ * returns, so that a cycle holds whatever the option's work leaves to what follows it. */
+typedef struct op_choice_cycle {
+    long calls;      /* cycles begun */
+    int open;        /* a cycle has begun */
+    int option;      /* the open cycle's option */
+    int calibrating; /* the open cycle belongs to a calibration */
+    double start;    /* its start (s, op_now's clock) */
+} op_choice_cycle;
+
+/* Ends the open cycle at `now` (s) and begins the next: the option op_choice_take gives for slot
+ * cycle->calls + slot_offset. */
+int op_choice_cycle_take(op_choice *choice, op_choice_cycle *cycle, long slot_offset, double now);
+
 /* Gives the turn among choices[0 .. count − 1] (above, "Turns"): *turn is the index of the
  * choice whose turn it is (start with 0); it stays while that choice calibrates, else moves on to
  * the next one due, if any. Every choice but the one at *turn is set waiting. Call it before the

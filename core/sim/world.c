@@ -72,6 +72,8 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
     world->contact_choice = op_calloc(ctx, 1, sizeof(op_choice));
     if (world->contact_choice)
         op_choice_init(world->contact_choice, 2, OP_COLLIDE_CHOICE_TRIALS, OP_COLLIDE_CHOICE_SETTLE);
+    world->contact_cycle = op_calloc(ctx, 1, sizeof(op_choice_cycle));
+    world->schedule_cycle = op_calloc(ctx, 1, sizeof(op_choice_cycle));
     world->schedule_choice = op_calloc(ctx, 1, sizeof(op_choice));
     if (world->schedule_choice)
         op_choice_init(world->schedule_choice, 2, OP_SCHEDULE_CHOICE_TRIALS, OP_SCHEDULE_CHOICE_SETTLE);
@@ -204,6 +206,8 @@ void op_world_free(op_world *world)
     OP_FREE(world->collider);
     OP_FREE(world->contact_choice);
     OP_FREE(world->schedule_choice);
+    OP_FREE(world->contact_cycle);
+    OP_FREE(world->schedule_cycle);
     OP_FREE(world->body_energy);
     world->body_energy_capacity = 0;
     if (world->bodies)
@@ -786,25 +790,22 @@ int op_world_collides(const op_world *world)
     return world->def.collisions && world->body_count > 1;
 }
 
+/* The offset of a world's cycle slots: with an even number of sub-steps a frame's cycles
+ * alternate from the other option than the last frame's, so that each option takes the cycle
+ * across the frame's end (recording, whatever the caller does between frames) as often as the
+ * other. */
+static long slot_offset(const op_world *world)
+{
+    return world->def.substeps % 2 == 0 ? world->frame : 0;
+}
+
 int op_world_contact_threads(op_world *world)
 {
     if (world->def.collision_threads != OP_CONTACT_THREADS_AUTO)
         return world->def.collision_threads;
     if (omp_get_max_threads() < 2) /* the two options are one thread alike: nothing to time */
         return OP_CONTACT_THREADS_ALL;
-    double now = op_now();
-    if (world->cycle_open && world->cycle_calibrating)
-        op_choice_record(world->contact_choice, world->cycle_option, now - world->cycle_start);
-    /* With an even number of sub-steps a frame's calls alternate from the other option than the
-     * last frame's, so that each option takes the cycle across the frame's end (recording,
-     * whatever the caller does between frames) as often as the other. */
-    long slot = world->contact_calls + (world->def.substeps % 2 == 0 ? world->frame : 0);
-    world->cycle_calibrating = op_choice_calibrating(world->contact_choice);
-    world->cycle_option = op_choice_take(world->contact_choice, slot);
-    world->cycle_start = now;
-    world->cycle_open = 1;
-    world->contact_calls++;
-    return world->cycle_option;
+    return op_choice_cycle_take(world->contact_choice, world->contact_cycle, slot_offset(world), op_now());
 }
 
 /* The turn to calibrate among the automatic choices this world makes now, in this order
@@ -831,17 +832,8 @@ int op_world_schedule_threads(op_world *world)
         return world->def.schedule_threads == OP_SCHEDULE_THREADS_ALL;
     if (omp_get_max_threads() < 2) /* no team: nothing to time, and a team of one costs a fork */
         return 0;
-    double now = op_now();
-    if (world->unit_open && world->unit_calibrating)
-        op_choice_record(world->schedule_choice, world->unit_option, now - world->unit_start);
-    /* the frame's parity in the slot as op_world_contact_threads has it, for the same reason */
-    long slot = world->unit_calls + (world->def.substeps % 2 == 0 ? world->frame : 0);
-    world->unit_calibrating = op_choice_calibrating(world->schedule_choice);
-    world->unit_option = op_choice_take(world->schedule_choice, slot);
-    world->unit_start = now;
-    world->unit_open = 1;
-    world->unit_calls++;
-    return world->unit_option == OP_SCHEDULE_THREADS_ALL;
+    return op_choice_cycle_take(world->schedule_choice, world->schedule_cycle, slot_offset(world), op_now()) ==
+           OP_SCHEDULE_THREADS_ALL;
 }
 
 op_contact_def op_world_contact_def(const op_world *world, int threads)

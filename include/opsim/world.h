@@ -70,6 +70,7 @@
 typedef struct op_accel op_accel;             /* solvers/accel/accel.h */
 typedef struct op_build_def op_build_def;     /* core/geometry/build.h */
 typedef struct op_choice op_choice;           /* core/base/choice.h */
+typedef struct op_choice_cycle op_choice_cycle; /* core/base/choice.h */
 typedef struct op_collider op_collider;       /* core/contact/collide.h */
 typedef struct op_contact_def op_contact_def; /* core/contact/collide.h */
 typedef struct op_schedule op_schedule;       /* core/sim/schedule.h */
@@ -211,16 +212,12 @@ typedef struct op_world {
      * team, 1 one thread; core/base/choice.h, op_world_contact_threads), and the contact cycle
      * being timed: from one contact call's start to the next's */
     op_choice *contact_choice;
-    long contact_calls;    /* contact calls made under auto */
-    int cycle_open, cycle_option, cycle_calibrating;
-    double cycle_start;
+    op_choice_cycle *contact_cycle;
     int frame_calls, frame_calls_one; /* this frame's contact calls, and of them on one thread */
     /* schedule_threads = auto: the units' threads, chosen by timing both (option 0 the team, 1
      * one thread) over sub-step cycles, from one unit loop's start to the next's */
     op_choice *schedule_choice;
-    long unit_calls;       /* unit loops started under auto */
-    int unit_open, unit_option, unit_calibrating;
-    double unit_start;
+    op_choice_cycle *schedule_cycle;
     int frame_units, frame_units_one; /* this frame's unit loops, and of them on one thread */
     /* The automatic choices in use take turns to calibrate (core/base/choice.h, "Turns"):
      * the schedule's first, then the contacts'; choice_turn indexes the list that
