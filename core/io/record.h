@@ -49,6 +49,8 @@
  *   /timing/{contacts,units}_on_one_thread [F] (int64): every frame, 1 when every contact call
  *                                     (every sub-step's units) ran on one thread, the fixed
  *                                     option's or auto's timed choice (include/opsim/world.h)
+ *   /timing/sweeps_on_team [F] (int64): every frame, 1 when every sub-step offered the bodies'
+ *                                     sweeps a team under a variant's sweep_threads = auto
  *   /solver/anderson_rejections [S] (int64): every sub-step, the accelerator's counter
  *                                     (op_accel_type.counter_name): the accelerated iterates the
  *                                     Anderson safeguard refused (solvers/accel/anderson.h), summed

@@ -74,6 +74,12 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
         op_choice_init(world->contact_choice, 2, OP_COLLIDE_CHOICE_TRIALS, OP_COLLIDE_CHOICE_SETTLE);
     world->contact_cycle = op_calloc(ctx, 1, sizeof(op_choice_cycle));
     world->schedule_cycle = op_calloc(ctx, 1, sizeof(op_choice_cycle));
+    world->sweep_cycle = op_calloc(ctx, 1, sizeof(op_choice_cycle));
+    world->sweep_choice = op_calloc(ctx, 1, sizeof(op_choice));
+    if (world->sweep_choice)
+        op_choice_init(world->sweep_choice, 2, OP_SCHEDULE_CHOICE_TRIALS, OP_SCHEDULE_CHOICE_SETTLE);
+    if (world->sweep_choice)
+        world->sweep_choice->initial = 1; /* one thread until timed: a team's barriers can cost far more */
     world->schedule_choice = op_calloc(ctx, 1, sizeof(op_choice));
     if (world->schedule_choice)
         op_choice_init(world->schedule_choice, 2, OP_SCHEDULE_CHOICE_TRIALS, OP_SCHEDULE_CHOICE_SETTLE);
@@ -208,6 +214,8 @@ void op_world_free(op_world *world)
     OP_FREE(world->schedule_choice);
     OP_FREE(world->contact_cycle);
     OP_FREE(world->schedule_cycle);
+    OP_FREE(world->sweep_choice);
+    OP_FREE(world->sweep_cycle);
     OP_FREE(world->body_energy);
     world->body_energy_capacity = 0;
     if (world->bodies)
@@ -820,6 +828,8 @@ static void give_turns(op_world *world)
         world->turn_choices[world->turn_count++] = world->schedule_choice;
     if (world->def.collision_threads == OP_CONTACT_THREADS_AUTO && threads && op_world_collides(world))
         world->turn_choices[world->turn_count++] = world->contact_choice;
+    if (op_world_sweep_auto(world))
+        world->turn_choices[world->turn_count++] = world->sweep_choice;
     op_choice_turn(world->turn_choices, world->turn_count, &world->choice_turn);
 }
 
@@ -834,6 +844,24 @@ int op_world_schedule_threads(op_world *world)
         return 0;
     return op_choice_cycle_take(world->schedule_choice, world->schedule_cycle, slot_offset(world), op_now()) ==
            OP_SCHEDULE_THREADS_ALL;
+}
+
+int op_world_sweep_auto(const op_world *world)
+{
+    const char *sweep = op_solver_setting(&world->solver_settings, "sweep_threads");
+    return sweep && strcmp(sweep, "auto") == 0 && omp_get_max_threads() > 1 &&
+           (world->body_count == 1 || world->def.schedule_threads == OP_SCHEDULE_THREADS_ONE);
+}
+
+/* Every body told whether this sub-step's sweeps take a team (op_body.sweep_team): the timed
+ * choice where it applies (op_world_sweep_auto), else not. Returns that. */
+static int offer_sweep_team(op_world *world)
+{
+    int team = op_world_sweep_auto(world) &&
+               op_choice_cycle_take(world->sweep_choice, world->sweep_cycle, slot_offset(world), op_now()) == 0;
+    for (int b = 0; b < world->body_count; ++b)
+        world->bodies[b].sweep_team = team;
+    return team;
 }
 
 op_contact_def op_world_contact_def(const op_world *world, int threads)
@@ -1018,6 +1046,7 @@ static int substep(op_ctx *ctx, op_world *world, int sub, op_frame_stats *stats,
     world->schedule->parallel = op_world_schedule_threads(world);
     world->frame_units++;
     world->frame_units_one += !world->schedule->parallel;
+    world->frame_sweeps_team += offer_sweep_team(world);
     if (step_units(ctx, world, h, energy_row, &units) != OP_OK)
         return ctx->status;
     double start = op_now();
@@ -1058,7 +1087,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                             ? op_team_handoff_ns(OP_COLLIDE_HANDOFFS)
                             : NAN;
     world->frame_calls = world->frame_calls_one = 0;
-    world->frame_units = world->frame_units_one = 0;
+    world->frame_units = world->frame_units_one = world->frame_sweeps_team = 0;
     double collide_seconds = op_now() - frame_start; /* the hand-over probe's */
     for (int sub = 0; sub < def->substeps; ++sub) {
         if (substep(ctx, world, sub, stats, &solve, &collide_seconds) != OP_OK)
@@ -1076,6 +1105,9 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
     stats->schedule_threads = world->frame_units_one == 0                   ? OP_SCHEDULE_THREADS_ALL
                               : world->frame_units_one == world->frame_units ? OP_SCHEDULE_THREADS_ONE
                                                                              : OP_SCHEDULE_THREADS_AUTO;
+    stats->sweep_threads = world->frame_sweeps_team == 0                   ? OP_SCHEDULE_THREADS_ONE
+                           : world->frame_sweeps_team == world->frame_units ? OP_SCHEDULE_THREADS_ALL
+                                                                            : OP_SCHEDULE_THREADS_AUTO;
     stats->local_ms = 1e3 * solve.local;
     stats->global_ms = 1e3 * solve.global;
     stats->accel_ms = 1e3 * solve.accel;

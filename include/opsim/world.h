@@ -164,6 +164,10 @@ typedef struct op_frame_stats {
     /* Where the frame's units were stepped: OP_SCHEDULE_THREADS_ALL or _ONE when every sub-step
      * of the frame stepped them there, _AUTO when auto's calibration tried both within it. */
     int schedule_threads;
+    /* Whether the frame's sweeps were offered a team under sweep_threads = auto: _ALL when every
+     * sub-step's were, _ONE when none was (or the variant's sweep_threads is not auto), _AUTO
+     * when the calibration tried both within the frame (OP_SCHEDULE_THREADS_* values). */
+    int sweep_threads;
     /* [substeps], each unless NULL: that reach per sub-step; the energy terms of the state
      * after the sub-step's contacts, summed over bodies with the sub-step's h, y and Y (filled
      * only when def.log_energy) */
@@ -219,10 +223,14 @@ typedef struct op_world {
     op_choice *schedule_choice;
     op_choice_cycle *schedule_cycle;
     int frame_units, frame_units_one; /* this frame's unit loops, and of them on one thread */
+    /* sweep_threads = auto (op_world_sweep_auto): option 0 the team, 1 one thread */
+    op_choice *sweep_choice;
+    op_choice_cycle *sweep_cycle;
+    int frame_sweeps_team;             /* this frame's sub-steps whose sweeps were offered a team */
     /* The automatic choices in use take turns to calibrate (core/base/choice.h, "Turns"):
-     * the schedule's first, then the contacts'; choice_turn indexes the list that
-     * op_world_schedule_threads makes each sub-step */
-    op_choice *turn_choices[2];
+     * the schedule's first, then the contacts', then the sweeps'; choice_turn indexes the
+     * list that op_world_schedule_threads makes each sub-step */
+    op_choice *turn_choices[3];
     int turn_count, choice_turn;
     int body_energy_capacity;
     op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
@@ -261,6 +269,13 @@ int op_world_contact_threads(op_world *world);
  * records that cycle's time when it was a calibration's. Also gives the automatic choices their
  * turns. Each sub-step calls it once, before its units. */
 int op_world_schedule_threads(op_world *world);
+/* A variant's `sweep_threads = auto` (arap, vbd: each colour of a body's sweep shared with a
+ * thread team, or the sweep on one thread, bitwise the same): the world times both over sub-step
+ * cycles, in turn after the units and the contacts, and tells every body (op_body.sweep_team).
+ * Timed only where a sweep can take a team: two threads or more, and one body or
+ * schedule_threads = one (inside the units' team a sweep never opens its own); elsewhere the
+ * sweeps stay on one thread. */
+int op_world_sweep_auto(const op_world *world);
 /* Whether the world has contacts between bodies (CONTACTS): collisions on and two bodies or more. */
 int op_world_collides(const op_world *world);
 /* The contacts between bodies as the world's def sets them (collide.h), on `threads`
