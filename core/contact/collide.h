@@ -219,7 +219,9 @@ enum { OP_CONTACT_ORDER_COLOURS = 0, OP_CONTACT_ORDER_JACOBI = 1 };
  * into the next stage does not win. The option with the least median cycle is then used for
  * OP_COLLIDE_CHOICE_SETTLE cycles, and the next calibration starts (the machine's speeds move
  * while a run goes on). The cycles alternate in an order that gives each option the same places
- * in the frame (op_world_contact_threads). op_collide_bodies itself takes ALL or ONE. */
+ * in the frame (op_world_contact_threads). The world's other timed choices (its units' threads,
+ * the sweeps') calibrate in turn with this one, never at the same time (include/opsim/world.h).
+ * op_collide_bodies itself takes ALL or ONE. */
 enum { OP_CONTACT_THREADS_ALL = 0, OP_CONTACT_THREADS_ONE = 1, OP_CONTACT_THREADS_AUTO = 2 };
 /* Turns of the hand-over probe auto runs at each frame's start, for the record only. */
 enum { OP_COLLIDE_HANDOFFS = 16 };

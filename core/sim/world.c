@@ -816,10 +816,11 @@ int op_world_contact_threads(op_world *world)
     return op_choice_cycle_take(world->contact_choice, world->contact_cycle, slot_offset(world), op_now());
 }
 
-/* The turn to calibrate among the automatic choices this world makes now, in this order
- * (world.h, core/base/choice.h): the schedule's first, so that the contacts', which time the next sub-step's units
- * too, calibrate on the units' chosen threads. A choice with nothing to choose is left out: one
- * thread in all, one body, or no contacts between bodies. */
+/* The turn to calibrate among the automatic choices this world makes now (world.h,
+ * core/base/choice.h), in this order: the units' first, so that the contacts' cycles, which hold
+ * the next sub-step's units, are timed on the units' chosen threads; the sweeps' last. A choice
+ * with nothing to choose is left out: one thread in all, one body (the units), no contacts
+ * between bodies, or no sweep that can take a team (op_world_sweep_auto). */
 static void give_turns(op_world *world)
 {
     int threads = omp_get_max_threads() > 1;
