@@ -11,8 +11,8 @@
  * others used it. With two threads or more, also what the threads' meeting costs, the least of
  * several runs too: an OpenMP parallel region's start and end (a fork), a barrier, and a cache
  * line handed from one thread to the other (op_team_handoff_ns, core/sim/team.h); a
- * parallel loop pays off only for work well above these (core/contact/collide.h's
- * OP_COLLIDE_PARALLEL_MIN, docs/performance.md).
+ * parallel loop pays off only for work well above these (docs/performance.md; the world
+ * chooses its teams by timing them, docs/timing.md).
  *
  * The stages, on a scene loaded from a config and stepped WARMUP frames so that its state is a
  * running one, each called CALLS times on that state and timed call by call; the median call is

@@ -82,13 +82,14 @@
 
 enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
 
-/* With sweep_threads = team, a body's local step shares its colours with a thread team
- * (sweep_shared) from this many swept particles, when it is called outside a team; below, a
- * colour's share is too short to pay for the team and a barrier a colour. Off by default: on the
- * shared 2-core machine this was measured on (load 10-15), a barrier whose other thread had lost
- * its core waited for the scheduler, and a 1,000-particle dinosaur's local step went from 0.76 ms
- * a frame on one thread to 67-250 ms on two (docs/performance.md). */
-enum { ARAP_SHARED_SWEEP_MIN = 512 };
+/* sweep_threads: a body's local step called outside a thread team shares its colours with a
+ * team (sweep_shared, `team`), stays on one thread (`one`), or does as the world's timed choice
+ * says (`auto`, the default: op_body.sweep_team, include/opsim/world.h). Whether the team pays
+ * is the machine's to say, not a size's: on the shared 2-core machine (load 10-15) a barrier
+ * whose other thread had lost its core waited for the scheduler, and a 1,000-particle
+ * dinosaur's local step went from 0.76 ms a frame on one thread to 67-250 ms on two, while on a
+ * quiet one the team gained ×1.13 (docs/performance.md). */
+enum { ARAP_SWEEP_ONE = 0, ARAP_SWEEP_TEAM = 1, ARAP_SWEEP_AUTO = 2 };
 
 /* Four twin bodies whose local steps run side by side (arap_group): their sweep data
  * interleaved, [particle][entry][lane], so that one AVX register holds the same entry of the
@@ -135,7 +136,7 @@ static inline double *sweep_at(const sweep_data *d, double *array, int width, in
 
 typedef struct arap_solver {
     int order;             /* ARAP_GAUSS_SEIDEL or ARAP_JACOBI */
-    int shared_sweep;      /* sweep_threads = team: sweep_shared where it applies */
+    int sweep_threads;     /* ARAP_SWEEP_ONE, _TEAM or _AUTO (above) */
     int n, free_count;
     int *row_of;           /* [n] row in the global system, −1 where the position is pinned */
     const op_graph *graph; /* what the global matrix is made from (matching_twin compares them) */
@@ -179,9 +180,9 @@ typedef struct arap_solver {
 
 static const op_solver_option arap_options[] = {
     { "rotations", "gs", "local-step order: gs (Gauss-Seidel, the paper's default) or jacobi" },
-    { "sweep_threads", "one",
-      "local step of a body of 512 particles or more iterated outside a thread team (alone in its world): "
-      "one thread, or team (OpenMP's threads, each colour shared, a barrier between colours)" },
+    { "sweep_threads", "auto",
+      ("local step of a body iterated outside a thread team (alone in its world): one thread, team (OpenMP's "
+       "threads, each colour shared, a barrier between colours; the same bits), or auto (the world times both)") },
     OP_ARAP_PCG_OPTIONS,
     { NULL, NULL, NULL },
 };
@@ -383,7 +384,7 @@ static int arap_create(op_ctx *ctx, const op_solver_settings *settings, op_body 
     s->graph = body->graph;
     s->stiffness = body->stiffness;
     if (op_solver_setting_choice(ctx, settings, "rotations", "gs|jacobi", &s->order) != OP_OK ||
-        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->shared_sweep) != OP_OK ||
+        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team|auto", &s->sweep_threads) != OP_OK ||
         op_arap_pcg_settings(ctx, settings, body, &s->pcg) != OP_OK) {
         arap_destroy(s);
         return ctx->status;
@@ -912,12 +913,12 @@ void op_arap_local_step(void *self, op_body *body, double h)
      * Jacobi keeps the previous iteration's until the sweep is over. The polar decompositions
      * are warm-started from R_i's previous value (core/kernels/polar.c), four at a time: the particles
      * of a colour do not read one another's rotations (op_arap_colour_sweep, solvers/arap_terms.c), so in either order the
-     * result is what one at a time would give. With sweep_threads = team, a large body called
-     * outside a thread team (the world's only unit) shares each colour with a team of its own. */
+     * result is what one at a time would give. With sweep_threads = team (or auto, the world
+     * choosing the team), a body called outside a thread team (the world's only unit) shares
+     * each colour with a team of its own. */
     int gauss_seidel = s->order == ARAP_GAUSS_SEIDEL;
-    int threads = s->shared_sweep && s->sweep.count >= ARAP_SHARED_SWEEP_MIN && !omp_in_parallel()
-                      ? omp_get_max_threads()
-                      : 1;
+    int team = s->sweep_threads == ARAP_SWEEP_TEAM || (s->sweep_threads == ARAP_SWEEP_AUTO && body->sweep_team);
+    int threads = team && !omp_in_parallel() ? omp_get_max_threads() : 1;
     if (threads > 1)
         sweep_shared(s, body, sweep, gauss_seidel, threads);
     else

@@ -18,9 +18,10 @@
  *
  * Order: particles colour by colour (op_arap_colour_sweep over every particle with a free
  * position or rotation), by index within a colour. Option sweep_threads = team shares each colour
- * of a large body with OpenMP's threads when the body is iterated outside a team (the paper's
- * parallelism; the same bits as one thread); off by default for arap's reason (solvers/arap.c:
- * on a loaded machine a barrier per colour costs more than it saves).
+ * of a body with OpenMP's threads when the body is iterated outside a team (the paper's
+ * parallelism; the same bits as one thread); the default, auto, does so when the world has timed
+ * the team the faster (arap's reason, solvers/arap.c: on a loaded machine a barrier per colour
+ * costs more than it saves, on a quiet one it gains).
  *
  * Initial guess (the paper's Sec. 3.6 choices), option initial_guess, applied to the free
  * positions at the start of each sub-step (the world has set x ← y, the inertial target):
@@ -62,13 +63,12 @@
 
 enum { GUESS_INERTIA, GUESS_PREVIOUS, GUESS_VELOCITY, GUESS_ADAPTIVE };
 
-/* sweep_threads = team shares each colour from this many swept particles (arap's threshold,
- * solvers/arap.c: below it a colour's share does not pay for a barrier). */
-enum { VBD_SHARED_SWEEP_MIN = 512 };
+/* sweep_threads as arap's (solvers/arap.c): one thread, a team, or the world's timed choice */
+enum { VBD_SWEEP_ONE = 0, VBD_SWEEP_TEAM = 1, VBD_SWEEP_AUTO = 2 };
 
 typedef struct vbd_solver {
     int guess;
-    int team;                  /* sweep_threads = team */
+    int sweep_threads;         /* VBD_SWEEP_ONE, _TEAM or _AUTO */
     int n;
     op_arap_terms terms;       /* C^p, C^d by particle (solvers/arap_terms.h) */
     op_arap_sweep sweep;       /* the colour order over every particle with a free block */
@@ -85,9 +85,9 @@ typedef struct vbd_solver {
 } vbd_solver;
 
 static const op_solver_option vbd_options[] = {
-    { "sweep_threads", "one",
-      "a body of 512 particles or more iterated outside a thread team (alone in its world): one thread, or team "
-      "(OpenMP's threads, each colour shared, a barrier between colours; the same bits)" },
+    { "sweep_threads", "auto",
+      ("a body iterated outside a thread team (alone in its world): one thread, team (OpenMP's threads, each "
+       "colour shared, a barrier between colours; the same bits), or auto (the world times both)") },
     { "initial_guess", "adaptive", "each sub-step's starting positions: adaptive (the paper's), inertia, previous "
                                    "or velocity" },
     { NULL, NULL, NULL },
@@ -139,7 +139,7 @@ static int vbd_create(op_ctx *ctx, const op_solver_settings *settings, op_body *
     s->n = n;
     if (op_solver_setting_choice(ctx, settings, "initial_guess", "inertia|previous|velocity|adaptive", &s->guess) !=
             OP_OK ||
-        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team", &s->team) != OP_OK) {
+        op_solver_setting_choice(ctx, settings, "sweep_threads", "one|team|auto", &s->sweep_threads) != OP_OK) {
         vbd_destroy(s);
         return ctx->status;
     }
@@ -330,7 +330,8 @@ static int vbd_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stag
     for (int i = 0; i < s->n; ++i)
         v3_sub(&s->displacement[3 * i], &body->state.position[3 * i], &s->reference[3 * i]);
     const op_arap_sweep *sweep = &s->sweep;
-    if (s->team && sweep->count >= VBD_SHARED_SWEEP_MIN && !omp_in_parallel() && omp_get_max_threads() > 1) {
+    int team = s->sweep_threads == VBD_SWEEP_TEAM || (s->sweep_threads == VBD_SWEEP_AUTO && body->sweep_team);
+    if (team && !omp_in_parallel() && omp_get_max_threads() > 1) {
 #pragma omp parallel
         for (int c = 0; c < sweep->colours; ++c) {
 #pragma omp for schedule(static)

@@ -14,6 +14,7 @@
 
 #include "arap.h"
 #include "sim/energy.h"
+#include "base/choice.h"
 #include "base/math3.h"
 #include "base/rng.h"
 #include "sim/script.h"
@@ -931,7 +932,7 @@ static void large_body_moves_alike_on_one_and_two_threads(const char *rotations)
     test_load_scene(&scene, "experiments/perf-cube.ini", overrides);
     assert_int_equal(scene.world.body_count, 1);
     const int *order;
-    assert_true(op_arap_sweep_order(scene.world.solver_state[0], &order) >= 512); /* ARAP_SHARED_SWEEP_MIN */
+    assert_true(op_arap_sweep_order(scene.world.solver_state[0], &order) >= 512); /* colours worth sharing */
     op_scene_free(&scene);
     assert_same_bits_on_threads("experiments/perf-cube.ini", overrides, 4, 0);
 }
@@ -943,10 +944,89 @@ static void test_large_body_shares_local_step_bitwise(void **state)
     large_body_moves_alike_on_one_and_two_threads("solver.rotations=jacobi");
 }
 
+/* The state of body 0 (positions, velocities, rotations) */
+static double *body_state(const op_world *world)
+{
+    const op_state *s = &world->bodies[0].state;
+    size_t n = (size_t)s->particle_count;
+    double *out = malloc(15 * n * sizeof *out);
+    assert_non_null(out);
+    memcpy(out, s->position, 3 * n * sizeof *out);
+    memcpy(out + 3 * n, s->velocity, 3 * n * sizeof *out);
+    memcpy(out + 6 * n, s->rotation, 9 * n * sizeof *out);
+    return out;
+}
+
+/* sweep_threads = auto (include/opsim/world.h): Fig. 5's dinosaur alone in its world (three
+ * sub-steps a frame), on two threads. Nothing else is there to choose, so the sweeps calibrate
+ * from the first sub-step, the team and one thread in turn over frames 0-3, and keep the faster
+ * from frame 4; the same bits as `one` and `team`, and as auto on one thread, where there is
+ * nothing to time; the run file holds the setting and each frame's offer. */
+static void test_sweep_threads_chosen_by_timing(void **state)
+{
+    (void)state;
+    enum { FRAMES = 6, RUNS = 4 };
+    const char *const settings[RUNS][3] = { { "run.frames=6", "solver.sweep_threads=one", NULL },
+                                            { "run.frames=6", "solver.sweep_threads=team", NULL },
+                                            { "run.frames=6", "solver.sweep_threads=auto", NULL },
+                                            { "run.frames=6", "solver.sweep_threads=auto", NULL } };
+    double *runs[RUNS];
+    size_t size = 0;
+    op_ctx ctx;
+    for (int run = 0; run < RUNS; ++run) {
+        omp_set_num_threads(run == 3 ? 1 : 2);
+        op_scene scene;
+        test_load_scene(&scene, "experiments/fig5.ini", settings[run]);
+        assert_int_equal(op_world_sweep_auto(&scene.world), run == 2);
+        op_frame_stats stats = { 0 };
+        for (int frame = 0; frame < FRAMES; ++frame) {
+            op_ctx_init(&ctx);
+            if (op_world_step(&ctx, &scene.world, &stats) != OP_OK)
+                fail_msg("%s", ctx.message);
+            int expected = run != 2 ? OP_SCHEDULE_THREADS_ONE
+                           : frame < 4 ? OP_SCHEDULE_THREADS_AUTO
+                           : scene.world.sweep_choice->chosen == 0 ? OP_SCHEDULE_THREADS_ALL
+                                                                   : OP_SCHEDULE_THREADS_ONE;
+            assert_int_equal(stats.sweep_threads, expected);
+        }
+        const op_choice *sweep = scene.world.sweep_choice;
+        assert_int_equal(sweep->calibrations, run == 2);
+        if (run == 2) {
+            print_message("sweep's cycle: %.1f µs on the team, %.1f µs on one thread\n", 1e6 * sweep->median[0],
+                          1e6 * sweep->median[1]);
+            assert_true(sweep->median[0] > 0 && sweep->median[1] > 0);
+        }
+        size = 15 * (size_t)scene.world.bodies[0].state.particle_count * sizeof(double);
+        runs[run] = body_state(&scene.world);
+        op_scene_free(&scene);
+    }
+    for (int run = 1; run < RUNS; ++run)
+        assert_memory_equal(runs[0], runs[run], size);
+    for (int run = 0; run < RUNS; ++run)
+        free(runs[run]);
+
+    omp_set_num_threads(2);
+    op_scene scene;
+    test_load_scene(&scene, "experiments/fig5.ini", settings[2]);
+    const char *path = test_record_scene(&scene);
+    char setting[16];
+    int64_t team[FRAMES];
+    op_ctx_init(&ctx);
+    if (op_runfile_read_attribute_string(&ctx, path, "/parameters", "solver_sweep_threads", setting, sizeof setting) !=
+            OP_OK ||
+        op_runfile_read_rows_int64(&ctx, path, "/timing/sweeps_on_team", 0, FRAMES, team, FRAMES) != OP_OK)
+        fail_msg("%s", ctx.message);
+    assert_string_equal(setting, "auto");
+    for (int f = 0; f < FRAMES; ++f)
+        assert_true(f < 4 ? team[f] == 0 : team[f] == team[FRAMES - 1]);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gauss_seidel_never_raises_energy),
+        cmocka_unit_test(test_sweep_threads_chosen_by_timing),
         cmocka_unit_test(test_frame_energy_logged_and_decreasing),
         cmocka_unit_test(test_local_rotation_is_optimal),
         cmocka_unit_test(test_rest_stays_exactly_at_rest),

@@ -434,7 +434,7 @@ static void test_broad_phase_refresh_from_and_to_no_pairs(void **state)
             op_broad_phase fresh = { 0 };
             assert_int_equal(op_broad_phase_find(&ctx, &fresh, COUNT, position, bound, group, 0.01), OP_OK);
             if (round == 0)
-                assert_true(fresh.pair_count > OP_COLLIDE_PARALLEL_MIN);
+                assert_true(fresh.pair_count > 0);
             else
                 assert_int_equal(fresh.pair_count, 0);
             assert_int_equal(kept.pair_count, fresh.pair_count);
@@ -448,9 +448,9 @@ static void test_broad_phase_refresh_from_and_to_no_pairs(void **state)
     omp_set_num_threads(2);
 }
 
-/* One workspace used on two threads for a cloud, then for a few of its particles (fewer than
- * OP_COLLIDE_PARALLEL_MIN: one thread searches): the second call gives the brute force's pairs,
- * none left over from the other thread's share of the first. */
+/* One workspace used on two threads for a cloud, then on one thread for a few of its particles
+ * (as under collision_threads = one): the second call gives the brute force's pairs, none left
+ * over from the other thread's share of the first. */
 static void test_broad_phase_reused_for_fewer_particles(void **state)
 {
     (void)state;
@@ -472,7 +472,9 @@ static void test_broad_phase_reused_for_fewer_particles(void **state)
     op_broad_phase bp = { 0 };
     assert_int_equal(op_broad_phase_find(&ctx, &bp, f.count, f.position, f.bound, f.group, 0.0), OP_OK);
     assert_true(bp.thread_capacity == 2 && bp.thread_pair_count[0] > 0 && bp.thread_pair_count[1] > 0);
+    omp_set_num_threads(1);
     assert_int_equal(op_broad_phase_find(&ctx, &bp, FEW, position, bound, group, 0.0), OP_OK);
+    omp_set_num_threads(2);
     int expected;
     op_pair *brute = brute_pairs(FEW, position, bound, group, 0.0, &expected);
     assert_true(expected > 0);
@@ -1005,10 +1007,9 @@ static double *world_state(const op_world *w)
     return out;
 }
 
-/* 32 bodies, eight each of torus12, dino30, armadillo30 and column10 (656 particles, more than
- * OP_COLLIDE_PARALLEL_MIN and OP_SCHEDULE_PARALLEL_MIN), in four staggered layers of eight,
- * falling into a heap on the floor over 60 frames. (Not bunny30: building its graph takes
- * seconds.) */
+/* 32 bodies, eight each of torus12, dino30, armadillo30 and column10 (656 particles), in four
+ * staggered layers of eight, falling into a heap on the floor over 60 frames. (Not bunny30:
+ * building its graph takes seconds.) */
 static const char *const heap_models[4] = { "torus12", "dino30", "armadillo30", "column10" };
 enum { HEAP_BODIES = 32, HEAP_PARTICLES = 8 * (12 + 30 + 30 + 10) };
 
@@ -1058,7 +1059,7 @@ static void test_same_state_on_one_and_two_threads(void **state)
         }
         print_message("cloud, %s order: %d pairs, %d penetrated, %.3g m left\n", o == 0 ? "colour" : "Jacobi",
                       found[0].pairs, found[0].contacts, found[0].max_penetration);
-        assert_true(found[0].pairs > OP_COLLIDE_PARALLEL_MIN && found[0].contacts > 0);
+        assert_true(found[0].pairs > 0 && found[0].contacts > 0);
         assert_int_equal(found[0].pairs, found[1].pairs);
         assert_int_equal(found[0].contacts, found[1].contacts);
         assert_memory_equal(&found[0].max_penetration, &found[1].max_penetration, sizeof(double));
@@ -1094,7 +1095,7 @@ static void test_same_state_on_one_and_two_threads(void **state)
             if (run == 3) {
                 if (!(stats.handoff_ns > 0))
                     fail_msg("frame %d: auto on two threads measured no hand-over (%g ns)", frame, stats.handoff_ns);
-                if (frame == 0)
+                if (frame == 2) /* after the units' calibration (frames 0 and 1): choice.h, "Turns" */
                     assert_int_equal(stats.collision_threads, OP_CONTACT_THREADS_AUTO);
                 measured++;
             } else if (run == 0) {
@@ -1119,7 +1120,7 @@ static void test_same_state_on_one_and_two_threads(void **state)
     print_message("heap of %d bodies of 4 models: up to %d candidate pairs a frame, %d body and %d floor contacts "
                   "over the %d runs, lowest body centre %.3f m\n", HEAP_BODIES, most_pairs, contacts, floor_contacts,
                   RUNS, lowest);
-    assert_true(most_pairs > OP_COLLIDE_PARALLEL_MIN && contacts > 0 && floor_contacts > 0);
+    assert_true(most_pairs > 0 && contacts > 0 && floor_contacts > 0);
     assert_true(measured > 0);
     assert_true(lowest < 0.5); /* the bottom layer has landed: it started at 0.6 m */
     for (int k = 0; k < 15 * HEAP_PARTICLES; ++k)
@@ -1381,6 +1382,84 @@ static void test_gathered_bodies_match_the_call_gathering(void **state)
     random_cloud_free(&given);
 }
 
+/* schedule_threads (include/opsim/world.h) on the two tori of the stack (24 particles): the
+ * bodies' units on the team, on one thread, or chosen by timing both; the same bits every way.
+ * Under auto on two threads the choices take turns (core/base/choice.h, "Turns"): the units
+ * calibrate over frames 0 and 1 (twelve sub-steps, both options) while the contacts wait on the
+ * team; the units choose at frame 2's first sub-step, and the contacts calibrate from its second
+ * while the units keep their choice. On one thread auto steps the units there, nothing to time. */
+static void test_units_threads_chosen_in_turn(void **state)
+{
+    (void)state;
+    enum { FRAMES = 6, RUNS = 4 };
+    const char *const settings[RUNS][2] = { { "run.frames=6", "world.schedule_threads=all" },
+                                            { "run.frames=6", "world.schedule_threads=one" },
+                                            { "run.frames=6", "world.schedule_threads=auto" },
+                                            { "run.frames=6", "world.schedule_threads=auto" } };
+    double *runs[RUNS];
+    for (int run = 0; run < RUNS; ++run) {
+        omp_set_num_threads(run == 3 ? 1 : 2);
+        op_scene scene;
+        load_text(&scene, stack_scene, 2, settings[run]);
+        op_frame_stats stats = { 0 };
+        for (int frame = 0; frame < FRAMES; ++frame) {
+            step(&scene, &stats);
+            int units = stats.schedule_threads, contacts = stats.collision_threads;
+            if (run == 0)
+                assert_int_equal(units, OP_SCHEDULE_THREADS_ALL);
+            else if (run == 1 || run == 3)
+                assert_int_equal(units, OP_SCHEDULE_THREADS_ONE);
+            else if (frame < 2) {
+                assert_int_equal(units, OP_SCHEDULE_THREADS_AUTO);
+                assert_int_equal(contacts, OP_CONTACT_THREADS_ALL);
+            } else if (frame == 2) {
+                assert_int_equal(units, scene.world.schedule_choice->chosen);
+                assert_int_equal(contacts, OP_CONTACT_THREADS_AUTO);
+            }
+        }
+        if (run == 2) {
+            const op_choice *units = scene.world.schedule_choice, *contacts = scene.world.contact_choice;
+            print_message("units' cycle: %.1f µs on the team, %.1f µs on one thread; contacts' %.1f and %.1f µs\n",
+                          1e6 * units->median[0], 1e6 * units->median[1], 1e6 * contacts->median[0],
+                          1e6 * contacts->median[1]);
+            assert_int_equal(units->calibrations, 1);
+            assert_int_equal(contacts->calibrations, 1);
+            assert_true(units->median[0] > 0 && units->median[1] > 0);
+            assert_true(contacts->median[0] > 0 && contacts->median[1] > 0);
+        } else {
+            assert_int_equal(scene.world.schedule_choice->calibrations, 0);
+        }
+        runs[run] = world_state(&scene.world);
+        op_scene_free(&scene);
+    }
+    for (int run = 1; run < RUNS; ++run)
+        assert_memory_equal(runs[0], runs[run], 15 * 24 * sizeof(double));
+    for (int run = 0; run < RUNS; ++run)
+        free(runs[run]);
+
+    /* the run file: the setting in /parameters, where each frame's units ran in /timing */
+    for (int run = 1; run <= 2; ++run) {
+        omp_set_num_threads(2);
+        op_scene scene;
+        load_text(&scene, stack_scene, 2, settings[run]);
+        const char *path = test_record_scene(&scene);
+        op_ctx ctx;
+        op_ctx_init(&ctx);
+        char setting[16];
+        int64_t one_thread[FRAMES];
+        if (op_runfile_read_attribute_string(&ctx, path, "/parameters", "schedule_threads", setting, sizeof setting) !=
+                OP_OK ||
+            op_runfile_read_rows_int64(&ctx, path, "/timing/units_on_one_thread", 0, FRAMES, one_thread, FRAMES) !=
+                OP_OK)
+            fail_msg("%s", ctx.message);
+        assert_string_equal(setting, run == 1 ? "one" : "auto");
+        /* auto: both options in frames 0-1, then the units' choice kept in every frame */
+        for (int f = 0; f < FRAMES; ++f)
+            assert_int_equal(one_thread[f], run == 1 ? 1 : f < 2 ? 0 : one_thread[2]);
+        remove(path);
+    }
+}
+
 /* ---- the run file ---- */
 
 static void test_run_file_records_the_contacts(void **state)
@@ -1497,6 +1576,7 @@ int main(void)
         cmocka_unit_test(test_lanes_match_one_pair_at_a_time),
         cmocka_unit_test(test_reused_search_matches_fresh_search),
         cmocka_unit_test(test_gathered_bodies_match_the_call_gathering),
+        cmocka_unit_test(test_units_threads_chosen_in_turn),
         cmocka_unit_test(test_run_file_records_the_contacts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

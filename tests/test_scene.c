@@ -134,6 +134,7 @@ static void test_full_scene(void **state)
     assert_int_equal(w->def.collision_rounds, OP_COLLIDE_DEFAULT_ROUNDS);
     assert_int_equal(w->def.collision_order, OP_CONTACT_ORDER_COLOURS);
     assert_int_equal(w->def.collision_threads, OP_CONTACT_THREADS_AUTO);
+    assert_int_equal(w->def.schedule_threads, OP_SCHEDULE_THREADS_AUTO);
     assert_close(w->def.collision_margin, 0.0, 0);
     assert_int_equal(w->def.log_energy, 0);
     assert_string_equal(w->solver->name, "arap");
@@ -317,6 +318,7 @@ static const error_case error_cases[] = {
     { "zero collision passes", "[world]\ncollision_passes = 0\n", NULL, OP_ERR_INVALID, 2 },
     { "bad collision order", "[world]\ncollision_order = gauss\n", NULL, OP_ERR_INVALID, 2 },
     { "bad collision threads", "[world]\nfloor = 0\ncollision_threads = two\n", NULL, OP_ERR_INVALID, 3 },
+    { "bad schedule threads", "[world]\nschedule_threads = team\n", NULL, OP_ERR_INVALID, 2 },
     { "negative collision passes cap", "[world]\ncollision_passes_max = -1\n", NULL, OP_ERR_INVALID, 2 },
     { "zero collision rounds", "[world]\ncollision_rounds = 0\n", NULL, OP_ERR_INVALID, 2 },
     { "bad output", "[run]\noutput = iterations\n", NULL, OP_ERR_INVALID, 2 },

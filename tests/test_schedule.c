@@ -92,8 +92,8 @@ static void check_units_loop(int threads)
     op_schedule s = { 0 };
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_schedule_start(&s, f.bodies, BODIES);
-    assert_true(s.parallel); /* 7 bodies, 280 particles */
+    op_schedule_start(&s, BODIES);
+    assert_true(s.parallel); /* 7 bodies */
     assert_int_equal(op_schedule_form_units(&ctx, &s, f.bodies, BODIES, &alone, f.states, 1), OP_OK);
     omp_set_num_threads(threads);
     assert_int_equal(op_schedule_threads(&s), threads);
@@ -123,18 +123,17 @@ static void test_units_loop_steps_every_unit_once(void **state)
     omp_set_num_threads(threads);
 }
 
-/* Few particles: one thread */
-static void test_small_worlds_stay_on_one_thread(void **state)
+/* Two bodies share out however few their particles (the world times whether they should); one
+ * body stays on one thread */
+static void test_one_body_stays_on_one_thread(void **state)
 {
     (void)state;
-    fixture f;
-    make_bodies(&f);
     op_schedule s = { 0 };
-    op_schedule_start(&s, f.bodies, 3); /* 60 particles */
+    op_schedule_start(&s, 2);
+    assert_true(s.parallel);
+    op_schedule_start(&s, 1);
     assert_false(s.parallel);
     assert_int_equal(op_schedule_threads(&s), 1);
-    op_schedule_start(&s, f.bodies, 1);
-    assert_false(s.parallel);
 }
 
 /* The wall time shared out as the stages' shares of the summed times; counts summed */
@@ -160,7 +159,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units_pair_twins_in_body_order),
         cmocka_unit_test(test_units_loop_steps_every_unit_once),
-        cmocka_unit_test(test_small_worlds_stay_on_one_thread),
+        cmocka_unit_test(test_one_body_stays_on_one_thread),
         cmocka_unit_test(test_apportion_shares_the_wall_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

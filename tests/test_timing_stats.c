@@ -137,6 +137,64 @@ static void test_choice_uses_medians_and_breaks_ties_low(void **state)
     assert_int_equal(op_choice_take(&c, -1), 2); /* negative slots wrap */
 }
 
+/* Two choices taking turns (choice.h, "Turns"), their times injected: while the first
+ * calibrates the second waits on its initial option and records nothing, then the second
+ * calibrates while the first keeps its choice; each picks its own faster option whatever the
+ * other does. A choice due while the other calibrates waits for the turn. */
+static void test_choices_take_turns(void **state)
+{
+    (void)state;
+    op_choice first, second;
+    op_choice_init(&first, 2, 3, 20);
+    op_choice_init(&second, 2, 3, 20);
+    second.initial = 1;
+    op_choice *both[2] = { &first, &second };
+    int turn = 0, calls = 0;
+    /* the first's option 0 is the faster; the second's option 0, were it timed now, too */
+    while (first.chosen < 0) {
+        op_choice_turn(both, 2, &turn);
+        assert_int_equal(turn, 0);
+        assert_false(op_choice_calibrating(&second));
+        assert_int_equal(op_choice_take(&second, calls), 1);
+        op_choice_record(&second, 0, 1e-3);
+        int option = op_choice_take(&first, calls++);
+        op_choice_record(&first, option, option == 0 ? 2e-3 : 3e-3);
+    }
+    assert_int_equal(calls, 6);
+    assert_int_equal(first.chosen, 0);
+    assert_int_equal(second.taken[0] + second.taken[1], 0);
+    /* the turn passes: the second's option 1 is the faster */
+    while (second.chosen < 0) {
+        op_choice_turn(both, 2, &turn);
+        assert_int_equal(turn, 1);
+        assert_false(op_choice_calibrating(&first));
+        assert_int_equal(op_choice_take(&first, calls), 0);
+        op_choice_record(&first, 1, 1e-6);
+        int option = op_choice_take(&second, calls++);
+        op_choice_record(&second, option, option == 1 ? 1e-3 : 5e-3);
+    }
+    assert_int_equal(second.chosen, 1);
+    assert_int_equal(first.calibrations, 1);
+    assert_close(first.median[0], 2e-3, 0);
+    assert_close(second.median[0], 5e-3, 0);
+    /* the first's settle runs out while the second holds the turn; the turn then comes back */
+    assert_int_equal(first.settled_calls, 6); /* waiting, it still counted its calls */
+    for (int k = 6; k < 20; ++k) {
+        op_choice_turn(both, 2, &turn);
+        assert_int_equal(turn, 1);
+        assert_int_equal(op_choice_take(&first, calls), 0);
+        assert_int_equal(op_choice_take(&second, calls++), 1);
+    }
+    op_choice_turn(both, 2, &turn);
+    assert_int_equal(turn, 0);
+    assert_true(op_choice_calibrating(&first));
+    assert_false(op_choice_calibrating(&second));
+    /* one choice alone never waits */
+    op_choice_turn(both, 1, &turn);
+    assert_int_equal(turn, 0);
+    assert_false(first.waiting);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -145,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_thread_cpu_clock_and_cpu_model),
         cmocka_unit_test(test_choice_takes_the_faster_option_and_recalibrates),
         cmocka_unit_test(test_choice_uses_medians_and_breaks_ties_low),
+        cmocka_unit_test(test_choices_take_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

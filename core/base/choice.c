@@ -19,13 +19,23 @@ void op_choice_init(op_choice *choice, int options, int trials, long settle)
     choice->chosen = -1;
 }
 
-int op_choice_calibrating(const op_choice *choice)
+/* Whether a calibration is due, whoever's turn it is */
+static int due(const op_choice *choice)
 {
     return choice->chosen < 0 || choice->settled_calls >= choice->settle;
 }
 
+int op_choice_calibrating(const op_choice *choice)
+{
+    return !choice->waiting && due(choice);
+}
+
 int op_choice_take(op_choice *choice, long slot)
 {
+    if (choice->waiting) {
+        choice->settled_calls += choice->chosen >= 0;
+        return choice->chosen >= 0 ? choice->chosen : choice->initial;
+    }
     if (op_choice_calibrating(choice))
         return (int)(((slot % choice->options) + choice->options) % choice->options);
     choice->settled_calls++;
@@ -59,4 +69,32 @@ void op_choice_record(op_choice *choice, int option, double seconds)
         if (choice->taken[o] < choice->trials)
             return;
     choose(choice);
+}
+
+void op_choice_turn(op_choice *const *choices, int count, int *turn)
+{
+    if (count <= 0)
+        return;
+    int current = *turn >= 0 && *turn < count ? *turn : 0;
+    if (!due(choices[current]))
+        for (int step = 1; step < count; ++step)
+            if (due(choices[(current + step) % count])) {
+                current = (current + step) % count;
+                break;
+            }
+    for (int c = 0; c < count; ++c)
+        choices[c]->waiting = c != current;
+    *turn = current;
+}
+
+int op_choice_cycle_take(op_choice *choice, op_choice_cycle *cycle, long slot_offset, double now)
+{
+    if (cycle->open && cycle->calibrating)
+        op_choice_record(choice, cycle->option, now - cycle->start);
+    cycle->calibrating = op_choice_calibrating(choice);
+    cycle->option = op_choice_take(choice, cycle->calls + slot_offset);
+    cycle->start = now;
+    cycle->open = 1;
+    cycle->calls++;
+    return cycle->option;
 }

@@ -125,7 +125,7 @@ static void sort_into_cells(op_broad_phase *bp, int count, const double *positio
     int cells = dims[0] * dims[1] * dims[2];
     int *start = bp->cell_start;
     int *cell_of = bp->run_end; /* by particle, until the runs are found */
-#pragma omp parallel for schedule(static) if (count >= OP_COLLIDE_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (op_collide_on_team())
     for (int i = 0; i < count; ++i) {
         int c[3];
         for (int d = 0; d < 3; ++d) /* from 1: the empty layer below is cell 0 */
@@ -148,7 +148,7 @@ static void sort_into_cells(op_broad_phase *bp, int count, const double *positio
     start[0] = 0;
     /* each thread its block of sorted positions: the copies, then the runs' ends from the back;
      * the block's last run is followed into the next block by the input's groups */
-#pragma omp parallel if (count >= OP_COLLIDE_PARALLEL_MIN)
+#pragma omp parallel if (op_collide_on_team())
     {
         int thread = omp_get_thread_num(), team = omp_get_num_threads();
         int first = (int)((int64_t)count * thread / team), last = (int)((int64_t)count * (thread + 1) / team);
@@ -193,7 +193,7 @@ static int build_grid(op_ctx *ctx, op_broad_phase *bp, int count, const double *
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY }, largest = 0.0;
     int bad = count; /* the first particle with bad input */
 #pragma omp parallel for schedule(static) reduction(min : lo[:3], bad) reduction(max : hi[:3], largest) \
-    if (count >= OP_COLLIDE_PARALLEL_MIN)
+    if (op_collide_on_team())
     for (int i = 0; i < count; ++i) {
         const double *x = &position[3 * i];
         if (!v3_isfinite(x) || !(isfinite(bound[i]) && bound[i] >= 0))
@@ -439,7 +439,7 @@ static int query_grid(op_broad_phase *bp, const grid_search *grid, int count, do
     int failed = 0;
     /* every thread's, since a smaller team (a few particles) leaves the others' */
     memset(bp->thread_pair_count, 0, (size_t)grid->threads * sizeof *bp->thread_pair_count);
-#pragma omp parallel num_threads(grid->threads) if (count >= OP_COLLIDE_PARALLEL_MIN)
+#pragma omp parallel num_threads(grid->threads) if (op_collide_on_team())
     {
         int thread = omp_get_thread_num();
 #pragma omp for schedule(static)
@@ -516,7 +516,7 @@ static int split_of(const op_pair *pairs, int n, int t, int team)
 static void merge_kept_and_fresh(op_broad_phase *bp, int threads, int fresh, const unsigned char *moved)
 {
     int old = bp->pair_count, *taken = bp->thread_pair_count; /* each thread's old and fresh pairs */
-#pragma omp parallel num_threads(threads) if (old + fresh >= OP_COLLIDE_PARALLEL_MIN)
+#pragma omp parallel num_threads(threads) if (op_collide_on_team())
     {
         int thread = omp_get_thread_num(), team = omp_get_num_threads();
         int low = split_of(bp->pairs, old, thread, team), high = split_of(bp->pairs, old, thread + 1, team);

@@ -230,7 +230,7 @@ static int take_movers(op_collider *c, int count, int movers)
 {
     if (movers > count / 2)
         return count + 1;
-#pragma omp parallel for schedule(static) if (count >= OP_COLLIDE_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (op_collide_on_team())
     for (int q = 0; q < count; ++q)
         if (c->moving[q])
             v3_copy(&c->searched_position[3 * q], &c->position[3 * q]);
@@ -289,7 +289,7 @@ static int find_near_pairs(op_ctx *ctx, op_collider *c, int count, double margin
     /* each thread tests a block of the kept pairs and, once every block's count is known,
      * copies its pairs within reach to where they go: the list in pair order for any team */
     int kept = bp->pair_count;
-#pragma omp parallel num_threads(threads) if (kept >= OP_COLLIDE_PARALLEL_MIN)
+#pragma omp parallel num_threads(threads) if (op_collide_on_team())
     {
         int thread = omp_get_thread_num(), team = omp_get_num_threads();
         int first = (int)((int64_t)kept * thread / team), last = (int)((int64_t)kept * (thread + 1) / team);
@@ -417,7 +417,7 @@ static op_gathered gather_positions(op_collider *c, const op_body *bodies, int c
     unsigned char *moving = c->moving;
     int moved = 0, movers = 0;
 #pragma omp parallel for schedule(static) reduction(| : moved) reduction(+ : movers) \
-    if (count >= OP_COLLIDE_PARALLEL_MIN)
+    if (op_collide_on_team())
     for (int q = 0; q < count; ++q) {
         int b = c->group[q];
         int found = gather_particle(&limits, &bodies[b].state.position[3 * (q - c->body_start[b])], &position[3 * q],
@@ -1036,7 +1036,7 @@ static int resolve_round(op_collider *c, op_body *bodies, const op_contact_def *
      * less than a fork per loop. Only the particles of some pair take part; the others'
      * corrections are zero. */
     double reach = 0.0;
-#pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
+#pragma omp parallel num_threads(omp_get_max_threads()) if (op_collide_on_team())
     {
         gather_involved(c, bodies);
         if (pair_count > 0) {
@@ -1064,7 +1064,7 @@ static int measure_pairs(op_collider *c, const op_body *bodies, int pair_count, 
     const op_pair *pairs = c->near;
     double most = 0.0;
     int deep = 0;
-#pragma omp parallel num_threads(omp_get_max_threads()) if (pair_count >= OP_COLLIDE_PARALLEL_MIN)
+#pragma omp parallel num_threads(omp_get_max_threads()) if (op_collide_on_team())
     {
         gather_involved(c, bodies);
 #pragma omp for schedule(static) reduction(max : most) reduction(+ : deep)

@@ -142,6 +142,7 @@
 #ifndef OPSIM_COLLIDE_H
 #define OPSIM_COLLIDE_H
 
+#include <omp.h>
 #include <stdint.h>
 
 #include "opsim/body.h"
@@ -149,18 +150,19 @@
 #include "opsim/ctx.h"
 #include "sim/team.h"
 
-/* OP_COLLIDE_PARALLEL_MIN: fewer particles (broad phase) or candidate pairs (the passes, with
- * their gathering and scattering) than this run on one thread, where starting the others costs more than the work. On
- * a 2-core machine (bench/bench_collide.c built with the threshold at 0, clouds of 32 to 2048
- * ellipsoids in 4 bodies) the whole contact stage on two threads took 0.94× to 0.83× the time
- * of one from 32 particles and 50 pairs up. What a parallel region and a barrier cost on the
- * machine at hand (here 2.4 and 1.2 µs when quiet) is on `bench_stages`' machine line; in a frame
- * a loop's data written by the other core costs more (docs/performance.md). */
+/* Whether a contact call's parallel regions open a team: whenever OpenMP gives more than one
+ * thread, however few the particles or pairs. Whether the team pays for itself is the machine's
+ * to say, not a threshold's: `collision_threads = auto` times the whole call on the team and on
+ * one thread (below, "AUTO"), and ONE makes the call's regions open no team at all. */
+static inline int op_collide_on_team(void)
+{
+    return omp_get_max_threads() > 1;
+}
+
 enum {
     OP_COLLIDE_DEFAULT_PASSES = 8,
     OP_COLLIDE_DEFAULT_PASSES_MAX = 64,
-    OP_COLLIDE_DEFAULT_ROUNDS = 8,
-    OP_COLLIDE_PARALLEL_MIN = 64
+    OP_COLLIDE_DEFAULT_ROUNDS = 8
 };
 /* Past `passes`, colour-order passes go on while some pair penetrates deeper than this fraction
  * of the smaller of its two particles' smallest semi-axes ("Passes" above). */
@@ -220,7 +222,9 @@ enum { OP_CONTACT_ORDER_COLOURS = 0, OP_CONTACT_ORDER_JACOBI = 1 };
  * into the next stage does not win. The option with the least median cycle is then used for
  * OP_COLLIDE_CHOICE_SETTLE cycles, and the next calibration starts (the machine's speeds move
  * while a run goes on). The cycles alternate in an order that gives each option the same places
- * in the frame (op_world_contact_threads). op_collide_bodies itself takes ALL or ONE. */
+ * in the frame (op_world_contact_threads). The world's other timed choices (its units' threads,
+ * the sweeps') calibrate in turn with this one, never at the same time (include/opsim/world.h).
+ * op_collide_bodies itself takes ALL or ONE. */
 enum { OP_CONTACT_THREADS_ALL = 0, OP_CONTACT_THREADS_ONE = 1, OP_CONTACT_THREADS_AUTO = 2 };
 /* Turns of the hand-over probe auto runs at each frame's start, for the record only. */
 enum { OP_COLLIDE_HANDOFFS = 16 };

@@ -49,6 +49,8 @@ typedef struct recorder {
     op_series timing[TIMING_STAGES];             /* local, global, collision, the accelerators', total */
     int accel_types;                             /* accelerators in op_accel_registry */
     op_series handoff, contacts_on_one_thread; /* /timing/: where the frame's contacts ran */
+    op_series units_on_one_thread;             /* /timing/: where the frame's units were stepped */
+    op_series sweeps_on_team;                  /* /timing/: whether the frame's sweeps took a team */
     op_series collision[COLLISION_SERIES];
     int counter_count;                                /* the names the registry's variants publish */
     op_series counter[COUNTERS_MAX];                  /* [S] /solver/<name> of each */
@@ -120,6 +122,10 @@ static int write_parameters(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_runfile_set_attribute_string(ctx, run, p, "collision_threads",
                                         d->collision_threads == OP_CONTACT_THREADS_AUTO  ? "auto"
                                         : d->collision_threads == OP_CONTACT_THREADS_ONE ? "one"
+                                                                                         : "all") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, p, "schedule_threads",
+                                        d->schedule_threads == OP_SCHEDULE_THREADS_AUTO  ? "auto"
+                                        : d->schedule_threads == OP_SCHEDULE_THREADS_ONE ? "one"
                                                                                          : "all") != OP_OK ||
         op_runfile_set_attribute_double(ctx, run, p, "collision_margin", d->collision_margin) != OP_OK ||
         op_runfile_set_attribute_int(ctx, run, p, "log_energy", d->log_energy) != OP_OK ||
@@ -351,7 +357,16 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
                          NULL, "1",
                          "per frame: 1 when every contact call between bodies ran on one thread (collision_threads = "
                          "one, or auto having timed one thread the faster), 0 otherwise (OpenMP's team, or auto "
-                         "timing both within the frame)") != OP_OK)
+                         "timing both within the frame)") != OP_OK ||
+        op_series_create(ctx, run, &r->units_on_one_thread, "/timing/units_on_one_thread", OP_SERIES_INT64, 0, NULL,
+                         "1",
+                         "per frame: 1 when every sub-step stepped the bodies on one thread (schedule_threads = one, "
+                         "auto having timed one thread the faster, or one body), 0 otherwise (OpenMP's team, or auto "
+                         "timing both within the frame)") != OP_OK ||
+        op_series_create(ctx, run, &r->sweeps_on_team, "/timing/sweeps_on_team", OP_SERIES_INT64, 0, NULL, "1",
+                         "per frame: 1 when every sub-step offered the bodies' sweeps a thread team under the variant's "
+                         "sweep_threads = auto (the world having timed the team the faster), 0 otherwise (one thread, "
+                         "auto timing both within the frame, or sweep_threads not auto)") != OP_OK)
         return ctx->status;
     for (int k = 0; k < COLLISION_SERIES; ++k) {
         char path[64];
@@ -594,8 +609,12 @@ static int append_frame(op_ctx *ctx, recorder *r, const op_scene *scene, const o
     if (append_accel(ctx, r, scene->world.accel, d->substeps, stats) != OP_OK)
         return ctx->status;
     int64_t one_thread = stats->collision_threads == OP_CONTACT_THREADS_ONE;
+    int64_t units_one_thread = stats->schedule_threads == OP_SCHEDULE_THREADS_ONE;
+    int64_t sweeps_team = stats->sweep_threads == OP_SCHEDULE_THREADS_ALL;
     if (op_series_append(ctx, &r->run, &r->handoff, &stats->handoff_ns, 1) != OP_OK ||
-        op_series_append(ctx, &r->run, &r->contacts_on_one_thread, &one_thread, 1) != OP_OK)
+        op_series_append(ctx, &r->run, &r->contacts_on_one_thread, &one_thread, 1) != OP_OK ||
+        op_series_append(ctx, &r->run, &r->units_on_one_thread, &units_one_thread, 1) != OP_OK ||
+        op_series_append(ctx, &r->run, &r->sweeps_on_team, &sweeps_team, 1) != OP_OK)
         return ctx->status;
     int64_t counts[COLLISION_COUNTS] = { stats->floor_contacts, stats->collision_pairs, stats->collision_contacts };
     double depths[COLLISION_SERIES - COLLISION_COUNTS] = { stats->max_penetration, stats->max_floor_penetration,

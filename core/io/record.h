@@ -9,7 +9,9 @@
  *                                     ("rigid", "predicted" or "current"),
  *                                     collisions (0/1), collision_passes,
  *                                     collision_passes_max, collision_rounds, collision_order
- *                                     ("colours" or "jacobi"), collision_margin (m),
+ *                                     ("colours" or "jacobi"), collision_threads and
+ *                                     schedule_threads ("auto", "one" or "all"),
+ *                                     collision_margin (m),
  *                                     log_energy, solver, solver_<option> (strings as given,
  *                                     defaults filled in, the common chebyshev* options
  *                                     included); typed copies of the Chebyshev settings
@@ -49,6 +51,11 @@
  *                                     (chebyshev: the extrapolation after each iteration,
  *                                     anderson: the mixing and its energy evaluations), each 0
  *                                     when off
+ *   /timing/{contacts,units}_on_one_thread [F] (int64): every frame, 1 when every contact call
+ *                                     (every sub-step's units) ran on one thread, the fixed
+ *                                     option's or auto's timed choice (include/opsim/world.h)
+ *   /timing/sweeps_on_team [F] (int64): every frame, 1 when every sub-step offered the bodies'
+ *                                     sweeps a team under a variant's sweep_threads = auto
  *   /solver/anderson_rejections [S] (int64): every sub-step, the accelerator's counter
  *                                     (op_accel_type.counter_name): the accelerated iterates the
  *                                     Anderson safeguard refused (solvers/accel/anderson.h), summed

@@ -42,7 +42,7 @@ static const char *const world_keys[] = { "frame_time", "substeps",   "iteration
                                           "floor",      "friction",   "collisions",       "collision_passes",
                                           "collision_margin",         "log_energy",       "floor_contact",
                                           "rotation_start",           "collision_order",  "collision_passes_max",
-                                          "collision_threads",        "collision_rounds", NULL };
+                                          "collision_threads",        "collision_rounds", "schedule_threads", NULL };
 static const char *const model_keys[] = { "particles", "seed", "voxels", "density", "edges", NULL };
 static const char *const body_keys[] = { "model",  "stiffness", "position", "rotation",        "velocity",
                                          "angular_velocity", "start",  "copies",    "grid",     "spacing",         "random_rotation",
@@ -827,6 +827,9 @@ static int load_world(loader *l)
         return ctx->status;
     if ((e = lookup(c, s, "collision_threads")) &&
         entry_choice(ctx, c, e, "all|one|auto", &def.collision_threads) != OP_OK)
+        return ctx->status;
+    if ((e = lookup(c, s, "schedule_threads")) &&
+        entry_choice(ctx, c, e, "all|one|auto", &def.schedule_threads) != OP_OK)
         return ctx->status;
     if ((e = lookup(c, s, "collision_margin")) &&
         entry_not_negative(ctx, c, e, "a distance in m", &def.collision_margin) != OP_OK)

@@ -8,12 +8,9 @@
 #include "base/math3.h"
 #include "base/timer.h"
 
-void op_schedule_start(op_schedule *schedule, const op_body *bodies, int body_count)
+void op_schedule_start(op_schedule *schedule, int body_count)
 {
-    int particles = 0;
-    for (int b = 0; b < body_count; ++b)
-        particles += bodies[b].graph->particle_count;
-    schedule->parallel = body_count > 1 && particles >= OP_SCHEDULE_PARALLEL_MIN;
+    schedule->parallel = body_count > 1;
 }
 
 /* Body b and the next bodies of its model not yet placed, at most OP_SOLVER_GROUP_MAX, into

@@ -9,7 +9,7 @@
  * a group; every other body is a unit alone. A body's results are bitwise the same either way.
  *
  * Threads (OpenMP). op_schedule_units runs the units on one thread in unit order, or, when the
- * schedule is parallel, on a team: each thread owns a run of consecutive units, which it takes
+ * schedule is parallel (set by the caller each loop, op_schedule_start), on a team: each thread owns a run of consecutive units, which it takes
  * forward in even sub-steps and backward in odd ones, so that it keeps its own units and starts a
  * sub-step on those it ended the last with, still in its cache (on the 180-model scene a dynamic
  * schedule, which scattered the units anew, cost about 3% more a frame). The runs share out the
@@ -40,15 +40,11 @@ typedef struct op_schedule {
     op_run *unit_run; /* [unit_run_capacity] the threads' runs of units (team.h) */
 } op_schedule;
 
-/* OP_SCHEDULE_PARALLEL_MIN: fewer particles than this in the whole world keep the units on one
- * thread. On a 2-core machine (bench_scenes, the threshold at 0) two threads broke even on four
- * 12-particle tori (6 × 2), gained 16% on Fig. 2's three 20-particle bars (1 × 10) and 20–40% on
- * 180–200 particles; below 128 the gain is a few microseconds a frame, while a thread team on a
- * busy machine can cost far more. */
-enum { OP_SCHEDULE_PARALLEL_MIN = 128 };
-
-/* Parallel when there are two bodies or more and OP_SCHEDULE_PARALLEL_MIN particles. */
-void op_schedule_start(op_schedule *schedule, const op_body *bodies, int body_count);
+/* Parallel when there are two bodies or more. Whether a sub-step's units then go on the team
+ * or one thread is the caller's to set in `parallel` before each loop: the world times both
+ * (`[world] schedule_threads = auto`, include/opsim/world.h) rather than reading a threshold of
+ * particles, whose break-even moves with the machine and its load. */
+void op_schedule_start(op_schedule *schedule, int body_count);
 
 /* The units of bodies[0 .. body_count − 1] (above); `solver` and its states solver_state[b]
  * are offered to the variant's group hook unless groups = 0 (an accelerator is on). */

@@ -36,6 +36,7 @@ op_world_def op_default_world_def(void)
                            .collision_rounds = OP_COLLIDE_DEFAULT_ROUNDS,
                            .collision_order = OP_CONTACT_ORDER_COLOURS,
                            .collision_threads = OP_CONTACT_THREADS_AUTO,
+                           .schedule_threads = OP_SCHEDULE_THREADS_AUTO,
                            .collision_margin = 0.0,
                            .log_energy = 1,
                            .floor_contact = OP_FLOOR_CONTACT_SUBSTEP,
@@ -51,6 +52,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
         !(isfinite(def->collision_margin) && def->collision_margin >= 0) ||
         (def->collision_order != OP_CONTACT_ORDER_COLOURS && def->collision_order != OP_CONTACT_ORDER_JACOBI) ||
         def->collision_threads < OP_CONTACT_THREADS_ALL || def->collision_threads > OP_CONTACT_THREADS_AUTO ||
+        def->schedule_threads < OP_SCHEDULE_THREADS_ALL || def->schedule_threads > OP_SCHEDULE_THREADS_AUTO ||
         def->floor_contact < OP_FLOOR_CONTACT_SUBSTEP || def->floor_contact > OP_FLOOR_CONTACT_SOLVE ||
         def->rotation_start < OP_ROTATION_START_RIGID || def->rotation_start > OP_ROTATION_START_CURRENT)
         return OP_FAIL(ctx, OP_ERR_INVALID,
@@ -58,7 +60,7 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
                        "gravity and floor finite, friction not negative, collision_passes at least 1, "
                        "collision_passes_max not negative, collision_rounds at least 1, "
                        "collision_margin finite and not negative, collision_order colours or jacobi, "
-                       "collision_threads all, one or auto, "
+                       "collision_threads all, one or auto, schedule_threads all, one or auto, "
                        "floor_contact substep, iteration or solve, "
                        "rotation_start rigid, predicted or current");
     world->def = *def;
@@ -70,6 +72,17 @@ int op_world_init(op_ctx *ctx, op_world *world, const op_world_def *def)
     world->contact_choice = op_calloc(ctx, 1, sizeof(op_choice));
     if (world->contact_choice)
         op_choice_init(world->contact_choice, 2, OP_COLLIDE_CHOICE_TRIALS, OP_COLLIDE_CHOICE_SETTLE);
+    world->contact_cycle = op_calloc(ctx, 1, sizeof(op_choice_cycle));
+    world->schedule_cycle = op_calloc(ctx, 1, sizeof(op_choice_cycle));
+    world->sweep_cycle = op_calloc(ctx, 1, sizeof(op_choice_cycle));
+    world->sweep_choice = op_calloc(ctx, 1, sizeof(op_choice));
+    if (world->sweep_choice)
+        op_choice_init(world->sweep_choice, 2, OP_SCHEDULE_CHOICE_TRIALS, OP_SCHEDULE_CHOICE_SETTLE);
+    if (world->sweep_choice)
+        world->sweep_choice->initial = 1; /* one thread until timed: a team's barriers can cost far more */
+    world->schedule_choice = op_calloc(ctx, 1, sizeof(op_choice));
+    if (world->schedule_choice)
+        op_choice_init(world->schedule_choice, 2, OP_SCHEDULE_CHOICE_TRIALS, OP_SCHEDULE_CHOICE_SETTLE);
     if (ctx->status != OP_OK)
         op_world_free(world);
     return ctx->status;
@@ -144,7 +157,7 @@ int op_world_start(op_ctx *ctx, op_world *world, const op_solver_type *solver, c
     if (op_accel_create(ctx, &world->solver_settings, solver, world->solver_state, world->bodies,
                         world->body_count, &world->accel) != OP_OK || hold_floor(ctx, world) != OP_OK)
         return ctx->status;
-    op_schedule_start(world->schedule, world->bodies, world->body_count);
+    op_schedule_start(world->schedule, world->body_count);
     return op_world_remake_solver_states(ctx, world);
 }
 
@@ -198,6 +211,11 @@ void op_world_free(op_world *world)
         op_collider_free(world->collider);
     OP_FREE(world->collider);
     OP_FREE(world->contact_choice);
+    OP_FREE(world->schedule_choice);
+    OP_FREE(world->contact_cycle);
+    OP_FREE(world->schedule_cycle);
+    OP_FREE(world->sweep_choice);
+    OP_FREE(world->sweep_cycle);
     OP_FREE(world->body_energy);
     world->body_energy_capacity = 0;
     if (world->bodies)
@@ -780,25 +798,71 @@ int op_world_collides(const op_world *world)
     return world->def.collisions && world->body_count > 1;
 }
 
+/* The offset of a world's cycle slots: with an even number of sub-steps a frame's cycles
+ * alternate from the other option than the last frame's, so that each option takes the cycle
+ * across the frame's end (recording, whatever the caller does between frames) as often as the
+ * other. */
+static long slot_offset(const op_world *world)
+{
+    return world->def.substeps % 2 == 0 ? world->frame : 0;
+}
+
 int op_world_contact_threads(op_world *world)
 {
     if (world->def.collision_threads != OP_CONTACT_THREADS_AUTO)
         return world->def.collision_threads;
     if (omp_get_max_threads() < 2) /* the two options are one thread alike: nothing to time */
         return OP_CONTACT_THREADS_ALL;
-    double now = op_now();
-    if (world->cycle_open && world->cycle_calibrating)
-        op_choice_record(world->contact_choice, world->cycle_option, now - world->cycle_start);
-    /* With an even number of sub-steps a frame's calls alternate from the other option than the
-     * last frame's, so that each option takes the cycle across the frame's end (recording,
-     * whatever the caller does between frames) as often as the other. */
-    long slot = world->contact_calls + (world->def.substeps % 2 == 0 ? world->frame : 0);
-    world->cycle_calibrating = op_choice_calibrating(world->contact_choice);
-    world->cycle_option = op_choice_take(world->contact_choice, slot);
-    world->cycle_start = now;
-    world->cycle_open = 1;
-    world->contact_calls++;
-    return world->cycle_option;
+    return op_choice_cycle_take(world->contact_choice, world->contact_cycle, slot_offset(world), op_now());
+}
+
+/* The turn to calibrate among the automatic choices this world makes now (world.h,
+ * core/base/choice.h), in this order: the units' first, so that the contacts' cycles, which hold
+ * the next sub-step's units, are timed on the units' chosen threads; the sweeps' last. A choice
+ * with nothing to choose is left out: one thread in all, one body (the units), no contacts
+ * between bodies, or no sweep that can take a team (op_world_sweep_auto). */
+static void give_turns(op_world *world)
+{
+    int threads = omp_get_max_threads() > 1;
+    world->turn_count = 0;
+    if (world->def.schedule_threads == OP_SCHEDULE_THREADS_AUTO && threads && world->body_count > 1)
+        world->turn_choices[world->turn_count++] = world->schedule_choice;
+    if (world->def.collision_threads == OP_CONTACT_THREADS_AUTO && threads && op_world_collides(world))
+        world->turn_choices[world->turn_count++] = world->contact_choice;
+    if (op_world_sweep_auto(world))
+        world->turn_choices[world->turn_count++] = world->sweep_choice;
+    op_choice_turn(world->turn_choices, world->turn_count, &world->choice_turn);
+}
+
+int op_world_schedule_threads(op_world *world)
+{
+    give_turns(world);
+    if (world->body_count < 2)
+        return 0;
+    if (world->def.schedule_threads != OP_SCHEDULE_THREADS_AUTO)
+        return world->def.schedule_threads == OP_SCHEDULE_THREADS_ALL;
+    if (omp_get_max_threads() < 2) /* no team: nothing to time, and a team of one costs a fork */
+        return 0;
+    return op_choice_cycle_take(world->schedule_choice, world->schedule_cycle, slot_offset(world), op_now()) ==
+           OP_SCHEDULE_THREADS_ALL;
+}
+
+int op_world_sweep_auto(const op_world *world)
+{
+    const char *sweep = op_solver_setting(&world->solver_settings, "sweep_threads");
+    return sweep && strcmp(sweep, "auto") == 0 && omp_get_max_threads() > 1 &&
+           (world->body_count == 1 || world->def.schedule_threads == OP_SCHEDULE_THREADS_ONE);
+}
+
+/* Every body told whether this sub-step's sweeps take a team (op_body.sweep_team): the timed
+ * choice where it applies (op_world_sweep_auto), else not. Returns that. */
+static int offer_sweep_team(op_world *world)
+{
+    int team = op_world_sweep_auto(world) &&
+               op_choice_cycle_take(world->sweep_choice, world->sweep_cycle, slot_offset(world), op_now()) == 0;
+    for (int b = 0; b < world->body_count; ++b)
+        world->bodies[b].sweep_team = team;
+    return team;
 }
 
 op_contact_def op_world_contact_def(const op_world *world, int threads)
@@ -980,6 +1044,10 @@ static int substep(op_ctx *ctx, op_world *world, int sub, op_frame_stats *stats,
     if (op_world_collides(world) && op_collider_lay_out(ctx, world->collider, world->bodies, world->body_count) != OP_OK)
         return ctx->status;
     op_world_thread_sums units;
+    world->schedule->parallel = op_world_schedule_threads(world);
+    world->frame_units++;
+    world->frame_units_one += !world->schedule->parallel;
+    world->frame_sweeps_team += offer_sweep_team(world);
     if (step_units(ctx, world, h, energy_row, &units) != OP_OK)
         return ctx->status;
     double start = op_now();
@@ -1020,6 +1088,7 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                             ? op_team_handoff_ns(OP_COLLIDE_HANDOFFS)
                             : NAN;
     world->frame_calls = world->frame_calls_one = 0;
+    world->frame_units = world->frame_units_one = world->frame_sweeps_team = 0;
     double collide_seconds = op_now() - frame_start; /* the hand-over probe's */
     for (int sub = 0; sub < def->substeps; ++sub) {
         if (substep(ctx, world, sub, stats, &solve, &collide_seconds) != OP_OK)
@@ -1034,6 +1103,12 @@ int op_world_step(op_ctx *ctx, op_world *world, op_frame_stats *stats)
                                : world->frame_calls_one == 0                     ? OP_CONTACT_THREADS_ALL
                                : world->frame_calls_one == world->frame_calls    ? OP_CONTACT_THREADS_ONE
                                                                                  : OP_CONTACT_THREADS_AUTO;
+    stats->schedule_threads = world->frame_units_one == 0                   ? OP_SCHEDULE_THREADS_ALL
+                              : world->frame_units_one == world->frame_units ? OP_SCHEDULE_THREADS_ONE
+                                                                             : OP_SCHEDULE_THREADS_AUTO;
+    stats->sweep_threads = world->frame_sweeps_team == 0                   ? OP_SCHEDULE_THREADS_ONE
+                           : world->frame_sweeps_team == world->frame_units ? OP_SCHEDULE_THREADS_ALL
+                                                                            : OP_SCHEDULE_THREADS_AUTO;
     stats->local_ms = 1e3 * solve.local;
     stats->global_ms = 1e3 * solve.global;
     stats->accel_ms = 1e3 * solve.accel;

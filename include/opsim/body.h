@@ -72,6 +72,9 @@ typedef struct op_body {
                                  (floor_contact = solve; both set by op_world_start) */
     double floor_height;      /* m */
     double floor_friction;
+    int sweep_team;           /* 1: a variant's sweep_threads = auto (arap, vbd) shares this
+                                 sub-step's sweeps with a thread team; the world's timed choice
+                                 (include/opsim/world.h), set before each sub-step */
 } op_body;
 
 /* Allocates the state and work arrays of a body of `model` and places it at rest:

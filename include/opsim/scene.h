@@ -38,9 +38,13 @@
  *                collision_margin = 0    m added to the broad phase's reach (not negative)
  *                collision_threads = auto | all | one   the contact stage on OpenMP's threads
  *                                        or on the calling thread alone, the bodies' stages
- *                                        still on all; auto (the default) chooses each frame
- *                                        from how far apart the cores are; the same results
+ *                                        still on all; auto (the default) times both and
+ *                                        keeps the faster; the same results
  *                                        either way (core/contact/collide.h)
+ *                schedule_threads = auto | all | one   the bodies' sub-steps shared out on
+ *                                        OpenMP's threads or on the calling thread alone;
+ *                                        auto (the default) times both and keeps the faster;
+ *                                        the same results either way (include/opsim/world.h)
  *                log_energy = true | false
  *   [solver]     name = arap, then the variant's options (opsim solvers lists them)
  *   [model NAME] particles = N  seed = S  voxels = R  density = RHO  edges = faces | overlap:S

@@ -70,6 +70,7 @@
 typedef struct op_accel op_accel;             /* solvers/accel/accel.h */
 typedef struct op_build_def op_build_def;     /* core/geometry/build.h */
 typedef struct op_choice op_choice;           /* core/base/choice.h */
+typedef struct op_choice_cycle op_choice_cycle; /* core/base/choice.h */
 typedef struct op_collider op_collider;       /* core/contact/collide.h */
 typedef struct op_contact_def op_contact_def; /* core/contact/collide.h */
 typedef struct op_schedule op_schedule;       /* core/sim/schedule.h */
@@ -89,11 +90,21 @@ typedef struct op_world_def {
     int collision_rounds; /* rounds of passes while a pair of the state left is deep (collide.h, "Rounds") */
     int collision_order;  /* OP_CONTACT_ORDER_COLOURS or OP_CONTACT_ORDER_JACOBI (collide.h) */
     int collision_threads; /* OP_CONTACT_THREADS_ALL, _ONE or _AUTO (collide.h) */
+    int schedule_threads;  /* OP_SCHEDULE_THREADS_ALL, _ONE or _AUTO (below) */
     double collision_margin; /* m, added to the broad phase's reach */
     int log_energy;      /* evaluate E after every iteration (off for timing runs) */
     int floor_contact;   /* OP_FLOOR_CONTACT_SUBSTEP, _ITERATION or _SOLVE (below) */
     int rotation_start;  /* OP_ROTATION_START_RIGID, _PREDICTED or _CURRENT (below) */
 } op_world_def;
+
+/* Which threads step the bodies' units (core/sim/schedule.h), `[world] schedule_threads`: the
+ * OpenMP team (ALL) or the calling thread (ONE), bitwise the same results; AUTO, the default,
+ * times both where the run is and keeps the faster (op_world_schedule_threads). One body is
+ * always stepped on the calling thread: there is nothing to share. */
+enum { OP_SCHEDULE_THREADS_ALL = 0, OP_SCHEDULE_THREADS_ONE = 1, OP_SCHEDULE_THREADS_AUTO = 2 };
+/* Sub-step cycles per option in a schedule calibration, and cycles between calibrations (as the
+ * contacts', core/contact/collide.h). */
+enum { OP_SCHEDULE_CHOICE_TRIALS = 6, OP_SCHEDULE_CHOICE_SETTLE = 288 };
 
 /* The rotations each sub-step's iterations start from (the positions start at y), free
  * orientations only (docs/method.md, "The starting guess"):
@@ -150,6 +161,13 @@ typedef struct op_frame_stats {
      * probe's time is in collision_ms. */
     int collision_threads;
     double handoff_ns;
+    /* Where the frame's units were stepped: OP_SCHEDULE_THREADS_ALL or _ONE when every sub-step
+     * of the frame stepped them there, _AUTO when auto's calibration tried both within it. */
+    int schedule_threads;
+    /* Whether the frame's sweeps were offered a team under sweep_threads = auto: _ALL when every
+     * sub-step's were, _ONE when none was (or the variant's sweep_threads is not auto), _AUTO
+     * when the calibration tried both within the frame (OP_SCHEDULE_THREADS_* values). */
+    int sweep_threads;
     /* [substeps], each unless NULL: that reach per sub-step; the energy terms of the state
      * after the sub-step's contacts, summed over bodies with the sub-step's h, y and Y (filled
      * only when def.log_energy) */
@@ -198,10 +216,22 @@ typedef struct op_world {
      * team, 1 one thread; core/base/choice.h, op_world_contact_threads), and the contact cycle
      * being timed: from one contact call's start to the next's */
     op_choice *contact_choice;
-    long contact_calls;    /* contact calls made under auto */
-    int cycle_open, cycle_option, cycle_calibrating;
-    double cycle_start;
+    op_choice_cycle *contact_cycle;
     int frame_calls, frame_calls_one; /* this frame's contact calls, and of them on one thread */
+    /* schedule_threads = auto: the units' threads, chosen by timing both (option 0 the team, 1
+     * one thread) over sub-step cycles, from one unit loop's start to the next's */
+    op_choice *schedule_choice;
+    op_choice_cycle *schedule_cycle;
+    int frame_units, frame_units_one; /* this frame's unit loops, and of them on one thread */
+    /* sweep_threads = auto (op_world_sweep_auto): option 0 the team, 1 one thread */
+    op_choice *sweep_choice;
+    op_choice_cycle *sweep_cycle;
+    int frame_sweeps_team;             /* this frame's sub-steps whose sweeps were offered a team */
+    /* The automatic choices in use take turns to calibrate (core/base/choice.h, "Turns"):
+     * the schedule's first, then the contacts', then the sweeps'; choice_turn indexes the
+     * list that op_world_schedule_threads makes each sub-step */
+    op_choice *turn_choices[3];
+    int turn_count, choice_turn;
     int body_energy_capacity;
     op_energy *body_energy;         /* [bodies][iterations + 1] one sub-step's energies per body */
     double time;         /* s since the start */
@@ -234,6 +264,18 @@ void op_frame_stats_free(op_frame_stats *stats);
  * records that cycle's time when it was a calibration's. The stage CONTACTS calls it once a
  * sub-step, just before its contact call. */
 int op_world_contact_threads(op_world *world);
+/* Whether the next sub-step steps its units on the team (1) or one thread (0): def's
+ * schedule_threads or, under _AUTO, the timed choice; the call that ends a sub-step cycle
+ * records that cycle's time when it was a calibration's. Also gives the automatic choices their
+ * turns. Each sub-step calls it once, before its units. */
+int op_world_schedule_threads(op_world *world);
+/* A variant's `sweep_threads = auto` (arap, vbd: each colour of a body's sweep shared with a
+ * thread team, or the sweep on one thread, bitwise the same): the world times both over sub-step
+ * cycles, in turn after the units and the contacts, and tells every body (op_body.sweep_team).
+ * Timed only where a sweep can take a team: two threads or more, and one body or
+ * schedule_threads = one (inside the units' team a sweep never opens its own); elsewhere the
+ * sweeps stay on one thread. */
+int op_world_sweep_auto(const op_world *world);
 /* Whether the world has contacts between bodies (CONTACTS): collisions on and two bodies or more. */
 int op_world_collides(const op_world *world);
 /* The contacts between bodies as the world's def sets them (collide.h), on `threads`
