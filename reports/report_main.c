@@ -5,7 +5,7 @@
  *   graphs   the graph statistics of every model (report_graphs.c);
  *   table1   the paper's Table 1 beside our timings (report_table1.c, make table1);
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (report_md.c);
- *   pivot, pick, keyed, targets, tex, stiffness
+ *   pivot, pivot-interval, pick, keyed, targets, tex, stiffness
  *            the tables make derives from an experiment's TSV (report_tsv.c);
  *   calc, series, lookup, scale-key, explicit-spring, convergence-row
  *            a table cell or a --set value for a make recipe, on standard output
@@ -58,6 +58,7 @@ static const char help[] =
     "                           --figures DIR [--depfile FILE.d] --out REPORT.md\n"
     "       opsim-report placeholders\n"
     "       opsim-report pivot --in TSV --column NAME --keys 'KEY2 ...' --out TSV\n"
+    "       opsim-report pivot-interval --in TSV --column NAME --keys 'KEY2 ...' --out TSV\n"
     "       opsim-report pick --in TSV --column KEY2:NAME [--column KEY2:NAME ...] --out TSV\n"
     "       opsim-report keyed --in TSV --out TSV\n"
     "       opsim-report targets --in TSV --target NAME:PLAIN:ACCELERATED:KEY2:SUFFIX [...] --out TSV\n"
@@ -85,8 +86,9 @@ static const char help[] =
     "directory as the report refers to it (relative to the report). --depfile writes a make\n"
     "rule: the report depends on every file it read. Reports are written to a temporary name\n"
     "and renamed; on any error nothing is written.\n"
-    "pivot, pick, keyed, targets, tex and stiffness derive a table from a TSV whose rows are\n"
-    "keyed by their first two cells (reports/report_tsv.h says what each writes).\n"
+    "pivot, pivot-interval, pick, keyed, targets, tex and stiffness derive a table from a TSV\n"
+    "whose rows are keyed by their first two cells (reports/report_tsv.h says what each\n"
+    "writes).\n"
     "calc prints an expression's value (reports/report_calc.h); series prints statistics of a\n"
     "column of numbers, e.g. a run's time series from `opsim export` (reports/report_series.h);\n"
     "lookup prints one cell of a table found by column names (reports/report_lookup.h);\n"
@@ -148,7 +150,8 @@ static int tsv_options_complete(const char *section, const tsv_options *o)
     if (targets != (o->targets > 0) || stiffness != (o->iterations && o->grid) ||
         stiffness != (o->iterations || o->grid))
         return 0;
-    if (strcmp(section, "pivot") == 0) return o->columns == 1 && o->keys && !o->source;
+    if (strcmp(section, "pivot") == 0 || strcmp(section, "pivot-interval") == 0)
+        return o->columns == 1 && o->keys && !o->source;
     if (strcmp(section, "pick") == 0) return o->columns >= 1 && !o->keys && !o->source;
     if (strcmp(section, "tex") == 0) return o->columns == 0 && !o->keys && o->source;
     return o->columns == 0 && !o->keys && !o->source;
@@ -156,7 +159,8 @@ static int tsv_options_complete(const char *section, const tsv_options *o)
 
 static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_options *o, FILE *out)
 {
-    if (strcmp(section, "pivot") == 0) report_tsv_pivot(ctx, o->in, o->column[0], o->keys, out);
+    if (strcmp(section, "pivot") == 0) report_tsv_pivot(ctx, o->in, o->column[0], o->keys, 0, out);
+    else if (strcmp(section, "pivot-interval") == 0) report_tsv_pivot(ctx, o->in, o->column[0], o->keys, 1, out);
     else if (strcmp(section, "pick") == 0) report_tsv_pick(ctx, o->in, o->column, o->columns, out);
     else if (strcmp(section, "keyed") == 0) report_tsv_keyed(ctx, o->in, out);
     else if (strcmp(section, "targets") == 0) report_tsv_targets(ctx, o->in, o->target, o->targets, out);
@@ -166,7 +170,7 @@ static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_option
 
 static int is_tsv_section(const char *section)
 {
-    return strcmp(section, "pivot") == 0 || strcmp(section, "pick") == 0 || strcmp(section, "keyed") == 0 ||
+    return strcmp(section, "pivot") == 0 || strcmp(section, "pivot-interval") == 0 || strcmp(section, "pick") == 0 || strcmp(section, "keyed") == 0 ||
            strcmp(section, "targets") == 0 || strcmp(section, "tex") == 0 || strcmp(section, "stiffness") == 0;
 }
 
