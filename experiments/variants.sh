@@ -49,7 +49,8 @@
 # Timed work runs alone (the timing protocol): every command holds a lock on
 # OUT_DIR/runs/.timing.lock, the untimed ones shared (JOBS of them side by side), the timed ones
 # (each cell's converge and each scene's bench_scenes) exclusive, so that a timed command waits
-# until nothing else runs and nothing starts beside it.
+# until nothing else of the matrix runs and nothing starts beside it; bench_scenes also starts
+# through tools/when-idle.sh, which waits (up to IDLE_WAIT s, 30) for the machine to be idle.
 # - recovery (collapse): the time from which the rest-shape error stays below 2 % (5 s run).
 # - stiffness (bar): Fig. 3's spread: the steady tip deflection (mean over the last 2 s of 10 s)
 #   at 10, 100 and 1000 iterations (1/30 s) and at 1/60 and 1/120 s (10 iterations); the
@@ -72,7 +73,8 @@ JOBS=${2:-2}
 export OMP_NUM_THREADS=1
 RUNS=$OUT/runs
 LOCK=$RUNS/.timing.lock
-BENCH_ALONE="flock -x $LOCK ${BENCH:-bin/bench/bench_scenes}" # timed: alone (the file comment)
+# timed: alone (the file comment), and started once the machine is idle (up to IDLE_WAIT s, 30)
+BENCH_ALONE="flock -x $LOCK env IDLE_WAIT=${IDLE_WAIT:-30} tools/when-idle.sh ${BENCH:-bin/bench/bench_scenes}"
 OPSIM_ALONE="flock -x $LOCK ${OPSIM:-bin/opsim}"
 OPSIM="flock -s $LOCK ${OPSIM:-bin/opsim}" # untimed: beside other untimed work
 [ $LIST = 0 ] || OPSIM=${OPSIM#flock -s $LOCK } # --list runs nothing: no lock, no OUT_DIR
