@@ -8,14 +8,17 @@
 
 #include "report_convergence.h"
 
-enum { CELL = 256, MAX_ROWS = 64, MAX_CELLS = 20, TOLERANCES = 3 };
+enum { CELL = 256, MAX_ROWS = 64, MAX_CELLS = 32, TOLERANCES = 3 };
 static const double TOLERANCE[TOLERANCES] = { 1e-2, 1e-4, 1e-6 };
 
 /* One `opsim converge` output: its rows and the settings its '#' lines name. */
 typedef struct converge_run {
     long *k;
     double *seconds, *energy;
-    int count, capacity;
+    /* the time's 95 % interval and noisy flag per row (converge --repeats), text as written; the
+     * run has them when every row does */
+    char (*interval)[3][32];
+    int count, capacity, has_interval;
     char first_energy[CELL], zero_energy[CELL], config[CELL], frame[CELL], h[CELL];
 } converge_run;
 
@@ -24,6 +27,7 @@ static void free_run(converge_run *r)
     free(r->k);
     free(r->seconds);
     free(r->energy);
+    free(r->interval);
 }
 
 static int grow(op_ctx *ctx, converge_run *r, const char *path)
@@ -35,7 +39,9 @@ static int grow(op_ctx *ctx, converge_run *r, const char *path)
     r->seconds = s ? s : r->seconds;
     double *e = s ? realloc(r->energy, (size_t)capacity * sizeof *e) : NULL;
     r->energy = e ? e : r->energy;
-    if (!e)
+    char(*interval)[3][32] = e ? realloc(r->interval, (size_t)capacity * sizeof *interval) : NULL;
+    r->interval = interval ? interval : r->interval;
+    if (!interval)
         return OP_FAIL(ctx, OP_ERR_NOMEM, "%s: out of memory", path);
     r->capacity = capacity;
     return OP_OK;
@@ -67,6 +73,10 @@ static int read_row(op_ctx *ctx, converge_run *r, const char *path, int number, 
     r->energy[r->count] = strtod(e, &end);
     if (bad || *end != '\0')
         return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: expected k, seconds and energy as numbers", path, number);
+    int cells = 0;
+    for (char *cell; cells < 3 && (cell = strtok(NULL, " \t")); ++cells)
+        snprintf(r->interval[r->count][cells], sizeof r->interval[0][0], "%s", cell);
+    r->has_interval = (r->count == 0 || r->has_interval) && cells == 3;
     if (r->count == 0)
         snprintf(r->first_energy, CELL, "%.255s", e);
     if (r->k[r->count] == 0)
@@ -118,16 +128,26 @@ static int write_row(op_ctx *ctx, const report_convergence_row_def *def, const c
         return OP_FAIL(ctx, OP_ERR_INVALID, "%s %s: E_0 %s not above E* %.17g", def->scene, def->variant,
                        run->first_energy, estar);
     fprintf(out, "%s\t%s", def->scene, def->variant);
+    int first[TOLERANCES];
     for (int t = 0; t < TOLERANCES; ++t) {
-        int r = reached(run, estar, TOLERANCE[t]);
+        int r = first[t] = reached(run, estar, TOLERANCE[t]);
         if (r < 0)
             fputs("\t-\t-", out);
         else
             fprintf(out, "\t%ld\t%.3f", run->k[r], 1000 * run->seconds[r]);
     }
     double end = fabs(run->energy[run->count - 1] - estar) / (e0 - estar);
-    fprintf(out, "\t%s\t%.3e\t%.17g\t%.17g\t%ld\t%s\t%s\t%s\n", def->rho ? def->rho : "-", end, e0, estar,
+    fprintf(out, "\t%s\t%.3e\t%.17g\t%.17g\t%ld\t%s\t%s\t%s", def->rho ? def->rho : "-", end, e0, estar,
             run->k[run->count - 1], run->frame, run->h, run->config);
+    for (int t = 0; t < TOLERANCES; ++t) {
+        int r = first[t];
+        if (r < 0 || !run->has_interval)
+            fputs("\t-\t-\t-", out);
+        else
+            fprintf(out, "\t%.3f\t%.3f\t%s", 1000 * strtod(run->interval[r][0], NULL),
+                    1000 * strtod(run->interval[r][1], NULL), run->interval[r][2]);
+    }
+    fputc('\n', out);
     return OP_OK;
 }
 

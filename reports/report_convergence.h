@@ -9,7 +9,11 @@
  *   lie above E*. Prints one line of table.tsv: scene, variant, then for 1e-2, 1e-4, 1e-6 the
  *   first k after which r_k = |E_k − E*| / (E_0 − E*) stays at or below the tolerance to the
  *   end and the ms spent up to it (%.3f; "-" and "-" if never), R ("-" unless Chebyshev), r at
- *   the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config.
+ *   the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config; then for each
+ *   tolerance the ms's 95 % interval and noisy flag (ms_TOL_lo, ms_TOL_hi, %.3f, and ms_TOL_noisy
+ *   as RUN wrote it), from RUN's seconds_lo, seconds_hi and noisy columns (`opsim converge
+ *   --repeats`: the timing protocol, docs/timing.md); "-" for each where the tolerance is never
+ *   reached or RUN has no such columns.
  * convergence-report --table T --reference-iterations N --figure F --rho FILE [--rho FILE ...]
  *   reports/convergence.md from T (the rows above) and the ρ files SCENE-rho-ORDER.txt (their
  *   chebyshev_rho_source line): the scenes, the tolerances reached, the Chebyshev speed-ups

@@ -36,6 +36,12 @@ static const char REFERENCE[] = "# opsim converge\n# k\tseconds\tenergy\n0\t0\t1
 static const char RUN_GOOD[] = "# config = experiments/fig5.ini\n# frame = 15 (frames run before)\n"
                                "# h = 0.0111 s (frame_time 0.0333 / substeps 3)\n"
                                "0\t0\t10\n1\t0.001\t1.5\n2\t0.002\t1.05\n3\t0.003\t1.0005\n4\t0.004\t1.000005\n";
+/* RUN_GOOD as `opsim converge --repeats` writes it: each k's time with its interval and noisy flag */
+static const char RUN_TIMED[] = "# config = experiments/fig5.ini\n# frame = 15\n# h = 0.0111 s\n"
+                                "# k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy\n"
+                                "0\t0\t10\t0\t0\t0\n1\t0.001\t1.5\t0.0009\t0.0011\t1\n"
+                                "2\t0.002\t1.05\t0.0019\t0.00205\t0\n3\t0.003\t1.0005\t0.0029\t0.0031\t0\n"
+                                "4\t0.004\t1.000005\t0.0039\t0.0042\t1\n";
 /* below 1e-2 at k = 2, then above it again at k = 4: never "stays" below */
 static const char RUN_BOUNCE[] = "# config = c.ini\n# frame = 1\n# h = 0.5\n"
                                  "0\t0\t10\n1\t0.001\t1.5\n2\t0.002\t1.05\n3\t0.003\t1.5\n";
@@ -51,7 +57,7 @@ static int setup(void **state)
                                    "fig5,iteration,scene,2.5\nfig5,iteration,scene,3.5\n") ||
            write_file("config.ini", "; a scene\n[world]\nstiffness = 7\n[body a]\nstiffness = 5e8 ; soft\n"
                                     "[body b]\nmass = 1\n[body c]\nstiffness = 2\n[bodyless]\nstiffness = 3\n") ||
-           write_file("s-reference.tsv", REFERENCE) || write_file("s-gs.tsv", RUN_GOOD) ||
+           write_file("s-reference.tsv", REFERENCE) || write_file("s-gs.tsv", RUN_GOOD) || write_file("s-timed.tsv", RUN_TIMED) ||
            write_file("s-jacobi.tsv", RUN_BOUNCE) || write_file("s-wrong.tsv", "0\t0\t9\n1\t0\t1.5\n") ||
            write_file("s-rho-gs.txt", "chebyshev_rho = 0.9\nchebyshev_rho_source = power | 20 steps\n");
 }
@@ -163,10 +169,18 @@ static void test_convergence_row_finds_where_r_stays_below(void **state)
              in_dir("s-reference.tsv"), in_dir("s-gs.tsv"));
     /* r = 0.5/9, 0.05/9 = 5.6e-3, 5.6e-5, 5.6e-7: 1e-2 from k = 2, 1e-4 from 3, 1e-6 from 4 */
     assert_prints(0, args,
-                  "s\tgs\t2\t2.000\t3\t3.000\t4\t4.000\t-\t5.556e-07\t10\t1\t4\t15\t0.0111\texperiments/fig5.ini\n");
+                  "s\tgs\t2\t2.000\t3\t3.000\t4\t4.000\t-\t5.556e-07\t10\t1\t4\t15\t0.0111\texperiments/fig5.ini"
+                  "\t-\t-\t-\t-\t-\t-\t-\t-\t-\n");
+    /* with --repeats' interval: each tolerance's ms interval and noisy flag after the config */
+    snprintf(args, sizeof args, "convergence-row --scene s --variant gs --rho - --reference '%s' --run '%s'",
+             in_dir("s-reference.tsv"), in_dir("s-timed.tsv"));
+    assert_prints(0, args,
+                  "s\tgs\t2\t2.000\t3\t3.000\t4\t4.000\t-\t5.556e-07\t10\t1\t4\t15\t0.0111\texperiments/fig5.ini"
+                  "\t1.900\t2.050\t0\t2.900\t3.100\t0\t3.900\t4.200\t1\n");
     snprintf(args, sizeof args, "convergence-row --scene s --variant jacobi --rho 0.9 --reference '%s' --run '%s'",
              in_dir("s-reference.tsv"), in_dir("s-jacobi.tsv"));
-    assert_prints(0, args, "s\tjacobi\t-\t-\t-\t-\t-\t-\t0.9\t5.556e-02\t10\t1\t3\t1\t0.5\tc.ini\n");
+    assert_prints(0, args, "s\tjacobi\t-\t-\t-\t-\t-\t-\t0.9\t5.556e-02\t10\t1\t3\t1\t0.5\tc.ini"
+                           "\t-\t-\t-\t-\t-\t-\t-\t-\t-\n");
     snprintf(args, sizeof args, "convergence-row --scene s --variant x --rho - --reference '%s' --run '%s'",
              in_dir("s-reference.tsv"), in_dir("s-wrong.tsv"));
     assert_prints(65, args, ""); /* E_0 9 is not the reference's 10 */
