@@ -291,8 +291,11 @@ static void write_introduction(const report_convergence_def *def, FILE *out)
                  "summed over the bodies, E\\* the energy after %s Gauss–Seidel iterations of the same sub-step. "
                  "*Reached*: the first iteration k after which r stays below the tolerance to the end of the run; – "
                  "if never. Milliseconds are the wall-clock time spent in the iterations up to k (the Chebyshev "
-                 "extrapolation included, energy evaluation excluded), from one run each while `make -j` ran "
-                 "others.\n\n",
+                 "extrapolation included, energy evaluation excluded): the median over seven solves after an "
+                 "untimed one (`opsim converge --repeats 7`), in brackets its order-statistic 95 %% interval, † "
+                 "when the interval's half-width exceeds 5 %% of the median (noisy: not to be compared; "
+                 "`docs/timing.md`). The variants' solves are separate runs, not interleaved, made while "
+                 "`make -j` ran others.\n\n",
             def->reference_iterations);
     fprintf(out, "![relative energy error against iteration and time](%s)\n\n", def->figure);
 }
@@ -311,6 +314,18 @@ static void write_scenes(const study *s, FILE *out)
     }
 }
 
+/* The ms cell of tolerance t (table column 3 + 2t) with its interval, "MS (LO–HI)" and † when
+ * noisy, where the row has the interval columns (16 + 3t …, report_convergence.h). */
+static void write_ms(const table_row *r, int t, FILE *out)
+{
+    int lo = 16 + 3 * t;
+    if (!r || r->count <= lo + 2 || strcmp(r->cell[lo], "-") == 0)
+        fprintf(out, " %s |", cell(r, 3 + 2 * t));
+    else
+        fprintf(out, " %s (%s–%s)%s |", r->cell[3 + 2 * t], r->cell[lo], r->cell[lo + 1],
+                strcmp(r->cell[lo + 2], "1") == 0 ? "†" : "");
+}
+
 static void write_reached(const study *s, FILE *out)
 {
     fputs("\n## Iterations and milliseconds to reach a relative energy error\n\n"
@@ -321,8 +336,10 @@ static void write_reached(const study *s, FILE *out)
         for (int v = 0; v < 4; ++v) {
             const table_row *r = find(s, s->scene[c], VARIANT[v]);
             fprintf(out, "| %s | %s | %s |", s->scene[c], VARIANT_NAME[v], cell(r, 8));
-            for (int k = 2; k < 8; ++k)
-                fprintf(out, " %s |", cell(r, k));
+            for (int t = 0; t < TOLERANCES; ++t) {
+                fprintf(out, " %s |", cell(r, 2 + 2 * t));
+                write_ms(r, t, out);
+            }
             fprintf(out, " %s |\n", r ? r->cell[9] : "");
         }
 }

@@ -193,7 +193,7 @@ static void test_convergence_report_compares_plain_and_chebyshev(void **state)
     assert_int_equal(write_file("table.tsv", "# scene\tvariant\n"
                                              "s\tgs\t40\t4.000\t80\t8.000\t-\t-\t-\t1e-05\t10\t1\t300\t15\t0.0111\tf.ini\n"
                                              "s\tgs-chebyshev\t20\t1.000\t40\t4.000\t-\t-\t0.9\t1e-07\t10\t1\t300\t15\t"
-                                             "0.0111\tf.ini\n"
+                                             "0.0111\tf.ini\t0.900\t1.100\t1\t3.900\t4.100\t0\t-\t-\t-\n"
                                              "s\tjacobi\t-\t-\t-\t-\t-\t-\t-\t0.5\t10\t1\t300\t15\t0.0111\tf.ini\n"),
                      0);
     char out[600], args[2048];
@@ -207,6 +207,9 @@ static void test_convergence_report_compares_plain_and_chebyshev(void **state)
     assert_non_null(text);
     assert_non_null(strstr(text, "| s | `f.ini` | 15 | 0.0111 | 10 | 1 | 300 |\n"));
     assert_non_null(strstr(text, "| s | Gauss–Seidel | – | 40 | 4.000 | 80 | 8.000 | – | – | 1e-05 |\n"));
+    /* a row with the interval columns: each ms with its interval, † when noisy */
+    assert_non_null(strstr(text, "| s | Gauss–Seidel + Chebyshev | 0.9 | 20 | 1.000 (0.900–1.100)† | 40 | "
+                                 "4.000 (3.900–4.100) | – | – | 1e-07 |\n"));
     assert_non_null(strstr(text, "| s | Gauss–Seidel | 2.00× | 4.00× | 2.00× | 2.00× | – | – |\n"));
     assert_non_null(strstr(text, "| s | Gauss–Seidel | 0.9 | power \\| 20 steps |\n"));
     assert_non_null(strstr(text, "- s, Jacobi: does not reach 1e-2 within 300 iterations; r at the end 0.5.\n"));
