@@ -37,11 +37,11 @@
 #   own_last_step is that last step.
 # - ms per frame, by the timing protocol (docs/timing.md): after every cell is computed, one
 #   bin/bench/bench_scenes call a scene times every variant that ran on it, interleaved (round 1:
-#   each variant once, round 2: …), TIMING_REPEATS repetitions (7: the least count whose median
-#   interval reaches 95 %, plus one, as converge's), each loaded afresh with energy logging off,
-#   WARMUP untimed frames then TIMED frames from the scene's start (bar 10 + 30 at 10
-#   iterations, 1/30 s; collapse and fall 5 + 15; bunny 2 + 6: seven repetitions cost about the
-#   frames of the one run they replace, so that `make reproduce` takes no longer); a
+#   each variant once, round 2: …), VARIANTS_TIMING_REPEATS repetitions (7: the least count
+#   whose median interval reaches 95 %, plus one, as converge's), each loaded afresh with energy
+#   logging off, WARMUP untimed frames then TIMED frames from the scene's start (bar 10 + 30 at
+#   10 iterations, 1/30 s; collapse and fall 5 + 15; bunny 2 + 6: seven repetitions cost about
+#   the frames of the one run they replace, so that `make reproduce` takes no longer); a
 #   repetition's value its median frame. The matrix gives the median of the repetitions
 #   (ms_per_frame), its order-statistic 95 % interval (ms_per_frame_lo, ms_per_frame_hi) and
 #   ms_per_frame_noisy (1 when the half-width exceeds 5 % of the median). `variants.sh --list
@@ -236,7 +236,7 @@ cell() { # LABEL SETTINGS SCENE
         note="$(verdict "$out.err"): $why"
     fi
     # a run of the scene, untimed: whether the variant runs it (timed afterwards if so, the
-    # file comment; TIMED says "ok" or why not) and the collapse's recovery
+    # file comment; OUT.timed says "ok" or why not) and the collapse's recovery
     status=0
     if [ "$scene" = bar ]; then
         local result
@@ -405,8 +405,7 @@ for entry in "${VARIANTS[@]}"; do
         line=$RUNS/${entry%%	*}-$scene.line
         [ -s "$line" ] || { echo "variants.sh: no result for ${entry%%	*} on $scene" >&2; rm -f "$tmp"; exit 1; }
         fields=$(timing_fields "${entry%%	*}" $scene) || { rm -f "$tmp"; exit 1; }
-        printf '%s\t%s\t%s\t%s' "${entry%%	*}" $scene "$fields" "$(cat "$line")" >> "$tmp"
-        echo >> "$tmp"
+        printf '%s\t%s\t%s\t%s\n' "${entry%%	*}" $scene "$fields" "$(cat "$line")" >> "$tmp"
     done
 done
 mv "$tmp" "$OUT/matrix.tsv"
