@@ -573,13 +573,22 @@ static int parse_variant(const char *text)
     return add_setting(text, (int)(colon - text), colon + 1, ';');
 }
 
+/* The timing loop's order (file comment): its step-th repetition (0-based, of repeats ·
+ * run_count) is repetition *repeat of run *run, round by round: every run once, then again. */
+static void run_order(int step, int run_count, int *repeat, int *run)
+{
+    *repeat = step / run_count;
+    *run = step % run_count;
+}
+
 /* -n: the run order, one line per repetition of a scene under a setting (round, config, setting
- * label), as the timing loop would take them. */
+ * label), as the timing loop takes them. */
 static void list_order(const scene_run *runs, int run_count, int repeats)
 {
-    for (int r = 0; r < repeats; ++r)
-        for (int k = 0; k < run_count; ++k)
-            printf("%d\t%s\t%s\n", r + 1, runs[k].def->config, runs[k].setting->label);
+    for (int step = 0, r, k; step < repeats * run_count; ++step) {
+        run_order(step, run_count, &r, &k);
+        printf("%d\t%s\t%s\n", r + 1, runs[k].def->config, runs[k].setting->label);
+    }
 }
 
 int main(int argc, char **argv)
@@ -664,9 +673,10 @@ int main(int argc, char **argv)
     int status = 0;
     double start = op_now();
     /* round the scenes, repeat by repeat (file comment) */
-    for (int r = 0; r < repeats && status == 0; ++r)
-        for (int k = 0; k < run_count && status == 0; ++k)
-            status = run_repeat(&runs[k], warmup, r, repeats, frames);
+    for (int step = 0, r, k; step < repeats * run_count && status == 0; ++step) {
+        run_order(step, run_count, &r, &k);
+        status = run_repeat(&runs[k], warmup, r, repeats, frames);
+    }
     result rows[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS];
     int show_paper[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS], row_count = 0;
     for (int k = 0; k < run_count && status == 0; ++k) {

@@ -1,6 +1,7 @@
 /* Tests of the variants matrix's timing under the timing protocol (docs/timing.md): the run order
- * of bench_scenes' repetitions (-n) and of the matrix's (experiments/variants.sh --list) goes
- * round the variants, A B A B A B, never one variant's repetitions back to back; and a tiny
+ * of bench_scenes' repetitions (listed by -n, and as run, by -v) and of the matrix's
+ * (experiments/variants.sh --list) goes round the variants, A B A B A B, never one variant's
+ * repetitions back to back; and a tiny
  * matrix (the bar, two variants, six repetitions: the fewest with a 95 % interval) made for real
  * carries ms per frame as a median inside its interval with a noisy flag that agrees with the
  * interval's width, and the report's pivot prints that interval. Nothing here asserts a speed.
@@ -45,6 +46,16 @@ static void test_bench_rounds_go_round_the_variants(void **state)
                               "2\texperiments/fig3.ini\tB\n"
                               "3\texperiments/fig3.ini\tA\n"
                               "3\texperiments/fig3.ini\tB\n");
+    free(text);
+    /* and the timing loop itself takes them so: -v names each repetition as it ends */
+    assert_int_equal(test_shell("OMP_NUM_THREADS=1 bin/bench/bench_scenes -v -w 0 -f 1 -r 3 -i experiments/fig3.ini "
+                                "-V 'A:solver.rotations=gs' -V 'B:solver.rotations=jacobi' -o /dev/null "
+                                "2>&1 > /dev/null | cut -d' ' -f2,4 > '%s'",
+                                in_dir("timed.txt")),
+                     0);
+    text = test_read_file(in_dir("timed.txt"));
+    assert_non_null(text);
+    assert_string_equal(text, "A 0:\nB 0:\nA 1:\nB 1:\nA 2:\nB 2:\n");
     free(text);
     /* -c and -V do not mix; a -V without a label is refused */
     assert_int_equal(test_shell("bin/bench/bench_scenes -n -i experiments/fig3.ini -c world.iterations=1,2 "
