@@ -165,6 +165,53 @@ int report_convergence_row(op_ctx *ctx, const report_convergence_row_def *def, F
     return ctx->status;
 }
 
+/* The first row after which r stays at or below `tolerance`, as reached() but with a NaN r
+ * counted as above (a run that blew up reaches nothing). */
+static int reached_finite(const converge_run *run, double estar, double tolerance)
+{
+    int first = -1;
+    for (int i = run->count - 1; i >= 0; --i) {
+        if (!(fabs(run->energy[i] - estar) / (run->energy[0] - estar) <= tolerance))
+            break;
+        first = i;
+    }
+    return first;
+}
+
+int report_convergence_cells(op_ctx *ctx, const report_convergence_cells_def *def, FILE *out)
+{
+    converge_run reference = { 0 }, run = { 0 };
+    if (read_run(ctx, def->reference, &reference) == OP_OK && read_run(ctx, def->run, &run) == OP_OK) {
+        if (def->at < 0 || def->at >= run.count)
+            OP_FAIL(ctx, OP_ERR_USAGE, "--at %d: %s has rows 0 to %d", def->at, def->run, run.count - 1);
+    }
+    if (ctx->status == OP_OK) {
+        double estar = reference.energy[reference.count - 1], scale = run.energy[0] - estar;
+        int first[TOLERANCES];
+        for (int t = 0; t < TOLERANCES; ++t) {
+            int r = first[t] = reached_finite(&run, estar, TOLERANCE[t]);
+            if (r < 0)
+                fprintf(out, "%s–\t–", t ? "\t" : "");
+            else
+                fprintf(out, "%s%ld\t%.3f", t ? "\t" : "", run.k[r], 1000 * run.seconds[r]);
+        }
+        fprintf(out, "\t%.2e\t%.2e", fabs(run.energy[run.count - 1] - estar) / scale,
+                fabs(run.energy[def->at] - estar) / scale);
+        for (int t = 0; t < TOLERANCES; ++t) {
+            int r = first[t];
+            if (r < 0 || !run.has_interval)
+                fputs("\t–\t–\t–", out);
+            else
+                fprintf(out, "\t%.3f\t%.3f\t%s", 1000 * strtod(run.interval[r][0], NULL),
+                        1000 * strtod(run.interval[r][1], NULL), run.interval[r][2]);
+        }
+        fputc('\n', out);
+    }
+    free_run(&reference);
+    free_run(&run);
+    return ctx->status;
+}
+
 /* ---- the report ------------------------------------------------------------------------- */
 
 typedef struct table_row {

@@ -1,6 +1,7 @@
 /* The convergence study's table row and its markdown report (reports/report_convergence.c),
  * the `convergence-row` and `convergence-report` sections of opsim-report, called by
- * experiments/convergence.mk.
+ * experiments/convergence.mk, and the variants matrix's convergence cells (`convergence-cells`,
+ * experiments/variants.sh).
  *
  * convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R
  *   REF.tsv and RUN.tsv are `opsim converge` outputs: '#' lines (the first word after RUN's
@@ -31,6 +32,20 @@ typedef struct report_convergence_row_def {
 } report_convergence_row_def;
 
 int report_convergence_row(op_ctx *ctx, const report_convergence_row_def *def, FILE *out);
+
+/* convergence-cells --reference REF.tsv --run RUN.tsv --at N
+ *   The variants matrix's convergence cells of one converge run (experiments/variants.sh), on
+ *   one line, tab-separated: for 1e-2, 1e-4, 1e-6 the first k after which r_k (as above, E* REF's
+ *   last energy, a NaN r counted above) stays at or below the tolerance and the ms up to it
+ *   (%.3f; "–" and "–" if never); r at the end and r at row N (%.2e); then for each tolerance
+ *   the ms's 95 % interval and noisy flag (%.3f, %.3f, as RUN wrote it; "–" three times where
+ *   never reached or RUN has no interval columns). */
+typedef struct report_convergence_cells_def {
+    const char *reference, *run;
+    int at;
+} report_convergence_cells_def;
+
+int report_convergence_cells(op_ctx *ctx, const report_convergence_cells_def *def, FILE *out);
 
 enum { REPORT_CONVERGENCE_MAX_RHO = 32 };
 

@@ -7,7 +7,7 @@
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (report_md.c);
  *   pivot, pivot-interval, pick, keyed, targets, tex, stiffness
  *            the tables make derives from an experiment's TSV (report_tsv.c);
- *   calc, series, lookup, scale-key, explicit-spring, convergence-row
+ *   calc, series, lookup, scale-key, explicit-spring, convergence-row, convergence-cells
  *            a table cell or a --set value for a make recipe, on standard output
  *            (report_calc.c, report_series.c, report_lookup.c, report_ini.c, report_spring.c,
  *            report_convergence.c); convergence-report reports/convergence.md (ibid.);
@@ -71,6 +71,7 @@ static const char help[] =
     "       opsim-report explicit-spring --factor H_OVER_HCRIT --steps N\n"
     "       opsim-report scale-key --in CONFIG.ini --section TYPE --key KEY --factor F\n"
     "       opsim-report convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R\n"
+    "       opsim-report convergence-cells --reference REF.tsv --run RUN.tsv --at N\n"
     "       opsim-report convergence-report --table TABLE.tsv --reference-iterations N --figure PNG\n"
     "                           --rho SCENE-rho-ORDER.txt [--rho ...] --out MD\n"
     "       opsim-report convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]\n"
@@ -95,8 +96,8 @@ static const char help[] =
     "explicit-spring the explicit scheme's growth on the 1 Hz spring (reports/report_spring.h);\n"
     "scale-key a key of every [TYPE NAME] section times F as --set values (reports/report_ini.h);\n"
     "convergence-row and convergence-report the convergence study's table row and\n"
-    "reports/convergence.md, convergence-long the study as one long table\n"
-    "(reports/report_convergence.h).\n"
+    "reports/convergence.md, convergence-long the study as one long table, convergence-cells\n"
+    "the variants matrix's convergence cells of one run (reports/report_convergence.h).\n"
     "stability compares two runs of a timed table (make variants twice): every ms cell within\n"
     "±tolerance or noisy in both, and each scene's ranking by --rank the same; it exits 0 when\n"
     "both hold, 1 when not (reports/report_stability.h).\n"
@@ -298,6 +299,19 @@ static int write_number_section(op_ctx *ctx, int argc, char **argv)
         if (argc % 2 || !def.scene || !def.variant || !def.reference || !def.run || !def.rho)
             return 0;
         report_convergence_row(ctx, &def, stdout);
+    } else if (strcmp(section, "convergence-cells") == 0) {
+        report_convergence_cells_def def = { .at = -1 };
+        char *end = NULL;
+        for (int a = 2; a + 1 < argc; a += 2) {
+            const char *key = argv[a], *value = argv[a + 1];
+            if (strcmp(key, "--reference") == 0) def.reference = value;
+            else if (strcmp(key, "--run") == 0) def.run = value;
+            else if (strcmp(key, "--at") == 0) def.at = (int)strtol(value, &end, 10);
+            else return 0;
+        }
+        if (argc % 2 || !def.reference || !def.run || !end || *end)
+            return 0;
+        report_convergence_cells(ctx, &def, stdout);
     } else if (strcmp(section, "scale-key") == 0) {
         if (argc != 10 || strcmp(argv[2], "--in") != 0 || strcmp(argv[4], "--section") != 0 ||
             strcmp(argv[6], "--key") != 0 || strcmp(argv[8], "--factor") != 0)
@@ -465,7 +479,7 @@ int main(int argc, char **argv)
         return run_tsv_section(argc, argv);
     if (strcmp(section, "calc") == 0 || strcmp(section, "series") == 0 || strcmp(section, "lookup") == 0 ||
         strcmp(section, "explicit-spring") == 0 || strcmp(section, "scale-key") == 0 ||
-        strcmp(section, "convergence-row") == 0)
+        strcmp(section, "convergence-row") == 0 || strcmp(section, "convergence-cells") == 0)
         return run_number_section(argc, argv);
     if (strcmp(section, "convergence-report") == 0)
         return run_convergence_report(argc, argv);

@@ -186,6 +186,24 @@ static void test_convergence_row_finds_where_r_stays_below(void **state)
     assert_prints(65, args, ""); /* E_0 9 is not the reference's 10 */
 }
 
+static void test_convergence_cells_give_the_matrix_its_cells(void **state)
+{
+    (void)state;
+    char args[1024];
+    /* the row above, one line, "–" for never, r at --at, and each tolerance's ms interval */
+    snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 1", in_dir("s-reference.tsv"),
+             in_dir("s-timed.tsv"));
+    assert_prints(0, args,
+                  "2\t2.000\t3\t3.000\t4\t4.000\t5.56e-07\t5.56e-02"
+                  "\t1.900\t2.050\t0\t2.900\t3.100\t0\t3.900\t4.200\t1\n");
+    snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 1", in_dir("s-reference.tsv"),
+             in_dir("s-jacobi.tsv"));
+    assert_prints(0, args, "–\t–\t–\t–\t–\t–\t5.56e-02\t5.56e-02\t–\t–\t–\t–\t–\t–\t–\t–\t–\n");
+    snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 9", in_dir("s-reference.tsv"),
+             in_dir("s-jacobi.tsv"));
+    assert_prints(64, args, ""); /* no row 9 */
+}
+
 static void test_convergence_report_compares_plain_and_chebyshev(void **state)
 {
     (void)state;
@@ -251,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_explicit_spring_matches_the_awk_table),
         cmocka_unit_test(test_scale_key_scales_each_typed_section),
         cmocka_unit_test(test_convergence_row_finds_where_r_stays_below),
+        cmocka_unit_test(test_convergence_cells_give_the_matrix_its_cells),
         cmocka_unit_test(test_convergence_report_compares_plain_and_chebyshev),
         cmocka_unit_test(test_convergence_long_has_one_row_per_measure),
     };
