@@ -26,7 +26,11 @@
 #   untimed one: the median time to each iteration, --repeats 7); iterations and ms to a
 #   relative energy error r = |E_k − E*| / (E_0 − E*) of 1e-2, 1e-4, 1e-6 (the first k after
 #   which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and r after
-#   the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2).
+#   the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2); each ms's
+#   95 % interval over the seven and its noisy flag (ms_1e-4_lo, ms_1e-4_hi, ms_1e-4_noisy, …;
+#   the seven run back to back, not interleaved with the other variants': one converge run
+#   holds one solver). opsim-report convergence-cells computes them
+#   (reports/report_convergence.h).
 #   Frames: bar 60, collapse 5, fall 15, bunny 20.
 # - convergence to the variant's own solution (own_*): the same run with --fixed-point 5000:
 #   iterations and ms until ‖x_k − x*‖ / ‖x_0 − x*‖ stays below 1e-2, 1e-4, 1e-6, x* the positions
@@ -168,22 +172,6 @@ prerequisite() { # KIND SCENE [ORDER]
 
 # ---- one cell ---------------------------------------------------------------------------------
 
-# iterations/ms to the tolerances, r at the end and r after NI iterations: 8 tab-separated
-# fields from a converge run
-converge_fields() { # REFERENCE RUN NI
-    awk -v ni="$3" 'BEGIN { n = 0 } FNR == 1 { file++ } /^#/ { next }
-        file == 1 { estar = $3; next }
-        { k[n] = $1; s[n] = $2; e[n] = $3; n++ }
-        END { split("1e-2 1e-4 1e-6", tol, " "); line = "";
-              for (t = 1; t <= 3; ++t) { r = -1;
-                  for (i = n - 1; i >= 0; --i) { d = e[i] - estar; if (d < 0) d = -d;
-                      if (!(d / (e[0] - estar) <= tol[t] + 0)) break; r = i }
-                  line = line (t > 1 ? "\t" : "") (r < 0 ? "–\t–" : sprintf("%d\t%.3f", k[r], 1000 * s[r])) }
-              d = e[n - 1] - estar; if (d < 0) d = -d;
-              r_end = d / (e[0] - estar); d = e[ni] - estar; if (d < 0) d = -d;
-              printf "%s\t%.2e\t%.2e\n", line, r_end, d / (e[0] - estar) }' "$1" "$2"
-}
-
 # a bar run for the stiffness and robustness columns: prints "ok DEFLECTION LARGEST" (the steady
 # mean over the last 2 s, the largest |deflection|) or "refused REASON" or "failed REASON"
 bar_run() { # LABEL SETTINGS TAG FRAME_TIME FRAMES ITERATIONS STIFFNESS
@@ -222,7 +210,8 @@ cell() { # LABEL SETTINGS SCENE
         --iterations $ITERATIONS --repeats $REPEATS --fixed-point $REFERENCE --solver "name=$name" "${conv[@]}" \
         --out "$out-converge.tsv" 2> "$out.err" || status=$?
     if [ $status = 0 ]; then
-        convergence=$(converge_fields "$RUNS/reference-$scene.tsv" "$out-converge.tsv" "${NI[$scene]}")
+        convergence=$(${REPORT:-bin/opsim-report} convergence-cells --reference "$RUNS/reference-$scene.tsv" \
+            --run "$out-converge.tsv" --at "${NI[$scene]}")
         own=$(sed -n 's/^# own_fields = //p' "$out-converge.tsv")
         own_step=$(sed -n 's/^# fixed point last step = \([^ ]*\).*/\1/p' "$out-converge.tsv")
         # a single update reaches no tolerance of E* either: said so, not "–"
@@ -231,7 +220,7 @@ cell() { # LABEL SETTINGS SCENE
     else
         local why
         why=$(reason "$out.err")
-        convergence=$(printf '%s\t–\t–\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
+        convergence=$(printf '%s\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
         own=$(printf '%s\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
         note="$(verdict "$out.err"): $why"
     fi
@@ -303,7 +292,7 @@ cell() { # LABEL SETTINGS SCENE
     fi
     rm -f "$out.err"
     echo "$timed" > "$out.timed"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$convergence" "$own" "$own_step" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$convergence" "$own" "$own_step" \
         "$recovery" "$spread" "$max_h" "$max_k" "$note" > "$out.line"
 }
 
@@ -399,7 +388,7 @@ for scene in $SCENES; do
 done
 
 tmp=$OUT/matrix.tsv.$$.tmp
-printf '# variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
+printf '# variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
 for entry in "${VARIANTS[@]}"; do
     for scene in $SCENES; do
         line=$RUNS/${entry%%	*}-$scene.line

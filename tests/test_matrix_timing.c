@@ -98,6 +98,15 @@ static int column_index(const char *header, const char *name)
     return -1;
 }
 
+/* The tabs in a line (up to its newline). */
+static int tabs_in_line(const char *line)
+{
+    int tabs = 0;
+    for (; *line && *line != '\n'; ++line)
+        tabs += *line == '\t';
+    return tabs;
+}
+
 /* Cell `index` of a tab-separated line as a number; fails unless the whole cell is one. */
 static double number_at(const char *line, int index)
 {
@@ -131,6 +140,7 @@ static void test_tiny_matrix_has_its_intervals(void **state)
     assert_int_equal(noisy, 5);
     int rows = 0;
     for (const char *line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1, ++rows) {
+        assert_int_equal(tabs_in_line(line), tabs_in_line(text)); /* as many cells as the header names */
         double median = number_at(line, ms), low = number_at(line, lo), high = number_at(line, hi);
         double flag = number_at(line, noisy);
         assert_true(median > 0);
