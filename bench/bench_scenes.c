@@ -561,11 +561,12 @@ static int parse_compared_values(const char *text)
 }
 
 /* -V LABEL:SECTION.KEY=VALUE[;SECTION.KEY=VALUE…]: one setting of several overrides (a solver
- * variant), repeatable; −1 when malformed, too many or mixed with -c. */
+ * variant), repeatable; −1 when malformed (a label holding a comma would split its CSV cell),
+ * too many or mixed with -c. */
 static int parse_variant(const char *text)
 {
     const char *colon = strchr(text, ':');
-    if (setting_option == 'c' || !colon || !strchr(colon, '='))
+    if (setting_option == 'c' || !colon || !strchr(colon, '=') || memchr(text, ',', (size_t)(colon - text)))
         return -1;
     if (!setting_option)
         setting_count = 0;

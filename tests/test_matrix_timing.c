@@ -57,11 +57,14 @@ static void test_bench_rounds_go_round_the_variants(void **state)
     assert_non_null(text);
     assert_string_equal(text, "A 0:\nB 0:\nA 1:\nB 1:\nA 2:\nB 2:\n");
     free(text);
-    /* -c and -V do not mix; a -V without a label is refused */
+    /* -c and -V do not mix; a -V without a label, or with a comma in it (a CSV cell), is refused */
     assert_int_equal(test_shell("bin/bench/bench_scenes -n -i experiments/fig3.ini -c world.iterations=1,2 "
                                 "-V 'A:solver.rotations=gs' 2> /dev/null"),
                      64);
     assert_int_equal(test_shell("bin/bench/bench_scenes -n -i experiments/fig3.ini -V 'solver.rotations=gs' "
+                                "2> /dev/null"),
+                     64);
+    assert_int_equal(test_shell("bin/bench/bench_scenes -n -i experiments/fig3.ini -V 'A,B:solver.rotations=gs' "
                                 "2> /dev/null"),
                      64);
 }
