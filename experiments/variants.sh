@@ -44,9 +44,10 @@
 #   each variant once, round 2: …), VARIANTS_TIMING_REPEATS repetitions (7: the least count
 #   whose median interval reaches 95 %, plus one, as converge's), each loaded afresh with energy
 #   logging off, WARMUP untimed frames then TIMED frames from the scene's start (bar 10 + 30 at
-#   10 iterations, 1/30 s; collapse and fall 5 + 15; bunny 2 + 6: seven repetitions cost about
-#   the frames of the one run they replace, so that `make reproduce` takes no longer); a
-#   repetition's value its median frame. The matrix gives the median of the repetitions
+#   10 iterations, 1/30 s; collapse and fall 5 + 15; bunny 2 + 6: seven repetitions time about
+#   as many frames as the one timed run they replace, which is still made, untimed and beside
+#   the others, for the verdict and the collapse's recovery; so the matrix's serial, timed part
+#   does not grow); a repetition's value its median frame. The matrix gives the median of the repetitions
 #   (ms_per_frame), its order-statistic 95 % interval (ms_per_frame_lo, ms_per_frame_hi) and
 #   ms_per_frame_noisy (1 when the half-width exceeds 5 % of the median). `variants.sh --list
 #   OUT_DIR` prints the timing runs' order (scene, round, variant) and runs nothing.
