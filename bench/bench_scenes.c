@@ -37,7 +37,11 @@
  * FILE instead of standard output), -x SECTION.KEY=VALUE (a further config override, e.g.
  * -x solver.rotations=jacobi; repeatable), -i CONFIG (time this config too, or alone with no -s:
  * any scene, by the same protocol, its row named by the file and without the paper's; up to
- * MAX_EXTRA), -v (each repetition's median, wall and thread CPU time).
+ * MAX_EXTRA), -V LABEL:SECTION.KEY=VALUE[;SECTION.KEY=VALUE…] (a setting of several overrides
+ * compared like -c's values, named LABEL in the CSV's setting column; repeatable, up to
+ * MAX_SETTINGS: the variants matrix times its solver variants so, experiments/variants.sh),
+ * -n (print the run order, round by round, and run nothing), -v (each repetition's median, wall
+ * and thread CPU time).
  * Threads: OpenMP's (OMP_NUM_THREADS, or every core), printed and written to the CSV.
  *
  * Where the contacts between bodies ran (core/contact/collide.h, `collision_threads`): with the
@@ -81,10 +85,19 @@ enum { MAX_OVERRIDES = 16 };
 static const char *overrides[MAX_OVERRIDES + 2] = { "world.log_energy=false" };
 static int override_count = 1;
 static const char *edge_rule = "catalogue"; /* -e */
-/* -c SECTION.KEY=V1,V2,…: the settings compared, each a full override ("" when none) */
-enum { MAX_SETTINGS = 8 };
-static char setting_text[MAX_SETTINGS][128];
+/* The settings compared (-c or -V), each named by its label (the CSV's setting column) and
+ * given as up to MAX_SETTING_OVERRIDES overrides; one unnamed setting without any when neither
+ * option is given. -c's label is its one override. */
+enum { MAX_SETTINGS = 24, MAX_SETTING_OVERRIDES = 8 };
+typedef struct setting {
+    char label[64];
+    char text[768]; /* the overrides, each NUL-terminated, in override[] order */
+    const char *override[MAX_SETTING_OVERRIDES];
+    int override_count;
+} setting;
+static setting settings[MAX_SETTINGS];
 static int setting_count = 1;
+static char setting_option; /* 'c' or 'V' once either is given: the two do not mix */
 static char cpu_model[128];
 
 static const char *const PAPER_TABLE = "reports/paper_table1.tsv";
@@ -246,7 +259,7 @@ static void free_skin_buffers(double **skinned, int count)
  * [repeats][frames] samples (frames per repetition), and per repetition its wall and CPU time. */
 typedef struct scene_run {
     const scene_def *def;
-    const char *setting; /* the -c override, "" when none */
+    const setting *setting; /* the compared setting (-c, -V) */
     int frames;
     double *samples[STAGE_COUNT], *skinning;
     double *wall, *cpu;          /* [repeats] seconds over the timed frames */
@@ -270,11 +283,11 @@ static void scene_run_free(scene_run *run)
 /* Loads the scene under the overrides and the run's setting. */
 static int load_scene(op_ctx *ctx, const scene_run *run, op_scene *scene)
 {
-    const char *with_setting[MAX_OVERRIDES + 3];
+    const char *with_setting[MAX_OVERRIDES + 2 + MAX_SETTING_OVERRIDES];
     int count = override_count;
     memcpy(with_setting, overrides, (size_t)count * sizeof *with_setting);
-    if (run->setting[0])
-        with_setting[count++] = run->setting;
+    for (int k = 0; k < run->setting->override_count; ++k)
+        with_setting[count++] = run->setting->override[k];
     return op_scene_load(ctx, run->def->config, count, with_setting, scene);
 }
 
@@ -284,7 +297,7 @@ static int size_run(scene_run *run, const op_scene *scene, int warmup, int repea
 {
     run->frames = frames > 0 ? frames : scene->run.frames - warmup > 1 ? scene->run.frames - warmup : 1;
     describe(run->def, &scene->world, &run->row);
-    run->row.setting = run->setting;
+    run->row.setting = run->setting->label;
     run->row.frames = repeats * run->frames;
     size_t count = (size_t)repeats * (size_t)run->frames;
     int status = 0;
@@ -349,7 +362,7 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
     if (status == 0 && verbose) {
         memcpy(run->scratch, &run->samples[STAGE_TOTAL][first], (size_t)run->frames * sizeof(double));
         fprintf(stderr, "%s%s%s repetition %d: median total %.4f ms, wall %.4f s, thread CPU %.4f s\n",
-                run->def->config, run->setting[0] ? " " : "", run->setting, r,
+                run->def->config, run->setting->label[0] ? " " : "", run->setting->label, r,
                 bench_median(run->scratch, run->frames), run->wall[r], run->cpu[r]);
     }
     return status;
@@ -497,7 +510,8 @@ static void write_csv(FILE *out, const result *r, int show_paper, int warmup, in
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_scenes [-w WARMUP] [-r REPEATS] [-f FRAMES] [-s CONFIG_TEXT]... [-e EDGE_RULE] "
-                    "[-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-c SECTION.KEY=V1,V2,...] [-i CONFIG]... [-v]\n");
+                    "[-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-c SECTION.KEY=V1,V2,... | -V LABEL:KEY=V[;KEY=V...]...] "
+                    "[-i CONFIG]... [-n] [-v]\n");
     return 64;
 }
 
@@ -511,25 +525,84 @@ static int parse_count(const char *text, int lo, int *out)
     return 0;
 }
 
-/* -c SECTION.KEY=V1,V2,…: one full override per value into setting_text; −1 when malformed, too
- * many or given twice. */
-static int parse_settings(const char *text)
+/* Appends a setting named `label` whose overrides are `text` split at `separator`; −1 when
+ * there is no room or an override is empty. */
+static int add_setting(const char *label, int label_length, const char *text, char separator)
+{
+    if (setting_count == MAX_SETTINGS || label_length <= 0 || label_length >= (int)sizeof settings[0].label ||
+        strlen(text) >= sizeof settings[0].text)
+        return -1;
+    setting *s = &settings[setting_count];
+    memset(s, 0, sizeof *s);
+    memcpy(s->label, label, (size_t)label_length);
+    strcpy(s->text, text);
+    for (char *override = s->text;;) {
+        char *end = strchr(override, separator);
+        if (end)
+            *end = '\0';
+        if (!*override || s->override_count == MAX_SETTING_OVERRIDES)
+            return -1;
+        s->override[s->override_count++] = override;
+        if (!end)
+            break;
+        override = end + 1;
+    }
+    setting_count++;
+    return 0;
+}
+
+/* -c SECTION.KEY=V1,V2,…: one setting per value, labelled by its override; −1 when malformed,
+ * too many or mixed with -V. */
+static int parse_compared_values(const char *text)
 {
     const char *equals = strchr(text, '=');
-    if (setting_text[0][0] || !equals || equals == text)
+    if (setting_option || !equals || equals == text)
         return -1;
+    setting_option = 'c';
     int key_length = (int)(equals - text);
     setting_count = 0;
     for (const char *value = equals + 1;; ++value) {
         size_t length = strcspn(value, ",");
-        if (length == 0 || setting_count == MAX_SETTINGS ||
-            snprintf(setting_text[setting_count], sizeof setting_text[0], "%.*s=%.*s", key_length, text, (int)length,
-                     value) >= (int)sizeof setting_text[0])
+        char override[128];
+        if (length == 0 || snprintf(override, sizeof override, "%.*s=%.*s", key_length, text, (int)length, value) >=
+                               (int)sizeof override ||
+            add_setting(override, (int)strlen(override), override, '\n'))
             return -1;
-        setting_count++;
         value += length;
         if (!*value)
             return 0;
+    }
+}
+
+/* -V LABEL:SECTION.KEY=VALUE[;SECTION.KEY=VALUE…]: one setting of several overrides (a solver
+ * variant), repeatable; −1 when malformed (a label holding a comma would split its CSV cell),
+ * too many or mixed with -c. */
+static int parse_variant(const char *text)
+{
+    const char *colon = strchr(text, ':');
+    if (setting_option == 'c' || !colon || !strchr(colon, '=') || memchr(text, ',', (size_t)(colon - text)))
+        return -1;
+    if (!setting_option)
+        setting_count = 0;
+    setting_option = 'V';
+    return add_setting(text, (int)(colon - text), colon + 1, ';');
+}
+
+/* The timing loop's order (file comment): its step-th repetition (0-based, of repeats ·
+ * run_count) is repetition *repeat of run *run, round by round: every run once, then again. */
+static void run_order(int step, int run_count, int *repeat, int *run)
+{
+    *repeat = step / run_count;
+    *run = step % run_count;
+}
+
+/* -n: the run order, one line per repetition of a scene under a setting (round, config, setting
+ * label), as the timing loop takes them. */
+static void list_order(const scene_run *runs, int run_count, int repeats)
+{
+    for (int step = 0, r, k; step < repeats * run_count; ++step) {
+        run_order(step, run_count, &r, &k);
+        printf("%d\t%s\t%s\n", r + 1, runs[k].def->config, runs[k].setting->label);
     }
 }
 
@@ -538,8 +611,8 @@ int main(int argc, char **argv)
     op_platform_init();
     int warmup = 20, repeats = 7, frames = 0, opt;
     const char *only[SCENE_COUNT], *csv_path = NULL;
-    int only_count = 0;
-    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:c:i:vh")) != -1) {
+    int only_count = 0, list_only = 0;
+    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:c:V:i:nvh")) != -1) {
         switch (opt) {
         case 'w':
             if (parse_count(optarg, 0, &warmup))
@@ -574,9 +647,14 @@ int main(int argc, char **argv)
             extra[extra_count++] = (scene_def){ optarg, optarg, 0 };
             break;
         case 'c':
-            if (parse_settings(optarg))
+            if (parse_compared_values(optarg))
                 return usage();
             break;
+        case 'V':
+            if (parse_variant(optarg))
+                return usage();
+            break;
+        case 'n': list_only = 1; break;
         case 'v': verbose = 1; break;
         case 'x':
             if (override_count == MAX_OVERRIDES + 1)
@@ -598,17 +676,22 @@ int main(int argc, char **argv)
         for (int k = 0; k < only_count; ++k)
             wanted |= strstr(SCENES[d].config, only[k]) != NULL;
         for (int c = 0; wanted && c < setting_count; ++c)
-            runs[run_count++] = (scene_run){ .def = &SCENES[d], .setting = setting_text[c] };
+            runs[run_count++] = (scene_run){ .def = &SCENES[d], .setting = &settings[c] };
     }
     for (int d = 0; d < extra_count; ++d)
         for (int c = 0; c < setting_count; ++c)
-            runs[run_count++] = (scene_run){ .def = &extra[d], .setting = setting_text[c] };
+            runs[run_count++] = (scene_run){ .def = &extra[d], .setting = &settings[c] };
+    if (list_only) {
+        list_order(runs, run_count, repeats);
+        return 0;
+    }
     int status = 0;
     double start = op_now();
     /* round the scenes, repeat by repeat (file comment) */
-    for (int r = 0; r < repeats && status == 0; ++r)
-        for (int k = 0; k < run_count && status == 0; ++k)
-            status = run_repeat(&runs[k], warmup, r, repeats, frames);
+    for (int step = 0, r, k; step < repeats * run_count && status == 0; ++step) {
+        run_order(step, run_count, &r, &k);
+        status = run_repeat(&runs[k], warmup, r, repeats, frames);
+    }
     result rows[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS];
     int show_paper[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS], row_count = 0;
     for (int k = 0; k < run_count && status == 0; ++k) {

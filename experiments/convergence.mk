@@ -21,11 +21,16 @@
 #                         chebyshev_rho_source of the -chebyshev runs, passed through --solver
 #   table.tsv             per scene and variant: iterations and ms to reach 1e-2, 1e-4, 1e-6
 #                         (the first k after which r stays below, '-' if never within the run),
-#                         ρ, r at the end, E_0, E*
+#                         ρ, r at the end, E_0, E*, …, then each ms's 95 % interval and noisy
+#                         flag (ms_TOL_lo, ms_TOL_hi, ms_TOL_noisy)
 #   long.tsv              every run's energy and relative error per iteration in long form
 # and reports/convergence.md (generated from table.tsv and the ρ files) and the figure
 # reports/figures/convergence.png/.pdf (plots/convergence.gp): r against iteration (top) and
-# milliseconds (bottom), one column per scene. Times are of single runs, as `make -j` runs them.
+# milliseconds (bottom), one column per scene. Times by the timing protocol as far as one
+# process allows (docs/timing.md): each variant's run solves the sub-step once untimed, then
+# CONV_REPEATS = 7 times (opsim converge --repeats), the time to each iteration the median with
+# its interval; the variants' repetitions are not interleaved with each other's (a converge run
+# holds one solver), and the runs go as `make -j` runs them, beside other jobs.
 
 CONV_DIR := $(RESULTS)/convergence
 CONV_SCENES := dino bunny bar
@@ -37,6 +42,7 @@ CONV_CONFIG_bar := experiments/fig1.ini
 CONV_FRAME_bar := 60
 CONV_ITERATIONS := 300
 CONV_REFERENCE_ITERATIONS := 5000
+CONV_REPEATS := 7
 CONV_VARIANTS := gs jacobi gs-chebyshev jacobi-chebyshev
 CONV_ORDERS := gs jacobi
 
@@ -62,9 +68,9 @@ define conv_scene_rules
 $(CONV_DIR)/$(1)-reference.tsv: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
 	$$(call conv_converge,$(1),$(CONV_REFERENCE_ITERATIONS),--solver rotations=gs)
 $(CONV_DIR)/$(1)-gs.tsv: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
-	$$(call conv_converge,$(1),$(CONV_ITERATIONS),--solver rotations=gs)
+	$$(call conv_converge,$(1),$(CONV_ITERATIONS),--repeats $(CONV_REPEATS) --solver rotations=gs)
 $(CONV_DIR)/$(1)-jacobi.tsv: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
-	$$(call conv_converge,$(1),$(CONV_ITERATIONS),--solver rotations=jacobi)
+	$$(call conv_converge,$(1),$(CONV_ITERATIONS),--repeats $(CONV_REPEATS) --solver rotations=jacobi)
 $(CONV_DIR)/$(1)-rho-%.txt: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
 	@mkdir -p $$(dir $$@)
 	@$$(if $$(Q),echo "  RHO     $$@")
@@ -75,7 +81,7 @@ $(CONV_DIR)/$(1)-%-chebyshev.tsv: $(CONV_DIR)/$(1)-rho-%.txt $(CONV_CONFIG_$(1))
 	$$(Q)rho=$$$$(sed -n 's/^chebyshev_rho = //p' $$<); source=$$$$(sed -n 's/^chebyshev_rho_source = //p' $$<); \
 	[ -n "$$$$rho" ] || { echo "$$<: no chebyshev_rho line" >&2; exit 1; }; \
 	$(OPSIM_RUN) converge $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --iterations $(CONV_ITERATIONS) \
-	    --solver rotations=$$* --solver chebyshev=on --solver "chebyshev_rho=$$$$rho" \
+	    --repeats $(CONV_REPEATS) --solver rotations=$$* --solver chebyshev=on --solver "chebyshev_rho=$$$$rho" \
 	    --solver "chebyshev_rho_source=$$$$source" --out $$@
 endef
 $(foreach s,$(CONV_SCENES),$(eval $(call conv_scene_rules,$(s))))
@@ -85,7 +91,7 @@ $(foreach s,$(CONV_SCENES),$(eval $(call conv_scene_rules,$(s))))
 $(CONV_TABLE): $(CONV_RUNS) $(CONV_RHO) bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf 'scene\tvariant\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\trho\tfinal_relative_error\tE0_J\tEstar_J\titerations\tframe\th_s\tconfig\n' > $$out; \
+	printf 'scene\tvariant\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\trho\tfinal_relative_error\tE0_J\tEstar_J\titerations\tframe\th_s\tconfig\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\n' > $$out; \
 	for scene in $(CONV_SCENES); do for variant in $(CONV_VARIANTS); do \
 	    case $$variant in *-chebyshev) rho=$$(sed -n 's/^chebyshev_rho = //p' $(CONV_DIR)/$$scene-rho-$${variant%-chebyshev}.txt);; *) rho=-;; esac; \
 	    bin/opsim-report convergence-row --scene $$scene --variant $$variant --rho $$rho \

@@ -258,33 +258,49 @@ $(FIGURES)/meshless-alias.png $(FIGURES)/meshless-alias.pdf &: $(MESHLESS)/alias
 meshless-alias: $(MESHLESS)/alias.tsv $(FIGURES)/meshless-alias.png
 
 # ---- Sec. 5: performance ----------------------------------------------------------------------
-# One thread, nothing else should run meanwhile (make meshless-perf alone); the median over the
-# frames of the whole frame's time and of the solver's (local + global), per object. The paper:
-# 100 objects at 50 frames per second (20 ms a frame, 0.2 ms per object, everything included);
-# 384 objects, 0.008 to 0.096 ms of shape matching per frame and object.
+# By the timing protocol (docs/timing.md): one bench_scenes call, both sizes interleaved (100,
+# 384, 100, 384, …), 7 repetitions, each loaded afresh, 5 warm-up frames then 35 timed (the
+# config's 40), one thread, started through tools/when-idle.sh; under `make reproduce` after the
+# other experiments' runs (below). perf.tsv: the whole frame's median with its 95 % interval and
+# noisy flag, per object, and the solver's (the local and global stages' medians added), per
+# object. The paper: 100 objects at 50 frames per second (20 ms a frame, 0.2 ms per object,
+# everything included); 384 objects, 0.008 to 0.096 ms of shape matching per frame and object.
 PERF_COUNTS := 100 384
-PERF_RUNS := $(PERF_COUNTS:%=$(MESHLESS)/perf-%.h5)
+PERF_BENCH := $(MESHLESS)/perf.csv
+meshless_comma := ,
+meshless_empty :=
+meshless_space := $(meshless_empty) $(meshless_empty)
 
-$(MESHLESS)/perf-%.h5: experiments/meshless-perf.ini $(RUN_DEPS) | data
-	$(call run_figure,$<,--no-surface --set 'body dino.copies=$*' --set 'body dino.grid=20 20 20')
+$(PERF_BENCH): bin/bench/bench_scenes experiments/meshless-perf.ini data/models.tsv | data
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	OMP_NUM_THREADS=1 tools/when-idle.sh bin/bench/bench_scenes -w 5 -f 35 -r 7 -i experiments/meshless-perf.ini \
+	    -x 'body dino.grid=20 20 20' -c 'body dino.copies=$(subst $(meshless_space),$(meshless_comma),$(PERF_COUNTS))' \
+	    -o $$out > $(MESHLESS)/perf.txt; \
+	mv $$out $@; trap - EXIT
 
-perf_median = bin/opsim export $(1) /timing/$(2) | bin/opsim-report series --of median --format %.6g
-perf_solver = paste <(bin/opsim export $(1) /timing/local) <(bin/opsim export $(1) /timing/global) | \
-    bin/opsim-report series --column 1+2 --of median --format %.6g
+# Under `make reproduce` or `make report` the benchmark waits for the other experiments' runs
+# (floor's and Table 1's benchmarks wait for it in turn), so that nothing runs beside it.
+ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
+$(PERF_BENCH): | graphs figures convergence freeflight stiffness variants $(filter-out meshless-perf,$(MESHLESS_TARGETS))
+endif
 
-$(MESHLESS)/perf.tsv: SHELL := /bin/bash
-$(MESHLESS)/perf.tsv: $(PERF_RUNS) bin/opsim bin/opsim-report
+$(MESHLESS)/perf.tsv: $(PERF_BENCH) bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
-	$(Q){ printf 'objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\tpaper_ms_per_object_min\tpaper_ms_per_object_max\n'; \
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	printf 'objects\tpoints\tframe_ms\tframe_ms_lo\tframe_ms_hi\tframe_ms_noisy\tframe_ms_per_object\tsolver_ms_per_object\tpaper_ms_per_object_min\tpaper_ms_per_object_max\n' > $$out; \
 	for c in $(PERF_COUNTS); do \
-	    run=$(MESHLESS)/perf-$$c.h5; total=$$($(call perf_median,$$run,total)); solver=$$($(call perf_solver,$$run)); \
+	    cell() { bin/opsim-report lookup --in $< --separator , --where "setting=body dino.copies=$$c" --column $$1; }; \
 	    low=0.008; high=0.096; [ $$c != 100 ] || { low=0.2; high=0.2; }; \
-	    printf '%d\t%d\t%s\t%s\t%s\t%s\t%s\n' $$c $$((100 * c)) "$$(bin/opsim-report calc --format %.4g $$total)" \
-	        "$$(bin/opsim-report calc --format %.4g "$$total / $$c")" \
-	        "$$(bin/opsim-report calc --format %.4g "$$solver / $$c")" $$low $$high; \
-	done; } > $@.tmp && mv $@.tmp $@
+	    printf '%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$c $$((100 * c)) "$$(cell total_ms)" "$$(cell total_lo_ms)" \
+	        "$$(cell total_hi_ms)" "$$(cell total_noisy)" \
+	        "$$(bin/opsim-report calc --format %.4g "$$(cell total_ms) / $$c")" \
+	        "$$(bin/opsim-report calc --format %.4g "($$(cell local_ms) + $$(cell global_ms)) / $$c")" $$low $$high >> $$out; \
+	done; \
+	mv $$out $@; trap - EXIT
 
 meshless-perf: $(MESHLESS)/perf.tsv
 
-.PRECIOUS: $(SPRING_RUNS) $(PULL_RUNS) $(PLASTIC_RUNS) $(STICK_RUNS) $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FALL_RUNS) $(PERF_RUNS) \
+.PRECIOUS: $(SPRING_RUNS) $(PULL_RUNS) $(PLASTIC_RUNS) $(STICK_RUNS) $(COLLAPSE_RUNS) $(FLAT_RUNS) $(FALL_RUNS) $(PERF_BENCH) \
     $(MESHLESS)/%.h5

@@ -21,8 +21,9 @@
 #   experiment 5  cube-LAW-sN.h5, cube.tsv       its Fig. 6: a 5 kg block on the 729-particle lattice
 #                                                cube, each law, at N = 2 and 8 sub-steps a frame
 #   experiment 6  time-SCENE-LAW-MATRIX.h5,      its Fig. 7: time per frame of the three laws, with
-#                 timing.tsv                     assembled and matrix-free CG products, on the
+#                 timing-SCENE.csv, timing.tsv   assembled and matrix-free CG products, on the
 #                                                hanging 1,024-particle cloth and Fig. 5's dinosaur
+#                                                (timed by bench_scenes, the timing protocol)
 #   experiment 7  fig5-LAW.h5, dino.tsv          Choi & Lee's Fig. 5 (the falling dinosaur) with
 #                                                springs of each law (K from the body's k);
 #                 fig4-collapsed.h5, collapsed.tsv   its Fig. 4 start (every particle at one point)
@@ -179,21 +180,50 @@ $(SPRINGS)/time-%.h5: experiments/springs-cloth-hang.ini experiments/fig5.ini $(
 	    --set solver.force=$(word 2,$(subst -, ,$*)) --set solver.matrix=$(word 3,$(subst -, ,$*)) \
 	    --set world.log_energy=false --set run.frames=60 --set run.output_every=60)
 
-# scene, law, products, median ms per frame (frames 6 to 60), mean CG iterations per sub-step,
-# µs per CG iteration (the median frame's time over its share of the iterations), final stretch
-# of the cloth's edges (the dinosaur's rest-shape error instead)
-$(SPRINGS)/timing.tsv: $(SPRINGS_TIME_RUNS) bin/opsim bin/opsim-report
+# ms per frame by the timing protocol (docs/timing.md): one bench_scenes call a scene, its six
+# law-and-products settings interleaved (round 1: each once, …), 7 repetitions, each loaded
+# afresh with energy logging off, SPRINGS_TIME_WARMUP untimed frames then SPRINGS_TIME_FRAMES
+# timed (5 + 10: seven repetitions cost less than twice the one 60-frame run each setting also
+# makes for its CG counts and shape), one thread, started through tools/when-idle.sh and, under
+# `make reproduce`, after the other experiments' runs.
+SPRINGS_TIME_WARMUP := 5
+SPRINGS_TIME_FRAMES := 10
+SPRINGS_TIME_BENCH := $(SPRINGS)/timing-cloth.csv $(SPRINGS)/timing-dino.csv
+springs_variants = $(foreach l,$(SPRINGS_LAWS),$(foreach m,$(SPRINGS_MATRICES),-V '$(l)-$(m):solver.name=springs;solver.force=$(l);solver.matrix=$(m)'))
+
+$(SPRINGS)/timing-%.csv: bin/bench/bench_scenes experiments/springs-cloth-hang.ini experiments/fig5.ini data/models.tsv | data
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
+	OMP_NUM_THREADS=1 tools/when-idle.sh bin/bench/bench_scenes -w $(SPRINGS_TIME_WARMUP) -f $(SPRINGS_TIME_FRAMES) \
+	    -r 7 -i $(call springs_config,$*) $(springs_variants) -o $$out > $(SPRINGS)/timing-$*.txt; \
+	mv $$out $@; trap - EXIT
+
+# Under `make reproduce` or `make report` it waits for the other studies' runs (not the
+# figures', which include this table), so that little runs beside it.
+ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
+$(SPRINGS_TIME_BENCH): | graphs convergence freeflight stiffness variants $(SPRINGS_TIME_RUNS)
+endif
+
+# scene, law, products, ms per frame (the median, its 95 % interval, noisy), mean CG iterations
+# per sub-step over the timed frames (from the run of the setting), µs per CG iteration (the
+# median frame's time over its share of the iterations), final stretch of the cloth's edges (the
+# dinosaur's rest-shape error instead)
+$(SPRINGS)/timing.tsv: $(SPRINGS_TIME_RUNS) $(SPRINGS_TIME_BENCH) bin/opsim bin/opsim-report
 	@$(if $(Q),echo "  TABLE   $@")
 	$(Q)set -e; out=$@.$$$$.tmp; trap 'rm -f $$out' EXIT; \
-	printf 'run\tscene\tlaw\tproducts\tms_per_frame\tcg_per_substep\tus_per_cg_iteration\tshape\n' > $$out; \
+	printf 'run\tscene\tlaw\tproducts\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\tcg_per_substep\tus_per_cg_iteration\tshape\n' > $$out; \
 	for run in $(SPRINGS_TIME_RUNS); do \
 	    name=$$(basename $$run .h5); set -- $$(echo $${name#time-} | tr '-' ' '); \
-	    ms=$$(bin/opsim export $$run /timing/total | bin/opsim-report series --rows 6: --of median); \
+	    cell() { bin/opsim-report lookup --in $(SPRINGS)/timing-$$1.csv --separator , --where "setting=$$2-$$3" --column $$4; }; \
+	    ms=$$(cell $$1 $$2 $$3 total_ms); \
 	    substeps=$$(bin/opsim export $$run --attribute /parameters substeps); \
-	    cg=$$(bin/opsim export $$run /solver/linear_iterations | bin/opsim-report series --of mean --format %.1f); \
+	    first=$$(($(SPRINGS_TIME_WARMUP) * substeps + 1)); last=$$((($(SPRINGS_TIME_WARMUP) + $(SPRINGS_TIME_FRAMES)) * substeps)); \
+	    cg=$$(bin/opsim export $$run /solver/linear_iterations | bin/opsim-report series --rows $$first:$$last --of mean --format %.1f); \
 	    if [ $$1 = cloth ]; then obs=stretch; else obs=shape_error; fi; \
 	    shape=$$(bin/opsim export $$run /observables/$$obs/value | tail -n 1); \
-	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$name $$1 $$2 $$3 $$ms $$cg \
+	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$name $$1 $$2 $$3 $$ms "$$(cell $$1 $$2 $$3 total_lo_ms)" \
+	        "$$(cell $$1 $$2 $$3 total_hi_ms)" "$$(cell $$1 $$2 $$3 total_noisy)" $$cg \
 	        $$(bin/opsim-report calc --format %.3g "1e3 * $$ms / ($$cg * $$substeps)") $$shape >> $$out; \
 	done; \
 	mv $$out $@; trap - EXIT
@@ -250,5 +280,5 @@ springs: $(FIGURES)/springs-curves.png $(SPRINGS)/curve-points.tsv $(SPRINGS)/dr
          $(SPRINGS)/long.tsv
 figures: springs
 
-.PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_STRETCH_RUNS) $(SPRINGS)/stretch-j%.h5 $(SPRINGS_BALL_RUNS) $(SPRINGS_HANG_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_DINO_RUNS) \
+.PRECIOUS: $(SPRINGS_COLLAPSED_RUN) $(SPRINGS_DRAPE_RUNS) $(SPRINGS_STRETCH_RUNS) $(SPRINGS)/stretch-j%.h5 $(SPRINGS_BALL_RUNS) $(SPRINGS_HANG_RUNS) $(SPRINGS_CUBE_RUNS) $(SPRINGS_TIME_RUNS) $(SPRINGS_TIME_BENCH) $(SPRINGS_DINO_RUNS) \
            $(SPRINGS)/drape-%.h5 $(SPRINGS)/ball-%.h5 $(SPRINGS)/hang-%.h5 $(SPRINGS)/cube-%.h5 $(SPRINGS)/time-%.h5 $(SPRINGS)/fig5-%.h5

@@ -11,6 +11,8 @@
 #   data/results/variants/ms-per-frame.tsv, iterations-1e-4.tsv, ms-1e-4.tsv, ms-1e-6.tsv,
 #       r-at-ni.tsv, own-iterations-1e-4.tsv, own-ms-1e-4.tsv (to 1e-4 of the variant's own
 #       solution: every family)   one row per variant, one column per scene
+#   data/results/variants/ms-per-frame-interval.tsv  the same for ms per frame with its 95 %
+#                                       interval, "MEDIAN (LO–HI)", † when noisy (the report's)
 #   data/results/variants/bar.tsv       stiffness spread, largest stable h and k (bar), recovery
 #                                       (collapse)
 #   data/results/variants/targets.tsv   the issue's targets: Anderson against plain on the Fig. 5
@@ -30,10 +32,12 @@
 # About 6 minutes with two jobs on this 2-core machine (the bunny's graph costs about 8 s a
 # process; the 5,000-iteration references and the bar's 15 runs a variant are the rest).
 # Timed commands run alone, the rest VARIANTS_JOBS at a time (variants.sh: a lock shared by the
-# untimed, exclusive for the timed); ms to a tolerance is the median of 7 repeats after a
-# warm-up (opsim converge --repeats), ms per frame the median frame of one run. Not yet by the
-# whole protocol (docs/timing.md): the repeats of a cell are not interleaved with other variants',
-# and the matrix carries no interval.
+# untimed, exclusive for the timed). ms per frame follows the timing protocol (docs/timing.md):
+# after every cell, one bench_scenes call a scene, 7 repetitions interleaved across the variants,
+# the median with its 95 % interval and noisy flag (ms_per_frame, _lo, _hi, _noisy). ms to a
+# tolerance is the median of 7 repeats after a warm-up (opsim converge --repeats) with its
+# interval (ms_1e-4_lo, _hi, _noisy, …), each cell's repeats back to back (not interleaved with
+# the other variants': a converge run holds one variant's solver).
 
 VARIANTS_DIR := $(RESULTS)/variants
 VARIANTS_MATRIX := $(VARIANTS_DIR)/matrix.tsv
@@ -46,7 +50,8 @@ VARIANTS_KEYED := $(VARIANTS_DIR)/matrix-keyed.tsv
 VARIANTS_FIGURES := $(FIGURES)/variants-convergence.png $(FIGURES)/variants-cost.png $(FIGURES)/variants-measures.png
 
 .PHONY: variants
-variants: $(VARIANTS_DERIVED) $(VARIANTS_KEYED) $(VARIANTS_TEX) $(VARIANTS_FIGURES) $(VARIANTS_DIR)/long.tsv
+variants: $(VARIANTS_DERIVED) $(VARIANTS_DIR)/ms-per-frame-interval.tsv $(VARIANTS_KEYED) $(VARIANTS_TEX) \
+    $(VARIANTS_FIGURES) $(VARIANTS_DIR)/long.tsv
 
 $(VARIANTS_DIR)/long.tsv: $(VARIANTS_MATRIX) bin/opsim-report
 	$(call long_table,variant scene)
@@ -54,7 +59,7 @@ $(VARIANTS_DIR)/long.tsv: $(VARIANTS_MATRIX) bin/opsim-report
 # The runs are remade from scratch whenever bin/opsim or a config changes (the script reuses a
 # run it finds, so that an interrupted matrix can be finished by hand: OUT_DIR/runs).
 $(VARIANTS_MATRIX): experiments/variants.sh experiments/fig3.ini experiments/fig4.ini experiments/fig5.ini \
-        experiments/fig6-bunny.ini $(RUN_DEPS) | data
+        experiments/fig6-bunny.ini $(RUN_DEPS) bin/bench/bench_scenes bin/opsim-report | data
 	@$(if $(Q),echo "  MATRIX  $@ (about 6 minutes)")
 	$(Q)rm -rf $(VARIANTS_DIR)/runs && experiments/variants.sh $(VARIANTS_DIR) $(VARIANTS_JOBS)
 
@@ -67,6 +72,9 @@ endef
 
 $(VARIANTS_DIR)/ms-per-frame.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	$(call variants_pivot,ms_per_frame)
+$(VARIANTS_DIR)/ms-per-frame-interval.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
+	@$(if $(Q),echo "  TABLE   $@")
+	$(Q)bin/opsim-report pivot-interval --in $< --column ms_per_frame --keys '$(VARIANTS_SCENES)' --out $@
 $(VARIANTS_DIR)/iterations-1e-4.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report
 	$(call variants_pivot,iterations_1e-4)
 $(VARIANTS_DIR)/ms-1e-4.tsv: $(VARIANTS_MATRIX) experiments/variants.mk bin/opsim-report

@@ -1,9 +1,11 @@
 #!/bin/bash
 # The comparison matrix (make variants, experiments/variants.mk): every solver variant and option
 # on the paper's scenes, measured by the harness alike. Usage:
-#   experiments/variants.sh OUT_DIR JOBS
+#   experiments/variants.sh [--list] OUT_DIR JOBS
 # writes OUT_DIR/matrix.tsv (one row per variant and scene, a '#' header line) from runs under
-# OUT_DIR/runs/, JOBS of them side by side, each with one OpenMP thread.
+# OUT_DIR/runs/, JOBS of them side by side, each with one OpenMP thread. A part of the matrix:
+# VARIANTS_SCENES (e.g. "bar") and VARIANTS_ONLY (labels, e.g. "arap-gs arap-jacobi") in the
+# environment; VARIANTS_TIMING_REPEATS the ms-per-frame repetitions (7).
 #
 # Variants: `bin/opsim solvers --names`, arap expanded into its options (Gauss–Seidel and Jacobi
 # rotations, each plain, with Chebyshev (ρ from opsim estimate-rho for the scene and order) and
@@ -24,7 +26,11 @@
 #   untimed one: the median time to each iteration, --repeats 7); iterations and ms to a
 #   relative energy error r = |E_k − E*| / (E_0 − E*) of 1e-2, 1e-4, 1e-6 (the first k after
 #   which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and r after
-#   the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2).
+#   the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2); each ms's
+#   95 % interval over the seven and its noisy flag (ms_1e-4_lo, ms_1e-4_hi, ms_1e-4_noisy, …;
+#   the seven run back to back, not interleaved with the other variants': one converge run
+#   holds one solver). opsim-report convergence-cells computes them
+#   (reports/report_convergence.h).
 #   Frames: bar 60, collapse 5, fall 15, bunny 20.
 # - convergence to the variant's own solution (own_*): the same run with --fixed-point 5000:
 #   iterations and ms until ‖x_k − x*‖ / ‖x_0 − x*‖ stays below 1e-2, 1e-4, 1e-6, x* the positions
@@ -33,12 +39,23 @@
 #   opsim converge computes the cells ("single update" for a variant whose first iteration
 #   gives x*; "x* unsettled" where x*'s last step is above 1/100 of the tolerance);
 #   own_last_step is that last step.
-# - ms per frame: the median of /timing/total over the frames of one run with energy logging off
-#   (bar: 300 frames at 10 iterations, 1/30 s; collapse, fall: 150; bunny: 60).
-# Timed work runs alone (the timing protocol, docs/timing.md): every opsim command holds a lock
-# on OUT_DIR/runs/.timing.lock, the untimed ones shared (JOBS of them side by side), the timed
-# ones (each cell's converge and its ms-per-frame run) exclusive, so that a timed command waits
-# until nothing else runs and nothing starts beside it.
+# - ms per frame, by the timing protocol (docs/timing.md): after every cell is computed, one
+#   bin/bench/bench_scenes call a scene times every variant that ran on it, interleaved (round 1:
+#   each variant once, round 2: …), VARIANTS_TIMING_REPEATS repetitions (7: the least count
+#   whose median interval reaches 95 %, plus one, as converge's), each loaded afresh with energy
+#   logging off, WARMUP untimed frames then TIMED frames from the scene's start (bar 10 + 30 at
+#   10 iterations, 1/30 s; collapse and fall 5 + 15; bunny 2 + 6: seven repetitions time about
+#   as many frames as the one timed run they replace, which is still made, untimed and beside
+#   the others, for the verdict and the collapse's recovery; so the matrix's serial, timed part
+#   does not grow); a repetition's value its median frame. The matrix gives the median of the repetitions
+#   (ms_per_frame), its order-statistic 95 % interval (ms_per_frame_lo, ms_per_frame_hi) and
+#   ms_per_frame_noisy (1 when the half-width exceeds 5 % of the median). `variants.sh --list
+#   OUT_DIR` prints the timing runs' order (scene, round, variant) and runs nothing.
+# Timed work runs alone (the timing protocol): every command holds a lock on
+# OUT_DIR/runs/.timing.lock, the untimed ones shared (JOBS of them side by side), the timed ones
+# (each cell's converge and each scene's bench_scenes) exclusive, so that a timed command waits
+# until nothing else of the matrix runs and nothing starts beside it; bench_scenes also starts
+# through tools/when-idle.sh, which waits (up to IDLE_WAIT s, 30) for the machine to be idle.
 # - recovery (collapse): the time from which the rest-shape error stays below 2 % (5 s run).
 # - stiffness (bar): Fig. 3's spread: the steady tip deflection (mean over the last 2 s of 10 s)
 #   at 10, 100 and 1000 iterations (1/30 s) and at 1/60 and 1/120 s (10 iterations); the
@@ -54,28 +71,41 @@
 # a solver error), with opsim's message in the row's note; "–" when a tolerance is never reached
 # or the measure does not apply to the scene; "none" when no h or k of the range was stable.
 set -u
-OUT=${1:?usage: variants.sh OUT_DIR JOBS}
+LIST=0
+[ "${1:-}" != --list ] || { LIST=1; shift; }
+OUT=${1:?usage: variants.sh [--list] OUT_DIR JOBS}
 JOBS=${2:-2}
 export OMP_NUM_THREADS=1
 RUNS=$OUT/runs
-mkdir -p "$RUNS"
 LOCK=$RUNS/.timing.lock
-OPSIM_ALONE="flock -x $LOCK ${OPSIM:-bin/opsim}" # timed: alone (the file comment)
-OPSIM="flock -s $LOCK ${OPSIM:-bin/opsim}"       # untimed: beside other untimed work
+# timed: alone (the file comment), and started once the machine is idle (up to IDLE_WAIT s, 30)
+BENCH_ALONE="flock -x $LOCK env IDLE_WAIT=${IDLE_WAIT:-30} tools/when-idle.sh ${BENCH:-bin/bench/bench_scenes}"
+OPSIM_ALONE="flock -x $LOCK ${OPSIM:-bin/opsim}"
+OPSIM="flock -s $LOCK ${OPSIM:-bin/opsim}" # untimed: beside other untimed work
+[ $LIST = 0 ] || OPSIM=${OPSIM#flock -s $LOCK } # --list runs nothing: no lock, no OUT_DIR
 REPEATS=7 # converge --repeats: the least count whose median interval is 95 % or more, plus one
+TIMING_REPEATS=${VARIANTS_TIMING_REPEATS:-7} # ms per frame's repetitions (the file comment)
 
-SCENES="bar collapse fall bunny"
+SCENES=${VARIANTS_SCENES:-bar collapse fall bunny} # a part of the matrix: VARIANTS_SCENES, VARIANTS_ONLY
 declare -A CONFIG=([bar]=experiments/fig3.ini [collapse]=experiments/fig4.ini [fall]=experiments/fig5.ini
     [bunny]=experiments/fig6-bunny.ini)
 declare -A FRAME=([bar]=60 [collapse]=5 [fall]=15 [bunny]=20)
 declare -A FRAMES=([bar]=300 [collapse]=150 [fall]=150 [bunny]=60)
 declare -A NI=([bar]=10 [collapse]=10 [fall]=3 [bunny]=2) # the configs' iterations a sub-step
+declare -A WARMUP=([bar]=10 [collapse]=5 [fall]=5 [bunny]=2) # ms per frame: untimed, then timed frames
+declare -A TIMED=([bar]=30 [collapse]=15 [fall]=15 [bunny]=6)
 ITERATIONS=300
 REFERENCE=5000
 
 # label and its [solver] settings, space separated KEY=VALUE; 'rho:ORDER' marks Chebyshev (ORDER
-# gs or jacobi: arap's rotations; vbd: the vbd variant)
+# gs or jacobi: arap's rotations; vbd: the vbd variant); only the labels in VARIANTS_ONLY when set
 variants() {
+    local entry
+    all_variants | while IFS= read -r entry; do
+        case " ${VARIANTS_ONLY:-${entry%%	*}} " in *" ${entry%%	*} "*) printf '%s\n' "$entry" ;; esac
+    done
+}
+all_variants() {
     for name in $($OPSIM solvers --names); do
         if [ "$name" = arap ]; then
             for order in gs jacobi; do
@@ -143,33 +173,14 @@ prerequisite() { # KIND SCENE [ORDER]
 
 # ---- one cell ---------------------------------------------------------------------------------
 
-# iterations/ms to the tolerances, r at the end and r after NI iterations: 8 tab-separated
-# fields from a converge run
-converge_fields() { # REFERENCE RUN NI
-    awk -v ni="$3" 'BEGIN { n = 0 } FNR == 1 { file++ } /^#/ || $1 == "k" { next }
-        file == 1 { estar = $3; next }
-        { k[n] = $1; s[n] = $2; e[n] = $3; n++ }
-        END { split("1e-2 1e-4 1e-6", tol, " "); line = "";
-              for (t = 1; t <= 3; ++t) { r = -1;
-                  for (i = n - 1; i >= 0; --i) { d = e[i] - estar; if (d < 0) d = -d;
-                      if (!(d / (e[0] - estar) <= tol[t] + 0)) break; r = i }
-                  line = line (t > 1 ? "\t" : "") (r < 0 ? "–\t–" : sprintf("%d\t%.3f", k[r], 1000 * s[r])) }
-              d = e[n - 1] - estar; if (d < 0) d = -d;
-              r_end = d / (e[0] - estar); d = e[ni] - estar; if (d < 0) d = -d;
-              printf "%s\t%.2e\t%.2e\n", line, r_end, d / (e[0] - estar) }' "$1" "$2"
-}
-
-median_ms() { $OPSIM export "$1" /timing/total | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'; }
-
 # a bar run for the stiffness and robustness columns: prints "ok DEFLECTION LARGEST" (the steady
 # mean over the last 2 s, the largest |deflection|) or "refused REASON" or "failed REASON"
 bar_run() { # LABEL SETTINGS TAG FRAME_TIME FRAMES ITERATIONS STIFFNESS
-    local out=$RUNS/bar-$1-$3.h5 opsim=$OPSIM
-    [ "$3" != i10-f30 ] || opsim=$OPSIM_ALONE # the bar's ms per frame
+    local out=$RUNS/bar-$1-$3.h5
     local -a args
     mapfile -d '' args < <(run_settings "$2" bar)
     if [ ! -s "$out" ]; then
-        $opsim run "${CONFIG[bar]}" "${args[@]}" --set world.frame_time=$4 --set run.frames=$5 \
+        $OPSIM run "${CONFIG[bar]}" "${args[@]}" --set world.frame_time=$4 --set run.frames=$5 \
             --set run.output_every=$5 --set world.iterations=$6 --set "body bar.stiffness=$7" --no-surface \
             --out "$out" > /dev/null 2> "$out.err"
         local status=$?
@@ -193,14 +204,15 @@ cell() { # LABEL SETTINGS SCENE
     mapfile -d '' run < <(run_settings "$spec" "$scene")
     local name=${spec%% *}
     name=${name#name=}
-    local convergence own own_step=– ms recovery=– spread=– max_h=– max_k=– note=""
+    local convergence own own_step=– timed=ok recovery=– spread=– max_h=– max_k=– note=""
     # convergence of one sub-step: the frames run the configured arap, the sub-step the variant
     local status=0
     [ -s "$out-converge.tsv" ] || $OPSIM_ALONE converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" \
         --iterations $ITERATIONS --repeats $REPEATS --fixed-point $REFERENCE --solver "name=$name" "${conv[@]}" \
         --out "$out-converge.tsv" 2> "$out.err" || status=$?
     if [ $status = 0 ]; then
-        convergence=$(converge_fields "$RUNS/reference-$scene.tsv" "$out-converge.tsv" "${NI[$scene]}")
+        convergence=$(${REPORT:-bin/opsim-report} convergence-cells --reference "$RUNS/reference-$scene.tsv" \
+            --run "$out-converge.tsv" --at "${NI[$scene]}")
         own=$(sed -n 's/^own_fields = //p' "$out-converge.tsv.meta")
         own_step=$(sed -n 's/^fixed point last step = \([^ ]*\).*/\1/p' "$out-converge.tsv.meta")
         # a single update reaches no tolerance of E* either: said so, not "–"
@@ -209,36 +221,34 @@ cell() { # LABEL SETTINGS SCENE
     else
         local why
         why=$(reason "$out.err")
-        convergence=$(printf '%s\t–\t–\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
+        convergence=$(printf '%s\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
         own=$(printf '%s\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
         note="$(verdict "$out.err"): $why"
     fi
-    # ms per frame (and the collapse's recovery) from a run of the scene
+    # a run of the scene, untimed: whether the variant runs it (timed afterwards if so, the
+    # file comment; OUT.timed says "ok" or why not) and the collapse's recovery
     status=0
     if [ "$scene" = bar ]; then
         local result
         result=$(bar_run "$label" "$spec" i10-f30 0.033333333333333333 300 10 1e9)
-        if [ "${result%% *}" = ok ]; then
-            ms=$(median_ms "$RUNS/bar-$label-i10-f30.h5")
-        else
-            ms=${result%% *}
+        if [ "${result%% *}" != ok ]; then
+            timed=${result%% *}
             [ -n "$note" ] || note="${result%% *}: ${result#* }"
         fi
-    elif [ -s "$out.h5" ] || { $OPSIM_ALONE run "${CONFIG[$scene]}" "${run[@]}" --set world.log_energy=false \
+    elif [ -s "$out.h5" ] || { $OPSIM run "${CONFIG[$scene]}" "${run[@]}" --set world.log_energy=false \
         --set run.frames=${FRAMES[$scene]} --set run.output_every=${FRAMES[$scene]} --no-surface \
         --out "$out.h5" > /dev/null 2> "$out.err" || { status=$?; false; }; }; then
-        ms=$(median_ms "$out.h5")
         if [ "$scene" = collapse ]; then
             recovery=$($OPSIM export "$out.h5" /observables/shape_error/value |
                 awk '{ v[NR] = $1 } END { r = -1; for (i = NR; i >= 1; --i) { if (!(v[i] < 0.02)) break; r = i }
                       if (r < 0) print "never in 5 s"; else printf "%.3f\n", (r - 1) / 30 }')
         fi
     else
-        ms=$(verdict "$out.err")
+        timed=$(verdict "$out.err")
         local why
         why=$(reason "$out.err")
-        case $note in *"$why"*) ;; *) note="${note:+$note; }run $ms: $why" ;; esac
-        [ "$scene" != collapse ] || recovery=$ms
+        case $note in *"$why"*) ;; *) note="${note:+$note; }run $timed: $why" ;; esac
+        [ "$scene" != collapse ] || recovery=$timed
     fi
     if [ "$scene" = bar ]; then
         # stiffness: Fig. 3's five settings
@@ -282,13 +292,75 @@ cell() { # LABEL SETTINGS SCENE
         max_k=$([ "$best" = 1e11 ] && echo "≥1e11" || echo "$best")
     fi
     rm -f "$out.err"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$scene" "$ms" "$convergence" "$own" "$own_step" \
+    echo "$timed" > "$out.timed"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$convergence" "$own" "$own_step" \
         "$recovery" "$spread" "$max_h" "$max_k" "$note" > "$out.line"
+}
+
+# ---- ms per frame: each scene's variants timed together, interleaved ---------------------------
+
+# the bench_scenes -V argument of a variant on a scene: LABEL:solver.KEY=VALUE;… (ρ filled in;
+# its source, free text recorded beside it, left out: it changes nothing timed)
+bench_variant() { # LABEL SETTINGS SCENE
+    local -a words
+    mapfile -d '' words < <(settings "" solver. "$2" "$3")
+    local text=$1: word
+    for word in "${words[@]}"; do
+        case $word in "" | solver.chebyshev_rho_source=*) ;; *) text="$text$word;" ;; esac
+    done
+    printf '%s' "${text%;}"
+}
+
+# the timing of one scene's variants (those whose run of the scene worked): bench_scenes' CSV
+time_scene() { # SCENE LABEL...
+    local scene=$1
+    shift
+    local -a args=()
+    local label entry
+    for label in "$@"; do
+        for entry in "${VARIANTS[@]}"; do
+            # (--list: no ρ estimated yet, an empty value; nothing is run)
+            [ "${entry%%	*}" != "$label" ] ||
+                args+=(-V "$(bench_variant "$label" "${entry#*	}" "$scene" 2> /dev/null)")
+        done
+    done
+    local -a command=(-w "${WARMUP[$scene]}" -f "${TIMED[$scene]}" -r "$TIMING_REPEATS" -i "${CONFIG[$scene]}" "${args[@]}")
+    if [ $LIST = 1 ]; then
+        ${BENCH:-bin/bench/bench_scenes} -n "${command[@]}" | cut -f1,3 | sed "s/^/$scene\t/"
+        return
+    fi
+    [ ${#args[@]} = 0 ] || $BENCH_ALONE "${command[@]}" -o "$RUNS/timing-$scene.csv" > "$RUNS/timing-$scene.txt" ||
+        { echo "variants.sh: timing $scene failed" >&2; return 1; }
+}
+
+# the ms-per-frame cells of a variant on a scene: median, lo, hi, noisy, or its verdict and "–"
+timing_fields() { # LABEL SCENE
+    local timed
+    timed=$(cat "$RUNS/$1-$2.timed")
+    if [ "$timed" != ok ]; then
+        printf '%s\t–\t–\t–' "$timed"
+        return
+    fi
+    local column value fields=""
+    for column in total_ms total_lo_ms total_hi_ms total_noisy; do
+        value=$(${REPORT:-bin/opsim-report} lookup --in "$RUNS/timing-$2.csv" --separator , --where "setting=$1" \
+            --column $column) || return 1
+        fields="$fields${fields:+	}$value"
+    done
+    printf '%s' "$fields"
 }
 
 # ---- the jobs, JOBS at a time ---------------------------------------------------------------
 throttle() { while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done; }
 
+if [ $LIST = 1 ]; then # the timing order, every variant taken as running every scene
+    mapfile -t VARIANTS < <(variants)
+    for scene in $SCENES; do
+        time_scene $scene "${VARIANTS[@]%%	*}"
+    done
+    exit 0
+fi
+mkdir -p "$RUNS"
 failed=0
 for scene in $SCENES; do
     for job in "reference $scene" "rho $scene gs" "rho $scene jacobi" "rho $scene vbd"; do
@@ -308,13 +380,22 @@ for scene in $SCENES; do
 done
 wait
 
+for scene in $SCENES; do
+    timed=()
+    for entry in "${VARIANTS[@]}"; do
+        [ "$(cat "$RUNS/${entry%%	*}-$scene.timed" 2> /dev/null)" != ok ] || timed+=("${entry%%	*}")
+    done
+    time_scene $scene "${timed[@]}" || exit 1
+done
+
 tmp=$OUT/matrix.tsv.$$.tmp
-printf 'variant\tscene\tms_per_frame\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
+printf 'variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
 for entry in "${VARIANTS[@]}"; do
     for scene in $SCENES; do
         line=$RUNS/${entry%%	*}-$scene.line
         [ -s "$line" ] || { echo "variants.sh: no result for ${entry%%	*} on $scene" >&2; rm -f "$tmp"; exit 1; }
-        cat "$line" >> "$tmp"
+        fields=$(timing_fields "${entry%%	*}" $scene) || { rm -f "$tmp"; exit 1; }
+        printf '%s\t%s\t%s\t%s\n' "${entry%%	*}" $scene "$fields" "$(cat "$line")" >> "$tmp"
     done
 done
 mv "$tmp" "$OUT/matrix.tsv"

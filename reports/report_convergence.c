@@ -8,14 +8,17 @@
 
 #include "report_convergence.h"
 
-enum { CELL = 256, MAX_ROWS = 64, MAX_CELLS = 20, TOLERANCES = 3 };
+enum { CELL = 256, MAX_ROWS = 64, MAX_CELLS = 32, TOLERANCES = 3 };
 static const double TOLERANCE[TOLERANCES] = { 1e-2, 1e-4, 1e-6 };
 
 /* One `opsim converge` output: its rows and the settings its '#' lines name. */
 typedef struct converge_run {
     long *k;
     double *seconds, *energy;
-    int count, capacity;
+    /* the time's 95 % interval and noisy flag per row (converge --repeats), text as written; the
+     * run has them when every row does */
+    char (*interval)[3][32];
+    int count, capacity, has_interval;
     char first_energy[CELL], zero_energy[CELL], config[CELL], frame[CELL], h[CELL];
 } converge_run;
 
@@ -24,6 +27,7 @@ static void free_run(converge_run *r)
     free(r->k);
     free(r->seconds);
     free(r->energy);
+    free(r->interval);
 }
 
 static int grow(op_ctx *ctx, converge_run *r, const char *path)
@@ -35,7 +39,9 @@ static int grow(op_ctx *ctx, converge_run *r, const char *path)
     r->seconds = s ? s : r->seconds;
     double *e = s ? realloc(r->energy, (size_t)capacity * sizeof *e) : NULL;
     r->energy = e ? e : r->energy;
-    if (!e)
+    char(*interval)[3][32] = e ? realloc(r->interval, (size_t)capacity * sizeof *interval) : NULL;
+    r->interval = interval ? interval : r->interval;
+    if (!interval)
         return OP_FAIL(ctx, OP_ERR_NOMEM, "%s: out of memory", path);
     r->capacity = capacity;
     return OP_OK;
@@ -70,6 +76,10 @@ static int read_row(op_ctx *ctx, converge_run *r, const char *path, int number, 
     r->energy[r->count] = strtod(e, &end);
     if (bad || *end != '\0')
         return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: expected k, seconds and energy as numbers", path, number);
+    int cells = 0;
+    for (char *cell; cells < 3 && (cell = strtok(NULL, " \t")); ++cells)
+        snprintf(r->interval[r->count][cells], sizeof r->interval[0][0], "%s", cell);
+    r->has_interval = (r->count == 0 || r->has_interval) && cells == 3;
     if (r->count == 0)
         snprintf(r->first_energy, CELL, "%.255s", e);
     if (r->k[r->count] == 0)
@@ -155,16 +165,26 @@ static int write_row(op_ctx *ctx, const report_convergence_row_def *def, const c
         return OP_FAIL(ctx, OP_ERR_INVALID, "%s %s: E_0 %s not above E* %.17g", def->scene, def->variant,
                        run->first_energy, estar);
     fprintf(out, "%s\t%s", def->scene, def->variant);
+    int first[TOLERANCES];
     for (int t = 0; t < TOLERANCES; ++t) {
-        int r = reached(run, estar, TOLERANCE[t]);
+        int r = first[t] = reached(run, estar, TOLERANCE[t]);
         if (r < 0)
             fputs("\t\t", out);
         else
             fprintf(out, "\t%ld\t%.3f", run->k[r], 1000 * run->seconds[r]);
     }
     double end = fabs(run->energy[run->count - 1] - estar) / (e0 - estar);
-    fprintf(out, "\t%s\t%.3e\t%.17g\t%.17g\t%ld\t%s\t%s\t%s\n", def->rho && !missing(def->rho) ? def->rho : "", end, e0, estar,
+    fprintf(out, "\t%s\t%.3e\t%.17g\t%.17g\t%ld\t%s\t%s\t%s", def->rho && !missing(def->rho) ? def->rho : "", end, e0, estar,
             run->k[run->count - 1], run->frame, run->h, run->config);
+    for (int t = 0; t < TOLERANCES; ++t) {
+        int r = first[t];
+        if (r < 0 || !run->has_interval)
+            fputs("\t\t\t", out);
+        else
+            fprintf(out, "\t%.3f\t%.3f\t%s", 1000 * strtod(run->interval[r][0], NULL),
+                    1000 * strtod(run->interval[r][1], NULL), run->interval[r][2]);
+    }
+    fputc('\n', out);
     return OP_OK;
 }
 
@@ -176,6 +196,53 @@ int report_convergence_row(op_ctx *ctx, const report_convergence_row_def *def, F
             OP_FAIL(ctx, OP_ERR_PARSE, "%s: no iteration 0", def->reference);
         else
             write_row(ctx, def, &reference, &run, out);
+    }
+    free_run(&reference);
+    free_run(&run);
+    return ctx->status;
+}
+
+/* The first row after which r stays at or below `tolerance`, as reached() but with a NaN r
+ * counted as above (a run that blew up reaches nothing). */
+static int reached_finite(const converge_run *run, double estar, double tolerance)
+{
+    int first = -1;
+    for (int i = run->count - 1; i >= 0; --i) {
+        if (!(fabs(run->energy[i] - estar) / (run->energy[0] - estar) <= tolerance))
+            break;
+        first = i;
+    }
+    return first;
+}
+
+int report_convergence_cells(op_ctx *ctx, const report_convergence_cells_def *def, FILE *out)
+{
+    converge_run reference = { 0 }, run = { 0 };
+    if (read_run(ctx, def->reference, &reference) == OP_OK && read_run(ctx, def->run, &run) == OP_OK) {
+        if (def->at < 0 || def->at >= run.count)
+            OP_FAIL(ctx, OP_ERR_USAGE, "--at %d: %s has rows 0 to %d", def->at, def->run, run.count - 1);
+    }
+    if (ctx->status == OP_OK) {
+        double estar = reference.energy[reference.count - 1], scale = run.energy[0] - estar;
+        int first[TOLERANCES];
+        for (int t = 0; t < TOLERANCES; ++t) {
+            int r = first[t] = reached_finite(&run, estar, TOLERANCE[t]);
+            if (r < 0)
+                fprintf(out, "%s–\t–", t ? "\t" : "");
+            else
+                fprintf(out, "%s%ld\t%.3f", t ? "\t" : "", run.k[r], 1000 * run.seconds[r]);
+        }
+        fprintf(out, "\t%.2e\t%.2e", fabs(run.energy[run.count - 1] - estar) / scale,
+                fabs(run.energy[def->at] - estar) / scale);
+        for (int t = 0; t < TOLERANCES; ++t) {
+            int r = first[t];
+            if (r < 0 || !run.has_interval)
+                fputs("\t–\t–\t–", out);
+            else
+                fprintf(out, "\t%.3f\t%.3f\t%s", 1000 * strtod(run.interval[r][0], NULL),
+                        1000 * strtod(run.interval[r][1], NULL), run.interval[r][2]);
+        }
+        fputc('\n', out);
     }
     free_run(&reference);
     free_run(&run);
@@ -308,8 +375,11 @@ static void write_introduction(const report_convergence_def *def, FILE *out)
                  "summed over the bodies, E\\* the energy after %s Gauss–Seidel iterations of the same sub-step. "
                  "*Reached*: the first iteration k after which r stays below the tolerance to the end of the run; – "
                  "if never. Milliseconds are the wall-clock time spent in the iterations up to k (the Chebyshev "
-                 "extrapolation included, energy evaluation excluded), from one run each while `make -j` ran "
-                 "others.\n\n",
+                 "extrapolation included, energy evaluation excluded): the median over seven solves after an "
+                 "untimed one (`opsim converge --repeats 7`), in brackets its order-statistic 95 %% interval, † "
+                 "when the interval's half-width exceeds 5 %% of the median (noisy: not to be compared; "
+                 "`docs/timing.md`). The variants' solves are separate runs, not interleaved, made while "
+                 "`make -j` ran others.\n\n",
             def->reference_iterations);
     fprintf(out, "![relative energy error against iteration and time](%s)\n\n", def->figure);
 }
@@ -328,6 +398,18 @@ static void write_scenes(const study *s, FILE *out)
     }
 }
 
+/* The ms cell of tolerance t (table column 3 + 2t) with its interval, "MS (LO–HI)" and † when
+ * noisy, where the row has the interval columns (16 + 3t …, report_convergence.h). */
+static void write_ms(const table_row *r, int t, FILE *out)
+{
+    int lo = 16 + 3 * t;
+    if (!r || r->count <= lo + 2 || missing(r->cell[lo]))
+        fprintf(out, " %s |", cell(r, 3 + 2 * t));
+    else
+        fprintf(out, " %s (%s–%s)%s |", r->cell[3 + 2 * t], r->cell[lo], r->cell[lo + 1],
+                strcmp(r->cell[lo + 2], "1") == 0 ? "†" : "");
+}
+
 static void write_reached(const study *s, FILE *out)
 {
     fputs("\n## Iterations and milliseconds to reach a relative energy error\n\n"
@@ -338,8 +420,10 @@ static void write_reached(const study *s, FILE *out)
         for (int v = 0; v < 4; ++v) {
             const table_row *r = find(s, s->scene[c], VARIANT[v]);
             fprintf(out, "| %s | %s | %s |", s->scene[c], VARIANT_NAME[v], cell(r, 8));
-            for (int k = 2; k < 8; ++k)
-                fprintf(out, " %s |", cell(r, k));
+            for (int t = 0; t < TOLERANCES; ++t) {
+                fprintf(out, " %s |", cell(r, 2 + 2 * t));
+                write_ms(r, t, out);
+            }
             fprintf(out, " %s |\n", r ? r->cell[9] : "");
         }
 }

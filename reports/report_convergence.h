@@ -1,6 +1,7 @@
 /* The convergence study's table row and its markdown report (reports/report_convergence.c),
  * the `convergence-row` and `convergence-report` sections of opsim-report, called by
- * experiments/convergence.mk.
+ * experiments/convergence.mk, and the variants matrix's convergence cells (`convergence-cells`,
+ * experiments/variants.sh).
  *
  * convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R
  *   REF.tsv and RUN.tsv are `opsim converge` outputs: a header line and rows "k seconds energy"
@@ -10,7 +11,11 @@
  *   lie above E*. Prints one line of table.tsv: scene, variant, then for 1e-2, 1e-4, 1e-6 the
  *   first k after which r_k = |E_k − E*| / (E_0 − E*) stays at or below the tolerance to the
  *   end and the ms spent up to it (%.3f; empty cells if never), R (empty unless Chebyshev; "-" is
- *   read as none), r at the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config.
+ *   read as none), r at the end (%.3e), E_0 and E* (%.17g), the last k, frame, h and config; then
+ *   for each tolerance the ms's 95 % interval and noisy flag (ms_TOL_lo, ms_TOL_hi, %.3f, and
+ *   ms_TOL_noisy as RUN wrote it), from RUN's seconds_lo, seconds_hi and noisy columns (`opsim
+ *   converge --repeats`: the timing protocol, docs/timing.md); empty where the tolerance is never
+ *   reached or RUN has no such columns.
  * convergence-report --table T --reference-iterations N --figure F --rho FILE [--rho FILE ...]
  *   reports/convergence.md from T (the rows above) and the ρ files SCENE-rho-ORDER.txt (their
  *   chebyshev_rho_source line): the scenes, the tolerances reached, the Chebyshev speed-ups
@@ -28,6 +33,20 @@ typedef struct report_convergence_row_def {
 } report_convergence_row_def;
 
 int report_convergence_row(op_ctx *ctx, const report_convergence_row_def *def, FILE *out);
+
+/* convergence-cells --reference REF.tsv --run RUN.tsv --at N
+ *   The variants matrix's convergence cells of one converge run (experiments/variants.sh), on
+ *   one line, tab-separated: for 1e-2, 1e-4, 1e-6 the first k after which r_k (as above, E* REF's
+ *   last energy, a NaN r counted above) stays at or below the tolerance and the ms up to it
+ *   (%.3f; "–" and "–" if never); r at the end and r at row N (%.2e); then for each tolerance
+ *   the ms's 95 % interval and noisy flag (%.3f, %.3f, as RUN wrote it; "–" three times where
+ *   never reached or RUN has no interval columns). */
+typedef struct report_convergence_cells_def {
+    const char *reference, *run;
+    int at;
+} report_convergence_cells_def;
+
+int report_convergence_cells(op_ctx *ctx, const report_convergence_cells_def *def, FILE *out);
 
 enum { REPORT_CONVERGENCE_MAX_RHO = 32 };
 

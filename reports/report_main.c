@@ -5,9 +5,9 @@
  *   graphs   the graph statistics of every model (report_graphs.c);
  *   table1   the paper's Table 1 beside our timings (report_table1.c, make table1);
  *   report   reports/REPORT.md from its template reports/REPORT.md.in (report_md.c);
- *   pivot, pick, keyed, targets, tex, stiffness, long
+ *   pivot, pivot-interval, pick, keyed, targets, tex, stiffness, long
  *            the tables make derives from an experiment's TSV (report_tsv.c);
- *   calc, series, lookup, scale-key, explicit-spring, convergence-row
+ *   calc, series, lookup, scale-key, explicit-spring, convergence-row, convergence-cells
  *            a table cell or a --set value for a make recipe, on standard output
  *            (report_calc.c, report_series.c, report_lookup.c, report_ini.c, report_spring.c,
  *            report_convergence.c); convergence-report reports/convergence.md (ibid.);
@@ -60,6 +60,7 @@ static const char help[] =
     "                           --figures DIR [--depfile FILE.d] --out REPORT.md\n"
     "       opsim-report placeholders\n"
     "       opsim-report pivot --in TSV --column NAME --keys 'KEY2 ...' --out TSV\n"
+    "       opsim-report pivot-interval --in TSV --column NAME --keys 'KEY2 ...' --out TSV\n"
     "       opsim-report pick --in TSV --column KEY2:NAME [--column KEY2:NAME ...] --out TSV\n"
     "       opsim-report keyed --in TSV --out TSV\n"
     "       opsim-report targets --in TSV --target NAME:PLAIN:ACCELERATED:KEY2:SUFFIX [...] --out TSV\n"
@@ -74,6 +75,7 @@ static const char help[] =
     "       opsim-report explicit-spring --factor H_OVER_HCRIT --steps N\n"
     "       opsim-report scale-key --in CONFIG.ini --section TYPE --key KEY --factor F\n"
     "       opsim-report convergence-row --scene S --variant V --reference REF.tsv --run RUN.tsv --rho R\n"
+    "       opsim-report convergence-cells --reference REF.tsv --run RUN.tsv --at N\n"
     "       opsim-report convergence-report --table TABLE.tsv --reference-iterations N --figure PNG\n"
     "                           --rho SCENE-rho-ORDER.txt [--rho ...] --out MD\n"
     "       opsim-report convergence-long --reference SCENE=REF.tsv [...] --run SCENE:VARIANT=RUN.tsv [...]\n"
@@ -90,17 +92,17 @@ static const char help[] =
     "directory as the report refers to it (relative to the report). --depfile writes a make\n"
     "rule: the report depends on every file it read. Reports are written to a temporary name\n"
     "and renamed; on any error nothing is written.\n"
-    "pivot, pick, keyed, targets, tex and stiffness derive a table from a TSV whose rows are\n"
-    "keyed by their first two cells, long writes a TSV in long form (key columns, measure,\n"
-    "value) (reports/report_tsv.h says what each writes).\n"
+    "pivot, pivot-interval, pick, keyed, targets, tex and stiffness derive a table from a TSV\n"
+    "whose rows are keyed by their first two cells, long writes a TSV in long form (key columns,\n"
+    "measure, value) (reports/report_tsv.h says what each writes).\n"
     "calc prints an expression's value (reports/report_calc.h); series prints statistics of a\n"
     "column of numbers, e.g. a run's time series from `opsim export` (reports/report_series.h);\n"
     "lookup prints one cell of a table found by column names (reports/report_lookup.h);\n"
     "explicit-spring the explicit scheme's growth on the 1 Hz spring (reports/report_spring.h);\n"
     "scale-key a key of every [TYPE NAME] section times F as --set values (reports/report_ini.h);\n"
     "convergence-row and convergence-report the convergence study's table row and\n"
-    "reports/convergence.md, convergence-long the study as one long table\n"
-    "(reports/report_convergence.h).\n"
+    "reports/convergence.md, convergence-long the study as one long table, convergence-cells\n"
+    "the variants matrix's convergence cells of one run (reports/report_convergence.h).\n"
     "stability compares two runs of a timed table (make variants twice): every ms cell within\n"
     "±tolerance or noisy in both, and each scene's ranking by --rank the same; it exits 0 when\n"
     "both hold, 1 when not (reports/report_stability.h).\n"
@@ -155,7 +157,8 @@ static int tsv_options_complete(const char *section, const tsv_options *o)
     if (targets != (o->targets > 0) || stiffness != (o->iterations && o->grid) ||
         stiffness != (o->iterations || o->grid))
         return 0;
-    if (strcmp(section, "pivot") == 0) return o->columns == 1 && o->keys && !o->source;
+    if (strcmp(section, "pivot") == 0 || strcmp(section, "pivot-interval") == 0)
+        return o->columns == 1 && o->keys && !o->source;
     if (strcmp(section, "pick") == 0) return o->columns >= 1 && !o->keys && !o->source;
     if (strcmp(section, "tex") == 0) return o->columns == 0 && !o->keys && o->source;
     if (strcmp(section, "long") == 0) return o->columns == 0 && !o->source && (o->in_count == 1 || !o->keys);
@@ -164,7 +167,8 @@ static int tsv_options_complete(const char *section, const tsv_options *o)
 
 static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_options *o, FILE *out)
 {
-    if (strcmp(section, "pivot") == 0) report_tsv_pivot(ctx, o->in, o->column[0], o->keys, out);
+    if (strcmp(section, "pivot") == 0) report_tsv_pivot(ctx, o->in, o->column[0], o->keys, 0, out);
+    else if (strcmp(section, "pivot-interval") == 0) report_tsv_pivot(ctx, o->in, o->column[0], o->keys, 1, out);
     else if (strcmp(section, "pick") == 0) report_tsv_pick(ctx, o->in, o->column, o->columns, out);
     else if (strcmp(section, "keyed") == 0) report_tsv_keyed(ctx, o->in, out);
     else if (strcmp(section, "targets") == 0) report_tsv_targets(ctx, o->in, o->target, o->targets, out);
@@ -176,9 +180,9 @@ static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_option
 
 static int is_tsv_section(const char *section)
 {
-    return strcmp(section, "pivot") == 0 || strcmp(section, "pick") == 0 || strcmp(section, "keyed") == 0 ||
-           strcmp(section, "targets") == 0 || strcmp(section, "tex") == 0 || strcmp(section, "stiffness") == 0 ||
-           strcmp(section, "long") == 0;
+    return strcmp(section, "pivot") == 0 || strcmp(section, "pivot-interval") == 0 || strcmp(section, "pick") == 0 ||
+           strcmp(section, "keyed") == 0 || strcmp(section, "targets") == 0 || strcmp(section, "tex") == 0 ||
+           strcmp(section, "stiffness") == 0 || strcmp(section, "long") == 0;
 }
 
 static int run_tsv_section(int argc, char **argv)
@@ -310,6 +314,19 @@ static int write_number_section(op_ctx *ctx, int argc, char **argv)
         if (argc % 2 || !def.scene || !def.variant || !def.reference || !def.run || !def.rho)
             return 0;
         report_convergence_row(ctx, &def, stdout);
+    } else if (strcmp(section, "convergence-cells") == 0) {
+        report_convergence_cells_def def = { .at = -1 };
+        char *end = NULL;
+        for (int a = 2; a + 1 < argc; a += 2) {
+            const char *key = argv[a], *value = argv[a + 1];
+            if (strcmp(key, "--reference") == 0) def.reference = value;
+            else if (strcmp(key, "--run") == 0) def.run = value;
+            else if (strcmp(key, "--at") == 0) def.at = (int)strtol(value, &end, 10);
+            else return 0;
+        }
+        if (argc % 2 || !def.reference || !def.run || !end || *end)
+            return 0;
+        report_convergence_cells(ctx, &def, stdout);
     } else if (strcmp(section, "scale-key") == 0) {
         if (argc != 10 || strcmp(argv[2], "--in") != 0 || strcmp(argv[4], "--section") != 0 ||
             strcmp(argv[6], "--key") != 0 || strcmp(argv[8], "--factor") != 0)
@@ -478,7 +495,7 @@ int main(int argc, char **argv)
         return run_tsv_section(argc, argv);
     if (strcmp(section, "calc") == 0 || strcmp(section, "series") == 0 || strcmp(section, "lookup") == 0 ||
         strcmp(section, "explicit-spring") == 0 || strcmp(section, "scale-key") == 0 ||
-        strcmp(section, "convergence-row") == 0)
+        strcmp(section, "convergence-row") == 0 || strcmp(section, "convergence-cells") == 0)
         return run_number_section(argc, argv);
     if (strcmp(section, "convergence-report") == 0)
         return run_convergence_report(argc, argv);

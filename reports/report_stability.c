@@ -111,6 +111,14 @@ static int noisy_in(const table *t, int row, const char *column)
     return strcmp(cell(t, row, name), "1") == 0;
 }
 
+/* Whether a column is an end of another's interval (NAME_lo, NAME_hi): part of that cell, whose
+ * noisy flag already says what its width means, not a cell compared by itself. */
+static int is_interval_end(const char *column)
+{
+    size_t length = strlen(column);
+    return length > 3 && (strcmp(column + length - 3, "_lo") == 0 || strcmp(column + length - 3, "_hi") == 0);
+}
+
 /* Row r of `first` against its row in `second`, every ms column; returns the unstable cells. */
 static int compare_row(const table *first, const table *second, int r, double tolerance, FILE *out, int *compared)
 {
@@ -119,7 +127,7 @@ static int compare_row(const table *first, const table *second, int r, double to
     int s = row_of(second, variant, scene);
     for (int c = 2; c < first->columns; ++c) {
         const char *column = first->name[c];
-        if (strncmp(column, "ms", 2) != 0 || strstr(column, "_noisy"))
+        if (strncmp(column, "ms", 2) != 0 || strstr(column, "_noisy") || is_interval_end(column))
             continue;
         const char *a = cell(first, r, column), *b = s < 0 ? "(no row)" : cell(second, s, column);
         double x = number(a), y = number(b), change = (y - x) / x;

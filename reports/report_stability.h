@@ -3,8 +3,9 @@
  *
  * Both files are TSVs whose first line names the columns (a "# " line in a table of before the
  * tidy format) and whose rows are keyed by their first two cells (variant, scene), as
- * experiments/variants.sh writes matrix.tsv. Every column whose
- * name starts with "ms" is compared, row by row: a cell is stable when both runs hold a number
+ * experiments/variants.sh writes matrix.tsv. Every column whose name starts with "ms" is
+ * compared, row by row, but for an interval's ends (NAME_lo, NAME_hi) and noisy flags: a cell
+ * is stable when both runs hold a number
  * and the second is within ±tolerance of the first (relative), or when the table marks it noisy
  * in both (a column NAME_noisy holding 1 in both runs), or when both hold the same text ("–",
  * "failed"). The ranking: for each scene, the variants with a number in `rank_column` in both

@@ -196,7 +196,31 @@ static int pivot_cell(op_ctx *ctx, const tsv_sheet *s, const char *key1, const c
     return OP_OK;
 }
 
-static int write_pivot(op_ctx *ctx, const tsv_sheet *s, const char *column, char **keys, int key_count, FILE *out)
+/* A timed cell with its interval: "MEDIAN (LO–HI)", "†" after it when COLUMN_noisy is 1; a cell
+ * that is not a number ("failed", "–") as it stands. */
+static int write_interval_cell(op_ctx *ctx, const tsv_sheet *s, const char *key1, const char *key2,
+                               const char *column, const char *median, FILE *out)
+{
+    char *end;
+    strtod(median, &end);
+    if (!*median || *end) {
+        fprintf(out, "\t%s", median);
+        return OP_OK;
+    }
+    char name[3][256];
+    const char *cell[3];
+    static const char *const suffix[3] = { "_lo", "_hi", "_noisy" };
+    for (int k = 0; k < 3; ++k) {
+        snprintf(name[k], sizeof name[k], "%s%s", column, suffix[k]);
+        if (pivot_cell(ctx, s, key1, key2, name[k], &cell[k]) != OP_OK)
+            return ctx->status;
+    }
+    fprintf(out, "\t%s (%s–%s)%s", median, cell[0], cell[1], strcmp(cell[2], "1") == 0 ? "†" : "");
+    return OP_OK;
+}
+
+static int write_pivot(op_ctx *ctx, const tsv_sheet *s, const char *column, char **keys, int key_count, int interval,
+                       FILE *out)
 {
     fputs(key_name(s), out);
     for (int k = 0; k < key_count; ++k)
@@ -210,14 +234,17 @@ static int write_pivot(op_ctx *ctx, const tsv_sheet *s, const char *column, char
             const char *cell;
             if (pivot_cell(ctx, s, first_key(&s->line[l]), keys[k], column, &cell) != OP_OK)
                 return ctx->status;
-            fprintf(out, "\t%s", cell);
+            if (!interval)
+                fprintf(out, "\t%s", cell);
+            else if (write_interval_cell(ctx, s, first_key(&s->line[l]), keys[k], column, cell, out) != OP_OK)
+                return ctx->status;
         }
         fputc('\n', out);
     }
     return OP_OK;
 }
 
-int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const char *keys, FILE *out)
+int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const char *keys, int interval, FILE *out)
 {
     tsv_sheet s = { 0 };
     char *list = strdup(keys);
@@ -226,7 +253,7 @@ int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const
         int count = 0;
         for (char *word = strtok(list, " "); word; word = strtok(NULL, " "))
             key[count++] = word;
-        write_pivot(ctx, &s, column, key, count, out);
+        write_pivot(ctx, &s, column, key, count, interval, out);
     }
     free_sheet(&s);
     free(key);

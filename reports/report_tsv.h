@@ -1,11 +1,13 @@
 /* The tables the make recipes derive from an experiment's TSV (reports/report_tsv.c), written
- * by the `pivot`, `pick`, `keyed`, `targets`, `tex` and `stiffness` sections of opsim-report.
+ * by the `pivot`, `pivot-interval`, `pick`, `keyed`, `targets`, `tex` and `stiffness` sections of
+ * opsim-report.
  * Each reads one TSV whose first line names the columns ("variant\tscene\tms_per_frame...",
  * docs/results.md; in a table of before the tidy format a '#' line, whose "# " is not part of the
  * first name) and whose rows are keyed by their first two cells (a row and a column key, e.g.
  * variant and scene; a later row with the same keys replaces an earlier one). Empty lines are
  * skipped. Used by experiments/variants.mk, e.g.
  *   opsim-report pivot --in matrix.tsv --column ms_per_frame --keys 'bar collapse' --out ms.tsv
+ *   opsim-report pivot-interval --in matrix.tsv --column ms_per_frame --keys 'bar' --out ms-int.tsv
  *   opsim-report pick --in matrix.tsv --column bar:max_k --column collapse:recovery_s --out bar.tsv
  *   opsim-report keyed --in matrix.tsv --out matrix-keyed.tsv
  *   opsim-report tex --in ms.tsv --source data/results/variants/ms.tsv --out ms.tex
@@ -21,8 +23,11 @@ enum { REPORT_TSV_MAX_PICKS = 16 };
 
 /* One row per first key (in order of first appearance), one column per second key in `keys`
  * (space-separated): the cell of `column`, empty where the pair has no row. The header is
- * the first column's name, then the keys. */
-int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const char *keys, FILE *out);
+ * the first column's name, then the keys. With `interval` (the section pivot-interval),
+ * a timed column of the timing protocol (docs/timing.md) with its 95 % interval: a numeric cell
+ * becomes "MEDIAN (LO–HI)" from COLUMN_lo and COLUMN_hi, followed by "†" when COLUMN_noisy is 1;
+ * a cell that is not a number stays as it is. */
+int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const char *keys, int interval, FILE *out);
 
 /* One row per first key (in order of first appearance): the key, then for each pick
  * "KEY2:COLUMN" that column of the row (key, KEY2), empty where there is none. The header is

@@ -133,6 +133,8 @@ static const char CONTACTS[] = "scene_order\tlargest_mm\tlargest_pct\tresting_mm
  * they pivot, a refused cell among them. */
 static const char *const VARIANTS_TABLES[][2] = {
     { "results/variants/ms-per-frame.tsv", "variant\tbar\tfall\narap-gs\t0.017\t0.094\nrigid\trefused\t0.044\n" },
+    { "results/variants/ms-per-frame-interval.tsv", "variant\tbar\tfall\narap-gs\t0.017 (0.016–0.018)\t"
+                                                    "0.094 (0.081–0.12)†\nrigid\trefused\t0.044 (0.043–0.045)\n" },
     { "results/variants/iterations-1e-4.tsv", "variant\tbar\tfall\narap-gs\t25\t51\nrigid\trefused\t–\n" },
     { "results/variants/ms-1e-4.tsv", "variant\tbar\tfall\narap-gs\t0.04\t0.48\nrigid\trefused\t–\n" },
     { "results/variants/ms-1e-6.tsv", "variant\tbar\tfall\narap-gs\t0.4\t1.1\nrigid\trefused\t–\n" },
@@ -225,9 +227,11 @@ static const char *const MESHLESS_TABLES[][2] = {
                                     "kinetic_states_frames_J\t20\t19.99\t20\n"
                                     "swing_substeps_mm\t130.6\t-65\t65.56\nswing_frames_mm\t43.23\t-21.41\t21.81\n"
                                     "period_substeps\t6\t\t\n" },
-    { "results/meshless/perf.tsv", "objects\tpoints\tframe_ms\tframe_ms_per_object\tsolver_ms_per_object\t"
-                                   "paper_ms_per_object_min\tpaper_ms_per_object_max\n100\t10000\t1.2\t0.012\t0.0105\t0.2\t0.2\n"
-                                   "384\t38400\t5.8\t0.015\t0.0119\t0.008\t0.096\n" },
+    { "results/meshless/perf.tsv", "objects\tpoints\tframe_ms\tframe_ms_lo\tframe_ms_hi\tframe_ms_noisy\t"
+                                   "frame_ms_per_object\tsolver_ms_per_object\tpaper_ms_per_object_min\t"
+                                   "paper_ms_per_object_max\n"
+                                   "100\t10000\t1.2\t1.1\t1.3\t1\t0.012\t0.0105\t0.2\t0.2\n"
+                                   "384\t38400\t5.8\t5.7\t5.9\t0\t0.015\t0.0119\t0.008\t0.096\n" },
 };
 /* Stand-ins for experiments/springs.mk's tables, with the rows and columns the report names. */
 static const char SPRINGS_CURVES[] = "length\tcubic2_stiffness\tcubic_k1_6_stiffness\n0.8\t0.46\t9\n1\t1\t1\n1.2\t1.66\t17\n";
@@ -435,7 +439,9 @@ static void test_report_has_every_section_table_and_picture(void **state)
     assert_contains(text, "the explicit amplitude grows by\n3×10<sup>15</sup> in 60 steps");
     assert_contains(text, "a cube of 64 particles");
     assert_contains(text, "the tip moves 50 mm with one cluster");
-    assert_contains(text, "| 384 | 38400 | 5.8 | 0.015 | 0.0119 | 0.008 | 0.096 |");
+    assert_contains(text, "| 384 | 38400 | 5.8 | 5.7 | 5.9 | 0 | 0.015 | 0.0119 | 0.008 | 0.096 |");
+    /* the matrix's ms per frame with its interval, † when noisy */
+    assert_contains(text, "| arap-gs | 0.017 (0.016–0.018) | 0.094 (0.081–0.12)† |");
     /* Fig. 6 and 7: bodies by model, finite frames, the timing table from bench.csv. */
     assert_contains(text, "| `fig6/bunny.h5` | 2: 2 × column10 | 20 | 18 | 3 (3) | 4 of 4 |");
     assert_contains(text, "| `fig7/models52.h5` | 3: 2 × column10, torus12 |");

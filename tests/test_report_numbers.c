@@ -38,6 +38,12 @@ static const char RUN_GOOD[] = "k\tseconds\tenergy\n"
                                "0\t0\t10\n1\t0.001\t1.5\n2\t0.002\t1.05\n3\t0.003\t1.0005\n4\t0.004\t1.000005\n";
 static const char RUN_GOOD_META[] = "config = experiments/fig5.ini\nframe = 15 (frames run before)\n"
                                     "h = 0.0111 s (frame_time 0.0333 / substeps 3)\n";
+/* RUN_GOOD as `opsim converge --repeats` writes it: each k's time with its interval and noisy
+ * flag, its settings in s-timed.tsv.meta (RUN_GOOD_META) */
+static const char RUN_TIMED[] = "k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy\n"
+                                "0\t0\t10\t0\t0\t0\n1\t0.001\t1.5\t0.0009\t0.0011\t1\n"
+                                "2\t0.002\t1.05\t0.0019\t0.00205\t0\n3\t0.003\t1.0005\t0.0029\t0.0031\t0\n"
+                                "4\t0.004\t1.000005\t0.0039\t0.0042\t1\n";
 /* below 1e-2 at k = 2, then above it again at k = 4: never "stays" below. In the format of
  * before the sidecar ('#' settings above the rows), which is still read. */
 static const char RUN_BOUNCE[] = "# config = c.ini\n# frame = 1\n# h = 0.5\n"
@@ -55,7 +61,8 @@ static int setup(void **state)
            write_file("config.ini", "; a scene\n[world]\nstiffness = 7\n[body a]\nstiffness = 5e8 ; soft\n"
                                     "[body b]\nmass = 1\n[body c]\nstiffness = 2\n[bodyless]\nstiffness = 3\n") ||
            write_file("s-reference.tsv", REFERENCE) || write_file("s-gs.tsv", RUN_GOOD) ||
-           write_file("s-gs.tsv.meta", RUN_GOOD_META) ||
+           write_file("s-gs.tsv.meta", RUN_GOOD_META) || write_file("s-timed.tsv", RUN_TIMED) ||
+           write_file("s-timed.tsv.meta", RUN_GOOD_META) ||
            write_file("s-jacobi.tsv", RUN_BOUNCE) || write_file("s-wrong.tsv", "0\t0\t9\n1\t0\t1.5\n") ||
            write_file("s-rho-gs.txt", "chebyshev_rho = 0.9\nchebyshev_rho_source = power | 20 steps\n");
 }
@@ -167,13 +174,39 @@ static void test_convergence_row_finds_where_r_stays_below(void **state)
              in_dir("s-reference.tsv"), in_dir("s-gs.tsv"));
     /* r = 0.5/9, 0.05/9 = 5.6e-3, 5.6e-5, 5.6e-7: 1e-2 from k = 2, 1e-4 from 3, 1e-6 from 4 */
     assert_prints(0, args,
-                  "s\tgs\t2\t2.000\t3\t3.000\t4\t4.000\t\t5.556e-07\t10\t1\t4\t15\t0.0111\texperiments/fig5.ini\n");
+                  "s\tgs\t2\t2.000\t3\t3.000\t4\t4.000\t\t5.556e-07\t10\t1\t4\t15\t0.0111\texperiments/fig5.ini"
+                  "\t\t\t\t\t\t\t\t\t\n");
+    /* with --repeats' interval: each tolerance's ms interval and noisy flag after the config */
+    snprintf(args, sizeof args, "convergence-row --scene s --variant gs --rho - --reference '%s' --run '%s'",
+             in_dir("s-reference.tsv"), in_dir("s-timed.tsv"));
+    assert_prints(0, args,
+                  "s\tgs\t2\t2.000\t3\t3.000\t4\t4.000\t\t5.556e-07\t10\t1\t4\t15\t0.0111\texperiments/fig5.ini"
+                  "\t1.900\t2.050\t0\t2.900\t3.100\t0\t3.900\t4.200\t1\n");
     snprintf(args, sizeof args, "convergence-row --scene s --variant jacobi --rho 0.9 --reference '%s' --run '%s'",
              in_dir("s-reference.tsv"), in_dir("s-jacobi.tsv"));
-    assert_prints(0, args, "s\tjacobi\t\t\t\t\t\t\t0.9\t5.556e-02\t10\t1\t3\t1\t0.5\tc.ini\n");
+    assert_prints(0, args, "s\tjacobi\t\t\t\t\t\t\t0.9\t5.556e-02\t10\t1\t3\t1\t0.5\tc.ini"
+                           "\t\t\t\t\t\t\t\t\t\n");
     snprintf(args, sizeof args, "convergence-row --scene s --variant x --rho - --reference '%s' --run '%s'",
              in_dir("s-reference.tsv"), in_dir("s-wrong.tsv"));
     assert_prints(65, args, ""); /* E_0 9 is not the reference's 10 */
+}
+
+static void test_convergence_cells_give_the_matrix_its_cells(void **state)
+{
+    (void)state;
+    char args[1024];
+    /* the row above, one line, "–" for never, r at --at, and each tolerance's ms interval */
+    snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 1", in_dir("s-reference.tsv"),
+             in_dir("s-timed.tsv"));
+    assert_prints(0, args,
+                  "2\t2.000\t3\t3.000\t4\t4.000\t5.56e-07\t5.56e-02"
+                  "\t1.900\t2.050\t0\t2.900\t3.100\t0\t3.900\t4.200\t1\n");
+    snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 1", in_dir("s-reference.tsv"),
+             in_dir("s-jacobi.tsv"));
+    assert_prints(0, args, "–\t–\t–\t–\t–\t–\t5.56e-02\t5.56e-02\t–\t–\t–\t–\t–\t–\t–\t–\t–\n");
+    snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 9", in_dir("s-reference.tsv"),
+             in_dir("s-jacobi.tsv"));
+    assert_prints(64, args, ""); /* no row 9 */
 }
 
 static void test_convergence_report_compares_plain_and_chebyshev(void **state)
@@ -183,7 +216,7 @@ static void test_convergence_report_compares_plain_and_chebyshev(void **state)
     assert_int_equal(write_file("table.tsv", "scene\tvariant\n"
                                              "s\tgs\t40\t4.000\t80\t8.000\t\t\t\t1e-05\t10\t1\t300\t15\t0.0111\tf.ini\n"
                                              "s\tgs-chebyshev\t20\t1.000\t40\t4.000\t\t\t0.9\t1e-07\t10\t1\t300\t15\t"
-                                             "0.0111\tf.ini\n"
+                                             "0.0111\tf.ini\t0.900\t1.100\t1\t3.900\t4.100\t0\t\t\t\n"
                                              "s\tjacobi\t\t\t\t\t\t\t\t0.5\t10\t1\t300\t15\t0.0111\tf.ini\n"),
                      0);
     char out[600], args[2048];
@@ -197,6 +230,9 @@ static void test_convergence_report_compares_plain_and_chebyshev(void **state)
     assert_non_null(text);
     assert_non_null(strstr(text, "| s | `f.ini` | 15 | 0.0111 | 10 | 1 | 300 |\n"));
     assert_non_null(strstr(text, "| s | Gauss–Seidel | – | 40 | 4.000 | 80 | 8.000 | – | – | 1e-05 |\n"));
+    /* a row with the interval columns: each ms with its interval, † when noisy */
+    assert_non_null(strstr(text, "| s | Gauss–Seidel + Chebyshev | 0.9 | 20 | 1.000 (0.900–1.100)† | 40 | "
+                                 "4.000 (3.900–4.100) | – | – | 1e-07 |\n"));
     assert_non_null(strstr(text, "| s | Gauss–Seidel | 2.00× | 4.00× | 2.00× | 2.00× | – | – |\n"));
     assert_non_null(strstr(text, "| s | Gauss–Seidel | 0.9 | power \\| 20 steps |\n"));
     assert_non_null(strstr(text, "- s, Jacobi: does not reach 1e-2 within 300 iterations; r at the end 0.5.\n"));
@@ -238,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_explicit_spring_matches_the_awk_table),
         cmocka_unit_test(test_scale_key_scales_each_typed_section),
         cmocka_unit_test(test_convergence_row_finds_where_r_stays_below),
+        cmocka_unit_test(test_convergence_cells_give_the_matrix_its_cells),
         cmocka_unit_test(test_convergence_report_compares_plain_and_chebyshev),
         cmocka_unit_test(test_convergence_long_has_one_row_per_measure),
     };

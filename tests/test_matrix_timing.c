@@ -1,0 +1,186 @@
+/* Tests of the variants matrix's timing under the timing protocol (docs/timing.md): the run order
+ * of bench_scenes' repetitions (listed by -n, and as run, by -v) and of the matrix's
+ * (experiments/variants.sh --list) goes round the variants, A B A B A B, never one variant's
+ * repetitions back to back; and a tiny
+ * matrix (the bar, two variants, six repetitions: the fewest with a 95 % interval) made for real
+ * carries ms per frame as a median inside its interval with a noisy flag that agrees with the
+ * interval's width, and the report's pivot prints that interval. Nothing here asserts a speed.
+ * Needs bin/opsim, bin/opsim-report and bin/bench/bench_scenes (make test builds them). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static char dir[512];
+
+static const char *in_dir(const char *name)
+{
+    static char path[4][600];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir, name);
+    return p;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", test_tmp_path("-matrix-timing"));
+    return test_shell("mkdir -p '%s'", dir) == 0 ? 0 : -1;
+}
+
+static void test_bench_rounds_go_round_the_variants(void **state)
+{
+    (void)state;
+    assert_int_equal(test_shell("bin/bench/bench_scenes -n -r 3 -i experiments/fig3.ini "
+                                "-V 'A:solver.rotations=gs' -V 'B:solver.rotations=jacobi;solver.chebyshev=off' "
+                                "> '%s'",
+                                in_dir("order.txt")),
+                     0);
+    char *text = test_read_file(in_dir("order.txt"));
+    assert_non_null(text);
+    assert_string_equal(text, "1\texperiments/fig3.ini\tA\n"
+                              "1\texperiments/fig3.ini\tB\n"
+                              "2\texperiments/fig3.ini\tA\n"
+                              "2\texperiments/fig3.ini\tB\n"
+                              "3\texperiments/fig3.ini\tA\n"
+                              "3\texperiments/fig3.ini\tB\n");
+    free(text);
+    /* and the timing loop itself takes them so: -v names each repetition as it ends */
+    assert_int_equal(test_shell("OMP_NUM_THREADS=1 bin/bench/bench_scenes -v -w 0 -f 1 -r 3 -i experiments/fig3.ini "
+                                "-V 'A:solver.rotations=gs' -V 'B:solver.rotations=jacobi' -o /dev/null "
+                                "2>&1 > /dev/null | cut -d' ' -f2,4 > '%s'",
+                                in_dir("timed.txt")),
+                     0);
+    text = test_read_file(in_dir("timed.txt"));
+    assert_non_null(text);
+    assert_string_equal(text, "A 0:\nB 0:\nA 1:\nB 1:\nA 2:\nB 2:\n");
+    free(text);
+    /* -c and -V do not mix; a -V without a label, or with a comma in it (a CSV cell), is refused */
+    assert_int_equal(test_shell("bin/bench/bench_scenes -n -i experiments/fig3.ini -c world.iterations=1,2 "
+                                "-V 'A:solver.rotations=gs' 2> /dev/null"),
+                     64);
+    assert_int_equal(test_shell("bin/bench/bench_scenes -n -i experiments/fig3.ini -V 'solver.rotations=gs' "
+                                "2> /dev/null"),
+                     64);
+    assert_int_equal(test_shell("bin/bench/bench_scenes -n -i experiments/fig3.ini -V 'A,B:solver.rotations=gs' "
+                                "2> /dev/null"),
+                     64);
+}
+
+static void test_matrix_lists_its_timing_rounds(void **state)
+{
+    (void)state;
+    assert_int_equal(test_shell("VARIANTS_SCENES='bar fall' VARIANTS_ONLY='arap-gs arap-jacobi' "
+                                "VARIANTS_TIMING_REPEATS=3 experiments/variants.sh --list '%s' 2 > '%s'",
+                                in_dir("unused"), in_dir("list.txt")),
+                     0);
+    char *text = test_read_file(in_dir("list.txt"));
+    assert_non_null(text);
+    assert_string_equal(text, "bar\t1\tarap-gs\nbar\t1\tarap-jacobi\n"
+                              "bar\t2\tarap-gs\nbar\t2\tarap-jacobi\n"
+                              "bar\t3\tarap-gs\nbar\t3\tarap-jacobi\n"
+                              "fall\t1\tarap-gs\nfall\t1\tarap-jacobi\n"
+                              "fall\t2\tarap-gs\nfall\t2\tarap-jacobi\n"
+                              "fall\t3\tarap-gs\nfall\t3\tarap-jacobi\n");
+    free(text);
+    /* listing runs nothing */
+    assert_int_not_equal(test_shell("test -e '%s'", in_dir("unused")), 0);
+}
+
+/* The index of `name` among the tab-separated names of a "# a\tb…" header, −1 if absent. */
+static int column_index(const char *header, const char *name)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", header + 2);
+    int index = 0;
+    for (char *save = NULL, *f = strtok_r(copy, "\t\n", &save); f; f = strtok_r(NULL, "\t\n", &save), ++index)
+        if (strcmp(f, name) == 0)
+            return index;
+    return -1;
+}
+
+/* The tabs in a line (up to its newline). */
+static int tabs_in_line(const char *line)
+{
+    int tabs = 0;
+    for (; *line && *line != '\n'; ++line)
+        tabs += *line == '\t';
+    return tabs;
+}
+
+/* Cell `index` of a tab-separated line as a number; fails unless the whole cell is one. */
+static double number_at(const char *line, int index)
+{
+    for (int c = 0; c < index; ++c) {
+        line = strchr(line, '\t');
+        assert_non_null(line);
+        ++line;
+    }
+    char *end;
+    double value = strtod(line, &end);
+    if (end == line || (*end != '\t' && *end != '\n' && *end))
+        fail_msg("cell %d of '%.80s' is not a number", index, line);
+    return value;
+}
+
+static void test_tiny_matrix_has_its_intervals(void **state)
+{
+    (void)state;
+    /* IDLE_WAIT=0: the timing starts at once, however busy the machine (no speed is asserted) */
+    assert_int_equal(test_shell("VARIANTS_SCENES=bar VARIANTS_ONLY='arap-gs arap-jacobi' VARIANTS_TIMING_REPEATS=6 "
+                                "IDLE_WAIT=0 experiments/variants.sh '%s' 2",
+                                dir),
+                     0);
+    char *text = test_read_file(in_dir("matrix.tsv"));
+    assert_non_null(text);
+    int ms = column_index(text, "ms_per_frame"), lo = column_index(text, "ms_per_frame_lo"),
+        hi = column_index(text, "ms_per_frame_hi"), noisy = column_index(text, "ms_per_frame_noisy");
+    assert_int_equal(ms, 2);
+    assert_int_equal(lo, 3);
+    assert_int_equal(hi, 4);
+    assert_int_equal(noisy, 5);
+    int rows = 0;
+    for (const char *line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1, ++rows) {
+        assert_int_equal(tabs_in_line(line), tabs_in_line(text)); /* as many cells as the header names */
+        double median = number_at(line, ms), low = number_at(line, lo), high = number_at(line, hi);
+        double flag = number_at(line, noisy);
+        assert_true(median > 0);
+        assert_le(low, median);
+        assert_le(median, high);
+        assert_true(flag == 0 || flag == 1);
+        /* the flag says whether the half-width is over 5 % of the median (cells rounded to 1e-4) */
+        if ((high - low) / 2 > 0.05 * median + 1e-4)
+            assert_true(flag == 1);
+        if ((high - low) / 2 < 0.05 * median - 1e-4)
+            assert_true(flag == 0);
+    }
+    assert_int_equal(rows, 2);
+    free(text);
+    /* the timing behind it: one bench_scenes call, six repetitions of 30 timed frames each */
+    char *csv = test_read_file(in_dir("runs/timing-bar.csv"));
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",1,10,10,6,180,1,"));
+    free(csv);
+    /* the report's table: "MEDIAN (LO–HI)", a dagger when noisy */
+    assert_int_equal(test_shell("bin/opsim-report pivot-interval --in '%s' --column ms_per_frame --keys bar --out '%s'",
+                                in_dir("matrix.tsv"), in_dir("pivot.tsv")),
+                     0);
+    char *pivot = test_read_file(in_dir("pivot.tsv"));
+    assert_non_null(pivot);
+    assert_int_equal(strncmp(pivot, "# variant\tbar\narap-gs\t", 22), 0);
+    assert_non_null(strstr(pivot, " ("));
+    assert_non_null(strstr(pivot, "–"));
+    free(pivot);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bench_rounds_go_round_the_variants),
+        cmocka_unit_test(test_matrix_lists_its_timing_rounds),
+        cmocka_unit_test(test_tiny_matrix_has_its_intervals),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
