@@ -176,7 +176,9 @@ static void test_convergence_tables_are_tidy(void **state)
     /* the header of experiments/convergence.mk's table, then the row */
     assert_int_equal(write_text("table.tsv", "scene\tvariant\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\t"
                                              "iterations_1e-6\tms_1e-6\trho\tfinal_relative_error\tE0_J\tEstar_J\t"
-                                             "iterations\tframe\th_s\tconfig\n"),
+                                             "iterations\tframe\th_s\tconfig\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\t"
+                                             "ms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\t"
+                                             "ms_1e-6_noisy\n"),
                      0);
     assert_int_equal(test_shell("bin/opsim-report convergence-row --scene s --variant jacobi --rho - --reference '%s' "
                                 "--run '%s' >> '%s'",
