@@ -103,7 +103,7 @@ $(FLOOR_DIR)/variants.tsv: $(FLOOR_SCENES:%=$(FLOOR_DIR)/%-substep.h5) $(FLOOR_V
 	    deepest=$$(bin/opsim export $$run /collision/max_penetration | series --of max); \
 	    late=$$(bin/opsim export $$run /collision/max_penetration | series --rows -60: --of max); \
 	    kinetic=$$(bin/opsim export $$run /observables/kinetic/value | series --rows -60: --of median); \
-	    shape=–; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
+	    shape=; if final=$$(bin/opsim export $$run /observables/shape_error/value 2>/dev/null | series --of last 2>/dev/null); \
 	        then shape=$$(bin/opsim-report calc --format %.3f "100 * $$final"); fi; \
 	    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$scene $$solver "$$(mm $$sink)" "$$(mm $$reach)" "$$(mm $$deepest)" \
 	        "$$(mm $$late)" "$$(bin/opsim-report calc --format %.4g $$kinetic)" "$$shape" >> $$out; \
