@@ -16,11 +16,7 @@ static char dir[512];
 
 static const char *in_dir(const char *name)
 {
-    static char path[4][600];
-    static int next;
-    char *p = path[next++ % 4];
-    snprintf(p, sizeof path[0], "%s/%s", dir, name);
-    return p;
+    return test_join(dir, name);
 }
 
 static int setup(void **state)

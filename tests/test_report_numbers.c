@@ -15,20 +15,12 @@ static char dir[512];
 
 static const char *in_dir(const char *name)
 {
-    static char path[4][600];
-    static int next;
-    next = (next + 1) % 4;
-    snprintf(path[next], sizeof path[next], "%s/%s", dir, name);
-    return path[next];
+    return test_join(dir, name);
 }
 
 static int write_file(const char *name, const char *text)
 {
-    FILE *f = fopen(in_dir(name), "w");
-    if (!f)
-        return -1;
-    fputs(text, f);
-    return fclose(f);
+    return test_write_text(in_dir(name), text);
 }
 
 /* Reference E* = 1 (its last row); the run falls to r = 0.5/9, 0.05/9 ... of E_0 - E* = 9. As

@@ -35,20 +35,12 @@ static char dir[512];
 
 static const char *in_dir(const char *name)
 {
-    static char path[4][600];
-    static int next;
-    char *p = path[next++ % 4];
-    snprintf(p, sizeof path[0], "%s/%s", dir, name);
-    return p;
+    return test_join(dir, name);
 }
 
 static int write_text(const char *name, const char *text)
 {
-    FILE *f = fopen(in_dir(name), "w");
-    if (!f)
-        return -1;
-    fputs(text, f);
-    return fclose(f);
+    return test_write_text(in_dir(name), text);
 }
 
 static int setup(void **state)

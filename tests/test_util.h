@@ -74,6 +74,26 @@ static inline int test_shell(const char *format, ...)
     return WEXITSTATUS(status);
 }
 
+/* "DIR/NAME" in one of four buffers used in turn, so that one call can name up to four paths. */
+static inline const char *test_join(const char *dir, const char *name)
+{
+    static char path[4][600];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir, name);
+    return p;
+}
+
+/* Writes `text` as the whole file at `path`; 0, or -1 when it cannot. */
+static inline int test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 /* A whole text file in a new string (NULL when it cannot be read). */
 static inline char *test_read_file(const char *path)
 {
