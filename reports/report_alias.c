@@ -208,20 +208,28 @@ static void substep_rows(FILE *out, const substep_window *w)
     fprintf(out, "period_substeps\t%ld\t\t\n", period_substeps(w));
 }
 
+/* The run's sub-steps a frame (1 to 64), frame time and the path of its first body's masses. */
+static int read_setup(op_ctx *ctx, const char *run, int64_t *substeps, double *frame_time, char mass_path[128])
+{
+    char names[1][OP_RUNFILE_NAME_SIZE];
+    int bodies = 0;
+    if (op_runfile_read_attribute_int(ctx, run, "/parameters", "substeps", substeps) != OP_OK ||
+        op_runfile_read_attribute_double(ctx, run, "/parameters", "frame_time", frame_time) != OP_OK ||
+        op_runfile_body_names(ctx, run, names, 1, &bodies) != OP_OK)
+        return ctx->status;
+    if (*substeps < 1 || *substeps > 64)
+        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: %lld sub-steps a frame: 1 to 64 here", run, (long long)*substeps);
+    snprintf(mass_path, 128, "/graph/%s/mass", names[0]);
+    return OP_OK;
+}
+
 int report_alias(op_ctx *ctx, const char *run, FILE *out)
 {
     int64_t substeps = 0;
     double frame_time = 0.0;
-    char names[1][OP_RUNFILE_NAME_SIZE];
-    int bodies = 0;
-    if (op_runfile_read_attribute_int(ctx, run, "/parameters", "substeps", &substeps) != OP_OK ||
-        op_runfile_read_attribute_double(ctx, run, "/parameters", "frame_time", &frame_time) != OP_OK ||
-        op_runfile_body_names(ctx, run, names, 1, &bodies) != OP_OK)
-        return ctx->status;
-    if (substeps < 1 || substeps > 64)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: %lld sub-steps a frame: 1 to 64 here", run, (long long)substeps);
     char mass_path[128];
-    snprintf(mass_path, sizeof mass_path, "/graph/%s/mass", names[0]);
+    if (read_setup(ctx, run, &substeps, &frame_time, mass_path) != OP_OK)
+        return ctx->status;
     long n = (long)substeps, energies, one, particles, unit, frames, width;
     double *e = read_series(ctx, run, "/solver/energy_after_contacts/kinetic", &energies, &one);
     double *m = e ? read_series(ctx, run, mass_path, &particles, &unit) : NULL;
@@ -271,16 +279,9 @@ int report_alias_series(op_ctx *ctx, const char *run, FILE *out)
 {
     int64_t substeps = 0;
     double frame_time = 0.0;
-    char names[1][OP_RUNFILE_NAME_SIZE];
-    int bodies = 0;
-    if (op_runfile_read_attribute_int(ctx, run, "/parameters", "substeps", &substeps) != OP_OK ||
-        op_runfile_read_attribute_double(ctx, run, "/parameters", "frame_time", &frame_time) != OP_OK ||
-        op_runfile_body_names(ctx, run, names, 1, &bodies) != OP_OK)
-        return ctx->status;
-    if (substeps < 1 || substeps > 64)
-        return OP_FAIL(ctx, OP_ERR_INVALID, "%s: %lld sub-steps a frame: 1 to 64 here", run, (long long)substeps);
     char mass_path[128];
-    snprintf(mass_path, sizeof mass_path, "/graph/%s/mass", names[0]);
+    if (read_setup(ctx, run, &substeps, &frame_time, mass_path) != OP_OK)
+        return ctx->status;
     long n = (long)substeps, particles, unit, energies, one;
     double *m = read_series(ctx, run, mass_path, &particles, &unit);
     double *e = m ? read_series(ctx, run, "/solver/energy_after_contacts/kinetic", &energies, &one) : NULL;
