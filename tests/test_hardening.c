@@ -151,6 +151,90 @@ static void test_fuzzer_library_crashes_are_contained(void **state)
     }
 }
 
+/* A run file whose global heap (where HDF5 keeps the mapping of H5MD's virtual per-body
+ * views) is zeroed past its 16-byte header ("GCOL", version, size): libhdf5 1.10 loops for
+ * ever in H5HG_read when info or verify opens a view. The guarded reader's watchdog
+ * (app/files.c) must kill the spinning child and refuse the file with 65, naming it, after
+ * OPSIM_READ_STALL_SECONDS of CPU time; the undamaged file reads as before under the same
+ * watchdog. */
+static void test_spinning_reader_is_stopped(void **state)
+{
+    (void)state;
+    char run[512], damaged[512], log[512];
+    snprintf(run, sizeof run, "%s", test_tmp_path(".h5"));
+    snprintf(damaged, sizeof damaged, "%s", test_tmp_path(".h5"));
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    assert_int_equal(test_shell("bin/opsim run experiments/fig2.ini --set run.frames=5 --out '%s' > /dev/null", run), 0);
+    assert_int_equal(test_shell("at=$(grep -boa GCOL '%s' | head -1 | cut -d: -f1) && [ -n \"$at\" ] && cp '%s' '%s' && "
+                                "dd if=/dev/zero of='%s' bs=1 seek=$((at + 16)) count=4096 conv=notrunc status=none",
+                                run, run, damaged, damaged),
+                     0);
+    static const char *const readers[] = { "info", "verify" };
+    for (size_t r = 0; r < 2; ++r) {
+        char command[2048];
+        snprintf(command, sizeof command, "%sOPSIM_READ_STALL_SECONDS=1 timeout 120 bin/opsim %s '%s'",
+                 LIBRARY_FAULTS_AS_SIGNALS, readers[r], run);
+        assert_int_equal(run_logged(log, command), 0);
+        snprintf(command, sizeof command, "%sOPSIM_READ_STALL_SECONDS=1 timeout 120 bin/opsim %s '%s'",
+                 LIBRARY_FAULTS_AS_SIGNALS, readers[r], damaged);
+        int status = run_logged(log, command);
+        if (status != 65)
+            fail_msg("%s of the damaged heap: exit status %d (65 expected; 124 is a hang)", readers[r], status);
+        assert_log_contains(log, damaged);
+        assert_log_contains(log, "without reading or writing");
+    }
+}
+
+/* The file offset of the 8 bytes `value` (little-endian) in `path`, -1 if absent. */
+static long find_le64(const char *path, unsigned long long value)
+{
+    unsigned char pattern[8];
+    for (int i = 0; i < 8; ++i)
+        pattern[i] = (unsigned char)(value >> (8 * i));
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    long found = -1, at = 0;
+    unsigned char window[8] = { 0 };
+    for (int c; found < 0 && (c = fgetc(file)) != EOF; ++at) {
+        memmove(window, window + 1, 7);
+        window[7] = (unsigned char)c;
+        if (at >= 7 && memcmp(window, pattern, 8) == 0)
+            found = at - 7;
+    }
+    fclose(file);
+    return found;
+}
+
+/* A changed byte in a chunk index's key (the damage scan's xor-byte@214858): the 1.8 format's
+ * B-tree is not checksummed, the chunk of /observables/tip_4k/step is filed under offset
+ * 0xff0000 (0xff in the offset's third byte) instead of 0, and HDF5 reads zeros for it with no
+ * checksum failing. `verify` must refuse it. */
+static void test_hidden_chunk_is_refused(void **state)
+{
+    (void)state;
+    char run[512], log[512], command[1024];
+    snprintf(run, sizeof run, "%s", test_tmp_path(".h5"));
+    snprintf(log, sizeof log, "%s", test_tmp_path(".log"));
+    assert_int_equal(test_shell("bin/opsim run experiments/fig2.ini --set run.frames=5 --out '%s' > /dev/null", run), 0);
+    hid_t file = H5Fopen(run, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t dataset = H5Dopen2(file, "/observables/tip_4k/step", H5P_DEFAULT);
+    hid_t space = H5Dget_space(dataset);
+    unsigned mask;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t offset[1], size;
+    assert_true(H5Dget_chunk_info(dataset, space, 0, offset, &mask, &address, &size) >= 0);
+    H5Sclose(space);
+    H5Dclose(dataset);
+    H5Fclose(file);
+    long child = find_le64(run, address); /* the B-tree's child pointer; before it the key: size,
+                                             filter mask, then the chunk's offsets, 8 bytes each */
+    assert_true(child >= 16);
+    assert_int_equal(test_shell("printf '\\377' | dd of='%s' bs=1 seek=%ld conv=notrunc status=none", run, child - 14), 0);
+    snprintf(command, sizeof command, "bin/opsim verify '%s'", run);
+    assert_int_equal(run_logged(log, command), 65);
+    assert_log_contains(log, "/observables/tip_4k/step: chunks of its values are missing");
+}
+
 /* 4. A vertex at 1e200: the voxel count overflowed an int (undefined behaviour) and the message
  * read "18446743996400140360 cells is too many". */
 static void test_extreme_coordinates_are_refused(void **state)
@@ -561,6 +645,8 @@ int main(void)
         cmocka_unit_test(test_full_disk_exits_74),
         cmocka_unit_test(test_damaged_heap_is_refused),
         cmocka_unit_test(test_fuzzer_library_crashes_are_contained),
+        cmocka_unit_test(test_spinning_reader_is_stopped),
+        cmocka_unit_test(test_hidden_chunk_is_refused),
         cmocka_unit_test(test_extreme_coordinates_are_refused),
         cmocka_unit_test(test_signals_leave_no_temporary_file),
         cmocka_unit_test(test_build_messages_name_the_mesh),

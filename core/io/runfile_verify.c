@@ -1,6 +1,7 @@
 /* Verifying a run file end to end (op_runfile_verify): every object HDF5 can reach, every
  * attribute and every dataset value read, so that each Fletcher-32 checksum on the stored data
- * (runfile_checksummed) and each object-header checksum of the 1.8 format is tested, then the
+ * (runfile_checksummed) and each object-header checksum of the 1.8 format is tested, and every
+ * chunk of a checksummed dataset is found stored (chunks_all_stored), then the
  * structural check of op_runfile_check. Nothing else reads every byte: `info` reads shapes, an
  * export one dataset. */
 #include <stdlib.h>
@@ -55,6 +56,37 @@ static int read_attributes(verify_walk *w, hid_t object, const char *name)
     return OP_OK;
 }
 
+/* Whether every chunk of the extent is stored where the chunk index says. opsim writes every
+ * value of a checksummed dataset, so a chunk the index cannot find is damage: a changed byte in
+ * the index (a 1.8-format B-tree, not checksummed) can file a chunk under another offset, and
+ * HDF5 then reads the fill value, zeros, with no checksum to fail. */
+static int chunks_all_stored(hid_t dataset, hid_t dcpl, int rank, const hsize_t *dims)
+{
+    hsize_t chunk[H5S_MAX_RANK], at[H5S_MAX_RANK] = { 0 };
+    if (rank <= 0 || H5Pget_chunk(dcpl, rank, chunk) != rank)
+        return rank == 0;
+    for (int i = 0; i < rank; ++i)
+        if (dims[i] == 0)
+            return 1;
+    for (;;) {
+        unsigned mask;
+        haddr_t address = HADDR_UNDEF;
+        hsize_t size = 0;
+        if (H5Dget_chunk_info_by_coord(dataset, at, &mask, &address, &size) < 0 || address == HADDR_UNDEF ||
+            size == 0)
+            return 0;
+        int i = rank - 1;
+        for (; i >= 0; --i) { /* the next chunk, last dimension fastest */
+            at[i] += chunk[i];
+            if (at[i] < dims[i])
+                break;
+            at[i] = 0;
+        }
+        if (i < 0)
+            return 1;
+    }
+}
+
 /* Every value, slab by slab along the first dimension. */
 static int read_dataset(verify_walk *w, hid_t dataset, const char *name)
 {
@@ -75,6 +107,11 @@ static int read_dataset(verify_walk *w, hid_t dataset, const char *name)
             checksummed |= H5Pget_filter2(dcpl, (unsigned)f, &flags, &values, NULL, 0, NULL, NULL) ==
                            H5Z_FILTER_FLETCHER32;
         }
+    if (checksummed && !chunks_all_stored(dataset, dcpl, rank, dims)) {
+        rc = OP_FAIL(w->ctx, OP_ERR_INVALID, "%s: %s: chunks of its values are missing (damaged chunk index)", w->path,
+                     name);
+        goto done;
+    }
     size_t row = element;
     for (int i = 1; i < rank; ++i) {
         row *= (size_t)dims[i];
