@@ -19,21 +19,42 @@ static void print_paper_ms(FILE *out, const char *cell)
     fprintf(out, " %s |", !*cell || strcmp(cell, "-") == 0 ? "–" : cell);
 }
 
-/* A time cell: the median to three places, its interval beneath when the row has one (absent
- * from older benchmark files), and † when the repetitions were noisy. */
-static void print_time_cell(FILE *out, const report_bench_row *row, const char *stage)
+/* A stage's median in milliseconds (bench_scenes' <stage>_ms). */
+static double stage_median(const report_bench_row *row, const char *stage)
 {
     char key[REPORT_BENCH_KEY_SIZE];
     snprintf(key, sizeof key, "%s_ms", stage);
-    fprintf(out, " %.3f", strtod(report_bench_value(row, key), NULL));
+    return strtod(report_bench_value(row, key), NULL);
+}
+
+/* A stage's median's 95 % interval (<stage>_lo_ms, <stage>_hi_ms) and whether it is noisy
+ * (<stage>_noisy); 0 when the row has none (older benchmark files). */
+static int stage_interval(const report_bench_row *row, const char *stage, double *lo, double *hi, int *noisy)
+{
+    char key[REPORT_BENCH_KEY_SIZE];
     snprintf(key, sizeof key, "%s_lo_ms", stage);
-    const char *lo = report_bench_value(row, key);
+    const char *low = report_bench_value(row, key);
     snprintf(key, sizeof key, "%s_hi_ms", stage);
-    const char *hi = report_bench_value(row, key);
+    const char *high = report_bench_value(row, key);
     snprintf(key, sizeof key, "%s_noisy", stage);
-    const char *noisy = report_bench_value(row, key);
-    if (lo && hi)
-        fprintf(out, " (%.3f–%.3f)%s", strtod(lo, NULL), strtod(hi, NULL), noisy && strcmp(noisy, "1") == 0 ? " †" : "");
+    const char *mark = report_bench_value(row, key);
+    if (!low || !high)
+        return 0;
+    *lo = strtod(low, NULL);
+    *hi = strtod(high, NULL);
+    *noisy = mark && strcmp(mark, "1") == 0;
+    return 1;
+}
+
+/* A time cell: the median to three places, its interval beside it when the row has one, and †
+ * when the repetitions were noisy. */
+static void print_time_cell(FILE *out, const report_bench_row *row, const char *stage)
+{
+    fprintf(out, " %.3f", stage_median(row, stage));
+    double lo, hi;
+    int noisy;
+    if (stage_interval(row, stage, &lo, &hi, &noisy))
+        fprintf(out, " (%.3f–%.3f)%s", lo, hi, noisy ? " †" : "");
     fprintf(out, " |");
 }
 
@@ -97,22 +118,55 @@ static void print_tex_ms(FILE *out, const char *cell)
     fprintf(out, " & %s", !cell || !*cell || strcmp(cell, "-") == 0 ? "{--}" : cell);
 }
 
-/* One measured row of the .tex Table 1: the medians alone (their intervals are in table1.md). */
-static void print_tex_bench_row(FILE *out, const char *who, const report_bench_row *row, double paper_total)
+/* The 95 % intervals of a measured row of the .tex Table 1, on a row of their own beneath its
+ * medians (beside them the table would be some 150 pt wider than the page), in \scriptsize, each
+ * as table1.md prints it, its † of zero width (\rlap) in the gap after the column; nothing when
+ * the row has no intervals. */
+static void print_tex_interval_row(FILE *out, const report_bench_row *row)
+{
+    static const char *const stages[] = { "local", "global", "collision", "total" };
+    double lo[4], hi[4];
+    int noisy[4];
+    for (int s = 0; s < 4; ++s)
+        if (!stage_interval(row, stages[s], &lo[s], &hi[s], &noisy[s]))
+            return;
+    fprintf(out, " & & & & &");
+    for (int s = 0; s < 4; ++s)
+        fprintf(out, " & {\\scriptsize %.3f--%.3f%s}", lo[s], hi[s], noisy[s] ? "\\rlap{$^\\dagger$}" : "");
+    fprintf(out, " & \\\\\n");
+}
+
+/* One measured row of the .tex Table 1, its first cell `first` (the rest of the example's name,
+ * or empty): the medians, then their intervals beneath. */
+static void print_tex_bench_row(FILE *out, const char *first, const char *who, const report_bench_row *row,
+                                double paper_total)
 {
     double total = strtod(report_bench_value(row, "total_ms"), NULL);
-    fprintf(out, " & %s & %s & %s & $%s \\times %s$", who, report_bench_value(row, "nodes"),
+    fprintf(out, "%s & & %s & %s & %s & $%s \\times %s$", first, who, report_bench_value(row, "nodes"),
             report_bench_value(row, "edges"), report_bench_value(row, "ns"), report_bench_value(row, "ni"));
     static const char *const stages[] = { "local", "global", "collision", "total" };
-    for (size_t s = 0; s < sizeof stages / sizeof stages[0]; ++s) {
-        char key[REPORT_BENCH_KEY_SIZE];
-        snprintf(key, sizeof key, "%s_ms", stages[s]);
-        fprintf(out, " & %.3f", strtod(report_bench_value(row, key), NULL));
-    }
+    for (size_t s = 0; s < sizeof stages / sizeof stages[0]; ++s)
+        fprintf(out, " & %.3f", stage_median(row, stages[s]));
     if (total > 0)
         fprintf(out, " & %.1f \\\\\n", paper_total / total);
     else
         fprintf(out, " & {--} \\\\\n");
+    print_tex_interval_row(out, row);
+}
+
+/* An example's name in the .tex table: one longer than EXAMPLE_LINE characters is split at its
+ * last space, the head on the paper's row and the tail on ours, so the name column is no wider
+ * than "manipulation" and the intervals' row has the width it needs. */
+enum { EXAMPLE_LINE = 12 };
+static const char *split_example(const char *name, char *head, size_t size)
+{
+    const char *space = strrchr(name, ' ');
+    if (strlen(name) <= EXAMPLE_LINE || !space) {
+        snprintf(head, size, "%s", name);
+        return "";
+    }
+    snprintf(head, size, "%.*s", (int)(space - name), name);
+    return space + 1;
 }
 
 /* Bar stiffness simulates three bars where the paper's row describes one: the total per bar. */
@@ -137,14 +191,17 @@ int report_write_table1_tex(op_ctx *ctx, const char *paper_path, const char *ben
         report_read_bench(ctx, bench_path, "faces", face_rows, &face_count) != OP_OK)
         goto done;
     fprintf(out, "%% generated by make table1 from %s and %s; do not edit\n", bench_path, paper_path);
-    fprintf(out, "%% needs \\usepackage{booktabs,siunitx}; about 470 pt wide: wider than a column, set it in a "
+    fprintf(out, "%% needs \\usepackage{booktabs,siunitx}; about 475 pt wide: wider than a column, set it in a "
                  "table* (both columns)\n");
-    fprintf(out, "%% milliseconds per frame at h = 1/30 s, medians over the repetitions (their 95 %% intervals "
-                 "and noise marks: reports/table1.md)\n");
+    fprintf(out, "%% milliseconds per frame at h = 1/30 s, medians over the repetitions; beneath ours, small, "
+                 "each median's 95 %% interval (order statistics), \\dagger where its half-width is over 5 %% "
+                 "of the median: a noisy cell, not to be compared (docs/timing.md)\n");
     /* fixed formats with a digit to spare over this machine's largest cells: a slower machine's
-     * times still align */
-    fprintf(out, "\\begin{tabular}{lclS[table-format=5]S[table-format=6]cS[table-format=2.3]S[table-format=2.3]"
-                 "S[table-format=2.3]S[table-format=3.3]S[table-format=2.1]}\n\\toprule\n");
+     * times still align; 7 pt between the columns and none outside, as the other tables
+     * (report_tsv.h), to make room for the intervals */
+    fprintf(out, "\\begingroup\\setlength{\\tabcolsep}{3.5pt}\n");
+    fprintf(out, "\\begin{tabular}{@{}lclS[table-format=5]S[table-format=6]cS[table-format=2.3]S[table-format=2.3]"
+                 "S[table-format=2.3]S[table-format=3.3]S[table-format=2.1]@{}}\n\\toprule\n");
     fprintf(out, " & & & & & & \\multicolumn{4}{c}{time per frame (\\si{\\milli\\second})} & \\\\\n"
                  "\\cmidrule(lr){7-10}\n");
     fprintf(out, "example & {fig.} & graph & {nodes} & {edges} & $n_s \\times n_i$ & {local} & {global} & "
@@ -158,22 +215,24 @@ int report_write_table1_tex(op_ctx *ctx, const char *paper_path, const char *ben
                 ours = &rows[b];
         if (r > 0)
             fprintf(out, "\\addlinespace\n");
-        fprintf(out, "%s & %s & paper & %s & %s & $%s \\times %s$", cell[0], cell[1], cell[2], cell[3], cell[6],
-                cell[7]);
+        char head[REPORT_FIELD_SIZE];
+        const char *tail = ours ? split_example(cell[0], head, sizeof head) : "";
+        fprintf(out, "%s & %s & paper & %s & %s & $%s \\times %s$", ours ? head : cell[0], cell[1], cell[2], cell[3],
+                cell[6], cell[7]);
         for (int c = 8; c < 12; ++c)
             print_tex_ms(out, cell[c]);
         fprintf(out, " & \\\\\n");
         if (!ours)
             continue;
         double paper_total = strtod(cell[11], NULL);
-        print_tex_bench_row(out, " & ours", ours, paper_total);
+        print_tex_bench_row(out, tail, "ours", ours, paper_total);
         for (int b = 0; b < face_count; ++b)
             if (strcmp(report_bench_value(&face_rows[b], "example"), cell[0]) == 0 &&
                 strcmp(report_bench_value(&face_rows[b], "edges"), report_bench_value(ours, "edges")) != 0)
-                print_tex_bench_row(out, " & face rule", &face_rows[b], paper_total);
+                print_tex_bench_row(out, "", "face rule", &face_rows[b], paper_total);
         print_tex_per_body_row(out, ours, cell[0], paper_total);
     }
-    fprintf(out, "\\bottomrule\n\\end{tabular}\n");
+    fprintf(out, "\\bottomrule\n\\end{tabular}\n\\endgroup\n");
 done:
     free(paper);
     free(rows);

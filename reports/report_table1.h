@@ -15,7 +15,8 @@ int report_write_table1(op_ctx *ctx, const char *paper_path, const char *bench_p
 /* Table 1 as a LaTeX booktabs tabular for a paper (\usepackage{booktabs,siunitx}), wider than a
  * column (a table*): per example the paper's row, ours and, where its edges differ, the face
  * rule's; nodes, edges, n_s x n_i, the four stages' milliseconds per frame in siunitx S columns
- * and the paper's total over ours. The medians alone: their intervals stay in table1.md. */
+ * and the paper's total over ours. Beneath each of our rows, small, the medians' 95 % intervals
+ * as table1.md has them, with its noise marks (a dagger). */
 int report_write_table1_tex(op_ctx *ctx, const char *paper_path, const char *bench_path, FILE *out);
 
 #endif

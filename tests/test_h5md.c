@@ -3,9 +3,10 @@
  * and value agree with one another and, row for row and bit for bit, with the /states series
  * they view; velocity is the solver's (x_n+1 - x_n)/h over the last sub-step where nothing
  * touched the state after the iterations; mass and species are the body's; /connectivity holds
- * the graph's edges and points at the particle group. And the run file written before H5MD
- * (tests/fixtures/run-before-h5md.h5, a fig2 run of 3 frames by f472d58) still reads through
- * every reader, with the same bits as the same command run now. */
+ * the graph's edges and points at the particle group. With every sub-step stored, /substeps is a
+ * second such structure whose velocities are (x_s - x_s-1)/h of its positions in free fall. And
+ * the run file written before H5MD (tests/fixtures/run-before-h5md.h5, a fig2 run of 3 frames by
+ * f472d58) still reads through every reader, with the same bits as the same command run now. */
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -100,29 +101,41 @@ static void assert_string_attribute(const char *run, const char *object, const c
     H5Fclose(file);
 }
 
-static void check_metadata(const char *run)
+/* An H5MD structure of a run file: its root ("" the file's) and the series its views show. */
+typedef struct layout {
+    const char *root;
+    const char *series;
+} layout;
+static const layout FRAMES = { "", "/states" }, SUBSTEPS = { "/substeps", "/substeps" };
+
+static void check_metadata(const char *run, const char *root)
 {
+    char h5md[64], author[64], creator[64], units[64];
+    snprintf(h5md, sizeof h5md, "%s/h5md", root);
+    snprintf(author, sizeof author, "%s/h5md/author", root);
+    snprintf(creator, sizeof creator, "%s/h5md/creator", root);
+    snprintf(units, sizeof units, "%s/h5md/modules/units", root);
     hid_t file = open_run(run);
     int version[2] = { 0, 0 };
-    hid_t attribute = H5Aopen_by_name(file, "/h5md", "version", H5P_DEFAULT, H5P_DEFAULT);
+    hid_t attribute = H5Aopen_by_name(file, h5md, "version", H5P_DEFAULT, H5P_DEFAULT);
     assert_true(attribute >= 0);
     assert_true(H5Aread(attribute, H5T_NATIVE_INT, version) >= 0);
     H5Aclose(attribute);
     H5Fclose(file);
     assert_int_equal(version[0], 1);
     assert_int_equal(version[1], 1);
-    assert_string_attribute(run, "/h5md/author", "name", 0, NULL);
-    assert_string_attribute(run, "/h5md/creator", "name", 0, "opsim");
-    assert_string_attribute(run, "/h5md/creator", "version", 0, NULL);
-    assert_string_attribute(run, "/h5md/modules/units", "system", 0, "SI");
+    assert_string_attribute(run, author, "name", 0, NULL);
+    assert_string_attribute(run, creator, "name", 0, "opsim");
+    assert_string_attribute(run, creator, "version", 0, NULL);
+    assert_string_attribute(run, units, "system", 0, "SI");
 }
 
-/* Body `name`'s box, elements, mass, species and connectivity; `offset`: its first particle in
- * /states. Returns its particle count. */
-static long check_body(const char *run, const char *name, long offset, long frames, long total)
+/* Body `name`'s box, elements, mass, species and connectivity in the structure `at`; `offset`:
+ * its first particle in the series' rows. Returns its particle count. */
+static long check_body(const char *run, layout at, const char *name, long offset, long frames, long total)
 {
     char path[256], other[256];
-    snprintf(path, sizeof path, "/particles/%s/box", name);
+    snprintf(path, sizeof path, "%s/particles/%s/box", at.root, name);
     hid_t file = open_run(run);
     hid_t box = H5Gopen2(file, path, H5P_DEFAULT);
     assert_true(box >= 0);
@@ -137,7 +150,7 @@ static long check_body(const char *run, const char *name, long offset, long fram
         assert_string_attribute(run, path, "boundary", d, "none");
 
     hsize_t dims[4];
-    snprintf(path, sizeof path, "/particles/%s/position/value", name);
+    snprintf(path, sizeof path, "%s/particles/%s/position/value", at.root, name);
     assert_int_equal(extents(run, path, dims), 3);
     long n = (long)dims[1];
     assert_int_equal(dims[0], frames);
@@ -147,20 +160,20 @@ static long check_body(const char *run, const char *name, long offset, long fram
     double *view = calloc((size_t)(frames * n * 9), sizeof *view);
     double *rows = calloc((size_t)(frames * total * 9), sizeof *rows);
     for (int e = 0; e < 3; ++e) {
-        /* step and time: the states' own, shared by hard links */
+        /* step and time: the series' own, shared by hard links */
         static const char *const shared[2] = { "step", "time" };
         for (int k = 0; k < 2; ++k) {
-            snprintf(path, sizeof path, "/particles/%s/%s/%s", name, elements[e], shared[k]);
-            snprintf(other, sizeof other, "/states/position/%s", shared[k]);
+            snprintf(path, sizeof path, "%s/particles/%s/%s/%s", at.root, name, elements[e], shared[k]);
+            snprintf(other, sizeof other, "%s/position/%s", at.series, shared[k]);
             if (e != 1)
                 assert_true(address(run, path) == address(run, other));
             assert_int_equal(extents(run, path, dims), 1);
             assert_int_equal(dims[0], frames);
         }
-        /* the value: the body's rows of the states, bit for bit */
-        snprintf(path, sizeof path, "/particles/%s/%s/value", name, elements[e]);
+        /* the value: the body's rows of the series, bit for bit */
+        snprintf(path, sizeof path, "%s/particles/%s/%s/value", at.root, name, elements[e]);
         read_doubles(run, path, view);
-        snprintf(other, sizeof other, "/states/%s/value", elements[e]);
+        snprintf(other, sizeof other, "%s/%s/value", at.series, elements[e]);
         op_ctx ctx;
         op_ctx_init(&ctx);
         assert_int_equal(op_runfile_read_rows(&ctx, run, other, 0, frames, rows, frames * total * 9), OP_OK);
@@ -171,18 +184,18 @@ static long check_body(const char *run, const char *name, long offset, long fram
     free(view);
     free(rows);
 
-    snprintf(path, sizeof path, "/particles/%s/mass", name);
+    snprintf(path, sizeof path, "%s/particles/%s/mass", at.root, name);
     snprintf(other, sizeof other, "/graph/%s/mass", name);
     assert_true(address(run, path) == address(run, other));
     int64_t *species = calloc((size_t)n, sizeof *species);
-    snprintf(path, sizeof path, "/particles/%s/species", name);
+    snprintf(path, sizeof path, "%s/particles/%s/species", at.root, name);
     read_ints(run, path, species);
     for (long i = 1; i < n; ++i)
         assert_int_equal(species[i], species[0]);
     free(species);
 
     /* the edges: the graph's, pointing at the particle group */
-    snprintf(path, sizeof path, "/connectivity/%s", name);
+    snprintf(path, sizeof path, "%s/connectivity/%s", at.root, name);
     snprintf(other, sizeof other, "/graph/%s/edges", name);
     hsize_t edge_dims[2], graph_dims[2];
     assert_int_equal(extents(run, path, edge_dims), 2);
@@ -210,13 +223,14 @@ static long check_body(const char *run, const char *name, long offset, long fram
     H5Iget_name(group, target, sizeof target);
     H5Oclose(group);
     H5Fclose(file);
-    snprintf(path, sizeof path, "/particles/%s", name);
+    snprintf(path, sizeof path, "%s/particles/%s", at.root, name);
     assert_string_equal(target, path);
     return n;
 }
 
-/* Every body of `run` as H5MD wants it; the particles over all bodies returned. */
-static long check_run(const char *run)
+/* Every body of `run` as H5MD wants it in the structure `at`, whose step s is at s times
+ * `step_time` seconds; the particles over all bodies returned. */
+static long check_structure(const char *run, layout at, double step_time)
 {
     op_ctx ctx;
     op_ctx_init(&ctx);
@@ -225,18 +239,21 @@ static long check_run(const char *run)
     assert_int_equal(op_runfile_body_names(&ctx, run, names, 16, &count), OP_OK);
     int rank;
     int64_t dims[OP_RUNFILE_MAX_RANK];
-    assert_int_equal(op_runfile_dataset_shape(&ctx, run, "/states/position/value", &rank, dims), OP_OK);
+    char series[64];
+    snprintf(series, sizeof series, "%s/position/value", at.series);
+    assert_int_equal(op_runfile_dataset_shape(&ctx, run, series, &rank, dims), OP_OK);
     long frames = (long)dims[0], total = (long)dims[1];
-    check_metadata(run);
-    /* time follows step: frame f at f frame times */
-    double frame_time, *time = calloc((size_t)frames, sizeof *time);
+    check_metadata(run, at.root);
+    /* time follows step: step s at s step times */
+    double *time = calloc((size_t)frames, sizeof *time);
     int64_t *step = calloc((size_t)frames, sizeof *step);
-    assert_int_equal(op_runfile_read_attribute_double(&ctx, run, "/parameters", "frame_time", &frame_time), OP_OK);
-    read_ints(run, "/states/position/step", step);
-    read_doubles(run, "/states/position/time", time);
+    snprintf(series, sizeof series, "%s/position/step", at.series);
+    read_ints(run, series, step);
+    snprintf(series, sizeof series, "%s/position/time", at.series);
+    read_doubles(run, series, time);
     for (long t = 0; t < frames; ++t) {
         assert_true(t == 0 || step[t] > step[t - 1]);
-        assert_true(fabs(time[t] - (double)step[t] * frame_time) <= 1e-12 * (1.0 + time[t]));
+        assert_true(fabs(time[t] - (double)step[t] * step_time) <= 1e-12 * (1.0 + time[t]));
     }
     free(time);
     free(step);
@@ -247,10 +264,71 @@ static long check_run(const char *run)
         snprintf(parameters, sizeof parameters, "/parameters/%s", names[b]);
         assert_int_equal(op_runfile_read_attribute_int(&ctx, run, parameters, "particle_offset", &stored_offset), OP_OK);
         assert_int_equal(stored_offset, offset);
-        offset += check_body(run, names[b], offset, frames, total);
+        offset += check_body(run, at, names[b], offset, frames, total);
     }
     assert_int_equal(offset, total);
     return total;
+}
+
+/* The frames' structure at the file's root. */
+static long check_run(const char *run)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    double frame_time;
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, run, "/parameters", "frame_time", &frame_time), OP_OK);
+    return check_structure(run, FRAMES, frame_time);
+}
+
+/* The sub-steps' H5MD structure of a run of `frames` frames and `n` particles, and their
+ * velocities read back from the file: after every sub-step of a frame the floor did not touch,
+ * v equals (x_s - x_s-1)/h of the stored positions to round-off; and the frames' velocities are
+ * the rows of their last sub-steps, bit for bit. */
+static void check_substeps(const char *run, long n, long frames)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    double frame_time;
+    int64_t substeps, contacts[64];
+    assert_true(frames <= 64);
+    assert_int_equal(op_runfile_read_attribute_double(&ctx, run, "/parameters", "frame_time", &frame_time), OP_OK);
+    assert_int_equal(op_runfile_read_attribute_int(&ctx, run, "/parameters", "substeps", &substeps), OP_OK);
+    assert_int_equal(op_runfile_read_rows_int64(&ctx, run, "/collision/floor_contacts", 0, frames, contacts, frames),
+                     OP_OK);
+    double h = frame_time / (double)substeps;
+    assert_int_equal(check_structure(run, SUBSTEPS, h), n);
+    long rows = frames * substeps + 1;
+    hsize_t dims[3];
+    assert_int_equal(extents(run, "/substeps/velocity/value", dims), 3);
+    assert_int_equal(dims[0], rows);
+    assert_int_equal(dims[1], n);
+    double *x = calloc((size_t)(rows * n * 3), sizeof *x), *v = calloc((size_t)(rows * n * 3), sizeof *v);
+    double *frame_v = calloc((size_t)(n * 3), sizeof *frame_v);
+    read_doubles(run, "/substeps/position/value", x);
+    read_doubles(run, "/substeps/velocity/value", v);
+    double worst = 0.0, fastest = 0.0;
+    long checked = 0;
+    for (long f = 1; f <= frames; ++f) {
+        assert_int_equal(op_runfile_read_rows(&ctx, run, "/states/velocity/value", f, 1, frame_v, n * 3), OP_OK);
+        assert_memory_equal(frame_v, &v[f * substeps * n * 3], (size_t)(n * 3) * sizeof(double));
+        if (contacts[f - 1] != 0)
+            continue;
+        for (long s = (f - 1) * substeps + 1; s <= f * substeps; ++s, ++checked)
+            for (long k = 0; k < n * 3; ++k) {
+                double expected = (x[s * n * 3 + k] - x[(s - 1) * n * 3 + k]) / h;
+                worst = fmax(worst, fabs(v[s * n * 3 + k] - expected) / (1.0 + fabs(expected)));
+                fastest = fmax(fastest, fabs(expected));
+            }
+    }
+    print_message("substeps: %ld sub-steps in free fall (up to %.3f m/s); largest |v - (x_s - x_s-1)/h| / (1 + |v|) "
+                  "= %.3g\n",
+                  checked, fastest, worst);
+    assert_true(checked >= 5 * substeps);
+    assert_true(fastest > 1.0); /* the dinosaur has gathered speed: a zero velocity would not pass */
+    assert_true(worst <= 1e-13); /* round-off: an ulp of a 1 m position over h = 1/90 s is 2e-14 m/s */
+    free(x);
+    free(v);
+    free(frame_v);
 }
 
 /* Fig. 5's dinosaur, every sub-step stored: the frames' velocities against the positions of the
@@ -294,6 +372,7 @@ static void test_fig5_run_is_h5md(void **state)
     assert_true(free_frames >= 5);
     assert_true(touching >= 1); /* the dinosaur lands within the run: the check covers only what it should */
     assert_true(worst <= 1e-12);
+    check_substeps(run, n, 30);
     remove(run);
 }
 

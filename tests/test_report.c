@@ -279,6 +279,25 @@ static void write_bench(void)
     write_file("results/table1/bench.csv", text);
 }
 
+/* bench_scenes' CSV of a pile's rows with their intervals (the 180 models' collision noisy; the
+ * face rule's one repetition: each interval the median, noisy), where their contacts ran and the
+ * CPU. */
+static const char PILE_BENCH[] =
+    "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,"
+    "frames,threads,local_ms,global_ms,collision_ms,total_ms,skinning_ms,local_lo_ms,"
+    "local_hi_ms,local_noisy,global_lo_ms,global_hi_ms,global_noisy,collision_lo_ms,"
+    "collision_hi_ms,collision_noisy,total_lo_ms,total_hi_ms,total_noisy,handoff_ns,"
+    "contacts_one_thread,setting,cpu\n"
+    "catalogue,52 models,experiments/fig7-52.ini,scene,52,4120,18088,1,1,6,2,20,7,10,2,1.0,"
+    "0.5,1.0,3.0,9.0,0.99,1.01,0,0.49,0.51,0,0.98,1.02,0,2.95,3.05,0,212,0.600,,"
+    "Intel(R) Xeon(R) Platinum 8480C\n"
+    "catalogue,180 models,experiments/fig7-180.ini,scene,180,4404,17916,1,1,6,2,20,7,10,2,"
+    "1.0,0.5,1.3,3.1,9.0,0.99,1.01,0,0.49,0.51,0,1.1,1.5,1,3.0,3.2,0,210,1.000,,"
+    "Intel(R) Xeon(R) Platinum 8480C\n"
+    "faces,52 models,experiments/fig7-52.ini,scene,52,4120,12278,1,1,6,2,20,1,10,2,0.7,"
+    "0.4,1.0,2.5,9.0,0.7,0.7,1,0.4,0.4,1,1.0,1.0,1,2.5,2.5,1,41,0.000,,"
+    "Intel(R) Xeon(R) Platinum 8480C\n";
+
 /* Empty pictures under every name the template's {{figure NAME}} placeholders use. */
 static int touch_figures(void)
 {
@@ -614,12 +633,17 @@ static void test_table1_tex_has_its_columns_and_rows(void **state)
                      0);
     char *text = read_in_dir("table1.tex");
     assert_contains(text, "table* (both columns)");
-    assert_contains(text, "\\begin{tabular}{lclS[table-format=5]S[table-format=6]cS[table-format=2.3]"
-                          "S[table-format=2.3]S[table-format=2.3]S[table-format=3.3]S[table-format=2.1]}");
+    assert_contains(text, "\\begingroup\\setlength{\\tabcolsep}{3.5pt}\n"
+                          "\\begin{tabular}{@{}lclS[table-format=5]S[table-format=6]cS[table-format=2.3]"
+                          "S[table-format=2.3]S[table-format=2.3]S[table-format=3.3]S[table-format=2.1]@{}}");
     assert_contains(text, "52 models & 7 & paper & 4120 & 18574 & $6 \\times 2$ & 7.86 & 2.91 & 15.46 & 26.24 & \\\\\n"
-                          " &  & ours & 10 & 9 & $6 \\times 2$ & 10.000 & 5.000 & 10.000 & 25.000 & 1.0 \\\\\n"
-                          " &  & face rule & 10 & 4 & $6 \\times 2$ & 8.000 & 4.000 & 8.000 & 20.000 & 1.3 \\\\\n");
-    assert_contains(text, "Bar manipulation & 1 & paper & 20 & 19 & $1 \\times 10$ & 0.27 & 0.07 & {--} & 0.34 & \\\\\n");
+                          " & & ours & 10 & 9 & $6 \\times 2$ & 10.000 & 5.000 & 10.000 & 25.000 & 1.0 \\\\\n"
+                          " & & face rule & 10 & 4 & $6 \\times 2$ & 8.000 & 4.000 & 8.000 & 20.000 & 1.3 \\\\\n");
+    /* a name over 12 characters split between the paper's row and ours */
+    assert_contains(text, "Bar & 1 & paper & 20 & 19 & $1 \\times 10$ & 0.27 & 0.07 & {--} & 0.34 & \\\\\n"
+                          "manipulation & & ours & 10 & 9 & $6 \\times 2$");
+    assert_contains(text, "\\bottomrule\n\\end{tabular}\n\\endgroup\n");
+    assert_null(strstr(text, "scriptsize")); /* no intervals in this bench file: no row for them */
     assert_contains(text, " & & per bar & & & & & & & 8.333 & 0.0 \\\\\n");
     int rows = 0;
     for (const char *line = strstr(text, "\\midrule\n") + 9; strncmp(line, "\\bottomrule", 11) != 0;
@@ -630,6 +654,45 @@ static void test_table1_tex_has_its_columns_and_rows(void **state)
         ++rows;
     }
     assert_int_equal(rows, 8 + 8 + 1 + 1); /* paper and ours per example, one face rule, one per bar */
+    free(text);
+}
+
+/* The .tex Table 1 from bench rows with intervals: beneath each of our rows its four medians'
+ * 95 % intervals as table1.md prints them (three places), a dagger on the noisy ones (the 180
+ * models' collision; every cell of the face rule's one repetition), in the time columns. */
+static void test_table1_tex_has_the_intervals(void **state)
+{
+    (void)state;
+    write_file("pile-tex.csv", PILE_BENCH);
+    assert_int_equal(test_shell("bin/opsim-report table1-tex --paper reports/paper_table1.tsv --bench "
+                                "'%s/pile-tex.csv' --out '%s/pile.tex'",
+                                dir, dir),
+                     0);
+    char *text = read_in_dir("pile.tex");
+    assert_contains(text, "\\dagger where its half-width is over 5 % of the median");
+    assert_contains(text, "52 models & 7 & paper & 4120 & 18574 & $6 \\times 2$ & 7.86 & 2.91 & 15.46 & 26.24 & \\\\\n"
+                          " & & ours & 4120 & 18088 & $6 \\times 2$ & 1.000 & 0.500 & 1.000 & 3.000 & 8.7 \\\\\n"
+                          " & & & & & & {\\scriptsize 0.990--1.010} & {\\scriptsize 0.490--0.510} & "
+                          "{\\scriptsize 0.980--1.020} & {\\scriptsize 2.950--3.050} & \\\\\n"
+                          " & & face rule & 4120 & 12278 & $6 \\times 2$ & 0.700 & 0.400 & 1.000 & 2.500 & 10.5 \\\\\n"
+                          " & & & & & & {\\scriptsize 0.700--0.700\\rlap{$^\\dagger$}} & "
+                          "{\\scriptsize 0.400--0.400\\rlap{$^\\dagger$}} & {\\scriptsize 1.000--1.000\\rlap{$^\\dagger$}} & "
+                          "{\\scriptsize 2.500--2.500\\rlap{$^\\dagger$}} & \\\\\n");
+    assert_contains(text, " & & ours & 4404 & 17916 & $6 \\times 2$ & 1.000 & 0.500 & 1.300 & 3.100 & 8.8 \\\\\n"
+                          " & & & & & & {\\scriptsize 0.990--1.010} & {\\scriptsize 0.490--0.510} & "
+                          "{\\scriptsize 1.100--1.500\\rlap{$^\\dagger$}} & {\\scriptsize 3.000--3.200} & \\\\\n");
+    /* every row of the body eleven cells, the intervals' rows included */
+    int rows = 0, interval_rows = 0;
+    for (const char *line = strstr(text, "\\midrule\n") + 9; strncmp(line, "\\bottomrule", 11) != 0;
+         line = strchr(line, '\n') + 1) {
+        if (strncmp(line, "\\addlinespace", 13) == 0)
+            continue;
+        assert_int_equal(tex_row_cells(line), 11);
+        interval_rows += strstr(line, "scriptsize") != NULL && strstr(line, "scriptsize") < strchr(line, '\n');
+        ++rows;
+    }
+    assert_int_equal(interval_rows, 3);
+    assert_int_equal(rows, 8 + 3 + 3); /* the paper's eight, our three rows and their intervals */
     free(text);
 }
 
@@ -693,20 +756,7 @@ static void test_bench_csv_parses_by_its_header(void **state)
 
     /* a pile's row: each time with its interval (the 180 models' collision noisy), the ratio with
      * the CPU it was measured on, trade marks dropped, and where its contacts ran */
-    write_file("pile.csv", "edge_rule,example,config,per,bodies,nodes,edges,vertices,faces,ns,ni,warmup,repeats,"
-                           "frames,threads,local_ms,global_ms,collision_ms,total_ms,skinning_ms,local_lo_ms,"
-                           "local_hi_ms,local_noisy,global_lo_ms,global_hi_ms,global_noisy,collision_lo_ms,"
-                           "collision_hi_ms,collision_noisy,total_lo_ms,total_hi_ms,total_noisy,handoff_ns,"
-                           "contacts_one_thread,setting,cpu\n"
-                           "catalogue,52 models,experiments/fig7-52.ini,scene,52,4120,18088,1,1,6,2,20,7,10,2,1.0,"
-                           "0.5,1.0,3.0,9.0,0.99,1.01,0,0.49,0.51,0,0.98,1.02,0,2.95,3.05,0,212,0.600,,"
-                           "Intel(R) Xeon(R) Platinum 8480C\n"
-                           "catalogue,180 models,experiments/fig7-180.ini,scene,180,4404,17916,1,1,6,2,20,7,10,2,"
-                           "1.0,0.5,1.3,3.1,9.0,0.99,1.01,0,0.49,0.51,0,1.1,1.5,1,3.0,3.2,0,210,1.000,,"
-                           "Intel(R) Xeon(R) Platinum 8480C\n"
-                           "faces,52 models,experiments/fig7-52.ini,scene,52,4120,12278,1,1,6,2,20,1,10,2,0.7,"
-                           "0.4,1.0,2.5,9.0,0.7,0.7,1,0.4,0.4,1,1.0,1.0,1,2.5,2.5,1,41,0.000,,"
-                           "Intel(R) Xeon(R) Platinum 8480C\n");
+    write_file("pile.csv", PILE_BENCH);
     assert_int_equal(test_shell("bin/opsim-report table1 --paper reports/paper_table1.tsv --bench '%s/pile.csv' "
                                 "--flags build/flags --out '%s/t2.md'",
                                 dir, dir),
@@ -860,6 +910,7 @@ int main(void)
         cmocka_unit_test(test_template_errors_name_line_and_placeholder),
         cmocka_unit_test(test_tsv_placeholders_read_any_table),
         cmocka_unit_test(test_table1_tex_has_its_columns_and_rows),
+        cmocka_unit_test(test_table1_tex_has_the_intervals),
         cmocka_unit_test(test_bench_csv_parses_by_its_header),
         cmocka_unit_test(test_bench_compares_settings_interleaved),
         cmocka_unit_test(test_scaling_table_fits_slopes),

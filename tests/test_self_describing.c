@@ -3,7 +3,8 @@
  * non-empty "unit" (UDUNITS; "1" for indices, counts and ratios) and a non-empty "description",
  * so h5py, HDFView or an H5MD reader need not guess. Runs several configs that between them
  * write every kind of dataset: arap with Anderson and the Fig. 5 observables, the 52 models'
- * contacts, the springs' and meshless variants' counters. */
+ * contacts, the springs' and meshless variants' counters, and every sub-step's states with their
+ * own H5MD structure (`[run] output = substeps`). */
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 typedef struct visit {
     int datasets, missing;
     int h5md; /* datasets first reached under /particles/<body> or /connectivity (H5MD's elements) */
+    int substeps_h5md; /* the same under /substeps (the sub-steps' H5MD structure) */
 } visit;
 
 /* The string attribute `name` of object `id`, non-empty; 0 when absent or empty. */
@@ -40,6 +42,7 @@ static herr_t check_object(hid_t file, const char *name, const H5O_info_t *info,
         return 0;
     v->datasets++;
     v->h5md += strncmp(name, "particles/", 10) == 0 || strncmp(name, "connectivity/", 13) == 0;
+    v->substeps_h5md += strncmp(name, "substeps/particles/", 19) == 0 || strncmp(name, "substeps/connectivity/", 22) == 0;
     hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
     int unit = has_text(set, "unit"), description = has_text(set, "description");
     H5Dclose(set);
@@ -66,6 +69,8 @@ static void check_run(const char *config, const char *sets)
     assert_int_equal(v.missing, 0);
     /* per body at least the position, orientation and velocity views and the connectivity */
     assert_true(v.h5md >= 4);
+    if (strstr(sets, "output=substeps"))
+        assert_true(v.substeps_h5md >= 4);
 }
 
 static void test_every_dataset_has_a_unit_and_a_description(void **state)
@@ -73,7 +78,7 @@ static void test_every_dataset_has_a_unit_and_a_description(void **state)
     (void)state;
     check_run("experiments/fig5.ini", "--set solver.anderson=on");
     check_run("experiments/fig7-52.ini", "--no-surface");
-    check_run("experiments/springs-cube.ini", "");
+    check_run("experiments/springs-cube.ini", "--set run.output=substeps");
     check_run("experiments/meshless-spring.ini", "");
 }
 

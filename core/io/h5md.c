@@ -1,5 +1,5 @@
 /* Writing the H5MD 1.1 elements of a run file (h5md.h): metadata, the bodies' particle groups as
- * views of the /states series, and their connectivity. */
+ * views of the /states (or /substeps) series, and their connectivity. */
 #include "io/h5md.h"
 
 #include <stdlib.h>
@@ -11,23 +11,33 @@
 #define OPSIM_VERSION "unknown"
 #endif
 
-/* The time-dependent elements of a particle group, each a view of /states/<element>/value. */
+/* The time-dependent elements of a particle group, each a view of <series>/<element>/value. */
 enum { ELEMENTS = 3 };
 static const char *const element_names[ELEMENTS] = { "position", "orientation", "velocity" };
 
-/* Per element: the unit of its values, the extents after the particle, and a description. */
+/* Per element: the unit of its values, the extents after the particle, and a description
+ * (a format taking when the states were sampled). */
 static const struct {
     const char *unit;
     int rank;
     const char *description;
 } element_notes[ELEMENTS] = {
-    { "m", 1, "particle centres x_i at each output frame (H5MD position)" },
-    { "1", 2,
-      ("rotations R_i at each output frame, row-major: current axes E_i = R_i rest_axes_i (opsim's element, "
-       "not H5MD's)") },
+    { "m", 1, "particle centres x_i %s (H5MD position)" },
+    { "1", 2, "rotations R_i %s, row-major: current axes E_i = R_i rest_axes_i (opsim's element, not H5MD's)" },
     { "m s-1", 1,
-      ("particle velocities v_i at each output frame, as the solver holds them after the frame's last sub-step "
+      ("particle velocities v_i %s, as the solver holds them at the end of the sub-step that left the state "
        "(H5MD velocity)") },
+};
+
+/* Per sampling (op_h5md_sampling): the H5MD root ("" the file's), the series the views show,
+ * and when its states were taken. */
+static const struct {
+    const char *root;
+    const char *series;
+    const char *when;
+} samplings[2] = {
+    { "", "/states", "at each output frame" },
+    { "/substeps", "/substeps", "after every sub-step" },
 };
 
 static int write_int_array_attribute(op_ctx *ctx, op_runfile *run, const char *object, const char *name, int count,
@@ -103,20 +113,28 @@ static const char *author_name(void)
     return "unknown";
 }
 
-static int write_metadata(op_ctx *ctx, op_runfile *run)
+static int write_metadata(op_ctx *ctx, op_runfile *run, const char *root)
 {
     static const int version[2] = { 1, 1 }, units_version[2] = { 1, 0 };
-    if (op_runfile_set_attribute_string(ctx, run, "/h5md/author", "name", author_name()) != OP_OK ||
-        op_runfile_set_attribute_string(ctx, run, "/h5md/creator", "name", "opsim") != OP_OK ||
-        op_runfile_set_attribute_string(ctx, run, "/h5md/creator", "version", OPSIM_VERSION) != OP_OK ||
-        op_runfile_set_attribute_string(ctx, run, "/h5md/modules/units", "system", "SI") != OP_OK)
+    char h5md[OP_SERIES_PATH_SIZE], author[OP_SERIES_PATH_SIZE], creator[OP_SERIES_PATH_SIZE],
+        units[OP_SERIES_PATH_SIZE];
+    snprintf(h5md, sizeof h5md, "%s/h5md", root);
+    snprintf(author, sizeof author, "%s/h5md/author", root);
+    snprintf(creator, sizeof creator, "%s/h5md/creator", root);
+    snprintf(units, sizeof units, "%s/h5md/modules/units", root);
+    if (op_runfile_set_attribute_string(ctx, run, author, "name", author_name()) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, creator, "name", "opsim") != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, creator, "version", OPSIM_VERSION) != OP_OK ||
+        op_runfile_set_attribute_string(ctx, run, units, "system", "SI") != OP_OK)
         return ctx->status;
-    if (write_int_array_attribute(ctx, run, "/h5md", "version", 2, version) != OP_OK ||
-        write_int_array_attribute(ctx, run, "/h5md/modules/units", "version", 2, units_version) != OP_OK)
+    if (write_int_array_attribute(ctx, run, h5md, "version", 2, version) != OP_OK ||
+        write_int_array_attribute(ctx, run, units, "version", 2, units_version) != OP_OK)
         return ctx->status;
-    static const char *const roots[2] = { "/particles", "/connectivity" };
+    static const char *const groups[2] = { "particles", "connectivity" };
     for (int k = 0; k < 2; ++k) {
-        hid_t group = new_group(ctx, run, roots[k]);
+        char path[OP_SERIES_PATH_SIZE];
+        snprintf(path, sizeof path, "%s/%s", root, groups[k]);
+        hid_t group = new_group(ctx, run, path);
         if (group < 0)
             return ctx->status;
         H5Gclose(group);
@@ -162,16 +180,18 @@ static int describe(op_ctx *ctx, op_runfile *run, const char *path, const char *
     return ctx->status;
 }
 
-/* /particles/<body>/<element>/value: a virtual dataset [rows][n][...] over the rows offset ..
- * offset+n-1 of /states/<element>/value [rows][total][...], mapped for any number of rows
+/* <root>/particles/<body>/<element>/value: a virtual dataset [rows][n][...] over the rows offset ..
+ * offset+n-1 of <series>/<element>/value [rows][total][...], mapped for any number of rows
  * (HDF5 maps unlimited selections). It is made with its final extent: HDF5 1.10 reads a
  * virtual dataset through H5S_ALL with the extent it was made with, not the mapped one. */
 static int write_view(op_ctx *ctx, op_runfile *run, const op_h5md_body *body, int e)
 {
-    char source[OP_SERIES_PATH_SIZE], group[OP_SERIES_PATH_SIZE], view[OP_SERIES_PATH_SIZE];
-    snprintf(source, sizeof source, "/states/%s/value", element_names[e]);
-    snprintf(group, sizeof group, "/particles/%s/%s", body->name, element_names[e]);
-    snprintf(view, sizeof view, "/particles/%s/%s/value", body->name, element_names[e]);
+    const char *root = samplings[body->sampling].root;
+    char source[OP_SERIES_PATH_SIZE], group[OP_SERIES_PATH_SIZE], view[OP_SERIES_PATH_SIZE], description[256];
+    snprintf(source, sizeof source, "%s/%s/value", samplings[body->sampling].series, element_names[e]);
+    snprintf(group, sizeof group, "%s/particles/%s/%s", root, body->name, element_names[e]);
+    snprintf(view, sizeof view, "%s/particles/%s/%s/value", root, body->name, element_names[e]);
+    snprintf(description, sizeof description, element_notes[e].description, samplings[body->sampling].when);
     int rank = 2 + element_notes[e].rank;
     hsize_t n = (hsize_t)body->graph->particle_count;
     hsize_t dims[4] = { (hsize_t)body->rows, n, 3, 3 }, max[4] = { H5S_UNLIMITED, n, 3, 3 };
@@ -189,7 +209,7 @@ static int write_view(op_ctx *ctx, op_runfile *run, const op_h5md_body *body, in
     hid_t set = ok ? H5Dcreate2(element, "value", H5T_IEEE_F64LE, space, H5P_DEFAULT, list, H5P_DEFAULT) : -1;
     int rc = set < 0 ? H5_FAIL(ctx, OP_ERR_IO, "%s: cannot write %s over %s", run->final_path, view, source) : OP_OK;
     if (rc == OP_OK && put_text(ctx, run, set, view, "unit", element_notes[e].unit) == OP_OK)
-        put_text(ctx, run, set, view, "description", element_notes[e].description);
+        put_text(ctx, run, set, view, "description", description);
     if (set >= 0)
         H5Dclose(set);
     if (list >= 0)
@@ -205,7 +225,7 @@ static int write_view(op_ctx *ctx, op_runfile *run, const op_h5md_body *body, in
     return ctx->status;
 }
 
-/* An H5MD time-dependent element: the view, and step and time linked to the states'. */
+/* An H5MD time-dependent element: the view, and step and time linked to the series'. */
 static int write_element(op_ctx *ctx, op_runfile *run, const op_h5md_body *body, int e)
 {
     if (write_view(ctx, run, body, e) != OP_OK)
@@ -213,8 +233,9 @@ static int write_element(op_ctx *ctx, op_runfile *run, const op_h5md_body *body,
     static const char *const shared[2] = { "step", "time" };
     for (int k = 0; k < 2; ++k) {
         char target[OP_SERIES_PATH_SIZE], link[OP_SERIES_PATH_SIZE];
-        snprintf(target, sizeof target, "/states/%s/%s", element_names[e], shared[k]);
-        snprintf(link, sizeof link, "/particles/%s/%s/%s", body->name, element_names[e], shared[k]);
+        snprintf(target, sizeof target, "%s/%s/%s", samplings[body->sampling].series, element_names[e], shared[k]);
+        snprintf(link, sizeof link, "%s/particles/%s/%s/%s", samplings[body->sampling].root, body->name,
+                 element_names[e], shared[k]);
         if (hard_link(ctx, run, target, link) != OP_OK)
             return ctx->status;
     }
@@ -225,7 +246,7 @@ static int write_species(op_ctx *ctx, op_runfile *run, const op_h5md_body *body,
 {
     if (body->same_model) {
         char target[OP_SERIES_PATH_SIZE];
-        snprintf(target, sizeof target, "/particles/%s/species", body->same_model);
+        snprintf(target, sizeof target, "%s/particles/%s/species", samplings[body->sampling].root, body->same_model);
         return hard_link(ctx, run, target, path);
     }
     int64_t n = body->graph->particle_count;
@@ -243,8 +264,8 @@ static int write_species(op_ctx *ctx, op_runfile *run, const op_h5md_body *body,
                     "of one model share it");
 }
 
-/* /connectivity/<body>: the graph's edges [m][2] (i < j) in the body's particle indices, with
- * H5MD's particles_group reference to /particles/<body>. Contiguous, unlike the chunked
+/* <root>/connectivity/<body>: the graph's edges [m][2] (i < j) in the body's particle indices,
+ * with H5MD's particles_group reference to <root>/particles/<body>. Contiguous, unlike the chunked
  * datasets of the run-file writer: a chunk index would cost more than the edges of a small
  * body (2.7 kB a body in a pile of 1,000 30-particle bodies); the object header, where the
  * layout is recorded, is checksummed all the same. */
@@ -252,8 +273,8 @@ static int write_connectivity(op_ctx *ctx, op_runfile *run, const op_h5md_body *
 {
     const op_graph *graph = body->graph;
     char path[OP_SERIES_PATH_SIZE], group[OP_SERIES_PATH_SIZE];
-    snprintf(path, sizeof path, "/connectivity/%s", body->name);
-    snprintf(group, sizeof group, "/particles/%s", body->name);
+    snprintf(path, sizeof path, "%s/connectivity/%s", samplings[body->sampling].root, body->name);
+    snprintf(group, sizeof group, "%s/particles/%s", samplings[body->sampling].root, body->name);
     hsize_t dims[2] = { (hsize_t)graph->edge_count, 2 };
     int *edges = op_calloc(ctx, 2 * (size_t)(graph->edge_count ? graph->edge_count : 1), sizeof *edges);
     if (!edges)
@@ -274,7 +295,7 @@ static int write_connectivity(op_ctx *ctx, op_runfile *run, const op_h5md_body *
     else if (put_text(ctx, run, set, path, "unit", "1") == OP_OK)
         put_text(ctx, run, set, path, "description",
                  "the graph's edges (i < j, sorted) as pairs of indices into the particle group particles_group, "
-                 "/particles/<body>");
+                 "particles/<body> beside this connectivity group");
     if (attribute >= 0)
         H5Aclose(attribute);
     if (set >= 0)
@@ -293,10 +314,11 @@ static int write_body(op_ctx *ctx, op_runfile *run, const op_h5md_body *body)
 {
     char group[OP_SERIES_PATH_SIZE], mass[OP_SERIES_PATH_SIZE], graph_mass[OP_SERIES_PATH_SIZE],
         species[OP_SERIES_PATH_SIZE];
-    snprintf(group, sizeof group, "/particles/%s", body->name);
-    snprintf(mass, sizeof mass, "/particles/%s/mass", body->name);
+    const char *root = samplings[body->sampling].root;
+    snprintf(group, sizeof group, "%s/particles/%s", root, body->name);
+    snprintf(mass, sizeof mass, "%s/particles/%s/mass", root, body->name);
     snprintf(graph_mass, sizeof graph_mass, "/graph/%s/mass", body->name);
-    snprintf(species, sizeof species, "/particles/%s/species", body->name);
+    snprintf(species, sizeof species, "%s/particles/%s/species", root, body->name);
     hid_t particle_group = new_group(ctx, run, group);
     if (particle_group < 0)
         return ctx->status;
@@ -313,10 +335,10 @@ static int write_body(op_ctx *ctx, op_runfile *run, const op_h5md_body *body)
     return OP_OK;
 }
 
-int op_h5md_write_metadata(op_ctx *ctx, op_runfile *run)
+int op_h5md_write_metadata(op_ctx *ctx, op_runfile *run, op_h5md_sampling sampling)
 {
     h5_quiet q = quiet_begin();
-    int rc = write_metadata(ctx, run);
+    int rc = write_metadata(ctx, run, samplings[sampling].root);
     quiet_end(q);
     return rc;
 }
@@ -329,14 +351,14 @@ int op_h5md_write_body(op_ctx *ctx, op_runfile *run, const op_h5md_body *body)
     return rc;
 }
 
-int op_h5md_link_step_time(op_ctx *ctx, op_runfile *run, const char *element)
+int op_h5md_link_step_time(op_ctx *ctx, op_runfile *run, op_h5md_sampling sampling, const char *element)
 {
     static const char *const shared[2] = { "step", "time" };
     h5_quiet q = quiet_begin();
     for (int k = 0; k < 2 && ctx->status == OP_OK; ++k) {
         char target[OP_SERIES_PATH_SIZE], link[OP_SERIES_PATH_SIZE];
-        snprintf(target, sizeof target, "/states/position/%s", shared[k]);
-        snprintf(link, sizeof link, "/states/%s/%s", element, shared[k]);
+        snprintf(target, sizeof target, "%s/position/%s", samplings[sampling].series, shared[k]);
+        snprintf(link, sizeof link, "%s/%s/%s", samplings[sampling].series, element, shared[k]);
         hard_link(ctx, run, target, link);
     }
     quiet_end(q);

@@ -34,6 +34,10 @@ static const char *const collision_descriptions[COLLISION_SERIES] = {
     "deepest reach below the floor before the floor pushed a particle back, over the sub-steps",
 };
 
+/* /substeps/: position and orientation with their step and time, and velocity's value (its step
+ * and time are links to position's) */
+enum { SUBSTEP_SERIES = 7 };
+
 typedef struct recorder {
     op_runfile run;
     op_series position, position_step, position_time;
@@ -44,7 +48,7 @@ typedef struct recorder {
     op_series floor_reach_series;                /* [S] */
     op_series penetration_series;                /* [S] */
     int output_substeps;                         /* every sub-step's state into substep_state */
-    op_series substep_state[6];                  /* /substeps/{position,orientation}/{value,step,time} */
+    op_series substep_state[SUBSTEP_SERIES];     /* /substeps/{position,orientation}/{value,step,time}, velocity/value */
     op_series accel_counter[ACCEL_MAX];          /* [S] /solver/<counter_name> of each accelerator */
     op_series timing[TIMING_STAGES];             /* local, global, collision, the accelerators', total */
     int accel_types;                             /* accelerators in op_accel_registry */
@@ -275,11 +279,11 @@ static int append_variant_counters(op_ctx *ctx, recorder *r, int substeps)
     return OP_OK;
 }
 
-/* The H5MD elements (h5md.h), once the run is complete: metadata, then each body's particle
- * group over its /states rows */
-static int write_h5md(op_ctx *ctx, recorder *r, const op_world *w)
+/* One H5MD structure (h5md.h) over `rows` states of every body: metadata, then each body's
+ * particle group over its rows of the series */
+static int write_h5md_structure(op_ctx *ctx, recorder *r, const op_world *w, op_h5md_sampling sampling, long rows)
 {
-    if (op_h5md_write_metadata(ctx, &r->run) != OP_OK)
+    if (op_h5md_write_metadata(ctx, &r->run, sampling) != OP_OK)
         return ctx->status;
     int64_t offset = 0;
     int models = 0;
@@ -292,14 +296,26 @@ static int write_h5md(op_ctx *ctx, recorder *r, const op_world *w)
         op_h5md_body h = { .name = body->name,
                            .offset = offset,
                            .total = r->particles,
-                           .rows = r->position.rows,
+                           .rows = rows,
                            .graph = body->graph,
                            .species = species,
-                           .same_model = first < b ? w->bodies[first].name : NULL };
+                           .same_model = first < b ? w->bodies[first].name : NULL,
+                           .sampling = sampling };
         if (op_h5md_write_body(ctx, &r->run, &h) != OP_OK)
             return ctx->status;
         offset += body->graph->particle_count;
     }
+    return OP_OK;
+}
+
+/* The H5MD elements, once the run is complete: the frames' structure at the file's root and,
+ * with `output = substeps`, the sub-steps' at /substeps */
+static int write_h5md(op_ctx *ctx, recorder *r, const op_world *w)
+{
+    if (write_h5md_structure(ctx, r, w, OP_H5MD_FRAMES, r->position.rows) != OP_OK)
+        return ctx->status;
+    if (r->output_substeps)
+        return write_h5md_structure(ctx, r, w, OP_H5MD_SUBSTEPS, r->substep_state[0].rows);
     return OP_OK;
 }
 
@@ -324,7 +340,7 @@ static int create_series(op_ctx *ctx, recorder *r, const op_scene *scene)
         op_series_create(ctx, run, &r->velocity, "/states/velocity/value", OP_SERIES_FLOAT64, 2, vec, "m s-1",
                          "particle velocities v_i as the solver holds them after the frame's last sub-step (its "
                          "floor and contacts included)") != OP_OK ||
-        op_h5md_link_step_time(ctx, &r->run, "velocity") != OP_OK)
+        op_h5md_link_step_time(ctx, &r->run, OP_H5MD_FRAMES, "velocity") != OP_OK)
         return ctx->status;
     if (w->def.log_energy)
         for (int e = 0; e < ENERGY_TERMS; ++e) {
@@ -475,7 +491,7 @@ static int append_surface(op_ctx *ctx, recorder *r, const op_world *w)
     return OP_OK;
 }
 
-/* Every body's state, in body order, into r->positions and r->orientations */
+/* Every body's state, in body order, into r->positions, r->orientations and r->velocities */
 static void collect_state(recorder *r, const op_world *w)
 {
     int offset = 0;
@@ -488,14 +504,19 @@ static void collect_state(recorder *r, const op_world *w)
     }
 }
 
-/* `output = substeps`: /substeps/{position,orientation}/{value,step,time}, laid out as
- * /particles' with step the sub-step index (0 at the start) */
+/* `output = substeps`: /substeps/{position,orientation,velocity}/{value,step,time}, laid out as
+ * /states' with step the sub-step index (0 at the start); velocity's step and time are links to
+ * position's */
 static int create_substep_series(op_ctx *ctx, recorder *r)
 {
     if (!r->output_substeps)
         return OP_OK;
     int64_t vec[2] = { r->particles, 3 }, mat[3] = { r->particles, 3, 3 };
     static const char *const names[2] = { "position", "orientation" };
+    static const char *const descriptions[2] = {
+        "particle centres x_i after every sub-step (the first row: the start)",
+        "rotations R_i, row-major, after every sub-step (the first row: the start)"
+    };
     for (int k = 0; k < 2; ++k) {
         char path[3][64];
         snprintf(path[0], sizeof path[0], "/substeps/%s/value", names[k]);
@@ -503,14 +524,19 @@ static int create_substep_series(op_ctx *ctx, recorder *r)
         snprintf(path[2], sizeof path[2], "/substeps/%s/time", names[k]);
         op_series *s = &r->substep_state[3 * k];
         if (op_series_create(ctx, &r->run, &s[0], path[0], OP_SERIES_FLOAT64, k == 0 ? 2 : 3, k == 0 ? vec : mat,
-                             k == 0 ? "m" : NULL,
-                             k == 0 ? "particle centres x_i after every sub-step (the first row: the start)"
-                                    : "rotations R_i, row-major, after every sub-step") != OP_OK ||
-            op_series_create(ctx, &r->run, &s[1], path[1], OP_SERIES_INT64, 0, NULL, NULL,
+                             k == 0 ? "m" : "1", descriptions[k]) != OP_OK ||
+            op_series_create(ctx, &r->run, &s[1], path[1], OP_SERIES_INT64, 0, NULL, "1",
                              "sub-step index, 0 at the start") != OP_OK ||
-            op_series_create(ctx, &r->run, &s[2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s", NULL) != OP_OK)
+            op_series_create(ctx, &r->run, &s[2], path[2], OP_SERIES_FLOAT64, 0, NULL, "s",
+                             "simulated time of each row") != OP_OK)
             return ctx->status;
     }
+    if (op_series_create(ctx, &r->run, &r->substep_state[6], "/substeps/velocity/value", OP_SERIES_FLOAT64, 2, vec,
+                         "m s-1",
+                         "particle velocities v_i after every sub-step, as the solver holds them (its floor and "
+                         "contacts included; the first row: the start)") != OP_OK ||
+        op_h5md_link_step_time(ctx, &r->run, OP_H5MD_SUBSTEPS, "velocity") != OP_OK)
+        return ctx->status;
     return OP_OK;
 }
 
@@ -527,7 +553,7 @@ static int append_substep_state(op_ctx *ctx, void *context, const op_world *w)
             op_series_append(ctx, &r->run, &r->substep_state[3 * k + 1], &step, 1) != OP_OK ||
             op_series_append(ctx, &r->run, &r->substep_state[3 * k + 2], &t, 1) != OP_OK)
             return ctx->status;
-    return OP_OK;
+    return op_series_append(ctx, &r->run, &r->substep_state[6], r->velocities, 1);
 }
 
 static int append_state(op_ctx *ctx, recorder *r, const op_world *w)

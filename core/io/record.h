@@ -30,9 +30,12 @@
  *   /h5md, /particles/<body>, /connectivity/<body>: the H5MD 1.1 elements (io/h5md.h,
  *                                     docs/h5md.md), each body's position, orientation and
  *                                     velocity views of its /states rows
- *   /substeps/{position,orientation}/value, step, time: the states after every sub-step (step:
- *                                     the sub-step index, row 0 the start), only with
- *                                     `[run] output = substeps`
+ *   /substeps/{position,orientation,velocity}/value, step, time: the states after every
+ *                                     sub-step (step: the sub-step index, row 0 the start;
+ *                                     velocity's step and time links to position's), only with
+ *                                     `[run] output = substeps`; and then /substeps/h5md,
+ *                                     /substeps/particles/<body>, /substeps/connectivity/<body>:
+ *                                     a second H5MD structure whose views show /substeps
  *   /solver/energy/{kinetic,elastic,constraint,total} [S][I+1] (J): every sub-step S; column 0
  *                                     before the first iteration, column k after the k-th
  *                                     (only when log_energy)
