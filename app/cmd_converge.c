@@ -123,8 +123,8 @@ static int add_study_key(converge_options *o, const char *text)
 /* A label names its files: letters, digits and . _ + -, not first '.'. */
 static int is_file_label(const char *label)
 {
-    return label[0] != '.' && label[strspn(label, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-")] ==
-                                  '\0';
+    static const char allowed[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-";
+    return label[0] != '.' && label[strspn(label, allowed)] == '\0';
 }
 
 /* The --study spec's problem into ctx (OP_ERR_USAGE), if any: its form, its label, its keys. */
@@ -135,8 +135,8 @@ static int check_study(op_ctx *ctx, const converge_options *o, const char *text,
     if (op_labelled_parse(ctx, s, "--study", text) != OP_OK)
         return ctx->status;
     if (!is_file_label(s->label))
-        return OP_FAIL(ctx, OP_ERR_USAGE, "--study %s: a label names files: letters, digits and . _ + - (not first '.')",
-                       s->label);
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "--study %s: a label names files: letters, digits and . _ + - (not first '.')", s->label);
     for (int i = 0; i < o->study_count; ++i)
         if (strcmp(o->studies[i].label, s->label) == 0)
             return OP_FAIL(ctx, OP_ERR_USAGE, "--study %s: the label is given twice", s->label);

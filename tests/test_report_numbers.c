@@ -210,7 +210,8 @@ static void test_convergence_cells_give_the_matrix_its_cells(void **state)
     snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 1", in_dir("s-reference.tsv"),
              in_dir("s-jacobi.tsv"));
     assert_prints(0, args,
-                  "–\t–\t–\t–\t–\t–\t5.56e-02\t5.56e-02\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\n");
+                  "–\t–\t–\t–\t–\t–\t5.56e-02\t5.56e-02\t–\t–\t–\t–\t–\t–\t–\t–\t–"
+                  "\t–\t–\t–\t–\t–\t–\t–\t–\t–\n");
     snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 9", in_dir("s-reference.tsv"),
              in_dir("s-jacobi.tsv"));
     assert_prints(64, args, ""); /* no row 9 */
