@@ -1,9 +1,11 @@
 /* `opsim converge`: the convergence of one sub-step (core/sim/converge.h). The config runs to
  * frame F; then a second world, loaded with the --solver keys too, takes its state and solves
  * the next sub-step N iterations, and the energy and time after each iteration go to FILE.tsv.
+ * With --study, one world per studied solver, their repeats interleaved, a table each in DIR.
  *
  * usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]
- *                       --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv */
+ *                       [--study LABEL:solver.KEY=VALUE[;solver.KEY=VALUE...] ...]
+ *                       --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv|DIR */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +14,14 @@
 #include "base/timing_stats.h"
 #include "commands.h"
 #include "io/atomic.h"
+#include "io/labelled.h"
 #include "opsim/scene.h"
 #include "sim/converge.h"
 
 const char app_converge_usage[] =
     "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
-    "                      --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv\n"
+    "                      [--study LABEL:solver.KEY=VALUE[;solver.KEY=VALUE...] ...]\n"
+    "                      --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv|DIR\n"
     "\n"
     "The convergence of one sub-step (core/sim/converge.h): runs CONFIG (with --set) to the end of\n"
     "frame F (0: from the initial state), each frame as configured, with energy logging off; then\n"
@@ -45,26 +49,60 @@ const char app_converge_usage[] =
     "matching, springs and meshless minimise no ARAP energy), and FILE.tsv.meta says where it\n"
     "stays below 1e-2, 1e-4 and 1e-6 ('own_fields = ' iterations and ms for each, tab-separated;\n"
     "'–' never; 'x* unsettled' where x*'s last step exceeds 1/100 of the tolerance; 'single\n"
-    "update' for a variant whose first iteration already gives x*, bitwise).\n"
+    "update' for a variant whose first iteration already gives x*, bitwise) and, on the line\n"
+    "'own_interval = ', each of those ms's 95 % interval and noisy mark (lo, hi, noisy, the\n"
+    "seconds_lo, seconds_hi and noisy of the row reached, in ms; the word three times where\n"
+    "own_fields has a word).\n"
     "\n"
     "FILE.tsv: a plain header line, then one line per k = 0 … N: k, seconds, energy (J),\n"
     "seconds_lo, seconds_hi (%.17g) and noisy (1 or 0), tab-separated (docs/results.md).\n"
     "FILE.tsv.meta: a title line, then 'key = value' lines (config, overrides, frame, h, both\n"
     "worlds' solver settings, the CPU, and per timed repeat its wall and thread CPU seconds over\n"
-    "the whole sub-step). Both are written under a temporary name and renamed when complete: on\n"
-    "failure neither is left.\n";
+    "the whole sub-step, and when it started, seconds after the first timed solve). Both are\n"
+    "written under a temporary name and renamed when complete: on failure neither is left.\n"
+    "\n"
+    "--study LABEL:solver.KEY=VALUE[;solver.KEY=VALUE...] (repeatable, up to 64; the form of\n"
+    "bench_scenes -V, [solver] keys only, no value holding ';') studies several solvers on the one\n"
+    "sub-step in one run: a world per study, loaded with the --set keys, every --solver key, then\n"
+    "its own. The frames run once; each study's fixed point is solved (--fixed-point); then the\n"
+    "repeats go round the studies: round 1 solves each once in the order given, round 2 from the\n"
+    "second on (A B C, B C A, C A B, ...: docs/timing.md), the untimed warm-up round first (with\n"
+    "--repeats above 1), so that no study always goes first. Every solve starts from the\n"
+    "same state taken afresh, so a study's energies, errors and iterations are bitwise those of\n"
+    "a run with --solver and its keys alone; only the times differ, taken interleaved. --out then\n"
+    "names a directory (made if missing) that receives LABEL.tsv and LABEL.tsv.meta per study, as\n"
+    "above, the meta also naming 'study' and 'studies' (the order). A label is letters, digits\n"
+    "and . _ + - (not first '.'), each used once. A failure in a study's load or solves names it\n"
+    "('--study LABEL: ...') and leaves no table of any study.\n";
 
 typedef struct converge_options {
-    app_list overrides; /* --set */
-    app_list study;     /* "solver.KEY=VALUE" of each --solver, owned */
+    app_list overrides;   /* --set */
+    app_list study;       /* "solver.KEY=VALUE" of each --solver, owned */
+    op_labelled *studies; /* --study, study_count of them (NULL: the single form) */
+    int study_count;
     int frames, iterations, repeats, fixed_point; /* fixed_point 0: none */
     const char *config, *out;
 } converge_options;
 
-/* The two worlds: the run to frame F, and the studied sub-step's. */
+/* One studied solver: its world, its [solver] keys and what is recorded of it. */
+typedef struct studied {
+    const char *label; /* its --study label; NULL: the single form */
+    char out[4096];    /* its table */
+    char meta[4096];   /* its provenance, out + ".meta" */
+    app_list keys;     /* "solver.KEY=VALUE": every --solver, then its --study overrides */
+    op_scene world;
+    int loaded;
+    double *seconds, *energy;
+    op_converge_spread spread;
+    op_converge_fixed_point fixed;
+} studied;
+
+/* The run to frame F and the studied solvers. */
 typedef struct converge_worlds {
-    op_scene scene, second;
-    int loaded; /* how many of them */
+    op_scene scene;
+    int scene_loaded;
+    studied *study;
+    int count;
 } converge_worlds;
 
 /* --solver KEY=VALUE as "solver.KEY=VALUE": -1 when taken, else the exit status. */
@@ -79,6 +117,46 @@ static int add_study_key(converge_options *o, const char *text)
         return EXIT_SOFTWARE;
     snprintf(item, length, "solver.%s", text);
     app_list_add(&o->study, item);
+    return -1;
+}
+
+/* A label names its files: letters, digits and . _ + -, not first '.'. */
+static int is_file_label(const char *label)
+{
+    static const char allowed[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-";
+    return label[0] != '.' && label[strspn(label, allowed)] == '\0';
+}
+
+/* The --study spec's problem into ctx (OP_ERR_USAGE), if any: its form, its label, its keys. */
+static int check_study(op_ctx *ctx, const converge_options *o, const char *text, op_labelled *s)
+{
+    if (o->study_count == OP_CONVERGE_MAX_STUDIES)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "--study %s: more than %d studies", text, OP_CONVERGE_MAX_STUDIES);
+    if (op_labelled_parse(ctx, s, "--study", text) != OP_OK)
+        return ctx->status;
+    if (!is_file_label(s->label))
+        return OP_FAIL(ctx, OP_ERR_USAGE,
+                       "--study %s: a label names files: letters, digits and . _ + - (not first '.')", s->label);
+    for (int i = 0; i < o->study_count; ++i)
+        if (strcmp(o->studies[i].label, s->label) == 0)
+            return OP_FAIL(ctx, OP_ERR_USAGE, "--study %s: the label is given twice", s->label);
+    for (int i = 0; i < s->override_count; ++i)
+        if (strncmp(s->override[i], "solver.", 7) != 0)
+            return OP_FAIL(ctx, OP_ERR_USAGE, "--study %s: '%s' is not a [solver] key (solver.KEY=VALUE)", s->label,
+                           s->override[i]);
+    return OP_OK;
+}
+
+/* --study LABEL:solver.KEY=VALUE[;...]: -1 when taken, else the exit status. */
+static int add_study(converge_options *o, const char *text)
+{
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (!o->studies && !(o->studies = calloc(OP_CONVERGE_MAX_STUDIES, sizeof *o->studies)))
+        return EXIT_SOFTWARE;
+    if (check_study(&ctx, o, text, &o->studies[o->study_count]) != OP_OK)
+        return app_usage_error("converge", "%s", ctx.message);
+    o->study_count++;
     return -1;
 }
 
@@ -97,6 +175,7 @@ static int parse_converge_options(const app_call *call, converge_options *o)
 {
     static const struct option options[] = { { "set", required_argument, 0, 's' },
                                               { "solver", required_argument, 0, 'v' },
+                                              { "study", required_argument, 0, 'S' },
                                               { "frame", required_argument, 0, 'f' },
                                               { "iterations", required_argument, 0, 'n' },
                                               { "repeats", required_argument, 0, 'r' },
@@ -109,6 +188,7 @@ static int parse_converge_options(const app_call *call, converge_options *o)
         switch (c) {
         case 's': app_list_add(&o->overrides, optarg); break;
         case 'v': status = add_study_key(o, optarg); break;
+        case 'S': status = add_study(o, optarg); break;
         case 'f': status = parse_count("--frame", optarg, 0, OP_CONVERGE_MAX_FRAMES, &o->frames); break;
         case 'n': status = parse_count("--iterations", optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &o->iterations); break;
         case 'r': status = parse_count("--repeats", optarg, 1, OP_CONVERGE_MAX_REPEATS, &o->repeats); break;
@@ -127,20 +207,82 @@ static int parse_converge_options(const app_call *call, converge_options *o)
     return status;
 }
 
-/* The first world with --set, the second with --set and then every --solver key. */
+/* ctx's message after "--study LABEL: " when the failure is that study's. */
+static void name_study(op_ctx *ctx, const studied *s)
+{
+    if (!s->label || ctx->status == OP_OK)
+        return;
+    char message[sizeof ctx->message + OP_LABELLED_LABEL_SIZE + 16];
+    snprintf(message, sizeof message, "--study %s: %s", s->label, ctx->message);
+    memcpy(ctx->message, message, sizeof ctx->message - 1);
+    ctx->message[sizeof ctx->message - 1] = '\0';
+}
+
+/* Study i's keys, table path and arrays; the single form's when o has no --study. */
+static int prepare_study(op_ctx *ctx, const converge_options *o, int i, studied *s)
+{
+    const op_labelled *spec = o->studies ? &o->studies[i] : NULL;
+    if (app_list_init(&s->keys, o->study.count + OP_LABELLED_MAX_OVERRIDES + 1))
+        return OP_FAIL(ctx, OP_ERR_NOMEM, "%s", "out of memory");
+    for (int k = 0; k < o->study.count; ++k)
+        app_list_add(&s->keys, o->study.item[k]);
+    for (int k = 0; spec && k < spec->override_count; ++k)
+        app_list_add(&s->keys, spec->override[k]);
+    s->label = spec ? spec->label : NULL;
+    int length = spec ? snprintf(s->out, sizeof s->out, "%s/%s.tsv", o->out, spec->label)
+                      : snprintf(s->out, sizeof s->out, "%s", o->out);
+    if (length >= (int)sizeof s->out || snprintf(s->meta, sizeof s->meta, "%s.meta", s->out) >= (int)sizeof s->meta)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "--out %s: the path is too long", o->out);
+    size_t n = (size_t)o->iterations + 1, r = (size_t)o->repeats;
+    s->seconds = op_calloc(ctx, n, sizeof(double));
+    s->energy = op_calloc(ctx, n, sizeof(double));
+    s->fixed.iterations = o->fixed_point;
+    if (o->fixed_point > 0)
+        s->fixed.error = op_calloc(ctx, n, sizeof(double));
+    s->spread = (op_converge_spread){ .lo = op_calloc(ctx, n, sizeof(double)),
+                                      .hi = op_calloc(ctx, n, sizeof(double)),
+                                      .noisy = op_calloc(ctx, n, sizeof(int)),
+                                      .wall = op_calloc(ctx, r, sizeof(double)),
+                                      .cpu = op_calloc(ctx, r, sizeof(double)),
+                                      .start = op_calloc(ctx, r, sizeof(double)) };
+    return ctx->status;
+}
+
+static void free_study(studied *s)
+{
+    if (s->loaded)
+        op_scene_free(&s->world);
+    app_list_free(&s->keys);
+    free(s->seconds);
+    free(s->energy);
+    free(s->fixed.error);
+    free(s->spread.lo);
+    free(s->spread.hi);
+    free(s->spread.noisy);
+    free(s->spread.wall);
+    free(s->spread.cpu);
+    free(s->spread.start);
+}
+
+/* The first world with --set; each study's with --set and then its keys. */
 static int load_worlds(op_ctx *ctx, const converge_options *o, converge_worlds *worlds)
 {
+    if (op_scene_load(ctx, o->config, o->overrides.count, o->overrides.item, &worlds->scene) != OP_OK)
+        return ctx->status;
+    worlds->scene_loaded = 1;
     app_list both;
-    if (app_list_init(&both, o->overrides.count + o->study.count + 1))
+    if (app_list_init(&both, o->overrides.count + o->study.count + OP_LABELLED_MAX_OVERRIDES + 1))
         return OP_FAIL(ctx, OP_ERR_NOMEM, "%s", "out of memory");
-    for (int i = 0; i < o->overrides.count; ++i)
-        app_list_add(&both, o->overrides.item[i]);
-    for (int i = 0; i < o->study.count; ++i)
-        app_list_add(&both, o->study.item[i]);
-    if (op_scene_load(ctx, o->config, o->overrides.count, o->overrides.item, &worlds->scene) == OP_OK) {
-        worlds->loaded = 1;
-        if (op_scene_load(ctx, o->config, both.count, both.item, &worlds->second) == OP_OK)
-            worlds->loaded = 2;
+    for (int i = 0; i < worlds->count && ctx->status == OP_OK; ++i) {
+        studied *s = &worlds->study[i];
+        both.count = 0;
+        for (int k = 0; k < o->overrides.count; ++k)
+            app_list_add(&both, o->overrides.item[k]);
+        for (int k = 0; k < s->keys.count; ++k)
+            app_list_add(&both, s->keys.item[k]);
+        if (op_scene_load(ctx, o->config, both.count, both.item, &s->world) == OP_OK)
+            s->loaded = 1;
+        name_study(ctx, s);
     }
     app_list_free(&both);
     return ctx->status;
@@ -161,43 +303,74 @@ static void describe_solver(const op_world *w, char *text, size_t size)
  * at most t/100 (a variant still creeping after M iterations, e.g. shape matching's one-ring
  * groups, has no x* to measure 1e-6 against). */
 static const double UNSETTLED = 1e-2;
+static const double OWN_TOLERANCE[] = { 1e-2, 1e-4, 1e-6 };
+
+/* The word of tolerance t's own cells, or NULL where they are numbers: row *k reached. */
+static const char *own_word(const converge_options *o, const studied *s, int t, int *k)
+{
+    *k = op_converge_reached(s->fixed.error, o->iterations + 1, OWN_TOLERANCE[t]);
+    if (s->fixed.single_update)
+        return "single update";
+    if (s->fixed.last_step > UNSETTLED * OWN_TOLERANCE[t])
+        return "x* unsettled";
+    return *k < 0 ? "–" : NULL;
+}
 
 /* "K\tMS" for each tolerance where error[] stays below it, "–\t–" where it never does, "x*
  * unsettled" where x* is not settled below it, "single update" in every field for a variant
- * whose first iteration gives x* */
-static void write_own_fields(FILE *f, const converge_options *o, const op_converge_fixed_point *fixed,
-                             const double *seconds)
+ * whose first iteration gives x*; then on its own line each MS's interval and noisy mark
+ * ("LO\tHI\tNOISY", the word three times where the cells are words) */
+static void write_own_fields(FILE *f, const converge_options *o, const studied *s)
 {
-    static const double tolerances[] = { 1e-2, 1e-4, 1e-6 };
+    int k;
     fprintf(f, "own_fields = ");
     for (int t = 0; t < 3; ++t) {
-        int k = op_converge_reached(fixed->error, o->iterations + 1, tolerances[t]);
-        if (fixed->single_update)
-            fprintf(f, "%ssingle update\tsingle update", t ? "\t" : "");
-        else if (fixed->last_step > UNSETTLED * tolerances[t])
-            fprintf(f, "%sx* unsettled\tx* unsettled", t ? "\t" : "");
-        else if (k < 0)
-            fprintf(f, "%s–\t–", t ? "\t" : "");
+        const char *word = own_word(o, s, t, &k);
+        if (word)
+            fprintf(f, "%s%s\t%s", t ? "\t" : "", word, word);
         else
-            fprintf(f, "%s%d\t%.3f", t ? "\t" : "", k, 1e3 * seconds[k]);
+            fprintf(f, "%s%d\t%.3f", t ? "\t" : "", k, 1e3 * s->seconds[k]);
+    }
+    fprintf(f, "\nown_interval = ");
+    for (int t = 0; t < 3; ++t) {
+        const char *word = own_word(o, s, t, &k);
+        if (word)
+            fprintf(f, "%s%s\t%s\t%s", t ? "\t" : "", word, word, word);
+        else
+            fprintf(f, "%s%.3f\t%.3f\t%d", t ? "\t" : "", 1e3 * s->spread.lo[k], 1e3 * s->spread.hi[k],
+                    s->spread.noisy[k]);
     }
     fprintf(f, "\n");
 }
 
-static void write_header(FILE *f, const converge_options *o, const converge_worlds *worlds, const char *command_line,
-                         const op_converge_fixed_point *fixed, const double *seconds)
+/* "studies = A B C (...)": the studies in the order given, which round 1 takes. */
+static void write_studies(FILE *f, const converge_worlds *worlds)
+{
+    fprintf(f, "studies =");
+    for (int i = 0; i < worlds->count; ++i)
+        fprintf(f, " %s", worlds->study[i].label);
+    fprintf(f, " (one run, interleaved: timed round 1 solves each once in this order, round 2 from the second "
+               "on, and so on round the list)\n");
+}
+
+static void write_header(FILE *f, const converge_options *o, const converge_worlds *worlds, const studied *s,
+                         const char *command_line)
 {
     char run_solver[2048], study_solver[2048];
     describe_solver(&worlds->scene.world, run_solver, sizeof run_solver);
-    describe_solver(&worlds->second.world, study_solver, sizeof study_solver);
-    const op_world *w = &worlds->second.world;
+    describe_solver(&s->world.world, study_solver, sizeof study_solver);
+    const op_world *w = &s->world.world;
     fprintf(f, "opsim converge (opsim %s, git %s): energy of one sub-step against iteration\n", OPSIM_VERSION,
             OPSIM_GIT_REV);
     fprintf(f, "command = %s\nconfig = %s\n", command_line, o->config);
     for (int i = 0; i < o->overrides.count; ++i)
         fprintf(f, "set = %s\n", o->overrides.item[i]);
-    for (int i = 0; i < o->study.count; ++i)
-        fprintf(f, "study set = %s\n", o->study.item[i]);
+    if (s->label) {
+        fprintf(f, "study = %s\n", s->label);
+        write_studies(f, worlds);
+    }
+    for (int i = 0; i < s->keys.count; ++i)
+        fprintf(f, "study set = %s\n", s->keys.item[i]);
     fprintf(f, "frame = %d (frames run before the studied sub-step, sub-step %ld of the run)\n", o->frames,
             w->substep + 1);
     fprintf(f, "h = %.17g s (frame_time %.17g / substeps %d), time at its start = %.17g s\n",
@@ -206,86 +379,99 @@ static void write_header(FILE *f, const converge_options *o, const converge_worl
             o->repeats, run_solver, study_solver);
     char cpu[128];
     fprintf(f, "cpu = %s\n", op_cpu_model(cpu, sizeof cpu));
-    if (fixed) {
+    if (o->fixed_point > 0) {
         fprintf(f, "fixed point = %d iterations of the study solver from the same state (x*); error = "
                    "||x_k - x*|| / ||x_0 - x*|| over every body's positions\n",
-                fixed->iterations);
-        fprintf(f, "fixed point last step = %.3e (||x_M - x_(M-1)|| / ||x_0 - x*||)\n", fixed->last_step);
-        write_own_fields(f, o, fixed, seconds);
+                s->fixed.iterations);
+        fprintf(f, "fixed point last step = %.3e (||x_M - x_(M-1)|| / ||x_0 - x*||)\n", s->fixed.last_step);
+        write_own_fields(f, o, s);
     }
 }
 
 /* PATH (FILE.tsv.meta), the run's provenance as "key = value" lines (docs/results.md), written
  * whole. */
 static int write_meta(op_ctx *ctx, const char *path, const converge_options *o, const converge_worlds *worlds,
-                      const char *command_line, const double *seconds, const op_converge_spread *spread,
-                      const op_converge_fixed_point *fixed)
+                      const studied *s, const char *command_line)
 {
     op_atomic_file file;
     if (op_atomic_open(ctx, &file, path) != OP_OK)
         return ctx->status;
-    write_header(file.file, o, worlds, command_line, fixed, seconds);
+    write_header(file.file, o, worlds, s, command_line);
     for (int r = 0; r < o->repeats; ++r)
-        fprintf(file.file, "repeat %d = wall %.6f s, thread cpu %.6f s\n", r + 1, spread->wall[r], spread->cpu[r]);
+        fprintf(file.file, "repeat %d = wall %.6f s, thread cpu %.6f s, started %.6f s\n", r + 1, s->spread.wall[r],
+                s->spread.cpu[r], s->spread.start[r]);
     return op_atomic_commit(ctx, &file);
 }
 
-/* FILE.tsv, one plain header line then one row per iteration, under a temporary name renamed
- * when complete; its provenance goes to FILE.tsv.meta first, removed again if the table fails. */
-static int write_table(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds,
-                       const char *command_line, const double *seconds, const double *energy,
-                       const op_converge_spread *spread, const op_converge_fixed_point *fixed)
+/* A study's table, one plain header line then one row per iteration, under a temporary name
+ * renamed when complete; its provenance goes to TABLE.meta first, removed again if the table
+ * fails. */
+static int write_table(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds, const studied *s,
+                       const char *command_line)
 {
-    char meta[4096];
-    if (snprintf(meta, sizeof meta, "%s.meta", o->out) >= (int)sizeof meta)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "--out %s: the path is too long", o->out);
-    if (write_meta(ctx, meta, o, worlds, command_line, seconds, spread, fixed) != OP_OK)
+    if (write_meta(ctx, s->meta, o, worlds, s, command_line) != OP_OK)
         return ctx->status;
     op_atomic_file file;
-    if (op_atomic_open(ctx, &file, o->out) != OP_OK) {
-        remove(meta);
+    if (op_atomic_open(ctx, &file, s->out) != OP_OK) {
+        remove(s->meta);
         return ctx->status;
     }
+    int fixed = o->fixed_point > 0;
     fprintf(file.file, "k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoisy%s\n", fixed ? "\terror" : "");
     for (int k = 0; k <= o->iterations; ++k) {
-        fprintf(file.file, "%d\t%.17g\t%.17g\t%.17g\t%.17g\t%d", k, seconds[k], energy[k], spread->lo[k], spread->hi[k],
-                spread->noisy[k]);
+        fprintf(file.file, "%d\t%.17g\t%.17g\t%.17g\t%.17g\t%d", k, s->seconds[k], s->energy[k], s->spread.lo[k],
+                s->spread.hi[k], s->spread.noisy[k]);
         if (fixed)
-            fprintf(file.file, "\t%.17g", fixed->error[k]);
+            fprintf(file.file, "\t%.17g", s->fixed.error[k]);
         fprintf(file.file, "\n");
     }
     if (op_atomic_commit(ctx, &file) != OP_OK)
-        remove(meta);
+        remove(s->meta);
+    return ctx->status;
+}
+
+/* Every study's table (in --study's directory, made if missing); on a failure none is left. */
+static int write_tables(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds,
+                        const char *command_line)
+{
+    if (o->studies && app_make_directory(ctx, o->out) != OP_OK)
+        return ctx->status;
+    int written = 0;
+    while (written < worlds->count && write_table(ctx, o, worlds, &worlds->study[written], command_line) == OP_OK)
+        ++written;
+    for (int i = 0; ctx->status != OP_OK && i < written; ++i) {
+        remove(worlds->study[i].out);
+        remove(worlds->study[i].meta);
+    }
+    return ctx->status;
+}
+
+/* The studies, solved together (op_converge_studies); a failure in one names it. */
+static int study_all(op_ctx *ctx, const converge_options *o, converge_worlds *worlds)
+{
+    op_converge_subject *subject = op_calloc(ctx, (size_t)worlds->count, sizeof *subject);
+    for (int i = 0; subject && i < worlds->count; ++i) {
+        studied *s = &worlds->study[i];
+        subject[i] = (op_converge_subject){ .study = &s->world, .seconds = s->seconds, .energy = s->energy,
+                                            .spread = &s->spread, .fixed = o->fixed_point > 0 ? &s->fixed : NULL };
+    }
+    if (subject && op_converge_studies(ctx, &worlds->scene, subject, worlds->count, o->frames, o->iterations,
+                                       o->repeats) != OP_OK)
+        for (int i = 0; i < worlds->count; ++i)
+            if (subject[i].failed)
+                name_study(ctx, &worlds->study[i]);
+    free(subject);
     return ctx->status;
 }
 
 static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, const char *command_line)
 {
-    load_worlds(ctx, o, worlds);
-    double *seconds = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
-    double *energy = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
-    op_converge_fixed_point fixed = { .iterations = o->fixed_point };
-    if (o->fixed_point > 0)
-        fixed.error = op_calloc(ctx, (size_t)o->iterations + 1, sizeof(double));
-    op_converge_fixed_point *own = o->fixed_point > 0 ? &fixed : NULL;
-    size_t n = (size_t)o->iterations + 1, r = (size_t)o->repeats;
-    op_converge_spread spread = { .lo = op_calloc(ctx, n, sizeof(double)),
-                                  .hi = op_calloc(ctx, n, sizeof(double)),
-                                  .noisy = op_calloc(ctx, n, sizeof(int)),
-                                  .wall = op_calloc(ctx, r, sizeof(double)),
-                                  .cpu = op_calloc(ctx, r, sizeof(double)) };
-    if (ctx->status == OP_OK &&
-        op_converge_study(ctx, &worlds->scene, &worlds->second, o->frames, o->iterations, o->repeats, seconds, energy,
-                          &spread, own) == OP_OK)
-        write_table(ctx, o, worlds, command_line, seconds, energy, &spread, own);
-    free(spread.lo);
-    free(spread.hi);
-    free(spread.noisy);
-    free(spread.wall);
-    free(spread.cpu);
-    free(seconds);
-    free(energy);
-    free(fixed.error);
+    worlds->count = o->studies ? o->study_count : 1;
+    worlds->study = op_calloc(ctx, (size_t)worlds->count, sizeof *worlds->study);
+    for (int i = 0; worlds->study && i < worlds->count && ctx->status == OP_OK; ++i)
+        prepare_study(ctx, o, i, &worlds->study[i]);
+    if (ctx->status == OP_OK && load_worlds(ctx, o, worlds) == OP_OK && study_all(ctx, o, worlds) == OP_OK)
+        write_tables(ctx, o, worlds, command_line);
     return ctx->status;
 }
 
@@ -298,16 +484,18 @@ int app_converge(const app_call *call)
     if (status < 0) {
         op_ctx ctx;
         op_ctx_init(&ctx);
-        converge_worlds worlds = { .loaded = 0 };
+        converge_worlds worlds = { .scene_loaded = 0 };
         converge(&ctx, &o, &worlds, call->command_line);
         status = app_exit_status(&ctx);
-        if (worlds.loaded >= 1)
+        if (worlds.scene_loaded)
             op_scene_free(&worlds.scene);
-        if (worlds.loaded >= 2)
-            op_scene_free(&worlds.second);
+        for (int i = 0; worlds.study && i < worlds.count; ++i)
+            free_study(&worlds.study[i]);
+        free(worlds.study);
     }
     for (int i = 0; i < o.study.count; ++i)
         free((char *)o.study.item[i]);
+    free(o.studies);
     app_list_free(&o.overrides);
     app_list_free(&o.study);
     return status;

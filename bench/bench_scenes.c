@@ -78,6 +78,7 @@
 #include "contact/collide.h"
 #include "geometry/model.h"
 #include "geometry/skin.h"
+#include "io/labelled.h"
 
 static int verbose; /* -v: each repeat's median on standard error */
 /* world.log_energy=false, then any -x overrides */
@@ -88,13 +89,8 @@ static const char *edge_rule = "catalogue"; /* -e */
 /* The settings compared (-c or -V), each named by its label (the CSV's setting column) and
  * given as up to MAX_SETTING_OVERRIDES overrides; one unnamed setting without any when neither
  * option is given. -c's label is its one override. */
-enum { MAX_SETTINGS = 24, MAX_SETTING_OVERRIDES = 8 };
-typedef struct setting {
-    char label[64];
-    char text[768]; /* the overrides, each NUL-terminated, in override[] order */
-    const char *override[MAX_SETTING_OVERRIDES];
-    int override_count;
-} setting;
+enum { MAX_SETTINGS = 24, MAX_SETTING_OVERRIDES = OP_LABELLED_MAX_OVERRIDES };
+typedef op_labelled setting; /* core/io/labelled.h, the form -V shares with opsim converge --study */
 static setting settings[MAX_SETTINGS];
 static int setting_count = 1;
 static char setting_option; /* 'c' or 'V' once either is given: the two do not mix */
@@ -525,28 +521,23 @@ static int parse_count(const char *text, int lo, int *out)
     return 0;
 }
 
+/* −1 with the reason on standard error when a -c or -V setting was refused (then the usage) */
+static int refused(const op_ctx *ctx)
+{
+    fprintf(stderr, "bench_scenes: %s\n", ctx->message);
+    return -1;
+}
+
 /* Appends a setting named `label` whose overrides are `text` split at `separator`; −1 when
- * there is no room or an override is empty. */
+ * there is no room or an override is not KEY=VALUE. */
 static int add_setting(const char *label, int label_length, const char *text, char separator)
 {
-    if (setting_count == MAX_SETTINGS || label_length <= 0 || label_length >= (int)sizeof settings[0].label ||
-        strlen(text) >= sizeof settings[0].text)
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (setting_count == MAX_SETTINGS)
         return -1;
-    setting *s = &settings[setting_count];
-    memset(s, 0, sizeof *s);
-    memcpy(s->label, label, (size_t)label_length);
-    strcpy(s->text, text);
-    for (char *override = s->text;;) {
-        char *end = strchr(override, separator);
-        if (end)
-            *end = '\0';
-        if (!*override || s->override_count == MAX_SETTING_OVERRIDES)
-            return -1;
-        s->override[s->override_count++] = override;
-        if (!end)
-            break;
-        override = end + 1;
-    }
+    if (op_labelled_set(&ctx, &settings[setting_count], "-c", label, (size_t)label_length, text, separator) != OP_OK)
+        return refused(&ctx);
     setting_count++;
     return 0;
 }
@@ -580,12 +571,19 @@ static int parse_compared_values(const char *text)
 static int parse_variant(const char *text)
 {
     const char *colon = strchr(text, ':');
-    if (setting_option == 'c' || !colon || !strchr(colon, '=') || memchr(text, ',', (size_t)(colon - text)))
+    if (setting_option == 'c' || (colon && memchr(text, ',', (size_t)(colon - text))))
         return -1;
     if (!setting_option)
         setting_count = 0;
     setting_option = 'V';
-    return add_setting(text, (int)(colon - text), colon + 1, ';');
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (setting_count == MAX_SETTINGS)
+        return -1;
+    if (op_labelled_parse(&ctx, &settings[setting_count], "-V", text) != OP_OK)
+        return refused(&ctx);
+    setting_count++;
+    return 0;
 }
 
 /* The timing loop's order (file comment): its step-th repetition (0-based, of repeats ·

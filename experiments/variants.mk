@@ -35,9 +35,9 @@
 # untimed, exclusive for the timed). ms per frame follows the timing protocol (docs/timing.md):
 # after every cell, one bench_scenes call a scene, 7 repetitions interleaved across the variants,
 # the median with its 95 % interval and noisy flag (ms_per_frame, _lo, _hi, _noisy). ms to a
-# tolerance is the median of 7 repeats after a warm-up (opsim converge --repeats) with its
-# interval (ms_1e-4_lo, _hi, _noisy, …), each cell's repeats back to back (not interleaved with
-# the other variants': a converge run holds one variant's solver).
+# tolerance is the median of 7 repeats after a warm-up with its interval (ms_1e-4_lo, _hi,
+# _noisy, …; own_ms_1e-4_lo, … at the row's end): one opsim converge --study run a scene, its
+# repeats interleaved across the variants.
 
 VARIANTS_DIR := $(RESULTS)/variants
 VARIANTS_MATRIX := $(VARIANTS_DIR)/matrix.tsv

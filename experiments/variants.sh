@@ -21,16 +21,19 @@
 #   collapse  experiments/fig4.ini (Fig. 4: collapsed to the pinned centre particle)
 #   fall      experiments/fig5.ini (Fig. 5: onto the floor, 3 sub-steps x 3 iterations)
 #   bunny     experiments/fig6-bunny.ini (Fig. 6: onto the held sheet, 6 x 2, collisions)
-# - convergence: `opsim converge CONFIG --frame F` (the configured arap to frame F, then the
-#   variant solves the next sub-step from that one state, 300 iterations, seven times after an
-#   untimed one: the median time to each iteration, --repeats 7); iterations and ms to a
-#   relative energy error r = |E_k − E*| / (E_0 − E*) of 1e-2, 1e-4, 1e-6 (the first k after
-#   which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and r after
-#   the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2); each ms's
-#   95 % interval over the seven and its noisy flag (ms_1e-4_lo, ms_1e-4_hi, ms_1e-4_noisy, …;
-#   the seven run back to back, not interleaved with the other variants': one converge run
-#   holds one solver). opsim-report convergence-cells computes them
-#   (reports/report_convergence.h).
+# - convergence: one `opsim converge CONFIG --frame F --study LABEL:solver.KEY=VALUE;… …` a
+#   scene, every variant a study (the configured arap to frame F, then each variant solves the
+#   next sub-step from that one state, 300 iterations, seven times after an untimed one, the
+#   repetitions interleaved across the variants: round 1 each once in the matrix's order,
+#   round 2 from the second on, …; the median time to each iteration, --repeats 7); iterations
+#   and ms to a relative energy error r = |E_k − E*| / (E_0 − E*) of 1e-2, 1e-4, 1e-6 (the first
+#   k after which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and
+#   r after the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2);
+#   each ms's 95 % interval over the seven and its noisy flag (ms_1e-4_lo, ms_1e-4_hi,
+#   ms_1e-4_noisy, …). opsim-report convergence-cells computes them
+#   (reports/report_convergence.h) from runs/converge-SCENE/LABEL.tsv. A variant the scene's
+#   run refuses or fails on (converge names its study) gets its verdict from that message and
+#   the others run again without it (converge_scene).
 #   Frames: bar 60, collapse 5, fall 15, bunny 20.
 # - convergence to the variant's own solution (own_*): the same run with --fixed-point 5000:
 #   iterations and ms until ‖x_k − x*‖ / ‖x_0 − x*‖ stays below 1e-2, 1e-4, 1e-6, x* the positions
@@ -38,7 +41,8 @@
 #   matching, springs, meshless minimise no ARAP energy, so their energy cells say little);
 #   opsim converge computes the cells ("single update" for a variant whose first iteration
 #   gives x*; "x* unsettled" where x*'s last step is above 1/100 of the tolerance);
-#   own_last_step is that last step.
+#   own_last_step is that last step; own_ms_1e-2_lo, own_ms_1e-2_hi, own_ms_1e-2_noisy, … (the
+#   row's last nine columns) each own ms's 95 % interval and noisy flag, as ms_TOL's.
 # - ms per frame, by the timing protocol (docs/timing.md): after every cell is computed, one
 #   bin/bench/bench_scenes call a scene times every variant that ran on it, interleaved (round 1:
 #   each variant once, round 2: …), VARIANTS_TIMING_REPEATS repetitions (7: the least count
@@ -53,7 +57,7 @@
 #   OUT_DIR` prints the timing runs' order (scene, round, variant) and runs nothing.
 # Timed work runs alone (the timing protocol): every command holds a lock on
 # OUT_DIR/runs/.timing.lock, the untimed ones shared (JOBS of them side by side), the timed ones
-# (each cell's converge and each scene's bench_scenes) exclusive, so that a timed command waits
+# (each scene's converge and each scene's bench_scenes) exclusive, so that a timed command waits
 # until nothing else of the matrix runs and nothing starts beside it; bench_scenes also starts
 # through tools/when-idle.sh, which waits (up to IDLE_WAIT s, 30) for the machine to be idle.
 # - recovery (collapse): the time from which the rest-shape error stays below 2 % (5 s run).
@@ -199,31 +203,30 @@ bar_run() { # LABEL SETTINGS TAG FRAME_TIME FRAMES ITERATIONS STIFFNESS
 
 cell() { # LABEL SETTINGS SCENE
     local label=$1 spec=$2 scene=$3 out=$RUNS/$1-$3
-    local -a conv run
-    mapfile -d '' conv < <(settings --solver "" "$(echo "$spec" | sed 's/^name=[^ ]* *//')" "$scene")
+    local -a run
     mapfile -d '' run < <(run_settings "$spec" "$scene")
-    local name=${spec%% *}
-    name=${name#name=}
-    local convergence own own_step=– timed=ok recovery=– spread=– max_h=– max_k=– note=""
-    # convergence of one sub-step: the frames run the configured arap, the sub-step the variant
-    local status=0
-    [ -s "$out-converge.tsv" ] || $OPSIM_ALONE converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" \
-        --iterations $ITERATIONS --repeats $REPEATS --fixed-point $REFERENCE --solver "name=$name" "${conv[@]}" \
-        --out "$out-converge.tsv" 2> "$out.err" || status=$?
-    if [ $status = 0 ]; then
-        convergence=$(${REPORT:-bin/opsim-report} convergence-cells --reference "$RUNS/reference-$scene.tsv" \
-            --run "$out-converge.tsv" --at "${NI[$scene]}")
-        own=$(sed -n 's/^own_fields = //p' "$out-converge.tsv.meta")
-        own_step=$(sed -n 's/^fixed point last step = \([^ ]*\).*/\1/p' "$out-converge.tsv.meta")
+    local convergence own own_interval own_step=– timed=ok recovery=– spread=– max_h=– max_k=– note=""
+    # convergence of one sub-step: the scene's converge run (converge_scene) made LABEL.tsv, or
+    # the variant's message is in OUT.converge.err
+    local table=$RUNS/converge-$scene/$label.tsv
+    if [ -s "$table" ]; then
+        local cells
+        cells=$(${REPORT:-bin/opsim-report} convergence-cells --reference "$RUNS/reference-$scene.tsv" \
+            --run "$table" --at "${NI[$scene]}")
+        convergence=$(echo "$cells" | cut -f1-17)
+        own_interval=$(echo "$cells" | cut -f18-26)
+        own=$(sed -n 's/^own_fields = //p' "$table.meta")
+        own_step=$(sed -n 's/^fixed point last step = \([^ ]*\).*/\1/p' "$table.meta")
         # a single update reaches no tolerance of E* either: said so, not "–"
         case $own in "single update"*) convergence=$(echo "$convergence" |
             awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= 6; ++i) if ($i == "–") $i = "single update"; print }') ;; esac
     else
         local why
-        why=$(reason "$out.err")
-        convergence=$(printf '%s\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
-        own=$(printf '%s\t–\t–\t–\t–\t–' "$(verdict "$out.err")")
-        note="$(verdict "$out.err"): $why"
+        why=$(reason "$out.converge.err")
+        convergence=$(printf '%s\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–\t–' "$(verdict "$out.converge.err")")
+        own=$(printf '%s\t–\t–\t–\t–\t–' "$(verdict "$out.converge.err")")
+        own_interval=$(printf '–\t–\t–\t–\t–\t–\t–\t–\t–')
+        note="$(verdict "$out.converge.err"): $why"
     fi
     # a run of the scene, untimed: whether the variant runs it (timed afterwards if so, the
     # file comment; OUT.timed says "ok" or why not) and the collapse's recovery
@@ -293,20 +296,65 @@ cell() { # LABEL SETTINGS SCENE
     fi
     rm -f "$out.err"
     echo "$timed" > "$out.timed"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$convergence" "$own" "$own_step" \
-        "$recovery" "$spread" "$max_h" "$max_k" "$note" > "$out.line"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$convergence" "$own" "$own_step" \
+        "$recovery" "$spread" "$max_h" "$max_k" "$note" "$own_interval" > "$out.line"
+}
+
+# ---- convergence: each scene's variants in one converge run, interleaved --------------------
+
+# every variant's convergence on SCENE: one `opsim converge --study LABEL:… …` run, timed alone,
+# into RUNS/converge-SCENE/LABEL.tsv. A run that fails names the study at fault ("--study LABEL:
+# …"): its message goes to RUNS/LABEL-SCENE.converge.err (its verdict: refused or failed, as a
+# converge of that variant alone would say) and the others run again without it; a failure
+# naming no study (the frames before the sub-step) is every variant's.
+converge_scene() { # SCENE
+    local scene=$1 dir=$RUNS/converge-$scene entry label why failed
+    local -A spec=()
+    local -a labels=() studies rest
+    for entry in "${VARIANTS[@]}"; do
+        label=${entry%%	*}
+        labels+=("$label")
+        spec[$label]=$(bench_variant "$label" "${entry#*	}" "$scene" source)
+    done
+    # a scene whose converge run finished before (an interrupted matrix finished by hand) keeps it
+    rest=()
+    for label in "${labels[@]}"; do [ -s "$dir/$label.tsv" ] || rest+=("$label"); done
+    [ ${#rest[@]} -gt 0 ] || return 0
+    while [ ${#labels[@]} -gt 0 ]; do
+        studies=()
+        for label in "${labels[@]}"; do studies+=(--study "${spec[$label]}"); done
+        $OPSIM_ALONE converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" --iterations $ITERATIONS \
+            --repeats $REPEATS --fixed-point $REFERENCE "${studies[@]}" --out "$dir" 2> "$dir.err" && break
+        why=$(reason "$dir.err")
+        failed=""
+        case $why in "--study "*:*) failed=${why#--study } && failed=${failed%%:*} ;; esac
+        if [ -z "$failed" ] || [ -z "${spec[$failed]:-}" ]; then
+            for label in "${labels[@]}"; do cp "$dir.err" "$RUNS/$label-$scene.converge.err"; done
+            break
+        fi
+        sed "1s/^opsim: --study $failed: /opsim: /" "$dir.err" > "$RUNS/$failed-$scene.converge.err"
+        rest=()
+        for label in "${labels[@]}"; do [ "$label" = "$failed" ] || rest+=("$label"); done
+        labels=("${rest[@]}")
+    done
+    rm -f "$dir.err"
 }
 
 # ---- ms per frame: each scene's variants timed together, interleaved ---------------------------
 
 # the bench_scenes -V argument of a variant on a scene: LABEL:solver.KEY=VALUE;… (ρ filled in;
-# its source, free text recorded beside it, left out: it changes nothing timed)
-bench_variant() { # LABEL SETTINGS SCENE
+# its source, free text recorded beside it, left out: it changes nothing timed; kept with a
+# fourth argument, for converge --study, whose tables' provenance names it)
+bench_variant() { # LABEL SETTINGS SCENE [source]
     local -a words
     mapfile -d '' words < <(settings "" solver. "$2" "$3")
     local text=$1: word
     for word in "${words[@]}"; do
-        case $word in "" | solver.chebyshev_rho_source=*) ;; *) text="$text$word;" ;; esac
+        case $word in
+        "") ;;
+        solver.chebyshev_rho_source=*) [ -z "${4:-}" ] || text="$text$word;" ;;
+        *) text="$text$word;" ;;
+        esac
     done
     printf '%s' "${text%;}"
 }
@@ -372,6 +420,9 @@ while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
 [ $failed = 0 ] || { echo "variants.sh: a reference or rho estimate failed" >&2; exit 1; }
 
 mapfile -t VARIANTS < <(variants)
+for scene in $SCENES; do # timed, alone: one after another, before the untimed cells
+    converge_scene $scene
+done
 for scene in $SCENES; do
     for entry in "${VARIANTS[@]}"; do
         throttle
@@ -389,7 +440,7 @@ for scene in $SCENES; do
 done
 
 tmp=$OUT/matrix.tsv.$$.tmp
-printf 'variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
+printf 'variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\town_ms_1e-2_lo\town_ms_1e-2_hi\town_ms_1e-2_noisy\town_ms_1e-4_lo\town_ms_1e-4_hi\town_ms_1e-4_noisy\town_ms_1e-6_lo\town_ms_1e-6_hi\town_ms_1e-6_noisy\n' > "$tmp"
 for entry in "${VARIANTS[@]}"; do
     for scene in $SCENES; do
         line=$RUNS/${entry%%	*}-$scene.line

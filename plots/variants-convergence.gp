@@ -2,7 +2,8 @@
 # r_k = |E_k − E*| / (E_0 − E*) of one sub-step against the wall-clock milliseconds spent in its
 # iterations, every variant one curve, one panel per scene, log axes. E* is the last energy of
 # DIR/runs/reference-SCENE.tsv (5,000 Gauss–Seidel iterations), E_0 its first (every run starts
-# from the same state). A variant that refused the scene has no curve. Writes OUT.png and OUT.pdf.
+# from the same state); a variant's run is DIR/runs/converge-SCENE/VARIANT.tsv (the scene's one
+# converge --study run). A variant that refused the scene has no curve. Writes OUT.png and OUT.pdf.
 #
 # usage: gnuplot -e "dir='data/results/variants'; scenes='bar collapse fall bunny'; \
 #                    variants='arap-gs ...'; out='reports/figures/variants-convergence'" \
@@ -27,7 +28,7 @@ do for [c = 1:columns] {
     e_zero[c] = real(first_energy(ref))
 }
 r(e, c) = (abs(e - e_star[c]) > 0) ? abs(e - e_star[c]) / (e_zero[c] - e_star[c]) : NaN
-run(v, c) = dir."/runs/".word(variants, v)."-".word(scenes, c)."-converge.tsv"
+run(v, c) = dir."/runs/converge-".word(scenes, c)."/".word(variants, v).".tsv"
 
 load "plots/style.gp"
 set datafile columnheaders

@@ -20,6 +20,10 @@ typedef struct converge_run {
     char (*interval)[3][32];
     int count, capacity, has_interval;
     char first_energy[CELL], zero_energy[CELL], config[CELL], frame[CELL], h[CELL];
+    /* the meta's own_fields (converge --fixed-point): per tolerance the iterations reached (or
+     * the word that stands for them) and the ms; has_own when the meta has the line */
+    char own[2 * TOLERANCES][CELL];
+    int has_own;
 } converge_run;
 
 static void free_run(converge_run *r)
@@ -95,6 +99,21 @@ static void read_settings(const char *line, converge_run *r)
     setting(line, "h", r->h);
 }
 
+/* "own_fields = " and its tab-separated cells into r->own. */
+static void read_own_fields(const char *line, converge_run *r)
+{
+    static const char key[] = "own_fields = ";
+    if (strncmp(line, key, sizeof key - 1) != 0)
+        return;
+    const char *cell = line + sizeof key - 1;
+    for (int c = 0; c < 2 * TOLERANCES; ++c) {
+        size_t length = strcspn(cell, "\t");
+        snprintf(r->own[c], CELL, "%.*s", (int)(length < CELL ? length : CELL - 1), cell);
+        cell += length + (cell[length] == '\t');
+    }
+    r->has_own = 1;
+}
+
 /* The settings from PATH.meta, when the run has one. */
 static void read_meta(const char *path, converge_run *r)
 {
@@ -107,6 +126,7 @@ static void read_meta(const char *path, converge_run *r)
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
         read_settings(line, r);
+        read_own_fields(line, r);
     }
     fclose(f);
 }
@@ -215,6 +235,31 @@ static int reached_finite(const converge_run *run, double estar, double toleranc
     return first;
 }
 
+/* "\tLO\tHI\tNOISY" of row r (ms, %.3f, the flag as written), or `none` three times where r < 0
+ * or the run has no interval columns. */
+static void write_interval(const converge_run *run, int r, const char *none, FILE *out)
+{
+    if (r < 0 || !run->has_interval)
+        fprintf(out, "\t%s\t%s\t%s", none, none, none);
+    else
+        fprintf(out, "\t%.3f\t%.3f\t%s", 1000 * strtod(run->interval[r][0], NULL),
+                1000 * strtod(run->interval[r][1], NULL), run->interval[r][2]);
+}
+
+/* own_ms's interval of tolerance t: the interval of the row own_fields says it reached, the
+ * word three times where own_fields holds a word ("x* unsettled", "single update", "–"). */
+static void write_own_interval(const converge_run *run, int t, FILE *out)
+{
+    const char *reached = run->has_own && run->own[2 * t][0] ? run->own[2 * t] : "–";
+    char *end;
+    long k = strtol(reached, &end, 10);
+    int number = end != reached && *end == '\0', row = -1;
+    for (int i = 0; number && i < run->count; ++i)
+        if (run->k[i] == k)
+            row = i;
+    write_interval(run, row, number ? "–" : reached, out);
+}
+
 int report_convergence_cells(op_ctx *ctx, const report_convergence_cells_def *def, FILE *out)
 {
     converge_run reference = { 0 }, run = { 0 };
@@ -234,14 +279,10 @@ int report_convergence_cells(op_ctx *ctx, const report_convergence_cells_def *de
         }
         fprintf(out, "\t%.2e\t%.2e", fabs(run.energy[run.count - 1] - estar) / scale,
                 fabs(run.energy[def->at] - estar) / scale);
-        for (int t = 0; t < TOLERANCES; ++t) {
-            int r = first[t];
-            if (r < 0 || !run.has_interval)
-                fputs("\t–\t–\t–", out);
-            else
-                fprintf(out, "\t%.3f\t%.3f\t%s", 1000 * strtod(run.interval[r][0], NULL),
-                        1000 * strtod(run.interval[r][1], NULL), run.interval[r][2]);
-        }
+        for (int t = 0; t < TOLERANCES; ++t)
+            write_interval(&run, first[t], "–", out);
+        for (int t = 0; t < TOLERANCES; ++t)
+            write_own_interval(&run, t, out);
         fputc('\n', out);
     }
     free_run(&reference);

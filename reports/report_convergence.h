@@ -40,7 +40,11 @@ int report_convergence_row(op_ctx *ctx, const report_convergence_row_def *def, F
  *   last energy, a NaN r counted above) stays at or below the tolerance and the ms up to it
  *   (%.3f; "–" and "–" if never); r at the end and r at row N (%.2e); then for each tolerance
  *   the ms's 95 % interval and noisy flag (%.3f, %.3f, as RUN wrote it; "–" three times where
- *   never reached or RUN has no interval columns). */
+ *   never reached or RUN has no interval columns); then the same for own_ms, the ms to each
+ *   tolerance of the variant's own fixed point (`opsim converge --fixed-point`): the interval
+ *   of the row that RUN.meta's own_fields gives for it, its word three times where own_fields
+ *   has a word ("x* unsettled", "single update", "–"), "–" three times where RUN.meta has no
+ *   own_fields. 26 cells in all. */
 typedef struct report_convergence_cells_def {
     const char *reference, *run;
     int at;

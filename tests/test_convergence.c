@@ -4,7 +4,10 @@
  * (and the command line leaves no output file), repeated solves of the sub-step give the same
  * energies; the error against the variant's own fixed point (op_converge_to_fixed_point) is 1 at
  * the start and exactly 0 after as many iterations as the fixed point took, for arap, shape
- * matching and springs alike, and meshless's explicit update is named a single update. */
+ * matching and springs alike, and meshless's explicit update is named a single update. Several
+ * solvers studied in one run (op_converge_studies, --study) give each one's results bitwise as
+ * a run of it alone, their timed solves taken round by round (A B C, B C A, C A B); own_ms's
+ * interval is the interval of the row own_fields names; a bad --study is named. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +374,286 @@ static void test_single_update_is_named(void **state)
     assert_false(fixed.single_update);
 }
 
+/* ---- several solvers on one sub-step, interleaved (op_converge_studies, --study) ------------ */
+
+static void test_turns_go_round_the_studies(void **state)
+{
+    (void)state;
+    /* round r begins with subject r mod count and takes each once */
+    static const int expected[3][3] = { { 0, 1, 2 }, { 1, 2, 0 }, { 2, 0, 1 } };
+    for (int r = 0; r < 6; ++r)
+        for (int p = 0; p < 3; ++p)
+            assert_int_equal(op_converge_turn(r, p, 3), expected[r % 3][p]);
+    assert_int_equal(op_converge_turn(5, 0, 1), 0);
+}
+
+enum { STUDIES = 3, STUDY_ITERATIONS = 20, STUDY_REPEATS = 3, STUDY_FIXED = 40 };
+static const char *const study_gs[] = { "solver.rotations=gs", NULL };
+static const char *const study_shape[] = { "solver.name=shape-matching", NULL };
+static const char *const *const study_overrides[STUDIES] = { study_gs, jacobi_chebyshev, study_shape };
+
+/* What one subject of op_converge_studies records. */
+typedef struct study_result {
+    double seconds[STUDY_ITERATIONS + 1], energy[STUDY_ITERATIONS + 1], error[STUDY_ITERATIONS + 1];
+    double lo[STUDY_ITERATIONS + 1], hi[STUDY_ITERATIONS + 1], wall[STUDY_REPEATS], cpu[STUDY_REPEATS],
+        start[STUDY_REPEATS];
+    int noisy[STUDY_ITERATIONS + 1];
+    op_converge_fixed_point fixed;
+    op_converge_spread spread;
+} study_result;
+
+static void wire(study_result *r)
+{
+    r->fixed = (op_converge_fixed_point){ .iterations = STUDY_FIXED, .error = r->error };
+    r->spread = (op_converge_spread){ .lo = r->lo, .hi = r->hi, .noisy = r->noisy, .wall = r->wall, .cpu = r->cpu,
+                                      .start = r->start };
+}
+
+/* The three studied together give each one's energies and errors bitwise as it gives alone;
+ * their timed solves ran round by round in op_converge_turn's order, each time inside its
+ * interval. */
+static void test_studies_are_single_runs_interleaved(void **state)
+{
+    (void)state;
+    static study_result together[STUDIES], alone;
+    op_scene scene, study[STUDIES];
+    load(&scene, NULL);
+    op_converge_subject subject[STUDIES];
+    for (int s = 0; s < STUDIES; ++s) {
+        load(&study[s], study_overrides[s]);
+        wire(&together[s]);
+        subject[s] = (op_converge_subject){ .study = &study[s], .seconds = together[s].seconds,
+                                            .energy = together[s].energy, .spread = &together[s].spread,
+                                            .fixed = &together[s].fixed };
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (op_converge_studies(&ctx, &scene, subject, STUDIES, FRAMES, STUDY_ITERATIONS, STUDY_REPEATS) != OP_OK)
+        fail_msg("%s", ctx.message);
+    op_scene_free(&scene);
+    for (int s = 0; s < STUDIES; ++s) {
+        op_scene_free(&study[s]);
+        assert_int_equal(subject[s].failed, 0);
+        op_scene one, own;
+        load(&one, NULL);
+        load(&own, study_overrides[s]);
+        wire(&alone);
+        op_ctx_init(&ctx);
+        if (op_converge_study(&ctx, &one, &own, FRAMES, STUDY_ITERATIONS, 1, alone.seconds, alone.energy, NULL,
+                              &alone.fixed) != OP_OK)
+            fail_msg("%s", ctx.message);
+        assert_memory_equal(together[s].energy, alone.energy, sizeof alone.energy);
+        assert_memory_equal(together[s].error, alone.error, sizeof alone.error);
+        assert_memory_equal(&together[s].fixed.last_step, &alone.fixed.last_step, sizeof(double));
+        assert_int_equal(together[s].fixed.single_update, alone.fixed.single_update);
+        op_scene_free(&one);
+        op_scene_free(&own);
+        for (int k = 1; k <= STUDY_ITERATIONS; ++k)
+            assert_true(together[s].lo[k] <= together[s].seconds[k] && together[s].seconds[k] <= together[s].hi[k]);
+    }
+    /* the studies differ (else the equalities above say little) */
+    assert_memory_not_equal(together[0].energy, together[1].energy, sizeof alone.energy);
+    assert_memory_not_equal(together[0].error, together[2].error, sizeof alone.error);
+    /* the timed solves' starts, taken in turn order, only grow: A B C, B C A, C A B */
+    double last = -1.0;
+    for (int r = 0; r < STUDY_REPEATS; ++r)
+        for (int p = 0; p < STUDIES; ++p) {
+            double start = together[op_converge_turn(r, p, STUDIES)].start[r];
+            assert_true(start > last);
+            last = start;
+        }
+    assert_true(together[0].start[0] >= 0.0);
+}
+
+/* A file's first line starting with `key`, after it, without the newline ("" when none). */
+static const char *meta_value(const char *path, const char *key)
+{
+    static char value[4096];
+    value[0] = '\0';
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return value;
+    char line[4096];
+    while (fgets(line, sizeof line, file))
+        if (strncmp(line, key, strlen(key)) == 0) {
+            snprintf(value, sizeof value, "%.*s", (int)strcspn(line + strlen(key), "\n"), line + strlen(key));
+            break;
+        }
+    fclose(file);
+    return value;
+}
+
+/* Tab-separated cell `index` of `line` into cell (up to a tab or newline). */
+static void cell_of(const char *line, int index, char *cell, size_t size)
+{
+    for (int c = 0; c < index && line; ++c)
+        line = (line = strchr(line, '\t')) ? line + 1 : NULL;
+    if (!line) {
+        fail_msg("no cell %d", index);
+        return;
+    }
+    snprintf(cell, size, "%.*s", (int)strcspn(line, "\t\n"), line);
+}
+
+/* Row k of a converge table (after its header line). */
+static const char *row_of(const char *table, int k)
+{
+    const char *line = table;
+    for (int r = 0; r <= k && line; ++r)
+        line = (line = strchr(line, '\n')) ? line + 1 : NULL;
+    assert_non_null(line);
+    return line;
+}
+
+static char study_dir[512];
+
+static const char *in_study(const char *name)
+{
+    return test_join(study_dir, name);
+}
+
+/* own_interval of a study: for a tolerance reached, the ms interval and noisy flag of the row
+ * own_fields names, from the table (its %.17g seconds), the ms inside it and the flag by the 5 %
+ * rule; the words three times where own_fields has a word; and convergence-cells' last nine
+ * cells the same */
+static void check_own_interval(const char *label, int reached_expected)
+{
+    char table_name[64], meta_name[64], own[4096], interval[4096], cell[256];
+    snprintf(table_name, sizeof table_name, "%s.tsv", label);
+    snprintf(meta_name, sizeof meta_name, "%s.tsv.meta", label);
+    snprintf(own, sizeof own, "%s", meta_value(in_study(meta_name), "own_fields = "));
+    snprintf(interval, sizeof interval, "%s", meta_value(in_study(meta_name), "own_interval = "));
+    char *table = test_read_file(in_study(table_name));
+    assert_non_null(table);
+    int reached = 0;
+    for (int t = 0; t < 3; ++t) {
+        char k_text[64], ms[64], lo[64], hi[64], noisy[64];
+        cell_of(own, 2 * t, k_text, sizeof k_text);
+        cell_of(own, 2 * t + 1, ms, sizeof ms);
+        cell_of(interval, 3 * t, lo, sizeof lo);
+        cell_of(interval, 3 * t + 1, hi, sizeof hi);
+        cell_of(interval, 3 * t + 2, noisy, sizeof noisy);
+        char *end;
+        long k = strtol(k_text, &end, 10);
+        if (end == k_text) { /* a word: the same word in the interval's three cells */
+            assert_string_equal(lo, k_text);
+            assert_string_equal(hi, k_text);
+            assert_string_equal(noisy, k_text);
+            continue;
+        }
+        reached++;
+        const char *row = row_of(table, (int)k);
+        cell_of(row, 3, cell, sizeof cell);
+        double row_lo = strtod(cell, NULL);
+        cell_of(row, 4, cell, sizeof cell);
+        double row_hi = strtod(cell, NULL);
+        cell_of(row, 1, cell, sizeof cell);
+        double row_median = strtod(cell, NULL);
+        char expected[64];
+        snprintf(expected, sizeof expected, "%.3f", 1e3 * row_lo);
+        assert_string_equal(lo, expected);
+        snprintf(expected, sizeof expected, "%.3f", 1e3 * row_hi);
+        assert_string_equal(hi, expected);
+        assert_true(strtod(lo, NULL) <= strtod(ms, NULL) && strtod(ms, NULL) <= strtod(hi, NULL));
+        assert_true(row_lo > 0.0 && row_lo <= row_median && row_median <= row_hi);
+        assert_int_equal(atoi(noisy), (row_hi - row_lo) / 2 > 0.05 * row_median);
+        cell_of(row, 5, cell, sizeof cell);
+        assert_string_equal(noisy, cell);
+    }
+    assert_int_equal(reached, reached_expected);
+    free(table);
+    /* convergence-cells: the same nine cells after its seventeen */
+    assert_int_equal(test_shell("bin/opsim-report convergence-cells --reference '%s' --run '%s' --at 3 > '%s'",
+                                in_study("gs.tsv"), in_study(table_name), in_study("cells.txt")),
+                     0);
+    char *cells = test_read_file(in_study("cells.txt"));
+    assert_non_null(cells);
+    const char *own_cells = cells;
+    for (int c = 0; c < 17; ++c)
+        own_cells = strchr(own_cells, '\t') + 1;
+    assert_int_equal(strncmp(own_cells, interval, strlen(interval)), 0);
+    assert_string_equal(own_cells + strlen(interval), "\n");
+    free(cells);
+}
+
+/* Whether two converge tables hold the same k, energy and error columns, byte for byte. */
+static int same_results(const char *a, const char *b)
+{
+    return test_shell("cut -f1,3,7 '%s' > '%s.cut' && cut -f1,3,7 '%s' > '%s.cut' && cmp -s '%s.cut' '%s.cut'", a, a, b,
+                      b, a, b) == 0;
+}
+
+static void test_study_command_line(void **state)
+{
+    (void)state;
+    snprintf(study_dir, sizeof study_dir, "%s", test_tmp_path("-studies"));
+    /* two ARAP orders and shape matching, interleaved, six repeats (the fewest with a 95 % interval) */
+    const char *common = "experiments/fig5.ini --frame 15 --iterations 120 --fixed-point 3000";
+    assert_int_equal(test_shell("bin/opsim converge %s --repeats 6 --study gs:solver.rotations=gs "
+                                "--study 'jc:solver.rotations=jacobi;solver.chebyshev=on;solver.chebyshev_rho=0.97' "
+                                "--study sm:solver.name=shape-matching --out '%s'",
+                                common, study_dir),
+                     0);
+    /* each table bitwise a single-solver run's (one repeat) in its iterations, energies and errors */
+    struct {
+        const char *label, *solver;
+    } alone[] = { { "gs", "--solver rotations=gs" },
+                  { "jc", "--solver rotations=jacobi --solver chebyshev=on --solver chebyshev_rho=0.97" },
+                  { "sm", "--solver name=shape-matching" } };
+    for (size_t a = 0; a < sizeof alone / sizeof *alone; ++a) {
+        char name[64];
+        snprintf(name, sizeof name, "%s-alone.tsv", alone[a].label);
+        assert_int_equal(test_shell("bin/opsim converge %s %s --out '%s'", common, alone[a].solver, in_study(name)), 0);
+        snprintf(name, sizeof name, "%s.tsv", alone[a].label);
+        char other[64];
+        snprintf(other, sizeof other, "%s-alone.tsv", alone[a].label);
+        assert_true(same_results(in_study(name), in_study(other)));
+    }
+    assert_string_equal(meta_value(in_study("jc.tsv.meta"), "study = "), "jc");
+    assert_int_equal(strncmp(meta_value(in_study("jc.tsv.meta"), "studies = "), "gs jc sm (", 10), 0);
+    assert_int_equal(count_lines(in_study("jc.tsv.meta"), "study set = solver."), 3);
+    assert_int_equal(count_lines(in_study("sm.tsv.meta"), "repeat 6 = wall "), 1);
+    /* own_ms's interval: gs and jc reach 1e-2 of their own x* (gs measured at 79), shape
+       matching's one-ring groups never settle (words) */
+    check_own_interval("gs", 1);
+    check_own_interval("jc", 1);
+    check_own_interval("sm", 0);
+}
+
+/* A bad --study is refused before anything runs, the spec named; a study that fails in its
+ * solves is named and no study's table is left. */
+static void test_bad_studies_are_named(void **state)
+{
+    (void)state;
+    const char *out = test_tmp_path("-bad-studies"), *err = test_tmp_path(".err");
+    const struct {
+        const char *spec, *message;
+        int status;
+    } bad[] = {
+        { "gs", "opsim converge: --study 'gs': expected LABEL:", 64 },
+        { ":solver.rotations=gs", "opsim converge: --study ':solver.rotations=gs': the label", 64 },
+        { "a/b:solver.rotations=gs", "opsim converge: --study a/b: a label names files", 64 },
+        { "ok:solver.rotations=jacobi", "opsim converge: --study ok: the label is given twice", 64 },
+        { "w:world.iterations=3", "opsim converge: --study w: 'world.iterations=3' is not a [solver] key", 64 },
+        { "r:solver.rotations", "opsim converge: --study r: 'solver.rotations' is not SECTION.KEY=VALUE", 64 },
+        { "s:solver.rotations=sideways", "opsim: --study s: experiments/fig5.ini:", 65 },
+        { "p:solver.global=pcg;solver.global_tolerance=1e-300", "opsim: --study p: global step", 65 },
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; ++c) {
+        int status = test_shell("bin/opsim converge experiments/fig5.ini --frame 2 --iterations 5 --repeats 2 "
+                                "--study ok:solver.rotations=gs --study '%s' --out '%s' 2> '%s'",
+                                bad[c].spec, out, err);
+        char *message = test_read_file(err);
+        assert_non_null(message);
+        if (status != bad[c].status || strncmp(message, bad[c].message, strlen(bad[c].message)) != 0)
+            fail_msg("--study %s: exit %d, '%s'; expected %d, '%s…'", bad[c].spec, status, message, bad[c].status,
+                     bad[c].message);
+        free(message);
+        assert_int_not_equal(access(test_join(out, "ok.tsv"), F_OK), 0);
+        assert_int_not_equal(access(test_join(out, "ok.tsv.meta"), F_OK), 0);
+    }
+}
+
 static void test_reached(void **state)
 {
     (void)state;
@@ -394,6 +677,10 @@ int main(void)
         cmocka_unit_test(test_repeats),
         cmocka_unit_test(test_error_against_the_own_fixed_point),
         cmocka_unit_test(test_single_update_is_named),
+        cmocka_unit_test(test_turns_go_round_the_studies),
+        cmocka_unit_test(test_studies_are_single_runs_interleaved),
+        cmocka_unit_test(test_study_command_line),
+        cmocka_unit_test(test_bad_studies_are_named),
         cmocka_unit_test(test_reached),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

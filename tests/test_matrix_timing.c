@@ -4,7 +4,9 @@
  * repetitions back to back; and a tiny
  * matrix (the bar, two variants, six repetitions: the fewest with a 95 % interval) made for real
  * carries ms per frame as a median inside its interval with a noisy flag that agrees with the
- * interval's width, and the report's pivot prints that interval. Nothing here asserts a speed.
+ * interval's width, and so the ms to 1e-2 of each variant's own solution (own_ms, from one
+ * converge run of the scene holding both variants), and the report's pivot prints that
+ * interval. Nothing here asserts a speed.
  * Needs bin/opsim, bin/opsim-report and bin/bench/bench_scenes (make test builds them). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,7 +155,30 @@ static void test_tiny_matrix_has_its_intervals(void **state)
             assert_true(flag == 0);
     }
     assert_int_equal(rows, 2);
+    /* the ms to 1e-2 of each variant's own x* (both reach it on the bar) with its interval and
+       flag, in the row's last columns; from one converge run of the scene, both variants in it */
+    int own = column_index(text, "own_ms_1e-2"), own_lo = column_index(text, "own_ms_1e-2_lo"),
+        own_hi = column_index(text, "own_ms_1e-2_hi"), own_noisy = column_index(text, "own_ms_1e-2_noisy");
+    assert_int_equal(own_lo, column_index(text, "note") + 1);
+    assert_int_equal(column_index(text, "own_ms_1e-6_noisy"), tabs_in_line(text));
+    for (const char *line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        double median = number_at(line, own), low = number_at(line, own_lo), high = number_at(line, own_hi);
+        double flag = number_at(line, own_noisy);
+        assert_true(0 < low && low <= median && median <= high);
+        if ((high - low) / 2 > 0.05 * median + 1e-3)
+            assert_true(flag == 1);
+        if ((high - low) / 2 < 0.05 * median - 1e-3)
+            assert_true(flag == 0);
+    }
     free(text);
+    const char *metas[] = { "runs/converge-bar/arap-gs.tsv.meta", "runs/converge-bar/arap-jacobi.tsv.meta" };
+    for (int v = 0; v < 2; ++v) {
+        char *meta = test_read_file(in_dir(metas[v]));
+        assert_non_null(meta);
+        assert_non_null(strstr(meta, "\nstudies = arap-gs arap-jacobi ("));
+        assert_non_null(strstr(meta, "\nrepeat 7 = wall "));
+        free(meta);
+    }
     /* the timing behind it: one bench_scenes call, six repetitions of 30 timed frames each */
     char *csv = test_read_file(in_dir("runs/timing-bar.csv"));
     assert_non_null(csv);

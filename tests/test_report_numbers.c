@@ -38,6 +38,11 @@ static const char RUN_TIMED[] = "k\tseconds\tenergy\tseconds_lo\tseconds_hi\tnoi
                                 "4\t0.004\t1.000005\t0.0039\t0.0042\t1\n";
 /* below 1e-2 at k = 2, then above it again at k = 4: never "stays" below. In the format of
  * before the sidecar ('#' settings above the rows), which is still read. */
+/* RUN_TIMED's settings with the own cells of `opsim converge --fixed-point`: 1e-2 of its own x*
+ * reached at k = 3 (whose interval is 2.9–3.1 ms), 1e-4 with x* unsettled, 1e-6 never */
+static const char RUN_OWN_META[] = "config = experiments/fig5.ini\nframe = 15 (frames run before)\n"
+                                   "h = 0.0111 s (frame_time 0.0333 / substeps 3)\n"
+                                   "own_fields = 3\t3.000\tx* unsettled\tx* unsettled\t–\t–\n";
 static const char RUN_BOUNCE[] = "# config = c.ini\n# frame = 1\n# h = 0.5\n"
                                  "0\t0\t10\n1\t0.001\t1.5\n2\t0.002\t1.05\n3\t0.003\t1.5\n";
 
@@ -54,7 +59,8 @@ static int setup(void **state)
                                     "[body b]\nmass = 1\n[body c]\nstiffness = 2\n[bodyless]\nstiffness = 3\n") ||
            write_file("s-reference.tsv", REFERENCE) || write_file("s-gs.tsv", RUN_GOOD) ||
            write_file("s-gs.tsv.meta", RUN_GOOD_META) || write_file("s-timed.tsv", RUN_TIMED) ||
-           write_file("s-timed.tsv.meta", RUN_GOOD_META) ||
+           write_file("s-timed.tsv.meta", RUN_GOOD_META) || write_file("s-own.tsv", RUN_TIMED) ||
+           write_file("s-own.tsv.meta", RUN_OWN_META) ||
            write_file("s-jacobi.tsv", RUN_BOUNCE) || write_file("s-wrong.tsv", "0\t0\t9\n1\t0\t1.5\n") ||
            write_file("s-rho-gs.txt", "chebyshev_rho = 0.9\nchebyshev_rho_source = power | 20 steps\n");
 }
@@ -187,15 +193,25 @@ static void test_convergence_cells_give_the_matrix_its_cells(void **state)
 {
     (void)state;
     char args[1024];
-    /* the row above, one line, "–" for never, r at --at, and each tolerance's ms interval */
+    /* the row above, one line, "–" for never, r at --at, and each tolerance's ms interval; no
+     * own_fields in the meta: the own intervals "–" */
     snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 1", in_dir("s-reference.tsv"),
              in_dir("s-timed.tsv"));
     assert_prints(0, args,
                   "2\t2.000\t3\t3.000\t4\t4.000\t5.56e-07\t5.56e-02"
-                  "\t1.900\t2.050\t0\t2.900\t3.100\t0\t3.900\t4.200\t1\n");
+                  "\t1.900\t2.050\t0\t2.900\t3.100\t0\t3.900\t4.200\t1\t–\t–\t–\t–\t–\t–\t–\t–\t–\n");
+    /* own_ms's interval: row 3's (own_fields' k), not row 2's where r reaches 1e-2; the words kept */
+    snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 1", in_dir("s-reference.tsv"),
+             in_dir("s-own.tsv"));
+    assert_prints(0, args,
+                  "2\t2.000\t3\t3.000\t4\t4.000\t5.56e-07\t5.56e-02"
+                  "\t1.900\t2.050\t0\t2.900\t3.100\t0\t3.900\t4.200\t1"
+                  "\t2.900\t3.100\t0\tx* unsettled\tx* unsettled\tx* unsettled\t–\t–\t–\n");
     snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 1", in_dir("s-reference.tsv"),
              in_dir("s-jacobi.tsv"));
-    assert_prints(0, args, "–\t–\t–\t–\t–\t–\t5.56e-02\t5.56e-02\t–\t–\t–\t–\t–\t–\t–\t–\t–\n");
+    assert_prints(0, args,
+                  "–\t–\t–\t–\t–\t–\t5.56e-02\t5.56e-02\t–\t–\t–\t–\t–\t–\t–\t–\t–"
+                  "\t–\t–\t–\t–\t–\t–\t–\t–\t–\n");
     snprintf(args, sizeof args, "convergence-cells --reference '%s' --run '%s' --at 9", in_dir("s-reference.tsv"),
              in_dir("s-jacobi.tsv"));
     assert_prints(64, args, ""); /* no row 9 */

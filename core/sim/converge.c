@@ -175,37 +175,150 @@ static void finish_fixed_point(op_converge_fixed_point *fixed, int iterations, c
     fixed->single_update = scale > 0.0 && first_step == 0.0;
 }
 
-/* The solves: with repeats > 1 an untimed one first, then repeat r's iteration times into
- * took[r·iterations …], its wall and thread CPU time into wall[r], cpu[r], the first timed
- * repeat's energies into energy (and, with a fixed point x_star, its distances to it) and every
- * other's energies checked against them. */
-static int solve_repeats(op_ctx *ctx, op_world *w, op_scene *study, int iterations, int repeats, double *took,
-                         double *wall, double *cpu, double *energy, double *again, const double *x_star,
-                         double *distance)
+/* What one subject's solves need besides its outputs: each timed repeat's iteration times
+ * (took[r·iterations + k]), its wall, thread CPU and start time, the energies of a later repeat
+ * (again, checked against the first's) and, with a fixed point, x*, x_1, x_{N−1} and the
+ * distances ‖x_k − x*‖ of the first timed repeat. */
+typedef struct subject_work {
+    double *took, *wall, *cpu, *start, *again;
+    double *x_star, *first, *before_last, *distance;
+} subject_work;
+
+static void free_work(subject_work *work)
 {
-    for (int r = repeats > 1 ? -1 : 0; r < repeats && ctx->status == OP_OK; ++r) {
-        if (study) {
-            study->world.def.log_energy = 0;
-            if (take_state(ctx, &study->world, w) != OP_OK)
-                break;
-        }
-        double *times = &took[(size_t)(r < 0 ? 0 : r) * (size_t)iterations];
-        double start = op_now(), cpu_start = op_thread_cpu_seconds();
-        study_record out = { .energy = r == 0 ? energy : again, .fixed = r == 0 ? x_star : NULL, .distance = distance };
-        if (study_substep(ctx, study ? &study->world : w, iterations, times, &out) != OP_OK)
-            break;
-        if (r >= 0) {
-            wall[r] = op_now() - start;
-            cpu[r] = op_thread_cpu_seconds() - cpu_start;
-        }
-        if (r > 0 && memcmp(again, energy, ((size_t)iterations + 1) * sizeof(double)) != 0)
-            OP_FAIL(ctx, OP_ERR_INVALID, "repeat %d of the studied sub-step gave other energies than the first", r + 1);
+    free(work->took);
+    free(work->wall);
+    free(work->cpu);
+    free(work->start);
+    free(work->again);
+    free(work->x_star);
+    free(work->first);
+    free(work->before_last);
+    free(work->distance);
+}
+
+static int alloc_work(op_ctx *ctx, subject_work *work, const op_converge_subject *subject, int iterations,
+                      int repeats, size_t count)
+{
+    size_t n = (size_t)iterations + 1, r = (size_t)repeats;
+    work->took = op_calloc(ctx, (size_t)iterations * r, sizeof(double));
+    work->wall = op_calloc(ctx, r, sizeof(double));
+    work->cpu = op_calloc(ctx, r, sizeof(double));
+    work->start = op_calloc(ctx, r, sizeof(double));
+    work->again = op_calloc(ctx, n, sizeof(double));
+    if (subject->fixed) {
+        work->x_star = op_calloc(ctx, count, sizeof(double));
+        work->first = op_calloc(ctx, count, sizeof(double));
+        work->before_last = op_calloc(ctx, count, sizeof(double));
+        work->distance = op_calloc(ctx, n, sizeof(double));
     }
     return ctx->status;
 }
 
-int op_converge_study(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
-                      double *seconds, double *energy, const op_converge_spread *spread, op_converge_fixed_point *fixed)
+/* Solve r of a subject (−1: the untimed warm-up) from the scene's state w: repeat r's iteration
+ * times, wall, thread CPU and start time (after `origin`) into its work; the first timed
+ * repeat's energies into subject->energy (and, with a fixed point, its distances to x*), every
+ * later one's checked against them. */
+static int solve_once(op_ctx *ctx, op_world *w, const op_converge_subject *subject, subject_work *work,
+                      int iterations, int r, double origin)
+{
+    op_scene *study = subject->study;
+    if (study) {
+        study->world.def.log_energy = 0;
+        if (take_state(ctx, &study->world, w) != OP_OK)
+            return ctx->status;
+    }
+    double *times = &work->took[(size_t)(r < 0 ? 0 : r) * (size_t)iterations];
+    double start = op_now(), cpu_start = op_thread_cpu_seconds();
+    study_record out = { .energy = r == 0 ? subject->energy : work->again,
+                         .fixed = r == 0 ? work->x_star : NULL,
+                         .distance = work->distance };
+    if (study_substep(ctx, study ? &study->world : w, iterations, times, &out) != OP_OK)
+        return ctx->status;
+    if (r >= 0) {
+        work->wall[r] = op_now() - start;
+        work->cpu[r] = op_thread_cpu_seconds() - cpu_start;
+        work->start[r] = start - origin;
+    }
+    if (r > 0 && memcmp(work->again, subject->energy, ((size_t)iterations + 1) * sizeof(double)) != 0)
+        OP_FAIL(ctx, OP_ERR_INVALID, "repeat %d of the studied sub-step gave other energies than the first", r + 1);
+    return ctx->status;
+}
+
+int op_converge_turn(int round, int position, int count)
+{
+    return (round + position) % count;
+}
+
+/* The solves of every subject, round by round (op_converge_turn): with repeats > 1 an untimed
+ * round first. A failing subject is marked. */
+static int solve_rounds(op_ctx *ctx, op_world *w, op_converge_subject *subject, subject_work *work, int count,
+                        int iterations, int repeats)
+{
+    double origin = 0.0;
+    for (int r = repeats > 1 ? -1 : 0; r < repeats; ++r)
+        for (int position = 0; position < count; ++position) {
+            int s = op_converge_turn(r < 0 ? 0 : r, position, count);
+            if (r == 0 && position == 0)
+                origin = op_now();
+            if (solve_once(ctx, w, &subject[s], &work[s], iterations, r, origin) != OP_OK) {
+                subject[s].failed = 1;
+                return ctx->status;
+            }
+        }
+    return OP_OK;
+}
+
+/* A subject's seconds[k]: the median over the repeats of each repeat's time to the end of
+ * iteration k, with its interval and noisy mark, and each repeat's wall, CPU and start time,
+ * into its spread; its error[] from the distances. */
+static int summarise(op_ctx *ctx, const op_converge_subject *subject, const subject_work *work, int iterations,
+                     int repeats, size_t count)
+{
+    double *to_k = op_calloc(ctx, (size_t)repeats * (size_t)iterations, sizeof(double));
+    double *one = op_calloc(ctx, (size_t)repeats, sizeof(double));
+    const op_converge_spread *spread = subject->spread;
+    if (ctx->status == OP_OK) {
+        for (int r = 0; r < repeats; ++r)
+            for (int k = 0; k < iterations; ++k)
+                to_k[(size_t)r * (size_t)iterations + (size_t)k] =
+                    (k ? to_k[(size_t)r * (size_t)iterations + (size_t)k - 1] : 0.0) +
+                    work->took[(size_t)r * (size_t)iterations + (size_t)k];
+        subject->seconds[0] = 0.0;
+        for (int k = 0; k <= iterations; ++k) {
+            for (int r = 0; k > 0 && r < repeats; ++r)
+                one[r] = to_k[(size_t)r * (size_t)iterations + (size_t)k - 1];
+            op_timing_summary s = k > 0 ? op_timing_summarize(one, repeats)
+                                        : (op_timing_summary){ .n = repeats, .noisy = repeats < OP_TIMING_MIN_SAMPLES };
+            subject->seconds[k] = s.median;
+            if (spread && spread->lo)
+                spread->lo[k] = s.lo;
+            if (spread && spread->hi)
+                spread->hi[k] = s.hi;
+            if (spread && spread->noisy)
+                spread->noisy[k] = s.noisy;
+        }
+        for (int r = 0; spread && r < repeats; ++r) {
+            if (spread->wall)
+                spread->wall[r] = work->wall[r];
+            if (spread->cpu)
+                spread->cpu[r] = work->cpu[r];
+            if (spread->start)
+                spread->start[r] = work->start[r];
+        }
+        if (subject->fixed)
+            finish_fixed_point(subject->fixed, iterations, work->distance, work->first, work->before_last,
+                               work->x_star, count);
+    }
+    free(to_k);
+    free(one);
+    return ctx->status;
+}
+
+/* The arguments' checks, before anything runs: OP_ERR_USAGE or OP_ERR_INVALID naming what is
+ * wrong (a subject's failure marks it). */
+static int check_arguments(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
+                           int iterations, int repeats)
 {
     if (frames < 0 || frames > OP_CONVERGE_MAX_FRAMES)
         return OP_FAIL(ctx, OP_ERR_USAGE, "frame %d: give a whole number of frames from 0 to %d", frames,
@@ -216,18 +329,36 @@ int op_converge_study(op_ctx *ctx, op_scene *scene, op_scene *study, int frames,
     if (repeats < 1 || repeats > OP_CONVERGE_MAX_REPEATS)
         return OP_FAIL(ctx, OP_ERR_USAGE, "%d repeats: give a whole number from 1 to %d", repeats,
                        OP_CONVERGE_MAX_REPEATS);
-    if (!seconds || !energy)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "op_converge needs arrays for the energies and times");
-    if (study == scene)
-        study = NULL;
-    if (repeats > 1 && !study)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "repeating the studied sub-step needs a study world to take the state");
-    if (fixed && !study)
-        return OP_FAIL(ctx, OP_ERR_USAGE, "the studied variant's fixed point needs a study world to take the state");
-    if (fixed && (fixed->iterations < 1 || fixed->iterations > OP_CONVERGE_MAX_ITERATIONS || !fixed->error))
-        return OP_FAIL(ctx, OP_ERR_USAGE, "%d fixed-point iterations: give a whole number from 1 to %d",
-                       fixed->iterations, OP_CONVERGE_MAX_ITERATIONS);
-    if (study && check_compatible(ctx, &scene->world, &study->world) != OP_OK)
+    if (count < 1 || count > OP_CONVERGE_MAX_STUDIES || !subject)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "%d studied solvers: give 1 to %d", count, OP_CONVERGE_MAX_STUDIES);
+    for (int s = 0; s < count && ctx->status == OP_OK; ++s) {
+        op_converge_subject *one = &subject[s];
+        one->failed = 1;
+        if (one->study == scene)
+            one->study = NULL;
+        if (!one->seconds || !one->energy)
+            OP_FAIL(ctx, OP_ERR_USAGE, "op_converge needs arrays for the energies and times");
+        else if (count > 1 && !one->study)
+            OP_FAIL(ctx, OP_ERR_USAGE, "studying several solvers needs a study world for each");
+        else if (repeats > 1 && !one->study)
+            OP_FAIL(ctx, OP_ERR_USAGE, "repeating the studied sub-step needs a study world to take the state");
+        else if (one->fixed && !one->study)
+            OP_FAIL(ctx, OP_ERR_USAGE, "the studied variant's fixed point needs a study world to take the state");
+        else if (one->fixed && (one->fixed->iterations < 1 || one->fixed->iterations > OP_CONVERGE_MAX_ITERATIONS ||
+                                !one->fixed->error))
+            OP_FAIL(ctx, OP_ERR_USAGE, "%d fixed-point iterations: give a whole number from 1 to %d",
+                    one->fixed->iterations, OP_CONVERGE_MAX_ITERATIONS);
+        else if (one->study)
+            check_compatible(ctx, &scene->world, &one->study->world);
+        one->failed = ctx->status != OP_OK;
+    }
+    return ctx->status;
+}
+
+int op_converge_studies(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
+                        int iterations, int repeats)
+{
+    if (check_arguments(ctx, scene, subject, count, frames, iterations, repeats) != OP_OK)
         return ctx->status;
     op_world *w = &scene->world;
     w->def.log_energy = 0;
@@ -235,62 +366,31 @@ int op_converge_study(op_ctx *ctx, op_scene *scene, op_scene *study, int frames,
     for (int f = 0; f < frames; ++f)
         if (op_world_step(ctx, w, &stats) != OP_OK)
             return ctx->status;
-    double *took = op_calloc(ctx, (size_t)iterations * (size_t)repeats, sizeof(double));
-    double *again = op_calloc(ctx, (size_t)iterations + 1, sizeof(double));
-    double *to_k = op_calloc(ctx, (size_t)repeats * (size_t)iterations, sizeof(double));
-    double *one = op_calloc(ctx, (size_t)repeats, sizeof(double));
-    double *wall = op_calloc(ctx, (size_t)repeats, sizeof(double)), *cpu = op_calloc(ctx, (size_t)repeats, sizeof(double));
-    size_t count = gather_positions(w, NULL);
-    double *x_star = NULL, *first = NULL, *before_last = NULL, *distance = NULL;
-    if (fixed && ctx->status == OP_OK) {
-        x_star = op_calloc(ctx, count, sizeof(double));
-        first = op_calloc(ctx, count, sizeof(double));
-        before_last = op_calloc(ctx, count, sizeof(double));
-        distance = op_calloc(ctx, (size_t)iterations + 1, sizeof(double));
-        study->world.def.log_energy = 0;
-        if (ctx->status == OP_OK)
-            solve_to_fixed_point(ctx, &study->world, w, fixed->iterations, x_star, first, before_last);
+    size_t positions = gather_positions(w, NULL);
+    subject_work *work = op_calloc(ctx, (size_t)count, sizeof *work);
+    for (int s = 0; s < count && ctx->status == OP_OK; ++s)
+        alloc_work(ctx, &work[s], &subject[s], iterations, repeats, positions);
+    for (int s = 0; s < count && ctx->status == OP_OK; ++s) {
+        if (!subject[s].fixed)
+            continue;
+        subject[s].study->world.def.log_energy = 0;
+        if (solve_to_fixed_point(ctx, &subject[s].study->world, w, subject[s].fixed->iterations, work[s].x_star,
+                                 work[s].first, work[s].before_last) != OP_OK)
+            subject[s].failed = 1;
     }
-    if (ctx->status == OP_OK &&
-        solve_repeats(ctx, w, study, iterations, repeats, took, wall, cpu, energy, again, x_star, distance) == OP_OK) {
-        /* each repeat's time to the end of iteration k, then their median and interval per k */
-        for (int r = 0; r < repeats; ++r)
-            for (int k = 0; k < iterations; ++k)
-                to_k[(size_t)r * (size_t)iterations + (size_t)k] =
-                    (k ? to_k[(size_t)r * (size_t)iterations + (size_t)k - 1] : 0.0) +
-                    took[(size_t)r * (size_t)iterations + (size_t)k];
-        seconds[0] = 0.0;
-        for (int k = 0; k <= iterations; ++k) {
-            for (int r = 0; k > 0 && r < repeats; ++r)
-                one[r] = to_k[(size_t)r * (size_t)iterations + (size_t)k - 1];
-            op_timing_summary s = k > 0 ? op_timing_summarize(one, repeats)
-                                        : (op_timing_summary){ .n = repeats, .noisy = repeats < OP_TIMING_MIN_SAMPLES };
-            seconds[k] = s.median;
-            if (spread && spread->lo)
-                spread->lo[k] = s.lo;
-            if (spread && spread->hi)
-                spread->hi[k] = s.hi;
-            if (spread && spread->noisy)
-                spread->noisy[k] = s.noisy;
-        }
-        for (int r = 0; spread && r < repeats; ++r) {
-            if (spread->wall)
-                spread->wall[r] = wall[r];
-            if (spread->cpu)
-                spread->cpu[r] = cpu[r];
-        }
-        if (fixed)
-            finish_fixed_point(fixed, iterations, distance, first, before_last, x_star, count);
-    }
-    free(x_star);
-    free(first);
-    free(before_last);
-    free(distance);
-    free(took);
-    free(again);
-    free(to_k);
-    free(one);
-    free(wall);
-    free(cpu);
+    if (ctx->status == OP_OK && solve_rounds(ctx, w, subject, work, count, iterations, repeats) == OP_OK)
+        for (int s = 0; s < count && ctx->status == OP_OK; ++s)
+            summarise(ctx, &subject[s], &work[s], iterations, repeats, positions);
+    for (int s = 0; work && s < count; ++s)
+        free_work(&work[s]);
+    free(work);
     return ctx->status;
+}
+
+int op_converge_study(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
+                      double *seconds, double *energy, const op_converge_spread *spread, op_converge_fixed_point *fixed)
+{
+    op_converge_subject subject = { .study = study, .seconds = seconds, .energy = energy, .spread = spread,
+                                    .fixed = fixed };
+    return op_converge_studies(ctx, scene, &subject, 1, frames, iterations, repeats);
 }

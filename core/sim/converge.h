@@ -52,6 +52,9 @@ typedef struct op_converge_spread {
     double *lo, *hi;
     int *noisy;
     double *wall, *cpu;
+    double *start; /* NULL or repeats long: each timed repeat's start, seconds after the first
+                      timed solve of the call began (the order across op_converge_studies'
+                      subjects) */
 } op_converge_spread;
 
 /* op_converge_repeated, and the spread of its times into *spread (NULL: none). */
@@ -88,5 +91,33 @@ int op_converge_reached(const double *r, int count, double tolerance);
  * (NULL: none), from one set of solves. */
 int op_converge_study(op_ctx *ctx, op_scene *scene, op_scene *study, int frames, int iterations, int repeats,
                       double *seconds, double *energy, const op_converge_spread *spread, op_converge_fixed_point *fixed);
+
+/* Several solvers on the one sub-step (opsim converge --study), each a subject: its study world
+ * (the config with its [solver] keys) and what is recorded of it, as op_converge_study records
+ * one study. The scene runs its frames once; then each subject's fixed point, if it has one, is
+ * solved; then the repeats go round the subjects (the timing protocol, docs/timing.md: A B C,
+ * B C A, C A B, …; op_converge_turn), the untimed warm-up round first when repeats > 1. Every
+ * solve starts from the scene's state taken afresh, so each subject's energies, errors and
+ * iteration counts are bitwise those of op_converge_study with its world alone: only the order
+ * of the timed solves differs. On a failure in a subject's solves, that subject's `failed` is
+ * set (the caller names it in the message); a failure of the frames sets none. */
+typedef struct op_converge_subject {
+    op_scene *study;                  /* its world; with one subject, NULL or the scene: the scene's own */
+    double *seconds, *energy;         /* iterations + 1 each */
+    const op_converge_spread *spread; /* NULL: none */
+    op_converge_fixed_point *fixed;   /* NULL: none */
+    int failed;                       /* out: 1 when the failure in ctx arose in its solves */
+} op_converge_subject;
+
+enum { OP_CONVERGE_MAX_STUDIES = 64 };
+
+/* count in [1, OP_CONVERGE_MAX_STUDIES]; with more than one, each subject needs a study world. */
+int op_converge_studies(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
+                        int iterations, int repeats);
+
+/* The subject timed at `position` (0-based) of timed round `round` (0-based) among `count`:
+ * (round + position) mod count. Each round takes every subject once and round r begins with
+ * subject r mod count, so that no subject always goes first. */
+int op_converge_turn(int round, int position, int count);
 
 #endif
