@@ -145,7 +145,8 @@ static const char *const VARIANTS_TABLES[][2] = {
     { "results/variants/ms-1e-6.tsv",
       "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t0.4\t\tok\tok\nrigid\t\t\trefused\tsingle update\n" },
     { "results/variants/r-at-ni.tsv",
-      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t5e-4\t0.05\tok\tok\nrigid\t\t0.39\trefused\tsingle update\n" },
+      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t5e-4\t0.05\tok\tok\n"
+      "rigid\t\t0.39\trefused\tsingle update\n" },
     { "results/variants/own-iterations-1e-4.tsv",
       "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t80\t230\tok\tok\n"
       "meshless\t\t\tsingle update\tsingle update\nshape-matching\t\t\tx* unsettled\tok\n" },

@@ -234,24 +234,29 @@ static void test_matrix_words_move_to_status_columns(void **state)
     assert_int_equal(
         write_text("cells.txt",
                    "variant\tscene\tms_per_frame\tms_per_frame_noisy\titerations_1e-4\tms_1e-4\tr_at_ni\t"
-                   "own_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_last_step\trecovery_s\tmax_h_s\tmax_k\tnote\n"
+                   "own_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_last_step\trecovery_s\tmax_h_s\t"
+                   "max_k\tnote\n"
                    "arap-gs\tbar\t1.5\t0\t40\t0.5\t5e-4\t80\t0.3\t–\t1e-15\t–\t≥1/10\t≥1e11\t\n"
                    "rigid\tbar\trefused\t–\trefused\t–\t–\trefused\t–\t–\t–\t–\trefused\trefused\t"
                    "refused: experiments/fig3.ini:16: [solver]: body bar has pins\n"
                    "shape-matching\tcollapse\t2.5\t1\t–\t–\t0.2\tx* unsettled\tx* unsettled\tx* unsettled\t5e-5\t"
                    "never in 5 s\t–\t–\t\n"
-                   "meshless\tbunny\tfailed\t–\tsingle update\tsingle update\t1.3\tsingle update\tsingle update\tsingle update\t0\t–\t"
+                   "meshless\tbunny\tfailed\t–\tsingle update\tsingle update\t1.3\tsingle update\t"
+                   "single update\tsingle update\t0\t–\t"
                    "–\t–\trun failed: broad phase\n"
                    "vbd\tbar\t3\t1\t291\t2.5\t0.6\t–\t–\t–\t3e-5\t–\t1/60\tnone\t\n"),
         0);
-    assert_int_equal(test_shell("bin/opsim-report matrix --in '%s' --out '%s'", in_dir("cells.txt"), in_dir("m.tsv")), 0);
+    assert_int_equal(test_shell("bin/opsim-report matrix --in '%s' --out '%s'", in_dir("cells.txt"), in_dir("m.tsv")),
+                     0);
     char *text = test_read_file(in_dir("m.tsv"));
     assert_non_null(text);
     assert_string_equal(
         text,
         "variant\tscene\tms_per_frame\tms_per_frame_noisy\titerations_1e-4\tms_1e-4\tr_at_ni\town_iterations_1e-4\t"
-        "own_ms_1e-4\town_iterations_1e-6\town_last_step\trecovery_s\tmax_h_s\tmax_k\ttiming_status\tconvergence_status\t"
-        "own_status_1e-4\town_status_1e-6\trecovery_s_status\tmax_h_s_status\tmax_h_s_bound\tmax_k_status\tmax_k_bound\t"
+        "own_ms_1e-4\town_iterations_1e-6\town_last_step\trecovery_s\tmax_h_s\tmax_k\ttiming_status\t"
+        "convergence_status\t"
+        "own_status_1e-4\town_status_1e-6\trecovery_s_status\tmax_h_s_status\tmax_h_s_bound\tmax_k_status\t"
+        "max_k_bound\t"
         "note\n"
         "arap-gs\tbar\t1.5\t0\t40\t0.5\t5e-4\t80\t0.3\t\t1e-15\t\t0.1\t1e11\tok\tok\tok\tok\t\tok\tge\tok\tge\t\n"
         "rigid\tbar\t\t\t\t\t\t\t\t\t\t\t\t\trefused\trefused\trefused\trefused\t\trefused\t\trefused\t\t"
