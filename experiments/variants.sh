@@ -393,7 +393,7 @@ for scene in $SCENES; do
     time_scene $scene "${timed[@]}" || exit 1
 done
 
-tmp=$RUNS/matrix-cells.txt.$$.tmp
+tmp=$OUT/matrix.tsv.$$.tmp
 printf 'variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\n' > "$tmp"
 for entry in "${VARIANTS[@]}"; do
     for scene in $SCENES; do
