@@ -2,7 +2,7 @@
 # The comparison matrix (make variants, experiments/variants.mk): every solver variant and option
 # on the paper's scenes, measured by the harness alike. Usage:
 #   experiments/variants.sh [--list] OUT_DIR JOBS
-# writes OUT_DIR/matrix.tsv (one row per variant and scene, a '#' header line) from runs under
+# writes OUT_DIR/matrix.tsv (one row per variant and scene, a plain header line) from runs under
 # OUT_DIR/runs/, JOBS of them side by side, each with one OpenMP thread. A part of the matrix:
 # VARIANTS_SCENES (e.g. "bar") and VARIANTS_ONLY (labels, e.g. "arap-gs arap-jacobi") in the
 # environment; VARIANTS_TIMING_REPEATS the ms-per-frame repetitions (7).
@@ -74,6 +74,11 @@
 # options (opsim exits 64/65 before running), "failed" when the run stops (a non-finite state,
 # a solver error), with opsim's message in the row's note; "–" when a tolerance is never reached
 # or the measure does not apply to the scene; "none" when no h or k of the range was stable.
+# Those words are the gathered cells' (OUT_DIR/runs/matrix-cells.txt, not a result table);
+# `opsim-report matrix` makes them matrix.tsv, whose number columns hold numbers only: a word
+# moves to its status column (timing_status, convergence_status, own_status_1e-2 …,
+# recovery_s_status, …, before note), '≥' to a bound column (max_h_s_bound, max_k_bound: "ge"),
+# "1/10" becomes 0.1, '–' an empty cell (docs/results.md, *The variants matrix*).
 set -u
 LIST=0
 [ "${1:-}" != --list ] || { LIST=1; shift; }
@@ -449,4 +454,7 @@ for entry in "${VARIANTS[@]}"; do
         printf '%s\t%s\t%s\t%s\n' "${entry%%	*}" $scene "$fields" "$(cat "$line")" >> "$tmp"
     done
 done
-mv "$tmp" "$OUT/matrix.tsv"
+mv "$tmp" "$RUNS/matrix-cells.txt"
+# the cells as gathered (words where a cell could not be measured) made a table of numbers with
+# status and bound columns before note (opsim-report matrix, docs/results.md)
+${REPORT:-bin/opsim-report} matrix --in "$RUNS/matrix-cells.txt" --out "$OUT/matrix.tsv"

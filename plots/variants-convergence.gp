@@ -57,8 +57,12 @@ do for [ext in "png pdf"] {
         set ylabel (c % 2 == 1 ? "|E_k − E*| / (E_0 − E*)" : "")
         # the key once, in the right margin, from the panel where every variant that runs at all has a curve
         if (c == 3) { set key at screen 0.995, 0.9 right top } else { unset key }
-        plot for [v = 1:count] (exists_file(run(v, c)) ? run(v, c) : "/dev/null") \
-            using (1000 * $2):(r($3, c)) with lines lt 20 + v lc v title word(variants, v)
+        # the variants that ran the scene (a refused one has no run file, and no empty plot)
+        ran = ""
+        do for [v = 1:count] { if (exists_file(run(v, c))) { ran = ran." ".v } }
+        plot for [i = 1:words(ran)] run(int(word(ran, i)), c) \
+            using (1000 * $2):(r($3, c)) with lines lt 20 + int(word(ran, i)) lc int(word(ran, i)) \
+            title word(variants, int(word(ran, i)))
     }
     unset multiplot
     unset output

@@ -8,7 +8,9 @@
 
 #include "opsim/ctx.h"
 
-enum { REPORT_MAX_ROWS = 256, REPORT_MAX_FIELDS = 16, REPORT_FIELD_SIZE = 256 };
+/* REPORT_MAX_FIELDS: the variants matrix keyed (matrix-keyed.tsv), its status columns and
+ * note last, and room for more measures. */
+enum { REPORT_MAX_ROWS = 256, REPORT_MAX_FIELDS = 64, REPORT_FIELD_SIZE = 256 };
 
 /* A tab-separated table's rows; '#' lines and empty lines are skipped. */
 typedef struct report_table {

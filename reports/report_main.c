@@ -65,6 +65,7 @@ static const char help[] =
     "       opsim-report keyed --in TSV --out TSV\n"
     "       opsim-report targets --in TSV --target NAME:PLAIN:ACCELERATED:KEY2:SUFFIX [...] --out TSV\n"
     "       opsim-report tex --in TSV --source NAME --out TEX\n"
+    "       opsim-report matrix --in CELLS.tsv --out TSV\n"
     "       opsim-report stiffness --in TABLE.tsv --iterations 'N ...' --grid 'N ...' --out TSV\n"
     "       opsim-report long --in TSV [--keys 'NAME ...'] --out TSV\n"
     "       opsim-report long --in TSV --in TSV [--in ...] --out TSV\n"
@@ -94,7 +95,8 @@ static const char help[] =
     "and renamed; on any error nothing is written.\n"
     "pivot, pivot-interval, pick, keyed, targets, tex and stiffness derive a table from a TSV\n"
     "whose rows are keyed by their first two cells, long writes a TSV in long form (key columns,\n"
-    "measure, value) (reports/report_tsv.h says what each writes).\n"
+    "measure, value), matrix makes the variants matrix's gathered cells a table of numbers with\n"
+    "status and bound columns (reports/report_tsv.h says what each writes).\n"
     "calc prints an expression's value (reports/report_calc.h); series prints statistics of a\n"
     "column of numbers, e.g. a run's time series from `opsim export` (reports/report_series.h);\n"
     "lookup prints one cell of a table found by column names (reports/report_lookup.h);\n"
@@ -175,6 +177,7 @@ static void write_tsv_section(op_ctx *ctx, const char *section, const tsv_option
     else if (strcmp(section, "stiffness") == 0) report_tsv_stiffness(ctx, o->in, o->iterations, o->grid, out);
     else if (strcmp(section, "long") == 0 && o->in_count > 1) report_tsv_long_tables(ctx, o->ins, o->in_count, out);
     else if (strcmp(section, "long") == 0) report_tsv_long(ctx, o->in, o->keys, out);
+    else if (strcmp(section, "matrix") == 0) report_tsv_matrix(ctx, o->in, out);
     else report_tsv_tex(ctx, o->in, o->source, out);
 }
 
@@ -182,7 +185,7 @@ static int is_tsv_section(const char *section)
 {
     return strcmp(section, "pivot") == 0 || strcmp(section, "pivot-interval") == 0 || strcmp(section, "pick") == 0 ||
            strcmp(section, "keyed") == 0 || strcmp(section, "targets") == 0 || strcmp(section, "tex") == 0 ||
-           strcmp(section, "stiffness") == 0 || strcmp(section, "long") == 0;
+           strcmp(section, "stiffness") == 0 || strcmp(section, "long") == 0 || strcmp(section, "matrix") == 0;
 }
 
 static int run_tsv_section(int argc, char **argv)

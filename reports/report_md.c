@@ -37,6 +37,7 @@
 #include "io/atomic.h"
 #include "opsim/ctx.h"
 #include "report_md.h"
+#include "report_status.h"
 #include "report_input.h"
 #include "report_table1.h"
 #include "opsim/runfile.h"
@@ -1407,7 +1408,34 @@ static int number_column(const report_table *t, int c)
     return 0;
 }
 
-/* {{tsv.table PATH}}: the whole table, its header as the column names. */
+/* Column c of row r as it reads (report_status.h): a number column with a status or bound
+ * column shows them; an empty cell of a column that holds a number "–"; any other as it is. */
+static void display_cell(const named_table *t, int r, int c, char *text, size_t size)
+{
+    const char *names[REPORT_MAX_FIELDS];
+    for (int n = 0; n < t->name_count; ++n)
+        names[n] = t->names[n];
+    const report_table *cells = &t->cells;
+    int status, bound;
+    report_status_find(names, t->name_count, c, &status, &bound);
+    const char *cell = c < cells->columns[r] ? cells->cell[r][c] : "";
+    if (status >= 0 || bound >= 0)
+        report_status_display(cell, status >= 0 && status < cells->columns[r] ? cells->cell[r][status] : "",
+                              bound >= 0 && bound < cells->columns[r] ? cells->cell[r][bound] : "", text, size);
+    else
+        snprintf(text, size, "%s", *cell || !number_column(cells, c) ? cell : "–");
+}
+
+static int is_companion(const named_table *t, int c)
+{
+    const char *names[REPORT_MAX_FIELDS];
+    for (int n = 0; n < t->name_count; ++n)
+        names[n] = t->names[n];
+    return report_status_is_companion(names, t->name_count, c);
+}
+
+/* {{tsv.table PATH}}: the whole table, its header as the column names, each number column's
+ * status and bound columns folded into its cells. */
 static int value_tsv_table(md *m, int argc, char **argv, FILE *out)
 {
     (void)argc;
@@ -1417,26 +1445,31 @@ static int value_tsv_table(md *m, int argc, char **argv, FILE *out)
         return m->ctx->status;
     }
     for (int c = 0; c < t->name_count; ++c)
-        fprintf(out, "| %s ", t->names[c]);
+        if (!is_companion(t, c))
+            fprintf(out, "| %s ", t->names[c]);
     fputs("|\n", out);
     for (int c = 0; c < t->name_count; ++c)
-        fputs(c == 0 ? "|---" : "|---:", out);
+        if (!is_companion(t, c))
+            fputs(c == 0 ? "|---" : "|---:", out);
     fputs("|\n", out);
-    for (int r = 0; r < t->cells.rows; ++r) {
+    for (int r = 0; r < t->cells.rows && m->ctx->status == OP_OK; ++r) {
         for (int c = 0; c < t->name_count; ++c) {
+            if (is_companion(t, c))
+                continue;
+            char text[REPORT_FIELD_SIZE * 2];
+            display_cell(t, r, c, text, sizeof text);
             fputs("| ", out);
-            const char *cell = c < t->cells.columns[r] ? t->cells.cell[r][c] : "–";
-            put_cell(m, out, *cell || !number_column(&t->cells, c) ? cell : "–", NULL);
+            put_cell(m, out, text, NULL);
             fputc(' ', out);
         }
         fputs("|\n", out);
     }
     free(t);
-    return OP_OK;
+    return m->ctx->status;
 }
 
 /* {{tsv PATH ROW COLUMN [UNIT]}}: the cell of the first row whose first field is ROW, in the
- * column the header names COLUMN. */
+ * column the header names COLUMN, as it reads ("–" where empty). */
 static int value_tsv(md *m, int argc, char **argv, FILE *out)
 {
     named_table *t = op_calloc(m->ctx, 1, sizeof *t);
@@ -1460,7 +1493,9 @@ static int value_tsv(md *m, int argc, char **argv, FILE *out)
         free(t);
         return m->ctx->status;
     }
-    put_cell(m, out, t->cells.cell[row][column], argc > 4 ? argv[4] : NULL);
+    char text[REPORT_FIELD_SIZE * 2];
+    display_cell(t, row, column, text, sizeof text);
+    put_cell(m, out, *text ? text : "–", argc > 4 ? argv[4] : NULL);
     free(t);
     return m->ctx->status;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "opsim/ctx.h"
+#include "report_status.h"
 #include "report_tsv.h"
 
 /* One line of the file, split at its tabs. The first line is a header (docs/results.md); so is
@@ -196,13 +197,44 @@ static int pivot_cell(op_ctx *ctx, const tsv_sheet *s, const char *key1, const c
     return OP_OK;
 }
 
-/* A timed cell with its interval: "MEDIAN (LO–HI)", "†" after it when COLUMN_noisy is 1; a cell
- * that is not a number ("failed", "–") as it stands. */
+/* The names of `column`'s status and bound columns in `header` (report_status.h), NULL where
+ * it has none. */
+static void companion_names(const tsv_line *header, const char *column, const char **status, const char **bound)
+{
+    *status = *bound = NULL;
+    for (int c = 0; header && c < header->count; ++c)
+        if (strcmp(header->cell[c], column) == 0) {
+            int s, b;
+            report_status_find((const char *const *)header->cell, header->count, c, &s, &b);
+            *status = s >= 0 ? header->cell[s] : NULL;
+            *bound = b >= 0 ? header->cell[b] : NULL;
+        }
+}
+
+/* The cell of the row (key1, key2) in the column `name` of its header, "" where either is not
+ * there (a companion column a table of before the status columns lacks). */
+static const char *cell_if_any(const tsv_sheet *s, const char *key1, const char *key2, const char *name)
+{
+    const tsv_line *row = find_row(s, key1, key2);
+    const tsv_line *header = row ? header_before(s, (int)(row - s->line)) : NULL;
+    for (int c = 0; name && header && c < header->count; ++c)
+        if (strcmp(header->cell[c], name) == 0)
+            return cell_or_empty(row, c);
+    return "";
+}
+
+/* A timed cell with its interval: "MEDIAN (LO–HI)", "†" after it when COLUMN_noisy is 1; an
+ * empty cell its status word where that is not "ok" (else empty); a cell that is not a number
+ * (a word in a table of before the status columns) as it stands. */
 static int write_interval_cell(op_ctx *ctx, const tsv_sheet *s, const char *key1, const char *key2,
-                               const char *column, const char *median, FILE *out)
+                               const char *column, const char *median, const char *status, FILE *out)
 {
     char *end;
     strtod(median, &end);
+    if (!*median && strcmp(status, "ok") != 0) {
+        fprintf(out, "\t%s", status);
+        return OP_OK;
+    }
     if (!*median || *end) {
         fprintf(out, "\t%s", median);
         return OP_OK;
@@ -219,26 +251,46 @@ static int write_interval_cell(op_ctx *ctx, const tsv_sheet *s, const char *key1
     return OP_OK;
 }
 
-static int write_pivot(op_ctx *ctx, const tsv_sheet *s, const char *column, char **keys, int key_count, int interval,
-                       FILE *out)
+/* The header; with the column's status and bound columns (not for an interval, a text table),
+ * KEY2_status and KEY2_bound for each key after the keys' cells. */
+static void write_pivot_header(const tsv_sheet *s, char **keys, int key_count, const char *status,
+                               const char *bound, FILE *out)
 {
     fputs(key_name(s), out);
     for (int k = 0; k < key_count; ++k)
         fprintf(out, "\t%s", keys[k]);
+    for (int k = 0; status && k < key_count; ++k)
+        fprintf(out, "\t%s_status", keys[k]);
+    for (int k = 0; bound && k < key_count; ++k)
+        fprintf(out, "\t%s_bound", keys[k]);
     fputc('\n', out);
+}
+
+static int write_pivot(op_ctx *ctx, const tsv_sheet *s, const char *column, char **keys, int key_count, int interval,
+                       FILE *out)
+{
+    const char *status, *bound;
+    companion_names(header_before(s, s->count), column, &status, &bound);
+    write_pivot_header(s, keys, key_count, interval ? NULL : status, interval ? NULL : bound, out);
     for (int l = 0; l < s->count; ++l) {
         if (s->line[l].header || !first_of_its_key(s, l))
             continue;
-        fputs(first_key(&s->line[l]), out);
+        const char *key1 = first_key(&s->line[l]);
+        fputs(key1, out);
         for (int k = 0; k < key_count; ++k) {
             const char *cell;
-            if (pivot_cell(ctx, s, first_key(&s->line[l]), keys[k], column, &cell) != OP_OK)
+            if (pivot_cell(ctx, s, key1, keys[k], column, &cell) != OP_OK)
                 return ctx->status;
             if (!interval)
                 fprintf(out, "\t%s", cell);
-            else if (write_interval_cell(ctx, s, first_key(&s->line[l]), keys[k], column, cell, out) != OP_OK)
+            else if (write_interval_cell(ctx, s, key1, keys[k], column, cell, cell_if_any(s, key1, keys[k], status),
+                                         out) != OP_OK)
                 return ctx->status;
         }
+        for (int k = 0; !interval && status && k < key_count; ++k)
+            fprintf(out, "\t%s", cell_if_any(s, key1, keys[k], status));
+        for (int k = 0; !interval && bound && k < key_count; ++k)
+            fprintf(out, "\t%s", cell_if_any(s, key1, keys[k], bound));
         fputc('\n', out);
     }
     return OP_OK;
@@ -272,31 +324,68 @@ static int split_pick(op_ctx *ctx, const char *pick, char *key2, char *column, s
     return OP_OK;
 }
 
+/* Pick p's column and the names of its status and bound columns in `header` (NULL where none). */
+typedef struct tsv_pick {
+    char key2[256], column[256];
+    const char *status, *bound;
+} tsv_pick;
+
+static int read_picks(op_ctx *ctx, const tsv_sheet *s, const char *const *picks, int pick_count, tsv_pick *pick)
+{
+    for (int p = 0; p < pick_count; ++p) {
+        if (split_pick(ctx, picks[p], pick[p].key2, pick[p].column, sizeof pick[p].key2) != OP_OK)
+            return ctx->status;
+        companion_names(header_before(s, s->count), pick[p].column, &pick[p].status, &pick[p].bound);
+    }
+    return OP_OK;
+}
+
+/* The picks' columns, then for each pick with a status column COLUMN_status, with a bound
+ * column COLUMN_bound. */
+static void write_pick_header(const tsv_sheet *s, const tsv_pick *pick, int pick_count, FILE *out)
+{
+    fputs(key_name(s), out);
+    for (int p = 0; p < pick_count; ++p)
+        fprintf(out, "\t%s", pick[p].column);
+    for (int p = 0; p < pick_count; ++p) {
+        if (pick[p].status)
+            fprintf(out, "\t%s_status", pick[p].column);
+        if (pick[p].bound)
+            fprintf(out, "\t%s_bound", pick[p].column);
+    }
+    fputc('\n', out);
+}
+
 int report_tsv_pick(op_ctx *ctx, const char *in_path, const char *const *picks, int pick_count, FILE *out)
 {
     tsv_sheet s = { 0 };
-    if (read_sheet(ctx, in_path, &s) != OP_OK) {
+    tsv_pick *pick = op_calloc(ctx, (size_t)pick_count + 1, sizeof *pick);
+    if (!pick || read_sheet(ctx, in_path, &s) != OP_OK || read_picks(ctx, &s, picks, pick_count, pick) != OP_OK) {
+        free(pick);
         free_sheet(&s);
         return ctx->status;
     }
-    char key2[256], column[256];
-    fputs(key_name(&s), out);
-    for (int p = 0; p < pick_count && split_pick(ctx, picks[p], key2, column, sizeof key2) == OP_OK; ++p)
-        fprintf(out, "\t%s", column);
-    fputc('\n', out);
+    write_pick_header(&s, pick, pick_count, out);
     const tsv_line *last_header = header_before(&s, s.count);
     for (int l = 0; l < s.count && ctx->status == OP_OK; ++l) {
         if (s.line[l].header || !first_of_its_key(&s, l))
             continue;
-        fputs(first_key(&s.line[l]), out);
+        const char *key1 = first_key(&s.line[l]);
+        fputs(key1, out);
         for (int p = 0, c; p < pick_count; ++p) {
-            if (split_pick(ctx, picks[p], key2, column, sizeof key2) != OP_OK ||
-                column_of(ctx, &s, last_header, column, &c) != OP_OK)
+            if (column_of(ctx, &s, last_header, pick[p].column, &c) != OP_OK)
                 break;
-            fprintf(out, "\t%s", cell_or_empty(find_row(&s, first_key(&s.line[l]), key2), c));
+            fprintf(out, "\t%s", cell_or_empty(find_row(&s, key1, pick[p].key2), c));
+        }
+        for (int p = 0; p < pick_count; ++p) {
+            if (pick[p].status)
+                fprintf(out, "\t%s", cell_if_any(&s, key1, pick[p].key2, pick[p].status));
+            if (pick[p].bound)
+                fprintf(out, "\t%s", cell_if_any(&s, key1, pick[p].key2, pick[p].bound));
         }
         fputc('\n', out);
     }
+    free(pick);
     free_sheet(&s);
     return ctx->status;
 }
@@ -658,29 +747,86 @@ static void write_tex_table(const tsv_sheet *s, const tsv_line *header, const ch
     fputs("\\end{tabular}\n\\endgroup\n", out);
 }
 
+/* Frees a sheet made by display_sheet, whose cells are its own. */
+static void free_display(tsv_sheet *d)
+{
+    for (int l = 0; l < d->count; ++l)
+        for (int c = 0; c < d->line[l].count; ++c)
+            free(d->line[l].cell[c]);
+    free_sheet(d);
+}
+
+/* Data line `row`'s cells as they read, the columns `keep` lists (kept of them): a number column
+ * with a status or bound column shows them (report_status_display), any other cell as it is. */
+static int display_line(op_ctx *ctx, const tsv_line *header, const tsv_line *row, const int *keep, int kept,
+                        tsv_line *line)
+{
+    if (!(line->cell = op_calloc(ctx, (size_t)kept, sizeof *line->cell)))
+        return ctx->status;
+    line->count = kept;
+    line->number = row ? row->number : header->number;
+    for (int k = 0; k < kept; ++k) {
+        int status, bound;
+        const char *cell = row ? cell_or_empty(row, keep[k]) : header->cell[keep[k]];
+        char text[512];
+        report_status_find((const char *const *)header->cell, header->count, keep[k], &status, &bound);
+        if (row && (status >= 0 || bound >= 0))
+            report_status_display(cell, status >= 0 ? cell_or_empty(row, status) : "",
+                                  bound >= 0 ? cell_or_empty(row, bound) : "", text, sizeof text);
+        else
+            snprintf(text, sizeof text, "%s", cell);
+        if (!(line->cell[k] = strdup(text)))
+            return OP_FAIL(ctx, OP_ERR_NOMEM, "out of memory");
+    }
+    return OP_OK;
+}
+
+/* The table from `header` on as it reads to a person: the status and bound columns folded into
+ * the number columns they describe and left out (report_status.h), the later '#' lines of a
+ * table of before the tidy format dropped. */
+static int display_sheet(op_ctx *ctx, const tsv_sheet *s, const tsv_line *header, tsv_sheet *d)
+{
+    memset(d, 0, sizeof *d);
+    d->path = s->path;
+    int keep[REPORT_TSV_MAX_TEX_COLUMNS * 2], kept = 0;
+    for (int c = 0; c < header->count && kept < REPORT_TSV_MAX_TEX_COLUMNS * 2; ++c)
+        if (!report_status_is_companion((const char *const *)header->cell, header->count, c))
+            keep[kept++] = c;
+    if (kept > REPORT_TSV_MAX_TEX_COLUMNS)
+        return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d columns", s->path, header->number,
+                       REPORT_TSV_MAX_TEX_COLUMNS);
+    if (!(d->line = op_calloc(ctx, (size_t)s->count, sizeof *d->line)))
+        return ctx->status;
+    for (int l = (int)(header - s->line); l < s->count; ++l) {
+        if (s->line[l].header && &s->line[l] != header)
+            continue;
+        tsv_line *line = &d->line[d->count++];
+        line->header = &s->line[l] == header;
+        if (display_line(ctx, header, line->header ? NULL : &s->line[l], keep, kept, line) != OP_OK)
+            return ctx->status;
+    }
+    return OP_OK;
+}
+
 int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *out)
 {
-    tsv_sheet s = { 0 };
+    tsv_sheet s = { 0 }, d = { 0 };
     if (read_sheet(ctx, in_path, &s) == OP_OK) {
-        const tsv_line *header = header_before(&s, s.count);
-        for (int l = 0; l < s.count && header; ++l)
-            if (s.line[l].header) {
+        const tsv_line *header = NULL;
+        for (int l = 0; l < s.count && !header; ++l)
+            if (s.line[l].header)
                 header = &s.line[l];
-                break;
-            }
         if (!header)
-            OP_FAIL(ctx, OP_ERR_PARSE, "%s: no '#' line names the columns", in_path);
-        else if (header->count > REPORT_TSV_MAX_TEX_COLUMNS)
-            OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d columns", in_path, header->number,
-                    REPORT_TSV_MAX_TEX_COLUMNS);
-        else
-            write_tex_table(&s, header, source, out);
+            OP_FAIL(ctx, OP_ERR_PARSE, "%s: no line names the columns", in_path);
+        else if (display_sheet(ctx, &s, header, &d) == OP_OK)
+            write_tex_table(&d, &d.line[0], source, out);
     }
+    free_display(&d);
     free_sheet(&s);
     return ctx->status;
 }
 
-/* The ratio a / b to two decimals, '–' unless both are plain unsigned numbers and b is not 0. */
+/* The ratio a / b to two decimals, empty unless both are plain unsigned numbers and b is not 0. */
 static void write_ratio(const char *a, const char *b, FILE *out)
 {
     const char *digits = "0123456789.";
@@ -688,7 +834,7 @@ static void write_ratio(const char *a, const char *b, FILE *out)
     if (numbers && strtod(b, NULL) != 0)
         fprintf(out, "\t%.2f", strtod(a, NULL) / strtod(b, NULL));
     else
-        fputs("\t–", out);
+        fputs("\t", out);
 }
 
 /* One target "NAME:PLAIN:ACCELERATED:SCENE:SUFFIX" split at its colons. */
@@ -967,5 +1113,176 @@ int report_tsv_long_tables(op_ctx *ctx, const char *const *in_paths, int count, 
         }
         free_sheet(&s);
     }
+    return ctx->status;
+}
+
+/* ---- the variants matrix made a table of numbers ----------------------------------------- */
+
+enum { MATRIX_MAX_COLUMNS = 96 };
+
+/* A cell of the gathered matrix as a number cell: a number (a fraction "1/60" as its value), a
+ * bound ("≥1e11": the number, *bound "ge"), empty ("", "–", "-"), or a word (returns 0). */
+static int matrix_number(const char *cell, char *text, size_t size, const char **bound)
+{
+    static const char *const signs[][2] = { { "≥", "ge" }, { "≤", "le" } };
+    *bound = "";
+    *text = '\0';
+    if (missing_cell(cell) || strcmp(cell, "—") == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof signs / sizeof signs[0]; ++i)
+        if (strncmp(cell, signs[i][0], strlen(signs[i][0])) == 0) {
+            cell += strlen(signs[i][0]);
+            *bound = signs[i][1];
+        }
+    const char *slash = strchr(cell, '/');
+    char numerator[64];
+    if (slash && (size_t)(slash - cell) < sizeof numerator) {
+        snprintf(numerator, sizeof numerator, "%.*s", (int)(slash - cell), cell);
+        if (!is_number_cell(numerator) || !is_number_cell(slash + 1) || strtod(slash + 1, NULL) == 0)
+            return 0;
+        double value = strtod(numerator, NULL) / strtod(slash + 1, NULL);
+        for (int digits = 1; digits <= 17; ++digits) { /* the shortest text that reads back as the value */
+            snprintf(text, size, "%.*g", digits, value);
+            if (strtod(text, NULL) == value)
+                break;
+        }
+        return 1;
+    }
+    if (!is_number_cell(cell))
+        return 0;
+    snprintf(text, size, "%s", cell);
+    return 1;
+}
+
+/* The gathered matrix's columns: each value column's status column (an index into the status
+ * names) and whether it has a bound column. */
+typedef struct matrix_layout {
+    int note, status[MATRIX_MAX_COLUMNS], bounded[MATRIX_MAX_COLUMNS], status_count;
+    int group[MATRIX_MAX_COLUMNS]; /* per status: a group's (1) or a column's own (0) */
+    char status_name[MATRIX_MAX_COLUMNS][300];
+} matrix_layout;
+
+static int is_value_column(const matrix_layout *m, int c)
+{
+    return c >= 2 && c != m->note;
+}
+
+static int lay_out_matrix(op_ctx *ctx, const tsv_sheet *s, const tsv_line *header, matrix_layout *m)
+{
+    memset(m, 0, sizeof *m);
+    m->note = -1;
+    if (header->count > MATRIX_MAX_COLUMNS)
+        return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d columns", s->path, header->number, MATRIX_MAX_COLUMNS);
+    for (int c = 0; c < header->count; ++c) {
+        const char *name = header->cell[c];
+        size_t length = strlen(name);
+        if ((length > 7 && strcmp(name + length - 7, "_status") == 0) ||
+            (length > 6 && strcmp(name + length - 6, "_bound") == 0))
+            return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: column '%s': the table has its status columns already", s->path,
+                           header->number, name);
+        if (strcmp(name, "note") == 0)
+            m->note = c;
+    }
+    for (int c = 2; c < header->count; ++c) {
+        if (!is_value_column(m, c))
+            continue;
+        char name[300];
+        int group = report_status_name(header->cell[c], name, sizeof name), k = 0;
+        while (k < m->status_count && strcmp(m->status_name[k], name) != 0)
+            ++k;
+        if (k == m->status_count) {
+            snprintf(m->status_name[k], sizeof m->status_name[k], "%s", name);
+            m->group[m->status_count++] = group;
+        }
+        m->status[c] = k;
+        m->bounded[c] = report_status_bounded(header->cell[c]);
+        for (int l = 0; l < s->count && !m->bounded[c]; ++l) {
+            char text[64];
+            const char *bound;
+            if (!s->line[l].header && matrix_number(cell_or_empty(&s->line[l], c), text, sizeof text, &bound))
+                m->bounded[c] = *bound != '\0';
+        }
+    }
+    return OP_OK;
+}
+
+/* The header: the columns but note, each status column after the first column it describes
+ * (and a column's bound after its status), then note. */
+static void write_matrix_header(const tsv_line *header, const matrix_layout *m, FILE *out)
+{
+    int written[MATRIX_MAX_COLUMNS] = { 0 };
+    for (int c = 0; c < header->count; ++c)
+        if (c != m->note)
+            fprintf(out, "%s%s", c ? "\t" : "", header->cell[c]);
+    for (int c = 2; c < header->count; ++c) {
+        if (!is_value_column(m, c))
+            continue;
+        if (!written[m->status[c]]++)
+            fprintf(out, "\t%s", m->status_name[m->status[c]]);
+        if (m->bounded[c])
+            fprintf(out, "\t%s_bound", header->cell[c]);
+    }
+    fprintf(out, "%s\n", m->note >= 0 ? "\tnote" : "");
+}
+
+/* One row: the number cells, then each status (its measures' first word; else "ok" where one
+ * is a number; else for a group the row's "refused" or "failed" (the converge run that did not
+ * run measures nothing of the own_* groups either) or "ok" (none reached), and empty for a
+ * column's own, which does not apply to the row) and bound, then the note. */
+static void write_matrix_row(const tsv_line *header, const tsv_line *row, const matrix_layout *m, FILE *out)
+{
+    const char *word[MATRIX_MAX_COLUMNS] = { 0 }, *bound[MATRIX_MAX_COLUMNS] = { 0 };
+    int measured[MATRIX_MAX_COLUMNS] = { 0 }, written[MATRIX_MAX_COLUMNS] = { 0 };
+    for (int c = 0; c < header->count; ++c) {
+        const char *cell = cell_or_empty(row, c);
+        char text[64];
+        if (c == m->note)
+            continue;
+        if (!is_value_column(m, c)) {
+            fprintf(out, "%s%s", c ? "\t" : "", cell);
+        } else if (matrix_number(cell, text, sizeof text, &bound[c])) {
+            fprintf(out, "\t%s", text);
+            measured[m->status[c]] |= *text != '\0';
+        } else {
+            fputc('\t', out);
+            bound[c] = "";
+            if (!word[m->status[c]])
+                word[m->status[c]] = cell;
+        }
+    }
+    const char *stopped = NULL; /* the row's refused or failed: a run that did not measure */
+    for (int k = 0; k < m->status_count && !stopped; ++k)
+        if (m->group[k] && word[k] && (strcmp(word[k], "refused") == 0 || strcmp(word[k], "failed") == 0))
+            stopped = word[k];
+    for (int c = 2; c < header->count; ++c) {
+        if (!is_value_column(m, c))
+            continue;
+        int k = m->status[c];
+        const char *unmeasured = m->group[k] ? (stopped ? stopped : "ok") : "";
+        if (!written[k]++)
+            fprintf(out, "\t%s", word[k] ? word[k] : measured[k] ? "ok" : unmeasured);
+        if (m->bounded[c])
+            fprintf(out, "\t%s", bound[c]);
+    }
+    fprintf(out, "%s%s\n", m->note >= 0 ? "\t" : "", m->note >= 0 ? cell_or_empty(row, m->note) : "");
+}
+
+int report_tsv_matrix(op_ctx *ctx, const char *in_path, FILE *out)
+{
+    tsv_sheet s = { 0 };
+    matrix_layout *m = op_calloc(ctx, 1, sizeof *m);
+    if (m && read_sheet(ctx, in_path, &s) == OP_OK) {
+        const tsv_line *header = s.count > 0 && s.line[0].header ? &s.line[0] : NULL;
+        if (!header || header->count < 3)
+            OP_FAIL(ctx, OP_ERR_PARSE, "%s: no header line naming the keys and the measures", in_path);
+        else if (lay_out_matrix(ctx, &s, header, m) == OP_OK) {
+            write_matrix_header(header, m, out);
+            for (int l = 1; l < s.count; ++l)
+                if (!s.line[l].header)
+                    write_matrix_row(header, &s.line[l], m, out);
+        }
+    }
+    free(m);
+    free_sheet(&s);
     return ctx->status;
 }

@@ -11,6 +11,7 @@
  *   opsim-report pick --in matrix.tsv --column bar:max_k --column collapse:recovery_s --out bar.tsv
  *   opsim-report keyed --in matrix.tsv --out matrix-keyed.tsv
  *   opsim-report tex --in ms.tsv --source data/results/variants/ms.tsv --out ms.tex
+ *   opsim-report matrix --in runs/matrix-cells.txt --out matrix.tsv
  * A column the header does not name is OP_ERR_PARSE naming the file and the column. */
 #ifndef OPSIM_REPORT_TSV_H
 #define OPSIM_REPORT_TSV_H
@@ -23,22 +24,28 @@ enum { REPORT_TSV_MAX_PICKS = 16 };
 
 /* One row per first key (in order of first appearance), one column per second key in `keys`
  * (space-separated): the cell of `column`, empty where the pair has no row. The header is
- * the first column's name, then the keys. With `interval` (the section pivot-interval),
- * a timed column of the timing protocol (docs/timing.md) with its 95 % interval: a numeric cell
- * becomes "MEDIAN (LO–HI)" from COLUMN_lo and COLUMN_hi, followed by "†" when COLUMN_noisy is 1;
- * a cell that is not a number stays as it is. */
+ * the first column's name, then the keys; where `column` has a status column, KEY_status for
+ * each key after them (its cells the status of the pair), and where it has a bound column,
+ * KEY_bound the same. With `interval` (the section pivot-interval), a text table for the report:
+ * a timed column of the timing protocol (docs/timing.md) with its 95 % interval, a numeric cell
+ * "MEDIAN (LO–HI)" from COLUMN_lo and COLUMN_hi, followed by "†" when COLUMN_noisy is 1, an
+ * empty cell its status where that is not "ok" ("refused"), no status columns; a cell that
+ * is not a number stays as it is. */
 int report_tsv_pivot(op_ctx *ctx, const char *in_path, const char *column, const char *keys, int interval, FILE *out);
 
 /* One row per first key (in order of first appearance): the key, then for each pick
  * "KEY2:COLUMN" that column of the row (key, KEY2), empty where there is none. The header is
- * the first column's name, then the picks' column names. */
+ * the first column's name, then the picks' column names, then for each pick whose column has
+ * a status or bound column COLUMN_status and COLUMN_bound, the row's. */
 int report_tsv_pick(op_ctx *ctx, const char *in_path, const char *const *picks, int pick_count, FILE *out);
 
 /* Every row with a first cell "KEY1:KEY2" before it, so that one cell can be named by a single
  * row key ({{tsv PATH ROW COLUMN}} in the report); the header gains "case". */
 int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out);
 
-/* The table as a LaTeX booktabs tabular for a paper (\usepackage{booktabs,siunitx}): the
+/* The table as a LaTeX booktabs tabular for a paper (\usepackage{booktabs,siunitx}), as it
+ * reads (report_status.h): a number column's status and bound columns folded into its cells
+ * and not set (an empty cell its status word, or '–' where "ok"; a bound "≥1e11"). The
  * first column and every column with more words than numbers left-aligned text; the others
  * siunitx S columns aligned on the decimal point, their table-format (sign, digits, decimals,
  * exponent) measured from the cells. A missing cell ('–', '-') is {--}; a bound ("≥1e11") is
@@ -58,7 +65,7 @@ int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *o
 /* Plain against accelerated: one row per target "NAME:PLAIN:ACCELERATED:SCENE:SUFFIX", the
  * rows (PLAIN, SCENE) and (ACCELERATED, SCENE) compared in the
  * columns iterations_SUFFIX and ms_SUFFIX, each pair with its ratio plain / accelerated to two
- * decimals ('–' unless both cells are plain numbers and the accelerated one is not 0). */
+ * decimals (empty unless both cells are plain numbers and the accelerated one is not 0). */
 enum { REPORT_TSV_MAX_TARGETS = 16 };
 int report_tsv_targets(op_ctx *ctx, const char *in_path, const char *const *targets, int target_count, FILE *out);
 
@@ -82,5 +89,17 @@ int report_tsv_long(op_ctx *ctx, const char *in_path, const char *keys, FILE *ou
  * every column but the first, as report_tsv_long. */
 enum { REPORT_TSV_MAX_LONG_TABLES = 32 };
 int report_tsv_long_tables(op_ctx *ctx, const char *const *in_paths, int count, FILE *out);
+
+/* The variants matrix as experiments/variants.sh gathers its cells (words where a cell could
+ * not be measured: "refused", "failed", "single update", "x* unsettled", "never in 5 s",
+ * "none"; bounds "≥1/10", "≥1e11"; '–' for missing) made a table of numbers (docs/results.md,
+ * *The variants matrix*): the first two columns the keys, every other column but `note` a
+ * number column whose words move to its status column (report_status_name: the first word
+ * among a status's columns, else "ok" for a group's status or a column with a number, empty
+ * where the measure does not apply to the row), bounds to NAME_bound ("ge", "le") with the
+ * number left (a fraction "1/10" as its value, 0.1), '–' empty. The header: the columns but
+ * note in their order, then the status columns, each after the first column it describes, a
+ * bound after its status, then note last. A table with status columns already is OP_ERR_PARSE. */
+int report_tsv_matrix(op_ctx *ctx, const char *in_path, FILE *out);
 
 #endif

@@ -4,8 +4,9 @@
  * repetitions back to back; and a tiny
  * matrix (the bar, two variants, six repetitions: the fewest with a 95 % interval) made for real
  * carries ms per frame as a median inside its interval with a noisy flag that agrees with the
- * interval's width, and so the ms to 1e-2 of each variant's own solution (own_ms, from one
- * converge run of the scene holding both variants), and the report's pivot prints that
+ * interval's width, its words in status columns (no '–'), and so the ms to 1e-2 of each
+ * variant's own solution (own_ms, from one converge run of the scene holding both variants),
+ * and the report's pivot prints that
  * interval. Nothing here asserts a speed.
  * Needs bin/opsim, bin/opsim-report and bin/bench/bench_scenes (make test builds them). */
 #include <stdio.h>
@@ -139,6 +140,10 @@ static void test_tiny_matrix_has_its_intervals(void **state)
     assert_int_equal(lo, 3);
     assert_int_equal(hi, 4);
     assert_int_equal(noisy, 5);
+    /* the words of the gathered cells in status and bound columns, before note, which is last */
+    assert_non_null(strstr(text, "\ttiming_status\tconvergence_status\town_status_1e-2\t"));
+    assert_non_null(strstr(text, "\tmax_k_status\tmax_k_bound\tnote\n"));
+    assert_null(strstr(text, "–"));
     int rows = 0;
     for (const char *line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1, ++rows) {
         assert_int_equal(tabs_in_line(line), tabs_in_line(text)); /* as many cells as the header names */

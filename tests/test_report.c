@@ -130,22 +130,36 @@ static const char CONTACTS[] = "scene_order\tlargest_mm\tlargest_pct\tresting_mm
                                "180-rounds1\t63.28\t364\t1.32\t8\t17.36\n";
 
 /* The tables of make variants (experiments/variants.mk), two variants and two scenes each where
- * they pivot, a refused cell among them. */
+ * they pivot, a refused cell among them: numbers or empty cells, the words in the status
+ * columns (KEY_status, COLUMN_status; convergence_status in the keyed matrix) and the bounds in
+ * COLUMN_bound, as opsim-report pivot, pick and keyed write them. */
 static const char *const VARIANTS_TABLES[][2] = {
-    { "results/variants/ms-per-frame.tsv", "variant\tbar\tfall\narap-gs\t0.017\t0.094\nrigid\trefused\t0.044\n" },
+    { "results/variants/ms-per-frame.tsv",
+      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t0.017\t0.094\tok\tok\nrigid\t\t0.044\trefused\tok\n" },
     { "results/variants/ms-per-frame-interval.tsv", "variant\tbar\tfall\narap-gs\t0.017 (0.016–0.018)\t"
                                                     "0.094 (0.081–0.12)†\nrigid\trefused\t0.044 (0.043–0.045)\n" },
-    { "results/variants/iterations-1e-4.tsv", "variant\tbar\tfall\narap-gs\t25\t51\nrigid\trefused\t–\n" },
-    { "results/variants/ms-1e-4.tsv", "variant\tbar\tfall\narap-gs\t0.04\t0.48\nrigid\trefused\t–\n" },
-    { "results/variants/ms-1e-6.tsv", "variant\tbar\tfall\narap-gs\t0.4\t1.1\nrigid\trefused\t–\n" },
-    { "results/variants/r-at-ni.tsv", "variant\tbar\tfall\narap-gs\t5e-4\t0.05\nrigid\trefused\t0.39\n" },
+    { "results/variants/iterations-1e-4.tsv",
+      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t25\t51\tok\tok\nrigid\t\t\trefused\tsingle update\n" },
+    { "results/variants/ms-1e-4.tsv",
+      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t0.04\t0.48\tok\tok\nrigid\t\t\trefused\tsingle update\n" },
+    { "results/variants/ms-1e-6.tsv",
+      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t0.4\t\tok\tok\nrigid\t\t\trefused\tsingle update\n" },
+    { "results/variants/r-at-ni.tsv",
+      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t5e-4\t0.05\tok\tok\n"
+      "rigid\t\t0.39\trefused\tsingle update\n" },
     { "results/variants/own-iterations-1e-4.tsv",
-      "variant\tbar\tfall\narap-gs\t80\t230\nmeshless\tsingle update\tsingle update\n" },
+      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t80\t230\tok\tok\n"
+      "meshless\t\t\tsingle update\tsingle update\nshape-matching\t\t\tx* unsettled\tok\n" },
     { "results/variants/own-ms-1e-4.tsv",
-      "variant\tbar\tfall\narap-gs\t1.2\t3.6\nmeshless\tsingle update\tsingle update\n" },
-    { "results/variants/bar.tsv", "variant\tstiffness_spread\tmax_h_s\tmax_k\trecovery_s\n"
-                                  "arap-gs\t1.08\t≥1/10\t≥1e11\t1.567\nrigid\trefused\trefused\trefused\trefused\n"
-                                  "xpbd\t1.74\t≥1/10\t≥1e11\t2.1\nvbd\t2.3\t1/30\t1e9\t–\n" },
+      "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t1.2\t3.6\tok\tok\n"
+      "meshless\t\t\tsingle update\tsingle update\nshape-matching\t\t\tx* unsettled\tok\n" },
+    { "results/variants/bar.tsv",
+      "variant\tstiffness_spread\tmax_h_s\tmax_k\trecovery_s\tstiffness_spread_status\tmax_h_s_status\tmax_h_s_bound\t"
+      "max_k_status\tmax_k_bound\trecovery_s_status\n"
+      "arap-gs\t1.08\t0.1\t1e11\t1.567\tok\tok\tge\tok\tge\tok\n"
+      "rigid\t\t\t\t\trefused\trefused\t\trefused\t\trefused\n"
+      "xpbd\t1.74\t0.1\t1e11\t2.1\tok\tok\tge\tok\tge\tok\n"
+      "vbd\t2.3\t0.03333333333333333\t1e9\t\tok\tok\t\tok\t\tnever in 5 s\n" },
     { "results/variants/targets.tsv",
       "target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\taccelerated_ms\tms_ratio\n"
       "anderson-gs-fall-1e-4\t51\t14\t3.64\t0.46\t0.58\t0.79\n"
@@ -153,14 +167,16 @@ static const char *const VARIANTS_TABLES[][2] = {
       "lbfgs-bar-1e-6\t163\t60\t2.72\t0.42\t0.36\t1.17\nlbfgs-collapse-1e-6\t101\t56\t1.80\t0.91\t1.36\t0.67\n"
       "lbfgs-fall-1e-6\t120\t52\t2.31\t1.1\t1.4\t0.79\nlbfgs-bunny-1e-6\t53\t54\t0.98\t10.9\t8.5\t1.28\n" },
     { "results/variants/matrix-keyed.tsv",
-      "case\tvariant\tscene\titerations_1e-6\tms_1e-6\titerations_1e-4\tr_at_ni\n"
-      "arap-gs:fall\tarap-gs\tfall\t120\t1.3\t51\t0.05\narap-gs-anderson:fall\tarap-gs-anderson\tfall\t24\t1.5\t14\t0.01\n"
-      "arap-gs:bar\tarap-gs\tbar\t163\t0.31\t25\t5e-4\narap-gs-anderson:bar\tarap-gs-anderson\tbar\t20\t0.11\t9\t1e-5\n"
-      "arap-gs:collapse\tarap-gs\tcollapse\t101\t0.9\t40\t0.02\n"
-      "vbd:bar\tvbd\tbar\t–\t–\t291\t0.61\nvbd:collapse\tvbd\tcollapse\t–\t–\t187\t0.3\n"
-      "vbd:fall\tvbd\tfall\t–\t–\t77\t0.2\nvbd-chebyshev:bar\tvbd-chebyshev\tbar\t–\t–\t93\t0.5\n"
-      "vbd-chebyshev:collapse\tvbd-chebyshev\tcollapse\t–\t–\t64\t0.25\n"
-      "vbd-chebyshev:fall\tvbd-chebyshev\tfall\t–\t–\t35\t0.1\n" },
+      "case\tvariant\tscene\titerations_1e-6\tms_1e-6\titerations_1e-4\tr_at_ni\tconvergence_status\tnote\n"
+      "arap-gs:fall\tarap-gs\tfall\t120\t1.3\t51\t0.05\tok\t\n"
+      "arap-gs-anderson:fall\tarap-gs-anderson\tfall\t24\t1.5\t14\t0.01\tok\t\n"
+      "arap-gs:bar\tarap-gs\tbar\t163\t0.31\t25\t5e-4\tok\t\n"
+      "arap-gs-anderson:bar\tarap-gs-anderson\tbar\t20\t0.11\t9\t1e-5\tok\t\n"
+      "arap-gs:collapse\tarap-gs\tcollapse\t101\t0.9\t40\t0.02\tok\t\n"
+      "vbd:bar\tvbd\tbar\t\t\t291\t0.61\tok\t\nvbd:collapse\tvbd\tcollapse\t\t\t187\t0.3\tok\t\n"
+      "vbd:fall\tvbd\tfall\t\t\t77\t0.2\tok\t\nvbd-chebyshev:bar\tvbd-chebyshev\tbar\t\t\t93\t0.5\tok\t\n"
+      "vbd-chebyshev:collapse\tvbd-chebyshev\tcollapse\t\t\t64\t0.25\tok\t\n"
+      "vbd-chebyshev:fall\tvbd-chebyshev\tfall\t\t\t35\t0.1\tok\t\n" },
 };
 
 /* Fig. 2's three bars, deflections halving as k doubles. */
@@ -451,6 +467,17 @@ static void test_report_has_every_section_table_and_picture(void **state)
     assert_contains(text, "| `fig2` | bar_4k | 2×10<sup>9</sup> | 100 | – | 1 |");
     assert_contains(text, "| arap | 1000 | 1/30 | 220 | 0.002 |");
     assert_contains(text, "| meshless | single update | single update |"); /* the own-solution tables */
+    /* the variants tables read their words from the status and bound columns, not the numbers */
+    assert_contains(text, "| variant | bar | fall |\n|---|---:|---:|\n| arap-gs | 25 | 51 |\n"
+                          "| rigid | refused | single update |");
+    assert_contains(text, "| shape-matching | x* unsettled | – |");
+    assert_contains(text, "| rigid | refused | 0.39 |");
+    assert_contains(text, "| arap-gs | 0.4 | – |");
+    assert_contains(text, "| arap-gs | 1.08 | ≥0.1 | ≥1e11 | 1.57 |");
+    assert_contains(text, "| rigid | refused | refused | refused | refused |");
+    assert_contains(text, "| vbd | 2.3 | 0.0333 | 1×10<sup>9</sup> | never in 5 s |");
+    assert_null(strstr(text, "_status"));
+    assert_null(strstr(text, "_bound"));
     assert_contains(text, "| ours (`arap`) | 9.52 % (max / min 1.1) | 19.4 % (max / min 1.21) |");
     assert_contains(text, "| meshless (Eq. 9) | 0 % (max / min 1) |");
     /* Müller et al. 2005: the tables of make meshless, their cells in the prose. */

@@ -20,8 +20,8 @@ static const char MATRIX[] = "variant\tscene\tms_per_frame\tmax_k\trecovery_s\tn
                              "arap-jacobi\tbar\t6\t2e8\t–\tlater wins\n"
                              "meshless\tbunny\t7\t15\t12\n";
 
-/* Plain and accelerated rows for `targets`: ratios of plain numbers, and '–' where a cell is
- * '–', empty, negative or the divisor 0. Its header in the format of before the tidy tables
+/* Plain and accelerated rows for `targets`: ratios of plain numbers, and an empty ratio where a
+ * cell is '–', empty, negative or the divisor 0. Its header in the format of before the tidy tables
  * ("# " first), which every reader still takes. */
 static const char TARGETS_MATRIX[] = "# variant\tscene\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\n"
                                      "arap-gs\tfall\t40\t12.5\t90\t30.25\n"
@@ -34,6 +34,17 @@ static const char TARGETS_MATRIX[] = "# variant\tscene\titerations_1e-4\tms_1e-4
                                      "arap-gs\tcollapse\t4\t1.5\t5\t1.\n"
                                      "arap-lbfgs\tcollapse\t4\t1.5\t-2\t.5\n"
                                      "arap-lbfgs\tbunny\t4\t1.5\t8\t2\n";
+
+/* The variants matrix as opsim-report matrix writes it: numbers or empty cells, each word in its
+ * status column (convergence_status shared by iterations_1e-4 and r_at_ni, max_k_status) and
+ * max_k's bound in max_k_bound. */
+static const char STATUS_MATRIX[] =
+    "variant\tscene\titerations_1e-4\tr_at_ni\tmax_k\tconvergence_status\tmax_k_status\tmax_k_bound\tnote\n"
+    "arap-gs\tbar\t40\t5e-4\t1e11\tok\tok\tge\t\n"
+    "arap-gs\tfall\t\t0.02\t\tok\t\t\t\n"
+    "rigid\tbar\t\t\t\trefused\trefused\t\trefused: no pins\n"
+    "meshless\tfall\t\t2.5\t\tsingle update\t\t\t\n"
+    "vbd\tbar\t291\t0.6\t1e9\tok\tok\t\t\n";
 
 /* Two stiffness factors of experiments/stiffness.mk's table.tsv: factor 1's grid deflections
  * 0.25, 0.21, 0.22, 0.2 (mean 0.22, spread 0.05 / 0.22 = 22.7 %), factor 2 without a run at
@@ -64,8 +75,9 @@ static int setup(void **state)
     static const char *const files[][2] = { { "matrix.tsv", MATRIX }, { "targets-matrix.tsv", TARGETS_MATRIX },
                                             { "stiffness.tsv", STIFFNESS_TABLE },
                                             { "pull.tsv", "mode\terror\tspread\nrigid\t0.004\t0.002\nlinear\t\tlarge\n" },
-                                            { "stick.tsv", "clusters\ttip\n1\t0.05\n2\t0.27\n" } };
-    for (int i = 0; i < 5; ++i) {
+                                            { "stick.tsv", "clusters\ttip\n1\t0.05\n2\t0.27\n" },
+                                            { "status-matrix.tsv", STATUS_MATRIX } };
+    for (int i = 0; i < 6; ++i) {
         FILE *f = fopen(in_dir(files[i][0]), "w");
         if (!f)
             return -1;
@@ -140,11 +152,11 @@ static void test_targets_compare_plain_with_accelerated(void **state)
     assert_writes(args, "target\tplain_iterations\taccelerated_iterations\titeration_ratio\tplain_ms\t"
                         "accelerated_ms\tms_ratio\n"
                         "anderson-gs-fall-1e-4\t40\t13\t3.08\t12.5\t5.0\t2.50\n"
-                        "anderson-jacobi-fall-1e-4\t–\t7\t–\t–\t0\t–\n"
+                        "anderson-jacobi-fall-1e-4\t–\t7\t\t–\t0\t\n"
                         "lbfgs-bar-1e-6\t17\t3\t5.67\t2.333\t0.7\t3.33\n"
-                        "lbfgs-collapse-1e-6\t5\t-2\t–\t1.\t.5\t2.00\n"
-                        "lbfgs-fall-1e-6\t90\t30\t3.00\t30.25\t0\t–\n"
-                        "lbfgs-bunny-1e-6\t\t8\t–\t\t2\t–\n");
+                        "lbfgs-collapse-1e-6\t5\t-2\t\t1.\t.5\t2.00\n"
+                        "lbfgs-fall-1e-6\t90\t30\t3.00\t30.25\t0\t\n"
+                        "lbfgs-bunny-1e-6\t\t8\t\t\t2\t\n");
 }
 
 static void test_tex_aligns_numbers_and_escapes_words(void **state)
@@ -238,6 +250,80 @@ static void test_long_has_one_row_per_number(void **state)
                         "stick\tclusters=2\ttip\t0.27\n");
 }
 
+/* A column's status and bound columns go with it: pivot writes KEY_status (and KEY_bound) after
+ * the keys' cells, pick COLUMN_status and COLUMN_bound after the picks, pivot-interval the
+ * status word itself (a text table for the report). */
+static void test_pivot_and_pick_carry_status_and_bound(void **state)
+{
+    (void)state;
+    char args[2048];
+    snprintf(args, sizeof args, "pivot --in '%s' --column iterations_1e-4 --keys 'bar fall'",
+             in_dir("status-matrix.tsv"));
+    assert_writes(args, "variant\tbar\tfall\tbar_status\tfall_status\n"
+                        "arap-gs\t40\t\tok\tok\n"
+                        "rigid\t\t\trefused\t\n"
+                        "meshless\t\t\t\tsingle update\n"
+                        "vbd\t291\t\tok\t\n");
+    snprintf(args, sizeof args, "pivot --in '%s' --column max_k --keys bar", in_dir("status-matrix.tsv"));
+    assert_writes(args, "variant\tbar\tbar_status\tbar_bound\n"
+                        "arap-gs\t1e11\tok\tge\n"
+                        "rigid\t\trefused\t\n"
+                        "meshless\t\t\t\n"
+                        "vbd\t1e9\tok\t\n");
+    snprintf(args, sizeof args, "pick --in '%s' --column bar:max_k --column fall:r_at_ni --column bar:note",
+             in_dir("status-matrix.tsv"));
+    assert_writes(args, "variant\tmax_k\tr_at_ni\tnote\tmax_k_status\tmax_k_bound\tr_at_ni_status\n"
+                        "arap-gs\t1e11\t0.02\t\tok\tge\tok\n"
+                        "rigid\t\t\trefused: no pins\trefused\t\t\n"
+                        "meshless\t\t2.5\t\t\t\tsingle update\n"
+                        "vbd\t1e9\t\t\tok\t\t\n");
+    FILE *f = fopen(in_dir("timed.tsv"), "w");
+    assert_non_null(f);
+    fputs("variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\ttiming_status\n"
+          "arap-gs\tbar\t1.5\t1.4\t1.6\t0\tok\n"
+          "rigid\tbar\t\t\t\t\trefused\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    snprintf(args, sizeof args, "pivot-interval --in '%s' --column ms_per_frame --keys 'bar fall'",
+             in_dir("timed.tsv"));
+    assert_writes(args, "variant\tbar\tfall\n"
+                        "arap-gs\t1.5 (1.4–1.6)\t\n"
+                        "rigid\trefused\t\n");
+}
+
+/* tex reads a table as a person would: the status words in the cells they explain (as letters
+ * keyed under the table), '–' where a tolerance was never reached ("ok"), the bound's sign before
+ * its number, and no status or bound column of its own. */
+static void test_tex_folds_status_and_bound_columns_into_cells(void **state)
+{
+    (void)state;
+    FILE *f = fopen(in_dir("pivot-status.tsv"), "w");
+    assert_non_null(f);
+    fputs("variant\tbar\tfall\tbar_status\tfall_status\tbar_bound\tfall_bound\n"
+          "arap-gs\t40\t\tok\tok\tge\t\n"
+          "rigid\t\t\trefused\t\t\t\n"
+          "meshless\t\t12\t\tsingle update\t\t\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    char args[2048];
+    snprintf(args, sizeof args, "tex --in '%s' --source p.tsv", in_dir("pivot-status.tsv"));
+    assert_writes(args, "% generated by make variants from p.tsv; do not edit\n"
+                        "% needs \\usepackage{booktabs,siunitx}; about 87 pt wide: fits one column of a "
+                        "two-column page\n"
+                        "\\begingroup\\setlength{\\tabcolsep}{3.5pt}\n"
+                        "\\begin{tabular}{@{}lS[table-format=2]S[table-format=2]@{}}\n"
+                        "\\toprule\n"
+                        "variant & {bar} & {fall} \\\\\n"
+                        "\\midrule\n"
+                        "arap-gs & {$\\geq$\\num{40}} & {--} \\\\\n"
+                        "rigid & {\\emph{a}} & {--} \\\\\n"
+                        "meshless & {--} & 12 \\\\\n"
+                        "\\bottomrule\n"
+                        "\\multicolumn{3}{@{}l}{\\footnotesize \\emph{a}: refused} \\\\\n"
+                        "\\end{tabular}\n"
+                        "\\endgroup\n");
+}
+
 static void test_stiffness_summarises_each_factor(void **state)
 {
     (void)state;
@@ -287,6 +373,8 @@ int main(void)
         cmocka_unit_test(test_tex_aligns_numbers_and_escapes_words),
         cmocka_unit_test(test_long_has_one_row_per_number),
         cmocka_unit_test(test_tex_sets_words_in_number_columns_as_keyed_letters),
+        cmocka_unit_test(test_pivot_and_pick_carry_status_and_bound),
+        cmocka_unit_test(test_tex_folds_status_and_bound_columns_into_cells),
         cmocka_unit_test(test_stiffness_summarises_each_factor),
         cmocka_unit_test(test_unknown_column_fails_naming_file_and_writes_nothing),
         cmocka_unit_test(test_missing_option_is_usage),

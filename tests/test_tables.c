@@ -1,7 +1,8 @@
 /* The tidy table format (docs/results.md) of what the table writers write: `opsim converge`
  * (and its FILE.tsv.meta), `opsim spring-curves`, opsim-report's convergence-row,
  * convergence-long, pivot, pick, keyed, targets, stiffness and long on small inputs, and the
- * repository's reports/paper_table1.tsv. Each table is parsed here as pandas' read_csv(sep='\t')
+ * repository's reports/paper_table1.tsv, and the variants matrix made from its gathered cells
+ * (opsim-report matrix) with what is derived from it. Each table is parsed here as pandas' read_csv(sep='\t')
  * would with its defaults (CI has no pandas): one plain header line naming distinct columns,
  * every row as many cells, no '#' line, a missing value an empty cell (or NA), never '-', '–'
  * or '—', and a column with a number in it holding only numbers and missing values. The check
@@ -220,6 +221,80 @@ static void test_derived_tables_are_tidy(void **state)
     assert_tidy(in_dir("curves.tsv"));
 }
 
+/* The variants matrix: its cells as experiments/variants.sh gathers them, words and all, made a
+ * table of numbers by opsim-report matrix. A refused variant's row has empty number cells and
+ * "refused" in every status of the run that did not run (its own_* groups too), a bound cell
+ * its number with "ge" beside it ("≥1/10" 0.1), "x* unsettled", "single update", "never in
+ * 5 s" and "none" each in its status column, a measure that does not apply to the scene an
+ * empty status; the status columns come before note, which stays last. Every table derived from
+ * it is tidy too. */
+static void test_matrix_words_move_to_status_columns(void **state)
+{
+    (void)state;
+    assert_int_equal(
+        write_text("cells.txt",
+                   "variant\tscene\tms_per_frame\tms_per_frame_noisy\titerations_1e-4\tms_1e-4\tr_at_ni\t"
+                   "own_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_last_step\trecovery_s\tmax_h_s\t"
+                   "max_k\tnote\n"
+                   "arap-gs\tbar\t1.5\t0\t40\t0.5\t5e-4\t80\t0.3\t–\t1e-15\t–\t≥1/10\t≥1e11\t\n"
+                   "rigid\tbar\trefused\t–\trefused\t–\t–\trefused\t–\t–\t–\t–\trefused\trefused\t"
+                   "refused: experiments/fig3.ini:16: [solver]: body bar has pins\n"
+                   "shape-matching\tcollapse\t2.5\t1\t–\t–\t0.2\tx* unsettled\tx* unsettled\tx* unsettled\t5e-5\t"
+                   "never in 5 s\t–\t–\t\n"
+                   "meshless\tbunny\tfailed\t–\tsingle update\tsingle update\t1.3\tsingle update\t"
+                   "single update\tsingle update\t0\t–\t"
+                   "–\t–\trun failed: broad phase\n"
+                   "vbd\tbar\t3\t1\t291\t2.5\t0.6\t–\t–\t–\t3e-5\t–\t1/60\tnone\t\n"),
+        0);
+    assert_int_equal(test_shell("bin/opsim-report matrix --in '%s' --out '%s'", in_dir("cells.txt"), in_dir("m.tsv")),
+                     0);
+    char *text = test_read_file(in_dir("m.tsv"));
+    assert_non_null(text);
+    assert_string_equal(
+        text,
+        "variant\tscene\tms_per_frame\tms_per_frame_noisy\titerations_1e-4\tms_1e-4\tr_at_ni\town_iterations_1e-4\t"
+        "own_ms_1e-4\town_iterations_1e-6\town_last_step\trecovery_s\tmax_h_s\tmax_k\ttiming_status\t"
+        "convergence_status\t"
+        "own_status_1e-4\town_status_1e-6\trecovery_s_status\tmax_h_s_status\tmax_h_s_bound\tmax_k_status\t"
+        "max_k_bound\t"
+        "note\n"
+        "arap-gs\tbar\t1.5\t0\t40\t0.5\t5e-4\t80\t0.3\t\t1e-15\t\t0.1\t1e11\tok\tok\tok\tok\t\tok\tge\tok\tge\t\n"
+        "rigid\tbar\t\t\t\t\t\t\t\t\t\t\t\t\trefused\trefused\trefused\trefused\t\trefused\t\trefused\t\t"
+        "refused: experiments/fig3.ini:16: [solver]: body bar has pins\n"
+        "shape-matching\tcollapse\t2.5\t1\t\t\t0.2\t\t\t\t5e-5\t\t\t\tok\tok\tx* unsettled\tx* unsettled\t"
+        "never in 5 s\t\t\t\t\t\n"
+        "meshless\tbunny\t\t\t\t\t1.3\t\t\t\t0\t\t\t\tfailed\tsingle update\tsingle update\tsingle update\t\t\t\t\t\t"
+        "run failed: broad phase\n"
+        "vbd\tbar\t3\t1\t291\t2.5\t0.6\t\t\t\t3e-5\t\t0.016666666666666666\t\tok\tok\tok\tok\t\tok\t\tnone\t\t\n");
+    free(text);
+    assert_tidy(in_dir("m.tsv"));
+    /* made once: a table with status columns already is refused, nothing written */
+    assert_int_equal(test_shell("bin/opsim-report matrix --in '%s' --out '%s' 2> /dev/null", in_dir("m.tsv"),
+                                in_dir("again.tsv")),
+                     65);
+    assert_null(test_read_file(in_dir("again.tsv")));
+    static const char *const derived[][2] = {
+        { "pivot --column iterations_1e-4 --keys 'bar collapse bunny'", "p-iterations.tsv" },
+        { "pivot --column max_h_s --keys 'bar'", "p-h.tsv" },
+        { "pivot --column own_ms_1e-4 --keys 'bar collapse bunny'", "p-own.tsv" },
+        { "pick --column bar:max_h_s --column bar:max_k --column collapse:recovery_s", "pick.tsv" },
+        { "keyed", "keyed.tsv" },
+        { "targets --target t:arap-gs:vbd:bar:1e-4 --target u:arap-gs:rigid:bar:1e-4", "targets.tsv" },
+        { "long --keys 'variant scene'", "long.tsv" },
+    };
+    for (size_t d = 0; d < sizeof derived / sizeof derived[0]; ++d) {
+        assert_int_equal(test_shell("bin/opsim-report %.*s --in '%s' %s --out '%s'", (int)strcspn(derived[d][0], " "),
+                                    derived[d][0], in_dir("m.tsv"), derived[d][0] + strcspn(derived[d][0], " "),
+                                    in_dir(derived[d][1])),
+                         0);
+        assert_tidy(in_dir(derived[d][1]));
+    }
+    text = test_read_file(in_dir("targets.tsv"));
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\nu\t40\t\t\t0.5\t\t\n")); /* refused: no number, no ratio, no dash */
+    free(text);
+}
+
 /* The repository's own table, and the recipes' headers. */
 static void test_repository_tables_and_recipes(void **state)
 {
@@ -235,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_check_catches_each_broken_rule),
         cmocka_unit_test(test_convergence_tables_are_tidy),
         cmocka_unit_test(test_derived_tables_are_tidy),
+        cmocka_unit_test(test_matrix_words_move_to_status_columns),
         cmocka_unit_test(test_repository_tables_and_recipes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
