@@ -6,8 +6,7 @@
  * carries ms per frame as a median inside its interval with a noisy flag that agrees with the
  * interval's width, its words in status columns (no '–'), and so the ms to 1e-2 of each
  * variant's own solution (own_ms, from one converge run of the scene holding both variants),
- * and the report's pivot prints that
- * interval. Nothing here asserts a speed.
+ * and the report's pivot prints that interval. Nothing here asserts a speed.
  * Needs bin/opsim, bin/opsim-report and bin/bench/bench_scenes (make test builds them). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,11 +160,14 @@ static void test_tiny_matrix_has_its_intervals(void **state)
     }
     assert_int_equal(rows, 2);
     /* the ms to 1e-2 of each variant's own x* (both reach it on the bar) with its interval and
-       flag, in the row's last columns; from one converge run of the scene, both variants in it */
+       flag, side by side; from one converge run of the scene, both variants in it */
     int own = column_index(text, "own_ms_1e-2"), own_lo = column_index(text, "own_ms_1e-2_lo"),
         own_hi = column_index(text, "own_ms_1e-2_hi"), own_noisy = column_index(text, "own_ms_1e-2_noisy");
-    assert_int_equal(own_lo, column_index(text, "note") + 1);
-    assert_int_equal(column_index(text, "own_ms_1e-6_noisy"), tabs_in_line(text));
+    assert_true(own_lo > 0);
+    assert_int_equal(own_hi, own_lo + 1);
+    assert_int_equal(own_noisy, own_lo + 2);
+    assert_true(column_index(text, "own_ms_1e-6_noisy") > 0);
+    assert_int_equal(column_index(text, "note"), tabs_in_line(text));
     for (const char *line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
         double median = number_at(line, own), low = number_at(line, own_lo), high = number_at(line, own_hi);
         double flag = number_at(line, own_noisy);
