@@ -243,6 +243,20 @@ static void project_group(xpbd_solver *s, op_body *body, int group)
     }
 }
 
+/* The inverse of a symmetric A: its rows are the cross products of A's rows over det A. Returns 0
+ * when A is not positive definite enough to have det A > 0. */
+static int symmetric_inverse(const double A[9], double inverse[9])
+{
+    v3_cross(&inverse[0], &A[3], &A[6]);
+    v3_cross(&inverse[3], &A[6], &A[0]);
+    v3_cross(&inverse[6], &A[0], &A[3]);
+    double det = v3_dot(&A[0], &inverse[0]);
+    if (!(det > 0.0))
+        return 0;
+    m3_scale(inverse, inverse, 1.0 / det);
+    return 1;
+}
+
 /* Ring `ring` as a rigid body (file comment, direction constraints): its free members' mass
  * centre and the inverse of their inertia about it. Returns 0 when nothing of it can turn. */
 static int ring_inverse_inertia(const xpbd_solver *s, const op_body *body, int ring, double centre[3],
@@ -281,15 +295,7 @@ static int ring_inverse_inertia(const xpbd_solver *s, const op_body *body, int r
                 I[4 * d] += g->density * trace;
         }
     }
-    /* I is symmetric: its inverse's rows are the cross products of its rows over det I. */
-    v3_cross(&inverse[0], &I[3], &I[6]);
-    v3_cross(&inverse[3], &I[6], &I[0]);
-    v3_cross(&inverse[6], &I[0], &I[3]);
-    double det = v3_dot(&I[0], &inverse[0]);
-    if (!(det > 0.0))
-        return 0;
-    m3_scale(inverse, inverse, 1.0 / det);
-    return 1;
+    return symmetric_inverse(I, inverse);
 }
 
 /* Turns ring `ring`'s free members about `centre` by the rotation vector `turn`. */
@@ -376,32 +382,70 @@ static void project_direction(xpbd_solver *s, op_body *body, int c)
     }
 }
 
+/* One position constraint on its influences' centres and rings (file comment, position
+ * constraints): the vector multiplier's step from the 3 × 3 system (K + α̃ I) Δλ = −C − α̃ λ. */
+static void project_position(xpbd_solver *s, op_body *body, int c)
+{
+    const op_constraint *con = &body->constraints[c];
+    const double *rest = body->graph->rest_position;
+    double arm[OP_SKIN_MAX_K][3], inverse[OP_SKIN_MAX_K][9], centre[OP_SKIN_MAX_K][3], K[9] = { 0 };
+    int turns[OP_SKIN_MAX_K];
+    for (int l = 0; l < con->influence_count; ++l) {
+        int p = con->particle[l];
+        double w2 = con->influence[l] * con->influence[l], offset[3], spin[9];
+        for (int d = 0; d < 3; ++d)
+            K[4 * d] += w2 * s->inverse_mass[p];
+        turns[l] = ring_inverse_inertia(s, body, p, centre[l], inverse[l]);
+        v3_set(arm[l], 0.0, 0.0, 0.0);
+        if (s->inverse_mass[p] > 0.0)
+            v3_sub(arm[l], &body->state.position[3 * p], centre[l]);
+        if (!body->rotation_pinned[p]) {
+            v3_sub(offset, con->rest_point, &rest[3 * p]);
+            m3_mul_v(offset, &body->state.rotation[9 * p], offset);
+            v3_add(arm[l], arm[l], offset);
+        }
+        if (turns[l]) { /* [a]×ᵀ I⁻¹ [a]× = −[a]× I⁻¹ [a]× */
+            m3_cross_matrix(spin, arm[l]);
+            double left[9], both[9];
+            m3_mul(left, spin, inverse[l]);
+            m3_mul(both, left, spin);
+            m3_axpy(K, -w2, both);
+        }
+    }
+    double tilde = 1.0 / (con->weight * s->h2), *lambda = &s->constraint_lambda[3 * c], v[3], rhs[3], step[3],
+           solve[9];
+    if (!(m3_trace(K) > 0.0)) /* nothing it acts on can move */
+        return;
+    for (int d = 0; d < 3; ++d)
+        K[4 * d] += tilde;
+    if (!symmetric_inverse(K, solve))
+        return;
+    op_constraint_skinned_point(body, con, v);
+    for (int r = 0; r < 3; ++r)
+        rhs[r] = -(v[r] - con->target[r]) - tilde * lambda[r];
+    m3_mul_v(step, solve, rhs);
+    v3_add(lambda, lambda, step);
+    for (int l = 0; l < con->influence_count; ++l) {
+        int p = con->particle[l];
+        double turn[3];
+        if (turns[l]) {
+            v3_cross(turn, arm[l], step);
+            m3_mul_v(turn, inverse[l], turn);
+            v3_scale(turn, turn, con->influence[l]);
+            turn_ring(s, body, p, centre[l], turn);
+        }
+        v3_axpy(&body->state.position[3 * p], con->influence[l] * s->inverse_mass[p], step);
+    }
+}
+
 static void project_constraints(xpbd_solver *s, op_body *body)
 {
-    double *x = body->state.position;
     for (int c = 0; c < body->constraint_count; ++c)
         if (body->constraints[c].kind == OP_CONSTRAINT_DIRECTION)
             project_direction(s, body, c);
-    for (int c = 0; c < body->constraint_count; ++c) {
-        const op_constraint *con = &body->constraints[c];
-        if (con->kind != OP_CONSTRAINT_POSITION)
-            continue;
-        double v[3], W = 0.0, *lambda = &s->constraint_lambda[3 * c];
-        for (int l = 0; l < con->influence_count; ++l)
-            W += con->influence[l] * con->influence[l] * s->inverse_mass[con->particle[l]];
-        if (!(W > 0.0))
-            continue;
-        double tilde = 1.0 / (con->weight * s->h2), step[3];
-        op_constraint_skinned_point(body, con, v);
-        for (int r = 0; r < 3; ++r) {
-            step[r] = (-(v[r] - con->target[r]) - tilde * lambda[r]) / (W + tilde);
-            lambda[r] += step[r];
-        }
-        for (int l = 0; l < con->influence_count; ++l) {
-            int p = con->particle[l];
-            v3_axpy(&x[3 * p], con->influence[l] * s->inverse_mass[p], step);
-        }
-    }
+    for (int c = 0; c < body->constraint_count; ++c)
+        if (body->constraints[c].kind == OP_CONSTRAINT_POSITION)
+            project_position(s, body, c);
 }
 
 static int xpbd_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage_times *times)
