@@ -11,16 +11,29 @@
  *   C_gj(x) = x_j − (R_g d̄_j + c_g) = 0,
  * its goal (R_g, c_g) held while it is projected, as PBD shape matching holds it (the XPBD paper
  * is silent on shape matching; taking ∇_{x_j} C_gj = I keeps the projection the one of
- * shape-matching's gs order, so α → 0 gives exactly its full projection). Compliance
+ * shape-matching's gs order, so α → 0 gives exactly its full projection, rings of pinned
+ * orientations aside, below). Compliance
  *   α_gj = 1/(k v_j)   [m/N],
  * k the body's stiffness (N/m per m³ of ellipsoid volume, include/opsim/body.h) and v_j the
  * member's volume: the goal spring has the stiffness k v_j that Eq. 4 gives the edge term
  * k/2 v_j ‖R_i d̄_ij − d_ij‖². α̃ = α/h². Each projection (Eq. 18 of the paper, three components at
  * once since ∇C = I):
  *   Δλ = (−C − α̃ λ)/(w_j + α̃),   x_j ← x_j + w_j Δλ,   λ ← λ + Δλ,   w_j = 1/m_j (0 if pinned).
+ * Pins: a pinned position has w_j = 0; a pinned orientation R_g is its own ring's goal rotation
+ * in place of the fit, since here a particle's orientation is its ring's rotation: a pin that held
+ * R_g but let its ring's goal turn would hold the ring only through R_g's share of the fit.
  * Position constraints (Eq. 13's skinned vertex v = Σ_l w_l (R_l r̄_l + x_l)): C = v − v_c with
- * compliance 1/w (w the constraint weight, N/m) and ∇_{x_l} C = w_l I, so
- *   Δλ = (−C − α̃ λ)/(Σ_l w_l²/m_l + α̃),   x_l ← x_l + (w_l/m_l) Δλ.
+ * compliance 1/w (w the constraint weight, N/m). v depends on the influences' rotations too, and
+ * on a rod whose centres lie on its axis only they resist a twist (Fig. 1's held end), so each
+ * influence l acts through its centre (inverse mass 1/m_l, ∇_{x_l} C = w_l I) and through its ring
+ * turned as a rigid body, as the direction constraints below turn it (Müller et al. 2020, Sec. 3.3,
+ * a positional constraint on a body): the point x_l + R_l r̄_l has the arm a_l from the ring's free
+ * mass centre (x_l's part only if x_l is free, R_l r̄_l's only if R_l is), so with I_l the ring's
+ * inertia the vector multiplier steps by
+ *   (K + α̃ I) Δλ = −C − α̃ λ,   K = Σ_l w_l² (I/m_l + [a_l]×ᵀ I_l⁻¹ [a_l]×),
+ *   x_l ← x_l + (w_l/m_l) Δλ,   ring l turns by the rotation vector w_l I_l⁻¹ (a_l × Δλ).
+ * K treats the rings as apart though neighbouring rings share members, so the steps only approach
+ * the constrained state over the iterations (more slowly than moving the centres alone).
  * Direction constraints (Eq. 15's skinned direction u = n/‖n‖, n = Σ_l w_l R_l n̄) turn rings,
  * not lone orientations: here a particle's orientation is its ring's rotation (after each
  * iteration R_i ← R_g), so a turn of R_i alone would be overwritten by the next fit. Each is the
@@ -197,7 +210,8 @@ static int xpbd_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
     return OP_OK;
 }
 
-/* Group g's centre c and rotation R from the current positions (shape-matching's match_group). */
+/* Group g's centre c and rotation R from the current positions (shape-matching's match_group);
+ * R is particle g's own orientation where a pin holds it (file comment, pins). */
 static void match_group(xpbd_solver *s, const op_body *body, int group, double c[3], double R[9])
 {
     const double *x = body->state.position, *anchor = &x[3 * group];
@@ -209,6 +223,10 @@ static void match_group(xpbd_solver *s, const op_body *body, int group, double c
     }
     v3_scale(offset, offset, 1.0 / s->group_mass[group]);
     v3_add(c, anchor, offset);
+    if (body->rotation_pinned[group]) {
+        m3_copy(R, &body->state.rotation[9 * group]);
+        return;
+    }
     double A[9] = { 0 };
     for (int k = s->group_start[group]; k < s->group_start[group + 1]; ++k) {
         int j = s->member[k];
