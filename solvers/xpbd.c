@@ -400,40 +400,48 @@ static void project_direction(xpbd_solver *s, op_body *body, int c)
     }
 }
 
+/* Influence l of position constraint `con`: its ring's free mass centre, inverse inertia and the
+ * arm a_l of the point x_l + R_l r̄_l (file comment, position constraints), its part of K added.
+ * Returns whether its ring turns. */
+static int position_influence(const xpbd_solver *s, const op_body *body, const op_constraint *con, int l,
+                              double centre[3], double inverse[9], double arm[3], double K[9])
+{
+    int p = con->particle[l];
+    double w2 = con->influence[l] * con->influence[l], offset[3];
+    for (int d = 0; d < 3; ++d)
+        K[4 * d] += w2 * s->inverse_mass[p];
+    int turns = ring_inverse_inertia(s, body, p, centre, inverse);
+    v3_set(arm, 0.0, 0.0, 0.0);
+    if (s->inverse_mass[p] > 0.0)
+        v3_sub(arm, &body->state.position[3 * p], centre);
+    if (!body->rotation_pinned[p]) {
+        v3_sub(offset, con->rest_point, &body->graph->rest_position[3 * p]);
+        m3_mul_v(offset, &body->state.rotation[9 * p], offset);
+        v3_add(arm, arm, offset);
+    }
+    if (turns) { /* [a]×ᵀ I⁻¹ [a]× = −[a]× I⁻¹ [a]× */
+        double spin[9], left[9], both[9];
+        m3_cross_matrix(spin, arm);
+        m3_mul(left, spin, inverse);
+        m3_mul(both, left, spin);
+        m3_axpy(K, -w2, both);
+    }
+    return turns;
+}
+
 /* One position constraint on its influences' centres and rings (file comment, position
  * constraints): the vector multiplier's step from the 3 × 3 system (K + α̃ I) Δλ = −C − α̃ λ. */
 static void project_position(xpbd_solver *s, op_body *body, int c)
 {
     const op_constraint *con = &body->constraints[c];
-    const double *rest = body->graph->rest_position;
     double arm[OP_SKIN_MAX_K][3], inverse[OP_SKIN_MAX_K][9], centre[OP_SKIN_MAX_K][3], K[9] = { 0 };
     int turns[OP_SKIN_MAX_K];
-    for (int l = 0; l < con->influence_count; ++l) {
-        int p = con->particle[l];
-        double w2 = con->influence[l] * con->influence[l], offset[3], spin[9];
-        for (int d = 0; d < 3; ++d)
-            K[4 * d] += w2 * s->inverse_mass[p];
-        turns[l] = ring_inverse_inertia(s, body, p, centre[l], inverse[l]);
-        v3_set(arm[l], 0.0, 0.0, 0.0);
-        if (s->inverse_mass[p] > 0.0)
-            v3_sub(arm[l], &body->state.position[3 * p], centre[l]);
-        if (!body->rotation_pinned[p]) {
-            v3_sub(offset, con->rest_point, &rest[3 * p]);
-            m3_mul_v(offset, &body->state.rotation[9 * p], offset);
-            v3_add(arm[l], arm[l], offset);
-        }
-        if (turns[l]) { /* [a]×ᵀ I⁻¹ [a]× = −[a]× I⁻¹ [a]× */
-            m3_cross_matrix(spin, arm[l]);
-            double left[9], both[9];
-            m3_mul(left, spin, inverse[l]);
-            m3_mul(both, left, spin);
-            m3_axpy(K, -w2, both);
-        }
-    }
-    double tilde = 1.0 / (con->weight * s->h2), *lambda = &s->constraint_lambda[3 * c], v[3], rhs[3], step[3],
-           solve[9];
+    for (int l = 0; l < con->influence_count; ++l)
+        turns[l] = position_influence(s, body, con, l, centre[l], inverse[l], arm[l], K);
     if (!(m3_trace(K) > 0.0)) /* nothing it acts on can move */
         return;
+    double tilde = 1.0 / (con->weight * s->h2), *lambda = &s->constraint_lambda[3 * c], v[3], rhs[3], step[3],
+           solve[9];
     for (int d = 0; d < 3; ++d)
         K[4 * d] += tilde;
     if (!symmetric_inverse(K, solve))
