@@ -11,16 +11,29 @@
  *   C_gj(x) = x_j − (R_g d̄_j + c_g) = 0,
  * its goal (R_g, c_g) held while it is projected, as PBD shape matching holds it (the XPBD paper
  * is silent on shape matching; taking ∇_{x_j} C_gj = I keeps the projection the one of
- * shape-matching's gs order, so α → 0 gives exactly its full projection). Compliance
+ * shape-matching's gs order, so α → 0 gives exactly its full projection, rings of pinned
+ * orientations aside, below). Compliance
  *   α_gj = 1/(k v_j)   [m/N],
  * k the body's stiffness (N/m per m³ of ellipsoid volume, include/opsim/body.h) and v_j the
  * member's volume: the goal spring has the stiffness k v_j that Eq. 4 gives the edge term
  * k/2 v_j ‖R_i d̄_ij − d_ij‖². α̃ = α/h². Each projection (Eq. 18 of the paper, three components at
  * once since ∇C = I):
  *   Δλ = (−C − α̃ λ)/(w_j + α̃),   x_j ← x_j + w_j Δλ,   λ ← λ + Δλ,   w_j = 1/m_j (0 if pinned).
+ * Pins: a pinned position has w_j = 0; a pinned orientation R_g is its own ring's goal rotation
+ * in place of the fit, since here a particle's orientation is its ring's rotation: a pin that held
+ * R_g but let its ring's goal turn would hold the ring only through R_g's share of the fit.
  * Position constraints (Eq. 13's skinned vertex v = Σ_l w_l (R_l r̄_l + x_l)): C = v − v_c with
- * compliance 1/w (w the constraint weight, N/m) and ∇_{x_l} C = w_l I, so
- *   Δλ = (−C − α̃ λ)/(Σ_l w_l²/m_l + α̃),   x_l ← x_l + (w_l/m_l) Δλ.
+ * compliance 1/w (w the constraint weight, N/m). v depends on the influences' rotations too, and
+ * on a rod whose centres lie on its axis only they resist a twist (Fig. 1's held end), so each
+ * influence l acts through its centre (inverse mass 1/m_l, ∇_{x_l} C = w_l I) and through its ring
+ * turned as a rigid body, as the direction constraints below turn it (Müller et al. 2020, Sec. 3.3,
+ * a positional constraint on a body): the point x_l + R_l r̄_l has the arm a_l from the ring's free
+ * mass centre (x_l's part only if x_l is free, R_l r̄_l's only if R_l is), so with I_l the ring's
+ * inertia the vector multiplier steps by
+ *   (K + α̃ I) Δλ = −C − α̃ λ,   K = Σ_l w_l² (I/m_l + [a_l]×ᵀ I_l⁻¹ [a_l]×),
+ *   x_l ← x_l + (w_l/m_l) Δλ,   ring l turns by the rotation vector w_l I_l⁻¹ (a_l × Δλ).
+ * K treats the rings as apart though neighbouring rings share members, so the steps only approach
+ * the constrained state over the iterations (more slowly than moving the centres alone).
  * Direction constraints (Eq. 15's skinned direction u = n/‖n‖, n = Σ_l w_l R_l n̄) turn rings,
  * not lone orientations: here a particle's orientation is its ring's rotation (after each
  * iteration R_i ← R_g), so a turn of R_i alone would be overwritten by the next fit. Each is the
@@ -197,7 +210,8 @@ static int xpbd_begin_substep(op_ctx *ctx, void *self, op_body *body, double h)
     return OP_OK;
 }
 
-/* Group g's centre c and rotation R from the current positions (shape-matching's match_group). */
+/* Group g's centre c and rotation R from the current positions (shape-matching's match_group);
+ * R is particle g's own orientation where a pin holds it (file comment, pins). */
 static void match_group(xpbd_solver *s, const op_body *body, int group, double c[3], double R[9])
 {
     const double *x = body->state.position, *anchor = &x[3 * group];
@@ -209,6 +223,10 @@ static void match_group(xpbd_solver *s, const op_body *body, int group, double c
     }
     v3_scale(offset, offset, 1.0 / s->group_mass[group]);
     v3_add(c, anchor, offset);
+    if (body->rotation_pinned[group]) {
+        m3_copy(R, &body->state.rotation[9 * group]);
+        return;
+    }
     double A[9] = { 0 };
     for (int k = s->group_start[group]; k < s->group_start[group + 1]; ++k) {
         int j = s->member[k];
@@ -241,6 +259,20 @@ static void project_group(xpbd_solver *s, op_body *body, int group)
             lambda[r] += step;
         }
     }
+}
+
+/* The inverse of a symmetric A: its rows are the cross products of A's rows over det A. Returns 0
+ * when A is not positive definite enough to have det A > 0. */
+static int symmetric_inverse(const double A[9], double inverse[9])
+{
+    v3_cross(&inverse[0], &A[3], &A[6]);
+    v3_cross(&inverse[3], &A[6], &A[0]);
+    v3_cross(&inverse[6], &A[0], &A[3]);
+    double det = v3_dot(&A[0], &inverse[0]);
+    if (!(det > 0.0))
+        return 0;
+    m3_scale(inverse, inverse, 1.0 / det);
+    return 1;
 }
 
 /* Ring `ring` as a rigid body (file comment, direction constraints): its free members' mass
@@ -281,15 +313,7 @@ static int ring_inverse_inertia(const xpbd_solver *s, const op_body *body, int r
                 I[4 * d] += g->density * trace;
         }
     }
-    /* I is symmetric: its inverse's rows are the cross products of its rows over det I. */
-    v3_cross(&inverse[0], &I[3], &I[6]);
-    v3_cross(&inverse[3], &I[6], &I[0]);
-    v3_cross(&inverse[6], &I[0], &I[3]);
-    double det = v3_dot(&I[0], &inverse[0]);
-    if (!(det > 0.0))
-        return 0;
-    m3_scale(inverse, inverse, 1.0 / det);
-    return 1;
+    return symmetric_inverse(I, inverse);
 }
 
 /* Turns ring `ring`'s free members about `centre` by the rotation vector `turn`. */
@@ -376,32 +400,78 @@ static void project_direction(xpbd_solver *s, op_body *body, int c)
     }
 }
 
+/* Influence l of position constraint `con`: its ring's free mass centre, inverse inertia and the
+ * arm a_l of the point x_l + R_l r̄_l (file comment, position constraints), its part of K added.
+ * Returns whether its ring turns. */
+static int position_influence(const xpbd_solver *s, const op_body *body, const op_constraint *con, int l,
+                              double centre[3], double inverse[9], double arm[3], double K[9])
+{
+    int p = con->particle[l];
+    double w2 = con->influence[l] * con->influence[l], offset[3];
+    for (int d = 0; d < 3; ++d)
+        K[4 * d] += w2 * s->inverse_mass[p];
+    int turns = ring_inverse_inertia(s, body, p, centre, inverse);
+    v3_set(arm, 0.0, 0.0, 0.0);
+    if (s->inverse_mass[p] > 0.0)
+        v3_sub(arm, &body->state.position[3 * p], centre);
+    if (!body->rotation_pinned[p]) {
+        v3_sub(offset, con->rest_point, &body->graph->rest_position[3 * p]);
+        m3_mul_v(offset, &body->state.rotation[9 * p], offset);
+        v3_add(arm, arm, offset);
+    }
+    if (turns) { /* [a]×ᵀ I⁻¹ [a]× = −[a]× I⁻¹ [a]× */
+        double spin[9], left[9], both[9];
+        m3_cross_matrix(spin, arm);
+        m3_mul(left, spin, inverse);
+        m3_mul(both, left, spin);
+        m3_axpy(K, -w2, both);
+    }
+    return turns;
+}
+
+/* One position constraint on its influences' centres and rings (file comment, position
+ * constraints): the vector multiplier's step from the 3 × 3 system (K + α̃ I) Δλ = −C − α̃ λ. */
+static void project_position(xpbd_solver *s, op_body *body, int c)
+{
+    const op_constraint *con = &body->constraints[c];
+    double arm[OP_SKIN_MAX_K][3], inverse[OP_SKIN_MAX_K][9], centre[OP_SKIN_MAX_K][3], K[9] = { 0 };
+    int turns[OP_SKIN_MAX_K];
+    for (int l = 0; l < con->influence_count; ++l)
+        turns[l] = position_influence(s, body, con, l, centre[l], inverse[l], arm[l], K);
+    if (!(m3_trace(K) > 0.0)) /* nothing it acts on can move */
+        return;
+    double tilde = 1.0 / (con->weight * s->h2), *lambda = &s->constraint_lambda[3 * c], v[3], rhs[3], step[3],
+           solve[9];
+    for (int d = 0; d < 3; ++d)
+        K[4 * d] += tilde;
+    if (!symmetric_inverse(K, solve))
+        return;
+    op_constraint_skinned_point(body, con, v);
+    for (int r = 0; r < 3; ++r)
+        rhs[r] = -(v[r] - con->target[r]) - tilde * lambda[r];
+    m3_mul_v(step, solve, rhs);
+    v3_add(lambda, lambda, step);
+    for (int l = 0; l < con->influence_count; ++l) {
+        int p = con->particle[l];
+        double turn[3];
+        if (turns[l]) {
+            v3_cross(turn, arm[l], step);
+            m3_mul_v(turn, inverse[l], turn);
+            v3_scale(turn, turn, con->influence[l]);
+            turn_ring(s, body, p, centre[l], turn);
+        }
+        v3_axpy(&body->state.position[3 * p], con->influence[l] * s->inverse_mass[p], step);
+    }
+}
+
 static void project_constraints(xpbd_solver *s, op_body *body)
 {
-    double *x = body->state.position;
     for (int c = 0; c < body->constraint_count; ++c)
         if (body->constraints[c].kind == OP_CONSTRAINT_DIRECTION)
             project_direction(s, body, c);
-    for (int c = 0; c < body->constraint_count; ++c) {
-        const op_constraint *con = &body->constraints[c];
-        if (con->kind != OP_CONSTRAINT_POSITION)
-            continue;
-        double v[3], W = 0.0, *lambda = &s->constraint_lambda[3 * c];
-        for (int l = 0; l < con->influence_count; ++l)
-            W += con->influence[l] * con->influence[l] * s->inverse_mass[con->particle[l]];
-        if (!(W > 0.0))
-            continue;
-        double tilde = 1.0 / (con->weight * s->h2), step[3];
-        op_constraint_skinned_point(body, con, v);
-        for (int r = 0; r < 3; ++r) {
-            step[r] = (-(v[r] - con->target[r]) - tilde * lambda[r]) / (W + tilde);
-            lambda[r] += step[r];
-        }
-        for (int l = 0; l < con->influence_count; ++l) {
-            int p = con->particle[l];
-            v3_axpy(&x[3 * p], con->influence[l] * s->inverse_mass[p], step);
-        }
-    }
+    for (int c = 0; c < body->constraint_count; ++c)
+        if (body->constraints[c].kind == OP_CONSTRAINT_POSITION)
+            project_position(s, body, c);
 }
 
 static int xpbd_iterate(op_ctx *ctx, void *self, op_body *body, double h, op_stage_times *times)

@@ -7,7 +7,9 @@
 
 #include <omp.h>
 
+#include "opsim/runfile.h"
 #include "test_solver.h"
+#include "test_util.h"
 
 /* One body of `model` with stiffness k, gravity g, `iterations` per sub-step and `substeps`. */
 static inline void variant_world(one_body *f, const char *model, double k, const double g[3], int iterations,
@@ -144,6 +146,100 @@ static inline void variant_bad_option(const op_solver_type *solver, const char *
     print_message("%-24s -> %s\n", pair, f.ctx.message);
     if (!strstr(f.ctx.message, expect))
         fail_msg("'%s' does not name '%s'", f.ctx.message, expect);
+    one_body_free(&f);
+}
+
+/* The turn of R about +x in degrees, signed: atan2(R₂₁ − R₁₂, R₁₁ + R₂₂) (exact for a turn about x). */
+static inline double variant_turn_about_x(const double R[9])
+{
+    return atan2(R[7] - R[5], R[4] + R[8]) * 180.0 / M_PI;
+}
+
+/* The angle in degrees between R and the turn by phi radians about +x, from tr(Qᵀ R) = 1 + 2 cos θ. */
+static inline double variant_angle_from_x_turn(const double R[9], double phi)
+{
+    double c = cos(phi), s = sin(phi), trace = R[0] + c * R[4] - s * R[5] + s * R[7] + c * R[8];
+    return acos(fmax(-1.0, fmin(1.0, 0.5 * (trace - 1.0)))) * 180.0 / M_PI;
+}
+
+/* Fig. 1's twist, read back from the run file: experiments/fig1.ini with `solver` for its first
+ * 60 frames (2 s: the script turns the grabbed end half a turn about +x, the held end's targets
+ * stay), every second frame stored. From the stored orientations: the held end's particle (least
+ * rest x) at its largest angle from its rest orientation (*held), the grabbed end's (greatest rest
+ * x) at its largest from the script's turn π t/2 (*grabbed), both in degrees over the stored
+ * frames, and the middle particle's signed turn about +x at t = 2 s (*middle, degrees). */
+static inline void variant_fig1_twist(const char *solver, double *held, double *grabbed, double *middle)
+{
+    enum { N = 20, ROWS = 31 };
+    char path[512];
+    snprintf(path, sizeof path, "%s", test_tmp_path(".h5"));
+    assert_int_equal(test_shell("bin/opsim run experiments/fig1.ini --set solver.name=%s --set run.frames=60 "
+                                "--no-surface --out '%s' > /dev/null",
+                                solver, path),
+                     0);
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    static double rest[N * 3], time[ROWS], R[ROWS * N * 9];
+    assert_int_equal(op_runfile_read_rows(&ctx, path, "/graph/bar/rest_position", 0, N, rest, 3 * N), OP_OK);
+    assert_int_equal(op_runfile_read_rows(&ctx, path, "/particles/bar/orientation/time", 0, ROWS, time, ROWS), OP_OK);
+    assert_int_equal(op_runfile_read_rows(&ctx, path, "/particles/bar/orientation/value", 0, ROWS, R, ROWS * N * 9),
+                     OP_OK);
+    int first = 0, last = 0, order[N];
+    for (int i = 1; i < N; ++i) {
+        first = rest[3 * i] < rest[3 * first] ? i : first;
+        last = rest[3 * i] > rest[3 * last] ? i : last;
+    }
+    for (int i = 0; i < N; ++i) { /* the particles by rest x, for the middle one */
+        order[i] = 0;
+        for (int j = 0; j < N; ++j)
+            order[i] += rest[3 * j] < rest[3 * i];
+    }
+    *held = *grabbed = 0.0;
+    for (int row = 0; row < ROWS; ++row) {
+        const double *at = &R[row * N * 9];
+        *held = fmax(*held, variant_angle_from_x_turn(&at[9 * first], 0.0));
+        *grabbed = fmax(*grabbed, variant_angle_from_x_turn(&at[9 * last], 0.5 * M_PI * time[row]));
+        for (int i = 0; i < N; ++i)
+            if (row == ROWS - 1 && order[i] == N / 2)
+                *middle = variant_turn_about_x(&at[9 * i]);
+    }
+    assert_true(fabs(time[ROWS - 1] - 2.0) < 1e-12);
+    print_message("fig1 with %s, 2 s: held end %.2f deg from rest at most, grabbed end %.2f deg from the script's "
+                  "turn, the middle turned %+.1f deg about x\n",
+                  solver, *held, *grabbed, *middle);
+    remove(path);
+}
+
+/* A twist against a pinned end: bar20 without gravity, particle 0 pinned (position and
+ * orientation), the tip vertex's direction ȳ held at ẑ (a quarter turn about +x) by a direction
+ * constraint of weight 10³, 30 frames. In the world's arrays the pinned particle's position and
+ * orientation are the pin's bit for bit; returns the signed turns about +x (degrees) of the
+ * middle particle and of the tip's (the last). */
+static inline void variant_pinned_twist(const op_solver_type *solver, double *middle, double *tip)
+{
+    one_body f;
+    const double none[3] = { 0, 0, 0 };
+    variant_world(&f, "bar20", 1e8, none, 10, 1);
+    assert_int_equal(op_body_add_pin(&f.ctx, f.body, 0, 1, 1), OP_OK);
+    int vertex = op_body_nearest_vertex(f.body, (const double[3]){ 0.5, 0, 0 });
+    assert_int_equal(
+        op_body_add_constraint(&f.ctx, f.body, OP_CONSTRAINT_DIRECTION, vertex, (const double[3]){ 0, 1, 0 }, 1e3, -1),
+        OP_OK);
+    op_constraint *con = &f.body->constraints[0];
+    v3_set(con->anchor, 0, 0, 1);
+    v3_copy(con->target, con->anchor);
+    one_body_start(&f, solver, NULL);
+    for (int frame = 0; frame < 30; ++frame)
+        one_body_step(&f);
+    const op_pin *pin = &f.body->pins[0];
+    int n = f.body->graph->particle_count;
+    assert_memory_equal(&f.body->state.position[3 * pin->particle], pin->position, 3 * sizeof(double));
+    assert_memory_equal(&f.body->state.rotation[9 * pin->particle], pin->rotation, 9 * sizeof(double));
+    *middle = variant_turn_about_x(&f.body->state.rotation[9 * (n / 2)]);
+    *tip = variant_turn_about_x(&f.body->state.rotation[9 * (n - 1)]);
+    print_message("%s: pinned end held bit for bit; the tip asked a quarter turn about x turned %+.1f deg, the "
+                  "middle %+.1f deg\n",
+                  solver->name, *tip, *middle);
     one_body_free(&f);
 }
 
