@@ -150,6 +150,13 @@ static const char *const VARIANTS_TABLES[][2] = {
     { "results/variants/own-iterations-1e-4.tsv",
       "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t80\t230\tok\tok\n"
       "meshless\t\t\tsingle update\tsingle update\nshape-matching\t\t\tx* unsettled\tok\n" },
+    { "results/variants/ms-1e-4-interval.tsv", "variant\tbar\tfall\narap-gs\t0.04 (0.039–0.041)\t"
+                                               "0.48 (0.31–0.52)†\nrigid\trefused\tsingle update\n" },
+    { "results/variants/ms-1e-6-interval.tsv",
+      "variant\tbar\tfall\narap-gs\t0.4 (0.39–0.41)\t\nrigid\trefused\tsingle update\n" },
+    { "results/variants/own-ms-1e-4-interval.tsv",
+      "variant\tbar\tfall\narap-gs\t1.2 (1.19–1.23)\t3.6 (3.5–3.7)\n"
+      "meshless\tsingle update\tsingle update\nshape-matching\tx* unsettled\t\n" },
     { "results/variants/own-ms-1e-4.tsv",
       "variant\tbar\tfall\tbar_status\tfall_status\narap-gs\t1.2\t3.6\tok\tok\n"
       "meshless\t\t\tsingle update\tsingle update\nshape-matching\t\t\tx* unsettled\tok\n" },
@@ -471,8 +478,11 @@ static void test_report_has_every_section_table_and_picture(void **state)
     assert_contains(text, "| variant | bar | fall |\n|---|---:|---:|\n| arap-gs | 25 | 51 |\n"
                           "| rigid | refused | single update |");
     assert_contains(text, "| shape-matching | x* unsettled | – |");
+    /* each ms to a tolerance with its interval, the own solution's too */
+    assert_contains(text, "| arap-gs | 0.04 (0.039–0.041) | 0.48 (0.31–0.52)† |");
+    assert_contains(text, "| arap-gs | 1.2 (1.19–1.23) | 3.6 (3.5–3.7) |");
     assert_contains(text, "| rigid | refused | 0.39 |");
-    assert_contains(text, "| arap-gs | 0.4 | – |");
+    assert_contains(text, "| arap-gs | 0.4 (0.39–0.41) |  |");
     assert_contains(text, "| arap-gs | 1.08 | ≥0.1 | ≥1e11 | 1.57 |");
     assert_contains(text, "| rigid | refused | refused | refused | refused |");
     assert_contains(text, "| vbd | 2.3 | 0.0333 | 1×10<sup>9</sup> | never in 5 s |");
