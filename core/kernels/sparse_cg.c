@@ -1,5 +1,6 @@
-/* sparse_cg.h: the matrix in compressed rows, built from triplets, and the Jacobi-preconditioned
- * conjugate gradients for three columns at once. */
+/* sparse_cg.h: the matrix in compressed rows, built from triplets, its preconditioners (Jacobi,
+ * or the incomplete Cholesky factor with zero fill), and the preconditioned conjugate gradients
+ * for three columns at once. */
 #include "kernels/sparse_cg.h"
 #include "kernels/sparse.h"
 
@@ -8,11 +9,15 @@
 #include <string.h>
 
 /* Row i's entries at [row_start[i], row_start[i + 1]) of column and value, columns ascending,
- * both triangles; the inverse of each diagonal entry for the preconditioner. */
+ * both triangles; the inverse of each diagonal entry for the Jacobi preconditioner. With IC(0),
+ * L's row i at [lower_start[i], lower_start[i + 1]) of lower_column and lower_value: A's entries
+ * of columns j ≤ i, ascending, so the diagonal last; lower_value is NULL without it. */
 struct op_sparse_matrix {
     int n;
     int *row_start, *column;
     double *value, *inverse_diagonal;
+    int *lower_start, *lower_column;
+    double *lower_value;
 };
 
 void op_sparse_matrix_free(op_sparse_matrix **matrix)
@@ -24,6 +29,9 @@ void op_sparse_matrix_free(op_sparse_matrix **matrix)
     free(a->column);
     free(a->value);
     free(a->inverse_diagonal);
+    free(a->lower_start);
+    free(a->lower_column);
+    free(a->lower_value);
     free(a);
     *matrix = NULL;
 }
@@ -152,7 +160,101 @@ long op_sparse_matrix_nonzeros(const op_sparse_matrix *matrix)
 size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix)
 {
     size_t n = (size_t)matrix->n, entries = (size_t)matrix->row_start[matrix->n];
-    return (n + 1) * sizeof(int) + n * sizeof(double) + entries * (sizeof(int) + sizeof(double));
+    size_t bytes = (n + 1) * sizeof(int) + n * sizeof(double) + entries * (sizeof(int) + sizeof(double));
+    if (matrix->lower_value)
+        bytes += (n + 1) * sizeof(int) + (size_t)matrix->lower_start[n] * (sizeof(int) + sizeof(double));
+    return bytes;
+}
+
+long op_sparse_matrix_preconditioner_entries(const op_sparse_matrix *matrix)
+{
+    return matrix->lower_value ? 2L * matrix->lower_start[matrix->n] : matrix->n;
+}
+
+/* Σ_k l_ik l_jk over the columns k < j that rows i and j both hold: row i's entries at
+ * [from_i, to_i) and row j's off-diagonal ones, both ascending, merged in ascending k. */
+static double row_overlap(const op_sparse_matrix *a, int from_i, int to_i, int j)
+{
+    const int *column = a->lower_column;
+    const double *value = a->lower_value;
+    int p = from_i, q = a->lower_start[j], end_j = a->lower_start[j + 1] - 1;
+    double sum = 0.0;
+    while (p < to_i && q < end_j) {
+        if (column[p] == column[q])
+            sum += value[p++] * value[q++];
+        else if (column[p] < column[q])
+            ++p;
+        else
+            ++q;
+    }
+    return sum;
+}
+
+/* L's rows in place over A's lower triangle, row by row: l_ij = (a_ij − Σ_{k<j} l_ik l_jk) / l_jj,
+ * then l_ii = √(a_ii − Σ_{k<i} l_ik²); fails naming the row whose pivot is not positive. */
+static int factor_rows(op_ctx *ctx, op_sparse_matrix *a)
+{
+    for (int i = 0; i < a->n; ++i) {
+        int first = a->lower_start[i], diagonal = a->lower_start[i + 1] - 1;
+        for (int p = first; p < diagonal; ++p) {
+            int j = a->lower_column[p];
+            a->lower_value[p] = (a->lower_value[p] - row_overlap(a, first, p, j)) /
+                                a->lower_value[a->lower_start[j + 1] - 1];
+        }
+        double pivot = a->lower_value[diagonal];
+        for (int p = first; p < diagonal; ++p)
+            pivot -= a->lower_value[p] * a->lower_value[p];
+        if (!(pivot > 0.0))
+            return OP_FAIL(ctx, OP_ERR_INVALID, "incomplete Cholesky factor: pivot of row %d is %g, not positive",
+                           i, pivot);
+        a->lower_value[diagonal] = sqrt(pivot);
+    }
+    return OP_OK;
+}
+
+/* A's lower triangle (the diagonal included: op_sparse_matrix_create made every diagonal entry
+ * present and positive) copied to L's arrays. */
+static int copy_lower_triangle(op_ctx *ctx, op_sparse_matrix *a)
+{
+    int n = a->n;
+    a->lower_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    if (!a->lower_start)
+        return ctx->status;
+    for (int i = 0; i < n; ++i) {
+        int length = 0;
+        for (int p = a->row_start[i]; p < a->row_start[i + 1] && a->column[p] <= i; ++p)
+            ++length;
+        a->lower_start[i + 1] = a->lower_start[i] + length;
+    }
+    a->lower_column = op_calloc(ctx, (size_t)a->lower_start[n] + 1, sizeof(int));
+    a->lower_value = op_calloc(ctx, (size_t)a->lower_start[n] + 1, sizeof(double));
+    if (ctx->status != OP_OK)
+        return ctx->status;
+    for (int i = 0; i < n; ++i) {
+        int length = a->lower_start[i + 1] - a->lower_start[i];
+        memcpy(&a->lower_column[a->lower_start[i]], &a->column[a->row_start[i]], (size_t)length * sizeof(int));
+        memcpy(&a->lower_value[a->lower_start[i]], &a->value[a->row_start[i]], (size_t)length * sizeof(double));
+    }
+    return OP_OK;
+}
+
+static void free_lower(op_sparse_matrix *a)
+{
+    free(a->lower_start);
+    free(a->lower_column);
+    free(a->lower_value);
+    a->lower_start = a->lower_column = NULL;
+    a->lower_value = NULL;
+}
+
+int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix)
+{
+    free_lower(matrix);
+    if (copy_lower_triangle(ctx, matrix) != OP_OK || factor_rows(ctx, matrix) != OP_OK) {
+        free_lower(matrix);
+        return ctx->status;
+    }
+    return OP_OK;
 }
 
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y)
@@ -201,9 +303,43 @@ static void column_dots(const double *a, const double *b, int n, double out[3])
         out[c] = sum[c];
 }
 
-/* z = D⁻¹ r in the active columns */
+/* z = (L Lᵀ)⁻¹ r in the active columns: L y = r forward by rows, then Lᵀ z = y backward by
+ * L's rows (each solved z_i taken out of the rows above it), in place in z. */
+static void precondition_ic0(const op_sparse_matrix *a, const double *r, double *z, const int active[3])
+{
+    const int *start = a->lower_start, *column = a->lower_column;
+    const double *value = a->lower_value;
+    for (int i = 0; i < a->n; ++i) {
+        int diagonal = start[i + 1] - 1;
+        for (int c = 0; c < 3; ++c) {
+            if (!active[c])
+                continue;
+            double sum = r[3 * i + c];
+            for (int p = start[i]; p < diagonal; ++p)
+                sum -= value[p] * z[3 * column[p] + c];
+            z[3 * i + c] = sum / value[diagonal];
+        }
+    }
+    for (int i = a->n - 1; i >= 0; --i) {
+        int diagonal = start[i + 1] - 1;
+        for (int c = 0; c < 3; ++c) {
+            if (!active[c])
+                continue;
+            double zi = z[3 * i + c] / value[diagonal];
+            z[3 * i + c] = zi;
+            for (int p = start[i]; p < diagonal; ++p)
+                z[3 * column[p] + c] -= value[p] * zi;
+        }
+    }
+}
+
+/* z = M⁻¹ r in the active columns: M = L Lᵀ with IC(0), else D (Jacobi) */
 static void precondition(const op_sparse_matrix *a, const double *r, double *z, const int active[3])
 {
+    if (a->lower_value) {
+        precondition_ic0(a, r, z, active);
+        return;
+    }
     for (int i = 0; i < a->n; ++i)
         for (int c = 0; c < 3; ++c)
             if (active[c])
@@ -240,7 +376,7 @@ static int check_cg(op_ctx *ctx, const op_sparse_matrix *a, const op_cg_workspac
 }
 
 /* One conjugate-gradient step of the active columns from p (q = A p already made): x += α p,
- * r −= α q, then, for the columns still active, z = D⁻¹ r and p = z + β p. Returns the
+ * r −= α q, then, for the columns still active, z = M⁻¹ r and p = z + β p. Returns the
  * active count, or −1 on a breakdown (pᵀ A p not positive: A is not positive definite). */
 static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, double *p, const double *q,
                    double rz[3], const double limit[3], int active[3])

@@ -1,18 +1,23 @@
 /* The iterative alternative to sparse.h's factor: a symmetric positive-definite matrix held as
- * it is (compressed rows, both triangles), and Jacobi-preconditioned conjugate gradients for
- * three right-hand sides at once (x, y and z share the matrix), warm-started from the caller's
- * guess. arap's global step takes it with [solver] global = pcg (solvers/arap.c), for bodies
- * where the factor's fill costs more than the iterations (docs/performance.md, *The global
- * step at scale*).
+ * it is (compressed rows, both triangles), and preconditioned conjugate gradients for three
+ * right-hand sides at once (x, y and z share the matrix), warm-started from the caller's guess.
+ * arap's global step takes it with [solver] global = pcg (solvers/arap.c), for bodies where the
+ * factor's fill costs more than the iterations (docs/performance.md, *The global step at
+ * scale*).
  *
- * Why Jacobi and not incomplete Cholesky: the matrix is M/h² + k·L (a mass term plus a
- * volume-weighted graph Laplacian, docs/method.md), its diagonal carries most of what a
- * preconditioner can use cheaply, and a diagonal scaling is one multiply a row, needs no
- * ordering and no triangular solves (which run one row after another), and cannot break down.
+ * Two preconditioners ([solver] global_preconditioner): Jacobi, the diagonal, by default (one
+ * multiply a row, no set-up, cannot break down), and IC(0), the incomplete Cholesky factor L
+ * on A's own lower triangle (no fill), made once per matrix (op_sparse_matrix_factor_ic0) and
+ * applied as two triangular solves, which read L twice (≈ A's entries once more than Jacobi)
+ * but cut the iterations 2–3× on the global matrix M/h² + k·L_graph (docs/performance.md's
+ * counts). The matrix is a symmetric M-matrix (a positive diagonal, non-positive off-diagonal
+ * entries, diagonally dominant), for which IC(0) exists (Meijerink & van der Vorst 1977); a
+ * pivot that is not positive is still refused by row. The rows keep the caller's order (the
+ * graph's, which numbers particles in voxel scan order), so no reordering is made.
  *
  * Determinism: every sum runs in a fixed order (rows ascending, a row's entries by ascending
- * column), one thread, no intrinsics, so every run, thread count and build (scalar or SIMD)
- * gives the same bits. */
+ * column, the backward solve by descending rows), one thread, no intrinsics, so every run,
+ * thread count and build (scalar or SIMD) gives the same bits. */
 #ifndef OPSIM_SPARSE_CG_H
 #define OPSIM_SPARSE_CG_H
 
@@ -42,8 +47,17 @@ void op_sparse_matrix_free(op_sparse_matrix **matrix);
 int op_sparse_matrix_size(const op_sparse_matrix *matrix);
 /* Stored entries, both triangles and the diagonal. */
 long op_sparse_matrix_nonzeros(const op_sparse_matrix *matrix);
-/* Bytes the matrix holds (its arrays). */
+/* Bytes the matrix holds (its arrays, L's too when made). */
 size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix);
+
+/* Makes L, A's incomplete Cholesky factor with zero fill (A ≈ L Lᵀ on A's sparsity), from which
+ * op_sparse_cg3 then preconditions instead of the diagonal; made again if called again. Fails
+ * with OP_ERR_INVALID naming the row whose pivot is not positive (the matrix is then as before,
+ * Jacobi-preconditioned). Call it before sharing the matrix between threads. */
+int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix);
+/* Entries the preconditioner reads per application: n (the diagonal) or, with IC(0), L's
+ * entries twice (forward and backward). A CG iteration reads A's nonzeros plus these. */
+long op_sparse_matrix_preconditioner_entries(const op_sparse_matrix *matrix);
 
 /* Y = A X for X = x[n][3] (row-major, as below). */
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y);
