@@ -11,7 +11,8 @@ int op_arap_pcg_settings(op_ctx *ctx, const op_solver_settings *settings, const 
 {
     if (op_solver_setting_choice(ctx, settings, "global", "cholesky|pcg", &p->on) != OP_OK ||
         op_solver_setting_double(ctx, settings, "global_tolerance", 1e-300, 0.1, &p->tolerance) != OP_OK ||
-        op_solver_setting_choice(ctx, settings, "global_preconditioner", "jacobi|ic0", &p->ic0) != OP_OK)
+        op_solver_setting_choice(ctx, settings, "global_preconditioner", "jacobi|ic0|dic",
+                                 &p->preconditioner) != OP_OK)
         return ctx->status;
     if (p->on && body->floor_held)
         return OP_FAIL(ctx, OP_ERR_USAGE, "solver option global = pcg: not with [world] floor_contact = solve (the "
@@ -32,12 +33,13 @@ int op_arap_pcg_prepare(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const 
         return ctx->status;
     if (!p->matrix)
         return OP_OK;
-    if (p->ic0) {
+    if (p->preconditioner != OP_ARAP_PCG_JACOBI) {
         op_ctx inner; /* its message, prefixed with the option that chose it */
         op_ctx_init(&inner);
-        if (op_sparse_matrix_factor_ic0(&inner, p->matrix) != OP_OK)
-            return OP_FAIL(ctx, inner.status, "global step (solver option global_preconditioner = ic0): %s",
-                           inner.message);
+        int ic0 = p->preconditioner == OP_ARAP_PCG_IC0;
+        if ((ic0 ? op_sparse_matrix_factor_ic0 : op_sparse_matrix_factor_dic)(&inner, p->matrix) != OP_OK)
+            return OP_FAIL(ctx, inner.status, "global step (solver option global_preconditioner = %s): %s",
+                           ic0 ? "ic0" : "dic", inner.message);
     }
     return op_cg_workspace_reserve(ctx, &p->work, p->matrix);
 }

@@ -55,9 +55,16 @@ size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix);
  * with OP_ERR_INVALID naming the row whose pivot is not positive (the matrix is then as before,
  * Jacobi-preconditioned). Call it before sharing the matrix between threads. */
 int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix);
-/* Entries the preconditioner reads per application: n (the diagonal) or, with IC(0), L's
- * entries twice (forward and backward). A CG iteration reads A's nonzeros plus these. */
-long op_sparse_matrix_preconditioner_entries(const op_sparse_matrix *matrix);
+/* Makes DIC, the diagonal incomplete Cholesky preconditioner M = (D̃ + L) D̃⁻¹ (D̃ + L)ᵀ, L A's
+ * strict lower triangle, D̃ chosen so that M's diagonal is A's (d̃_i = a_ii − Σ_{j<i} a_ij² /
+ * d̃_j); op_sparse_cg3 then applies it by Eisenstat's trick: an iteration's two triangular
+ * passes over L stand in for the product with A. Fails as op_sparse_matrix_factor_ic0 does.
+ * Replaces IC(0), as IC(0) replaces it. */
+int op_sparse_matrix_factor_dic(op_ctx *ctx, op_sparse_matrix *matrix);
+/* Matrix entries (and diagonal values) one CG iteration reads: Jacobi A's nonzeros + n; IC(0)
+ * A's nonzeros + L's entries twice; DIC (Eisenstat) A's off-diagonal entries once + 4 n. A DIC
+ * solve reads L's lower half and D̃ once more each time it tests the true residual. */
+long op_sparse_cg_entries_per_iteration(const op_sparse_matrix *matrix);
 
 /* Y = A X for X = x[n][3] (row-major, as below). */
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y);
