@@ -19,8 +19,8 @@
 #   reports/figures/scaling.png/.pdf   ms per frame, µs per particle-iteration, peak RSS against size
 #
 # Larger sizes by variable: make scaling SCALING_PARTICLES='1000 16000 100000'
-# SCALING_GLOBAL_PARTICLES='1000 16000 100000' (issue 43's sizes; a 100,000-particle
-# graph takes about 2.5 min to build, once: the graph cache keeps it). A cell is a file target of
+# SCALING_GLOBAL_PARTICLES='1000 16000 100000' (issue 43's sizes; the 100,000-particle
+# dinosaur's graph took 22 s to build on a shared 2-core machine, once: the graph cache keeps it). A cell is a file target of
 # its own, so cells run in parallel (make -j) or one per cluster task (docs/experiments.md). The
 # timings are only worth reading from a quiet machine (docs/timing.md).
 

@@ -5,15 +5,18 @@
  * factor's fill costs more than the iterations (docs/performance.md, *The global step at
  * scale*).
  *
- * Two preconditioners ([solver] global_preconditioner): Jacobi, the diagonal, by default (one
- * multiply a row, no set-up, cannot break down), and IC(0), the incomplete Cholesky factor L
- * on A's own lower triangle (no fill), made once per matrix (op_sparse_matrix_factor_ic0) and
- * applied as two triangular solves, which read L twice (≈ A's entries once more than Jacobi)
- * but cut the iterations 2–3× on the global matrix M/h² + k·L_graph (docs/performance.md's
- * counts). The matrix is a symmetric M-matrix (a positive diagonal, non-positive off-diagonal
- * entries, diagonally dominant), for which IC(0) exists (Meijerink & van der Vorst 1977); a
- * pivot that is not positive is still refused by row. The rows keep the caller's order (the
- * graph's, which numbers particles in voxel scan order), so no reordering is made.
+ * Three preconditioners ([solver] global_preconditioner): Jacobi, the diagonal, by default (one
+ * multiply a row, no set-up, cannot break down); IC(0), the incomplete Cholesky factor L on A's
+ * own lower triangle (no fill, op_sparse_matrix_factor_ic0), applied as two triangular solves;
+ * and DIC, the diagonal incomplete Cholesky factor (op_sparse_matrix_factor_dic), applied by
+ * Eisenstat's trick. On the global matrix M/h² + k·L_graph IC(0) halves Jacobi's iterations but
+ * reads A and L each iteration, about twice Jacobi's entries; DIC needs a few more iterations
+ * than IC(0) and its iteration reads about Jacobi's entries, so a solve reads the least
+ * (docs/performance.md, *The global step at scale*). The matrix is a symmetric M-matrix (a
+ * positive diagonal, non-positive off-diagonal entries, diagonally dominant), for which both
+ * factors exist (Meijerink & van der Vorst 1977); a pivot that is not positive is still refused
+ * by row. The rows keep the caller's order (the graph's, which numbers particles in voxel scan
+ * order): no reordering is made.
  *
  * Determinism: every sum runs in a fixed order (rows ascending, a row's entries by ascending
  * column, the backward solve by descending rows), one thread, no intrinsics, so every run,
@@ -76,8 +79,9 @@ void op_cg_workspace_free(op_cg_workspace *work);
  * conjugate gradients on each column, the three columns' products with A in one pass over the
  * matrix. x holds the starting guess on entry and the solution on return. A column stops when
  * its residual ‖b − A x‖₂ ≤ tolerance · ‖b‖₂ (a zero column of B gives exactly x = 0), checked
- * on the recurrence's residual; *iterations is the number of products with A made (the most any
- * column needed). Fails with OP_ERR_INVALID for a workspace too small, a tolerance outside
+ * on the recurrence's residual (with DIC, r = T r̂ from the transformed one, computed when r̂
+ * predicts a pass); *iterations is the number of iterations made, each one product with A or,
+ * with DIC, with T⁻¹ A T⁻ᵀ (the most any column needed). Fails with OP_ERR_INVALID for a workspace too small, a tolerance outside
  * (0, 1), or when a column has not converged after max_iterations products (x then holds the
  * last iterate; the message gives the residual reached), and when the solution is not finite. */
 int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *work, const double *rhs, double *x,
