@@ -1,26 +1,13 @@
-/* sparse_cg.h: the matrix in compressed rows, built from triplets, its preconditioners (Jacobi,
- * the incomplete Cholesky factor with zero fill, or the diagonal one applied by Eisenstat's
- * trick), and the preconditioned conjugate gradients for three columns at once. */
+/* sparse_cg.h: the matrix in compressed rows, built from triplets, its Jacobi and IC(0)
+ * preconditioners, and the preconditioned conjugate gradients for three columns at once (DIC's,
+ * by Eisenstat's trick, in sparse_cg_dic.c). */
 #include "kernels/sparse_cg.h"
+#include "kernels/sparse_cg_internal.h"
 #include "kernels/sparse.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Row i's entries at [row_start[i], row_start[i + 1]) of column and value, columns ascending,
- * both triangles; the inverse of each diagonal entry for the Jacobi preconditioner. With IC(0),
- * L's row i at [lower_start[i], lower_start[i + 1]) of lower_column and lower_value: A's entries
- * of columns j ≤ i, ascending, so the diagonal last; lower_value is NULL without it. With DIC,
- * its diagonal D̃ and D − 2 D̃ (Eisenstat's correction); NULL without it. */
-struct op_sparse_matrix {
-    int n;
-    int *row_start, *column;
-    double *value, *inverse_diagonal;
-    int *lower_start, *lower_column;
-    double *lower_value;
-    double *dic_diagonal, *dic_correction;
-};
 
 void op_sparse_matrix_free(op_sparse_matrix **matrix)
 {
@@ -250,7 +237,7 @@ static int copy_lower_triangle(op_ctx *ctx, op_sparse_matrix *a)
 }
 
 /* Back to Jacobi: IC(0)'s and DIC's arrays freed. */
-static void free_preconditioner(op_sparse_matrix *a)
+void op_sparse_matrix_drop_preconditioner(op_sparse_matrix *a)
 {
     free(a->lower_start);
     free(a->lower_column);
@@ -263,41 +250,9 @@ static void free_preconditioner(op_sparse_matrix *a)
 
 int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix)
 {
-    free_preconditioner(matrix);
+    op_sparse_matrix_drop_preconditioner(matrix);
     if (copy_lower_triangle(ctx, matrix) != OP_OK || factor_rows(ctx, matrix) != OP_OK) {
-        free_preconditioner(matrix);
-        return ctx->status;
-    }
-    return OP_OK;
-}
-
-/* d̃_i = a_ii − Σ_{j<i} a_ij² / d̃_j over row i's entries left of the diagonal, ascending j. */
-static int dic_rows(op_ctx *ctx, op_sparse_matrix *a)
-{
-    for (int i = 0; i < a->n; ++i) {
-        double pivot = 0.0, diagonal = 0.0;
-        for (int p = a->row_start[i]; p < a->row_start[i + 1] && a->column[p] <= i; ++p)
-            if (a->column[p] < i)
-                pivot -= a->value[p] * a->value[p] / a->dic_diagonal[a->column[p]];
-            else
-                diagonal = a->value[p];
-        pivot += diagonal;
-        if (!(pivot > 0.0))
-            return OP_FAIL(ctx, OP_ERR_INVALID, "diagonal incomplete Cholesky: pivot of row %d is %g, not positive",
-                           i, pivot);
-        a->dic_diagonal[i] = pivot;
-        a->dic_correction[i] = diagonal - 2.0 * pivot;
-    }
-    return OP_OK;
-}
-
-int op_sparse_matrix_factor_dic(op_ctx *ctx, op_sparse_matrix *matrix)
-{
-    free_preconditioner(matrix);
-    matrix->dic_diagonal = op_calloc(ctx, (size_t)matrix->n + 1, sizeof(double));
-    matrix->dic_correction = op_calloc(ctx, (size_t)matrix->n + 1, sizeof(double));
-    if (ctx->status != OP_OK || dic_rows(ctx, matrix) != OP_OK) {
-        free_preconditioner(matrix);
+        op_sparse_matrix_drop_preconditioner(matrix);
         return ctx->status;
     }
     return OP_OK;
@@ -339,7 +294,7 @@ void op_cg_workspace_free(op_cg_workspace *work)
 }
 
 /* out[c] = Σ_i a[i][c] b[i][c], each column summed in ascending i */
-static void column_dots(const double *a, const double *b, int n, double out[3])
+void op_cg_column_dots(const double *a, const double *b, int n, double out[3])
 {
     double sum[3] = { 0.0, 0.0, 0.0 };
     for (int i = 0; i < n; ++i)
@@ -394,10 +349,10 @@ static void precondition(const op_sparse_matrix *a, const double *r, double *z, 
 
 /* The columns whose residual is not yet small enough: active[c] = ‖r_c‖² > limit[c]; returns
  * how many. */
-static int still_active(const double *r, int n, const double limit[3], int active[3])
+int op_cg_still_active(const double *r, int n, const double limit[3], int active[3])
 {
     double rr[3];
-    column_dots(r, r, n, rr);
+    op_cg_column_dots(r, r, n, rr);
     int count = 0;
     for (int c = 0; c < 3; ++c) {
         active[c] = active[c] && rr[c] > limit[c];
@@ -429,7 +384,7 @@ static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, d
 {
     int n = a->n;
     double pq[3], alpha[3] = { 0.0, 0.0, 0.0 };
-    column_dots(p, q, n, pq);
+    op_cg_column_dots(p, q, n, pq);
     for (int c = 0; c < 3; ++c)
         if (active[c]) {
             if (!(pq[c] > 0.0))
@@ -442,11 +397,11 @@ static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, d
                 x[3 * i + c] += alpha[c] * p[3 * i + c];
                 r[3 * i + c] -= alpha[c] * q[3 * i + c];
             }
-    if (still_active(r, n, limit, active) == 0)
+    if (op_cg_still_active(r, n, limit, active) == 0)
         return 0;
     double rz_next[3], beta[3];
     precondition(a, r, z, active);
-    column_dots(r, z, n, rz_next);
+    op_cg_column_dots(r, z, n, rz_next);
     for (int c = 0; c < 3; ++c) {
         beta[c] = active[c] ? rz_next[c] / rz[c] : 0.0;
         rz[c] = rz_next[c];
@@ -462,176 +417,22 @@ static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, d
 }
 
 /* The failure after max_iterations, naming the first column still active and its residual r. */
-static int not_converged(op_ctx *ctx, const double *r, int n, const double bb[3], const double limit[3],
+int op_cg_not_converged(op_ctx *ctx, const double *r, int n, const double bb[3], const double limit[3],
                          const int active[3], int max_iterations)
 {
     double rr[3];
-    column_dots(r, r, n, rr);
+    op_cg_column_dots(r, r, n, rr);
     int c = active[0] ? 0 : active[1] ? 1 : 2;
     return OP_FAIL(ctx, OP_ERR_INVALID,
                    "conjugate gradients: column %d not converged after %d iterations (relative residual %.3g, "
                    "tolerance %g)", c, max_iterations, sqrt(rr[c] / bb[c]), sqrt(limit[c] / bb[c]));
 }
 
-static int breakdown(op_ctx *ctx, int iterations)
+int op_cg_breakdown(op_ctx *ctx, int iterations)
 {
     return OP_FAIL(ctx, OP_ERR_INVALID,
                    "conjugate gradients: breakdown after %d iterations (the matrix is not positive definite)",
                    iterations);
-}
-
-/* ---- DIC by Eisenstat's trick ----
- *
- * With T = D̃ + L (L: A's strict lower triangle) the preconditioner is M = T D̃⁻¹ Tᵀ, and CG on
- * A x = b preconditioned by M is CG on T⁻¹ A T⁻ᵀ y = T⁻¹ b preconditioned by D̃⁻¹, x = T⁻ᵀ y.
- * As A = T + Tᵀ + (D − 2 D̃), the product T⁻¹ A T⁻ᵀ p is w + T⁻¹ (p + (D − 2 D̃) w) with
- * w = T⁻ᵀ p: two triangular passes over L, no product with A (Eisenstat 1981). x follows as
- * x += α w. The residual tracked is r̂ = T⁻¹ r; the stopping test stays the true one on r = T r̂,
- * made when ‖r̂‖ times the last measured ‖r‖ / ‖r̂‖ says it may pass. */
-
-/* y = T⁻¹ y in the active columns, in place, rows ascending. */
-static void dic_forward(const op_sparse_matrix *a, double *y, const int active[3])
-{
-    for (int i = 0; i < a->n; ++i)
-        for (int c = 0; c < 3; ++c) {
-            if (!active[c])
-                continue;
-            double sum = y[3 * i + c];
-            for (int p = a->row_start[i]; a->column[p] < i; ++p)
-                sum -= a->value[p] * y[3 * a->column[p] + c];
-            y[3 * i + c] = sum / a->dic_diagonal[i];
-        }
-}
-
-/* y = T⁻ᵀ y in the active columns, in place, rows descending (each solved y_i taken out of the
- * rows it couples to above). */
-static void dic_backward(const op_sparse_matrix *a, double *y, const int active[3])
-{
-    for (int i = a->n - 1; i >= 0; --i)
-        for (int c = 0; c < 3; ++c) {
-            if (!active[c])
-                continue;
-            double yi = y[3 * i + c] / a->dic_diagonal[i];
-            y[3 * i + c] = yi;
-            for (int p = a->row_start[i]; a->column[p] < i; ++p)
-                y[3 * a->column[p] + c] -= a->value[p] * yi;
-        }
-}
-
-/* out = T v in the active columns (the true residual from r̂). */
-static void dic_lower_times(const op_sparse_matrix *a, const double *v, double *out, const int active[3])
-{
-    for (int i = 0; i < a->n; ++i)
-        for (int c = 0; c < 3; ++c) {
-            if (!active[c])
-                continue;
-            double sum = a->dic_diagonal[i] * v[3 * i + c];
-            for (int p = a->row_start[i]; a->column[p] < i; ++p)
-                sum += a->value[p] * v[3 * a->column[p] + c];
-            out[3 * i + c] = sum;
-        }
-}
-
-/* Of the active columns whose predicted ‖r‖² (‖r̂‖² times ratio) is within limit, the true
- * ‖r‖² = ‖T r̂‖² (into scratch), ratio updated and the column stopped if it passes; returns the
- * active count. */
-static int dic_still_active(const op_sparse_matrix *a, const double *r_hat, double *scratch, const double limit[3],
-                            double ratio[3], int active[3])
-{
-    double hat[3], rr[3];
-    int check[3], checking = 0;
-    column_dots(r_hat, r_hat, a->n, hat);
-    for (int c = 0; c < 3; ++c) {
-        check[c] = active[c] && hat[c] * ratio[c] <= limit[c];
-        checking += check[c];
-    }
-    if (checking) {
-        dic_lower_times(a, r_hat, scratch, check);
-        column_dots(scratch, scratch, a->n, rr);
-        for (int c = 0; c < 3; ++c)
-            if (check[c]) {
-                ratio[c] = hat[c] > 0.0 ? rr[c] / hat[c] : ratio[c];
-                active[c] = rr[c] > limit[c];
-            }
-    }
-    return active[0] + active[1] + active[2];
-}
-
-/* p = D̃ r̂ + β p in the active columns (β = 0: the start), rz = r̂ᵀ D̃ r̂ updated. */
-static void dic_direction(const op_sparse_matrix *a, const double *r_hat, double *p, double rz[3], int start,
-                          const int active[3])
-{
-    double next[3] = { 0.0, 0.0, 0.0 }, beta[3];
-    for (int i = 0; i < a->n; ++i)
-        for (int c = 0; c < 3; ++c)
-            next[c] += r_hat[3 * i + c] * a->dic_diagonal[i] * r_hat[3 * i + c];
-    for (int c = 0; c < 3; ++c) {
-        beta[c] = start || !active[c] ? 0.0 : next[c] / rz[c];
-        if (active[c])
-            rz[c] = next[c];
-    }
-    for (int i = 0; i < a->n; ++i)
-        for (int c = 0; c < 3; ++c)
-            if (active[c])
-                p[3 * i + c] = a->dic_diagonal[i] * r_hat[3 * i + c] + beta[c] * p[3 * i + c];
-}
-
-/* q = T⁻¹ A T⁻ᵀ p with w = T⁻ᵀ p, both in the active columns. */
-static void dic_product(const op_sparse_matrix *a, const double *p, double *w, double *q, const int active[3])
-{
-    size_t count = 3 * (size_t)a->n;
-    memcpy(w, p, count * sizeof *w);
-    dic_backward(a, w, active);
-    for (int i = 0; i < a->n; ++i)
-        for (int c = 0; c < 3; ++c)
-            q[3 * i + c] = p[3 * i + c] + a->dic_correction[i] * w[3 * i + c];
-    dic_forward(a, q, active);
-    for (size_t k = 0; k < count; ++k)
-        q[k] += w[k];
-}
-
-static int cg_eisenstat(op_ctx *ctx, const op_sparse_matrix *a, op_cg_workspace *work, const double *rhs, double *x,
-                        const double bb[3], const double limit[3], int active[3], int max_iterations, int *iterations)
-{
-    int n = a->n;
-    double *r = work->data, *w = r + 3 * (size_t)n, *p = w + 3 * (size_t)n, *q = p + 3 * (size_t)n;
-    double rz[3] = { 0.0, 0.0, 0.0 }, ratio[3] = { 0.0, 0.0, 0.0 }, pq[3], alpha[3];
-    op_sparse_matrix_times3(a, x, q);
-    for (size_t k = 0; k < 3 * (size_t)n; ++k)
-        r[k] = rhs[k] - q[k];
-    int count = still_active(r, n, limit, active);
-    double rr[3], hat[3];
-    column_dots(r, r, n, rr);
-    dic_forward(a, r, active);
-    column_dots(r, r, n, hat);
-    for (int c = 0; c < 3; ++c)
-        ratio[c] = hat[c] > 0.0 ? rr[c] / hat[c] : 0.0;
-    memset(p, 0, 3 * (size_t)n * sizeof *p); /* the finished columns' p stays zero */
-    dic_direction(a, r, p, rz, 1, active);
-    while (count > 0) {
-        if (*iterations >= max_iterations) {
-            dic_lower_times(a, r, q, active);
-            return not_converged(ctx, q, n, bb, limit, active, max_iterations);
-        }
-        dic_product(a, p, w, q, active);
-        ++*iterations;
-        column_dots(p, q, n, pq);
-        for (int c = 0; c < 3; ++c) {
-            if (active[c] && !(pq[c] > 0.0))
-                return breakdown(ctx, *iterations);
-            alpha[c] = active[c] ? rz[c] / pq[c] : 0.0;
-        }
-        for (int i = 0; i < n; ++i)
-            for (int c = 0; c < 3; ++c)
-                if (active[c]) {
-                    x[3 * i + c] += alpha[c] * w[3 * i + c];
-                    r[3 * i + c] -= alpha[c] * q[3 * i + c];
-                }
-        count = dic_still_active(a, r, q, limit, ratio, active);
-        if (count > 0)
-            dic_direction(a, r, p, rz, 0, active);
-    }
-    return OP_OK;
 }
 
 static int check_finite(op_ctx *ctx, const double *x, int n)
@@ -653,7 +454,7 @@ int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *
     double *r = work->data, *z = r + 3 * (size_t)n, *p = z + 3 * (size_t)n, *q = p + 3 * (size_t)n;
     double bb[3], limit[3], rz[3];
     int active[3];
-    column_dots(rhs, rhs, n, bb);
+    op_cg_column_dots(rhs, rhs, n, bb);
     for (int c = 0; c < 3; ++c) {
         limit[c] = tolerance * tolerance * bb[c];
         active[c] = bb[c] > 0.0;
@@ -662,25 +463,25 @@ int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *
                 x[3 * i + c] = 0.0;
     }
     if (matrix->dic_diagonal)
-        return cg_eisenstat(ctx, matrix, work, rhs, x, bb, limit, active, max_iterations, iterations) != OP_OK
+        return op_cg_eisenstat(ctx, matrix, work, rhs, x, bb, limit, active, max_iterations, iterations) != OP_OK
                    ? ctx->status
                    : check_finite(ctx, x, n);
     op_sparse_matrix_times3(matrix, x, q);
     for (size_t k = 0; k < 3 * (size_t)n; ++k)
         r[k] = rhs[k] - q[k];
-    int count = still_active(r, n, limit, active);
+    int count = op_cg_still_active(r, n, limit, active);
     memset(z, 0, 3 * (size_t)n * sizeof *z); /* the finished columns' p stays zero */
     precondition(matrix, r, z, active);
-    column_dots(r, z, n, rz);
+    op_cg_column_dots(r, z, n, rz);
     memcpy(p, z, 3 * (size_t)n * sizeof *p);
     while (count > 0) {
         if (*iterations >= max_iterations)
-            return not_converged(ctx, r, n, bb, limit, active, max_iterations);
+            return op_cg_not_converged(ctx, r, n, bb, limit, active, max_iterations);
         op_sparse_matrix_times3(matrix, p, q);
         ++*iterations;
         count = cg_step(matrix, x, r, z, p, q, rz, limit, active);
         if (count < 0)
-            return breakdown(ctx, *iterations);
+            return op_cg_breakdown(ctx, *iterations);
     }
     return check_finite(ctx, x, n);
 }
