@@ -304,32 +304,33 @@ void op_cg_column_dots(const double *a, const double *b, int n, double out[3])
         out[c] = sum[c];
 }
 
-/* z = (L Lᵀ)⁻¹ r in the active columns: L y = r forward by rows, then Lᵀ z = y backward by
- * L's rows (each solved z_i taken out of the rows above it), in place in z. */
-static void precondition_ic0(const op_sparse_matrix *a, const double *r, double *z, const int active[3])
+/* z = (L Lᵀ)⁻¹ r, all three columns in one pass over L's entries (a finished column's z is
+ * computed and not used): L y = r forward by rows, then Lᵀ z = y backward by L's rows (each
+ * solved z_i taken out of the rows above it), in place in z. */
+static void precondition_ic0(const op_sparse_matrix *a, const double *r, double *z)
 {
     const int *start = a->lower_start, *column = a->lower_column;
     const double *value = a->lower_value;
     for (int i = 0; i < a->n; ++i) {
         int diagonal = start[i + 1] - 1;
-        for (int c = 0; c < 3; ++c) {
-            if (!active[c])
-                continue;
-            double sum = r[3 * i + c];
-            for (int p = start[i]; p < diagonal; ++p)
-                sum -= value[p] * z[3 * column[p] + c];
-            z[3 * i + c] = sum / value[diagonal];
+        double sum[3] = { r[3 * i], r[3 * i + 1], r[3 * i + 2] };
+        for (int p = start[i]; p < diagonal; ++p) {
+            const double *zj = &z[3 * column[p]];
+            for (int c = 0; c < 3; ++c)
+                sum[c] -= value[p] * zj[c];
         }
+        for (int c = 0; c < 3; ++c)
+            z[3 * i + c] = sum[c] / value[diagonal];
     }
     for (int i = a->n - 1; i >= 0; --i) {
         int diagonal = start[i + 1] - 1;
-        for (int c = 0; c < 3; ++c) {
-            if (!active[c])
-                continue;
-            double zi = z[3 * i + c] / value[diagonal];
-            z[3 * i + c] = zi;
-            for (int p = start[i]; p < diagonal; ++p)
-                z[3 * column[p] + c] -= value[p] * zi;
+        double zi[3];
+        for (int c = 0; c < 3; ++c)
+            zi[c] = z[3 * i + c] = z[3 * i + c] / value[diagonal];
+        for (int p = start[i]; p < diagonal; ++p) {
+            double *zj = &z[3 * column[p]];
+            for (int c = 0; c < 3; ++c)
+                zj[c] -= value[p] * zi[c];
         }
     }
 }
@@ -338,7 +339,7 @@ static void precondition_ic0(const op_sparse_matrix *a, const double *r, double 
 static void precondition(const op_sparse_matrix *a, const double *r, double *z, const int active[3])
 {
     if (a->lower_value) {
-        precondition_ic0(a, r, z, active);
+        precondition_ic0(a, r, z);
         return;
     }
     for (int i = 0; i < a->n; ++i)

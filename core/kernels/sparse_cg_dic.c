@@ -48,47 +48,55 @@ int op_sparse_matrix_factor_dic(op_ctx *ctx, op_sparse_matrix *matrix)
  * x += α w. The residual tracked is r̂ = T⁻¹ r; the stopping test stays the true one on r = T r̂,
  * made when ‖r̂‖ times the last measured ‖r‖ / ‖r̂‖ says it may pass. */
 
-/* y = T⁻¹ y in the active columns, in place, rows ascending. */
-static void dic_forward(const op_sparse_matrix *a, double *y, const int active[3])
+/* The three columns go through each pass over L's entries together; a finished column's values
+ * are computed and not used. */
+
+/* y = T⁻¹ y in place, rows ascending. */
+static void dic_forward(const op_sparse_matrix *a, double *y)
 {
-    for (int i = 0; i < a->n; ++i)
-        for (int c = 0; c < 3; ++c) {
-            if (!active[c])
-                continue;
-            double sum = y[3 * i + c];
-            for (int p = a->row_start[i]; a->column[p] < i; ++p)
-                sum -= a->value[p] * y[3 * a->column[p] + c];
-            y[3 * i + c] = sum / a->dic_diagonal[i];
+    for (int i = 0; i < a->n; ++i) {
+        double sum[3] = { y[3 * i], y[3 * i + 1], y[3 * i + 2] };
+        for (int p = a->row_start[i]; a->column[p] < i; ++p) {
+            const double *yj = &y[3 * a->column[p]];
+            for (int c = 0; c < 3; ++c)
+                sum[c] -= a->value[p] * yj[c];
         }
+        for (int c = 0; c < 3; ++c)
+            y[3 * i + c] = sum[c] / a->dic_diagonal[i];
+    }
 }
 
-/* y = T⁻ᵀ y in the active columns, in place, rows descending (each solved y_i taken out of the
- * rows it couples to above). */
-static void dic_backward(const op_sparse_matrix *a, double *y, const int active[3])
+/* y = T⁻ᵀ y in place, rows descending (each solved y_i taken out of the rows it couples to
+ * above). */
+static void dic_backward(const op_sparse_matrix *a, double *y)
 {
-    for (int i = a->n - 1; i >= 0; --i)
-        for (int c = 0; c < 3; ++c) {
-            if (!active[c])
-                continue;
-            double yi = y[3 * i + c] / a->dic_diagonal[i];
-            y[3 * i + c] = yi;
-            for (int p = a->row_start[i]; a->column[p] < i; ++p)
-                y[3 * a->column[p] + c] -= a->value[p] * yi;
+    for (int i = a->n - 1; i >= 0; --i) {
+        double yi[3];
+        for (int c = 0; c < 3; ++c)
+            yi[c] = y[3 * i + c] = y[3 * i + c] / a->dic_diagonal[i];
+        for (int p = a->row_start[i]; a->column[p] < i; ++p) {
+            double *yj = &y[3 * a->column[p]];
+            for (int c = 0; c < 3; ++c)
+                yj[c] -= a->value[p] * yi[c];
         }
+    }
 }
 
-/* out = T v in the active columns (the true residual from r̂). */
-static void dic_lower_times(const op_sparse_matrix *a, const double *v, double *out, const int active[3])
+/* out = T v (the true residual from r̂). */
+static void dic_lower_times(const op_sparse_matrix *a, const double *v, double *out)
 {
-    for (int i = 0; i < a->n; ++i)
-        for (int c = 0; c < 3; ++c) {
-            if (!active[c])
-                continue;
-            double sum = a->dic_diagonal[i] * v[3 * i + c];
-            for (int p = a->row_start[i]; a->column[p] < i; ++p)
-                sum += a->value[p] * v[3 * a->column[p] + c];
-            out[3 * i + c] = sum;
+    for (int i = 0; i < a->n; ++i) {
+        double sum[3];
+        for (int c = 0; c < 3; ++c)
+            sum[c] = a->dic_diagonal[i] * v[3 * i + c];
+        for (int p = a->row_start[i]; a->column[p] < i; ++p) {
+            const double *vj = &v[3 * a->column[p]];
+            for (int c = 0; c < 3; ++c)
+                sum[c] += a->value[p] * vj[c];
         }
+        for (int c = 0; c < 3; ++c)
+            out[3 * i + c] = sum[c];
+    }
 }
 
 /* Of the active columns whose predicted ‖r‖² (‖r̂‖² times ratio) is within limit, the true
@@ -105,7 +113,7 @@ static int dic_still_active(const op_sparse_matrix *a, const double *r_hat, doub
         checking += check[c];
     }
     if (checking) {
-        dic_lower_times(a, r_hat, scratch, check);
+        dic_lower_times(a, r_hat, scratch);
         op_cg_column_dots(scratch, scratch, a->n, rr);
         for (int c = 0; c < 3; ++c)
             if (check[c]) {
@@ -135,16 +143,16 @@ static void dic_direction(const op_sparse_matrix *a, const double *r_hat, double
                 p[3 * i + c] = a->dic_diagonal[i] * r_hat[3 * i + c] + beta[c] * p[3 * i + c];
 }
 
-/* q = T⁻¹ A T⁻ᵀ p with w = T⁻ᵀ p, both in the active columns. */
-static void dic_product(const op_sparse_matrix *a, const double *p, double *w, double *q, const int active[3])
+/* q = T⁻¹ A T⁻ᵀ p with w = T⁻ᵀ p. */
+static void dic_product(const op_sparse_matrix *a, const double *p, double *w, double *q)
 {
     size_t count = 3 * (size_t)a->n;
     memcpy(w, p, count * sizeof *w);
-    dic_backward(a, w, active);
+    dic_backward(a, w);
     for (int i = 0; i < a->n; ++i)
         for (int c = 0; c < 3; ++c)
             q[3 * i + c] = p[3 * i + c] + a->dic_correction[i] * w[3 * i + c];
-    dic_forward(a, q, active);
+    dic_forward(a, q);
     for (size_t k = 0; k < count; ++k)
         q[k] += w[k];
 }
@@ -161,7 +169,7 @@ int op_cg_eisenstat(op_ctx *ctx, const op_sparse_matrix *a, op_cg_workspace *wor
     int count = op_cg_still_active(r, n, limit, active);
     double rr[3], hat[3];
     op_cg_column_dots(r, r, n, rr);
-    dic_forward(a, r, active);
+    dic_forward(a, r);
     op_cg_column_dots(r, r, n, hat);
     for (int c = 0; c < 3; ++c)
         ratio[c] = hat[c] > 0.0 ? rr[c] / hat[c] : 0.0;
@@ -169,10 +177,10 @@ int op_cg_eisenstat(op_ctx *ctx, const op_sparse_matrix *a, op_cg_workspace *wor
     dic_direction(a, r, p, rz, 1, active);
     while (count > 0) {
         if (*iterations >= max_iterations) {
-            dic_lower_times(a, r, q, active);
+            dic_lower_times(a, r, q);
             return op_cg_not_converged(ctx, q, n, bb, limit, active, max_iterations);
         }
-        dic_product(a, p, w, q, active);
+        dic_product(a, p, w, q);
         ++*iterations;
         op_cg_column_dots(p, q, n, pq);
         for (int c = 0; c < 3; ++c) {
