@@ -50,7 +50,7 @@ void op_sparse_matrix_free(op_sparse_matrix **matrix);
 int op_sparse_matrix_size(const op_sparse_matrix *matrix);
 /* Stored entries, both triangles and the diagonal. */
 long op_sparse_matrix_nonzeros(const op_sparse_matrix *matrix);
-/* Bytes the matrix holds (its arrays, L's too when made). */
+/* Bytes the matrix holds (its arrays, and IC(0)'s L or DIC's two diagonals when made). */
 size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix);
 
 /* Makes L, A's incomplete Cholesky factor with zero fill (A ≈ L Lᵀ on A's sparsity), from which
