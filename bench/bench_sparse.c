@@ -5,16 +5,23 @@
  * matrix. opsim's wrapper (simplicial LDLᵀ, AMD) is set against CHOLMOD called directly with
  * other settings (orderings AMD, METIS and the natural one; simplicial and supernodal, the
  * supernodal solve one cholmod_solve2 with the three columns as one dense B), and against
- * arap's global = pcg (core/kernels/sparse_cg.h: Jacobi-preconditioned CG, from zero, to a
- * relative residual of 1e-8; its nnz column is A's stored entries and the CSV gives its
- * iterations), so that the wrapper's choices stay measured.
+ * arap's global = pcg (core/kernels/sparse_cg.h: CG preconditioned by Jacobi or by IC(0), from
+ * zero, to a relative residual of 1e-8, or by DIC with Eisenstat's trick; its nnz column is A's stored entries and the CSV gives
+ * its iterations), so that the wrapper's choices stay measured.
  *
  * -n N (repeatable) adds one connected body of N nodes and 4.1 N edges (the dinosaur rebuilt
  * with 2,000 particles has 8,152 edges), the scaling study's sizes (docs/performance.md, *The
  * global step at scale*): e.g. bench_sparse -n 1000 -n 16000 -n 100000. The natural order is
  * left out there (its fill at 16,000 nodes is that of a dense band). The graph maker is
  * quadratic in N: a 100,000-node body takes minutes to make, and its run some 25 minutes on a
- * shared 2-core machine. */
+ * shared 2-core machine.
+ *
+ * -c counts instead of timing (any machine, any load): per size, L's entries in opsim's factor,
+ * A's, and for each preconditioner the CG iterations from zero to 1e-8, the matrix entries one
+ * solve reads (the factor: L twice; CG: A's once a product, the preconditioner's once an
+ * application, op_sparse_matrix_preconditioner_entries) and the bytes each holds, per node.
+ * -k K sets the stiffness (default 1e5, a mass-dominated matrix; Fig. 5's dinosaur is stiffer
+ * relative to its mass). */
 #include <cholmod.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +55,7 @@ static graph_size SIZES[MAX_SIZES] = {
 };
 static int size_count = N_PAPER_SIZES;
 static const double BODY_EDGES_PER_NODE = 4.1;
+static double stiffness = 1e5; /* -k */
 
 /* The matrix in triplet form (upper triangle) and a fixed row-major right-hand side. */
 typedef struct problem {
@@ -210,7 +218,7 @@ static problem make_problem(const graph_size *size, uint64_t seed)
     pr.cols = checked_calloc((size_t)pr.count, sizeof *pr.cols);
     pr.values = checked_calloc((size_t)pr.count, sizeof *pr.values);
     pr.rhs = checked_calloc(3 * (size_t)n, sizeof *pr.rhs);
-    const double density = 1000.0, h = 1.0 / 60.0, stiffness = 1e5;
+    const double density = 1000.0, h = 1.0 / 60.0;
     int t = 0;
     for (int i = 0; i < n; ++i) {
         vol[i] = 1e-4 * (0.5 + op_rng_uniform(&rng));
@@ -392,6 +400,7 @@ static const double PCG_TOLERANCE = 1e-8;
 
 typedef struct pcg_bench {
     const problem *pr;
+    int preconditioner; /* PRECONDITIONER_NAMES' index */
     op_sparse_matrix *a;
     op_cg_workspace work;
     double *x;
@@ -405,6 +414,8 @@ static void pcg_factor(void *self)
     op_ctx_init(&ctx);
     op_sparse_matrix_free(&b->a);
     if (op_sparse_matrix_create(&ctx, b->pr->n, b->pr->count, b->pr->rows, b->pr->cols, b->pr->values, &b->a) ||
+        (b->preconditioner == 1 && op_sparse_matrix_factor_ic0(&ctx, b->a)) ||
+        (b->preconditioner == 2 && op_sparse_matrix_factor_dic(&ctx, b->a)) ||
         op_cg_workspace_reserve(&ctx, &b->work, b->a))
         die_ctx(&ctx);
 }
@@ -420,14 +431,21 @@ static void pcg_solve(void *self)
         die_ctx(&ctx);
 }
 
-static void pcg_setup(pcg_bench *b, const problem *pr)
+static void pcg_setup(pcg_bench *b, const problem *pr, int preconditioner)
 {
-    *b = (pcg_bench){ .pr = pr, .x = checked_calloc(3 * (size_t)pr->n, sizeof *b->x) };
+    *b = (pcg_bench){ .pr = pr, .preconditioner = preconditioner, .x = checked_calloc(3 * (size_t)pr->n, sizeof *b->x) };
 }
+
+enum { N_PRECONDITIONERS = 3 };
+static const char *PRECONDITIONER_NAMES[N_PRECONDITIONERS][3] = {
+    { "opsim: Jacobi PCG, 1e-8, from zero", "opsim_pcg_jacobi", "pcg jacobi" },
+    { "opsim: IC(0) PCG, 1e-8, from zero", "opsim_pcg_ic0", "pcg ic0" },
+    { "opsim: DIC PCG, 1e-8, from zero", "opsim_pcg_dic", "pcg dic" },
+};
 
 static result pcg_finish(pcg_bench *b, const timed *t)
 {
-    result r = { .variant = "opsim: Jacobi PCG, 1e-8, from zero", .id = "opsim_pcg_jacobi" };
+    result r = { .variant = PRECONDITIONER_NAMES[b->preconditioner][0], .id = PRECONDITIONER_NAMES[b->preconditioner][1] };
     take_timing(&r, t);
     r.nonzeros = op_sparse_matrix_nonzeros(b->a);
     r.iterations = b->iterations;
@@ -545,39 +563,130 @@ static result direct_finish(direct_bench *b, const timed *t)
     return r;
 }
 
-/* -n N: a body of N nodes added to the sizes */
-static void parse_sizes(int argc, char **argv)
+/* ---- -c: counts, no timing ---- */
+
+/* One solve's counts: matrix entries read, iterations, bytes held. */
+typedef struct counts {
+    long entries_read;
+    int iterations;
+    size_t bytes;
+} counts;
+
+static counts count_factor(const problem *pr)
 {
-    for (int a = 1; a < argc; a += 2) {
-        char *end = NULL;
-        long n = a + 1 < argc && strcmp(argv[a], "-n") == 0 ? strtol(argv[a + 1], &end, 10) : 0;
-        if (n < 2 || n > 10000000 || *end || size_count == MAX_SIZES) {
-            fprintf(stderr, "usage: bench_sparse [-n NODES]... (at most %d, each 2 to 10,000,000)\n",
-                    MAX_SIZES - N_PAPER_SIZES);
-            exit(64);
+    opsim_bench b;
+    opsim_setup(&b, pr);
+    opsim_factor(&b);
+    long below = op_sparse_factor_nonzeros(b.f) - pr->n;
+    /* the factor's rows as test_arap_pcg counts them: 24 bytes an entry below the diagonal, 20
+     * a row, 8, and the 64-byte-a-row workspace */
+    counts c = { .entries_read = 2 * below + pr->n, .iterations = 0,
+                 .bytes = (size_t)below * 24 + (size_t)pr->n * 84 + 8 };
+    opsim_finish(&b, &(timed){ 0 });
+    return c;
+}
+
+static counts count_pcg(const problem *pr, int preconditioner)
+{
+    pcg_bench b;
+    pcg_setup(&b, pr, preconditioner);
+    pcg_factor(&b);
+    pcg_solve(&b);
+    long per_iteration = op_sparse_cg_entries_per_iteration(b.a);
+    /* the start's product and preconditioning, then one of each an iteration */
+    counts c = { .entries_read = (b.iterations + 1) * per_iteration, .iterations = b.iterations,
+                 .bytes = op_sparse_matrix_bytes(b.a) + 12 * (size_t)pr->n * sizeof(double) };
+    pcg_finish(&b, &(timed){ 0 });
+    return c;
+}
+
+static void print_counts(void)
+{
+    printf("counts per solve of A X = B (3 columns), stiffness k = %g; CG from zero to 1e-8\n", stiffness);
+    printf("  %-12s %7s %7s  %-14s %10s %6s %14s %10s %10s\n", "scene", "nodes", "edges", "solve", "nnz",
+           "iter", "entries read", "per node", "bytes/node");
+    for (int s = 0; s < size_count; ++s) {
+        problem pr = make_problem(&SIZES[s], 0x5fa75e + (uint64_t)s);
+        counts c[1 + N_PRECONDITIONERS] = { count_factor(&pr) };
+        const char *names[1 + N_PRECONDITIONERS] = { "factor (L)" }, *ids[1 + N_PRECONDITIONERS] = { "factor" };
+        long nnz[1 + N_PRECONDITIONERS] = { (c[0].entries_read - pr.n) / 2 + pr.n };
+        for (int v = 1; v <= N_PRECONDITIONERS; ++v) {
+            c[v] = count_pcg(&pr, v - 1);
+            names[v] = PRECONDITIONER_NAMES[v - 1][2];
+            ids[v] = PRECONDITIONER_NAMES[v - 1][1] + strlen("opsim_");
+            nnz[v] = (long)pr.n + 2L * pr.edges;
         }
+        for (int v = 0; v <= N_PRECONDITIONERS; ++v) {
+            printf("  %-12s %7d %7d  %-14s %10ld %6d %14ld %10.0f %10.0f\n", v == 0 ? SIZES[s].scene : "", pr.n,
+                   pr.edges, names[v], nnz[v], c[v].iterations, c[v].entries_read,
+                   (double)c[v].entries_read / pr.n, (double)c[v].bytes / pr.n);
+            printf("csv,sparse_counts,scene=%s,nodes=%d,edges=%d,stiffness=%g,solve=%s,nnz=%ld,iterations=%d,"
+                   "entries_read=%ld,bytes=%zu\n", SIZES[s].scene, pr.n, pr.edges, stiffness,
+                   ids[v], nnz[v], c[v].iterations,
+                   c[v].entries_read, c[v].bytes);
+        }
+        free_problem(&pr);
+    }
+    printf("  nnz: L's entries (the diagonal included) for the factor, A's (both triangles) for pcg; the\n"
+           "  factor's solve reads L below the diagonal twice and the diagonal once; a CG iteration reads\n"
+           "  A once and the preconditioner once (Jacobi: n, IC(0): L's n + edges entries twice); DIC's\n"
+           "  (Eisenstat's trick) reads A's off-diagonal entries once and four n-vectors of its diagonals.\n");
+}
+
+static void usage_exit(void)
+{
+    fprintf(stderr, "usage: bench_sparse [-c] [-k STIFFNESS] [-n NODES]... (at most %d sizes, each 2 to "
+            "10,000,000 nodes)\n", MAX_SIZES - N_PAPER_SIZES);
+    exit(64);
+}
+
+/* -n N: a body of N nodes added to the sizes; -c: counts only; -k K: the stiffness */
+static int parse_arguments(int argc, char **argv)
+{
+    int counting = 0;
+    for (int a = 1; a < argc; ++a) {
+        char *end = NULL;
+        if (strcmp(argv[a], "-c") == 0) {
+            counting = 1;
+            continue;
+        }
+        if (a + 1 < argc && strcmp(argv[a], "-k") == 0) {
+            stiffness = strtod(argv[++a], &end);
+            if (*end || !(stiffness > 0.0 && stiffness < 1e300))
+                usage_exit();
+            continue;
+        }
+        long n = a + 1 < argc && strcmp(argv[a], "-n") == 0 ? strtol(argv[++a], &end, 10) : 0;
+        if (n < 2 || n > 10000000 || *end || size_count == MAX_SIZES)
+            usage_exit();
         SIZES[size_count++] = (graph_size){ "body", (int)n, (int)lround(BODY_EDGES_PER_NODE * (double)n), 1 };
     }
+    return counting;
 }
 
 int main(int argc, char **argv)
 {
     op_platform_init();
-    parse_sizes(argc, argv);
-    enum { N_VARIANTS = 2 + N_CHOLMOD };
+    if (parse_arguments(argc, argv)) {
+        print_counts();
+        return 0;
+    }
+    enum { N_VARIANTS = 1 + N_PRECONDITIONERS + N_CHOLMOD };
     static result results[MAX_SIZES][N_VARIANTS];
     static problem problems[MAX_SIZES];
     for (int s = 0; s < size_count; ++s) {
         problems[s] = make_problem(&SIZES[s], 0x5fa75e + (uint64_t)s);
         opsim_bench ob;
-        pcg_bench pb;
+        pcg_bench pb[N_PRECONDITIONERS];
         direct_bench cb[N_CHOLMOD];
-        timed t[N_VARIANTS] = { { .factor = opsim_factor, .solve = opsim_solve, .self = &ob },
-                                { .factor = pcg_factor, .solve = pcg_solve, .self = &pb } };
+        timed t[N_VARIANTS] = { { .factor = opsim_factor, .solve = opsim_solve, .self = &ob } };
         opsim_setup(&ob, &problems[s]);
-        pcg_setup(&pb, &problems[s]);
+        for (int v = 0; v < N_PRECONDITIONERS; ++v) {
+            pcg_setup(&pb[v], &problems[s], v);
+            t[1 + v] = (timed){ .factor = pcg_factor, .solve = pcg_solve, .self = &pb[v] };
+        }
         /* the natural order only at the paper's sizes (see the file comment) */
-        int direct = 0, timed_count = 2, large = s >= N_PAPER_SIZES;
+        int direct = 0, timed_count = 1 + N_PRECONDITIONERS, large = s >= N_PAPER_SIZES;
         for (int v = 0; v < N_CHOLMOD; ++v) {
             if (large && v == SIMPLICIAL_NATURAL)
                 continue;
@@ -586,11 +695,12 @@ int main(int argc, char **argv)
         }
         measure(t, timed_count);
         results[s][0] = opsim_finish(&ob, &t[0]);
-        results[s][1] = pcg_finish(&pb, &t[1]);
+        for (int v = 0; v < N_PRECONDITIONERS; ++v)
+            results[s][1 + v] = pcg_finish(&pb[v], &t[1 + v]);
         for (int v = 0; v < N_CHOLMOD; ++v)
-            results[s][v + 2] = (result){ .variant = NULL };
+            results[s][v + 1 + N_PRECONDITIONERS] = (result){ .variant = NULL };
         for (int d = 0; d < direct; ++d)
-            results[s][d + 2] = direct_finish(&cb[d], &t[d + 2]);
+            results[s][d + 1 + N_PRECONDITIONERS] = direct_finish(&cb[d], &t[d + 1 + N_PRECONDITIONERS]);
     }
 
     printf("sparse factor and 3-RHS solve on random geometric graphs (medians; up to %d runs of up to %d solves)\n",
@@ -609,9 +719,9 @@ int main(int argc, char **argv)
     printf("  opsim's factor time includes validation, assembly and copying L out of CHOLMOD (the first\n"
            "  run also sizes the workspace); its solve time, the finiteness check and restoring the\n"
            "  right-hand side. The 52-model scene is timed as one connected graph and as its 52 bodies in\n"
-           "  one block-diagonal matrix. The PCG row's nnz is A's (both triangles), its factor time the\n"
-           "  matrix's assembly, its solve from zero to a relative residual of 1e-8 (iter: the CG\n"
-           "  iterations).\n");
+           "  one block-diagonal matrix. The PCG rows' nnz is A's (both triangles), their factor time the\n"
+           "  matrix's assembly (and IC(0)'s or DIC's factor), their solve from zero to a relative residual\n"
+           "  of 1e-8 (iter: the CG iterations); DIC is applied by Eisenstat's trick.\n");
     for (int s = 0; s < size_count; ++s)
         for (int v = 0; v < N_VARIANTS; ++v) {
             const result *r = &results[s][v];

@@ -6,8 +6,10 @@
 #              (-x 'model dino100.particles=N'), N in SCALING_PARTICLES
 #   bodies     experiments/pile-10000.ini cut to N dinosaurs of 30 particles
 #              (-x 'body dino.copies=N'; the first N cells of its grid), N in SCALING_BODIES
-#   global     arap's global step both ways on the particle series' bodies ([solver] global =
-#              cholesky | pcg, -c solver.global=G: a series each), N in SCALING_GLOBAL_PARTICLES
+#   global     arap's global step on the particle series' bodies, G in SCALING_GLOBAL_SOLVES, a
+#              series each: cholesky and pcg ([solver] global = G, -c solver.global=G), and
+#              pcg-P (global = pcg with global_preconditioner = P, ic0 or dic: -V pcg-P:...); N
+#              in SCALING_GLOBAL_PARTICLES
 #
 # into data/results/scaling/particles-N_VARIANT.csv, bodies-N_VARIANT.csv and global-N_G.csv, then
 #
@@ -17,8 +19,8 @@
 #   reports/figures/scaling.png/.pdf   ms per frame, µs per particle-iteration, peak RSS against size
 #
 # Larger sizes by variable: make scaling SCALING_PARTICLES='1000 16000 100000'
-# SCALING_GLOBAL_PARTICLES='1000 16000 100000' (issue 43's sizes; a 100,000-particle
-# graph takes about 2.5 min to build, once: the graph cache keeps it). A cell is a file target of
+# SCALING_GLOBAL_PARTICLES='1000 16000 100000' (issue 43's sizes; the 100,000-particle
+# dinosaur's graph took 22 s to build on a shared 2-core machine, once: the graph cache keeps it). A cell is a file target of
 # its own, so cells run in parallel (make -j) or one per cluster task (docs/experiments.md). The
 # timings are only worth reading from a quiet machine (docs/timing.md).
 
@@ -27,13 +29,16 @@ SCALING_PARTICLES ?= 100 300 1000 3000 10000 30000
 SCALING_BODIES ?= 1 10 100 1000 10000
 SCALING_VARIANTS ?= arap arap-reference shape-matching rigid meshless springs arap-lbfgs xpbd vbd
 SCALING_GLOBAL_PARTICLES ?= 1000 16000
-SCALING_GLOBAL_SOLVES ?= cholesky pcg
+SCALING_GLOBAL_SOLVES ?= cholesky pcg pcg-ic0 pcg-dic
 # the particle series: 5 warm-up and 10 timed frames, 3 repetitions; the piles: the first 12
 # frames (the models falling apart) as warm-up, so the 3 timed frames have contacts, 1 repetition
 SCALING_PARTICLE_BENCH ?= -w 5 -f 10 -r 3
 SCALING_BODY_BENCH ?= -w 12 -f 3 -r 1
 
 scaling_cell = $(word $(1),$(subst _, ,$*))
+# a global series' bench_scenes setting: pcg-P is two options, so named by -V
+scaling_global_setting = $(if $(filter pcg-%,$(1)),\
+    -V '$(1):solver.global=pcg;solver.global_preconditioner=$(patsubst pcg-%,%,$(1))',-c solver.global=$(1))
 SCALING_CSVS := $(foreach v,$(SCALING_VARIANTS),$(foreach n,$(SCALING_PARTICLES),$(SCALING_DIR)/particles-$(n)_$(v).csv) \
                   $(foreach n,$(SCALING_BODIES),$(SCALING_DIR)/bodies-$(n)_$(v).csv)) \
                 $(foreach g,$(SCALING_GLOBAL_SOLVES),$(foreach n,$(SCALING_GLOBAL_PARTICLES),$(SCALING_DIR)/global-$(n)_$(g).csv))
@@ -53,7 +58,7 @@ $(SCALING_DIR)/bodies-%.csv: bin/bench/bench_scenes experiments/pile-10000.ini d
 $(SCALING_DIR)/global-%.csv: bin/bench/bench_scenes experiments/fig5.ini data/models.tsv | data
 	@mkdir -p $(@D)
 	bin/bench/bench_scenes -s fig5 $(SCALING_PARTICLE_BENCH) -x 'model dino100.particles=$(call scaling_cell,1)' \
-	    -c solver.global=$(call scaling_cell,2) -o $@.tmp
+	    $(call scaling_global_setting,$(call scaling_cell,2)) -o $@.tmp
 	@mv $@.tmp $@
 
 $(SCALING_DIR)/table.md: $(SCALING_CSVS) bin/opsim-report

@@ -10,7 +10,9 @@
 int op_arap_pcg_settings(op_ctx *ctx, const op_solver_settings *settings, const op_body *body, op_arap_pcg *p)
 {
     if (op_solver_setting_choice(ctx, settings, "global", "cholesky|pcg", &p->on) != OP_OK ||
-        op_solver_setting_double(ctx, settings, "global_tolerance", 1e-300, 0.1, &p->tolerance) != OP_OK)
+        op_solver_setting_double(ctx, settings, "global_tolerance", 1e-300, 0.1, &p->tolerance) != OP_OK ||
+        op_solver_setting_choice(ctx, settings, "global_preconditioner", "jacobi|ic0|dic",
+                                 &p->preconditioner) != OP_OK)
         return ctx->status;
     if (p->on && body->floor_held)
         return OP_FAIL(ctx, OP_ERR_USAGE, "solver option global = pcg: not with [world] floor_contact = solve (the "
@@ -29,7 +31,17 @@ int op_arap_pcg_prepare(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const 
         return ctx->status;
     if (op_arap_global_matrix(ctx, body, row_of, free_count, h, &p->matrix) != OP_OK)
         return ctx->status;
-    return p->matrix ? op_cg_workspace_reserve(ctx, &p->work, p->matrix) : OP_OK;
+    if (!p->matrix)
+        return OP_OK;
+    if (p->preconditioner != OP_ARAP_PCG_JACOBI) {
+        op_ctx inner; /* its message, prefixed with the option that chose it */
+        op_ctx_init(&inner);
+        int ic0 = p->preconditioner == OP_ARAP_PCG_IC0;
+        if ((ic0 ? op_sparse_matrix_factor_ic0 : op_sparse_matrix_factor_dic)(&inner, p->matrix) != OP_OK)
+            return OP_FAIL(ctx, inner.status, "global step (solver option global_preconditioner = %s): %s",
+                           ic0 ? "ic0" : "dic", inner.message);
+    }
+    return op_cg_workspace_reserve(ctx, &p->work, p->matrix);
 }
 
 int op_arap_pcg_solve(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const int *row_of, int free_count,

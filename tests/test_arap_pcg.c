@@ -1,8 +1,9 @@
 /* Tests of arap's iterative global step ([solver] global = pcg, solvers/arap.c with
  * core/kernels/sparse_cg.c): from one state, its global step gives the factor's solution to its
- * tolerance on Fig. 5's dinosaur and on a 2,000-particle one; a pcg run gives the same bits twice
- * and on one and two threads; the options it cannot serve are refused by name; the bytes each
- * global step reports holding are what it holds. */
+ * tolerance on Fig. 5's dinosaur and on a 2,000-particle one, with each preconditioner (Jacobi,
+ * IC(0), DIC by Eisenstat's trick), IC(0) and DIC in fewer iterations; a pcg run gives the same bits twice and on one and two
+ * threads; the options it cannot serve are refused by name; the bytes each global step reports
+ * holding are what it holds. */
 #include "test_solver.h"
 #include "test_util.h"
 
@@ -29,7 +30,7 @@ static double distance(const double *a, const double *b, size_t count)
  * state made on the same body at `tolerance`. Returns |x_pcg − x_cholesky| / |x_cholesky − x|,
  * x the state both started from, and the CG iterations in *iterations. */
 static double pcg_against_cholesky(const char *config, const char *const *overrides, int frames, double tolerance,
-                                   int *iterations)
+                                   const char *preconditioner, int *iterations)
 {
     op_scene scene;
     test_load_scene(&scene, config, overrides);
@@ -48,9 +49,11 @@ static double pcg_against_cholesky(const char *config, const char *const *overri
     assert_int_equal(op_world_begin_substep(&ctx, w, h), OP_OK);
     op_arap_local_step(w->solver_state[0], body, h);
 
-    char tolerance_setting[64];
+    char tolerance_setting[64], preconditioner_setting[64];
     snprintf(tolerance_setting, sizeof tolerance_setting, "global_tolerance=%.17g", tolerance);
-    op_solver_settings settings = make_settings((const char *const[]){ "global=pcg", tolerance_setting, NULL });
+    snprintf(preconditioner_setting, sizeof preconditioner_setting, "global_preconditioner=%s", preconditioner);
+    op_solver_settings settings =
+        make_settings((const char *const[]){ "global=pcg", tolerance_setting, preconditioner_setting, NULL });
     assert_int_equal(op_solver_settings_validate(&ctx, &op_solver_arap, &settings), OP_OK);
     void *pcg = NULL;
     if (op_solver_arap.create(&ctx, &settings, body, h, NULL, 0, &pcg) != OP_OK ||
@@ -67,9 +70,9 @@ static double pcg_against_cholesky(const char *config, const char *const *overri
     assert_int_equal(op_arap_global_step(&ctx, pcg, body, h), OP_OK);
     double moved = distance(cholesky, start, count), apart = distance(body->state.position, cholesky, count);
     *iterations = op_arap_linear_iterations(pcg);
-    print_message("%s: %d particles, tolerance %g: |x_pcg - x_chol| = %.3e of a step of %.3e (%.2e), %d CG "
-                  "iterations\n", config, body->graph->particle_count, tolerance, apart, moved, apart / moved,
-                  *iterations);
+    print_message("%s: %d particles, %s, tolerance %g: |x_pcg - x_chol| = %.3e of a step of %.3e (%.2e), %d CG "
+                  "iterations\n", config, body->graph->particle_count, preconditioner, tolerance, apart, moved,
+                  apart / moved, *iterations);
     assert_true(moved > 0.0);
     op_solver_arap.destroy(pcg);
     free(start);
@@ -81,26 +84,44 @@ static double pcg_against_cholesky(const char *config, const char *const *overri
 /* The relative error of the solution is at most the matrix's condition number times the
  * relative residual; these bounds leave room for a condition number of 10³ at the tolerance,
  * and a 100-fold tighter tolerance must give a smaller error (it is no accident of rounding). */
-static void test_pcg_global_step_matches_cholesky_on_fig5(void **state)
+static void check_against_cholesky_on_fig5(const char *preconditioner, int *tight)
 {
-    (void)state;
-    int loose, tight;
-    double at_loose = pcg_against_cholesky("experiments/fig5.ini", NULL, 30, 1e-6, &loose);
-    double at_tight = pcg_against_cholesky("experiments/fig5.ini", NULL, 30, 1e-8, &tight);
+    int loose;
+    double at_loose = pcg_against_cholesky("experiments/fig5.ini", NULL, 30, 1e-6, preconditioner, &loose);
+    double at_tight = pcg_against_cholesky("experiments/fig5.ini", NULL, 30, 1e-8, preconditioner, tight);
     assert_true(at_loose <= 1e-3);
     assert_true(at_tight <= 1e-5);
     assert_true(at_tight < at_loose);
-    assert_true(tight > loose && loose > 0);
+    assert_true(*tight > loose && loose > 0);
 }
 
+static void test_pcg_global_step_matches_cholesky_on_fig5(void **state)
+{
+    (void)state;
+    int jacobi, ic0, dic;
+    check_against_cholesky_on_fig5("jacobi", &jacobi);
+    check_against_cholesky_on_fig5("ic0", &ic0);
+    check_against_cholesky_on_fig5("dic", &dic);
+    assert_true(ic0 < jacobi);
+    assert_true(dic < jacobi);
+}
+
+/* IC(0) at least halves the iterations here: each of its iterations reads about twice Jacobi's
+ * entries, so less would read more (docs/performance.md, *The global step at scale*); DIC's
+ * iterations read about Jacobi's, and it needs at most two thirds of Jacobi's iterations. */
 static void test_pcg_global_step_matches_cholesky_on_a_larger_body(void **state)
 {
     (void)state;
     const char *const larger[] = { "model dino100.particles=2000", NULL };
-    int iterations;
-    double error = pcg_against_cholesky("experiments/fig5.ini", larger, 30, 1e-8, &iterations);
-    assert_true(error <= 1e-5);
-    assert_true(iterations > 0);
+    int jacobi, ic0, dic;
+    double jacobi_error = pcg_against_cholesky("experiments/fig5.ini", larger, 30, 1e-8, "jacobi", &jacobi);
+    double ic0_error = pcg_against_cholesky("experiments/fig5.ini", larger, 30, 1e-8, "ic0", &ic0);
+    double dic_error = pcg_against_cholesky("experiments/fig5.ini", larger, 30, 1e-8, "dic", &dic);
+    assert_true(jacobi_error <= 1e-5);
+    assert_true(ic0_error <= 1e-5);
+    assert_true(dic_error <= 1e-5);
+    assert_true(ic0 > 0 && 2 * ic0 <= jacobi);
+    assert_true(dic > 0 && 3 * dic <= 2 * jacobi);
 }
 
 /* The same bits twice, and on one thread and two. */
@@ -108,6 +129,12 @@ static void test_pcg_run_is_bitwise_repeatable(void **state)
 {
     (void)state;
     assert_same_bits_on_threads("experiments/fig5.ini", (const char *const[]){ "solver.global=pcg", NULL }, 20, 0);
+    assert_same_bits_on_threads("experiments/fig5.ini",
+                                (const char *const[]){ "solver.global=pcg", "solver.global_preconditioner=ic0", NULL },
+                                20, 0);
+    assert_same_bits_on_threads("experiments/fig5.ini",
+                                (const char *const[]){ "solver.global=pcg", "solver.global_preconditioner=dic", NULL },
+                                20, 0);
 }
 
 /* A variant without the option refuses it naming it; arap refuses pcg with the floor held in
@@ -124,6 +151,10 @@ static void test_pcg_refusals_name_the_option(void **state)
     assert_non_null(strstr(message, "floor_contact = solve"));
     message = load_fails("experiments/fig5.ini", (const char *const[]){ "solver.global_tolerance=0.5", NULL });
     assert_non_null(strstr(message, "global_tolerance"));
+    message = load_fails("experiments/fig5.ini",
+                         (const char *const[]){ "solver.global=pcg", "solver.global_preconditioner=ilu", NULL });
+    assert_non_null(strstr(message, "global_preconditioner = 'ilu'"));
+    assert_non_null(strstr(message, "jacobi|ic0|dic"));
 }
 
 /* The kernel alone: a 1-D Laplacian plus a mass term, three columns (one zero), solved to 1e-12
@@ -169,18 +200,128 @@ static void test_cg_kernel_solves_three_columns(void **state)
     op_sparse_matrix_free(&a);
 }
 
+/* IC(0) and DIC on a tridiagonal matrix are its exact Cholesky factor (no fill is dropped), so
+ * CG ends in one iteration; on a 2-D grid's Laplacian plus a mass term they drop fill, and still
+ * solve to the tolerance (the true residual, recomputed here) in under half Jacobi's iterations,
+ * a zero column of B staying exactly zero.
+ * L's bytes are counted: n + 1 starts, and the lower triangle's entries at 12 bytes; DIC's, two
+ * n-vectors. */
+static void test_ic0_and_dic_kernels(void **state)
+{
+    (void)state;
+    enum { N = 50, SIDE = 30, GRID = SIDE * SIDE };
+    static int rows[3 * GRID], cols[3 * GRID];
+    static double values[3 * GRID], rhs[3 * GRID], x[3 * GRID], product[3 * GRID];
+    int count = 0;
+    for (int i = 0; i < N; ++i) {
+        rows[count] = cols[count] = i, values[count++] = 2.01;
+        if (i + 1 < N)
+            rows[count] = i, cols[count] = i + 1, values[count++] = -1.0;
+        rhs[3 * i] = sin(0.3 * i), rhs[3 * i + 1] = cos(0.1 * i), rhs[3 * i + 2] = i % 7 - 3.0;
+    }
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_sparse_matrix *a = NULL;
+    op_cg_workspace work = { 0 };
+    int iterations = 0;
+    assert_int_equal(op_sparse_matrix_create(&ctx, N, count, rows, cols, values, &a), OP_OK);
+    size_t jacobi_bytes = op_sparse_matrix_bytes(a);
+    assert_int_equal(op_sparse_cg_entries_per_iteration(a), 3 * N - 2 + N);
+    assert_int_equal(op_sparse_matrix_factor_ic0(&ctx, a), OP_OK);
+    assert_int_equal(op_sparse_matrix_bytes(a), jacobi_bytes + (N + 1) * 4 + (2 * N - 1) * 12);
+    assert_int_equal(op_sparse_cg_entries_per_iteration(a), 3 * N - 2 + 2 * (2 * N - 1));
+    assert_int_equal(op_cg_workspace_reserve(&ctx, &work, a), OP_OK);
+    assert_int_equal(op_sparse_cg3(&ctx, a, &work, rhs, x, 1e-12, 1000, &iterations), OP_OK);
+    assert_int_equal(iterations, 1);
+    assert_int_equal(op_sparse_matrix_factor_dic(&ctx, a), OP_OK);
+    assert_int_equal(op_sparse_matrix_bytes(a), jacobi_bytes + 2 * N * 8);
+    assert_int_equal(op_sparse_cg_entries_per_iteration(a), 2 * N - 2 + 4 * N);
+    memset(x, 0, sizeof x);
+    assert_int_equal(op_sparse_cg3(&ctx, a, &work, rhs, x, 1e-12, 1000, &iterations), OP_OK);
+    assert_int_equal(iterations, 1);
+    op_cg_workspace_free(&work);
+    op_sparse_matrix_free(&a);
+
+    count = 0;
+    for (int i = 0; i < GRID; ++i) {
+        int right = i % SIDE + 1 < SIDE, up = i + SIDE < GRID;
+        rows[count] = cols[count] = i, values[count++] = 4.01;
+        if (right)
+            rows[count] = i, cols[count] = i + 1, values[count++] = -1.0;
+        if (up)
+            rows[count] = i, cols[count] = i + SIDE, values[count++] = -1.0;
+        rhs[3 * i] = sin(0.3 * i), rhs[3 * i + 1] = 0.0, rhs[3 * i + 2] = (i * 7919) % 13 - 6.0;
+    }
+    int by_preconditioner[3];
+    for (int preconditioner = 0; preconditioner < 3; ++preconditioner) {
+        assert_int_equal(op_sparse_matrix_create(&ctx, GRID, count, rows, cols, values, &a), OP_OK);
+        if (preconditioner == 1)
+            assert_int_equal(op_sparse_matrix_factor_ic0(&ctx, a), OP_OK);
+        if (preconditioner == 2)
+            assert_int_equal(op_sparse_matrix_factor_dic(&ctx, a), OP_OK);
+        assert_int_equal(op_cg_workspace_reserve(&ctx, &work, a), OP_OK);
+        memset(x, 0, sizeof x);
+        assert_int_equal(op_sparse_cg3(&ctx, a, &work, rhs, x, 1e-10, 10000, &by_preconditioner[preconditioner]),
+                         OP_OK);
+        op_sparse_matrix_times3(a, x, product);
+        for (int i = 0; i < GRID; ++i) /* the zero column stays exactly zero */
+            assert_true(x[3 * i + 1] == 0.0);
+        for (int c = 0; c < 3; c += 2) {
+            double r = 0.0, b = 0.0;
+            for (int i = 0; i < GRID; ++i) {
+                r += (product[3 * i + c] - rhs[3 * i + c]) * (product[3 * i + c] - rhs[3 * i + c]);
+                b += rhs[3 * i + c] * rhs[3 * i + c];
+            }
+            assert_true(sqrt(r / b) <= 1.01e-10);
+        }
+        op_cg_workspace_free(&work);
+        op_sparse_matrix_free(&a);
+    }
+    print_message("30 x 30 grid: %d CG iterations with Jacobi, %d with IC(0), %d with DIC\n", by_preconditioner[0],
+                  by_preconditioner[1], by_preconditioner[2]);
+    assert_true(2 * by_preconditioner[1] <= by_preconditioner[0]);
+    assert_true(2 * by_preconditioner[2] <= by_preconditioner[0]);
+}
+
+/* A matrix that is not positive definite though its diagonal is: IC(0) and DIC refuse it, naming
+ * the row, and the matrix stays Jacobi-preconditioned. */
+static void test_incomplete_factors_refuse_an_indefinite_matrix(void **state)
+{
+    (void)state;
+    int rows[] = { 0, 1, 0 }, cols[] = { 0, 1, 1 };
+    double values[] = { 1.0, 1.0, -2.0 };
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_sparse_matrix *a = NULL;
+    assert_int_equal(op_sparse_matrix_create(&ctx, 2, 3, rows, cols, values, &a), OP_OK);
+    size_t bytes = op_sparse_matrix_bytes(a);
+    assert_int_equal(op_sparse_matrix_factor_ic0(&ctx, a), OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "pivot of row 1"));
+    assert_int_equal(op_sparse_matrix_bytes(a), bytes);
+    assert_int_equal(op_sparse_cg_entries_per_iteration(a), 4 + 2);
+    assert_int_equal(op_sparse_matrix_factor_dic(&ctx, a), OP_ERR_INVALID);
+    assert_non_null(strstr(ctx.message, "pivot of row 1"));
+    assert_int_equal(op_sparse_matrix_bytes(a), bytes);
+    op_sparse_matrix_free(&a);
+}
+
 /* The linear solves' bytes (solver.h's solve_bytes, the scaling study's memory per particle) of
  * Fig. 5's dinosaur, 100 free particles and 264 edges, counted by hand: with the factor, L's
  * entries below the diagonal at 24 bytes (by columns and by rows, index and value), 20 bytes a
  * row (order, two starts, pivot), 8 for the two end starts and the 64-byte-a-row workspace; with
  * pcg, A's 100 + 2 × 264 entries at 12 bytes, 12 a row (start, inverse diagonal), 4 for the end,
- * the CG workspace's 96 and the warm start's 24 bytes a row. */
+ * the CG workspace's 96 and the warm start's 24 bytes a row; with IC(0), L's 100 + 264 entries at
+ * 12 bytes and 101 starts at 4 more; with DIC, its two diagonals' 16 bytes a row. */
 static void test_solve_bytes_count_what_is_held(void **state)
 {
     (void)state;
-    op_scene cholesky, pcg;
+    op_scene cholesky, pcg, ic0, dic;
     test_load_scene(&cholesky, "experiments/fig5.ini", NULL);
     test_load_scene(&pcg, "experiments/fig5.ini", (const char *const[]){ "solver.global=pcg", NULL });
+    test_load_scene(&ic0, "experiments/fig5.ini",
+                    (const char *const[]){ "solver.global=pcg", "solver.global_preconditioner=ic0", NULL });
+    test_load_scene(&dic, "experiments/fig5.ini",
+                    (const char *const[]){ "solver.global=pcg", "solver.global_preconditioner=dic", NULL });
     const op_body *body = &cholesky.world.bodies[0];
     assert_int_equal(body->graph->particle_count, 100);
     assert_int_equal(body->graph->edge_count, 264);
@@ -189,15 +330,23 @@ static void test_solve_bytes_count_what_is_held(void **state)
     assert_int_equal(op_solver_arap.solve_bytes(cholesky.world.solver_state[0]), below * 24 + 100 * 20 + 8 + 100 * 64);
     assert_int_equal(op_solver_arap.solve_bytes(pcg.world.solver_state[0]),
                      (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 100 * 24);
+    assert_int_equal(op_solver_arap.solve_bytes(ic0.world.solver_state[0]),
+                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 100 * 24 + (100 + 264) * 12 + 101 * 4);
+    assert_int_equal(op_solver_arap.solve_bytes(dic.world.solver_state[0]),
+                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 100 * 24 + 100 * 16);
     assert_null(op_arap_factor(pcg.world.solver_state[0]));
     op_scene_free(&cholesky);
     op_scene_free(&pcg);
+    op_scene_free(&ic0);
+    op_scene_free(&dic);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cg_kernel_solves_three_columns),
+        cmocka_unit_test(test_ic0_and_dic_kernels),
+        cmocka_unit_test(test_incomplete_factors_refuse_an_indefinite_matrix),
         cmocka_unit_test(test_pcg_global_step_matches_cholesky_on_fig5),
         cmocka_unit_test(test_pcg_global_step_matches_cholesky_on_a_larger_body),
         cmocka_unit_test(test_pcg_run_is_bitwise_repeatable),

@@ -1,19 +1,13 @@
-/* sparse_cg.h: the matrix in compressed rows, built from triplets, and the Jacobi-preconditioned
- * conjugate gradients for three columns at once. */
+/* sparse_cg.h: the matrix in compressed rows, built from triplets, its Jacobi and IC(0)
+ * preconditioners, and the preconditioned conjugate gradients for three columns at once (DIC's,
+ * by Eisenstat's trick, in sparse_cg_dic.c). */
 #include "kernels/sparse_cg.h"
+#include "kernels/sparse_cg_internal.h"
 #include "kernels/sparse.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Row i's entries at [row_start[i], row_start[i + 1]) of column and value, columns ascending,
- * both triangles; the inverse of each diagonal entry for the preconditioner. */
-struct op_sparse_matrix {
-    int n;
-    int *row_start, *column;
-    double *value, *inverse_diagonal;
-};
 
 void op_sparse_matrix_free(op_sparse_matrix **matrix)
 {
@@ -24,6 +18,11 @@ void op_sparse_matrix_free(op_sparse_matrix **matrix)
     free(a->column);
     free(a->value);
     free(a->inverse_diagonal);
+    free(a->lower_start);
+    free(a->lower_column);
+    free(a->lower_value);
+    free(a->dic_diagonal);
+    free(a->dic_correction);
     free(a);
     *matrix = NULL;
 }
@@ -152,7 +151,111 @@ long op_sparse_matrix_nonzeros(const op_sparse_matrix *matrix)
 size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix)
 {
     size_t n = (size_t)matrix->n, entries = (size_t)matrix->row_start[matrix->n];
-    return (n + 1) * sizeof(int) + n * sizeof(double) + entries * (sizeof(int) + sizeof(double));
+    size_t bytes = (n + 1) * sizeof(int) + n * sizeof(double) + entries * (sizeof(int) + sizeof(double));
+    if (matrix->lower_value)
+        bytes += (n + 1) * sizeof(int) + (size_t)matrix->lower_start[n] * (sizeof(int) + sizeof(double));
+    if (matrix->dic_diagonal)
+        bytes += 2 * n * sizeof(double);
+    return bytes;
+}
+
+long op_sparse_cg_entries_per_iteration(const op_sparse_matrix *matrix)
+{
+    long nonzeros = matrix->row_start[matrix->n];
+    if (matrix->dic_diagonal) /* A's off-diagonal entries once, D̃ three times, D − 2 D̃ once */
+        return nonzeros - matrix->n + 4L * matrix->n;
+    if (matrix->lower_value)
+        return nonzeros + 2L * matrix->lower_start[matrix->n];
+    return nonzeros + matrix->n;
+}
+
+/* Σ_k l_ik l_jk over the columns k < j that rows i and j both hold: row i's entries at
+ * [from_i, to_i) and row j's off-diagonal ones, both ascending, merged in ascending k. */
+static double row_overlap(const op_sparse_matrix *a, int from_i, int to_i, int j)
+{
+    const int *column = a->lower_column;
+    const double *value = a->lower_value;
+    int p = from_i, q = a->lower_start[j], end_j = a->lower_start[j + 1] - 1;
+    double sum = 0.0;
+    while (p < to_i && q < end_j) {
+        if (column[p] == column[q])
+            sum += value[p++] * value[q++];
+        else if (column[p] < column[q])
+            ++p;
+        else
+            ++q;
+    }
+    return sum;
+}
+
+/* L's rows in place over A's lower triangle, row by row: l_ij = (a_ij − Σ_{k<j} l_ik l_jk) / l_jj,
+ * then l_ii = √(a_ii − Σ_{k<i} l_ik²); fails naming the row whose pivot is not positive. */
+static int factor_rows(op_ctx *ctx, op_sparse_matrix *a)
+{
+    for (int i = 0; i < a->n; ++i) {
+        int first = a->lower_start[i], diagonal = a->lower_start[i + 1] - 1;
+        for (int p = first; p < diagonal; ++p) {
+            int j = a->lower_column[p];
+            a->lower_value[p] = (a->lower_value[p] - row_overlap(a, first, p, j)) /
+                                a->lower_value[a->lower_start[j + 1] - 1];
+        }
+        double pivot = a->lower_value[diagonal];
+        for (int p = first; p < diagonal; ++p)
+            pivot -= a->lower_value[p] * a->lower_value[p];
+        if (!(pivot > 0.0))
+            return OP_FAIL(ctx, OP_ERR_INVALID, "incomplete Cholesky factor: pivot of row %d is %g, not positive",
+                           i, pivot);
+        a->lower_value[diagonal] = sqrt(pivot);
+    }
+    return OP_OK;
+}
+
+/* A's lower triangle (the diagonal included: op_sparse_matrix_create made every diagonal entry
+ * present and positive) copied to L's arrays. */
+static int copy_lower_triangle(op_ctx *ctx, op_sparse_matrix *a)
+{
+    int n = a->n;
+    a->lower_start = op_calloc(ctx, (size_t)n + 1, sizeof(int));
+    if (!a->lower_start)
+        return ctx->status;
+    for (int i = 0; i < n; ++i) {
+        int length = 0;
+        for (int p = a->row_start[i]; p < a->row_start[i + 1] && a->column[p] <= i; ++p)
+            ++length;
+        a->lower_start[i + 1] = a->lower_start[i] + length;
+    }
+    a->lower_column = op_calloc(ctx, (size_t)a->lower_start[n] + 1, sizeof(int));
+    a->lower_value = op_calloc(ctx, (size_t)a->lower_start[n] + 1, sizeof(double));
+    if (ctx->status != OP_OK)
+        return ctx->status;
+    for (int i = 0; i < n; ++i) {
+        int length = a->lower_start[i + 1] - a->lower_start[i];
+        memcpy(&a->lower_column[a->lower_start[i]], &a->column[a->row_start[i]], (size_t)length * sizeof(int));
+        memcpy(&a->lower_value[a->lower_start[i]], &a->value[a->row_start[i]], (size_t)length * sizeof(double));
+    }
+    return OP_OK;
+}
+
+/* Back to Jacobi: IC(0)'s and DIC's arrays freed. */
+void op_sparse_matrix_drop_preconditioner(op_sparse_matrix *a)
+{
+    free(a->lower_start);
+    free(a->lower_column);
+    free(a->lower_value);
+    free(a->dic_diagonal);
+    free(a->dic_correction);
+    a->lower_start = a->lower_column = NULL;
+    a->lower_value = a->dic_diagonal = a->dic_correction = NULL;
+}
+
+int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix)
+{
+    op_sparse_matrix_drop_preconditioner(matrix);
+    if (copy_lower_triangle(ctx, matrix) != OP_OK || factor_rows(ctx, matrix) != OP_OK) {
+        op_sparse_matrix_drop_preconditioner(matrix);
+        return ctx->status;
+    }
+    return OP_OK;
 }
 
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y)
@@ -191,7 +294,7 @@ void op_cg_workspace_free(op_cg_workspace *work)
 }
 
 /* out[c] = Σ_i a[i][c] b[i][c], each column summed in ascending i */
-static void column_dots(const double *a, const double *b, int n, double out[3])
+void op_cg_column_dots(const double *a, const double *b, int n, double out[3])
 {
     double sum[3] = { 0.0, 0.0, 0.0 };
     for (int i = 0; i < n; ++i)
@@ -201,9 +304,44 @@ static void column_dots(const double *a, const double *b, int n, double out[3])
         out[c] = sum[c];
 }
 
-/* z = D⁻¹ r in the active columns */
+/* z = (L Lᵀ)⁻¹ r, all three columns in one pass over L's entries (a finished column's z is
+ * computed and not used): L y = r forward by rows, then Lᵀ z = y backward by L's rows (each
+ * solved z_i taken out of the rows above it), in place in z. */
+static void precondition_ic0(const op_sparse_matrix *a, const double *r, double *z)
+{
+    const int *start = a->lower_start, *column = a->lower_column;
+    const double *value = a->lower_value;
+    for (int i = 0; i < a->n; ++i) {
+        int diagonal = start[i + 1] - 1;
+        double sum[3] = { r[3 * i], r[3 * i + 1], r[3 * i + 2] };
+        for (int p = start[i]; p < diagonal; ++p) {
+            const double *zj = &z[3 * column[p]];
+            for (int c = 0; c < 3; ++c)
+                sum[c] -= value[p] * zj[c];
+        }
+        for (int c = 0; c < 3; ++c)
+            z[3 * i + c] = sum[c] / value[diagonal];
+    }
+    for (int i = a->n - 1; i >= 0; --i) {
+        int diagonal = start[i + 1] - 1;
+        double zi[3];
+        for (int c = 0; c < 3; ++c)
+            zi[c] = z[3 * i + c] = z[3 * i + c] / value[diagonal];
+        for (int p = start[i]; p < diagonal; ++p) {
+            double *zj = &z[3 * column[p]];
+            for (int c = 0; c < 3; ++c)
+                zj[c] -= value[p] * zi[c];
+        }
+    }
+}
+
+/* z = M⁻¹ r in the active columns: M = L Lᵀ with IC(0), else D (Jacobi) */
 static void precondition(const op_sparse_matrix *a, const double *r, double *z, const int active[3])
 {
+    if (a->lower_value) {
+        precondition_ic0(a, r, z);
+        return;
+    }
     for (int i = 0; i < a->n; ++i)
         for (int c = 0; c < 3; ++c)
             if (active[c])
@@ -212,10 +350,10 @@ static void precondition(const op_sparse_matrix *a, const double *r, double *z, 
 
 /* The columns whose residual is not yet small enough: active[c] = ‖r_c‖² > limit[c]; returns
  * how many. */
-static int still_active(const double *r, int n, const double limit[3], int active[3])
+int op_cg_still_active(const double *r, int n, const double limit[3], int active[3])
 {
     double rr[3];
-    column_dots(r, r, n, rr);
+    op_cg_column_dots(r, r, n, rr);
     int count = 0;
     for (int c = 0; c < 3; ++c) {
         active[c] = active[c] && rr[c] > limit[c];
@@ -240,14 +378,14 @@ static int check_cg(op_ctx *ctx, const op_sparse_matrix *a, const op_cg_workspac
 }
 
 /* One conjugate-gradient step of the active columns from p (q = A p already made): x += α p,
- * r −= α q, then, for the columns still active, z = D⁻¹ r and p = z + β p. Returns the
+ * r −= α q, then, for the columns still active, z = M⁻¹ r and p = z + β p. Returns the
  * active count, or −1 on a breakdown (pᵀ A p not positive: A is not positive definite). */
 static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, double *p, const double *q,
                    double rz[3], const double limit[3], int active[3])
 {
     int n = a->n;
     double pq[3], alpha[3] = { 0.0, 0.0, 0.0 };
-    column_dots(p, q, n, pq);
+    op_cg_column_dots(p, q, n, pq);
     for (int c = 0; c < 3; ++c)
         if (active[c]) {
             if (!(pq[c] > 0.0))
@@ -260,11 +398,11 @@ static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, d
                 x[3 * i + c] += alpha[c] * p[3 * i + c];
                 r[3 * i + c] -= alpha[c] * q[3 * i + c];
             }
-    if (still_active(r, n, limit, active) == 0)
+    if (op_cg_still_active(r, n, limit, active) == 0)
         return 0;
     double rz_next[3], beta[3];
     precondition(a, r, z, active);
-    column_dots(r, z, n, rz_next);
+    op_cg_column_dots(r, z, n, rz_next);
     for (int c = 0; c < 3; ++c) {
         beta[c] = active[c] ? rz_next[c] / rz[c] : 0.0;
         rz[c] = rz_next[c];
@@ -277,6 +415,25 @@ static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, d
             if (active[c])
                 p[3 * i + c] = z[3 * i + c] + beta[c] * p[3 * i + c];
     return count;
+}
+
+/* The failure after max_iterations, naming the first column still active and its residual r. */
+int op_cg_not_converged(op_ctx *ctx, const double *r, int n, const double bb[3], const double limit[3],
+                         const int active[3], int max_iterations)
+{
+    double rr[3];
+    op_cg_column_dots(r, r, n, rr);
+    int c = active[0] ? 0 : active[1] ? 1 : 2;
+    return OP_FAIL(ctx, OP_ERR_INVALID,
+                   "conjugate gradients: column %d not converged after %d iterations (relative residual %.3g, "
+                   "tolerance %g)", c, max_iterations, sqrt(rr[c] / bb[c]), sqrt(limit[c] / bb[c]));
+}
+
+int op_cg_breakdown(op_ctx *ctx, int iterations)
+{
+    return OP_FAIL(ctx, OP_ERR_INVALID,
+                   "conjugate gradients: breakdown after %d iterations (the matrix is not positive definite)",
+                   iterations);
 }
 
 static int check_finite(op_ctx *ctx, const double *x, int n)
@@ -298,7 +455,7 @@ int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *
     double *r = work->data, *z = r + 3 * (size_t)n, *p = z + 3 * (size_t)n, *q = p + 3 * (size_t)n;
     double bb[3], limit[3], rz[3];
     int active[3];
-    column_dots(rhs, rhs, n, bb);
+    op_cg_column_dots(rhs, rhs, n, bb);
     for (int c = 0; c < 3; ++c) {
         limit[c] = tolerance * tolerance * bb[c];
         active[c] = bb[c] > 0.0;
@@ -306,29 +463,26 @@ int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *
             for (int i = 0; i < n; ++i)
                 x[3 * i + c] = 0.0;
     }
+    if (matrix->dic_diagonal)
+        return op_cg_eisenstat(ctx, matrix, work, rhs, x, bb, limit, active, max_iterations, iterations) != OP_OK
+                   ? ctx->status
+                   : check_finite(ctx, x, n);
     op_sparse_matrix_times3(matrix, x, q);
     for (size_t k = 0; k < 3 * (size_t)n; ++k)
         r[k] = rhs[k] - q[k];
-    int count = still_active(r, n, limit, active);
+    int count = op_cg_still_active(r, n, limit, active);
     memset(z, 0, 3 * (size_t)n * sizeof *z); /* the finished columns' p stays zero */
     precondition(matrix, r, z, active);
-    column_dots(r, z, n, rz);
+    op_cg_column_dots(r, z, n, rz);
     memcpy(p, z, 3 * (size_t)n * sizeof *p);
     while (count > 0) {
-        if (*iterations >= max_iterations) {
-            double rr[3];
-            column_dots(r, r, n, rr);
-            int c = active[0] ? 0 : active[1] ? 1 : 2;
-            return OP_FAIL(ctx, OP_ERR_INVALID,
-                           "conjugate gradients: column %d not converged after %d iterations (relative residual "
-                           "%.3g, tolerance %g)", c, max_iterations, sqrt(rr[c] / bb[c]), tolerance);
-        }
+        if (*iterations >= max_iterations)
+            return op_cg_not_converged(ctx, r, n, bb, limit, active, max_iterations);
         op_sparse_matrix_times3(matrix, p, q);
         ++*iterations;
         count = cg_step(matrix, x, r, z, p, q, rz, limit, active);
         if (count < 0)
-            return OP_FAIL(ctx, OP_ERR_INVALID, "conjugate gradients: breakdown after %d iterations (the matrix is "
-                           "not positive definite)", *iterations);
+            return op_cg_breakdown(ctx, *iterations);
     }
     return check_finite(ctx, x, n);
 }

@@ -1,18 +1,26 @@
 /* The iterative alternative to sparse.h's factor: a symmetric positive-definite matrix held as
- * it is (compressed rows, both triangles), and Jacobi-preconditioned conjugate gradients for
- * three right-hand sides at once (x, y and z share the matrix), warm-started from the caller's
- * guess. arap's global step takes it with [solver] global = pcg (solvers/arap.c), for bodies
- * where the factor's fill costs more than the iterations (docs/performance.md, *The global
- * step at scale*).
+ * it is (compressed rows, both triangles), and preconditioned conjugate gradients for three
+ * right-hand sides at once (x, y and z share the matrix), warm-started from the caller's guess.
+ * arap's global step takes it with [solver] global = pcg (solvers/arap.c), for bodies where the
+ * factor's fill costs more than the iterations (docs/performance.md, *The global step at
+ * scale*).
  *
- * Why Jacobi and not incomplete Cholesky: the matrix is M/h² + k·L (a mass term plus a
- * volume-weighted graph Laplacian, docs/method.md), its diagonal carries most of what a
- * preconditioner can use cheaply, and a diagonal scaling is one multiply a row, needs no
- * ordering and no triangular solves (which run one row after another), and cannot break down.
+ * Three preconditioners ([solver] global_preconditioner): Jacobi, the diagonal, by default (one
+ * multiply a row, no set-up, cannot break down); IC(0), the incomplete Cholesky factor L on A's
+ * own lower triangle (no fill, op_sparse_matrix_factor_ic0), applied as two triangular solves;
+ * and DIC, the diagonal incomplete Cholesky factor (op_sparse_matrix_factor_dic), applied by
+ * Eisenstat's trick. On the global matrix M/h² + k·L_graph IC(0) halves Jacobi's iterations but
+ * reads A and L each iteration, about twice Jacobi's entries; DIC needs a few more iterations
+ * than IC(0) and its iteration reads about Jacobi's entries, so a solve reads the least
+ * (docs/performance.md, *The global step at scale*). The matrix is a symmetric M-matrix (a
+ * positive diagonal, non-positive off-diagonal entries, diagonally dominant), for which both
+ * factors exist (Meijerink & van der Vorst 1977); a pivot that is not positive is still refused
+ * by row. The rows keep the caller's order (the graph's, which numbers particles in voxel scan
+ * order): no reordering is made.
  *
  * Determinism: every sum runs in a fixed order (rows ascending, a row's entries by ascending
- * column), one thread, no intrinsics, so every run, thread count and build (scalar or SIMD)
- * gives the same bits. */
+ * column, the backward solve by descending rows), one thread, no intrinsics, so every run,
+ * thread count and build (scalar or SIMD) gives the same bits. */
 #ifndef OPSIM_SPARSE_CG_H
 #define OPSIM_SPARSE_CG_H
 
@@ -42,8 +50,24 @@ void op_sparse_matrix_free(op_sparse_matrix **matrix);
 int op_sparse_matrix_size(const op_sparse_matrix *matrix);
 /* Stored entries, both triangles and the diagonal. */
 long op_sparse_matrix_nonzeros(const op_sparse_matrix *matrix);
-/* Bytes the matrix holds (its arrays). */
+/* Bytes the matrix holds (its arrays, and IC(0)'s L or DIC's two diagonals when made). */
 size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix);
+
+/* Makes L, A's incomplete Cholesky factor with zero fill (A ≈ L Lᵀ on A's sparsity), from which
+ * op_sparse_cg3 then preconditions instead of the diagonal; made again if called again. Fails
+ * with OP_ERR_INVALID naming the row whose pivot is not positive (the matrix is then as before,
+ * Jacobi-preconditioned). Call it before sharing the matrix between threads. */
+int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix);
+/* Makes DIC, the diagonal incomplete Cholesky preconditioner M = (D̃ + L) D̃⁻¹ (D̃ + L)ᵀ, L A's
+ * strict lower triangle, D̃ chosen so that M's diagonal is A's (d̃_i = a_ii − Σ_{j<i} a_ij² /
+ * d̃_j); op_sparse_cg3 then applies it by Eisenstat's trick: an iteration's two triangular
+ * passes over L stand in for the product with A. Fails as op_sparse_matrix_factor_ic0 does.
+ * Replaces IC(0), as IC(0) replaces it. */
+int op_sparse_matrix_factor_dic(op_ctx *ctx, op_sparse_matrix *matrix);
+/* Matrix entries (and diagonal values) one CG iteration reads: Jacobi A's nonzeros + n; IC(0)
+ * A's nonzeros + L's entries twice; DIC (Eisenstat) A's off-diagonal entries once + 4 n. A DIC
+ * solve reads L's lower half and D̃ once more each time it tests the true residual. */
+long op_sparse_cg_entries_per_iteration(const op_sparse_matrix *matrix);
 
 /* Y = A X for X = x[n][3] (row-major, as below). */
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y);
@@ -55,8 +79,9 @@ void op_cg_workspace_free(op_cg_workspace *work);
  * conjugate gradients on each column, the three columns' products with A in one pass over the
  * matrix. x holds the starting guess on entry and the solution on return. A column stops when
  * its residual ‖b − A x‖₂ ≤ tolerance · ‖b‖₂ (a zero column of B gives exactly x = 0), checked
- * on the recurrence's residual; *iterations is the number of products with A made (the most any
- * column needed). Fails with OP_ERR_INVALID for a workspace too small, a tolerance outside
+ * on the recurrence's residual (with DIC, r = T r̂ from the transformed one, computed when r̂
+ * predicts a pass); *iterations is the number of iterations made, each one product with A or,
+ * with DIC, with T⁻¹ A T⁻ᵀ (the most any column needed). Fails with OP_ERR_INVALID for a workspace too small, a tolerance outside
  * (0, 1), or when a column has not converged after max_iterations products (x then holds the
  * last iterate; the message gives the residual reached), and when the solution is not finite. */
 int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *work, const double *rhs, double *x,

@@ -1,0 +1,40 @@
+/* Inside sparse_cg.h's matrix: its layout, and the pieces sparse_cg.c (the matrix, Jacobi and
+ * IC(0), the CG loop) and sparse_cg_dic.c (DIC and its CG by Eisenstat's trick) share. Not for
+ * other files. */
+#ifndef OPSIM_SPARSE_CG_INTERNAL_H
+#define OPSIM_SPARSE_CG_INTERNAL_H
+
+#include "kernels/sparse_cg.h"
+
+/* Row i's entries at [row_start[i], row_start[i + 1]) of column and value, columns ascending,
+ * both triangles; the inverse of each diagonal entry for the Jacobi preconditioner. With IC(0),
+ * L's row i at [lower_start[i], lower_start[i + 1]) of lower_column and lower_value: A's entries
+ * of columns j ≤ i, ascending, so the diagonal last; lower_value is NULL without it. With DIC,
+ * its diagonal D̃ and D − 2 D̃ (Eisenstat's correction); NULL without it. */
+struct op_sparse_matrix {
+    int n;
+    int *row_start, *column;
+    double *value, *inverse_diagonal;
+    int *lower_start, *lower_column;
+    double *lower_value;
+    double *dic_diagonal, *dic_correction;
+};
+
+/* Back to Jacobi: IC(0)'s and DIC's arrays freed. */
+void op_sparse_matrix_drop_preconditioner(op_sparse_matrix *a);
+/* out[c] = Σ_i a[i][c] b[i][c], each column summed in ascending i */
+void op_cg_column_dots(const double *a, const double *b, int n, double out[3]);
+/* The columns whose residual is not yet small enough: active[c] = ‖r_c‖² > limit[c]; returns
+ * how many. */
+int op_cg_still_active(const double *r, int n, const double limit[3], int active[3]);
+/* The failure after max_iterations, naming the first column still active and its residual r. */
+int op_cg_not_converged(op_ctx *ctx, const double *r, int n, const double bb[3], const double limit[3],
+                        const int active[3], int max_iterations);
+/* The failure when pᵀ A p is not positive. */
+int op_cg_breakdown(op_ctx *ctx, int iterations);
+/* op_sparse_cg3 with DIC (sparse_cg_dic.c): bb = ‖b_c‖², limit = tolerance² bb, active the
+ * columns with b_c ≠ 0 (their x already zero). */
+int op_cg_eisenstat(op_ctx *ctx, const op_sparse_matrix *a, op_cg_workspace *work, const double *rhs, double *x,
+                    const double bb[3], const double limit[3], int active[3], int max_iterations, int *iterations);
+
+#endif
