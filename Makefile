@@ -35,7 +35,7 @@ TEST_SRC    := $(wildcard tests/test_*.c)
 TEST_BIN    := $(TEST_SRC:tests/%.c=bin/tests/%)
 # The tests `make test` runs again in the plain-C build (below, test).
 SCALAR_TESTS := golden arap_reference arap arap_lbfgs polar sparse predict collide floor team energy \
-                chebyshev anderson experiments
+                chebyshev anderson experiments arap_pcg
 ifeq ($(SCALAR),1)
 TEST_BIN    := $(SCALAR_TESTS:%=bin/tests/test_%)
 endif

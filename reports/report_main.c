@@ -84,7 +84,7 @@ static const char help[] =
     "       opsim-report alias --run RUN.h5 --out TSV | alias-series --run RUN.h5 --out TSV\n"
     "       opsim-report scaling --out MD --data PREFIX CSV [CSV ...]\n"
     "       opsim-report stability --in FIRST.tsv --against SECOND.tsv [--tolerance 0.10]\n"
-    "                              [--rank ms_1e-4] --out TSV\n"
+    "                              [--rank ms_1e-4] --out TSV [--ranks TSV]\n"
     "\n"
     "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV (table1-tex\n"
     "the same as a LaTeX tabular, reports/report_table1.h),\n"
@@ -451,10 +451,12 @@ static int run_scaling(int argc, char **argv)
     return exit_status(&ctx);
 }
 
-/* opsim-report stability (report_stability.h): 0 stable, 1 not, or the error's status. */
+/* opsim-report stability (report_stability.h): 0 stable, 1 not, or the error's status. The
+ * cells go to --out, the rankings to --ranks (OUT with -ranks before .tsv when not given), the
+ * totals to stdout. */
 static int run_stability(int argc, char **argv)
 {
-    const char *in = NULL, *against = NULL, *out_path = NULL, *rank = "ms_1e-4";
+    const char *in = NULL, *against = NULL, *out_path = NULL, *ranks_path = NULL, *rank = "ms_1e-4";
     double tolerance = 0.10;
     for (int a = 2; a + 1 < argc; a += 2) {
         const char *key = argv[a], *value = argv[a + 1];
@@ -462,6 +464,7 @@ static int run_stability(int argc, char **argv)
         if (strcmp(key, "--in") == 0) in = value;
         else if (strcmp(key, "--against") == 0) against = value;
         else if (strcmp(key, "--out") == 0) out_path = value;
+        else if (strcmp(key, "--ranks") == 0) ranks_path = value;
         else if (strcmp(key, "--rank") == 0) rank = value;
         else if (strcmp(key, "--tolerance") == 0 && (tolerance = strtod(value, &end)) >= 0 && *end == '\0') {
         } else {
@@ -473,22 +476,35 @@ static int run_stability(int argc, char **argv)
         fputs(help, stderr);
         return 64;
     }
+    char derived[4096];
+    if (!ranks_path) {
+        size_t length = strlen(out_path);
+        int has_suffix = length > 4 && strcmp(out_path + length - 4, ".tsv") == 0;
+        snprintf(derived, sizeof derived, "%.*s-ranks.tsv", (int)(has_suffix ? length - 4 : length), out_path);
+        ranks_path = derived;
+    }
     op_ctx ctx;
     op_ctx_init(&ctx);
-    op_atomic_file file;
-    int stable = 0;
-    if (op_atomic_open(&ctx, &file, out_path) == OP_OK) {
-        report_stability(&ctx, in, against, tolerance, rank, file.file, &stable);
-        if (ctx.status == OP_OK)
-            op_atomic_commit(&ctx, &file);
-        else
-            op_atomic_abort(&file);
+    op_atomic_file cells, ranks;
+    report_stability_totals totals;
+    if (op_atomic_open(&ctx, &cells, out_path) == OP_OK) {
+        if (op_atomic_open(&ctx, &ranks, ranks_path) == OP_OK) {
+            report_stability(&ctx, in, against, tolerance, rank, cells.file, ranks.file, &totals);
+            if (ctx.status == OP_OK && op_atomic_commit(&ctx, &cells) == OP_OK)
+                op_atomic_commit(&ctx, &ranks);
+            else
+                op_atomic_abort(&ranks);
+        }
+        if (ctx.status != OP_OK)
+            op_atomic_abort(&cells);
     }
     if (ctx.status != OP_OK) {
         fprintf(stderr, "opsim-report: %s\n", ctx.message);
         return exit_status(&ctx);
     }
-    return stable ? 0 : 1;
+    printf("%d of %d ms cells outside ±%.0f %% and not noisy in both; %d of %d scenes ranked otherwise by %s\n",
+           totals.unstable, totals.compared, 100 * tolerance, totals.rankings_differ, totals.scenes, rank);
+    return totals.unstable == 0 && totals.rankings_differ == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_ROWS = 1024, MAX_COLUMNS = 48, MAX_RANKED = 64 };
+enum { MAX_ROWS = 1024, MAX_COLUMNS = 96, MAX_RANKED = 64 };
 
 /* A table: its column names and its rows' cells, in one block of text split in place. */
 typedef struct table {
@@ -119,6 +119,19 @@ static int is_interval_end(const char *column)
     return length > 3 && (strcmp(column + length - 3, "_lo") == 0 || strcmp(column + length - 3, "_hi") == 0);
 }
 
+/* Whether a column holds milliseconds compared (ms_…, own_ms_…), not an interval's end or flag. */
+static int is_compared(const char *column)
+{
+    return (strncmp(column, "ms", 2) == 0 || strncmp(column, "own_ms", 6) == 0) && !strstr(column, "_noisy") &&
+           !is_interval_end(column);
+}
+
+/* A cell as written: the number as the table has it, or empty for anything else. */
+static const char *as_number(const char *text)
+{
+    return isnan(number(text)) ? "" : text;
+}
+
 /* Row r of `first` against its row in `second`, every ms column; returns the unstable cells. */
 static int compare_row(const table *first, const table *second, int r, double tolerance, FILE *out, int *compared)
 {
@@ -127,25 +140,25 @@ static int compare_row(const table *first, const table *second, int r, double to
     int s = row_of(second, variant, scene);
     for (int c = 2; c < first->columns; ++c) {
         const char *column = first->name[c];
-        if (strncmp(column, "ms", 2) != 0 || strstr(column, "_noisy") || is_interval_end(column))
+        if (!is_compared(column))
             continue;
-        const char *a = cell(first, r, column), *b = s < 0 ? "(no row)" : cell(second, s, column);
+        const char *a = cell(first, r, column), *b = s < 0 ? "" : cell(second, s, column);
         double x = number(a), y = number(b), change = (y - x) / x;
         const char *verdict;
-        if (!isnan(x) && !isnan(y))
+        if (s < 0)
+            verdict = "missing";
+        else if (!isnan(x) && !isnan(y))
             /* a hair over: the cells are printed to a few places, and 1.1 / 1.0 − 1 rounds above 0.1 */
             verdict = fabs(change) <= tolerance * (1 + 1e-9)                  ? "stable"
                       : noisy_in(first, r, column) && noisy_in(second, s, column) ? "noisy"
                                                                                    : "differs";
         else
             verdict = isnan(x) && isnan(y) && strcmp(a, b) == 0 ? "stable" : "differs";
-        unstable += strcmp(verdict, "differs") == 0;
+        unstable += strcmp(verdict, "stable") != 0 && strcmp(verdict, "noisy") != 0;
         ++*compared;
-        fprintf(out, "%s\t%s\t%s\t%s\t%s\t", variant, scene, column, a, b);
+        fprintf(out, "%s\t%s\t%s\t%s\t%s\t", variant, scene, column, as_number(a), as_number(b));
         if (!isnan(change) && isfinite(change))
-            fprintf(out, "%+.1f", 100 * change);
-        else
-            fprintf(out, "–");
+            fprintf(out, "%.1f", 100 * change);
         fprintf(out, "\t%s\n", verdict);
     }
     return unstable;
@@ -181,8 +194,6 @@ static void write_order(const ranked *list, int n, FILE *out)
 {
     for (int k = 0; k < n; ++k)
         fprintf(out, "%s%s", k ? " < " : "", list[k].variant);
-    if (n == 0)
-        fprintf(out, "–");
 }
 
 /* Each scene's ranking by `column` in both runs (scenes in order of first appearance); returns
@@ -203,19 +214,19 @@ static int compare_rankings(const table *first, const table *second, const char 
             same = strcmp(a[k].variant, b[k].variant) == 0;
         differ += !same;
         ++*scenes;
-        fprintf(out, "rank by %s\t%s\t%s\t", column, scene, "rank");
+        fprintf(out, "%s\t%s\t", scene, column);
         write_order(a, n, out);
         fprintf(out, "\t");
         write_order(b, m, out);
-        fprintf(out, "\t–\t%s\n", same ? "same" : "differs");
+        fprintf(out, "\t%s\n", same ? "same" : "differs");
     }
     return differ;
 }
 
 int report_stability(op_ctx *ctx, const char *first_path, const char *second_path, double tolerance,
-                     const char *rank_column, FILE *out, int *stable)
+                     const char *rank_column, FILE *cells, FILE *ranks, report_stability_totals *totals)
 {
-    *stable = 0;
+    memset(totals, 0, sizeof *totals);
     table *first = op_calloc(ctx, 1, sizeof *first), *second = op_calloc(ctx, 1, sizeof *second);
     if (!first || !second || read_table(ctx, first_path, first) != OP_OK ||
         read_table(ctx, second_path, second) != OP_OK)
@@ -224,15 +235,12 @@ int report_stability(op_ctx *ctx, const char *first_path, const char *second_pat
         OP_FAIL(ctx, OP_ERR_PARSE, "%s or %s: no column %s to rank by", first_path, second_path, rank_column);
         goto done;
     }
-    fprintf(out, "# variant\tscene\tcolumn\tfirst\tsecond\tchange_pct\tverdict\n");
-    int compared = 0, unstable = 0, scenes = 0;
+    fprintf(cells, "variant\tscene\tcolumn\tfirst\tsecond\tchange_pct\tverdict\n");
     for (int r = 0; r < first->rows; ++r)
         if (row_of(first, first->cell[r][0], first->cell[r][1]) == r)
-            unstable += compare_row(first, second, r, tolerance, out, &compared);
-    int rankings = compare_rankings(first, second, rank_column, out, &scenes);
-    fprintf(out, "# %d of %d ms cells outside ±%.0f %% and not noisy in both; %d of %d scenes ranked otherwise by %s\n",
-            unstable, compared, 100 * tolerance, rankings, scenes, rank_column);
-    *stable = unstable == 0 && rankings == 0;
+            totals->unstable += compare_row(first, second, r, tolerance, cells, &totals->compared);
+    fprintf(ranks, "scene\trank_by\tfirst_order\tsecond_order\tverdict\n");
+    totals->rankings_differ = compare_rankings(first, second, rank_column, ranks, &totals->scenes);
 done:
     if (first)
         free(first->text);
