@@ -11,8 +11,8 @@
 #                                             done, the lift starting); h = 1/30 s
 #
 # Every run is `opsim converge CONFIG --frame F`: F frames as configured (Gauss–Seidel, plain),
-# then the next sub-step from that one state, its solver set by --solver, so all variants
-# solve one problem (one E_0, one E*). Under data/results/convergence/:
+# then the next sub-step from that one state, its solver set by --solver or --study, so all
+# variants solve one problem (one E_0, one E*). Under data/results/convergence/:
 #   SCENE-reference.tsv   5,000 Gauss–Seidel iterations; E* is its last energy
 #   SCENE-VARIANT.tsv     CONV_ITERATIONS iterations, VARIANT = gs, jacobi, gs-chebyshev,
 #                         jacobi-chebyshev (k, seconds in iterations, energy)
@@ -26,11 +26,12 @@
 #   long.tsv              every run's energy and relative error per iteration in long form
 # and reports/convergence.md (generated from table.tsv and the ρ files) and the figure
 # reports/figures/convergence.png/.pdf (plots/convergence.gp): r against iteration (top) and
-# milliseconds (bottom), one column per scene. Times by the timing protocol as far as one
-# process allows (docs/timing.md): each variant's run solves the sub-step once untimed, then
-# CONV_REPEATS = 7 times (opsim converge --repeats), the time to each iteration the median with
-# its interval; the variants' repetitions are not interleaved with each other's (a converge run
-# holds one solver), and the runs go as `make -j` runs them, beside other jobs.
+# milliseconds (bottom), one column per scene. Times by the timing protocol (docs/timing.md): one
+# converge run a scene studies the four variants (--study each), solves the sub-step once
+# untimed for each, then CONV_REPEATS = 7 rounds round them (A B C D, B C D A, …), the time to
+# each iteration the median with its interval; the scenes' timed runs one at a time, each
+# through tools/when-idle.sh, and under `make reproduce` after the other experiments' runs. The
+# references and the ρ estimates are untimed and run as `make -j` runs them.
 
 CONV_DIR := $(RESULTS)/convergence
 CONV_SCENES := dino bunny bar
@@ -63,26 +64,35 @@ define conv_converge
 $(Q)$(OPSIM_RUN) converge $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --iterations $(2) $(3) --out $@
 endef
 
+# $(call conv_study,ORDER,SCENE): the --study of ORDER's Chebyshev run, its ρ and ρ's source
+# read from SCENE-rho-ORDER.txt (shell words: the recipe's variables rho_ORDER, source_ORDER).
+conv_study = --study "$(1)-chebyshev:solver.rotations=$(1);solver.chebyshev=on;solver.chebyshev_rho=$$$$rho_$(1);solver.chebyshev_rho_source=$$$$source_$(1)"
+
 # The rules of one scene. In the template $$ is make's $ after $(call), $$$$ the shell's $.
+# The four variants are timed by one converge run, their repetitions interleaved (--study each;
+# docs/timing.md), one scene at a time (an exclusive lock) and through tools/when-idle.sh; the
+# tables are then renamed SCENE-VARIANT.tsv.
 define conv_scene_rules
 $(CONV_DIR)/$(1)-reference.tsv: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
 	$$(call conv_converge,$(1),$(CONV_REFERENCE_ITERATIONS),--solver rotations=gs)
-$(CONV_DIR)/$(1)-gs.tsv: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
-	$$(call conv_converge,$(1),$(CONV_ITERATIONS),--repeats $(CONV_REPEATS) --solver rotations=gs)
-$(CONV_DIR)/$(1)-jacobi.tsv: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
-	$$(call conv_converge,$(1),$(CONV_ITERATIONS),--repeats $(CONV_REPEATS) --solver rotations=jacobi)
 $(CONV_DIR)/$(1)-rho-%.txt: $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
 	@mkdir -p $$(dir $$@)
 	@$$(if $$(Q),echo "  RHO     $$@")
 	$$(Q)$(OPSIM_RUN) estimate-rho $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --set solver.rotations=$$* \
 	    > $$@.tmp && mv $$@.tmp $$@ || { rm -f $$@.tmp; exit 1; }
-$(CONV_DIR)/$(1)-%-chebyshev.tsv: $(CONV_DIR)/$(1)-rho-%.txt $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
-	@$$(if $$(Q),echo "  RUN     $$@")
-	$$(Q)rho=$$$$(sed -n 's/^chebyshev_rho = //p' $$<); source=$$$$(sed -n 's/^chebyshev_rho_source = //p' $$<); \
-	[ -n "$$$$rho" ] || { echo "$$<: no chebyshev_rho line" >&2; exit 1; }; \
-	$(OPSIM_RUN) converge $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --iterations $(CONV_ITERATIONS) \
-	    --repeats $(CONV_REPEATS) --solver rotations=$$* --solver chebyshev=on --solver "chebyshev_rho=$$$$rho" \
-	    --solver "chebyshev_rho_source=$$$$source" --out $$@
+$(foreach v,$(CONV_VARIANTS),$(CONV_DIR)/$(1)-$(v).tsv) &: $(foreach o,$(CONV_ORDERS),$(CONV_DIR)/$(1)-rho-$(o).txt) \
+        $(CONV_CONFIG_$(1)) $$(RUN_DEPS) | data
+	@$$(if $$(Q),echo "  TIME    $(CONV_DIR)/$(1)-*.tsv (the variants interleaved)")
+	$$(Q)set -e; out=$(CONV_DIR)/$(1)-studies.$$$$$$$$.tmp; trap 'rm -rf $$$$out' EXIT; \
+	$(foreach o,$(CONV_ORDERS),rho_$(o)=$$$$(sed -n 's/^chebyshev_rho = //p' $(CONV_DIR)/$(1)-rho-$(o).txt); \
+	source_$(o)=$$$$(sed -n 's/^chebyshev_rho_source = //p' $(CONV_DIR)/$(1)-rho-$(o).txt); \
+	[ -n "$$$$rho_$(o)" ] || { echo "$(CONV_DIR)/$(1)-rho-$(o).txt: no chebyshev_rho line" >&2; exit 1; }; ) \
+	flock -x $(CONV_DIR)/.timing.lock env OMP_NUM_THREADS=$(RUN_THREADS) tools/when-idle.sh bin/opsim converge \
+	    $(CONV_CONFIG_$(1)) --frame $(CONV_FRAME_$(1)) --iterations $(CONV_ITERATIONS) --repeats $(CONV_REPEATS) \
+	    $(foreach o,$(CONV_ORDERS),--study $(o):solver.rotations=$(o)) $(foreach o,$(CONV_ORDERS),$(call conv_study,$(o))) \
+	    --out $$$$out; \
+	for v in $(CONV_VARIANTS); do mv $$$$out/$$$$v.tsv.meta $(CONV_DIR)/$(1)-$$$$v.tsv.meta; \
+	    mv $$$$out/$$$$v.tsv $(CONV_DIR)/$(1)-$$$$v.tsv; done
 endef
 $(foreach s,$(CONV_SCENES),$(eval $(call conv_scene_rules,$(s))))
 
@@ -121,3 +131,7 @@ $(FIGURES)/convergence.png $(FIGURES)/convergence.pdf &: $(CONV_RUNS) plots/conv
 	$(call plot_figure,plots/convergence.gp,$(CONV_PLOT_ARGS))
 
 .PRECIOUS: $(CONV_RUNS) $(CONV_RHO) $(CONV_DIR)/%.tsv $(CONV_DIR)/%.txt
+
+# Under `make reproduce` the timed runs wait for the other experiments' runs (the end of
+# experiments/experiments.mk, where every experiment's targets are known).
+CONV_TIMED := $(foreach s,$(CONV_SCENES),$(foreach v,$(CONV_VARIANTS),$(CONV_DIR)/$(s)-$(v).tsv))
