@@ -132,6 +132,6 @@ $(FIGURES)/convergence.png $(FIGURES)/convergence.pdf &: $(CONV_RUNS) plots/conv
 
 .PRECIOUS: $(CONV_RUNS) $(CONV_RHO) $(CONV_DIR)/%.tsv $(CONV_DIR)/%.txt
 
-# Under `make reproduce` the timed runs wait for the other experiments' runs (the end of
-# experiments/experiments.mk, where every experiment's targets are known).
+# What `make reproduce` makes in its untimed phase and in its timed phase (Makefile).
+CONV_UNTIMED := $(CONV_RHO) $(foreach s,$(CONV_SCENES),$(CONV_DIR)/$(s)-reference.tsv)
 CONV_TIMED := $(foreach s,$(CONV_SCENES),$(foreach v,$(CONV_VARIANTS),$(CONV_DIR)/$(s)-$(v).tsv))

@@ -345,11 +345,3 @@ include experiments/meshless.mk
 include experiments/springs.mk
 include experiments/variants.mk
 include experiments/scaling.mk
-
-# Under `make reproduce` or `make report` the convergence study's timed runs wait for the other
-# experiments' untimed runs (the benchmarks of meshless, springs, the floor and Table 1 wait for
-# them in turn), so that nothing runs beside them.
-ifneq ($(filter reproduce report reports/REPORT.md,$(MAKECMDGOALS)),)
-$(CONV_TIMED): | graphs $(FIGURE_TARGETS) freeflight stiffness variants $(filter-out meshless-perf,$(MESHLESS_TARGETS)) \
-    $(SPRINGS_TIME_RUNS) $(foreach s,$(CONV_SCENES),$(CONV_DIR)/$(s)-reference.tsv)
-endif
