@@ -30,7 +30,7 @@
 # converge run a scene studies the four variants (--study each), solves the sub-step once
 # untimed for each, then CONV_REPEATS = 7 rounds round them (A B C D, B C D A, …), the time to
 # each iteration the median with its interval; the scenes' timed runs one at a time, each
-# through tools/when-idle.sh, and under `make reproduce` after the other experiments' runs. The
+# through tools/when-idle.sh, and under `make reproduce` in its timed phase (Makefile). The
 # references and the ρ estimates are untimed and run as `make -j` runs them.
 
 CONV_DIR := $(RESULTS)/convergence

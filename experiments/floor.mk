@@ -22,8 +22,8 @@
 #           last 2 s, the kinetic energy's median over the last 2 s (at rest: near 0), the
 #           rest-shape error at the end
 #
-# About a minute on one core, and as much again for the variants. The benchmarks wait for the other experiments under `make reproduce`
-# (reports/reports.mk), as Table 1's do.
+# About a minute on one core, and as much again for the variants. `make reproduce` makes the
+# benchmark in its timed phase (Makefile), as Table 1's.
 
 FLOOR_DIR := $(RESULTS)/floor
 FLOOR_SCENES := fig5 fig7-52

@@ -260,8 +260,8 @@ meshless-alias: $(MESHLESS)/alias.tsv $(FIGURES)/meshless-alias.png
 # ---- Sec. 5: performance ----------------------------------------------------------------------
 # By the timing protocol (docs/timing.md): one bench_scenes call, both sizes interleaved (100,
 # 384, 100, 384, …), 7 repetitions, each loaded afresh, 5 warm-up frames then 35 timed (the
-# config's 40), one thread, started through tools/when-idle.sh; under `make reproduce` after the
-# other experiments' runs (below). perf.tsv: the whole frame's median with its 95 % interval and
+# config's 40), one thread, started through tools/when-idle.sh; under `make reproduce` in its
+# timed phase (Makefile). perf.tsv: the whole frame's median with its 95 % interval and
 # noisy flag, per object, and the solver's (the local and global stages' medians added), per
 # object. The paper: 100 objects at 50 frames per second (20 ms a frame, 0.2 ms per object,
 # everything included); 384 objects, 0.008 to 0.096 ms of shape matching per frame and object.

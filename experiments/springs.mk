@@ -185,7 +185,7 @@ $(SPRINGS)/time-%.h5: experiments/springs-cloth-hang.ini experiments/fig5.ini $(
 # afresh with energy logging off, SPRINGS_TIME_WARMUP untimed frames then SPRINGS_TIME_FRAMES
 # timed (5 + 10: seven repetitions cost less than twice the one 60-frame run each setting also
 # makes for its CG counts and shape), one thread, started through tools/when-idle.sh and, under
-# `make reproduce`, after the other experiments' runs.
+# `make reproduce`, in its timed phase (Makefile).
 SPRINGS_TIME_WARMUP := 5
 SPRINGS_TIME_FRAMES := 10
 SPRINGS_TIME_BENCH := $(SPRINGS)/timing-cloth.csv $(SPRINGS)/timing-dino.csv

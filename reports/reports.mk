@@ -43,7 +43,7 @@ reports/graphs.md: $(GRAPH_RUNS) $(FACE_RUNS) $(GRAPH_FIGURES) bin/opsim-report 
 # off, OpenMP's default thread count, the repetitions taken round the scenes; each stage's median
 # with its 95 % interval and noisy mark, and the CPU; then the paper's table beside ours with the
 # machine, threads and flags. bench.txt keeps the printed table. Each benchmark starts through
-# tools/when-idle.sh and, under `make reproduce`, after every experiment (below): nothing else
+# tools/when-idle.sh and, under `make reproduce`, in its timed phase (Makefile): nothing else
 # may run meanwhile. The scenes whose models have a denser edge rule than the face rule
 # (data/models.tsv) are timed once more with the face rule's graphs (-e faces), briefly:
 # FACE_REPEATS repetition(s) of the same frames (the scene's own after the warm-up, as the
