@@ -270,14 +270,17 @@ REPRODUCE_UNTIMED = graphs $(FIGURE_TARGETS) freeflight stiffness $(CONV_UNTIMED
 REPRODUCE_TIMED = variants $(CONV_TIMED) $(SPRINGS_TIMED) $(MESHLESS_TIMED) $(FLOOR_TIMED) $(TABLE1_TIMED)
 reproduce:
 	$(Q)$(MAKE) --no-print-directory $(REPRODUCE_UNTIMED)
-	$(Q)$(MAKE) --no-print-directory -j1 $(REPRODUCE_TIMED)
+	$(Q)env MAKEFLAGS='$(filter-out -j% --jobserver%,$(MAKEFLAGS))' $(MAKE) --no-print-directory -j1 $(REPRODUCE_TIMED)
 	$(Q)$(MAKE) --no-print-directory report
 
 # The main job keeps every core busy unless told otherwise (-j given, or MAKEFLAGS): its runs take
-# one OpenMP thread each (experiments/experiments.mk). Serially it took 17 CPU-minutes.
+# one OpenMP thread each (experiments/experiments.mk). Serially it took 17 CPU-minutes. Its
+# phases' makes inherit the jobs (the timed one is given one job, without the jobserver).
+ifeq ($(MAKELEVEL),0)
 ifneq ($(filter reproduce report,$(MAKECMDGOALS)),)
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 endif
 endif
 
