@@ -7,6 +7,7 @@
 
 #include "opsim/ctx.h"
 #include "report_status.h"
+#include "report_tex.h"
 #include "report_tsv.h"
 
 /* One line of the file, split at its tabs. The first line is a header (docs/results.md); so is
@@ -413,338 +414,23 @@ int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out)
     return ctx->status;
 }
 
-/* LaTeX's reserved characters escaped, and the typographic ones LaTeX's default input does
- * not know spelled in its own terms. */
-static void write_tex(const char *cell, FILE *out)
+/* The displayed sheet (display_sheet: one header line, then the rows) as report_tex.h sets it. */
+static int write_tex_table(op_ctx *ctx, const tsv_sheet *d, const char *source, FILE *out)
 {
-    static const char *const spelling[][2] = {
-        { "\\", "\\textbackslash{}" }, { "_", "\\_" }, { "%", "\\%" }, { "#", "\\#" }, { "&", "\\&" },
-        { "–", "--" }, { "≥", "$\\geq$" }, { "≤", "$\\leq$" }, { "×", "$\\times$" },
-    };
-    while (*cell) {
-        size_t s = 0, count = sizeof spelling / sizeof spelling[0];
-        while (s < count && strncmp(cell, spelling[s][0], strlen(spelling[s][0])) != 0)
-            ++s;
-        if (s < count) {
-            fputs(spelling[s][1], out);
-            cell += strlen(spelling[s][0]);
-        } else {
-            fputc(*cell++, out);
-        }
-    }
-}
-
-/* ---- LaTeX -------------------------------------------------------------------------------- */
-
-static int missing_cell(const char *cell)
-{
-    return !*cell || strcmp(cell, "–") == 0 || strcmp(cell, "-") == 0;
-}
-
-/* A number as siunitx reads it: digits, one point, an exponent; no words ("nan", "≥1e9"). */
-static int plain_number(const char *cell)
-{
-    char *end;
-    if (!*cell || cell[strspn(cell, "0123456789.eE+-")] != '\0')
-        return 0;
-    strtod(cell, &end);
-    return *end == '\0';
-}
-
-/* A bound: "≥" or "≤" before a plain number ("≥1e11"), set as $\geq$\num{1e11}. */
-static const char *bound_number(const char *cell)
-{
-    static const char *const signs[] = { "≥", "≤" };
-    for (size_t i = 0; i < sizeof signs / sizeof signs[0]; ++i)
-        if (strncmp(cell, signs[i], strlen(signs[i])) == 0 && plain_number(cell + strlen(signs[i])))
-            return cell + strlen(signs[i]);
-    return NULL;
-}
-
-/* What a numeric column's cells need: siunitx's table-format (sign, integer and decimal
- * digits, exponent), and the widest cell for the width estimate. */
-typedef struct tex_column {
-    int numbers, words, sign, integer, decimals, exponent, exponent_sign;
-    size_t widest;
-} tex_column;
-
-/* The words of the numeric columns, each set as a letter (a, b, …) whose meaning the rows
- * after \bottomrule give: words widen a number column and break its alignment. */
-enum { TEX_MARKS = 26 };
-typedef struct tex_marks {
-    const char *word[TEX_MARKS];
-    int count;
-} tex_marks;
-
-static size_t characters(const char *text)
-{
-    size_t count = 0;
-    for (; *text; ++text)
-        count += ((unsigned char)*text & 0xC0) != 0x80;
-    return count;
-}
-
-static void measure_number(const char *cell, tex_column *c)
-{
-    const char *p = cell;
-    if (*p == '-' || *p == '+')
-        c->sign = 1, ++p;
-    int integer = (int)strspn(p, "0123456789");
-    p += integer;
-    int decimals = *p == '.' ? (int)strspn(p + 1, "0123456789") : 0;
-    p += *p == '.' ? 1 + decimals : 0;
-    if (*p == 'e' || *p == 'E') {
-        ++p;
-        if (*p == '-' || *p == '+')
-            c->exponent_sign = 1, ++p;
-        int exponent = (int)strlen(p);
-        c->exponent = exponent > c->exponent ? exponent : c->exponent;
-    }
-    c->integer = integer > c->integer ? integer : c->integer;
-    c->decimals = decimals > c->decimals ? decimals : c->decimals;
-}
-
-/* A column is numeric (a siunitx S column) when at least as many of its present cells are
- * numbers or bounds as are words; its words are then set as text ({...}). The first column is the key. */
-static void measure_columns(const tsv_sheet *s, const tsv_line *header, tex_column *column)
-{
-    for (int c = 0; c < header->count; ++c) {
-        tex_column *t = &column[c];
-        memset(t, 0, sizeof *t);
-        for (int l = 0; l < s->count; ++l) {
-            const char *cell = cell_or_empty(&s->line[l], c);
-            if (s->line[l].header)
-                continue;
-            t->widest = characters(cell) > t->widest ? characters(cell) : t->widest;
-            if (missing_cell(cell))
-                continue;
-            if (plain_number(cell) || bound_number(cell)) {
-                t->numbers++;
-                measure_number(plain_number(cell) ? cell : bound_number(cell), t);
-            } else {
-                t->words++;
-            }
-        }
-        if (c == 0)
-            t->numbers = 0;
-    }
-}
-
-static int numeric(const tex_column *c)
-{
-    return c->numbers > 0 && c->numbers >= c->words;
-}
-
-/* A column name made readable: words for its underscores, a trailing unit in parentheses,
- * tolerances as numbers ("ms_1e-4" → "ms \num{1e-4}", "max_h_s" → "max h (s)"); a name of
- * more than one word and 12 characters on two lines (the first half of its words on the
- * first), so that the header is no wider than its numbers need. */
-enum { LABEL_WORDS = 16 };
-
-typedef struct tex_label {
-    char text[256];
-    const char *word[LABEL_WORDS], *unit;
-    int count;
-} tex_label;
-
-static void split_label(const char *name, tex_label *l)
-{
-    static const char *const unit[][2] = { { "ms", "ms" }, { "s", "s" },   { "m", "m" },   { "mm", "mm" },
-                                           { "J", "J" },   { "kg", "kg" }, { "pct", "\\%" } };
-    snprintf(l->text, sizeof l->text, "%s", name);
-    char *last = strrchr(l->text, '_');
-    l->unit = NULL;
-    for (size_t u = 0; last && u < sizeof unit / sizeof unit[0]; ++u)
-        if (strcmp(last + 1, unit[u][0]) == 0)
-            l->unit = unit[u][1];
-    if (l->unit)
-        *last = '\0';
-    l->count = 0;
-    for (char *word = strtok(l->text, "_"); word && l->count < LABEL_WORDS; word = strtok(NULL, "_"))
-        l->word[l->count++] = word;
-}
-
-/* Whether the label goes on two lines: more than one word and longer than 12 characters. */
-static int two_lines(const tex_label *l, const char *name)
-{
-    return l->count + (l->unit != NULL) > 1 && characters(name) > 12;
-}
-
-/* The characters of the label's wider line. */
-static size_t label_width(const char *name)
-{
-    tex_label l;
-    split_label(name, &l);
-    size_t line[2] = { 0, 0 };
-    int lines = two_lines(&l, name) ? 2 : 1, half = (l.count + 1) / 2;
-    for (int w = 0; w < l.count; ++w)
-        line[lines == 2 && w >= half] += characters(l.word[w]) + 1;
-    line[lines - 1] += l.unit ? characters(l.unit) + 3 : 0;
-    return line[0] > line[1] ? line[0] : line[1];
-}
-
-static void write_label(const char *name, FILE *out)
-{
-    tex_label l;
-    split_label(name, &l);
-    int two = two_lines(&l, name), half = (l.count + 1) / 2;
-    if (two)
-        fputs("\\begin{tabular}[b]{@{}c@{}}", out);
-    for (int w = 0; w < l.count; ++w) {
-        fputs(w == 0 ? "" : two && w == half ? " \\\\ " : " ", out);
-        if (plain_number(l.word[w]))
-            fprintf(out, "\\num{%s}", l.word[w]);
-        else
-            write_tex(l.word[w], out);
-    }
-    if (l.unit)
-        fprintf(out, "%s(%s)", two && half == l.count ? " \\\\ " : " ", l.unit);
-    if (two)
-        fputs("\\end{tabular}", out);
-}
-
-static void write_column_spec(const tex_column *c, FILE *out)
-{
-    if (!numeric(c)) {
-        fputc('l', out);
-        return;
-    }
-    fprintf(out, "S[table-format=%s%d", c->sign ? "-" : "", c->integer ? c->integer : 1);
-    if (c->decimals)
-        fprintf(out, ".%d", c->decimals);
-    if (c->exponent)
-        fprintf(out, "e%s%d", c->exponent_sign ? "-" : "", c->exponent);
-    fputc(']', out);
-}
-
-/* About how wide the tabular sets at \small, in pt, measured against xelatex's Latin Modern:
- * 4.3 a letter, 4.63 a digit, 2.5 the point, 7 a sign, 35 more for an exponent ("× 10^-5");
- * each column the wider of its cells and its header's line; TEX_GAP_PT between columns and
- * none outside (@{}); a key row under the table as wide as its words at \footnotesize. It
- * matches the variants tables within a few pt (tools/test-tex.sh reports a table that does not
- * fit where this puts it). */
-enum { TEX_GAP_PT = 7 };
-
-static int width_pt(const tsv_line *header, const tex_column *column, const tex_marks *marks)
-{
-    double pt = TEX_GAP_PT * (header->count - 1);
-    for (int c = 0; c < header->count; ++c) {
-        const tex_column *t = &column[c];
-        double cells = numeric(t) ? 7.0 * t->sign + 4.63 * ((t->integer ? t->integer : 1) + t->decimals) +
-                                        (t->decimals ? 2.5 : 0) + (t->exponent ? 35 : 0)
-                                  : 4.3 * (double)t->widest;
-        double label = 4.3 * (double)label_width(header->cell[c]);
-        pt += cells > label ? cells : label;
-    }
-    for (int m = 0; m < marks->count; ++m) {
-        double key = 3.8 * (double)(characters(marks->word[m]) + 3);
-        pt = key > pt ? key : pt;
-    }
-    return (int)(pt + 0.5);
-}
-
-/* A cell that is neither a number, a bound nor missing, in a numeric column: a word. */
-static int word_in_numbers(const char *cell, const tex_column *c)
-{
-    return numeric(c) && !missing_cell(cell) && !plain_number(cell) && !bound_number(cell);
-}
-
-static int mark_of(const tex_marks *m, const char *cell)
-{
-    for (int i = 0; i < m->count; ++i)
-        if (strcmp(m->word[i], cell) == 0)
-            return i;
-    return -1;
-}
-
-static void collect_marks(const tsv_sheet *s, const tsv_line *header, const tex_column *column, tex_marks *m)
-{
-    m->count = 0;
-    for (int l = 0; l < s->count; ++l) {
-        if (s->line[l].header || l < (int)(header - s->line))
-            continue;
-        for (int c = 0; c < header->count; ++c) {
-            const char *cell = cell_or_empty(&s->line[l], c);
-            if (word_in_numbers(cell, &column[c]) && mark_of(m, cell) < 0 && m->count < TEX_MARKS)
-                m->word[m->count++] = cell;
-        }
-    }
-}
-
-static void write_bound_or_text(const char *cell, FILE *out)
-{
-    const char *number = bound_number(cell);
-    if (number) {
-        char sign[8];
-        snprintf(sign, sizeof sign, "%.*s", (int)(number - cell), cell);
-        write_tex(sign, out);
-        fprintf(out, "\\num{%s}", number);
-    } else {
-        write_tex(missing_cell(cell) && *cell ? "–" : cell, out);
-    }
-}
-
-static void write_tex_cell(const char *cell, const tex_column *c, const tex_marks *marks, FILE *out)
-{
-    if (!numeric(c)) {
-        write_bound_or_text(cell, out);
-        return;
-    }
-    if (plain_number(cell) || !*cell) {
-        fputs(cell, out);
-        return;
-    }
-    int mark = word_in_numbers(cell, c) ? mark_of(marks, cell) : -1;
-    fputc('{', out);
-    if (mark >= 0)
-        fprintf(out, "\\emph{%c}", 'a' + mark);
-    else
-        write_bound_or_text(cell, out);
-    fputc('}', out);
-}
-
-/* The key to the marks, a row each under the table, left-aligned across every column. */
-static void write_marks_key(const tex_marks *m, int columns, FILE *out)
-{
-    for (int i = 0; i < m->count; ++i) {
-        fprintf(out, "\\multicolumn{%d}{@{}l}{\\footnotesize \\emph{%c}: ", columns, 'a' + i);
-        write_tex(m->word[i], out);
-        fputs("} \\\\\n", out);
-    }
-}
-
-static void write_tex_table(const tsv_sheet *s, const tsv_line *header, const char *source, FILE *out)
-{
-    tex_column column[REPORT_TSV_MAX_TEX_COLUMNS];
-    measure_columns(s, header, column);
-    tex_marks marks;
-    collect_marks(s, header, column, &marks);
-    int pt = width_pt(header, column, &marks);
-    fprintf(out, "%% generated by make variants from %s; do not edit\n", source);
-    fprintf(out, "%% needs \\usepackage{booktabs,siunitx}; about %d pt wide: %s\n", pt,
-            pt <= REPORT_TSV_COLUMN_PT ? "fits one column of a two-column page"
-                                       : "wider than a column, set it in a table* (both columns)");
-    fprintf(out, "\\begingroup\\setlength{\\tabcolsep}{%gpt}\n\\begin{tabular}{@{}", TEX_GAP_PT / 2.0);
-    for (int c = 0; c < header->count; ++c)
-        write_column_spec(&column[c], out);
-    fputs("@{}}\n\\toprule\n", out);
-    for (int c = 0; c < header->count; ++c) {
-        fputs(numeric(&column[c]) ? "{" : "", out);
-        write_label(header->cell[c], out);
-        fputs(numeric(&column[c]) ? "}" : "", out);
-        fputs(c < header->count - 1 ? " & " : " \\\\\n\\midrule\n", out);
-    }
-    for (int l = 0; l < s->count; ++l) {
-        if (s->line[l].header || l < (int)(header - s->line))
-            continue;
-        for (int c = 0; c < header->count; ++c) {
-            write_tex_cell(cell_or_empty(&s->line[l], c), &column[c], &marks, out);
-            fputs(c < header->count - 1 ? " & " : " \\\\\n", out);
-        }
-    }
-    fputs("\\bottomrule\n", out);
-    write_marks_key(&marks, header->count, out);
-    fputs("\\end{tabular}\n\\endgroup\n", out);
+    const tsv_line *header = &d->line[0];
+    const char **cell = op_calloc(ctx, (size_t)(d->count > 1 ? d->count - 1 : 1) * (size_t)header->count, sizeof *cell);
+    if (!cell)
+        return ctx->status;
+    for (int l = 1; l < d->count; ++l)
+        for (int c = 0; c < header->count; ++c)
+            cell[(size_t)(l - 1) * (size_t)header->count + (size_t)c] = cell_or_empty(&d->line[l], c);
+    char origin[4200];
+    snprintf(origin, sizeof origin, "make variants from %s", source);
+    report_tex_write(&(report_tex_table){ .columns = header->count, .rows = d->count - 1,
+                                          .header = (const char *const *)header->cell, .cell = cell, .origin = origin },
+                     out);
+    free(cell);
+    return OP_OK;
 }
 
 /* Frees a sheet made by display_sheet, whose cells are its own. */
@@ -788,13 +474,13 @@ static int display_sheet(op_ctx *ctx, const tsv_sheet *s, const tsv_line *header
 {
     memset(d, 0, sizeof *d);
     d->path = s->path;
-    int keep[REPORT_TSV_MAX_TEX_COLUMNS * 2], kept = 0;
-    for (int c = 0; c < header->count && kept < REPORT_TSV_MAX_TEX_COLUMNS * 2; ++c)
+    int keep[REPORT_TEX_MAX_COLUMNS * 2], kept = 0;
+    for (int c = 0; c < header->count && kept < REPORT_TEX_MAX_COLUMNS * 2; ++c)
         if (!report_status_is_companion((const char *const *)header->cell, header->count, c))
             keep[kept++] = c;
-    if (kept > REPORT_TSV_MAX_TEX_COLUMNS)
+    if (kept > REPORT_TEX_MAX_COLUMNS)
         return OP_FAIL(ctx, OP_ERR_PARSE, "%s:%d: more than %d columns", s->path, header->number,
-                       REPORT_TSV_MAX_TEX_COLUMNS);
+                       REPORT_TEX_MAX_COLUMNS);
     if (!(d->line = op_calloc(ctx, (size_t)s->count, sizeof *d->line)))
         return ctx->status;
     for (int l = (int)(header - s->line); l < s->count; ++l) {
@@ -819,7 +505,7 @@ int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *o
         if (!header)
             OP_FAIL(ctx, OP_ERR_PARSE, "%s: no line names the columns", in_path);
         else if (display_sheet(ctx, &s, header, &d) == OP_OK)
-            write_tex_table(&d, &d.line[0], source, out);
+            write_tex_table(ctx, &d, source, out);
     }
     free_display(&d);
     free_sheet(&s);
@@ -1127,7 +813,7 @@ static int matrix_number(const char *cell, char *text, size_t size, const char *
     static const char *const signs[][2] = { { "≥", "ge" }, { "≤", "le" } };
     *bound = "";
     *text = '\0';
-    if (missing_cell(cell) || strcmp(cell, "—") == 0)
+    if (report_tex_missing_cell(cell) || strcmp(cell, "—") == 0)
         return 1;
     for (size_t i = 0; i < sizeof signs / sizeof signs[0]; ++i)
         if (strncmp(cell, signs[i][0], strlen(signs[i][0])) == 0) {

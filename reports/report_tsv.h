@@ -43,23 +43,11 @@ int report_tsv_pick(op_ctx *ctx, const char *in_path, const char *const *picks, 
  * row key ({{tsv PATH ROW COLUMN}} in the report); the header gains "case". */
 int report_tsv_keyed(op_ctx *ctx, const char *in_path, FILE *out);
 
-/* The table as a LaTeX booktabs tabular for a paper (\usepackage{booktabs,siunitx}), as it
+/* The table as a LaTeX booktabs tabular for a paper (report_tex.h says how it is set), as it
  * reads (report_status.h): a number column's status and bound columns folded into its cells
- * and not set (an empty cell its status word, or '–' where "ok"; a bound "≥1e11"). The
- * first column and every column with more words than numbers left-aligned text; the others
- * siunitx S columns aligned on the decimal point, their table-format (sign, digits, decimals,
- * exponent) measured from the cells. A missing cell ('–', '-') is {--}; a bound ("≥1e11") is
- * $\geq$\num{1e11}; any other word in a number column is set as a letter (\emph{a}, b, …)
- * and the rows under \bottomrule give each letter's words, so that no word widens a number
- * column. The header names made readable: words for underscores, a trailing unit in
- * parentheses (_ms, _s, _m, _mm, _J, _kg; _pct as %), numbers as \num{1e-4}. The characters
- * LaTeX reserves escaped, '–' as "--", '≥', '≤' and '×' in math mode. No padding outside
- * the columns (@{}) and 7 pt between them (\tabcolsep in a group of its own). The second
- * comment line estimates the width (report_tsv.c says how) and says whether it fits one column
- * of a two-column page, REPORT_TSV_COLUMN_PT (the 229 pt tools/test-tex.sh sets), or needs a
- * table*. `source` is named in the first comment line. The rows after the header line
- * are the table's. */
-enum { REPORT_TSV_MAX_TEX_COLUMNS = 32, REPORT_TSV_COLUMN_PT = 229 };
+ * and not set (an empty cell its status word, or '–' where "ok"; a bound "≥1e11"). The first
+ * column is the key; a column is numeric when at least as many of its present cells are
+ * numbers or bounds as are words. `source` is named in the first comment line. */
 int report_tsv_tex(op_ctx *ctx, const char *in_path, const char *source, FILE *out);
 
 /* Plain against accelerated: one row per target "NAME:PLAIN:ACCELERATED:SCENE:SUFFIX", the
