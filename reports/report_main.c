@@ -57,7 +57,7 @@ static const char help[] =
     "       opsim-report table1-tex --paper reports/paper_table1.tsv --bench BENCH.csv --out TABLE1.tex\n"
     "       opsim-report report --template reports/REPORT.md.in --results data/results\n"
     "                           --paper reports/paper_table1.tsv --flags build/flags\n"
-    "                           --figures DIR [--depfile FILE.d] --out REPORT.md\n"
+    "                           --figures DIR [--depfile FILE.d] [--tex-dir DIR] --out REPORT.md\n"
     "       opsim-report placeholders\n"
     "       opsim-report pivot --in TSV --column NAME --keys 'KEY2 ...' --out TSV\n"
     "       opsim-report pivot-interval --in TSV --column NAME --keys 'KEY2 ...' --out TSV\n"
@@ -91,7 +91,9 @@ static const char help[] =
     "report from a template whose {{placeholders}} are computed from the run files and tables\n"
     "under --results (`opsim-report placeholders` lists them). --figures is the pictures'\n"
     "directory as the report refers to it (relative to the report). --depfile writes a make\n"
-    "rule: the report depends on every file it read. Reports are written to a temporary name\n"
+    "rule: the report depends on every file it read. --tex-dir writes each markdown table of the\n"
+    "report as DIR/report-HEADING-N.tex (reports/report_md_tex.h), first removing the\n"
+    "report-*.tex there. Reports are written to a temporary name\n"
     "and renamed; on any error nothing is written.\n"
     "pivot, pivot-interval, pick, keyed, targets, tex and stiffness derive a table from a TSV\n"
     "whose rows are keyed by their first two cells, long writes a TSV in long form (key columns,\n"
@@ -542,6 +544,7 @@ int main(int argc, char **argv)
     }
     const char *models = NULL, *paper = NULL, *runs = NULL, *face_runs = NULL, *figures = NULL, *out_path = NULL;
     const char *bench = NULL, *flags = NULL, *template = NULL, *results = NULL, *depfile = NULL;
+    const char *tex_dir = NULL;
     for (int a = 2; a + 1 < argc; a += 2) {
         const char *key = argv[a], *value = argv[a + 1];
         if (strcmp(key, "--models") == 0) models = value;
@@ -555,6 +558,7 @@ int main(int argc, char **argv)
         else if (strcmp(key, "--template") == 0) template = value;
         else if (strcmp(key, "--results") == 0) results = value;
         else if (strcmp(key, "--depfile") == 0) depfile = value;
+        else if (strcmp(key, "--tex-dir") == 0 && report) tex_dir = value;
         else {
             fprintf(stderr, "opsim-report: unknown option '%s'\n", key);
             return 64;
@@ -571,7 +575,8 @@ int main(int argc, char **argv)
     op_ctx_init(&ctx);
     if (report) {
         report_md_def def = { .template_path = template, .results = results, .paper = paper, .flags = flags,
-                              .figures = figures, .out = out_path, .depfile = depfile };
+                              .figures = figures, .out = out_path, .depfile = depfile,
+                              .tex_dir = tex_dir };
         report_md(&ctx, &def);
     } else {
         op_atomic_file file;

@@ -37,6 +37,7 @@
 #include "io/atomic.h"
 #include "opsim/ctx.h"
 #include "report_md.h"
+#include "report_md_tex.h"
 #include "report_status.h"
 #include "report_input.h"
 #include "report_table1.h"
@@ -1784,6 +1785,25 @@ static int read_build_flags(md *m)
     return m->ctx->status;
 }
 
+/* The report's text: the template's literal text with every placeholder's value. */
+static char *join_segments(op_ctx *ctx, const segment *segments, int count)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (!out) {
+        OP_FAIL(ctx, OP_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int s = 0; s < count; ++s)
+        if (segments[s].placeholder)
+            fputs(segments[s].value, out);
+        else
+            fwrite(segments[s].text, 1, segments[s].length, out);
+    fclose(out);
+    return text;
+}
+
 int report_md(op_ctx *ctx, const report_md_def *def)
 {
     md m = { .ctx = ctx, .def = def };
@@ -1801,15 +1821,16 @@ int report_md(op_ctx *ctx, const report_md_def *def)
     }
     if (ctx->status == OP_OK && def->depfile)
         write_depfile(&m);
+    char *report = ctx->status == OP_OK ? join_segments(ctx, segments, count) : NULL;
+    int tables = 0;
+    if (report && def->tex_dir)
+        report_md_tex(ctx, report, def->out, def->tex_dir, &tables);
     op_atomic_file file;
-    if (ctx->status == OP_OK && op_atomic_open(ctx, &file, def->out) == OP_OK) {
-        for (int s = 0; s < count; ++s)
-            if (segments[s].placeholder)
-                fputs(segments[s].value, file.file);
-            else
-                fwrite(segments[s].text, 1, segments[s].length, file.file);
+    if (report && ctx->status == OP_OK && op_atomic_open(ctx, &file, def->out) == OP_OK) {
+        fputs(report, file.file);
         op_atomic_commit(ctx, &file);
     }
+    free(report);
     for (int s = 0; s < count; ++s)
         free(segments[s].value);
     free(segments);

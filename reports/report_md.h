@@ -14,6 +14,7 @@ typedef struct report_md_def {
     const char *figures;       /* the pictures' directory relative to the report ("figures") */
     const char *out;           /* reports/REPORT.md */
     const char *depfile;       /* make dependencies of `out` on what was read, or NULL */
+    const char *tex_dir;       /* every table of the report as LaTeX here (report_md_tex.h), or NULL */
 } report_md_def;
 
 int report_md(op_ctx *ctx, const report_md_def *def);

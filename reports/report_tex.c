@@ -14,7 +14,8 @@ void report_tex_escape(const char *text, FILE *out)
     static const char *const spelling[][2] = {
         { "\\", "\\textbackslash{}" }, { "_", "\\_" },         { "%", "\\%" },          { "#", "\\#" },
         { "&", "\\&" },                { "{", "\\{" },         { "}", "\\}" },          { "$", "\\$" },
-        { "^", "\\textasciicircum{}" }, { "~", "\\textasciitilde{}" },
+        { "^", "\\textasciicircum{}" }, { "~", "\\textasciitilde{}" }, { "<", "\\textless{}" },
+        { ">", "\\textgreater{}" },   { "|", "\\textbar{}" },
         { "–", "--" },                 { "—", "---" },         { "≥", "$\\geq$" },      { "≤", "$\\leq$" },
         { "×", "$\\times$" },          { "−", "$-$" },         { "±", "$\\pm$" },       { "÷", "$\\div$" },
         { "†", "\\dag{}" },            { "…", "\\ldots{}" },   { "·", "$\\cdot$" },     { "→", "$\\to$" },
