@@ -81,6 +81,7 @@ static void write_text(const report_tex_table *t, const char *text, FILE *out)
 typedef struct tex_column {
     int numbers, words, sign, integer, decimals, exponent, exponent_sign, wrap_pt;
     size_t widest;
+    double longest_word_pt; /* the narrowest a wrapped column can be */
     char align;
 } tex_column;
 
@@ -120,6 +121,21 @@ static void measure_number(const char *cell, tex_column *c)
     c->decimals = decimals > c->decimals ? decimals : c->decimals;
 }
 
+/* The widest word of a cell, as width_pt measures (a cell with `code` in typewriter, wider). */
+static double longest_word_pt(const char *cell)
+{
+    double per_character = strchr(cell, '`') ? 5.25 : 4.3, widest = 0;
+    for (const char *p = cell; *p;) {
+        size_t n = strcspn(p, " ");
+        char word[512];
+        snprintf(word, sizeof word, "%.*s", (int)n, p);
+        double pt = per_character * (double)characters(word);
+        widest = pt > widest ? pt : widest;
+        p += n + (p[n] == ' ');
+    }
+    return widest;
+}
+
 /* Counts each column's numbers (and bounds) and words and measures them. In a table of
  * identifiers (not every_number) the first column is the key, never numeric. */
 static void measure_columns(const report_tex_table *t, tex_column *column)
@@ -131,6 +147,8 @@ static void measure_columns(const report_tex_table *t, tex_column *column)
         for (int r = 0; r < t->rows; ++r) {
             const char *cell = cell_of(t, r, c);
             k->widest = characters(cell) > k->widest ? characters(cell) : k->widest;
+            double word = longest_word_pt(cell);
+            k->longest_word_pt = word > k->longest_word_pt ? word : k->longest_word_pt;
             if (report_tex_missing_cell(cell))
                 continue;
             if (report_tex_plain_number(cell) || bound_number(cell)) {
@@ -272,7 +290,7 @@ static void write_label(const report_tex_table *t, const char *name, FILE *out)
 static void write_column_spec(const tex_column *c, FILE *out)
 {
     if (c->wrap_pt) {
-        fprintf(out, ">{\\raggedright\\arraybackslash}p{%dpt}", c->wrap_pt);
+        fprintf(out, ">{\\ragged%s\\arraybackslash}p{%dpt}", c->align == 'r' ? "left" : "right", c->wrap_pt);
         return;
     }
     if (!numeric(c)) {
@@ -287,13 +305,14 @@ static void write_column_spec(const tex_column *c, FILE *out)
     fputc(']', out);
 }
 
-/* About how wide the tabular sets at \small, in pt, measured against xelatex's Latin Modern:
+/* About how wide the tabular sets at \\small, in pt, measured against xelatex's Latin Modern:
  * 4.3 a letter, 4.63 a digit, 2.5 the point, 7 a sign, 35 more for an exponent ("× 10^-5");
- * each column the wider of its cells (a wrapped one its width) and its header's line;
- * TEX_GAP_PT between columns and none outside (@{}); a key row under the table as wide as its
- * words at \footnotesize. It matches the variants tables within a few pt (tools/test-tex.sh
- * reports a table that does not fit where this puts it). */
-enum { TEX_GAP_PT = 7, TEX_NARROWEST_WRAP_PT = 90 };
+ * each column the wider of its cells (a wrapped one its width, or its longest word) and its
+ * header's line (a wrapped one's header wraps too); TEX_GAP_PT between columns and none
+ * outside (@{}); a key row under the table as wide as its words at \\footnotesize; all but the
+ * gaps times `scale`, the font's size against \\small's. It matches the variants tables within
+ * a few pt (tools/test-tex.sh reports a table that does not fit where this puts it). */
+enum { TEX_GAP_PT = 7, TEX_NARROWEST_WRAP_PT = 60, TEX_WRAP_MARGIN_PT = 24 };
 
 static double cells_pt(const tex_column *k)
 {
@@ -304,40 +323,78 @@ static double cells_pt(const tex_column *k)
                       : 4.3 * (double)k->widest;
 }
 
-static double column_pt(const report_tex_table *t, const tex_column *column, int c)
+static double column_pt(const report_tex_table *t, const tex_column *column, int c, double scale)
 {
-    double cells = cells_pt(&column[c]), label = 4.3 * (double)label_width(t->header[c]);
-    return cells > label ? cells : label;
+    const tex_column *k = &column[c];
+    int wraps = k->wrap_pt && strchr(t->header[c], ' ');
+    double label = wraps ? longest_word_pt(t->header[c]) : 4.3 * (double)label_width(t->header[c]);
+    double cells = k->wrap_pt ? cells_pt(k) : scale * cells_pt(k);
+    return cells > scale * label ? cells : scale * label;
 }
 
-static int width_pt(const report_tex_table *t, const tex_column *column, const tex_marks *marks)
+static int width_pt(const report_tex_table *t, const tex_column *column, const tex_marks *marks, double scale)
 {
     double pt = TEX_GAP_PT * (t->columns - 1);
     for (int c = 0; c < t->columns; ++c)
-        pt += column_pt(t, column, c);
+        pt += column_pt(t, column, c, scale);
     for (int m = 0; m < marks->count; ++m) {
-        double key = 3.8 * (double)(characters(marks->word[m]) + 3);
+        double key = 3.8 * scale * (double)(characters(marks->word[m]) + 3);
         pt = key > pt ? key : pt;
     }
     return (int)(pt + 0.5);
 }
 
-/* A table wider than the page: its widest text columns wrapped, each down to what the
- * excess asks or TEX_NARROWEST_WRAP_PT, until it fits or none is left to narrow. */
-static void wrap_to_page(const report_tex_table *t, tex_column *column, const tex_marks *marks)
+/* The narrowest a wrapped column can be: its longest word, at least TEX_NARROWEST_WRAP_PT. */
+static double narrowest_pt(const tex_column *k, double scale)
 {
-    for (int excess = width_pt(t, column, marks) - REPORT_TEX_PAGE_PT; excess > 0;
-         excess = width_pt(t, column, marks) - REPORT_TEX_PAGE_PT) {
-        int widest = -1;
-        for (int c = 0; c < t->columns; ++c)
-            if (!numeric(&column[c]) && cells_pt(&column[c]) > TEX_NARROWEST_WRAP_PT &&
-                (widest < 0 || cells_pt(&column[c]) > cells_pt(&column[widest])))
-                widest = c;
+    double word = scale * k->longest_word_pt;
+    return word > TEX_NARROWEST_WRAP_PT ? word : TEX_NARROWEST_WRAP_PT;
+}
+
+/* A table wider than the page: its widest text columns wrapped, each down to what the excess
+ * asks, its longest word or TEX_NARROWEST_WRAP_PT, until it fits or none is left to narrow. */
+static void wrap_to_page(const report_tex_table *t, tex_column *column, const tex_marks *marks, double scale,
+                         int page_pt)
+{
+    for (int c = 0; c < t->columns; ++c)
+        column[c].wrap_pt = 0;
+    for (int round = 0; round < 2 * t->columns; ++round) {
+        int excess = width_pt(t, column, marks, scale) - (page_pt - TEX_WRAP_MARGIN_PT), widest = -1;
+        double widest_pt = 0;
+        for (int c = 0; c < t->columns && excess > 0; ++c) {
+            const tex_column *k = &column[c];
+                double pt = column_pt(t, column, c, scale), least = narrowest_pt(k, scale);
+            if (!numeric(k) && pt > least + 1 && pt > widest_pt)
+                widest = c, widest_pt = pt;
+        }
         if (widest < 0)
             return;
-        int wrap = (int)(cells_pt(&column[widest]) - excess);
-        column[widest].wrap_pt = wrap > TEX_NARROWEST_WRAP_PT ? wrap : TEX_NARROWEST_WRAP_PT;
+        int wrap = (int)(widest_pt - excess), least = (int)(narrowest_pt(&column[widest], scale) + 1);
+        column[widest].wrap_pt = wrap > least ? wrap : least;
     }
+}
+
+/* The font the table is set in and the columns wrapped for it: \\small, else the first
+ * smaller one (\\footnotesize, \\scriptsize) in which wrapping makes it fit both columns,
+ * else the same on a landscape page, REPORT_TEX_LANDSCAPE_PT (the wrapped estimate aims
+ * TEX_WRAP_MARGIN_PT short of it: wrapped text runs a little wider than estimated). */
+static const char *fit_to_page(const report_tex_table *t, tex_column *column, const tex_marks *marks, double *scale)
+{
+    static const struct { const char *command; double scale; } size[] = {
+        { "", 1.0 }, { "\\footnotesize", 8.0 / 9.0 }, { "\\scriptsize", 7.0 / 9.0 }
+    };
+    static const int page[] = { REPORT_TEX_PAGE_PT, REPORT_TEX_LANDSCAPE_PT };
+    int sizes = (int)(sizeof size / sizeof size[0]), s = 0;
+    for (int p = 0; p < 2; ++p)
+        for (s = 0; s < sizes; ++s) {
+            wrap_to_page(t, column, marks, size[s].scale, page[p]);
+            if (width_pt(t, column, marks, size[s].scale) <= page[p]) {
+                *scale = size[s].scale;
+                return size[s].command;
+            }
+        }
+    *scale = size[sizes - 1].scale;
+    return size[sizes - 1].command;
 }
 
 /* A cell that is neither a number, a bound nor missing, in a numeric column: a word. */
@@ -418,19 +475,24 @@ void report_tex_write(const report_tex_table *table, FILE *out)
     measure_columns(&t, column);
     tex_marks marks;
     collect_marks(&t, column, &marks);
-    wrap_to_page(&t, column, &marks);
-    int pt = width_pt(&t, column, &marks);
+    double scale;
+    const char *font = fit_to_page(&t, column, &marks, &scale);
+    int pt = width_pt(&t, column, &marks, scale);
     fprintf(out, "%% generated by %s; do not edit\n", t.origin);
     fprintf(out, "%% needs \\usepackage{booktabs,siunitx}; about %d pt wide: %s\n", pt,
             pt <= REPORT_TEX_COLUMN_PT ? "fits one column of a two-column page"
-                                       : "wider than a column, set it in a table* (both columns)");
-    fprintf(out, "\\begingroup\\setlength{\\tabcolsep}{%gpt}\n\\begin{tabular}{@{}", TEX_GAP_PT / 2.0);
+            : pt <= REPORT_TEX_PAGE_PT ? "wider than a column, set it in a table* (both columns)"
+                                       : "wider than both columns, set it in a table* on a landscape page");
+    fprintf(out, "\\begingroup%s\\setlength{\\tabcolsep}{%gpt}\n\\begin{tabular}{@{}", font, TEX_GAP_PT / 2.0);
     for (int c = 0; c < t.columns; ++c)
         write_column_spec(&column[c], out);
     fputs("@{}}\n\\toprule\n", out);
     for (int c = 0; c < t.columns; ++c) {
         fputs(numeric(&column[c]) ? "{" : "", out);
-        write_label(&t, t.header[c], out);
+        if (column[c].wrap_pt && strchr(t.header[c], ' '))
+            write_text(&t, t.header[c], out); /* wraps with its column */
+        else
+            write_label(&t, t.header[c], out);
         fputs(numeric(&column[c]) ? "}" : "", out);
         fputs(c < t.columns - 1 ? " & " : " \\\\\n\\midrule\n", out);
     }

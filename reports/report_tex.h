@@ -16,15 +16,18 @@
  *
  * The second comment line estimates the width (report_tex.c says how) and says whether it fits
  * one column of a two-column page, REPORT_TEX_COLUMN_PT (the 229 pt tools/test-tex.sh sets), or
- * needs a table* (both columns). A table estimated wider than both columns, REPORT_TEX_PAGE_PT,
- * wraps its widest text columns in p{} columns (array's >{\raggedright\arraybackslash}, which
- * siunitx loads) until it fits. */
+ * needs a table* (both columns), REPORT_TEX_PAGE_PT, or a table* on a landscape page,
+ * REPORT_TEX_LANDSCAPE_PT (its text height). A table estimated wider than both columns wraps its
+ * widest text columns in p{} columns (array's >{\raggedright\arraybackslash}, which siunitx
+ * loads), down to their longest word, and where that is not enough is set smaller
+ * (\footnotesize, \scriptsize, in the file's own group), and failing that sized for the
+ * landscape page the same way. */
 #ifndef OPSIM_REPORT_TEX_H
 #define OPSIM_REPORT_TEX_H
 
 #include <stdio.h>
 
-enum { REPORT_TEX_MAX_COLUMNS = 32, REPORT_TEX_COLUMN_PT = 229, REPORT_TEX_PAGE_PT = 478 };
+enum { REPORT_TEX_MAX_COLUMNS = 32, REPORT_TEX_COLUMN_PT = 229, REPORT_TEX_PAGE_PT = 478, REPORT_TEX_LANDSCAPE_PT = 650 };
 
 /* Writes a text cell's or a header's words as LaTeX. */
 typedef void (*report_tex_text_fn)(const char *text, FILE *out);
