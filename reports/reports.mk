@@ -89,7 +89,9 @@ TABLE1_TIMED := $(TABLE1_DIR)/bench.csv
 # that these phony targets do not force a rewrite); the report then depends on exactly the
 # files it read, listed by opsim-report in build/report.d, which also names the template,
 # reports/paper_table1.tsv and build/flags. Re-running rewrites it only when one of them, the
-# template or bin/opsim-report changed.
+# template or bin/opsim-report changed. Each markdown table of the report is also written as
+# reports/tables/report-HEADING-N.tex (reports/report_md_tex.h), the report-*.tex of an earlier
+# report removed first.
 REPORT_DEPFILE := build/report.d
 
 report: reports/REPORT.md
@@ -98,6 +100,6 @@ reports/REPORT.md: reports/REPORT.md.in bin/opsim-report | graphs figures conver
     stiffness floor meshless variants
 	@$(if $(Q),echo "  REPORT  $@")
 	$(Q)bin/opsim-report report --template $< --results $(RESULTS) --paper reports/paper_table1.tsv \
-	    --flags build/flags --figures figures --depfile $(REPORT_DEPFILE) --out $@
+	    --flags build/flags --figures figures --depfile $(REPORT_DEPFILE) --tex-dir reports/tables --out $@
 
 -include $(REPORT_DEPFILE)
