@@ -63,7 +63,7 @@ help:
 	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
 	@echo "make test-paraview  opt-in: ParaView reads every run value right, and renders a run"
 	@echo "make check-tables opt-in, after make reproduce: which result tables pandas would misread"
-	@echo "make test-tex     opt-in, after make table1 and variants: compile every reports/tables/*.tex"
+	@echo "make test-tex     opt-in, after make reproduce (or report): compile every reports/tables/*.tex"
 	@echo "make report-pdf   reports/REPORT.pdf from the present reports/REPORT.md (pandoc, xelatex)"
 	@echo "make data         extract and scale the meshes into data/meshes/"
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"

@@ -23,7 +23,7 @@ for table in "${tables[@]}"; do
     cat > "$work/doc.tex" <<DOC
 \\documentclass[twocolumn]{article}
 \\usepackage[$page]{geometry}
-\\usepackage{booktabs,siunitx}
+\\usepackage{booktabs,siunitx,graphicx}
 \\begin{document}
 \\begin{$float}\\centering\\small\\input{table.tex}\\caption{\\detokenize{$(basename "$table" .tex)}}\\end{$float}
 Text.
