@@ -90,6 +90,7 @@ LOCK=$RUNS/.timing.lock
 # timed: alone (the file comment), and started once the machine is idle (up to IDLE_WAIT s, 30)
 BENCH_ALONE="flock -x $LOCK env IDLE_WAIT=${IDLE_WAIT:-30} tools/when-idle.sh ${BENCH:-bin/bench/bench_scenes}"
 OPSIM_ALONE="flock -x $LOCK ${OPSIM:-bin/opsim}"
+REPORT=${REPORT:-bin/opsim-report} # every number the script derives, computed here
 OPSIM="flock -s $LOCK ${OPSIM:-bin/opsim}" # untimed: beside other untimed work
 [ $LIST = 0 ] || OPSIM=${OPSIM#flock -s $LOCK } # --list runs nothing: no lock, no OUT_DIR
 REPEATS=7 # converge --repeats: the least count whose median interval is 95 % or more, plus one
@@ -200,10 +201,10 @@ bar_run() { # LABEL SETTINGS TAG FRAME_TIME FRAMES ITERATIONS STIFFNESS
         fi
         rm -f "$out.err"
     fi
-    $OPSIM export "$out" /observables/tip/value |
-        awk -v fps="$(awk -v h=$4 'BEGIN { printf "%.0f", 1 / h }')" '{ v[NR] = $1; a = $1 < 0 ? -$1 : $1; if (a > big) big = a }
-            END { n = 2 * fps; if (n > NR) n = NR; s = 0; for (k = NR - n + 1; k <= NR; ++k) s += v[k];
-                  printf "ok %.17g %.17g\n", s / n, big }'
+    local tip fps
+    tip=$($OPSIM export "$out" /observables/tip/value)
+    fps=$($REPORT calc --format %.0f "1 / $4")
+    echo "ok $(echo "$tip" | $REPORT series --rows -$((2 * fps)): --of mean) $(echo "$tip" | $REPORT series --of absmax)"
 }
 
 cell() { # LABEL SETTINGS SCENE
@@ -216,15 +217,19 @@ cell() { # LABEL SETTINGS SCENE
     local table=$RUNS/converge-$scene/$label.tsv
     if [ -s "$table" ]; then
         local cells
-        cells=$(${REPORT:-bin/opsim-report} convergence-cells --reference "$RUNS/reference-$scene.tsv" \
+        cells=$($REPORT convergence-cells --reference "$RUNS/reference-$scene.tsv" \
             --run "$table" --at "${NI[$scene]}")
         convergence=$(echo "$cells" | cut -f1-17)
         own_interval=$(echo "$cells" | cut -f18-26)
         own=$(sed -n 's/^own_fields = //p' "$table.meta")
         own_step=$(sed -n 's/^fixed point last step = \([^ ]*\).*/\1/p' "$table.meta")
         # a single update reaches no tolerance of E* either: said so, not "–"
-        case $own in "single update"*) convergence=$(echo "$convergence" |
-            awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= 6; ++i) if ($i == "–") $i = "single update"; print }') ;; esac
+        case $own in "single update"*)
+            local -a field
+            IFS=$'\t' read -r -a field <<< "$convergence"
+            for i in 0 1 2 3 4 5; do [ "${field[$i]}" != – ] || field[$i]="single update"; done
+            convergence=$(IFS=$'\t'; echo "${field[*]}") ;;
+        esac
     else
         local why
         why=$(reason "$out.converge.err")
@@ -247,9 +252,13 @@ cell() { # LABEL SETTINGS SCENE
         --set run.frames=${FRAMES[$scene]} --set run.output_every=${FRAMES[$scene]} --no-surface \
         --out "$out.h5" > /dev/null 2> "$out.err" || { status=$?; false; }; }; then
         if [ "$scene" = collapse ]; then
+            # the first frame from which the shape error stays below 2 %, in seconds (30 frames a s)
             recovery=$($OPSIM export "$out.h5" /observables/shape_error/value |
-                awk '{ v[NR] = $1 } END { r = -1; for (i = NR; i >= 1; --i) { if (!(v[i] < 0.02)) break; r = i }
-                      if (r < 0) print "never in 5 s"; else printf "%.3f\n", (r - 1) / 30 }')
+                $REPORT series --of settles-below:0.02)
+            case $recovery in
+                0) recovery="never in 5 s" ;;
+                *) recovery=$($REPORT calc --format %.3f "($recovery - 1) / 30") ;;
+            esac
         fi
     else
         timed=$(verdict "$out.err")
@@ -275,17 +284,18 @@ cell() { # LABEL SETTINGS SCENE
             fi
             values="$values $(echo "$result" | cut -d' ' -f2)"
         done
-        [ "$values" = failed ] || spread=$(echo "$values" | awk '{ lo = 1e300; hi = -1e300;
-            for (i = 1; i <= NF; ++i) { a = $i < 0 ? -$i : $i; if (a < lo) lo = a; if (a > hi) hi = a }
-            printf "%.3f", (lo > 0 ? hi / lo : -1) }')
+        if [ "$values" != failed ]; then # the largest |deflection| over the smallest
+            set -- $(echo $values | tr ' ' '\n' | $REPORT series --of absmax --of absmin)
+            spread=$($REPORT calc --format %.3f "$1 / $2" 2> /dev/null) || spread=-1.000 # $2 = 0
+        fi
         # robustness: the largest stable h, the largest stable k (every value of the range is run)
         local fps frames best=none refused=0
         for fps in 240 120 60 30 15 10; do
             frames=$((5 * fps))
-            result=$(bar_run "$label" "$spec" h$fps "$(awk -v f=$fps 'BEGIN { printf "%.17g", 1 / f }')" $frames 10 1e9)
+            result=$(bar_run "$label" "$spec" h$fps "$($REPORT calc "1 / $fps")" $frames 10 1e9)
             set -- $result
             [ "$1" != refused ] || refused=1
-            if [ "$1" = ok ] && awk -v d="$3" 'BEGIN { exit !(d <= 10) }'; then best=1/$fps; fi
+            if [ "$1" = ok ] && [ "$($REPORT calc "le($3, 10)")" = 1 ]; then best=1/$fps; fi
         done
         [ $refused = 0 ] || best=refused
         max_h=$([ "$best" = 1/10 ] && echo "≥1/10" || echo "$best")
@@ -294,7 +304,7 @@ cell() { # LABEL SETTINGS SCENE
             result=$(bar_run "$label" "$spec" k$k 0.033333333333333333 150 10 $k)
             set -- $result
             [ "$1" != refused ] || refused=1
-            if [ "$1" = ok ] && awk -v d="$3" 'BEGIN { exit !(d <= 10) }'; then best=$k; fi
+            if [ "$1" = ok ] && [ "$($REPORT calc "le($3, 10)")" = 1 ]; then best=$k; fi
         done
         [ $refused = 0 ] || best=refused
         max_k=$([ "$best" = 1e11 ] && echo "≥1e11" || echo "$best")
@@ -396,7 +406,7 @@ timing_fields() { # LABEL SCENE
     fi
     local column value fields=""
     for column in total_ms total_lo_ms total_hi_ms total_noisy; do
-        value=$(${REPORT:-bin/opsim-report} lookup --in "$RUNS/timing-$2.csv" --separator , --where "setting=$1" \
+        value=$($REPORT lookup --in "$RUNS/timing-$2.csv" --separator , --where "setting=$1" \
             --column $column) || return 1
         fields="$fields${fields:+	}$value"
     done
@@ -457,4 +467,4 @@ done
 mv "$tmp" "$RUNS/matrix-cells.txt"
 # the cells as gathered (words where a cell could not be measured) made a table of numbers with
 # status and bound columns before note (opsim-report matrix, docs/results.md)
-${REPORT:-bin/opsim-report} matrix --in "$RUNS/matrix-cells.txt" --out "$OUT/matrix.tsv"
+$REPORT matrix --in "$RUNS/matrix-cells.txt" --out "$OUT/matrix.tsv"

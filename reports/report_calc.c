@@ -37,10 +37,11 @@ static int accept(calc_text *t, char c)
     return 1;
 }
 
-/* min(a, b), max(a, b), abs(x): the arguments after the name. */
+/* min(a, b), max(a, b), abs(x), le(a, b): the arguments after the name. */
 static int call(calc_text *t, const char *name, size_t length, double *value)
 {
-    int two = (length == 3 && (strncmp(name, "min", 3) == 0 || strncmp(name, "max", 3) == 0));
+    int le = length == 2 && strncmp(name, "le", 2) == 0;
+    int two = le || (length == 3 && (strncmp(name, "min", 3) == 0 || strncmp(name, "max", 3) == 0));
     int one = length == 3 && strncmp(name, "abs", 3) == 0;
     if (!one && !two)
         return fail(t, "unknown function");
@@ -51,7 +52,10 @@ static int call(calc_text *t, const char *name, size_t length, double *value)
         return t->ctx->status ? t->ctx->status : fail(t, "expected ', '");
     if (!accept(t, ')'))
         return fail(t, "expected ')'");
-    *value = one ? (a < 0 ? -a : a) : name[1] == 'i' ? (b < a ? b : a) : (b > a ? b : a);
+    if (le)
+        *value = a <= b; /* 0 where either is NaN, as awk's comparison of a run's "nan" */
+    else
+        *value = one ? (a < 0 ? -a : a) : name[1] == 'i' ? (b < a ? b : a) : (b > a ? b : a);
     return OP_OK;
 }
 

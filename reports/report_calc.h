@@ -1,6 +1,7 @@
 /* Arithmetic for the make recipes (reports/report_calc.c), the `calc` section of opsim-report:
  * one expression of numbers, + - * / ^ (right-associative, above unary minus, as in awk),
- * parentheses, the constant pi, nan and inf (as a run's series prints them), and the functions min(a, b), max(a, b) and abs(x), e.g.
+ * parentheses, the constant pi, nan and inf (as a run's series prints them), and the functions
+ * min(a, b), max(a, b), abs(x) and le(a, b) (1 where a ≤ b, else 0, also for a NaN), e.g.
  *   opsim-report calc --format %.17g '1 / 30'        prints 0.033333333333333333
  *   opsim-report calc --format %.4g '1e3 * 2.5 / (40 * 3)'
  * A division by zero, an unknown name or a malformed expression is an error naming the

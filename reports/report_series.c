@@ -139,18 +139,31 @@ static int statistic(op_ctx *ctx, const series *s, const double *v, int n, const
         *value = s->value[index];
         return OP_OK;
     }
-    double sum = 0, lo = v[0], hi = v[0], absmax = 0;
+    if (strncmp(name, "settles-below:", 14) == 0) {
+        char *stop;
+        double bound = strtod(name + 14, &stop);
+        if (*stop || stop == name + 14)
+            return OP_FAIL(ctx, OP_ERR_USAGE, "--of %s: expected a number after 'settles-below:'", name);
+        int row = n;
+        while (row > 0 && v[row - 1] < bound)
+            --row;
+        *value = row == n ? 0 : row + 1; /* 1-based; 0: the last row is not below */
+        return OP_OK;
+    }
+    double sum = 0, lo = v[0], hi = v[0], absmax = 0, absmin = fabs(v[0]);
     for (int i = 0; i < n; ++i) {
         sum += v[i];
         lo = v[i] < lo ? v[i] : lo;
         hi = v[i] > hi ? v[i] : hi;
         absmax = fabs(v[i]) > absmax ? fabs(v[i]) : absmax;
+        absmin = fabs(v[i]) < absmin ? fabs(v[i]) : absmin;
     }
     if (strcmp(name, "first") == 0) *value = v[0];
     else if (strcmp(name, "last") == 0) *value = v[n - 1];
     else if (strcmp(name, "min") == 0) *value = lo;
     else if (strcmp(name, "max") == 0) *value = hi;
     else if (strcmp(name, "absmax") == 0) *value = absmax;
+    else if (strcmp(name, "absmin") == 0) *value = absmin;
     else if (strcmp(name, "sum") == 0) *value = sum;
     else if (strcmp(name, "mean") == 0) *value = sum / n;
     else if (strcmp(name, "spread") == 0) *value = hi - lo;
@@ -164,7 +177,8 @@ static int statistic(op_ctx *ctx, const series *s, const double *v, int n, const
         free(sorted);
     } else
         return OP_FAIL(ctx, OP_ERR_USAGE,
-                       "--of '%s': expected first, last, min, max, absmax, sum, mean, spread, median or at:N", name);
+                       "--of '%s': expected first, last, min, max, absmax, absmin, sum, mean, spread, median, "
+                       "at:N or settles-below:X", name);
     return OP_OK;
 }
 

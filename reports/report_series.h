@@ -9,9 +9,11 @@
  * end, -60: is the last 60, or all of them when there are fewer, as tail -n 60). --from-first subtracts the series' first value (before --rows)
  * from every value. Each --of STAT prints one number, in --format (%.17g unless given),
  * separated by tabs and ended by a newline:
- *   first, last, min, max, absmax (largest |v|), sum, mean (summed in row order), spread
- *   (max − min), median (the lower one of an even count: the value at position (n + 1) / 2,
- *   rounded down, of the sorted rows), at:N (row N of the series before --rows; -1 the last).
+ *   first, last, min, max, absmax (largest |v|), absmin (smallest |v|), sum, mean (summed in
+ *   row order), spread (max − min), median (the lower one of an even count: the value at
+ *   position (n + 1) / 2, rounded down, of the sorted rows), at:N (row N of the series before
+ *   --rows; -1 the last), settles-below:X (the first row, 1-based among the rows kept, from
+ *   which every row is below X; 0 when the last is not: a run's settling time in rows).
  * A cell that is not a number, a missing column or an empty selection is an error naming the
  * input and line; nothing is printed then. */
 #ifndef OPSIM_REPORT_SERIES_H

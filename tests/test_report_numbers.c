@@ -87,6 +87,7 @@ static void test_calc_computes_as_awk_does(void **state)
     assert_prints(0, "calc --format %.3f '100 * 1 / 8 - 1.5'", "11.000\n");
     assert_prints(0, "calc --format %.4g 'min(2 * pi, 7) + max(-1, abs(-2))'", "8.283\n");
     assert_prints(0, "calc --format %.2f '1e3 * -0.00125'", "-1.25\n");
+    assert_prints(0, "calc 'le(10, 10) + 2 * le(10.5, 10) + 4 * le(nan, 10) + 8 * le(-inf, 10)'", "9\n");
     assert_prints(65, "calc '1 / (2 - 2)'", "");
     assert_prints(65, "calc '1 +'", "");
     assert_prints(65, "calc 'foo(1)'", "");
@@ -111,6 +112,13 @@ static void test_series_reduces_a_column(void **state)
     snprintf(args, sizeof args, "series --in '%s' --column last --from-first --rows 2: --of absmax --of sum",
              in_dir("series.txt"));
     assert_prints(0, args, "30\t60\n"); /* 10 20 30 40 less 10: 10 20 30 */
+    /* 3 1 4 2: below 3.5 from row 4 on (row 3's 4 is not), below 5 from the first, never below 2 */
+    snprintf(args, sizeof args,
+             "series --in '%s' --of absmin --of settles-below:3.5 --of settles-below:5 --of settles-below:2",
+             in_dir("series.txt"));
+    assert_prints(0, args, "1\t4\t1\t0\n");
+    snprintf(args, sizeof args, "series --in '%s' --of settles-below:x", in_dir("series.txt"));
+    assert_prints(64, args, "");
     snprintf(args, sizeof args, "series --in '%s' --column 3 --of max", in_dir("series.txt"));
     assert_prints(65, args, "");
     snprintf(args, sizeof args, "series --in '%s' --rows 9: --of max", in_dir("series.txt"));
