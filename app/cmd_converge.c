@@ -5,7 +5,8 @@
  *
  * usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]
  *                       [--study LABEL:solver.KEY=VALUE[;solver.KEY=VALUE...] ...]
- *                       --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv|DIR */
+ *                       --frame F --iterations N [--repeats R] [--fixed-point M] [--probe PROBE.tsv]
+ *                       --out FILE.tsv|DIR */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@
 const char app_converge_usage[] =
     "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
     "                      [--study LABEL:solver.KEY=VALUE[;solver.KEY=VALUE...] ...]\n"
-    "                      --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv|DIR\n"
+    "                      --frame F --iterations N [--repeats R] [--fixed-point M] [--probe PROBE.tsv]\n"
+    "                      --out FILE.tsv|DIR\n"
     "\n"
     "The convergence of one sub-step (core/sim/converge.h): runs CONFIG (with --set) to the end of\n"
     "frame F (0: from the initial state), each frame as configured, with energy logging off; then\n"
@@ -73,7 +75,12 @@ const char app_converge_usage[] =
     "names a directory (made if missing) that receives LABEL.tsv and LABEL.tsv.meta per study, as\n"
     "above, the meta also naming 'study' and 'studies' (the order). A label is letters, digits\n"
     "and . _ + - (not first '.'), each used once. A failure in a study's load or solves names it\n"
-    "('--study LABEL: ...') and leaves no table of any study.\n";
+    "('--study LABEL: ...') and leaves no table of any study.\n"
+    "\n"
+    "--probe PROBE.tsv times the machine probe (core/base/probe.h: a fixed tiny workload) at the\n"
+    "start of each timed round, outside the solves, and writes 'phase round started_s probe_ms'\n"
+    "(phase converge:CONFIG; started_s after the first timed round's start): the machine's speed\n"
+    "beside the timings (docs/timing.md).\n";
 
 typedef struct converge_options {
     app_list overrides;   /* --set */
@@ -81,7 +88,7 @@ typedef struct converge_options {
     op_labelled *studies; /* --study, study_count of them (NULL: the single form) */
     int study_count;
     int frames, iterations, repeats, fixed_point; /* fixed_point 0: none */
-    const char *config, *out;
+    const char *config, *out, *probe; /* probe NULL: none */
 } converge_options;
 
 /* One studied solver: its world, its [solver] keys and what is recorded of it. */
@@ -103,6 +110,7 @@ typedef struct converge_worlds {
     int scene_loaded;
     studied *study;
     int count;
+    op_converge_probe probe; /* repeats each, with --probe */
 } converge_worlds;
 
 /* --solver KEY=VALUE as "solver.KEY=VALUE": -1 when taken, else the exit status. */
@@ -181,6 +189,7 @@ static int parse_converge_options(const app_call *call, converge_options *o)
                                               { "repeats", required_argument, 0, 'r' },
                                               { "fixed-point", required_argument, 0, 'p' },
                                               { "out", required_argument, 0, 'o' },
+                                              { "probe", required_argument, 0, 'P' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
     int c, status = -1;
@@ -196,6 +205,7 @@ static int parse_converge_options(const app_call *call, converge_options *o)
             status = parse_count("--fixed-point", optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &o->fixed_point);
             break;
         case 'o': o->out = optarg; break;
+        case 'P': o->probe = optarg; break;
         case 'h': fputs(app_converge_usage, stdout); status = 0; break;
         default: status = app_usage_error("converge", "%s", "unknown option");
         }
@@ -455,8 +465,8 @@ static int study_all(op_ctx *ctx, const converge_options *o, converge_worlds *wo
         subject[i] = (op_converge_subject){ .study = &s->world, .seconds = s->seconds, .energy = s->energy,
                                             .spread = &s->spread, .fixed = o->fixed_point > 0 ? &s->fixed : NULL };
     }
-    if (subject && op_converge_studies(ctx, &worlds->scene, subject, worlds->count, o->frames, o->iterations,
-                                       o->repeats) != OP_OK)
+    if (subject && op_converge_studies_probed(ctx, &worlds->scene, subject, worlds->count, o->frames, o->iterations,
+                                              o->repeats, o->probe ? &worlds->probe : NULL) != OP_OK)
         for (int i = 0; i < worlds->count; ++i)
             if (subject[i].failed)
                 name_study(ctx, &worlds->study[i]);
@@ -464,14 +474,35 @@ static int study_all(op_ctx *ctx, const converge_options *o, converge_worlds *wo
     return ctx->status;
 }
 
+/* --probe's table, written whole (after the studies' tables: removed with them on a failure). */
+static int write_probe(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds)
+{
+    op_atomic_file file;
+    if (op_atomic_open(ctx, &file, o->probe) != OP_OK)
+        return ctx->status;
+    fprintf(file.file, "phase\tround\tstarted_s\tprobe_ms\n");
+    for (int r = 0; r < o->repeats; ++r)
+        fprintf(file.file, "converge:%s\t%d\t%.3f\t%.4f\n", o->config, r + 1, worlds->probe.started[r],
+                worlds->probe.ms[r]);
+    return op_atomic_commit(ctx, &file);
+}
+
 static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, const char *command_line)
 {
     worlds->count = o->studies ? o->study_count : 1;
+    if (o->probe) {
+        worlds->probe.ms = op_calloc(ctx, (size_t)o->repeats, sizeof(double));
+        worlds->probe.started = op_calloc(ctx, (size_t)o->repeats, sizeof(double));
+    }
     worlds->study = op_calloc(ctx, (size_t)worlds->count, sizeof *worlds->study);
     for (int i = 0; worlds->study && i < worlds->count && ctx->status == OP_OK; ++i)
         prepare_study(ctx, o, i, &worlds->study[i]);
-    if (ctx->status == OP_OK && load_worlds(ctx, o, worlds) == OP_OK && study_all(ctx, o, worlds) == OP_OK)
-        write_tables(ctx, o, worlds, command_line);
+    if (ctx->status == OP_OK && load_worlds(ctx, o, worlds) == OP_OK && study_all(ctx, o, worlds) == OP_OK &&
+        write_tables(ctx, o, worlds, command_line) == OP_OK && o->probe && write_probe(ctx, o, worlds) != OP_OK)
+        for (int i = 0; i < worlds->count; ++i) {
+            remove(worlds->study[i].out);
+            remove(worlds->study[i].meta);
+        }
     return ctx->status;
 }
 
@@ -492,6 +523,8 @@ int app_converge(const app_call *call)
         for (int i = 0; worlds.study && i < worlds.count; ++i)
             free_study(&worlds.study[i]);
         free(worlds.study);
+        free(worlds.probe.ms);
+        free(worlds.probe.started);
     }
     for (int i = 0; i < o.study.count; ++i)
         free((char *)o.study.item[i]);

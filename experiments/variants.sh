@@ -44,8 +44,10 @@
 #   own_last_step is that last step; own_ms_1e-2_lo, own_ms_1e-2_hi, own_ms_1e-2_noisy, … (the
 #   row's last nine columns) each own ms's 95 % interval and noisy flag, as ms_TOL's.
 # - ms per frame, by the timing protocol (docs/timing.md): after every cell is computed, one
-#   bin/bench/bench_scenes call a scene times every variant that ran on it, interleaved (round 1:
-#   each variant once, round 2: …), VARIANTS_TIMING_REPEATS repetitions (7: the least count
+#   bin/bench/bench_scenes call times every variant on every scene it ran on (-P, the plan
+#   RUNS/timing-plan.tsv: a line per scene and variant), round r going round them all (every
+#   scene, every variant of it) before round r + 1, so that each scene's repetitions spread over
+#   the whole timed phase; VARIANTS_TIMING_REPEATS repetitions (7: the least count
 #   whose median interval reaches 95 %, plus one, as converge's), each loaded afresh with energy
 #   logging off, WARMUP untimed frames then TIMED frames from the scene's start (bar 10 + 30 at
 #   10 iterations, 1/30 s; collapse and fall 5 + 15; bunny 2 + 6: seven repetitions time about
@@ -55,9 +57,12 @@
 #   (ms_per_frame), its order-statistic 95 % interval (ms_per_frame_lo, ms_per_frame_hi) and
 #   ms_per_frame_noisy (1 when the half-width exceeds 5 % of the median). `variants.sh --list
 #   OUT_DIR` prints the timing runs' order (scene, round, variant) and runs nothing.
+# - the machine probe (core/base/probe.h), timed at the start of every timed round of each
+#   scene's converge and of the bench_scenes call: RUNS/probe.tsv ("phase round started_s
+#   probe_ms"), which make variants-stability sets beside the cells' change between two runs.
 # Timed work runs alone (the timing protocol): every command holds a lock on
 # OUT_DIR/runs/.timing.lock, the untimed ones shared (JOBS of them side by side), the timed ones
-# (each scene's converge and each scene's bench_scenes) exclusive, so that a timed command waits
+# (each scene's converge and the one bench_scenes) exclusive, so that a timed command waits
 # until nothing else of the matrix runs and nothing starts beside it; bench_scenes also starts
 # through tools/when-idle.sh, which waits (up to IDLE_WAIT s, 30) for the machine to be idle.
 # - recovery (collapse): the time from which the rest-shape error stays below 2 % (5 s run).
@@ -329,7 +334,8 @@ converge_scene() { # SCENE
         studies=()
         for label in "${labels[@]}"; do studies+=(--study "${spec[$label]}"); done
         $OPSIM_ALONE converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" --iterations $ITERATIONS \
-            --repeats $REPEATS --fixed-point $REFERENCE "${studies[@]}" --out "$dir" 2> "$dir.err" && break
+            --repeats $REPEATS --fixed-point $REFERENCE --probe "$RUNS/probe-converge-$scene.tsv" "${studies[@]}" \
+            --out "$dir" 2> "$dir.err" && break
         why=$(reason "$dir.err")
         failed=""
         case $why in "--study "*:*) failed=${why#--study } && failed=${failed%%:*} ;; esac
@@ -364,26 +370,37 @@ bench_variant() { # LABEL SETTINGS SCENE [source]
     printf '%s' "${text%;}"
 }
 
-# the timing of one scene's variants (those whose run of the scene worked): bench_scenes' CSV
-time_scene() { # SCENE LABEL...
-    local scene=$1
-    shift
-    local -a args=()
-    local label entry
-    for label in "$@"; do
+# the plan of the timing (bench_scenes -P): a line per scene and variant whose run of the scene
+# worked (SCENE:LABEL … as arguments), the scene's config, warm-up and timed frames
+timing_plan() { # SCENE:LABEL...
+    local item scene label entry
+    for item in "$@"; do
+        scene=${item%%:*} label=${item#*:}
         for entry in "${VARIANTS[@]}"; do
             # (--list: no ρ estimated yet, an empty value; nothing is run)
-            [ "${entry%%	*}" != "$label" ] ||
-                args+=(-V "$(bench_variant "$label" "${entry#*	}" "$scene" 2> /dev/null)")
+            [ "${entry%%	*}" != "$label" ] || printf '%s\t%s\t%s\t%s\n' "${CONFIG[$scene]}" "${WARMUP[$scene]}" \
+                "${TIMED[$scene]}" "$(bench_variant "$label" "${entry#*	}" "$scene" 2> /dev/null)"
         done
     done
-    local -a command=(-w "${WARMUP[$scene]}" -f "${TIMED[$scene]}" -r "$TIMING_REPEATS" -i "${CONFIG[$scene]}" "${args[@]}")
-    if [ $LIST = 1 ]; then
-        ${BENCH:-bin/bench/bench_scenes} -n "${command[@]}" | cut -f1,3 | sed "s/^/$scene\t/"
+}
+
+# the ms per frame of every scene's variants, one bench_scenes call whose rounds go round them all
+# (round r: every scene, every variant of it), the machine probe at each round's start:
+# RUNS/timing.csv, RUNS/probe-frames.tsv
+time_all() { # SCENE:LABEL...
+    local plan=$RUNS/timing-plan.tsv
+    [ $LIST = 0 ] || plan=$(mktemp)
+    timing_plan "$@" > "$plan"
+    if [ $LIST = 1 ]; then # the order as "scene round variant", the scene named from its config
+        [ ! -s "$plan" ] || ${BENCH:-bin/bench/bench_scenes} -n -r "$TIMING_REPEATS" -P "$plan" | while IFS='	' read -r round config label; do
+            for scene in $SCENES; do [ "${CONFIG[$scene]}" != "$config" ] || printf '%s\t%s\t%s\n' "$scene" "$round" "$label"; done
+        done
+        rm -f "$plan"
         return
     fi
-    [ ${#args[@]} = 0 ] || $BENCH_ALONE "${command[@]}" -o "$RUNS/timing-$scene.csv" > "$RUNS/timing-$scene.txt" ||
-        { echo "variants.sh: timing $scene failed" >&2; return 1; }
+    [ -s "$plan" ] || return 0
+    $BENCH_ALONE -r "$TIMING_REPEATS" -P "$plan" -p "$RUNS/probe-frames.tsv" -o "$RUNS/timing.csv" > "$RUNS/timing.txt" ||
+        { echo "variants.sh: timing failed" >&2; return 1; }
 }
 
 # the ms-per-frame cells of a variant on a scene: median, lo, hi, noisy, or its verdict and "–"
@@ -396,8 +413,8 @@ timing_fields() { # LABEL SCENE
     fi
     local column value fields=""
     for column in total_ms total_lo_ms total_hi_ms total_noisy; do
-        value=$(${REPORT:-bin/opsim-report} lookup --in "$RUNS/timing-$2.csv" --separator , --where "setting=$1" \
-            --column $column) || return 1
+        value=$(${REPORT:-bin/opsim-report} lookup --in "$RUNS/timing.csv" --separator , --where "setting=$1" \
+            --where "config=${CONFIG[$2]}" --column $column) || return 1
         fields="$fields${fields:+	}$value"
     done
     printf '%s' "$fields"
@@ -408,9 +425,11 @@ throttle() { while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done; }
 
 if [ $LIST = 1 ]; then # the timing order, every variant taken as running every scene
     mapfile -t VARIANTS < <(variants)
+    timed=()
     for scene in $SCENES; do
-        time_scene $scene "${VARIANTS[@]%%	*}"
+        for entry in "${VARIANTS[@]}"; do timed+=("$scene:${entry%%	*}"); done
     done
+    time_all "${timed[@]}"
     exit 0
 fi
 mkdir -p "$RUNS"
@@ -436,13 +455,13 @@ for scene in $SCENES; do
 done
 wait
 
+timed=()
 for scene in $SCENES; do
-    timed=()
     for entry in "${VARIANTS[@]}"; do
-        [ "$(cat "$RUNS/${entry%%	*}-$scene.timed" 2> /dev/null)" != ok ] || timed+=("${entry%%	*}")
+        [ "$(cat "$RUNS/${entry%%	*}-$scene.timed" 2> /dev/null)" != ok ] || timed+=("$scene:${entry%%	*}")
     done
-    time_scene $scene "${timed[@]}" || exit 1
 done
+time_all "${timed[@]}" || exit 1
 
 tmp=$OUT/matrix.tsv.$$.tmp
 printf 'variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\town_ms_1e-2_lo\town_ms_1e-2_hi\town_ms_1e-2_noisy\town_ms_1e-4_lo\town_ms_1e-4_hi\town_ms_1e-4_noisy\town_ms_1e-6_lo\town_ms_1e-6_hi\town_ms_1e-6_noisy\n' > "$tmp"
@@ -455,6 +474,9 @@ for entry in "${VARIANTS[@]}"; do
     done
 done
 mv "$tmp" "$RUNS/matrix-cells.txt"
+# the machine probe of every timed round, converge's and bench_scenes', in one table (its header once)
+awk 'FNR > 1 || NR == 1' "$RUNS"/probe-converge-*.tsv "$RUNS/probe-frames.tsv" > "$RUNS/probe.tsv" 2> /dev/null ||
+    { echo "variants.sh: no machine probe" >&2; exit 1; }
 # the cells as gathered (words where a cell could not be measured) made a table of numbers with
 # status and bound columns before note (opsim-report matrix, docs/results.md)
 ${REPORT:-bin/opsim-report} matrix --in "$RUNS/matrix-cells.txt" --out "$OUT/matrix.tsv"

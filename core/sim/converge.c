@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/probe.h"
 #include "base/timer.h"
 #include "base/timing_stats.h"
 
@@ -251,9 +252,10 @@ int op_converge_turn(int round, int position, int count)
 }
 
 /* The solves of every subject, round by round (op_converge_turn): with repeats > 1 an untimed
- * round first. A failing subject is marked. */
+ * round first; the machine probe before each timed round when asked (probe). A failing subject
+ * is marked. */
 static int solve_rounds(op_ctx *ctx, op_world *w, op_converge_subject *subject, subject_work *work, int count,
-                        int iterations, int repeats)
+                        int iterations, int repeats, const op_converge_probe *probe)
 {
     double origin = 0.0;
     for (int r = repeats > 1 ? -1 : 0; r < repeats; ++r)
@@ -261,6 +263,10 @@ static int solve_rounds(op_ctx *ctx, op_world *w, op_converge_subject *subject, 
             int s = op_converge_turn(r < 0 ? 0 : r, position, count);
             if (r == 0 && position == 0)
                 origin = op_now();
+            if (r >= 0 && position == 0 && probe) {
+                probe->started[r] = op_now() - origin;
+                probe->ms[r] = op_probe_ms(NULL);
+            }
             if (solve_once(ctx, w, &subject[s], &work[s], iterations, r, origin) != OP_OK) {
                 subject[s].failed = 1;
                 return ctx->status;
@@ -358,6 +364,12 @@ static int check_arguments(op_ctx *ctx, op_scene *scene, op_converge_subject *su
 int op_converge_studies(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
                         int iterations, int repeats)
 {
+    return op_converge_studies_probed(ctx, scene, subject, count, frames, iterations, repeats, NULL);
+}
+
+int op_converge_studies_probed(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
+                               int iterations, int repeats, const op_converge_probe *probe)
+{
     if (check_arguments(ctx, scene, subject, count, frames, iterations, repeats) != OP_OK)
         return ctx->status;
     op_world *w = &scene->world;
@@ -378,7 +390,7 @@ int op_converge_studies(op_ctx *ctx, op_scene *scene, op_converge_subject *subje
                                  work[s].first, work[s].before_last) != OP_OK)
             subject[s].failed = 1;
     }
-    if (ctx->status == OP_OK && solve_rounds(ctx, w, subject, work, count, iterations, repeats) == OP_OK)
+    if (ctx->status == OP_OK && solve_rounds(ctx, w, subject, work, count, iterations, repeats, probe) == OP_OK)
         for (int s = 0; s < count && ctx->status == OP_OK; ++s)
             summarise(ctx, &subject[s], &work[s], iterations, repeats, positions);
     for (int s = 0; work && s < count; ++s)

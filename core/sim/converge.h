@@ -115,6 +115,18 @@ enum { OP_CONVERGE_MAX_STUDIES = 64 };
 int op_converge_studies(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
                         int iterations, int repeats);
 
+/* The machine probe (core/base/probe.h) timed at the start of each timed round: round r's
+ * milliseconds into ms[r] and its start into started[r] (seconds after the first timed round's
+ * start), repeats each. */
+typedef struct op_converge_probe {
+    double *ms, *started;
+} op_converge_probe;
+
+/* op_converge_studies with the probe before each timed round (probe NULL: none). The probe runs
+ * outside the solves: no time of theirs includes it. */
+int op_converge_studies_probed(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
+                               int iterations, int repeats, const op_converge_probe *probe);
+
 /* The subject timed at `position` (0-based) of timed round `round` (0-based) among `count`:
  * (round + position) mod count. Each round takes every subject once and round r begins with
  * subject r mod count, so that no subject always goes first. */
