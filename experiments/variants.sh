@@ -21,11 +21,12 @@
 #   collapse  experiments/fig4.ini (Fig. 4: collapsed to the pinned centre particle)
 #   fall      experiments/fig5.ini (Fig. 5: onto the floor, 3 sub-steps x 3 iterations)
 #   bunny     experiments/fig6-bunny.ini (Fig. 6: onto the held sheet, 6 x 2, collisions)
-# - convergence: one `opsim converge CONFIG --frame F --study LABEL:solver.KEY=VALUE;… …` a
-#   scene, every variant a study (the configured arap to frame F, then each variant solves the
-#   next sub-step from that one state, 300 iterations, seven times after an untimed one, the
-#   repetitions interleaved across the variants: round 1 each once in the matrix's order,
-#   round 2 from the second on, …; the median time to each iteration, --repeats 7); iterations
+# - convergence: one `opsim converge --batch` for every scene, a line a scene (CONFIG --frame F
+#   --study LABEL:solver.KEY=VALUE;… …), every variant a study (the configured arap to frame F,
+#   then each variant solves the next sub-step from that one state, 300 iterations, seven times
+#   after an untimed one, the repetitions interleaved across every scene's variants: round 1 of
+#   every scene, each scene's variants once in the matrix's order, then round 2 of every scene,
+#   each from its second variant on, …; the median time to each iteration, --repeats 7); iterations
 #   and ms to a relative energy error r = |E_k − E*| / (E_0 − E*) of 1e-2, 1e-4, 1e-6 (the first
 #   k after which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and
 #   r after the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2);
@@ -33,7 +34,7 @@
 #   ms_1e-4_noisy, …). opsim-report convergence-cells computes them
 #   (reports/report_convergence.h) from runs/converge-SCENE/LABEL.tsv. A variant the scene's
 #   run refuses or fails on (converge names its study) gets its verdict from that message and
-#   the others run again without it (converge_scene).
+#   the others run again without it (converge_all).
 #   Frames: bar 60, collapse 5, fall 15, bunny 20.
 # - convergence to the variant's own solution (own_*): the same run with --fixed-point 5000:
 #   iterations and ms until ‖x_k − x*‖ / ‖x_0 − x*‖ stays below 1e-2, 1e-4, 1e-6, x* the positions
@@ -216,7 +217,7 @@ cell() { # LABEL SETTINGS SCENE
     local -a run
     mapfile -d '' run < <(run_settings "$spec" "$scene")
     local convergence own own_interval own_step=– timed=ok recovery=– spread=– max_h=– max_k=– note=""
-    # convergence of one sub-step: the scene's converge run (converge_scene) made LABEL.tsv, or
+    # convergence of one sub-step: the converge run (converge_all) made LABEL.tsv, or
     # the variant's message is in OUT.converge.err
     local table=$RUNS/converge-$scene/$label.tsv
     if [ -s "$table" ]; then
@@ -310,45 +311,67 @@ cell() { # LABEL SETTINGS SCENE
         "$recovery" "$spread" "$max_h" "$max_k" "$note" "$own_interval" > "$out.line"
 }
 
-# ---- convergence: each scene's variants in one converge run, interleaved --------------------
+# ---- convergence: every scene's variants in one converge run, interleaved ---------------------
 
-# every variant's convergence on SCENE: one `opsim converge --study LABEL:… …` run, timed alone,
-# into RUNS/converge-SCENE/LABEL.tsv. A run that fails names the study at fault ("--study LABEL:
-# …"): its message goes to RUNS/LABEL-SCENE.converge.err (its verdict: refused or failed, as a
-# converge of that variant alone would say) and the others run again without it; a failure
-# naming no study (the frames before the sub-step) is every variant's.
-converge_scene() { # SCENE
-    local scene=$1 dir=$RUNS/converge-$scene entry label why failed
-    local -A spec=()
-    local -a labels=() studies rest
-    for entry in "${VARIANTS[@]}"; do
-        label=${entry%%	*}
-        labels+=("$label")
-        spec[$label]=$(bench_variant "$label" "${entry#*	}" "$scene" source)
+# every variant's convergence on every scene: one `opsim converge --batch` run, a line a scene
+# (its `--study LABEL:… …`), timed alone, into RUNS/converge-SCENE/LABEL.tsv, its rounds going
+# round every scene's variants (round r of every scene before round r + 1 of any) and the
+# machine probe at each round's start (RUNS/probe-converge.tsv). A run that fails names the line
+# and the study at fault ("--batch FILE:N: --study LABEL: …"): its message goes to
+# RUNS/LABEL-SCENE.converge.err (its verdict: refused or failed, as a converge of that variant
+# alone would say) and the batch runs again without it; a failure naming a line but no study
+# (the frames before the sub-step) is every variant's of that scene, and one naming no line
+# every variant's of every scene left.
+converge_all() {
+    local scene entry label why failed line number
+    local -A spec=() labels=()
+    for scene in $SCENES; do
+        for entry in "${VARIANTS[@]}"; do
+            label=${entry%%	*}
+            labels[$scene]="${labels[$scene]:-} $label"
+            spec[$scene:$label]=$(bench_variant "$label" "${entry#*	}" "$scene" source)
+        done
+        # a scene whose converge run finished before (an interrupted matrix finished by hand) keeps it
+        local done=1
+        for label in ${labels[$scene]}; do [ -s "$RUNS/converge-$scene/$label.tsv" ] || done=0; done
+        [ $done = 0 ] || labels[$scene]=""
     done
-    # a scene whose converge run finished before (an interrupted matrix finished by hand) keeps it
-    rest=()
-    for label in "${labels[@]}"; do [ -s "$dir/$label.tsv" ] || rest+=("$label"); done
-    [ ${#rest[@]} -gt 0 ] || return 0
-    while [ ${#labels[@]} -gt 0 ]; do
-        studies=()
-        for label in "${labels[@]}"; do studies+=(--study "${spec[$label]}"); done
-        $OPSIM_ALONE converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" --iterations $ITERATIONS \
-            --repeats $REPEATS --fixed-point $REFERENCE --probe "$RUNS/probe-converge-$scene.tsv" "${studies[@]}" \
-            --out "$dir" 2> "$dir.err" && break
-        why=$(reason "$dir.err")
-        failed=""
-        case $why in "--study "*:*) failed=${why#--study } && failed=${failed%%:*} ;; esac
-        if [ -z "$failed" ] || [ -z "${spec[$failed]:-}" ]; then
-            for label in "${labels[@]}"; do cp "$dir.err" "$RUNS/$label-$scene.converge.err"; done
+    local batch=$RUNS/converge-batch.txt err=$RUNS/converge-batch.err
+    while :; do
+        local -a order=()
+        : > "$batch"
+        for scene in $SCENES; do
+            [ -n "${labels[$scene]// /}" ] || continue
+            order+=("$scene")
+            printf '%s\t--frame\t%s\t--iterations\t%s\t--repeats\t%s\t--fixed-point\t%s' "${CONFIG[$scene]}" \
+                "${FRAME[$scene]}" $ITERATIONS $REPEATS $REFERENCE >> "$batch"
+            for label in ${labels[$scene]}; do printf '\t--study\t%s' "${spec[$scene:$label]}" >> "$batch"; done
+            printf '\t--out\t%s\n' "$RUNS/converge-$scene" >> "$batch"
+        done
+        [ ${#order[@]} -gt 0 ] || break
+        $OPSIM_ALONE converge --batch "$batch" --probe "$RUNS/probe-converge.tsv" 2> "$err" && break
+        why=$(reason "$err")
+        number="" failed=""
+        case $why in "--batch $batch:"*) line=${why#"--batch $batch:"} && number=${line%%:*} && why=${line#*: } ;; esac
+        case $why in "--study "*:*) failed=${why#--study } && failed=${failed%%:*} && why=${why#"--study $failed: "} ;; esac
+        # the message as a converge of the scene's variant alone would give it: no line, no study
+        sed -e "1s|^opsim: --batch [^:]*:[0-9]*: |opsim: |" -e "1s|^opsim: --study [^:]*: |opsim: |" "$err" > "$err.own"
+        if [ -z "$number" ]; then # every variant of every scene left
+            for scene in "${order[@]}"; do
+                for label in ${labels[$scene]}; do cp "$err.own" "$RUNS/$label-$scene.converge.err"; done
+            done
             break
         fi
-        sed "1s/^opsim: --study $failed: /opsim: /" "$dir.err" > "$RUNS/$failed-$scene.converge.err"
-        rest=()
-        for label in "${labels[@]}"; do [ "$label" = "$failed" ] || rest+=("$label"); done
-        labels=("${rest[@]}")
+        scene=${order[$((number - 1))]}
+        if [ -z "$failed" ] || [ -z "${spec[$scene:$failed]:-}" ]; then # the scene's every variant
+            for label in ${labels[$scene]}; do cp "$err.own" "$RUNS/$label-$scene.converge.err"; done
+            labels[$scene]=""
+            continue
+        fi
+        cp "$err.own" "$RUNS/$failed-$scene.converge.err"
+        labels[$scene]=$(for label in ${labels[$scene]}; do [ "$label" = "$failed" ] || printf ' %s' "$label"; done)
     done
-    rm -f "$dir.err"
+    rm -f "$err" "$err.own"
 }
 
 # ---- ms per frame: each scene's variants timed together, interleaved ---------------------------
@@ -444,9 +467,7 @@ while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
 [ $failed = 0 ] || { echo "variants.sh: a reference or rho estimate failed" >&2; exit 1; }
 
 mapfile -t VARIANTS < <(variants)
-for scene in $SCENES; do # timed, alone: one after another, before the untimed cells
-    converge_scene $scene
-done
+converge_all # timed, alone, before the untimed cells
 for scene in $SCENES; do
     for entry in "${VARIANTS[@]}"; do
         throttle
@@ -475,7 +496,7 @@ for entry in "${VARIANTS[@]}"; do
 done
 mv "$tmp" "$RUNS/matrix-cells.txt"
 # the machine probe of every timed round, converge's and bench_scenes', in one table (its header once)
-awk 'FNR > 1 || NR == 1' "$RUNS"/probe-converge-*.tsv "$RUNS/probe-frames.tsv" > "$RUNS/probe.tsv" 2> /dev/null ||
+awk 'FNR > 1 || NR == 1' "$RUNS/probe-converge.tsv" "$RUNS/probe-frames.tsv" > "$RUNS/probe.tsv" 2> /dev/null ||
     { echo "variants.sh: no machine probe" >&2; exit 1; }
 # the cells as gathered (words where a cell could not be measured) made a table of numbers with
 # status and bound columns before note (opsim-report matrix, docs/results.md)
