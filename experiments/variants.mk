@@ -37,8 +37,9 @@
 # after every cell, one bench_scenes call, 7 rounds each going round every scene's variants,
 # the median with its 95 % interval and noisy flag (ms_per_frame, _lo, _hi, _noisy). ms to a
 # tolerance is the median of 7 repeats after a warm-up with its interval (ms_1e-4_lo, _hi,
-# _noisy, …; own_ms_1e-4_lo, … at the row's end): one opsim converge --study run a scene, its
-# repeats interleaved across the variants.
+# _noisy, …; own_ms_1e-4_lo, … at the row's end): one opsim converge --batch run, a line a
+# scene, its rounds going round every scene's variants. The machine probe of every round:
+# runs/probe.tsv.
 
 VARIANTS_DIR := $(RESULTS)/variants
 VARIANTS_MATRIX := $(VARIANTS_DIR)/matrix.tsv
