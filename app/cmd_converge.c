@@ -5,7 +5,9 @@
  *
  * usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]
  *                       [--study LABEL:solver.KEY=VALUE[;solver.KEY=VALUE...] ...]
- *                       --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv|DIR */
+ *                       --frame F --iterations N [--repeats R] [--fixed-point M] [--probe PROBE.tsv]
+ *                       --out FILE.tsv|DIR
+ *        opsim converge --batch FILE [--probe PROBE.tsv] */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,9 @@
 const char app_converge_usage[] =
     "usage: opsim converge CONFIG.ini [--set SECTION.KEY=VALUE ...] [--solver KEY=VALUE ...]\n"
     "                      [--study LABEL:solver.KEY=VALUE[;solver.KEY=VALUE...] ...]\n"
-    "                      --frame F --iterations N [--repeats R] [--fixed-point M] --out FILE.tsv|DIR\n"
+    "                      --frame F --iterations N [--repeats R] [--fixed-point M] [--probe PROBE.tsv]\n"
+    "                      --out FILE.tsv|DIR\n"
+    "       opsim converge --batch FILE [--probe PROBE.tsv]\n"
     "\n"
     "The convergence of one sub-step (core/sim/converge.h): runs CONFIG (with --set) to the end of\n"
     "frame F (0: from the initial state), each frame as configured, with energy logging off; then\n"
@@ -73,7 +77,22 @@ const char app_converge_usage[] =
     "names a directory (made if missing) that receives LABEL.tsv and LABEL.tsv.meta per study, as\n"
     "above, the meta also naming 'study' and 'studies' (the order). A label is letters, digits\n"
     "and . _ + - (not first '.'), each used once. A failure in a study's load or solves names it\n"
-    "('--study LABEL: ...') and leaves no table of any study.\n";
+    "('--study LABEL: ...') and leaves no table of any study.\n"
+    "\n"
+    "--probe PROBE.tsv times the machine probe (core/base/probe.h: a fixed tiny workload) at the\n"
+    "start of each timed round, outside the solves, and writes 'phase round started_s probe_ms'\n"
+    "(phase converge:CONFIG; started_s after the first timed round's start): the machine's speed\n"
+    "beside the timings (docs/timing.md).\n"
+    "\n"
+    "--batch FILE runs several converge commands in one process, one a line of FILE: CONFIG and\n"
+    "its options as above, each word a field, the fields tab-separated ('#' lines and empty ones\n"
+    "skipped; no --batch or --probe in a line). Every line's frames and fixed points come first;\n"
+    "then the rounds go round the lines: every line's untimed round, then timed round 1 of every\n"
+    "line, round 2 of every line, ... (core/sim/converge.h, op_converge_jobs), so that each\n"
+    "line's repeats are spread over the whole timed phase; each line's tables are bitwise those\n"
+    "of its command alone but for the times. A failure names the line ('--batch FILE:N: ...',\n"
+    "then the study as above) and leaves no table of any line; --probe is the batch's, a row\n"
+    "per round (phase converge).\n";
 
 typedef struct converge_options {
     app_list overrides;   /* --set */
@@ -81,7 +100,8 @@ typedef struct converge_options {
     op_labelled *studies; /* --study, study_count of them (NULL: the single form) */
     int study_count;
     int frames, iterations, repeats, fixed_point; /* fixed_point 0: none */
-    const char *config, *out;
+    const char *config, *out, *probe; /* probe NULL: none */
+    const char *batch;                /* --batch FILE: the lines are the commands */
 } converge_options;
 
 /* One studied solver: its world, its [solver] keys and what is recorded of it. */
@@ -103,6 +123,7 @@ typedef struct converge_worlds {
     int scene_loaded;
     studied *study;
     int count;
+    op_converge_probe probe; /* repeats each, with --probe */
 } converge_worlds;
 
 /* --solver KEY=VALUE as "solver.KEY=VALUE": -1 when taken, else the exit status. */
@@ -181,6 +202,8 @@ static int parse_converge_options(const app_call *call, converge_options *o)
                                               { "repeats", required_argument, 0, 'r' },
                                               { "fixed-point", required_argument, 0, 'p' },
                                               { "out", required_argument, 0, 'o' },
+                                              { "probe", required_argument, 0, 'P' },
+                                              { "batch", required_argument, 0, 'B' },
                                               { "help", no_argument, 0, 'h' },
                                               { 0, 0, 0, 0 } };
     int c, status = -1;
@@ -196,9 +219,17 @@ static int parse_converge_options(const app_call *call, converge_options *o)
             status = parse_count("--fixed-point", optarg, 1, OP_CONVERGE_MAX_ITERATIONS, &o->fixed_point);
             break;
         case 'o': o->out = optarg; break;
+        case 'P': o->probe = optarg; break;
+        case 'B': o->batch = optarg; break;
         case 'h': fputs(app_converge_usage, stdout); status = 0; break;
         default: status = app_usage_error("converge", "%s", "unknown option");
         }
+    }
+    if (status < 0 && o->batch) {
+        if (optind != call->argc || o->out || o->frames >= 0 || o->iterations >= 0 || o->overrides.count ||
+            o->study.count || o->studies || o->fixed_point)
+            status = app_usage_error("converge", "%s", "--batch FILE takes only --probe: the rest is in its lines");
+        return status;
     }
     if (status < 0 && (optind != call->argc - 1 || !o->out || o->frames < 0 || o->iterations < 0))
         status = app_usage_error("converge", "%s", "give one CONFIG.ini, --frame F, --iterations N and --out FILE.tsv");
@@ -446,8 +477,8 @@ static int write_tables(op_ctx *ctx, const converge_options *o, const converge_w
     return ctx->status;
 }
 
-/* The studies, solved together (op_converge_studies); a failure in one names it. */
-static int study_all(op_ctx *ctx, const converge_options *o, converge_worlds *worlds)
+/* The studies as op_converge's subjects (NULL when out of memory, in ctx). */
+static op_converge_subject *subjects_of(op_ctx *ctx, const converge_options *o, converge_worlds *worlds)
 {
     op_converge_subject *subject = op_calloc(ctx, (size_t)worlds->count, sizeof *subject);
     for (int i = 0; subject && i < worlds->count; ++i) {
@@ -455,8 +486,15 @@ static int study_all(op_ctx *ctx, const converge_options *o, converge_worlds *wo
         subject[i] = (op_converge_subject){ .study = &s->world, .seconds = s->seconds, .energy = s->energy,
                                             .spread = &s->spread, .fixed = o->fixed_point > 0 ? &s->fixed : NULL };
     }
-    if (subject && op_converge_studies(ctx, &worlds->scene, subject, worlds->count, o->frames, o->iterations,
-                                       o->repeats) != OP_OK)
+    return subject;
+}
+
+/* The studies, solved together (op_converge_studies); a failure in one names it. */
+static int study_all(op_ctx *ctx, const converge_options *o, converge_worlds *worlds)
+{
+    op_converge_subject *subject = subjects_of(ctx, o, worlds);
+    if (subject && op_converge_studies_probed(ctx, &worlds->scene, subject, worlds->count, o->frames, o->iterations,
+                                              o->repeats, o->probe ? &worlds->probe : NULL) != OP_OK)
         for (int i = 0; i < worlds->count; ++i)
             if (subject[i].failed)
                 name_study(ctx, &worlds->study[i]);
@@ -464,14 +502,205 @@ static int study_all(op_ctx *ctx, const converge_options *o, converge_worlds *wo
     return ctx->status;
 }
 
-static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, const char *command_line)
+/* --probe's table, written whole (after the studies' tables: removed with them on a failure). */
+static int write_probe(op_ctx *ctx, const converge_options *o, const converge_worlds *worlds)
+{
+    op_atomic_file file;
+    if (op_atomic_open(ctx, &file, o->probe) != OP_OK)
+        return ctx->status;
+    fprintf(file.file, "phase\tround\tstarted_s\tprobe_ms\n");
+    for (int r = 0; r < o->repeats; ++r)
+        fprintf(file.file, "converge%s%s\t%d\t%.3f\t%.4f\n", o->batch ? "" : ":", o->batch ? "" : o->config,
+                r + 1, worlds->probe.started[r], worlds->probe.ms[r]);
+    return op_atomic_commit(ctx, &file);
+}
+
+/* The studies' arrays and worlds, loaded (and the probe's arrays, repeats long, with probe). */
+static int ready_worlds(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, int probe)
 {
     worlds->count = o->studies ? o->study_count : 1;
+    if (probe) {
+        worlds->probe.ms = op_calloc(ctx, (size_t)o->repeats, sizeof(double));
+        worlds->probe.started = op_calloc(ctx, (size_t)o->repeats, sizeof(double));
+    }
     worlds->study = op_calloc(ctx, (size_t)worlds->count, sizeof *worlds->study);
     for (int i = 0; worlds->study && i < worlds->count && ctx->status == OP_OK; ++i)
         prepare_study(ctx, o, i, &worlds->study[i]);
-    if (ctx->status == OP_OK && load_worlds(ctx, o, worlds) == OP_OK && study_all(ctx, o, worlds) == OP_OK)
-        write_tables(ctx, o, worlds, command_line);
+    if (ctx->status == OP_OK)
+        load_worlds(ctx, o, worlds);
+    return ctx->status;
+}
+
+static void free_worlds(converge_worlds *worlds)
+{
+    if (worlds->scene_loaded)
+        op_scene_free(&worlds->scene);
+    for (int i = 0; worlds->study && i < worlds->count; ++i)
+        free_study(&worlds->study[i]);
+    free(worlds->study);
+    free(worlds->probe.ms);
+    free(worlds->probe.started);
+}
+
+static void free_options(converge_options *o)
+{
+    for (int i = 0; i < o->study.count; ++i)
+        free((char *)o->study.item[i]);
+    free(o->studies);
+    app_list_free(&o->overrides);
+    app_list_free(&o->study);
+}
+
+static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, const char *command_line)
+{
+    if (ready_worlds(ctx, o, worlds, o->probe != NULL) == OP_OK && study_all(ctx, o, worlds) == OP_OK &&
+        write_tables(ctx, o, worlds, command_line) == OP_OK && o->probe && write_probe(ctx, o, worlds) != OP_OK)
+        for (int i = 0; i < worlds->count; ++i) {
+            remove(worlds->study[i].out);
+            remove(worlds->study[i].meta);
+        }
+    return ctx->status;
+}
+
+/* --batch: a line's command, its options and worlds (the file comment). */
+typedef struct batch_job {
+    int line;
+    char **argv; /* "converge" and the line's fields, split in place */
+    converge_options o;
+    converge_worlds worlds;
+    op_converge_subject *subject;
+} batch_job;
+
+typedef struct batch {
+    char *text; /* the file, split in place */
+    batch_job *job;
+    int count;
+} batch;
+
+/* ctx's message after "--batch PATH:LINE: ". */
+static void name_line(op_ctx *ctx, const char *path, int line)
+{
+    char message[sizeof ctx->message + 4200];
+    snprintf(message, sizeof message, "--batch %s:%d: %s", path, line, ctx->message);
+    memcpy(ctx->message, message, sizeof ctx->message - 1);
+    ctx->message[sizeof ctx->message - 1] = '\0';
+}
+
+/* Line `line` of the batch, `text` split at its tabs, parsed as a converge command's options into
+ * *job; OP_ERR_USAGE naming the line when it is not one (the options' own message printed). */
+static int parse_line(op_ctx *ctx, const char *path, int line, char *text, const app_call *call, batch_job *job)
+{
+    int words = 2;
+    for (const char *c = text; *c; ++c)
+        words += *c == '\t';
+    job->line = line;
+    job->o = (converge_options){ .frames = -1, .iterations = -1, .repeats = 1 };
+    if (!(job->argv = op_calloc(ctx, (size_t)words + 1, sizeof *job->argv)) ||
+        app_list_init(&job->o.overrides, words + 1) || app_list_init(&job->o.study, words + 1))
+        return OP_FAIL(ctx, OP_ERR_NOMEM, "%s", "out of memory");
+    int argc = 0;
+    job->argv[argc++] = "converge";
+    for (char *field = text; field; ++argc) {
+        job->argv[argc] = field;
+        if ((field = strchr(field, '\t')) != NULL)
+            *field++ = '\0';
+    }
+    app_call one = { .argc = argc, .argv = job->argv, .command_line = call->command_line, .opsim = call->opsim };
+    optind = 0; /* getopt afresh for this line's words */
+    if (parse_converge_options(&one, &job->o) >= 0 || job->o.batch || job->o.probe)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "--batch %s:%d: not a converge command's options (no --batch, --probe; "
+                       "above)", path, line);
+    return OP_OK;
+}
+
+/* The batch file's lines as jobs (file comment). */
+static int read_batch(op_ctx *ctx, const char *path, const app_call *call, batch *b)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return OP_FAIL(ctx, OP_ERR_IO, "--batch %s: cannot open", path);
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    rewind(f);
+    if (size >= 0 && (b->text = op_calloc(ctx, (size_t)size + 1, 1)) && fread(b->text, 1, (size_t)size, f) != (size_t)size)
+        OP_FAIL(ctx, OP_ERR_IO, "--batch %s: cannot read", path);
+    fclose(f);
+    int lines = 1;
+    for (const char *c = b->text; ctx->status == OP_OK && *c; ++c)
+        lines += *c == '\n';
+    if (ctx->status == OP_OK)
+        b->job = op_calloc(ctx, (size_t)lines + 1, sizeof *b->job); /* and a line that failed to parse */
+    int number = 0;
+    for (char *line = b->text, *next; ctx->status == OP_OK && line && *line; line = next) {
+        ++number;
+        if ((next = strchr(line, '\n')) != NULL)
+            *next++ = '\0';
+        if (*line && *line != '#' && parse_line(ctx, path, number, line, call, &b->job[b->count]) == OP_OK)
+            ++b->count;
+    }
+    if (ctx->status == OP_OK && b->count == 0)
+        OP_FAIL(ctx, OP_ERR_USAGE, "--batch %s: no commands in it", path);
+    return ctx->status;
+}
+
+/* Every line's worlds loaded, then their rounds together (op_converge_jobs), then every line's
+ * tables and the probe's; a failure names its line (and study) and leaves no table. */
+static int run_batch(op_ctx *ctx, const converge_options *top, const app_call *call, batch *b)
+{
+    op_converge_job *jobs = op_calloc(ctx, (size_t)b->count, sizeof *jobs);
+    int repeats = 0;
+    for (int j = 0; jobs && j < b->count && ctx->status == OP_OK; ++j) {
+        batch_job *job = &b->job[j];
+        if (ready_worlds(ctx, &job->o, &job->worlds, 0) != OP_OK || !(job->subject = subjects_of(ctx, &job->o, &job->worlds)))
+            name_line(ctx, top->batch, job->line);
+        jobs[j] = (op_converge_job){ .scene = &job->worlds.scene, .subject = job->subject, .count = job->worlds.count,
+                                     .frames = job->o.frames, .iterations = job->o.iterations, .repeats = job->o.repeats };
+        repeats = job->o.repeats > repeats ? job->o.repeats : repeats;
+    }
+    converge_worlds probe = { .count = 0 };
+    converge_options probe_options = { .batch = top->batch, .repeats = repeats, .probe = top->probe };
+    if (ctx->status == OP_OK && top->probe) {
+        probe.probe.ms = op_calloc(ctx, (size_t)repeats, sizeof(double));
+        probe.probe.started = op_calloc(ctx, (size_t)repeats, sizeof(double));
+    }
+    if (ctx->status == OP_OK && op_converge_jobs(ctx, jobs, b->count, top->probe ? &probe.probe : NULL) != OP_OK)
+        for (int j = 0; j < b->count; ++j)
+            for (int i = 0; jobs[j].failed && i < b->job[j].worlds.count; ++i)
+                if (b->job[j].subject[i].failed || i == b->job[j].worlds.count - 1) {
+                    if (b->job[j].subject[i].failed)
+                        name_study(ctx, &b->job[j].worlds.study[i]);
+                    name_line(ctx, top->batch, b->job[j].line);
+                    break;
+                }
+    int written = 0;
+    while (ctx->status == OP_OK && written < b->count &&
+           write_tables(ctx, &b->job[written].o, &b->job[written].worlds, call->command_line) == OP_OK)
+        ++written;
+    if (ctx->status == OP_OK && top->probe)
+        write_probe(ctx, &probe_options, &probe);
+    for (int j = 0; ctx->status != OP_OK && j < written; ++j)
+        for (int i = 0; i < b->job[j].worlds.count; ++i) {
+            remove(b->job[j].worlds.study[i].out);
+            remove(b->job[j].worlds.study[i].meta);
+        }
+    free(probe.probe.ms);
+    free(probe.probe.started);
+    free(jobs);
+    return ctx->status;
+}
+
+static int converge_batch(op_ctx *ctx, const app_call *call, const converge_options *top)
+{
+    batch b = { .text = NULL };
+    if (read_batch(ctx, top->batch, call, &b) == OP_OK)
+        run_batch(ctx, top, call, &b);
+    for (int j = 0; b.job && j < b.count + (ctx->status != OP_OK && b.job[b.count].argv); ++j) {
+        free_worlds(&b.job[j].worlds);
+        free_options(&b.job[j].o);
+        free(b.job[j].subject);
+        free(b.job[j].argv);
+    }
+    free(b.job);
+    free(b.text);
     return ctx->status;
 }
 
@@ -485,18 +714,13 @@ int app_converge(const app_call *call)
         op_ctx ctx;
         op_ctx_init(&ctx);
         converge_worlds worlds = { .scene_loaded = 0 };
-        converge(&ctx, &o, &worlds, call->command_line);
+        if (o.batch)
+            converge_batch(&ctx, call, &o);
+        else
+            converge(&ctx, &o, &worlds, call->command_line);
         status = app_exit_status(&ctx);
-        if (worlds.scene_loaded)
-            op_scene_free(&worlds.scene);
-        for (int i = 0; worlds.study && i < worlds.count; ++i)
-            free_study(&worlds.study[i]);
-        free(worlds.study);
+        free_worlds(&worlds);
     }
-    for (int i = 0; i < o.study.count; ++i)
-        free((char *)o.study.item[i]);
-    free(o.studies);
-    app_list_free(&o.overrides);
-    app_list_free(&o.study);
+    free_options(&o);
     return status;
 }

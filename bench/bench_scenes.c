@@ -40,6 +40,13 @@
  * MAX_EXTRA), -V LABEL:SECTION.KEY=VALUE[;SECTION.KEY=VALUE…] (a setting of several overrides
  * compared like -c's values, named LABEL in the CSV's setting column; repeatable, up to
  * MAX_SETTINGS: the variants matrix times its solver variants so, experiments/variants.sh),
+ * -P PLAN (the runs compared listed one a line, each with its own scene and warm-up and timed
+ * frames: "CONFIG<TAB>WARMUP<TAB>FRAMES<TAB>LABEL:SECTION.KEY=VALUE[;…]", '#' lines and empty
+ * ones skipped; up to MAX_PLAN lines; instead of -s, -i, -c, -V, -w and -f: the variants matrix
+ * times every scene's own variants so, in one run whose rounds go round every line, so that
+ * each scene's repetitions are spread over the whole timed phase), -p FILE (the machine probe,
+ * core/base/probe.h, timed at the start of every round, written to FILE: "phase round
+ * started_s probe_ms", phase bench_scenes, started_s after the first round's start),
  * -n (print the run order, round by round, and run nothing), -v (each repetition's median, wall
  * and thread CPU time).
  * Threads: OpenMP's (OMP_NUM_THREADS, or every core), printed and written to the CSV.
@@ -71,6 +78,7 @@
 #include "bench_median.h"
 #include "opsim/ctx.h"
 #include "opsim/platform.h"
+#include "base/probe.h"
 #include "base/timing_stats.h"
 #include "kernels/simd.h"
 #include "opsim/scene.h"
@@ -95,6 +103,9 @@ static setting settings[MAX_SETTINGS];
 static int setting_count = 1;
 static char setting_option; /* 'c' or 'V' once either is given: the two do not mix */
 static char cpu_model[128];
+/* -P: every run its own scene, warm-up, frames and setting (file comment) */
+enum { MAX_PLAN = 256, MAX_PLAN_SCENES = 16 };
+static setting plan_settings[MAX_PLAN];
 
 static const char *const PAPER_TABLE = "reports/paper_table1.tsv";
 
@@ -120,6 +131,8 @@ enum { SCENE_COUNT = sizeof SCENES / sizeof SCENES[0] };
 enum { MAX_EXTRA = 8 };
 static scene_def extra[MAX_EXTRA];
 static int extra_count;
+static scene_def plan_scenes[MAX_PLAN_SCENES]; /* -P's configs, each once */
+static int plan_scene_count;
 
 enum { STAGE_LOCAL, STAGE_GLOBAL, STAGE_COLLISION, STAGE_TOTAL, STAGE_COUNT }; /* CSV_COLUMNS names them */
 
@@ -133,6 +146,7 @@ typedef struct paper_row {
 /* A measured row, as printed: per scene, or per body when divided. */
 typedef struct result {
     const char *example, *config, *setting;
+    int warmup;  /* the warm-up frames of each repetition */
     int divisor; /* 1, or the body count for a per-body row */
     int bodies, nodes, edges, vertices, faces, substeps, iterations, frames;
     double ms[STAGE_COUNT];        /* medians over the repetitions of their per-frame medians */
@@ -255,7 +269,8 @@ static void free_skin_buffers(double **skinned, int count)
  * [repeats][frames] samples (frames per repetition), and per repetition its wall and CPU time. */
 typedef struct scene_run {
     const scene_def *def;
-    const setting *setting; /* the compared setting (-c, -V) */
+    const setting *setting; /* the compared setting (-c, -V, -P) */
+    int warmup, frames_asked; /* -w and -f, or the plan line's */
     int frames;
     double *samples[STAGE_COUNT], *skinning;
     double *wall, *cpu;          /* [repeats] seconds over the timed frames */
@@ -289,11 +304,13 @@ static int load_scene(op_ctx *ctx, const scene_run *run, op_scene *scene)
 
 /* The first repetition's sizing: the frames (frames ≤ 0 asks for the scene's own length less the
  * warm-up), the row's description and room for the samples. */
-static int size_run(scene_run *run, const op_scene *scene, int warmup, int repeats, int frames)
+static int size_run(scene_run *run, const op_scene *scene, int repeats)
 {
+    int warmup = run->warmup, frames = run->frames_asked;
     run->frames = frames > 0 ? frames : scene->run.frames - warmup > 1 ? scene->run.frames - warmup : 1;
     describe(run->def, &scene->world, &run->row);
     run->row.setting = run->setting->label;
+    run->row.warmup = warmup;
     run->row.frames = repeats * run->frames;
     size_t count = (size_t)repeats * (size_t)run->frames;
     int status = 0;
@@ -310,8 +327,9 @@ static int size_run(scene_run *run, const op_scene *scene, int warmup, int repea
 
 /* Repetition r of the scene into its slot; the first also describes it and sizes the samples.
  * Returns 0, or −1 after printing why. */
-static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames)
+static int run_repeat(scene_run *run, int r, int repeats)
 {
+    int warmup = run->warmup;
     op_ctx ctx;
     op_ctx_init(&ctx);
     op_scene scene;
@@ -319,7 +337,7 @@ static int run_repeat(scene_run *run, int warmup, int r, int repeats, int frames
         fprintf(stderr, "bench_scenes: %s: %s\n", run->def->config, ctx.message);
         return -1;
     }
-    int status = r == 0 ? size_run(run, &scene, warmup, repeats, frames) : 0;
+    int status = r == 0 ? size_run(run, &scene, repeats) : 0;
     double **skinned = status == 0 ? skin_buffers(&scene.world) : NULL;
     if (!skinned) {
         fprintf(stderr, "bench_scenes: out of memory\n");
@@ -477,11 +495,11 @@ static long peak_rss_kb(void)
     return getrusage(RUSAGE_SELF, &usage) == 0 ? (long)usage.ru_maxrss : -1;
 }
 
-static void write_csv(FILE *out, const result *r, int show_paper, int warmup, int repeats)
+static void write_csv(FILE *out, const result *r, int show_paper, int repeats)
 {
     fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", edge_rule, r->example, r->config,
             r->divisor > 1 ? "body" : "scene", r->bodies, r->nodes, r->edges, r->vertices, r->faces, r->substeps,
-            r->iterations, warmup, repeats, r->frames);
+            r->iterations, r->warmup, repeats, r->frames);
     fprintf(out, ",%d,%s", omp_get_max_threads(), op_simd_avx(-1) ? "avx" : "sse2");
     for (int s = 0; s < STAGE_COUNT; ++s)
         fprintf(out, ",%.4f", r->ms[s]);
@@ -507,7 +525,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: bench_scenes [-w WARMUP] [-r REPEATS] [-f FRAMES] [-s CONFIG_TEXT]... [-e EDGE_RULE] "
                     "[-o CSV_FILE] [-x SECTION.KEY=VALUE]... [-c SECTION.KEY=V1,V2,... | -V LABEL:KEY=V[;KEY=V...]...] "
-                    "[-i CONFIG]... [-n] [-v]\n");
+                    "[-i CONFIG]... [-P PLAN] [-p PROBE_TSV] [-n] [-v]\n");
     return 64;
 }
 
@@ -586,6 +604,112 @@ static int parse_variant(const char *text)
     return 0;
 }
 
+/* −1 after printing PATH:LINE and what is wrong with the plan's line. */
+static int plan_error(const char *path, int line, const char *why)
+{
+    fprintf(stderr, "bench_scenes: %s:%d: %s\n", path, line, why);
+    return -1;
+}
+
+/* The plan's scene for `config`, added when new (a copy of the text); NULL when there is no
+ * room or no memory. */
+static const scene_def *plan_scene(const char *config)
+{
+    for (int k = 0; k < plan_scene_count; ++k)
+        if (strcmp(plan_scenes[k].config, config) == 0)
+            return &plan_scenes[k];
+    char *copy = plan_scene_count < MAX_PLAN_SCENES ? malloc(strlen(config) + 1) : NULL;
+    if (!copy)
+        return NULL;
+    strcpy(copy, config);
+    plan_scenes[plan_scene_count] = (scene_def){ copy, copy, 0 };
+    return &plan_scenes[plan_scene_count++];
+}
+
+/* One line of -P's plan, its fields split at the tabs in place, as run *run with setting *s;
+ * −1 after printing why not. */
+static int plan_line(const char *path, int number, char *line, scene_run *run, setting *s)
+{
+    char *field[4];
+    int count = 0;
+    for (char *f = line; f && count < 4; ++count) {
+        field[count] = f;
+        if ((f = strchr(f, '\t')) != NULL)
+            *f++ = '\0';
+        if (count == 3 && f)
+            return plan_error(path, number, "more than four fields");
+    }
+    int warmup, frames;
+    if (count < 4 || parse_count(field[1], 0, &warmup) || parse_count(field[2], 1, &frames))
+        return plan_error(path, number, "give CONFIG, WARMUP, FRAMES and LABEL:SECTION.KEY=VALUE[;...], tab-separated");
+    const char *colon = strchr(field[3], ':');
+    if (strchr(field[0], ',') || (colon && memchr(field[3], ',', (size_t)(colon - field[3]))))
+        return plan_error(path, number, "a comma in the config or the label would split its CSV cell");
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    if (op_labelled_parse(&ctx, s, "-P", field[3]) != OP_OK)
+        return plan_error(path, number, ctx.message);
+    const scene_def *def = plan_scene(field[0]);
+    if (!def)
+        return plan_error(path, number, "more configs than the plan has room for (MAX_PLAN_SCENES)");
+    *run = (scene_run){ .def = def, .setting = s, .warmup = warmup, .frames_asked = frames };
+    return 0;
+}
+
+/* The plan's copies of its configs, which the rows name until the program ends (atexit). */
+static void free_plan_scenes(void)
+{
+    for (int k = 0; k < plan_scene_count; ++k)
+        free((char *)plan_scenes[k].config);
+    plan_scene_count = 0;
+}
+
+/* -P PLAN: its lines as runs[0 …], *count of them (file comment); −1 after printing why not. */
+static int read_plan(const char *path, scene_run *runs, int *count)
+{
+    atexit(free_plan_scenes);
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "bench_scenes: %s: cannot open\n", path);
+        return -1;
+    }
+    char line[2048];
+    int number = 0, status = 0;
+    *count = 0;
+    while (status == 0 && fgets(line, sizeof line, in)) {
+        ++number;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        if (*count == MAX_PLAN)
+            status = plan_error(path, number, "more lines than MAX_PLAN");
+        else if ((status = plan_line(path, number, line, &runs[*count], &plan_settings[*count])) == 0)
+            ++*count;
+    }
+    fclose(in);
+    if (status == 0 && *count == 0)
+        status = plan_error(path, number, "no runs in the plan");
+    return status;
+}
+
+/* -p FILE: the machine probe of each round (file comment), written whole; −1 when it cannot be. */
+static int write_probe(const char *path, const double *started, const double *probe_ms, int rounds)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "bench_scenes: cannot write %s\n", path);
+        return -1;
+    }
+    fprintf(out, "phase\tround\tstarted_s\tprobe_ms\n");
+    for (int r = 0; r < rounds; ++r)
+        fprintf(out, "bench_scenes\t%d\t%.3f\t%.4f\n", r + 1, started[r], probe_ms[r]);
+    if (fclose(out) != 0) {
+        fprintf(stderr, "bench_scenes: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
 /* The timing loop's order (file comment): its step-th repetition (0-based, of repeats ·
  * run_count) is repetition *repeat of run *run, round by round: every run once, then again. */
 static void run_order(int step, int run_count, int *repeat, int *run)
@@ -608,10 +732,13 @@ int main(int argc, char **argv)
 {
     op_platform_init();
     int warmup = 20, repeats = 7, frames = 0, opt;
-    const char *only[SCENE_COUNT], *csv_path = NULL;
-    int only_count = 0, list_only = 0;
-    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:c:V:i:nvh")) != -1) {
+    const char *only[SCENE_COUNT], *csv_path = NULL, *plan_path = NULL, *probe_path = NULL;
+    int only_count = 0, list_only = 0, warmup_or_frames = 0;
+    while ((opt = getopt(argc, argv, "w:r:f:s:e:o:x:c:V:i:P:p:nvh")) != -1) {
+        warmup_or_frames |= opt == 'w' || opt == 'f';
         switch (opt) {
+        case 'P': plan_path = optarg; break;
+        case 'p': probe_path = optarg; break;
         case 'w':
             if (parse_count(optarg, 0, &warmup))
                 return usage();
@@ -662,33 +789,47 @@ int main(int argc, char **argv)
         default: return usage();
         }
     }
-    if (optind != argc)
+    if (optind != argc || (plan_path && (only_count || extra_count || setting_option || warmup_or_frames)))
         return usage();
 
     op_cpu_model(cpu_model, sizeof cpu_model);
     /* a scene's settings side by side, so that the rounds go A B A B (file comment) */
-    scene_run runs[(SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS];
+    scene_run runs[(SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS > MAX_PLAN ? (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS
+                                                                       : MAX_PLAN];
     int run_count = 0;
-    for (int d = 0; d < SCENE_COUNT; ++d) {
+    if (plan_path && read_plan(plan_path, runs, &run_count))
+        return 64;
+    for (int d = 0; d < SCENE_COUNT && !plan_path; ++d) {
         int wanted = only_count == 0 && extra_count == 0;
         for (int k = 0; k < only_count; ++k)
             wanted |= strstr(SCENES[d].config, only[k]) != NULL;
         for (int c = 0; wanted && c < setting_count; ++c)
-            runs[run_count++] = (scene_run){ .def = &SCENES[d], .setting = &settings[c] };
+            runs[run_count++] =
+                (scene_run){ .def = &SCENES[d], .setting = &settings[c], .warmup = warmup, .frames_asked = frames };
     }
     for (int d = 0; d < extra_count; ++d)
         for (int c = 0; c < setting_count; ++c)
-            runs[run_count++] = (scene_run){ .def = &extra[d], .setting = &settings[c] };
+            runs[run_count++] =
+                (scene_run){ .def = &extra[d], .setting = &settings[c], .warmup = warmup, .frames_asked = frames };
     if (list_only) {
         list_order(runs, run_count, repeats);
         return 0;
     }
     int status = 0;
     double start = op_now();
-    /* round the scenes, repeat by repeat (file comment) */
+    double *probe_started = calloc((size_t)repeats, sizeof(double)), *probe_ms = calloc((size_t)repeats, sizeof(double));
+    if (!probe_started || !probe_ms) {
+        fprintf(stderr, "bench_scenes: out of memory\n");
+        status = -1;
+    }
+    /* round the scenes, repeat by repeat (file comment); the probe first in each round */
     for (int step = 0, r, k; step < repeats * run_count && status == 0; ++step) {
         run_order(step, run_count, &r, &k);
-        status = run_repeat(&runs[k], warmup, r, repeats, frames);
+        if (k == 0 && probe_path) {
+            probe_started[r] = op_now() - start;
+            probe_ms[r] = op_probe_ms(NULL);
+        }
+        status = run_repeat(&runs[k], r, repeats);
     }
     result rows[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS];
     int show_paper[2 * (SCENE_COUNT + MAX_EXTRA) * MAX_SETTINGS], row_count = 0;
@@ -715,13 +856,22 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < run_count; ++k)
         scene_run_free(&runs[k]);
+    if (status == 0 && probe_path)
+        status = write_probe(probe_path, probe_started, probe_ms, repeats);
+    free(probe_started);
+    free(probe_ms);
     if (status != 0)
         return 1;
     double seconds = op_now() - start;
 
+    char warmup_text[32];
+    if (plan_path)
+        snprintf(warmup_text, sizeof warmup_text, "the plan's");
+    else
+        snprintf(warmup_text, sizeof warmup_text, "%d", warmup);
     printf("Table 1 scenes, ms per frame on %s, %d thread(s): the median over %d repetitions of each "
-           "repetition's median frame (%d warm-up frames, then the timed ones), energy logging off\n",
-           cpu_model, omp_get_max_threads(), repeats, warmup);
+           "repetition's median frame (%s warm-up frames, then the timed ones), energy logging off\n",
+           cpu_model, omp_get_max_threads(), repeats, warmup_text);
     printf("%-19s %6s %6s %7s %7s %7s %7s %7s %16s %7s %8s %13s  | %-31s %8s\n", "", "", "", "", "ours", "", "", "",
            "total 95% int.", "", "", "contacts", "the paper", "");
     printf("%-19s %6s %6s %7s %7s %7s %7s %7s %16s %7s %8s %13s  | %7s %7s %7s %7s %8s\n", "example", "nodes",
@@ -745,7 +895,7 @@ int main(int argc, char **argv)
     }
     fprintf(csv, "%s\n", CSV_COLUMNS);
     for (int r = 0; r < row_count; ++r)
-        write_csv(csv, &rows[r], show_paper[r], warmup, repeats);
+        write_csv(csv, &rows[r], show_paper[r], repeats);
     if (csv != stdout && fclose(csv) != 0) {
         fprintf(stderr, "bench_scenes: error writing %s\n", csv_path);
         return 1;

@@ -34,11 +34,12 @@
 # process; the 5,000-iteration references and the bar's 15 runs a variant are the rest).
 # Timed commands run alone, the rest VARIANTS_JOBS at a time (variants.sh: a lock shared by the
 # untimed, exclusive for the timed). ms per frame follows the timing protocol (docs/timing.md):
-# after every cell, one bench_scenes call a scene, 7 repetitions interleaved across the variants,
+# after every cell, one bench_scenes call, 7 rounds each going round every scene's variants,
 # the median with its 95 % interval and noisy flag (ms_per_frame, _lo, _hi, _noisy). ms to a
 # tolerance is the median of 7 repeats after a warm-up with its interval (ms_1e-4_lo, _hi,
-# _noisy, …; own_ms_1e-4_lo, … at the row's end): one opsim converge --study run a scene, its
-# repeats interleaved across the variants.
+# _noisy, …; own_ms_1e-4_lo, … at the row's end): one opsim converge --batch run, a line a
+# scene, its rounds going round every scene's variants. The machine probe of every round:
+# runs/probe.tsv.
 
 VARIANTS_DIR := $(RESULTS)/variants
 VARIANTS_MATRIX := $(VARIANTS_DIR)/matrix.tsv
@@ -140,13 +141,17 @@ $(FIGURES)/variants-cost.png $(FIGURES)/variants-cost.pdf &: $(VARIANTS_DIR)/ms-
 # make variants-stability: the matrix as last made against a second one made afresh right after
 # it, compared by opsim-report stability (reports/report_stability.h, docs/timing.md): every ms
 # cell within ±10 % of the first or noisy in both, and each scene's ranking of the variants by
-# ms to 1e-4 the same. Into VARIANTS_DIR: matrix-first.tsv (the first run's matrix), matrix.tsv
-# (the second's), stability.tsv (cell by cell) and stability-ranks.tsv (the rankings); the
-# totals are printed.
+# ms to 1e-4 reversed significantly (a pair ordered oppositely with disjoint intervals in both
+# runs). Into VARIANTS_DIR: matrix-first.tsv and probe-first.tsv (the first run's matrix and
+# machine probe), matrix.tsv (the second's), stability.tsv (cell by cell) and
+# stability-ranks.tsv (the rankings); the totals are printed, each scene's median ratio beside
+# the probe's.
 # Fails when either does not hold. Meaningful on a quiet machine only.
 .PHONY: variants-stability
 variants-stability: $(VARIANTS_MATRIX) bin/opsim-report
 	cp $(VARIANTS_MATRIX) $(VARIANTS_DIR)/matrix-first.tsv
+	cp $(VARIANTS_DIR)/runs/probe.tsv $(VARIANTS_DIR)/probe-first.tsv
 	rm -rf $(VARIANTS_DIR)/runs && experiments/variants.sh $(VARIANTS_DIR) $(VARIANTS_JOBS)
 	@status=0; bin/opsim-report stability --in $(VARIANTS_DIR)/matrix-first.tsv --against $(VARIANTS_MATRIX) \
+	    --probe $(VARIANTS_DIR)/probe-first.tsv --probe-against $(VARIANTS_DIR)/runs/probe.tsv \
 	    --out $(VARIANTS_DIR)/stability.tsv || status=$$?; exit $$status

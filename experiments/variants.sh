@@ -21,11 +21,12 @@
 #   collapse  experiments/fig4.ini (Fig. 4: collapsed to the pinned centre particle)
 #   fall      experiments/fig5.ini (Fig. 5: onto the floor, 3 sub-steps x 3 iterations)
 #   bunny     experiments/fig6-bunny.ini (Fig. 6: onto the held sheet, 6 x 2, collisions)
-# - convergence: one `opsim converge CONFIG --frame F --study LABEL:solver.KEY=VALUE;… …` a
-#   scene, every variant a study (the configured arap to frame F, then each variant solves the
-#   next sub-step from that one state, 300 iterations, seven times after an untimed one, the
-#   repetitions interleaved across the variants: round 1 each once in the matrix's order,
-#   round 2 from the second on, …; the median time to each iteration, --repeats 7); iterations
+# - convergence: one `opsim converge --batch` for every scene, a line a scene (CONFIG --frame F
+#   --study LABEL:solver.KEY=VALUE;… …), every variant a study (the configured arap to frame F,
+#   then each variant solves the next sub-step from that one state, 300 iterations, seven times
+#   after an untimed one, the repetitions interleaved across every scene's variants: round 1 of
+#   every scene, each scene's variants once in the matrix's order, then round 2 of every scene,
+#   each from its second variant on, …; the median time to each iteration, --repeats 7); iterations
 #   and ms to a relative energy error r = |E_k − E*| / (E_0 − E*) of 1e-2, 1e-4, 1e-6 (the first
 #   k after which r stays below), E* from 5,000 plain Gauss–Seidel iterations; r after 300 and
 #   r after the scene's own iteration count (r_at_ni: bar and collapse 10, fall 3, bunny 2);
@@ -33,7 +34,7 @@
 #   ms_1e-4_noisy, …). opsim-report convergence-cells computes them
 #   (reports/report_convergence.h) from runs/converge-SCENE/LABEL.tsv. A variant the scene's
 #   run refuses or fails on (converge names its study) gets its verdict from that message and
-#   the others run again without it (converge_scene).
+#   the others run again without it (converge_all).
 #   Frames: bar 60, collapse 5, fall 15, bunny 20.
 # - convergence to the variant's own solution (own_*): the same run with --fixed-point 5000:
 #   iterations and ms until ‖x_k − x*‖ / ‖x_0 − x*‖ stays below 1e-2, 1e-4, 1e-6, x* the positions
@@ -44,8 +45,10 @@
 #   own_last_step is that last step; own_ms_1e-2_lo, own_ms_1e-2_hi, own_ms_1e-2_noisy, … (the
 #   row's last nine columns) each own ms's 95 % interval and noisy flag, as ms_TOL's.
 # - ms per frame, by the timing protocol (docs/timing.md): after every cell is computed, one
-#   bin/bench/bench_scenes call a scene times every variant that ran on it, interleaved (round 1:
-#   each variant once, round 2: …), VARIANTS_TIMING_REPEATS repetitions (7: the least count
+#   bin/bench/bench_scenes call times every variant on every scene it ran on (-P, the plan
+#   RUNS/timing-plan.tsv: a line per scene and variant), round r going round them all (every
+#   scene, every variant of it) before round r + 1, so that each scene's repetitions spread over
+#   the whole timed phase; VARIANTS_TIMING_REPEATS repetitions (7: the least count
 #   whose median interval reaches 95 %, plus one, as converge's), each loaded afresh with energy
 #   logging off, WARMUP untimed frames then TIMED frames from the scene's start (bar 10 + 30 at
 #   10 iterations, 1/30 s; collapse and fall 5 + 15; bunny 2 + 6: seven repetitions time about
@@ -55,9 +58,12 @@
 #   (ms_per_frame), its order-statistic 95 % interval (ms_per_frame_lo, ms_per_frame_hi) and
 #   ms_per_frame_noisy (1 when the half-width exceeds 5 % of the median). `variants.sh --list
 #   OUT_DIR` prints the timing runs' order (scene, round, variant) and runs nothing.
+# - the machine probe (core/base/probe.h), timed at the start of every timed round of each
+#   scene's converge and of the bench_scenes call: RUNS/probe.tsv ("phase round started_s
+#   probe_ms"), which make variants-stability sets beside the cells' change between two runs.
 # Timed work runs alone (the timing protocol): every command holds a lock on
 # OUT_DIR/runs/.timing.lock, the untimed ones shared (JOBS of them side by side), the timed ones
-# (each scene's converge and each scene's bench_scenes) exclusive, so that a timed command waits
+# (each scene's converge and the one bench_scenes) exclusive, so that a timed command waits
 # until nothing else of the matrix runs and nothing starts beside it; bench_scenes also starts
 # through tools/when-idle.sh, which waits (up to IDLE_WAIT s, 30) for the machine to be idle.
 # - recovery (collapse): the time from which the rest-shape error stays below 2 % (5 s run).
@@ -212,7 +218,7 @@ cell() { # LABEL SETTINGS SCENE
     local -a run
     mapfile -d '' run < <(run_settings "$spec" "$scene")
     local convergence own own_interval own_step=– timed=ok recovery=– spread=– max_h=– max_k=– note=""
-    # convergence of one sub-step: the scene's converge run (converge_scene) made LABEL.tsv, or
+    # convergence of one sub-step: the converge run (converge_all) made LABEL.tsv, or
     # the variant's message is in OUT.converge.err
     local table=$RUNS/converge-$scene/$label.tsv
     if [ -s "$table" ]; then
@@ -315,44 +321,67 @@ cell() { # LABEL SETTINGS SCENE
         "$recovery" "$spread" "$max_h" "$max_k" "$note" "$own_interval" > "$out.line"
 }
 
-# ---- convergence: each scene's variants in one converge run, interleaved --------------------
+# ---- convergence: every scene's variants in one converge run, interleaved ---------------------
 
-# every variant's convergence on SCENE: one `opsim converge --study LABEL:… …` run, timed alone,
-# into RUNS/converge-SCENE/LABEL.tsv. A run that fails names the study at fault ("--study LABEL:
-# …"): its message goes to RUNS/LABEL-SCENE.converge.err (its verdict: refused or failed, as a
-# converge of that variant alone would say) and the others run again without it; a failure
-# naming no study (the frames before the sub-step) is every variant's.
-converge_scene() { # SCENE
-    local scene=$1 dir=$RUNS/converge-$scene entry label why failed
-    local -A spec=()
-    local -a labels=() studies rest
-    for entry in "${VARIANTS[@]}"; do
-        label=${entry%%	*}
-        labels+=("$label")
-        spec[$label]=$(bench_variant "$label" "${entry#*	}" "$scene" source)
+# every variant's convergence on every scene: one `opsim converge --batch` run, a line a scene
+# (its `--study LABEL:… …`), timed alone, into RUNS/converge-SCENE/LABEL.tsv, its rounds going
+# round every scene's variants (round r of every scene before round r + 1 of any) and the
+# machine probe at each round's start (RUNS/probe-converge.tsv). A run that fails names the line
+# and the study at fault ("--batch FILE:N: --study LABEL: …"): its message goes to
+# RUNS/LABEL-SCENE.converge.err (its verdict: refused or failed, as a converge of that variant
+# alone would say) and the batch runs again without it; a failure naming a line but no study
+# (the frames before the sub-step) is every variant's of that scene, and one naming no line
+# every variant's of every scene left.
+converge_all() {
+    local scene entry label why failed line number
+    local -A spec=() labels=()
+    for scene in $SCENES; do
+        for entry in "${VARIANTS[@]}"; do
+            label=${entry%%	*}
+            labels[$scene]="${labels[$scene]:-} $label"
+            spec[$scene:$label]=$(bench_variant "$label" "${entry#*	}" "$scene" source)
+        done
+        # a scene whose converge run finished before (an interrupted matrix finished by hand) keeps it
+        local done=1
+        for label in ${labels[$scene]}; do [ -s "$RUNS/converge-$scene/$label.tsv" ] || done=0; done
+        [ $done = 0 ] || labels[$scene]=""
     done
-    # a scene whose converge run finished before (an interrupted matrix finished by hand) keeps it
-    rest=()
-    for label in "${labels[@]}"; do [ -s "$dir/$label.tsv" ] || rest+=("$label"); done
-    [ ${#rest[@]} -gt 0 ] || return 0
-    while [ ${#labels[@]} -gt 0 ]; do
-        studies=()
-        for label in "${labels[@]}"; do studies+=(--study "${spec[$label]}"); done
-        $OPSIM_ALONE converge "${CONFIG[$scene]}" --frame "${FRAME[$scene]}" --iterations $ITERATIONS \
-            --repeats $REPEATS --fixed-point $REFERENCE "${studies[@]}" --out "$dir" 2> "$dir.err" && break
-        why=$(reason "$dir.err")
-        failed=""
-        case $why in "--study "*:*) failed=${why#--study } && failed=${failed%%:*} ;; esac
-        if [ -z "$failed" ] || [ -z "${spec[$failed]:-}" ]; then
-            for label in "${labels[@]}"; do cp "$dir.err" "$RUNS/$label-$scene.converge.err"; done
+    local batch=$RUNS/converge-batch.txt err=$RUNS/converge-batch.err
+    while :; do
+        local -a order=()
+        : > "$batch"
+        for scene in $SCENES; do
+            [ -n "${labels[$scene]// /}" ] || continue
+            order+=("$scene")
+            printf '%s\t--frame\t%s\t--iterations\t%s\t--repeats\t%s\t--fixed-point\t%s' "${CONFIG[$scene]}" \
+                "${FRAME[$scene]}" $ITERATIONS $REPEATS $REFERENCE >> "$batch"
+            for label in ${labels[$scene]}; do printf '\t--study\t%s' "${spec[$scene:$label]}" >> "$batch"; done
+            printf '\t--out\t%s\n' "$RUNS/converge-$scene" >> "$batch"
+        done
+        [ ${#order[@]} -gt 0 ] || break
+        $OPSIM_ALONE converge --batch "$batch" --probe "$RUNS/probe-converge.tsv" 2> "$err" && break
+        why=$(reason "$err")
+        number="" failed=""
+        case $why in "--batch $batch:"*) line=${why#"--batch $batch:"} && number=${line%%:*} && why=${line#*: } ;; esac
+        case $why in "--study "*:*) failed=${why#--study } && failed=${failed%%:*} && why=${why#"--study $failed: "} ;; esac
+        # the message as a converge of the scene's variant alone would give it: no line, no study
+        sed -e "1s|^opsim: --batch [^:]*:[0-9]*: |opsim: |" -e "1s|^opsim: --study [^:]*: |opsim: |" "$err" > "$err.own"
+        if [ -z "$number" ]; then # every variant of every scene left
+            for scene in "${order[@]}"; do
+                for label in ${labels[$scene]}; do cp "$err.own" "$RUNS/$label-$scene.converge.err"; done
+            done
             break
         fi
-        sed "1s/^opsim: --study $failed: /opsim: /" "$dir.err" > "$RUNS/$failed-$scene.converge.err"
-        rest=()
-        for label in "${labels[@]}"; do [ "$label" = "$failed" ] || rest+=("$label"); done
-        labels=("${rest[@]}")
+        scene=${order[$((number - 1))]}
+        if [ -z "$failed" ] || [ -z "${spec[$scene:$failed]:-}" ]; then # the scene's every variant
+            for label in ${labels[$scene]}; do cp "$err.own" "$RUNS/$label-$scene.converge.err"; done
+            labels[$scene]=""
+            continue
+        fi
+        cp "$err.own" "$RUNS/$failed-$scene.converge.err"
+        labels[$scene]=$(for label in ${labels[$scene]}; do [ "$label" = "$failed" ] || printf ' %s' "$label"; done)
     done
-    rm -f "$dir.err"
+    rm -f "$err" "$err.own"
 }
 
 # ---- ms per frame: each scene's variants timed together, interleaved ---------------------------
@@ -374,26 +403,37 @@ bench_variant() { # LABEL SETTINGS SCENE [source]
     printf '%s' "${text%;}"
 }
 
-# the timing of one scene's variants (those whose run of the scene worked): bench_scenes' CSV
-time_scene() { # SCENE LABEL...
-    local scene=$1
-    shift
-    local -a args=()
-    local label entry
-    for label in "$@"; do
+# the plan of the timing (bench_scenes -P): a line per scene and variant whose run of the scene
+# worked (SCENE:LABEL … as arguments), the scene's config, warm-up and timed frames
+timing_plan() { # SCENE:LABEL...
+    local item scene label entry
+    for item in "$@"; do
+        scene=${item%%:*} label=${item#*:}
         for entry in "${VARIANTS[@]}"; do
             # (--list: no ρ estimated yet, an empty value; nothing is run)
-            [ "${entry%%	*}" != "$label" ] ||
-                args+=(-V "$(bench_variant "$label" "${entry#*	}" "$scene" 2> /dev/null)")
+            [ "${entry%%	*}" != "$label" ] || printf '%s\t%s\t%s\t%s\n' "${CONFIG[$scene]}" "${WARMUP[$scene]}" \
+                "${TIMED[$scene]}" "$(bench_variant "$label" "${entry#*	}" "$scene" 2> /dev/null)"
         done
     done
-    local -a command=(-w "${WARMUP[$scene]}" -f "${TIMED[$scene]}" -r "$TIMING_REPEATS" -i "${CONFIG[$scene]}" "${args[@]}")
-    if [ $LIST = 1 ]; then
-        ${BENCH:-bin/bench/bench_scenes} -n "${command[@]}" | cut -f1,3 | sed "s/^/$scene\t/"
+}
+
+# the ms per frame of every scene's variants, one bench_scenes call whose rounds go round them all
+# (round r: every scene, every variant of it), the machine probe at each round's start:
+# RUNS/timing.csv, RUNS/probe-frames.tsv
+time_all() { # SCENE:LABEL...
+    local plan=$RUNS/timing-plan.tsv
+    [ $LIST = 0 ] || plan=$(mktemp)
+    timing_plan "$@" > "$plan"
+    if [ $LIST = 1 ]; then # the order as "scene round variant", the scene named from its config
+        [ ! -s "$plan" ] || ${BENCH:-bin/bench/bench_scenes} -n -r "$TIMING_REPEATS" -P "$plan" | while IFS='	' read -r round config label; do
+            for scene in $SCENES; do [ "${CONFIG[$scene]}" != "$config" ] || printf '%s\t%s\t%s\n' "$scene" "$round" "$label"; done
+        done
+        rm -f "$plan"
         return
     fi
-    [ ${#args[@]} = 0 ] || $BENCH_ALONE "${command[@]}" -o "$RUNS/timing-$scene.csv" > "$RUNS/timing-$scene.txt" ||
-        { echo "variants.sh: timing $scene failed" >&2; return 1; }
+    [ -s "$plan" ] || return 0
+    $BENCH_ALONE -r "$TIMING_REPEATS" -P "$plan" -p "$RUNS/probe-frames.tsv" -o "$RUNS/timing.csv" > "$RUNS/timing.txt" ||
+        { echo "variants.sh: timing failed" >&2; return 1; }
 }
 
 # the ms-per-frame cells of a variant on a scene: median, lo, hi, noisy, or its verdict and "–"
@@ -406,8 +446,8 @@ timing_fields() { # LABEL SCENE
     fi
     local column value fields=""
     for column in total_ms total_lo_ms total_hi_ms total_noisy; do
-        value=$($REPORT lookup --in "$RUNS/timing-$2.csv" --separator , --where "setting=$1" \
-            --column $column) || return 1
+        value=$($REPORT lookup --in "$RUNS/timing.csv" --separator , --where "setting=$1" \
+            --where "config=${CONFIG[$2]}" --column $column) || return 1
         fields="$fields${fields:+	}$value"
     done
     printf '%s' "$fields"
@@ -418,9 +458,11 @@ throttle() { while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done; }
 
 if [ $LIST = 1 ]; then # the timing order, every variant taken as running every scene
     mapfile -t VARIANTS < <(variants)
+    timed=()
     for scene in $SCENES; do
-        time_scene $scene "${VARIANTS[@]%%	*}"
+        for entry in "${VARIANTS[@]}"; do timed+=("$scene:${entry%%	*}"); done
     done
+    time_all "${timed[@]}"
     exit 0
 fi
 mkdir -p "$RUNS"
@@ -435,9 +477,7 @@ while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
 [ $failed = 0 ] || { echo "variants.sh: a reference or rho estimate failed" >&2; exit 1; }
 
 mapfile -t VARIANTS < <(variants)
-for scene in $SCENES; do # timed, alone: one after another, before the untimed cells
-    converge_scene $scene
-done
+converge_all # timed, alone, before the untimed cells
 for scene in $SCENES; do
     for entry in "${VARIANTS[@]}"; do
         throttle
@@ -446,13 +486,13 @@ for scene in $SCENES; do
 done
 wait
 
+timed=()
 for scene in $SCENES; do
-    timed=()
     for entry in "${VARIANTS[@]}"; do
-        [ "$(cat "$RUNS/${entry%%	*}-$scene.timed" 2> /dev/null)" != ok ] || timed+=("${entry%%	*}")
+        [ "$(cat "$RUNS/${entry%%	*}-$scene.timed" 2> /dev/null)" != ok ] || timed+=("$scene:${entry%%	*}")
     done
-    time_scene $scene "${timed[@]}" || exit 1
 done
+time_all "${timed[@]}" || exit 1
 
 tmp=$OUT/matrix.tsv.$$.tmp
 printf 'variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\town_ms_1e-2_lo\town_ms_1e-2_hi\town_ms_1e-2_noisy\town_ms_1e-4_lo\town_ms_1e-4_hi\town_ms_1e-4_noisy\town_ms_1e-6_lo\town_ms_1e-6_hi\town_ms_1e-6_noisy\n' > "$tmp"
@@ -465,6 +505,9 @@ for entry in "${VARIANTS[@]}"; do
     done
 done
 mv "$tmp" "$RUNS/matrix-cells.txt"
+# the machine probe of every timed round, converge's and bench_scenes', in one table (its header once)
+{ cat "$RUNS/probe-converge.tsv" && tail -n +2 "$RUNS/probe-frames.tsv"; } > "$RUNS/probe.tsv" 2> /dev/null ||
+    { echo "variants.sh: no machine probe" >&2; exit 1; }
 # the cells as gathered (words where a cell could not be measured) made a table of numbers with
 # status and bound columns before note (opsim-report matrix, docs/results.md)
 $REPORT matrix --in "$RUNS/matrix-cells.txt" --out "$OUT/matrix.tsv"

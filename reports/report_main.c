@@ -16,6 +16,7 @@
  *            same per sub-step, for the figure.
  *   scaling  the scaling study's table and plot data (report_scaling.c).
  * The layers go one way: report_main.c → report_md.c → report_table1.c → report_input.c. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,8 @@ static const char help[] =
     "       opsim-report alias --run RUN.h5 --out TSV | alias-series --run RUN.h5 --out TSV\n"
     "       opsim-report scaling --out MD --data PREFIX CSV [CSV ...]\n"
     "       opsim-report stability --in FIRST.tsv --against SECOND.tsv [--tolerance 0.10]\n"
-    "                              [--rank ms_1e-4] --out TSV [--ranks TSV]\n"
+    "                              [--rank ms_1e-4] [--probe FIRST_PROBE.tsv --probe-against SECOND_PROBE.tsv]\n"
+    "                              --out TSV [--ranks TSV]\n"
     "\n"
     "Writes a markdown report: graphs from run files, table1 from bench_scenes' CSV (table1-tex\n"
     "the same as a LaTeX tabular, reports/report_table1.h),\n"
@@ -108,8 +110,10 @@ static const char help[] =
     "reports/convergence.md, convergence-long the study as one long table, convergence-cells\n"
     "the variants matrix's convergence cells of one run (reports/report_convergence.h).\n"
     "stability compares two runs of a timed table (make variants twice): every ms cell within\n"
-    "±tolerance or noisy in both, and each scene's ranking by --rank the same; it exits 0 when\n"
-    "both hold, 1 when not (reports/report_stability.h).\n"
+    "±tolerance or noisy in both, and no pair of variants of a scene ranked oppositely by --rank\n"
+    "while its intervals are disjoint in both runs (a significant reversal; the strict orders are\n"
+    "compared too); it prints each scene's median ratio of its cells and, with --probe, the\n"
+    "machine probe's; it exits 0 when both hold, 1 when not (reports/report_stability.h).\n"
     "alias tabulates the sub-step motion a run's stored frames hide, from a run that stored every\n"
     "sub-step; alias-series writes it per sub-step for the figure (reports/report_alias.h).\n"
     "scaling tabulates bench_scenes' CSVs of the scaling study against size, with log-log\n"
@@ -453,12 +457,32 @@ static int run_scaling(int argc, char **argv)
     return exit_status(&ctx);
 }
 
+/* The totals of opsim-report stability on stdout: the cells, the rankings, then each scene's
+ * median ratio of its cells beside the machine probe's (NAN: no probe given). */
+static void print_stability(const report_stability_totals *t, double tolerance, const char *rank, double probe_first,
+                            double probe_second)
+{
+    printf("%d of %d ms cells outside ±%.0f %% and not noisy in both; %d of %d scenes ranked otherwise by %s, "
+           "%d significant reversal%s of %d reversed pair%s, on %d scene%s\n",
+           t->unstable, t->compared, 100 * tolerance, t->rankings_differ, t->scenes, rank, t->significant_reversals,
+           t->significant_reversals == 1 ? "" : "s", t->reversals, t->reversals == 1 ? "" : "s", t->scenes_reversed,
+           t->scenes_reversed == 1 ? "" : "s");
+    printf("second / first, the median over each scene's ms cells:");
+    for (int k = 0; k < t->scenes && k < REPORT_STABILITY_MAX_SCENES; ++k)
+        printf("%s %s %.3f", k ? "," : "", t->scene[k], t->cells_ratio[k]);
+    if (!isnan(probe_first))
+        printf("; the machine probe %.3f (median %.4f ms, then %.4f ms)", probe_second / probe_first, probe_first,
+               probe_second);
+    printf("\n");
+}
+
 /* opsim-report stability (report_stability.h): 0 stable, 1 not, or the error's status. The
  * cells go to --out, the rankings to --ranks (OUT with -ranks before .tsv when not given), the
  * totals to stdout. */
 static int run_stability(int argc, char **argv)
 {
     const char *in = NULL, *against = NULL, *out_path = NULL, *ranks_path = NULL, *rank = "ms_1e-4";
+    const char *probe = NULL, *probe_against = NULL;
     double tolerance = 0.10;
     for (int a = 2; a + 1 < argc; a += 2) {
         const char *key = argv[a], *value = argv[a + 1];
@@ -468,13 +492,15 @@ static int run_stability(int argc, char **argv)
         else if (strcmp(key, "--out") == 0) out_path = value;
         else if (strcmp(key, "--ranks") == 0) ranks_path = value;
         else if (strcmp(key, "--rank") == 0) rank = value;
+        else if (strcmp(key, "--probe") == 0) probe = value;
+        else if (strcmp(key, "--probe-against") == 0) probe_against = value;
         else if (strcmp(key, "--tolerance") == 0 && (tolerance = strtod(value, &end)) >= 0 && *end == '\0') {
         } else {
             fprintf(stderr, "opsim-report: stability: bad option '%s %s'\n", key, value);
             return 64;
         }
     }
-    if (argc % 2 || !in || !against || !out_path) {
+    if (argc % 2 || !in || !against || !out_path || !probe != !probe_against) {
         fputs(help, stderr);
         return 64;
     }
@@ -487,9 +513,12 @@ static int run_stability(int argc, char **argv)
     }
     op_ctx ctx;
     op_ctx_init(&ctx);
+    double probe_first = NAN, probe_second = NAN;
+    if (probe && report_stability_probe(&ctx, probe, &probe_first) == OP_OK)
+        report_stability_probe(&ctx, probe_against, &probe_second);
     op_atomic_file cells, ranks;
     report_stability_totals totals;
-    if (op_atomic_open(&ctx, &cells, out_path) == OP_OK) {
+    if (ctx.status == OP_OK && op_atomic_open(&ctx, &cells, out_path) == OP_OK) {
         if (op_atomic_open(&ctx, &ranks, ranks_path) == OP_OK) {
             report_stability(&ctx, in, against, tolerance, rank, cells.file, ranks.file, &totals);
             if (ctx.status == OP_OK && op_atomic_commit(&ctx, &cells) == OP_OK)
@@ -504,9 +533,8 @@ static int run_stability(int argc, char **argv)
         fprintf(stderr, "opsim-report: %s\n", ctx.message);
         return exit_status(&ctx);
     }
-    printf("%d of %d ms cells outside ±%.0f %% and not noisy in both; %d of %d scenes ranked otherwise by %s\n",
-           totals.unstable, totals.compared, 100 * tolerance, totals.rankings_differ, totals.scenes, rank);
-    return totals.unstable == 0 && totals.rankings_differ == 0 ? 0 : 1;
+    print_stability(&totals, tolerance, rank, probe_first, probe_second);
+    return totals.unstable == 0 && totals.significant_reversals == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)

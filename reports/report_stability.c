@@ -164,10 +164,11 @@ static int compare_row(const table *first, const table *second, int r, double to
     return unstable;
 }
 
-/* The variants of `scene` with a number in `column` in both tables, ordered by `in`'s. */
+/* A variant's place in a ranking: its value in the ranked column and that value's interval
+ * (COLUMN_lo, COLUMN_hi; the value itself where the table has no interval for it). */
 typedef struct ranked {
     const char *variant;
-    double value;
+    double value, lo, hi;
 } ranked;
 
 static int by_value(const void *a, const void *b)
@@ -176,6 +177,16 @@ static int by_value(const void *a, const void *b)
     return (x->value > y->value) - (x->value < y->value);
 }
 
+/* The interval's end `suffix` ("_lo", "_hi") of `column` in row r, or `value` where it has none. */
+static double interval_end(const table *t, int r, const char *column, const char *suffix, double value)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s%s", column, suffix);
+    double end = number(cell(t, r, name));
+    return isnan(end) ? value : end;
+}
+
+/* The variants of `scene` with a number in `column` in both tables, ordered by `in`'s. */
 static int rank(const table *in, const table *other, const char *scene, const char *column, ranked *list)
 {
     int n = 0;
@@ -184,7 +195,8 @@ static int rank(const table *in, const table *other, const char *scene, const ch
             continue;
         double value = number(cell(in, r, column));
         if (!isnan(value) && !isnan(number(cell(other, row_of(other, in->cell[r][0], scene), column))))
-            list[n++] = (ranked){ in->cell[r][0], value };
+            list[n++] = (ranked){ in->cell[r][0], value, interval_end(in, r, column, "_lo", value),
+                                  interval_end(in, r, column, "_hi", value) };
     }
     qsort(list, (size_t)n, sizeof *list, by_value);
     return n;
@@ -196,11 +208,83 @@ static void write_order(const ranked *list, int n, FILE *out)
         fprintf(out, "%s%s", k ? " < " : "", list[k].variant);
 }
 
-/* Each scene's ranking by `column` in both runs (scenes in order of first appearance); returns
- * the scenes whose orders differ. */
-static int compare_rankings(const table *first, const table *second, const char *column, FILE *out, int *scenes)
+static const ranked *find_ranked(const ranked *list, int n, const char *variant)
 {
-    int differ = 0;
+    for (int k = 0; k < n; ++k)
+        if (strcmp(list[k].variant, variant) == 0)
+            return &list[k];
+    return NULL;
+}
+
+/* Whether two variants' intervals in one run do not overlap: that run orders them. */
+static int disjoint(const ranked *x, const ranked *y)
+{
+    return x->hi < y->lo || y->hi < x->lo;
+}
+
+/* The pairs of a scene ordered oppositely by the two runs (a before b in the first, after it in
+ * the second): *reversals counts them all, the return value the significant ones (intervals
+ * disjoint in both runs), listed in `out` (NULL: not) as "a/b" separated by ", ". */
+static int count_reversals(const ranked *a, int n, const ranked *b, int m, int *reversals, FILE *out)
+{
+    int significant = 0;
+    *reversals = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+            const ranked *bi = find_ranked(b, m, a[i].variant), *bj = find_ranked(b, m, a[j].variant);
+            if (!bi || !bj || !((a[i].value - a[j].value) * (bi->value - bj->value) < 0))
+                continue;
+            ++*reversals;
+            if (!disjoint(&a[i], &a[j]) || !disjoint(bi, bj))
+                continue;
+            if (out)
+                fprintf(out, "%s%s/%s", significant ? ", " : "", a[i].variant, a[j].variant);
+            ++significant;
+        }
+    return significant;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of values[0 … n − 1] (sorts them), NAN when n is 0. */
+static double median_of(double *values, int n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(values, (size_t)n, sizeof *values, by_double);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/* The median over a scene's compared cells holding a number in both runs of second / first,
+ * NAN when there is none: how far the scene moved as a whole. */
+static double scene_ratio(const table *first, const table *second, const char *scene)
+{
+    double *ratio = malloc((size_t)first->rows * (size_t)first->columns * sizeof *ratio);
+    int n = 0;
+    for (int r = 0; ratio && r < first->rows; ++r) {
+        int s = row_of(second, first->cell[r][0], scene);
+        if (strcmp(first->cell[r][1], scene) != 0 || row_of(first, first->cell[r][0], scene) != r || s < 0)
+            continue;
+        for (int c = 2; c < first->columns; ++c) {
+            double x = number(cell(first, r, first->name[c])), y = number(cell(second, s, first->name[c]));
+            if (is_compared(first->name[c]) && x > 0 && !isnan(y))
+                ratio[n++] = y / x;
+        }
+    }
+    double median = ratio ? median_of(ratio, n) : NAN;
+    free(ratio);
+    return median;
+}
+
+/* Each scene's ranking by `column` in both runs (scenes in order of first appearance), into the
+ * totals: the scenes whose orders differ, the pairs reversed and those reversed significantly. */
+static void compare_rankings(const table *first, const table *second, const char *column, FILE *out,
+                             report_stability_totals *totals)
+{
     for (int r = 0; r < first->rows; ++r) {
         const char *scene = first->cell[r][1];
         int seen = 0;
@@ -212,15 +296,29 @@ static int compare_rankings(const table *first, const table *second, const char 
         int n = rank(first, second, scene, column, a), m = rank(second, first, scene, column, b), same = n == m;
         for (int k = 0; same && k < n; ++k)
             same = strcmp(a[k].variant, b[k].variant) == 0;
-        differ += !same;
-        ++*scenes;
+        totals->rankings_differ += !same;
+        ++totals->scenes;
         fprintf(out, "%s\t%s\t", scene, column);
         write_order(a, n, out);
         fprintf(out, "\t");
         write_order(b, m, out);
-        fprintf(out, "\t%s\n", same ? "same" : "differs");
+        fprintf(out, "\t%s\t", same ? "same" : "differs");
+        double ratio = scene_ratio(first, second, scene);
+        if (!isnan(ratio))
+            fprintf(out, "%.3f", ratio);
+        int reversals, significant = count_reversals(a, n, b, m, &reversals, NULL);
+        fprintf(out, "\t%d\t%d\t%s\t", reversals, significant,
+                significant ? "reversed" : same ? "same" : "same within intervals");
+        count_reversals(a, n, b, m, &reversals, out);
+        fprintf(out, "\n");
+        if (totals->scenes <= REPORT_STABILITY_MAX_SCENES) {
+            snprintf(totals->scene[totals->scenes - 1], REPORT_STABILITY_NAME, "%s", scene);
+            totals->cells_ratio[totals->scenes - 1] = ratio;
+        }
+        totals->reversals += reversals;
+        totals->significant_reversals += significant;
+        totals->scenes_reversed += significant > 0;
     }
-    return differ;
 }
 
 int report_stability(op_ctx *ctx, const char *first_path, const char *second_path, double tolerance,
@@ -239,8 +337,9 @@ int report_stability(op_ctx *ctx, const char *first_path, const char *second_pat
     for (int r = 0; r < first->rows; ++r)
         if (row_of(first, first->cell[r][0], first->cell[r][1]) == r)
             totals->unstable += compare_row(first, second, r, tolerance, cells, &totals->compared);
-    fprintf(ranks, "scene\trank_by\tfirst_order\tsecond_order\tverdict\n");
-    totals->rankings_differ = compare_rankings(first, second, rank_column, ranks, &totals->scenes);
+    fprintf(ranks, "scene\trank_by\tfirst_order\tsecond_order\torder\tcells_ratio\treversals\t"
+                   "significant_reversals\tverdict\tsignificant_pairs\n");
+    compare_rankings(first, second, rank_column, ranks, totals);
 done:
     if (first)
         free(first->text);
@@ -248,5 +347,25 @@ done:
         free(second->text);
     free(first);
     free(second);
+    return ctx->status;
+}
+
+int report_stability_probe(op_ctx *ctx, const char *path, double *median_ms)
+{
+    table *t = op_calloc(ctx, 1, sizeof *t);
+    double *values = t ? op_calloc(ctx, MAX_ROWS, sizeof *values) : NULL;
+    if (values && read_table(ctx, path, t) == OP_OK) {
+        int n = 0, c = column_of(t, "probe_ms");
+        for (int r = 0; c >= 0 && r < t->rows; ++r)
+            if (!isnan(number(cell(t, r, "probe_ms"))))
+                values[n++] = number(cell(t, r, "probe_ms"));
+        if (n == 0)
+            OP_FAIL(ctx, OP_ERR_PARSE, "%s: no column probe_ms with a number in it", path);
+        *median_ms = median_of(values, n);
+    }
+    if (t)
+        free(t->text);
+    free(t);
+    free(values);
     return ctx->status;
 }

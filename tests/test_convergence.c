@@ -7,7 +7,10 @@
  * matching and springs alike, and meshless's explicit update is named a single update. Several
  * solvers studied in one run (op_converge_studies, --study) give each one's results bitwise as
  * a run of it alone, their timed solves taken round by round (A B C, B C A, C A B); own_ms's
- * interval is the interval of the row own_fields names; a bad --study is named. */
+ * interval is the interval of the row own_fields names; a bad --study is named. Several scenes'
+ * converge commands in one process (--batch, op_converge_jobs) give each line's tables bitwise
+ * as its command alone, a probe row per round; a failing line is named with its study and
+ * leaves no table of any line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -654,6 +657,64 @@ static void test_bad_studies_are_named(void **state)
     }
 }
 
+/* --batch: the fall's two studies and the bar's one, their rounds interleaved, each table
+ * bitwise its command's alone; a probe row per timed round; a study refused on line 2 named
+ * with its line, and no table of line 1 left; a line with --probe refused. */
+static void test_batch_runs_each_line_as_alone(void **state)
+{
+    (void)state;
+    char dir[400];
+    const char *tmp = test_tmp_path("-batch");
+    assert_true(strlen(tmp) < sizeof dir);
+    memcpy(dir, tmp, strlen(tmp) + 1);
+    const char *fall = "experiments/fig5.ini\t--frame\t2\t--iterations\t30\t--repeats\t3\t--fixed-point\t200\t"
+                       "--study\tgs:solver.rotations=gs\t--study\tjc:solver.rotations=jacobi\t--out\t";
+    const char *bar = "experiments/fig3.ini\t--frame\t2\t--iterations\t20\t--repeats\t3\t--study\t"
+                      "gs:solver.rotations=gs\t--out\t";
+    assert_int_equal(test_shell("mkdir -p '%s' && printf '%s%s/fall\\n# the bar\\n\\n%s%s/bar\\n' > '%s/batch.txt'",
+                                dir, fall, dir, bar, dir, dir),
+                     0);
+    assert_int_equal(test_shell("bin/opsim converge --batch '%s/batch.txt' --probe '%s/probe.tsv'", dir, dir), 0);
+    assert_int_equal(test_shell("bin/opsim converge experiments/fig5.ini --frame 2 --iterations 30 --repeats 3 "
+                                "--fixed-point 200 --study gs:solver.rotations=gs --study jc:solver.rotations=jacobi "
+                                "--out '%s/fall-alone' && bin/opsim converge experiments/fig3.ini --frame 2 "
+                                "--iterations 20 --repeats 3 --study gs:solver.rotations=gs --out '%s/bar-alone'",
+                                dir, dir),
+                     0);
+    const char *tables[] = { "fall/gs.tsv", "fall/jc.tsv", "bar/gs.tsv" };
+    for (int t = 0; t < 3; ++t) {
+        char batched[1024], alone[1024];
+        snprintf(batched, sizeof batched, "%s/%s", dir, tables[t]);
+        snprintf(alone, sizeof alone, "%s/%.*s-alone%s", dir, (int)(strchr(tables[t], '/') - tables[t]), tables[t],
+                 strchr(tables[t], '/'));
+        if (!same_results(batched, alone))
+            fail_msg("%s differs from its command alone", tables[t]);
+    }
+    snprintf(study_dir, sizeof study_dir, "%s/fall", dir);
+    assert_int_equal(count_lines(in_study("jc.tsv.meta"), "repeat 3 = wall "), 1);
+    snprintf(study_dir, sizeof study_dir, "%s", dir);
+    assert_int_equal(count_lines(in_study("probe.tsv"), "converge\t"), 3);
+    assert_int_equal(count_lines(in_study("probe.tsv"), "converge\t3\t"), 1);
+    /* line 2 refuses a study: named with its line, nothing of line 1 left */
+    assert_int_equal(test_shell("printf '%s%s/fall2\\n%sr:solver.name=rigid\\t--out\\t%s/bar2\\n' > '%s/bad.txt'",
+                                fall, dir, "experiments/fig4.ini\t--frame\t1\t--iterations\t5\t--study\t", dir, dir),
+                     0);
+    assert_int_equal(test_shell("bin/opsim converge --batch '%s/bad.txt' 2> '%s/bad.err'", dir, dir), 65);
+    char *message = test_read_file(in_study("bad.err"));
+    assert_non_null(message);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "opsim: --batch %s/bad.txt:2: --study r: experiments/fig4.ini:", dir);
+    if (strncmp(message, expected, strlen(expected)) != 0)
+        fail_msg("'%s', expected '%s…'", message, expected);
+    free(message);
+    assert_int_not_equal(access(in_study("fall2/gs.tsv"), F_OK), 0);
+    /* a line's own --probe: refused */
+    assert_int_equal(test_shell("printf '%s%s/fall3\\t--probe\\t%s/p.tsv\\n' > '%s/probe-line.txt' && "
+                                "bin/opsim converge --batch '%s/probe-line.txt' 2> /dev/null",
+                                fall, dir, dir, dir, dir),
+                     64);
+}
+
 static void test_reached(void **state)
 {
     (void)state;
@@ -681,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_studies_are_single_runs_interleaved),
         cmocka_unit_test(test_study_command_line),
         cmocka_unit_test(test_bad_studies_are_named),
+        cmocka_unit_test(test_batch_runs_each_line_as_alone),
         cmocka_unit_test(test_reached),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

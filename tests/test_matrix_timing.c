@@ -1,7 +1,9 @@
 /* Tests of the variants matrix's timing under the timing protocol (docs/timing.md): the run order
  * of bench_scenes' repetitions (listed by -n, and as run, by -v) and of the matrix's
  * (experiments/variants.sh --list) goes round the variants, A B A B A B, never one variant's
- * repetitions back to back; and a tiny
+ * repetitions back to back; a plan (-P) gives each line its own scene, warm-up and frames, and
+ * the matrix's rounds go round every scene's variants (round r: every scene, every variant), so
+ * that a scene's repetitions spread over the timed phase; and a tiny
  * matrix (the bar, two variants, six repetitions: the fewest with a 95 % interval) made for real
  * carries ms per frame as a median inside its interval with a noisy flag that agrees with the
  * interval's width, its words in status columns (no '–'), and so the ms to 1e-2 of each
@@ -67,6 +69,53 @@ static void test_bench_rounds_go_round_the_variants(void **state)
                      64);
 }
 
+/* -P: a line per run, each with its scene, warm-up and timed frames; the rounds go round every
+ * line; the CSV names each row's config, setting, warm-up and frames; -p writes the probe of
+ * each round. A plan with -V, or a malformed line, is refused. */
+static void test_bench_plan_goes_round_every_line(void **state)
+{
+    (void)state;
+    assert_int_equal(test_write_text(in_dir("plan.tsv"), "# scene\twarm-up\tframes\tvariant\n"
+                                                         "experiments/fig3.ini\t1\t2\tA:solver.rotations=gs\n"
+                                                         "\n"
+                                                         "experiments/fig5.ini\t0\t1\tA:solver.rotations=gs\n"
+                                                         "experiments/fig3.ini\t2\t3\tB:solver.rotations=jacobi\n"),
+                     0);
+    assert_int_equal(test_shell("bin/bench/bench_scenes -n -r 2 -P '%s/plan.tsv' > '%s/plan-order.txt'", dir, dir), 0);
+    char *text = test_read_file(in_dir("plan-order.txt"));
+    assert_non_null(text);
+    assert_string_equal(text, "1\texperiments/fig3.ini\tA\n1\texperiments/fig5.ini\tA\n1\texperiments/fig3.ini\tB\n"
+                              "2\texperiments/fig3.ini\tA\n2\texperiments/fig5.ini\tA\n2\texperiments/fig3.ini\tB\n");
+    free(text);
+    assert_int_equal(test_shell("OMP_NUM_THREADS=1 bin/bench/bench_scenes -r 2 -P '%s/plan.tsv' -p '%s/probe.tsv' "
+                                "-o '%s/plan.csv' > /dev/null && cut -d, -f3,12-14,46 '%s/plan.csv' > '%s/plan-rows.txt'",
+                                dir, dir, dir, dir, dir),
+                     0);
+    text = test_read_file(in_dir("plan-rows.txt"));
+    assert_non_null(text);
+    /* config, warmup, repeats, frames (repeats × the line's frames), setting */
+    assert_string_equal(text, "config,warmup,repeats,frames,setting\n"
+                              "experiments/fig3.ini,1,2,4,A\n"
+                              "experiments/fig5.ini,0,2,2,A\n"
+                              "experiments/fig3.ini,2,2,6,B\n");
+    free(text);
+    text = test_read_file(in_dir("probe.tsv"));
+    assert_non_null(text);
+    assert_int_equal(strncmp(text, "phase\tround\tstarted_s\tprobe_ms\nbench_scenes\t1\t", 42), 0);
+    assert_non_null(strstr(text, "\nbench_scenes\t2\t"));
+    assert_null(strstr(text, "\nbench_scenes\t3\t"));
+    free(text);
+    assert_int_equal(test_shell("bin/bench/bench_scenes -n -P '%s/plan.tsv' -V 'A:solver.rotations=gs' 2> /dev/null",
+                                dir),
+                     64);
+    assert_int_equal(test_write_text(in_dir("bad-plan.tsv"), "experiments/fig3.ini\t1\tA:solver.rotations=gs\n"), 0);
+    assert_int_equal(test_shell("bin/bench/bench_scenes -n -P '%s/bad-plan.tsv' 2> '%s/bad-plan.err'", dir, dir), 64);
+    text = test_read_file(in_dir("bad-plan.err"));
+    assert_non_null(text);
+    assert_non_null(strstr(text, "bad-plan.tsv:1: give CONFIG, WARMUP, FRAMES and LABEL"));
+    free(text);
+}
+
 static void test_matrix_lists_its_timing_rounds(void **state)
 {
     (void)state;
@@ -77,10 +126,10 @@ static void test_matrix_lists_its_timing_rounds(void **state)
     char *text = test_read_file(in_dir("list.txt"));
     assert_non_null(text);
     assert_string_equal(text, "bar\t1\tarap-gs\nbar\t1\tarap-jacobi\n"
-                              "bar\t2\tarap-gs\nbar\t2\tarap-jacobi\n"
-                              "bar\t3\tarap-gs\nbar\t3\tarap-jacobi\n"
                               "fall\t1\tarap-gs\nfall\t1\tarap-jacobi\n"
+                              "bar\t2\tarap-gs\nbar\t2\tarap-jacobi\n"
                               "fall\t2\tarap-gs\nfall\t2\tarap-jacobi\n"
+                              "bar\t3\tarap-gs\nbar\t3\tarap-jacobi\n"
                               "fall\t3\tarap-gs\nfall\t3\tarap-jacobi\n");
     free(text);
     /* listing runs nothing */
@@ -186,11 +235,18 @@ static void test_tiny_matrix_has_its_intervals(void **state)
         assert_non_null(strstr(meta, "\nrepeat 7 = wall "));
         free(meta);
     }
-    /* the timing behind it: one bench_scenes call, six repetitions of 30 timed frames each */
-    char *csv = test_read_file(in_dir("runs/timing-bar.csv"));
+    /* the timing behind it: one bench_scenes call for every scene, six repetitions of 30 timed
+       frames each after 10 warm-up frames */
+    char *csv = test_read_file(in_dir("runs/timing.csv"));
     assert_non_null(csv);
     assert_non_null(strstr(csv, ",1,10,10,6,180,1,"));
     free(csv);
+    /* the machine probe: one row per timed round of the converge batch (7) and of bench_scenes (6) */
+    assert_int_equal(test_shell("test \"$(grep -c '^converge\t' '%s/runs/probe.tsv')\" = 7 && "
+                                "test \"$(grep -c '^bench_scenes\t' '%s/runs/probe.tsv')\" = 6 && "
+                                "head -1 '%s/runs/probe.tsv' | grep -qx 'phase.round.started_s.probe_ms'",
+                                dir, dir, dir),
+                     0);
     /* the report's table: "MEDIAN (LO–HI)", a dagger when noisy */
     assert_int_equal(test_shell("bin/opsim-report pivot-interval --in '%s' --column ms_per_frame --keys bar --out '%s'",
                                 in_dir("matrix.tsv"), in_dir("pivot.tsv")),
@@ -207,6 +263,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bench_rounds_go_round_the_variants),
+        cmocka_unit_test(test_bench_plan_goes_round_every_line),
         cmocka_unit_test(test_matrix_lists_its_timing_rounds),
         cmocka_unit_test(test_tiny_matrix_has_its_intervals),
     };

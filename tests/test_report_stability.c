@@ -5,7 +5,11 @@
  * replacing an earlier one (written where the later stands); an interval's end
  * (ms_per_frame_lo, own_ms_1e-4_hi), not compared; each scene's ranking by ms_1e-4, the same on
  * one scene and swapped on the other, in the ranks table; the totals on stdout; and the exit
- * status: 0 when everything holds, 1 when not, 65 for a table without the ranking column. */
+ * status: 0 when everything holds, 1 when not, 65 for a table without the ranking column.
+ * Then the rankings by their intervals (ms_1e-4_lo, ms_1e-4_hi): a pair reversed while its
+ * intervals overlap in one run (not significant), one reversed with disjoint intervals in both
+ * (significant), one disjoint in the first run only; a scene whose strict order differs only
+ * within intervals passes; and the machine probe's median ratio printed beside the scenes'. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,14 +89,18 @@ static void test_two_runs_compared_cell_by_cell_and_by_ranking(void **state)
     free(text);
     text = test_read_file(in_dir("out-ranks.tsv"));
     assert_non_null(text);
-    assert_string_equal(text, "scene\trank_by\tfirst_order\tsecond_order\tverdict\n"
-                              "bar\tms_1e-4\ta < b\ta < b\tsame\n"
-                              "fall\tms_1e-4\ta < b\tb < a\tdiffers\n");
+    /* no interval columns: each value is its own interval, so any reversal is significant; bar's
+     * ratios 1.1 1.05 1.15 1.0 1.5 1.0 1.1 have the median 1.1, fall's 1.0 1.2 1.0 1.045 1.0 1.0 */
+    assert_string_equal(text, "scene\trank_by\tfirst_order\tsecond_order\torder\tcells_ratio\treversals\t"
+                              "significant_reversals\tverdict\tsignificant_pairs\n"
+                              "bar\tms_1e-4\ta < b\ta < b\tsame\t1.100\t0\t0\tsame\t\n"
+                              "fall\tms_1e-4\ta < b\tb < a\tdiffers\t1.000\t1\t1\treversed\ta/b\n");
     free(text);
     text = test_read_file(in_dir("totals.txt"));
     assert_non_null(text);
     assert_string_equal(text, "6 of 18 ms cells outside ±10 % and not noisy in both; 1 of 2 scenes ranked "
-                              "otherwise by ms_1e-4\n");
+                              "otherwise by ms_1e-4, 1 significant reversal of 1 reversed pair, on 1 scene\n"
+                              "second / first, the median over each scene's ms cells: bar 1.100, fall 1.000\n");
     free(text);
     /* a run against itself: stable */
     assert_int_equal(test_shell("bin/opsim-report stability --in '%s' --against '%s' --out '%s' > /dev/null",
@@ -106,10 +114,84 @@ static void test_two_runs_compared_cell_by_cell_and_by_ranking(void **state)
     assert_int_not_equal(test_shell("test -e '%s'", in_dir("bad-ranks.tsv")), 0);
 }
 
+/* fall: p/q reversed, their intervals overlapping in the first run; r/s reversed, disjoint in
+ * both; r/t reversed, disjoint in the first and overlapping in the second; t/s kept. bar: u/v
+ * reversed within overlapping intervals in both runs. */
+static const char INTERVALS_FIRST[] = "variant\tscene\tms_1e-4\tms_1e-4_lo\tms_1e-4_hi\n"
+                                      "u\tbar\t1.0\t0.9\t1.1\n"
+                                      "v\tbar\t1.05\t0.95\t1.2\n"
+                                      "p\tfall\t10\t9\t11\n"
+                                      "q\tfall\t12\t10.5\t13\n"
+                                      "r\tfall\t20\t19\t21\n"
+                                      "s\tfall\t30\t29\t31\n"
+                                      "t\tfall\t40\t39\t41\n";
+static const char INTERVALS_SECOND[] = "variant\tscene\tms_1e-4\tms_1e-4_lo\tms_1e-4_hi\n"
+                                       "u\tbar\t1.02\t0.97\t1.1\n"
+                                       "v\tbar\t1.0\t0.9\t1.1\n"
+                                       "p\tfall\t11\t10.8\t12\n"
+                                       "q\tfall\t10\t9.5\t10.5\n"
+                                       "r\tfall\t25\t24\t26\n"
+                                       "s\tfall\t18\t17\t19\n"
+                                       "t\tfall\t24\t23.5\t25.5\n";
+
+static void test_rankings_judged_by_their_intervals_beside_the_probe(void **state)
+{
+    (void)state;
+    assert_int_equal(write_text("i1.tsv", INTERVALS_FIRST), 0);
+    assert_int_equal(write_text("i2.tsv", INTERVALS_SECOND), 0);
+    assert_int_equal(write_text("probe1.tsv", "phase\tround\tprobe_ms\nframes\t1\t0.50\nframes\t2\t0.70\n"
+                                              "frames\t3\t0.52\n"),
+                     0);
+    assert_int_equal(write_text("probe2.tsv", "phase\tround\tprobe_ms\nframes\t1\t0.60\nframes\t2\t0.61\n"
+                                              "converge\t1\t0.90\nconverge\t2\t0.62\n"),
+                     0);
+    /* (test_join's paths last four calls: the longer commands name the directory instead) */
+    assert_int_equal(test_shell("bin/opsim-report stability --in '%s/i1.tsv' --against '%s/i2.tsv' --probe "
+                                "'%s/probe1.tsv' --probe-against '%s/probe2.tsv' --out '%s/i.tsv' > '%s/i-totals.txt'",
+                                dir, dir, dir, dir, dir, dir),
+                     1);
+    char *text = test_read_file(in_dir("i-ranks.tsv"));
+    assert_non_null(text);
+    /* bar's ratios 1.02 and 0.952: median 0.986; fall's 1.1 0.833 1.25 0.6 0.6: 0.833 */
+    assert_string_equal(text, "scene\trank_by\tfirst_order\tsecond_order\torder\tcells_ratio\treversals\t"
+                              "significant_reversals\tverdict\tsignificant_pairs\n"
+                              "bar\tms_1e-4\tu < v\tv < u\tdiffers\t0.986\t1\t0\tsame within intervals\t\n"
+                              "fall\tms_1e-4\tp < q < r < s < t\tq < p < s < t < r\tdiffers\t0.833\t3\t1\treversed\t"
+                              "r/s\n");
+    free(text);
+    /* the probes' medians 0.52 and 0.615 (an even count: the middle two's mean) */
+    text = test_read_file(in_dir("i-totals.txt"));
+    assert_non_null(text);
+    assert_string_equal(text, "4 of 7 ms cells outside ±10 % and not noisy in both; 2 of 2 scenes ranked otherwise "
+                              "by ms_1e-4, 1 significant reversal of 4 reversed pairs, on 1 scene\n"
+                              "second / first, the median over each scene's ms cells: bar 0.986, fall 0.833; the "
+                              "machine probe 1.183 (median 0.5200 ms, then 0.6150 ms)\n");
+    free(text);
+    /* bar alone: its strict order differs, but only within the intervals: stable */
+    assert_int_equal(test_shell("head -3 '%s' > '%s' && head -3 '%s' > '%s'", in_dir("i1.tsv"), in_dir("b1.tsv"),
+                                in_dir("i2.tsv"), in_dir("b2.tsv")),
+                     0);
+    assert_int_equal(test_shell("bin/opsim-report stability --in '%s' --against '%s' --out '%s' > /dev/null",
+                                in_dir("b1.tsv"), in_dir("b2.tsv"), in_dir("b.tsv")),
+                     0);
+    /* a probe table without probe_ms: an error naming it, nothing written */
+    assert_int_equal(test_shell("bin/opsim-report stability --in '%s/b1.tsv' --against '%s/b2.tsv' --probe "
+                                "'%s/probe1.tsv' --probe-against '%s/b1.tsv' --out '%s/nop.tsv' 2> /dev/null",
+                                dir, dir, dir, dir, dir),
+                     65);
+    assert_int_not_equal(test_shell("test -e '%s'", in_dir("nop.tsv")), 0);
+    /* one probe without the other: a usage error */
+    assert_int_equal(test_shell("bin/opsim-report stability --in '%s' --against '%s' --probe '%s' --out '%s' "
+                                "2> /dev/null",
+                                in_dir("b1.tsv"), in_dir("b2.tsv"), in_dir("probe1.tsv"), in_dir("nop.tsv")),
+                     64);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_runs_compared_cell_by_cell_and_by_ranking),
+        cmocka_unit_test(test_rankings_judged_by_their_intervals_beside_the_probe),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,10 +1,12 @@
 /* Tests of core/base/timer.c: op_now() keeps CLOCK_MONOTONIC's pace over sleeps of 20 and 200 ms
  * (the counter's rate, when the counter is read, measured right), never goes back across many
- * reads and across the two threads of a team, and starts where CLOCK_MONOTONIC is. */
+ * reads and across the two threads of a team, and starts where CLOCK_MONOTONIC is. The machine
+ * probe (core/base/probe.c) does the same work on every call: its checksum, bitwise. */
 #include <omp.h>
 #include <time.h>
 
 #include "test_util.h"
+#include "base/probe.h"
 #include "base/timer.h"
 
 static void sleep_seconds(double seconds)
@@ -62,11 +64,27 @@ static void test_now_never_goes_back(void **state)
     assert_int_equal(back, 0);
 }
 
+/* The probe's work is fixed: two calls give bitwise the same checksum, the traces of 4,096
+ * rotations (each polar factor of a matrix near I, so each trace a little under 3), and a time. */
+static void test_probe_does_fixed_work(void **state)
+{
+    (void)state;
+    double first = 0.0, second = 1.0;
+    double ms = op_probe_ms(&first);
+    op_probe_ms(&second);
+    print_message("probe: %.4f ms a pass, checksum %.17g\n", ms, first);
+    assert_true(ms > 0.0 && isfinite(ms));
+    assert_memory_equal(&first, &second, sizeof first);
+    assert_true(first > 0.9 * 3 * 4096 && first < 3 * 4096);
+    assert_true(fabs(first - 12158.040632303053) <= 1e-8); /* gcc, clang and the plain-C build alike */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_now_keeps_pace_with_the_monotonic_clock),
         cmocka_unit_test(test_now_never_goes_back),
+        cmocka_unit_test(test_probe_does_fixed_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

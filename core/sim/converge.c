@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/probe.h"
 #include "base/timer.h"
 #include "base/timing_stats.h"
 
@@ -250,22 +251,19 @@ int op_converge_turn(int round, int position, int count)
     return (round + position) % count;
 }
 
-/* The solves of every subject, round by round (op_converge_turn): with repeats > 1 an untimed
- * round first. A failing subject is marked. */
-static int solve_rounds(op_ctx *ctx, op_world *w, op_converge_subject *subject, subject_work *work, int count,
-                        int iterations, int repeats)
+/* Round r (−1: the untimed warm-up) of a job's subjects, in op_converge_turn's order; round 0's
+ * first solve sets the job's origin of the repeats' start times. A failing subject is marked. */
+static int solve_round(op_ctx *ctx, op_converge_job *job, subject_work *work, int r, double *origin)
 {
-    double origin = 0.0;
-    for (int r = repeats > 1 ? -1 : 0; r < repeats; ++r)
-        for (int position = 0; position < count; ++position) {
-            int s = op_converge_turn(r < 0 ? 0 : r, position, count);
-            if (r == 0 && position == 0)
-                origin = op_now();
-            if (solve_once(ctx, w, &subject[s], &work[s], iterations, r, origin) != OP_OK) {
-                subject[s].failed = 1;
-                return ctx->status;
-            }
+    for (int position = 0; position < job->count; ++position) {
+        int s = op_converge_turn(r < 0 ? 0 : r, position, job->count);
+        if (r == 0 && position == 0)
+            *origin = op_now();
+        if (solve_once(ctx, &job->scene->world, &job->subject[s], &work[s], job->iterations, r, *origin) != OP_OK) {
+            job->subject[s].failed = 1;
+            return ctx->status;
         }
+    }
     return OP_OK;
 }
 
@@ -358,32 +356,99 @@ static int check_arguments(op_ctx *ctx, op_scene *scene, op_converge_subject *su
 int op_converge_studies(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
                         int iterations, int repeats)
 {
-    if (check_arguments(ctx, scene, subject, count, frames, iterations, repeats) != OP_OK)
+    return op_converge_studies_probed(ctx, scene, subject, count, frames, iterations, repeats, NULL);
+}
+
+int op_converge_studies_probed(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
+                               int iterations, int repeats, const op_converge_probe *probe)
+{
+    op_converge_job job = { .scene = scene, .subject = subject, .count = count, .frames = frames,
+                            .iterations = iterations, .repeats = repeats };
+    return op_converge_jobs(ctx, &job, 1, probe);
+}
+
+/* What a job's solves need: each subject's work, the positions' count and the repeats' origin. */
+typedef struct job_work {
+    subject_work *work;
+    size_t positions;
+    double origin;
+} job_work;
+
+/* A job's checks, its frames, its subjects' work and fixed points: all before any timed solve. */
+static int prepare_job(op_ctx *ctx, op_converge_job *job, job_work *jw)
+{
+    if (check_arguments(ctx, job->scene, job->subject, job->count, job->frames, job->iterations, job->repeats) !=
+        OP_OK)
         return ctx->status;
-    op_world *w = &scene->world;
+    op_world *w = &job->scene->world;
     w->def.log_energy = 0;
     op_frame_stats stats = { 0 };
-    for (int f = 0; f < frames; ++f)
+    for (int f = 0; f < job->frames; ++f)
         if (op_world_step(ctx, w, &stats) != OP_OK)
             return ctx->status;
-    size_t positions = gather_positions(w, NULL);
-    subject_work *work = op_calloc(ctx, (size_t)count, sizeof *work);
-    for (int s = 0; s < count && ctx->status == OP_OK; ++s)
-        alloc_work(ctx, &work[s], &subject[s], iterations, repeats, positions);
-    for (int s = 0; s < count && ctx->status == OP_OK; ++s) {
-        if (!subject[s].fixed)
+    jw->positions = gather_positions(w, NULL);
+    jw->work = op_calloc(ctx, (size_t)job->count, sizeof *jw->work);
+    for (int s = 0; s < job->count && ctx->status == OP_OK; ++s)
+        alloc_work(ctx, &jw->work[s], &job->subject[s], job->iterations, job->repeats, jw->positions);
+    for (int s = 0; s < job->count && ctx->status == OP_OK; ++s) {
+        op_converge_subject *one = &job->subject[s];
+        if (!one->fixed)
             continue;
-        subject[s].study->world.def.log_energy = 0;
-        if (solve_to_fixed_point(ctx, &subject[s].study->world, w, subject[s].fixed->iterations, work[s].x_star,
-                                 work[s].first, work[s].before_last) != OP_OK)
-            subject[s].failed = 1;
+        one->study->world.def.log_energy = 0;
+        if (solve_to_fixed_point(ctx, &one->study->world, w, one->fixed->iterations, jw->work[s].x_star,
+                                 jw->work[s].first, jw->work[s].before_last) != OP_OK)
+            one->failed = 1;
     }
-    if (ctx->status == OP_OK && solve_rounds(ctx, w, subject, work, count, iterations, repeats) == OP_OK)
-        for (int s = 0; s < count && ctx->status == OP_OK; ++s)
-            summarise(ctx, &subject[s], &work[s], iterations, repeats, positions);
-    for (int s = 0; work && s < count; ++s)
-        free_work(&work[s]);
-    free(work);
+    return ctx->status;
+}
+
+/* Every job's rounds, round by round across the jobs (converge.h); the probe first in each timed
+ * round. A failing job is marked. */
+static int solve_jobs(op_ctx *ctx, op_converge_job *job, job_work *jw, int job_count, const op_converge_probe *probe)
+{
+    int rounds = 0, warm_up = 0;
+    for (int j = 0; j < job_count; ++j) {
+        rounds = job[j].repeats > rounds ? job[j].repeats : rounds;
+        warm_up |= job[j].repeats > 1;
+    }
+    double origin = 0.0;
+    for (int r = warm_up ? -1 : 0; r < rounds; ++r) {
+        if (r == 0)
+            origin = op_now();
+        if (r >= 0 && probe) {
+            probe->started[r] = op_now() - origin;
+            probe->ms[r] = op_probe_ms(NULL);
+        }
+        for (int j = 0; j < job_count; ++j)
+            if (r < job[j].repeats && (r >= 0 || job[j].repeats > 1) &&
+                solve_round(ctx, &job[j], jw[j].work, r, &jw[j].origin) != OP_OK) {
+                job[j].failed = 1;
+                return ctx->status;
+            }
+    }
+    return OP_OK;
+}
+
+int op_converge_jobs(op_ctx *ctx, op_converge_job *job, int job_count, const op_converge_probe *probe)
+{
+    if (job_count < 1 || !job)
+        return OP_FAIL(ctx, OP_ERR_USAGE, "%d jobs: give one or more", job_count);
+    job_work *jw = op_calloc(ctx, (size_t)job_count, sizeof *jw);
+    for (int j = 0; j < job_count; ++j)
+        job[j].failed = 0;
+    for (int j = 0; jw && j < job_count && ctx->status == OP_OK; ++j)
+        job[j].failed = prepare_job(ctx, &job[j], &jw[j]) != OP_OK;
+    if (ctx->status == OP_OK && solve_jobs(ctx, job, jw, job_count, probe) == OP_OK)
+        for (int j = 0; j < job_count && ctx->status == OP_OK; ++j)
+            for (int s = 0; s < job[j].count && ctx->status == OP_OK; ++s)
+                summarise(ctx, &job[j].subject[s], &jw[j].work[s], job[j].iterations, job[j].repeats,
+                          jw[j].positions);
+    for (int j = 0; jw && j < job_count; ++j) {
+        for (int s = 0; jw[j].work && s < job[j].count; ++s)
+            free_work(&jw[j].work[s]);
+        free(jw[j].work);
+    }
+    free(jw);
     return ctx->status;
 }
 

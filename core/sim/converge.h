@@ -115,6 +115,36 @@ enum { OP_CONVERGE_MAX_STUDIES = 64 };
 int op_converge_studies(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
                         int iterations, int repeats);
 
+/* The machine probe (core/base/probe.h) timed at the start of each timed round: round r's
+ * milliseconds into ms[r] and its start into started[r] (seconds after the first timed round's
+ * start), repeats each. */
+typedef struct op_converge_probe {
+    double *ms, *started;
+} op_converge_probe;
+
+/* op_converge_studies with the probe before each timed round (probe NULL: none). The probe runs
+ * outside the solves: no time of theirs includes it. */
+int op_converge_studies_probed(op_ctx *ctx, op_scene *scene, op_converge_subject *subject, int count, int frames,
+                               int iterations, int repeats, const op_converge_probe *probe);
+
+/* Several scenes' studies in one process (opsim converge --batch), each a job: the arguments of
+ * one op_converge_studies call. Every job is prepared first (its frames, its subjects' fixed
+ * points); then the rounds go round the jobs: the untimed round of every job whose repeats
+ * exceed 1, then timed round 1 of every job (each in op_converge_turn's order), round 2 of
+ * every job, …, the probe (NULL: none; as long as the most repeats) at each timed round's start.
+ * So a job's repeats are spread over the whole timed phase, and a change of the machine's speed
+ * during it falls on one round of every job rather than on every round of one. Each job's
+ * results are bitwise those of op_converge_studies with its arguments alone. On a failure the
+ * job it arose in is marked `failed` (and its subject, as op_converge_studies marks it). */
+typedef struct op_converge_job {
+    op_scene *scene;
+    op_converge_subject *subject;
+    int count, frames, iterations, repeats;
+    int failed; /* out */
+} op_converge_job;
+
+int op_converge_jobs(op_ctx *ctx, op_converge_job *job, int job_count, const op_converge_probe *probe);
+
 /* The subject timed at `position` (0-based) of timed round `round` (0-based) among `count`:
  * (round + position) mod count. Each round takes every subject once and round r begins with
  * subject r mod count, so that no subject always goes first. */
