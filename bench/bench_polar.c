@@ -14,7 +14,9 @@
  *
  * And op_polar_rotation_warm4_lanes, four of the near starts at a time as the local step's
  * quads call it, in SSE2 lanes and (where the CPU has it) AVX lanes: ns per matrix, and a check
- * that both give the scalar calls' bits. */
+ * that both give the scalar calls' bits. And op_polar_rotation4, the closed form four at a time
+ * as the world's rigid turns call it, one at a time (without AVX) and in AVX lanes: ns per
+ * matrix, and the same check. */
 #include <lapacke.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -199,6 +201,27 @@ static double median_lanes_ns(int avx, const double *c, const double *q0, double
     return per_call[N_RUNS / 2];
 }
 
+/* Median ns per matrix of op_polar_rotation4 over the matrices four at a time, with the AVX
+ * lanes where avx and one call each otherwise; the rotations into r. Returns 0 when that width is
+ * not available. */
+static double median_four_ns(int avx, const double *c, double *r)
+{
+    if (op_simd_avx(avx) != avx)
+        return 0.0;
+    double per_call[N_RUNS];
+    for (int run = 0; run < N_RUNS; ++run) {
+        double t0 = now_ns();
+        for (int i = 0; i < N_MATRICES; i += 4) {
+            const double *in[4] = { &c[9 * i], &c[9 * i + 9], &c[9 * i + 18], &c[9 * i + 27] };
+            double *out[4] = { &r[9 * i], &r[9 * i + 9], &r[9 * i + 18], &r[9 * i + 27] };
+            op_polar_rotation4(in, out);
+        }
+        per_call[run] = (now_ns() - t0) / N_MATRICES;
+    }
+    qsort(per_call, N_RUNS, sizeof per_call[0], bench_compare_double);
+    return per_call[N_RUNS / 2];
+}
+
 /* The largest entrywise difference between the rotations r and the SVD's (reference), over the
  * matrices whose optimum is unique: det C > 0, or det C < 0 with σ₂ clear of σ₃. −1 when some r
  * is not a rotation. */
@@ -269,6 +292,11 @@ int main(void)
     int lanes_differ = memcmp(r_scalar, r_lanes, 9 * N_MATRICES * sizeof *r_lanes) != 0;
     double avx = median_lanes_ns(1, c, q_near, q, r_lanes);
     lanes_differ |= avx > 0.0 && memcmp(r_scalar, r_lanes, 9 * N_MATRICES * sizeof *r_lanes) != 0;
+    /* the closed form four at a time against one at a time (exact), bit for bit */
+    double four_plain = median_four_ns(0, c, r_lanes);
+    lanes_differ |= memcmp(exact, r_lanes, 9 * N_MATRICES * sizeof *r_lanes) != 0;
+    double four_avx = median_four_ns(1, c, r_lanes);
+    lanes_differ |= four_avx > 0.0 && memcmp(exact, r_lanes, 9 * N_MATRICES * sizeof *r_lanes) != 0;
     free(r_scalar);
     free(r_lanes);
 
@@ -288,12 +316,18 @@ int main(void)
         printf("  %-22s %12.1f   ratio SSE2/AVX %.2f\n", "warm lanes, AVX", avx, sse2 / avx);
     else
         printf("  %-22s %12s\n", "warm lanes, AVX", "not here");
+    printf("  %-22s %12.1f   (per matrix, op_polar_rotation4 one at a time)\n", "closed form x4, plain", four_plain);
+    if (four_avx > 0.0)
+        printf("  %-22s %12.1f   ratio plain/AVX %.2f\n", "closed form x4, AVX", four_avx, four_plain / four_avx);
+    else
+        printf("  %-22s %12s\n", "closed form x4, AVX", "not here");
     printf("  checksums: fast %.17g, svd %.17g, warm %.17g %.17g\n", checksum_fast, checksum_svd, checksum_near,
            checksum_far);
     printf("csv,polar,matrices=%d,runs=%d,fast_ns=%.2f,svd_ns=%.2f,ratio=%.2f,warm_near_ns=%.2f,warm_far_ns=%.2f,"
            "closed_max_diff_svd=%.3g,warm_near_max_diff_svd=%.3g,warm_far_max_diff_svd=%.3g,lanes_sse2_ns=%.2f,"
-           "lanes_avx_ns=%.2f\n",
-           N_MATRICES, N_RUNS, fast, svd, svd / fast, near, far, closed_error, near_error, far_error, sse2, avx);
+           "lanes_avx_ns=%.2f,four_plain_ns=%.2f,four_avx_ns=%.2f\n",
+           N_MATRICES, N_RUNS, fast, svd, svd / fast, near, far, closed_error, near_error, far_error, sse2, avx,
+           four_plain, four_avx);
     int failed = !(near_error >= 0.0 && near_error <= WARM_AGREEMENT) ||
                  !(far_error >= 0.0 && far_error <= WARM_AGREEMENT) || lanes_differ;
     if (failed)

@@ -37,6 +37,11 @@ static void test_one_lane_keeps_c_semantics(void **state)
     assert_int_equal(op1_neq(NAN, NAN), 1);
     assert_int_equal(op1_gt(NAN, 0.0), 0);
     assert_int_equal(op1_lt(NAN, 0.0), 0);
+    assert_int_equal(op1_ge(NAN, NAN), 0);
+    assert_int_equal(op1_le(0.0, NAN), 0);
+    assert_int_equal(op1_ge(-0.0, 0.0), 1);
+    assert_int_equal(op1_not_mask(op1_ge(NAN, 0.0)), 1); /* !(x >= c): true for a NaN, as C's */
+    assert_int_equal(op1_and_mask(op1_ge(1.0, 1.0), op1_le(1.0, 1.0)), 1);
     assert_same_bits(op1_select(op1_gt(2.0, 1.0), 5.0, 6.0), 5.0);
     assert_int_equal(op1_bits(op1_or_mask(op1_lt(1.0, 0.0), op1_gt(1.0, 0.0))), 1);
     double m[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 10 }, product[9];
@@ -48,7 +53,7 @@ static void test_one_lane_keeps_c_semantics(void **state)
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
 /* out[p] = op(a[p], b[p]) in four lanes at a time, for every binary operation, in order */
-enum { OPS = 12 };
+enum { OPS = 16 };
 static void four_lanes(double out[OPS][COUNT], const double *a, const double *b)
 {
     for (int at = 0; at < COUNT; at += 4) {
@@ -64,7 +69,11 @@ static void four_lanes(double out[OPS][COUNT], const double *a, const double *b)
                              op4_select(op4_lt(x, y), x, y),
                              op4_select(op4_neq(x, y), x, y),
                              op4_select(op4_or_mask(op4_gt(x, y), op4_lt(x, y)), op4_all(1.0), op4_zero()),
-                             op4_broadcast(&a[at]) };
+                             op4_broadcast(&a[at]),
+                             op4_select(op4_ge(x, y), x, y),
+                             op4_select(op4_le(x, y), x, y),
+                             op4_select(op4_and_mask(op4_ge(x, y), op4_le(x, y)), op4_all(1.0), op4_zero()),
+                             op4_select(op4_not_mask(op4_gt(x, y)), x, y) };
         for (int k = 0; k < OPS; ++k)
             op4_store(&out[k][at], r[k]);
     }
@@ -107,7 +116,11 @@ static void one_lane(double out[][COUNT], const double *a, const double *b)
                        op1_select(op1_lt(x, y), x, y),
                        op1_select(op1_neq(x, y), x, y),
                        op1_select(op1_or_mask(op1_gt(x, y), op1_lt(x, y)), op1_all(1.0), op1_zero()),
-                       a[p - p % 4] };
+                       a[p - p % 4],
+                       op1_select(op1_ge(x, y), x, y),
+                       op1_select(op1_le(x, y), x, y),
+                       op1_select(op1_and_mask(op1_ge(x, y), op1_le(x, y)), op1_all(1.0), op1_zero()),
+                       op1_select(op1_not_mask(op1_gt(x, y)), x, y) };
         for (size_t k = 0; k < sizeof r / sizeof r[0]; ++k)
             out[k][p] = r[k];
     }

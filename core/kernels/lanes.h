@@ -12,10 +12,11 @@
  *         between OP_SIMD_AVX_BEGIN and OP_SIMD_AVX_END, since the build has no -mavx and the
  *         CPU is checked at load (op_simd_use_avx).
  * Because the AVX width is chosen at load time, not at build time as Box2D's b2FloatW is, code
- * written once over lanes is instantiated per width, as kernels/polar_lanes.h is: a template file
- * (no include guard, its macros undone at its end) is written over LANE, LANE_MASK, LANES,
- * LANES_NAME(name) and L(op) for the operation `op`, and its includer defines them before each
- * inclusion, e.g. for four lanes (between OP_SIMD_AVX_BEGIN and OP_SIMD_AVX_END):
+ * written once over lanes is instantiated per width, as kernels/polar_closed_lanes.h is: a
+ * template file (no include guard, its macros undone at its end) is written over LANE,
+ * LANE_MASK, LANES, LANES_NAME(name) and L(op) for the operation `op`, and its includer defines
+ * them before each inclusion, e.g. for four lanes (between OP_SIMD_AVX_BEGIN and
+ * OP_SIMD_AVX_END):
  *     #define LANE op_lanes4
  *     #define LANE_MASK op_lanes4_mask
  *     #define LANES 4
@@ -28,8 +29,10 @@
  *   add sub mul div sqrt      a ∘ b lane by lane;  neg(a) −a (the sign flipped, as C's minus)
  *   max(a, b)                 a > b ? a : b lane by lane (op_max(b, a) of base/math3.h)
  *   all(x) zero()             x in every lane;  +0 in every lane
- *   gt lt neq                 comparison masks (neq true where unordered, as C's !=)
- *   or_mask(m, m)             either mask;  bits(m): bit w set where lane w is true
+ *   gt lt ge le neq           comparison masks (neq true where unordered, as C's !=; the
+ *                             others false there, as C's >, <, >=, <=)
+ *   or_mask(m, m) and_mask(m, m)  either mask, both masks;  not_mask(m) true where m is false
+ *   bits(m)                   bit w set where lane w is true
  *   select(m, a, b)           m ? a : b lane by lane
  *   load(p) store(p, a)       LANES consecutive doubles
  *   load_records(record[LANES], count, out)   entry k of record w into lane w of out[k]
@@ -52,7 +55,9 @@
  *   op8_  eight lanes, an AVX-512 register (op_lanes8), where OP_SIMD_AVX and only callable
  *         between OP_SIMD_AVX512_BEGIN and OP_SIMD_AVX_END (the CPU checked at load,
  *         op_simd_use_avx512): add sub mul all zero load store, low(a) and high(a) (lanes 0–3
- *         and 4–7 as four lanes). */
+ *         and 4–7 as four lanes), join(low, high) (the inverse).
+ * kernels/polar.c moves matrices in and out of its two-, four- and eight-lane kernels with these
+ * loads, stores and shuffles. */
 #ifndef OPSIM_LANES_H
 #define OPSIM_LANES_H
 
@@ -77,8 +82,12 @@ static inline double op1_all(double x) { return x; }
 static inline double op1_zero(void) { return 0.0; }
 static inline int op1_gt(double a, double b) { return a > b; }
 static inline int op1_lt(double a, double b) { return a < b; }
+static inline int op1_ge(double a, double b) { return a >= b; }
+static inline int op1_le(double a, double b) { return a <= b; }
 static inline int op1_neq(double a, double b) { return a != b; }
 static inline int op1_or_mask(int a, int b) { return a | b; }
+static inline int op1_and_mask(int a, int b) { return a & b; }
+static inline int op1_not_mask(int m) { return !m; }
 static inline int op1_bits(int m) { return m; }
 static inline double op1_select(int m, double yes, double no) { return m ? yes : no; }
 static inline double op1_load(const double *p) { return *p; }
@@ -150,8 +159,12 @@ static inline __m256d op4_all(double x) { return _mm256_set1_pd(x); }
 static inline __m256d op4_zero(void) { return _mm256_setzero_pd(); }
 static inline __m256d op4_gt(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
 static inline __m256d op4_lt(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+static inline __m256d op4_ge(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }
+static inline __m256d op4_le(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
 static inline __m256d op4_neq(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_NEQ_UQ); }
 static inline __m256d op4_or_mask(__m256d a, __m256d b) { return _mm256_or_pd(a, b); }
+static inline __m256d op4_and_mask(__m256d a, __m256d b) { return _mm256_and_pd(a, b); }
+static inline __m256d op4_not_mask(__m256d m) { return _mm256_xor_pd(m, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))); }
 static inline int op4_bits(__m256d m) { return _mm256_movemask_pd(m); }
 static inline __m256d op4_select(__m256d m, __m256d yes, __m256d no) { return _mm256_blendv_pd(no, yes, m); }
 static inline __m256d op4_load(const double *p) { return _mm256_loadu_pd(p); }
@@ -235,6 +248,10 @@ static inline __m512d op8_load(const double *p) { return _mm512_loadu_pd(p); }
 static inline void op8_store(double *p, __m512d a) { _mm512_storeu_pd(p, a); }
 static inline __m256d op8_low(__m512d a) { return _mm512_castpd512_pd256(a); }
 static inline __m256d op8_high(__m512d a) { return _mm512_extractf64x4_pd(a, 1); }
+static inline __m512d op8_join(__m256d low, __m256d high)
+{
+    return _mm512_insertf64x4(_mm512_castpd256_pd512(low), high, 1);
+}
 OP_SIMD_AVX_END
 #endif
 

@@ -3,7 +3,8 @@
  * eigenvalues it cannot resolve, and the LAPACK SVD reference it is tested against.
  *
  * For the quaternion q = (w, x, y, z) of R, tr(Rᵀ C) = qᵀ K q / |q|² with K the symmetric
- * traceless 4x4 matrix of form_k(), so the maximiser over SO(3) is K's dominant eigenvector.
+ * traceless 4x4 matrix of form_k (kernels/polar_closed_lanes.h), so the maximiser over SO(3)
+ * is K's dominant eigenvector.
  * Unlike Higham & Noferini, K is never negated when det C < 0: their algorithm returns the
  * orthogonal polar factor (det −1 for inverted C), whereas the sign-rectified rotation
  * U diag(1, 1, det UVᵀ) Vᵀ is K's own dominant eigenvector. The eigenvalues of K are s₁+s₂+s₃
@@ -11,6 +12,11 @@
  * (s₃ < 0 iff det C < 0): the largest is repeated only for C of rank ≤ 1, or det C < 0 with
  * σ₂ = σ₃. There any maximiser will do, but close to it the closed form's eigenvector is
  * ill-determined, so Jacobi chooses.
+ *
+ * The closed form's common path (normalise, largest eigenvalue, null vector, rotation) is
+ * written once over lanes in kernels/polar_closed_lanes.h: its one-lane instance is the scalar
+ * closed form here, its four-lane instance op_polar_rotation4's AVX path; the scalar code below
+ * keeps only the rare paths the lanes mark "away" (the rescaled norm, Jacobi).
  *
  * The solver's local step calls op_polar_rotation_warm: the same rotation from the previous
  * iterate's quaternion by a certified Newton iteration (see its comment), the closed form where
@@ -23,7 +29,7 @@
 #include <lapacke.h>
 
 #include "base/math3.h"
-#include "kernels/simd.h"
+#include "kernels/lanes.h"
 
 /* Near a double root Halley's method gains only a factor of about three per step, so this is
  * a guard against a stall, never reached on the way to rounding level. */
@@ -39,135 +45,47 @@ static const double ROOT_TOLERANCE = 1e-17;
  * tr(Rᵀ A) by less than rounding (checked on near-degenerate families in tests). */
 static const double CLUSTER_ADJUGATE = 1e-4;
 
-/* K − shift·I (row-major 4x4), where tr(Rᵀ A) = qᵀ K q for a unit quaternion q and R(q) as
- * built in quaternion_to_rotation. */
-static void form_k(const double a[9], double shift, double k[16])
-{
-    k[0] = a[0] + a[4] + a[8] - shift;
-    k[5] = a[0] - a[4] - a[8] - shift;
-    k[10] = a[4] - a[0] - a[8] - shift;
-    k[15] = a[8] - a[0] - a[4] - shift;
-    k[1] = k[4] = a[7] - a[5];
-    k[2] = k[8] = a[2] - a[6];
-    k[3] = k[12] = a[3] - a[1];
-    k[6] = k[9] = a[1] + a[3];
-    k[7] = k[13] = a[2] + a[6];
-    k[11] = k[14] = a[5] + a[7];
-}
+/* The closed form's common path over lanes (kernels/polar_closed_lanes.h): one lane, the
+ * scalar closed form below in every build, and four AVX lanes (op_polar_rotation4) where the
+ * build has them */
+#define LANE op_lanes1
+#define LANE_MASK op_lanes1_mask
+#define LANES 1
+#define LANES_NAME(name) name##_lanes1
+#define L(op) op1_##op
+#include "kernels/polar_closed_lanes.h"
 
-/* R(q) for a nonzero, not necessarily unit, quaternion: the 2/|q|² factor normalises it. */
-static void quaternion_to_rotation(const double q[4], double r[9])
-{
-    double s = 2.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double wx = s * q[0] * q[1], wy = s * q[0] * q[2], wz = s * q[0] * q[3];
-    double xx = s * q[1] * q[1], xy = s * q[1] * q[2], xz = s * q[1] * q[3];
-    double yy = s * q[2] * q[2], yz = s * q[2] * q[3], zz = s * q[3] * q[3];
-    r[0] = 1.0 - (yy + zz);
-    r[1] = xy - wz;
-    r[2] = xz + wy;
-    r[3] = xy + wz;
-    r[4] = 1.0 - (xx + zz);
-    r[5] = yz - wx;
-    r[6] = xz - wy;
-    r[7] = yz + wx;
-    r[8] = 1.0 - (xx + yy);
-}
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+#define LANE op_lanes4
+#define LANE_MASK op_lanes4_mask
+#define LANES 4
+#define LANES_NAME(name) name##_lanes4
+#define L(op) op4_##op
+#include "kernels/polar_closed_lanes.h"
+OP_SIMD_AVX_END
+#endif
 
 /* A = C / ‖C‖_F; returns 0 when C is zero or not finite. The squared norm is formed directly
- * when it cannot overflow or underflow, otherwise after an exact power-of-two rescaling. */
+ * when it cannot overflow or underflow (normalise_lanes1), otherwise after an exact power-of-two
+ * rescaling, which brings it into that range (the largest entry in [1/2, 1)). */
 static int normalise(const double c[9], double a[9])
 {
-    double n2 = m3_frobenius2(c);
-    if (!(n2 > 1e-290 && n2 < 1e290)) {
-        if (!m3_isfinite(c))
-            return 0;
-        double big = 0.0;
-        for (int i = 0; i < 9; ++i)
-            big = fmax(big, fabs(c[i]));
-        if (big == 0.0)
-            return 0;
-        int e;
-        frexp(big, &e);
-        for (int i = 0; i < 9; ++i)
-            a[i] = ldexp(c[i], -e);
-        n2 = m3_frobenius2(a);
-        c = a;
-    }
-    m3_scale(a, c, 1.0 / sqrt(n2));
+    if (!normalise_lanes1(c, a))
+        return 1;
+    if (!m3_isfinite(c))
+        return 0;
+    double big = 0.0;
+    for (int i = 0; i < 9; ++i)
+        big = fmax(big, fabs(c[i]));
+    if (big == 0.0)
+        return 0;
+    int e;
+    frexp(big, &e);
+    for (int i = 0; i < 9; ++i)
+        a[i] = ldexp(c[i], -e);
+    normalise_lanes1(a, a);
     return 1;
-}
-
-/* Largest root λ of p(x) = x⁴ − 2x² − 8 det(A) x + det K, the characteristic polynomial of K
- * for ‖A‖_F = 1, by Halley's method from an upper bound. All roots of p are at most λ, so p > 0
- * beyond λ, and Halley's iterates from above decrease monotonically to λ without overshooting
- * (p has only real roots). Measured on this machine, three Halley steps from this bound cost less
- * than Higham & Noferini's trigonometric formula (acos and cos) for the root, which also loses
- * half the digits near a triple root.
- *
- * The bound: p(λ) = 0 reads (λ² − 1)² = 4 (‖adj A‖² + 2 det(A) λ). For det A ≥ 0, λ = s₁+s₂+s₃
- * ≥ 1 and the right-hand side grows with λ, so putting √3 ≥ λ there bounds it. For det A < 0 it
- * shrinks with λ; the second root σ₁ − σ₂ + σ₃ is at most 1, so the sign of p(1) tells whether
- * λ ≥ 1, where putting 1 there bounds it, or λ < 1, where 1 is the bound. */
-static double largest_eigenvalue(double det_a, double adj2, double det_k)
-{
-    double x;
-    if (det_a >= 0.0)
-        x = sqrt(1.0 + 2.0 * sqrt(adj2 + 2.0 * 1.7320508075688772 * det_a));
-    else if (adj2 + 2.0 * det_a >= 0.0)
-        x = sqrt(1.0 + 2.0 * sqrt(adj2 + 2.0 * det_a));
-    else
-        x = 1.0;
-    double c = 8.0 * det_a;
-    for (int it = 0; it < ROOT_MAX_STEPS; ++it) {
-        double x2 = x * x;
-        double p = (x2 - 2.0) * x2 - c * x + det_k;
-        double dp = 4.0 * x * (x2 - 1.0) - c;
-        double ddp = 12.0 * x2 - 4.0;
-        double step = p * dp / (dp * dp - 0.5 * p * ddp);
-        /* Exactly, every step is positive and none overshoots λ (p has only real roots, so
-         * p'² > p p''); a step that is not positive is rounding noise near a multiple root. */
-        if (!(step > 0.0))
-            break;
-        x -= step;
-        /* Halley's error after this step is at most about (p''/p')² step³ / 4. */
-        if (!(step * step * step * ddp * ddp > ROOT_TOLERANCE * dp * dp))
-            break;
-    }
-    return x;
-}
-
-/* A null vector of M = K − λI from its adjugate: for λ an eigenvalue of multiplicity one,
- * adj M = −(∏ of the other eigenvalues of λI − K) v vᵀ, so the column with the most negative
- * diagonal is v scaled by that product and by its largest component, and rounding perturbs it
- * the way one step of inverse iteration would. Branch free, unlike a pivoted LDLᵀ, which
- * dominated the cost. Returns minus that diagonal: small when λ is nearly repeated and v
- * ill-determined. */
-static double null_vector(const double m[16], double v[4])
-{
-    /* 2x2 minors of rows 0-1 and of rows 2-3 (Laplace expansion along row pairs) */
-    double s0 = m[0] * m[5] - m[4] * m[1], s1 = m[0] * m[6] - m[4] * m[2];
-    double s2 = m[0] * m[7] - m[4] * m[3], s3 = m[1] * m[6] - m[5] * m[2];
-    double s4 = m[1] * m[7] - m[5] * m[3], s5 = m[2] * m[7] - m[6] * m[3];
-    double c5 = m[10] * m[15] - m[14] * m[11], c4 = m[9] * m[15] - m[13] * m[11];
-    double c3 = m[9] * m[14] - m[13] * m[10], c2 = m[8] * m[15] - m[12] * m[11];
-    double c1 = m[8] * m[14] - m[12] * m[10], c0 = m[8] * m[13] - m[12] * m[9];
-    double adj[16] = {
-        m[5] * c5 - m[6] * c4 + m[7] * c3,     -m[1] * c5 + m[2] * c4 - m[3] * c3,
-        m[13] * s5 - m[14] * s4 + m[15] * s3,  -m[9] * s5 + m[10] * s4 - m[11] * s3,
-        -m[4] * c5 + m[6] * c2 - m[7] * c1,    m[0] * c5 - m[2] * c2 + m[3] * c1,
-        -m[12] * s5 + m[14] * s2 - m[15] * s1, m[8] * s5 - m[10] * s2 + m[11] * s1,
-        m[4] * c4 - m[5] * c2 + m[7] * c0,     -m[0] * c4 + m[1] * c2 - m[3] * c0,
-        m[12] * s4 - m[13] * s2 + m[15] * s0,  -m[8] * s4 + m[9] * s2 - m[11] * s0,
-        -m[4] * c3 + m[5] * c1 - m[6] * c0,    m[0] * c3 - m[1] * c1 + m[2] * c0,
-        -m[12] * s3 + m[13] * s1 - m[14] * s0, m[8] * s3 - m[9] * s1 + m[10] * s0,
-    };
-    /* Chosen without branches: which column wins is unpredictable from one call to the next. */
-    int b01 = adj[5] < adj[0], b23 = adj[15] < adj[10];
-    double d01 = b01 ? adj[5] : adj[0], d23 = b23 ? adj[15] : adj[10];
-    int best = d23 < d01 ? 2 + b23 : b01;
-    for (int i = 0; i < 4; ++i)
-        v[i] = adj[4 * i + best];
-    return -(d23 < d01 ? d23 : d01);
 }
 
 /* Dominant eigenvector of the symmetric K by cyclic Jacobi: every eigenvector it returns is
@@ -218,7 +136,8 @@ static void jacobi_dominant(double k[16], double q[4])
 }
 
 /* The closed form: the unnormalised quaternion of polar(C); (1, 0, 0, 0) for C zero or not
- * finite. */
+ * finite. The common path is closed_form_quaternion_lanes1; the matrices it leaves (close to a
+ * scaled reflection, or a nearly repeated eigenvalue) go to Jacobi. */
 static void closed_form_quaternion(const double C[9], double q[4])
 {
     double a[9];
@@ -227,26 +146,10 @@ static void closed_form_quaternion(const double C[9], double q[4])
         q[1] = q[2] = q[3] = 0.0;
         return;
     }
-    /* Cofactors of A: det A from the first row and det K = 1 − 4 ‖adj A‖²_F, summed pairwise
-     * to shorten the dependency chain of this latency-bound routine. */
-    double m0 = a[4] * a[8] - a[5] * a[7], m1 = a[3] * a[8] - a[5] * a[6], m2 = a[3] * a[7] - a[4] * a[6];
-    double m3 = a[1] * a[8] - a[2] * a[7], m4 = a[0] * a[8] - a[2] * a[6], m5 = a[0] * a[7] - a[1] * a[6];
-    double m6 = a[1] * a[5] - a[2] * a[4], m7 = a[0] * a[5] - a[2] * a[3], m8 = a[0] * a[4] - a[1] * a[3];
-    double det_a = a[0] * m0 - a[1] * m1 + a[2] * m2;
-    double adj2 = ((m0 * m0 + m1 * m1) + (m2 * m2 + m3 * m3)) + ((m4 * m4 + m5 * m5) + (m6 * m6 + m7 * m7)) + m8 * m8;
-    double det_k = 1.0 - 4.0 * adj2;
-
-    double k[16];
-    if (1.0 - 3.0 * adj2 < NEAR_REFLECTION && det_a <= 0.0) {
-        form_k(a, 0.0, k);
+    if (closed_form_quaternion_lanes1(a, 0, q)) {
+        double k[16];
+        form_k_lanes1(a, 0.0, k);
         jacobi_dominant(k, q);
-    } else {
-        double m[16];
-        form_k(a, largest_eigenvalue(det_a, adj2, det_k), m);
-        if (!(null_vector(m, q) >= CLUSTER_ADJUGATE)) {
-            form_k(a, 0.0, k);
-            jacobi_dominant(k, q);
-        }
     }
 }
 
@@ -254,144 +157,17 @@ void op_polar_rotation(const double C[9], double R[9])
 {
     double q[4];
     closed_form_quaternion(C, q);
-    quaternion_to_rotation(q, R);
+    quaternion_to_rotation_lanes1(q, R);
 }
 
-#if OP_SIMD_AVX
-OP_SIMD_AVX_BEGIN
-/* closed_form_quaternion and quaternion_to_rotation for four matrices, one a lane, each lane
- * with the scalar arithmetic in its order (largest_eigenvalue's steps until the lane's own stop,
- * null_vector's column chosen by selects), so the same bits. Returns the lanes that left that
- * path (a norm out of normalise's direct range, a near reflection, a nearly repeated eigenvalue),
- * whose R the caller takes from op_polar_rotation. */
-static int closed_form_rotation_avx(const double *const C[4], double *const R[4])
-{
-    __m256d c[9], a[9];
-    op_avx_load_records_at(C, 9, c);
-    __m256d n2 = _mm256_setzero_pd();
-    for (int k = 0; k < 9; ++k)
-        n2 = _mm256_add_pd(n2, _mm256_mul_pd(c[k], c[k]));
-    int away = _mm256_movemask_pd(_mm256_andnot_pd(
-        _mm256_and_pd(_mm256_cmp_pd(n2, _mm256_set1_pd(1e-290), _CMP_GT_OQ),
-                      _mm256_cmp_pd(n2, _mm256_set1_pd(1e290), _CMP_LT_OQ)),
-        _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
-    __m256d inverse = _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(n2));
-    for (int k = 0; k < 9; ++k)
-        a[k] = _mm256_mul_pd(c[k], inverse);
-#define MINOR(p, q, r, s) _mm256_sub_pd(_mm256_mul_pd(a[p], a[q]), _mm256_mul_pd(a[r], a[s]))
-    __m256d m0 = MINOR(4, 8, 5, 7), m1 = MINOR(3, 8, 5, 6), m2 = MINOR(3, 7, 4, 6);
-    __m256d m3 = MINOR(1, 8, 2, 7), m4 = MINOR(0, 8, 2, 6), m5 = MINOR(0, 7, 1, 6);
-    __m256d m6 = MINOR(1, 5, 2, 4), m7 = MINOR(0, 5, 2, 3), m8 = MINOR(0, 4, 1, 3);
-#undef MINOR
-    __m256d det_a = _mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(a[0], m0), _mm256_mul_pd(a[1], m1)),
-                                  _mm256_mul_pd(a[2], m2));
-#define SQUARES(x, y) _mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y))
-    __m256d adj2 = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(SQUARES(m0, m1), SQUARES(m2, m3)),
-                                               _mm256_add_pd(SQUARES(m4, m5), SQUARES(m6, m7))),
-                                 _mm256_mul_pd(m8, m8));
-#undef SQUARES
-    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), zero = _mm256_setzero_pd();
-    const __m256d sign = _mm256_set1_pd(-0.0); /* C's unary minus: the sign bit flipped */
-    __m256d det_k = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_set1_pd(4.0), adj2));
-    away |= _mm256_movemask_pd(_mm256_and_pd(
-        _mm256_cmp_pd(_mm256_sub_pd(one, _mm256_mul_pd(_mm256_set1_pd(3.0), adj2)), _mm256_set1_pd(NEAR_REFLECTION),
-                      _CMP_LT_OQ),
-        _mm256_cmp_pd(det_a, zero, _CMP_LE_OQ)));
-    /* largest_eigenvalue: its starting bound by selects, then Halley's steps, each lane until its
-     * own stop */
-    __m256d positive = _mm256_cmp_pd(det_a, zero, _CMP_GE_OQ);
-    __m256d shrunk = _mm256_add_pd(adj2, _mm256_mul_pd(two, det_a));
-    __m256d grown = _mm256_add_pd(adj2, _mm256_mul_pd(_mm256_set1_pd(2.0 * 1.7320508075688772), det_a));
-    __m256d under = _mm256_blendv_pd(shrunk, grown, positive);
-    __m256d x = _mm256_sqrt_pd(_mm256_add_pd(one, _mm256_mul_pd(two, _mm256_sqrt_pd(under))));
-    x = _mm256_blendv_pd(one, x, _mm256_or_pd(positive, _mm256_cmp_pd(shrunk, zero, _CMP_GE_OQ)));
-    __m256d cubic = _mm256_mul_pd(_mm256_set1_pd(8.0), det_a);
-    __m256d active = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    for (int it = 0; it < ROOT_MAX_STEPS && _mm256_movemask_pd(active); ++it) {
-        __m256d x2 = _mm256_mul_pd(x, x);
-        __m256d p = _mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(x2, two), x2), _mm256_mul_pd(cubic, x)),
-                                  det_k);
-        __m256d dp = _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(4.0), x), _mm256_sub_pd(x2, one)), cubic);
-        __m256d ddp = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(12.0), x2), _mm256_set1_pd(4.0));
-        __m256d step = _mm256_div_pd(
-            _mm256_mul_pd(p, dp),
-            _mm256_sub_pd(_mm256_mul_pd(dp, dp), _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), p), ddp)));
-        __m256d taken = _mm256_and_pd(active, _mm256_cmp_pd(step, zero, _CMP_GT_OQ));
-        x = _mm256_blendv_pd(x, _mm256_sub_pd(x, step), taken);
-        __m256d error = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(step, step), step), ddp), ddp);
-        __m256d bound = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(ROOT_TOLERANCE), dp), dp);
-        active = _mm256_and_pd(taken, _mm256_cmp_pd(error, bound, _CMP_GT_OQ));
-    }
-    /* form_k(a, λ) and null_vector's adjugate columns, the column by selects */
-    __m256d m[16];
-    m[0] = _mm256_sub_pd(_mm256_add_pd(_mm256_add_pd(a[0], a[4]), a[8]), x);
-    m[5] = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(a[0], a[4]), a[8]), x);
-    m[10] = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(a[4], a[0]), a[8]), x);
-    m[15] = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(a[8], a[0]), a[4]), x);
-    m[1] = m[4] = _mm256_sub_pd(a[7], a[5]);
-    m[2] = m[8] = _mm256_sub_pd(a[2], a[6]);
-    m[3] = m[12] = _mm256_sub_pd(a[3], a[1]);
-    m[6] = m[9] = _mm256_add_pd(a[1], a[3]);
-    m[7] = m[13] = _mm256_add_pd(a[2], a[6]);
-    m[11] = m[14] = _mm256_add_pd(a[5], a[7]);
-#define D2(p, q, r, s) _mm256_sub_pd(_mm256_mul_pd(m[p], m[q]), _mm256_mul_pd(m[r], m[s]))
-    __m256d s0 = D2(0, 5, 4, 1), s1 = D2(0, 6, 4, 2), s2 = D2(0, 7, 4, 3), s3 = D2(1, 6, 5, 2);
-    __m256d s4 = D2(1, 7, 5, 3), s5 = D2(2, 7, 6, 3), c5 = D2(10, 15, 14, 11), c4 = D2(9, 15, 13, 11);
-    __m256d c3 = D2(9, 14, 13, 10), c2 = D2(8, 15, 12, 11), c1 = D2(8, 14, 12, 10), c0 = D2(8, 13, 12, 9);
-#undef D2
-#define T3(p, x, q, y, r, z) _mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(m[p], x), _mm256_mul_pd(m[q], y)), \
-                                           _mm256_mul_pd(m[r], z))
-#define N3(p, x, q, y, r, z) _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_xor_pd(m[p], sign), x), \
-                                                         _mm256_mul_pd(m[q], y)), _mm256_mul_pd(m[r], z))
-    __m256d adj[16] = {
-        T3(5, c5, 6, c4, 7, c3),   N3(1, c5, 2, c4, 3, c3),   T3(13, s5, 14, s4, 15, s3), N3(9, s5, 10, s4, 11, s3),
-        N3(4, c5, 6, c2, 7, c1),   T3(0, c5, 2, c2, 3, c1),   N3(12, s5, 14, s2, 15, s1), T3(8, s5, 10, s2, 11, s1),
-        T3(4, c4, 5, c2, 7, c0),   N3(0, c4, 1, c2, 3, c0),   T3(12, s4, 13, s2, 15, s0), N3(8, s4, 9, s2, 11, s0),
-        N3(4, c3, 5, c1, 6, c0),   T3(0, c3, 1, c1, 2, c0),   N3(12, s3, 13, s1, 14, s0), T3(8, s3, 9, s1, 10, s0),
-    };
-#undef T3
-#undef N3
-    __m256d b01 = _mm256_cmp_pd(adj[5], adj[0], _CMP_LT_OQ), b23 = _mm256_cmp_pd(adj[15], adj[10], _CMP_LT_OQ);
-    __m256d d01 = _mm256_blendv_pd(adj[0], adj[5], b01), d23 = _mm256_blendv_pd(adj[10], adj[15], b23);
-    __m256d high = _mm256_cmp_pd(d23, d01, _CMP_LT_OQ), q[4];
-    for (int i = 0; i < 4; ++i)
-        q[i] = _mm256_blendv_pd(_mm256_blendv_pd(adj[4 * i], adj[4 * i + 1], b01),
-                                _mm256_blendv_pd(adj[4 * i + 2], adj[4 * i + 3], b23), high);
-    __m256d gap = _mm256_sub_pd(zero, _mm256_blendv_pd(d01, d23, high));
-    away |= _mm256_movemask_pd(
-        _mm256_andnot_pd(_mm256_cmp_pd(gap, _mm256_set1_pd(CLUSTER_ADJUGATE), _CMP_GE_OQ),
-                         _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
-    /* quaternion_to_rotation */
-    __m256d s = _mm256_div_pd(two, _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(q[0], q[0]),
-                                                                             _mm256_mul_pd(q[1], q[1])),
-                                                               _mm256_mul_pd(q[2], q[2])),
-                                                 _mm256_mul_pd(q[3], q[3])));
-#define TERM(p, r) _mm256_mul_pd(_mm256_mul_pd(s, q[p]), q[r])
-    __m256d wx = TERM(0, 1), wy = TERM(0, 2), wz = TERM(0, 3), xx = TERM(1, 1), xy = TERM(1, 2);
-    __m256d xz = TERM(1, 3), yy = TERM(2, 2), yz = TERM(2, 3), zz = TERM(3, 3);
-#undef TERM
-    __m256d r[9] = {
-        _mm256_sub_pd(one, _mm256_add_pd(yy, zz)), _mm256_sub_pd(xy, wz), _mm256_add_pd(xz, wy),
-        _mm256_add_pd(xy, wz), _mm256_sub_pd(one, _mm256_add_pd(xx, zz)), _mm256_sub_pd(yz, wx),
-        _mm256_sub_pd(xz, wy), _mm256_add_pd(yz, wx), _mm256_sub_pd(one, _mm256_add_pd(xx, yy)),
-    };
-    double lanes[9][4];
-    for (int k = 0; k < 9; ++k)
-        _mm256_storeu_pd(lanes[k], r[k]);
-    for (int lane = 0; lane < 4; ++lane)
-        for (int k = 0; k < 9; ++k)
-            R[lane][k] = lanes[k][lane];
-    return away;
-}
-OP_SIMD_AVX_END
-#endif
-
+/* The four lanes of closed_form_rotation_lanes4 where the CPU has AVX; the lanes it marks away
+ * (and all four without AVX) through op_polar_rotation, which gives each its bits. */
 void op_polar_rotation4(const double *const C[4], double *const R[4])
 {
     int alone = 0xf;
 #if OP_SIMD_AVX
     if (op_simd_use_avx)
-        alone = closed_form_rotation_avx(C, R);
+        alone = closed_form_rotation_lanes4(C, R);
 #endif
     for (int lane = 0; lane < 4; ++lane)
         if (alone >> lane & 1)
@@ -402,7 +178,7 @@ void op_polar_rotation4(const double *const C[4], double *const R[4])
  * and the quaternion's 1/|o| are independent, so neither waits for the other. */
 static void finish(const double o[4], double q[4], double R[9])
 {
-    quaternion_to_rotation(o, R);
+    quaternion_to_rotation_lanes1(o, R);
     double inverse_norm = 1.0 / sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
     for (int k = 0; k < 4; ++k)
         q[k] = o[k] * inverse_norm;
@@ -489,7 +265,7 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9])
     /* R0 = R(q0), normalised by 2/|q0|² like any quaternion, and B = R0ᵀ C. A q0 that is zero
      * or not finite makes everything below NaN, which fails the certificate. */
     double r0[9], b[9];
-    quaternion_to_rotation(q, r0);
+    quaternion_to_rotation_lanes1(q, r0);
     m3_mul_at(b, r0, C);
     double alpha = b[0] + b[4] + b[8];
     double g[3] = { b[7] - b[5], b[2] - b[6], b[3] - b[1] }, g2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
@@ -542,20 +318,19 @@ void op_polar_rotation_warm(const double C[9], double q[4], double R[9])
  * 80 µs and the sheet's (256) from 206 to 199 µs (one thread, median of 390 frames; AMD EPYC).
  * The lanes run the Newton iteration in lockstep until all have passed the certificate or left
  * it; a lane that fails takes the scalar closed form alone. */
-#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
-#include <emmintrin.h>
+#if OP_LANES2
 
-typedef __m128d v2;
+typedef op_lanes2 v2;
 
 #define VEC v2
 #define LANES 2
 #define LANES_NAME(name) name##_sse2
-#define V_ADD _mm_add_pd
-#define V_SUB _mm_sub_pd
-#define V_MUL _mm_mul_pd
+#define V_ADD op2_add
+#define V_SUB op2_sub
+#define V_MUL op2_mul
 #define V_DIV _mm_div_pd
 #define V_SQRT _mm_sqrt_pd
-#define V_ALL _mm_set1_pd
+#define V_ALL op2_all
 #define V_TRUE() _mm_castsi128_pd(_mm_set1_epi32(-1))
 #define V_AND _mm_and_pd
 #define V_ANDNOT _mm_andnot_pd
@@ -564,8 +339,8 @@ typedef __m128d v2;
 #define V_LE _mm_cmple_pd
 #define V_LT _mm_cmplt_pd
 #define V_MASK _mm_movemask_pd
-#define V_STORE _mm_storeu_pd
-#define V_LOAD _mm_loadu_pd
+#define V_STORE op2_store
+#define V_LOAD op2_load
 #define V_SELECT(mask, a, b) _mm_or_pd(_mm_and_pd(mask, a), _mm_andnot_pd(mask, b))
 #include "kernels/polar_lanes.h"
 
@@ -574,12 +349,12 @@ static inline void v2_gather(int count, const double *a, const double *b, v2 *ou
 {
     int k = 0;
     for (; k + 1 < count; k += 2) {
-        v2 x = _mm_loadu_pd(a + k), y = _mm_loadu_pd(b + k);
-        out[k] = _mm_unpacklo_pd(x, y);
-        out[k + 1] = _mm_unpackhi_pd(x, y);
+        v2 x = op2_load(a + k), y = op2_load(b + k);
+        out[k] = op2_interleave_low(x, y);
+        out[k + 1] = op2_interleave_high(x, y);
     }
     if (k < count)
-        out[k] = _mm_unpacklo_pd(_mm_load_sd(a + k), _mm_load_sd(b + k));
+        out[k] = op2_interleave_low(op2_load_low(a + k), op2_load_low(b + k));
 }
 
 /* a[k] = lane 0 of in[k], b[k] = lane 1 */
@@ -587,38 +362,37 @@ static inline void v2_scatter(int count, const v2 *in, double *a, double *b)
 {
     int k = 0;
     for (; k + 1 < count; k += 2) {
-        _mm_storeu_pd(a + k, _mm_unpacklo_pd(in[k], in[k + 1]));
-        _mm_storeu_pd(b + k, _mm_unpackhi_pd(in[k], in[k + 1]));
+        op2_store(a + k, op2_interleave_low(in[k], in[k + 1]));
+        op2_store(b + k, op2_interleave_high(in[k], in[k + 1]));
     }
     if (k < count) {
-        _mm_storel_pd(a + k, in[k]);
-        _mm_storeh_pd(b + k, in[k]);
+        op2_store_low(a + k, in[k]);
+        op2_store_high(b + k, in[k]);
     }
 }
 
 #if OP_SIMD_AVX
 OP_SIMD_AVX_BEGIN
 
-#define VEC __m256d
+#define VEC op_lanes4
 #define LANES 4
 #define LANES_NAME(name) name##_avx
-#define V_ADD _mm256_add_pd
-#define V_SUB _mm256_sub_pd
-#define V_MUL _mm256_mul_pd
-#define V_DIV _mm256_div_pd
-#define V_SQRT _mm256_sqrt_pd
-#define V_ALL _mm256_set1_pd
+#define V_ADD op4_add
+#define V_SUB op4_sub
+#define V_MUL op4_mul
+#define V_DIV op4_div
+#define V_SQRT op4_sqrt
+#define V_ALL op4_all
 #define V_TRUE() _mm256_castsi256_pd(_mm256_set1_epi32(-1))
-#define V_AND _mm256_and_pd
+#define V_AND op4_and_mask
 #define V_ANDNOT _mm256_andnot_pd
-#define V_OR _mm256_or_pd
-/* the ordered, signalling predicates of SSE2's cmpgt, cmple and cmplt */
-#define V_GT(a, b) _mm256_cmp_pd(a, b, _CMP_GT_OS)
-#define V_LE(a, b) _mm256_cmp_pd(a, b, _CMP_LE_OS)
-#define V_LT(a, b) _mm256_cmp_pd(a, b, _CMP_LT_OS)
-#define V_MASK _mm256_movemask_pd
-#define V_STORE _mm256_storeu_pd
-#define V_LOAD _mm256_loadu_pd
+#define V_OR op4_or_mask
+#define V_GT op4_gt
+#define V_LE op4_le
+#define V_LT op4_lt
+#define V_MASK op4_bits
+#define V_STORE op4_store
+#define V_LOAD op4_load
 #define V_SELECT(mask, a, b) _mm256_or_pd(_mm256_and_pd(mask, a), _mm256_andnot_pd(mask, b))
 #include "kernels/polar_lanes.h"
 
@@ -626,19 +400,19 @@ OP_SIMD_AVX_BEGIN
  * (p2, p3) joined into one register per entry on the way in, split on the way out. */
 static void warm4_avx(const double C[36], double *const q[4], double R[36])
 {
-    __m256d c[1][9], lanes[1][4], r[1][9];
+    op_lanes4 c[1][9], lanes[1][4], r[1][9];
     for (int k = 0; k < 9; ++k)
-        c[0][k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(C + 2 * k)), _mm_loadu_pd(C + 18 + 2 * k), 1);
+        c[0][k] = op4_join(op2_load(C + 2 * k), op2_load(C + 18 + 2 * k));
     for (int k = 0; k < 4; ++k)
-        lanes[0][k] = _mm256_setr_pd(q[0][k], q[1][k], q[2][k], q[3][k]);
+        lanes[0][k] = op4_set(q[0][k], q[1][k], q[2][k], q[3][k]);
     polar_rotation_warm_avx(1, c, lanes, r);
     for (int k = 0; k < 9; ++k) {
-        _mm_storeu_pd(R + 2 * k, _mm256_castpd256_pd128(r[0][k]));
-        _mm_storeu_pd(R + 18 + 2 * k, _mm256_extractf128_pd(r[0][k], 1));
+        op2_store(R + 2 * k, op4_low(r[0][k]));
+        op2_store(R + 18 + 2 * k, op4_high(r[0][k]));
     }
     double out[4][4];
     for (int k = 0; k < 4; ++k)
-        _mm256_storeu_pd(out[k], lanes[0][k]);
+        op4_store(out[k], lanes[0][k]);
     for (int m = 0; m < 4; ++m)
         for (int k = 0; k < 4; ++k)
             q[m][k] = out[k][m];
@@ -648,25 +422,24 @@ static void warm4_avx(const double C[36], double *const q[4], double R[36])
  * by side */
 static void warm8_avx(const double C[72], double *const q[8], double R[72])
 {
-    __m256d c[2][9], lanes[2][4], r[2][9];
+    op_lanes4 c[2][9], lanes[2][4], r[2][9];
     for (int w = 0; w < 2; ++w) {
         const double *in = C + 36 * w;
         for (int k = 0; k < 9; ++k)
-            c[w][k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(in + 2 * k)), _mm_loadu_pd(in + 18 + 2 * k),
-                                           1);
+            c[w][k] = op4_join(op2_load(in + 2 * k), op2_load(in + 18 + 2 * k));
         for (int k = 0; k < 4; ++k)
-            lanes[w][k] = _mm256_setr_pd(q[4 * w][k], q[4 * w + 1][k], q[4 * w + 2][k], q[4 * w + 3][k]);
+            lanes[w][k] = op4_set(q[4 * w][k], q[4 * w + 1][k], q[4 * w + 2][k], q[4 * w + 3][k]);
     }
     polar_rotation_warm_avx(2, c, lanes, r);
     for (int w = 0; w < 2; ++w) {
         double *out = R + 36 * w;
         for (int k = 0; k < 9; ++k) {
-            _mm_storeu_pd(out + 2 * k, _mm256_castpd256_pd128(r[w][k]));
-            _mm_storeu_pd(out + 18 + 2 * k, _mm256_extractf128_pd(r[w][k], 1));
+            op2_store(out + 2 * k, op4_low(r[w][k]));
+            op2_store(out + 18 + 2 * k, op4_high(r[w][k]));
         }
         double lane[4][4];
         for (int k = 0; k < 4; ++k)
-            _mm256_storeu_pd(lane[k], lanes[w][k]);
+            op4_store(lane[k], lanes[w][k]);
         for (int m = 0; m < 4; ++m)
             for (int k = 0; k < 4; ++k)
                 q[4 * w + m][k] = lane[k][m];
@@ -675,33 +448,33 @@ static void warm8_avx(const double C[72], double *const q[8], double R[72])
 
 static void warm4_interleaved_avx(const double C[36], double q[16], double R[36])
 {
-    __m256d c[1][9], lanes[1][4], r[1][9];
+    op_lanes4 c[1][9], lanes[1][4], r[1][9];
     for (int k = 0; k < 9; ++k)
-        c[0][k] = _mm256_loadu_pd(C + 4 * k);
+        c[0][k] = op4_load(C + 4 * k);
     for (int k = 0; k < 4; ++k)
-        lanes[0][k] = _mm256_loadu_pd(q + 4 * k);
+        lanes[0][k] = op4_load(q + 4 * k);
     polar_rotation_warm_avx(1, c, lanes, r);
     for (int k = 0; k < 9; ++k)
-        _mm256_storeu_pd(R + 4 * k, r[0][k]);
+        op4_store(R + 4 * k, r[0][k]);
     for (int k = 0; k < 4; ++k)
-        _mm256_storeu_pd(q + 4 * k, lanes[0][k]);
+        op4_store(q + 4 * k, lanes[0][k]);
 }
 
 static void warm8_interleaved_avx(const double C[72], double *const q[2], double R[72])
 {
-    __m256d c[2][9], lanes[2][4], r[2][9];
+    op_lanes4 c[2][9], lanes[2][4], r[2][9];
     for (int w = 0; w < 2; ++w) {
         for (int k = 0; k < 9; ++k)
-            c[w][k] = _mm256_loadu_pd(C + 36 * w + 4 * k);
+            c[w][k] = op4_load(C + 36 * w + 4 * k);
         for (int k = 0; k < 4; ++k)
-            lanes[w][k] = _mm256_loadu_pd(q[w] + 4 * k);
+            lanes[w][k] = op4_load(q[w] + 4 * k);
     }
     polar_rotation_warm_avx(2, c, lanes, r);
     for (int w = 0; w < 2; ++w) {
         for (int k = 0; k < 9; ++k)
-            _mm256_storeu_pd(R + 36 * w + 4 * k, r[w][k]);
+            op4_store(R + 36 * w + 4 * k, r[w][k]);
         for (int k = 0; k < 4; ++k)
-            _mm256_storeu_pd(q[w] + 4 * k, lanes[w][k]);
+            op4_store(q[w] + 4 * k, lanes[w][k]);
     }
 }
 OP_SIMD_AVX_END
@@ -712,15 +485,15 @@ OP_SIMD_AVX512_BEGIN
 /* The same kernel in eight AVX-512 lanes (F and DQ: the masks kept as vectors, as the SSE2 and
  * AVX kernels keep them), for eight matrices in one group of registers: half the instructions
  * of two AVX groups. */
-#define VEC __m512d
+#define VEC op_lanes8
 #define LANES 8
 #define LANES_NAME(name) name##_avx512
-#define V_ADD _mm512_add_pd
-#define V_SUB _mm512_sub_pd
-#define V_MUL _mm512_mul_pd
+#define V_ADD op8_add
+#define V_SUB op8_sub
+#define V_MUL op8_mul
 #define V_DIV _mm512_div_pd
 #define V_SQRT _mm512_sqrt_pd
-#define V_ALL _mm512_set1_pd
+#define V_ALL op8_all
 #define V_TRUE() _mm512_castsi512_pd(_mm512_set1_epi32(-1))
 #define V_AND _mm512_and_pd
 #define V_ANDNOT _mm512_andnot_pd
@@ -731,8 +504,8 @@ OP_SIMD_AVX512_BEGIN
 #define V_LE(a, b) V_COMPARE(a, b, _CMP_LE_OS)
 #define V_LT(a, b) V_COMPARE(a, b, _CMP_LT_OS)
 #define V_MASK(a) ((int)_mm512_movepi64_mask(_mm512_castpd_si512(a)))
-#define V_STORE _mm512_storeu_pd
-#define V_LOAD _mm512_loadu_pd
+#define V_STORE op8_store
+#define V_LOAD op8_load
 #define V_SELECT(mask, a, b) _mm512_or_pd(_mm512_and_pd(mask, a), _mm512_andnot_pd(mask, b))
 #include "kernels/polar_lanes.h"
 #undef V_COMPARE
@@ -740,26 +513,26 @@ OP_SIMD_AVX512_BEGIN
 /* warm8_avx in one group of eight lanes: the four pairs joined into one register per entry */
 static void warm8_avx512(const double C[72], double *const q[8], double R[72])
 {
-    __m512d c[1][9], lanes[1][4], r[1][9];
+    op_lanes8 c[1][9], lanes[1][4], r[1][9];
     for (int k = 0; k < 9; ++k) {
-        __m256d low = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(C + 2 * k)), _mm_loadu_pd(C + 18 + 2 * k), 1);
-        __m256d high =
-            _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(C + 36 + 2 * k)), _mm_loadu_pd(C + 54 + 2 * k), 1);
-        c[0][k] = _mm512_insertf64x4(_mm512_castpd256_pd512(low), high, 1);
+        op_lanes4 low = op4_join(op2_load(C + 2 * k), op2_load(C + 18 + 2 * k));
+        op_lanes4 high = op4_join(op2_load(C + 36 + 2 * k), op2_load(C + 54 + 2 * k));
+        c[0][k] = op8_join(low, high);
     }
     for (int k = 0; k < 4; ++k)
-        lanes[0][k] = _mm512_setr_pd(q[0][k], q[1][k], q[2][k], q[3][k], q[4][k], q[5][k], q[6][k], q[7][k]);
+        lanes[0][k] =
+            op8_join(op4_set(q[0][k], q[1][k], q[2][k], q[3][k]), op4_set(q[4][k], q[5][k], q[6][k], q[7][k]));
     polar_rotation_warm_avx512(1, c, lanes, r);
     for (int k = 0; k < 9; ++k) {
-        __m256d low = _mm512_castpd512_pd256(r[0][k]), high = _mm512_extractf64x4_pd(r[0][k], 1);
-        _mm_storeu_pd(R + 2 * k, _mm256_castpd256_pd128(low));
-        _mm_storeu_pd(R + 18 + 2 * k, _mm256_extractf128_pd(low, 1));
-        _mm_storeu_pd(R + 36 + 2 * k, _mm256_castpd256_pd128(high));
-        _mm_storeu_pd(R + 54 + 2 * k, _mm256_extractf128_pd(high, 1));
+        op_lanes4 low = op8_low(r[0][k]), high = op8_high(r[0][k]);
+        op2_store(R + 2 * k, op4_low(low));
+        op2_store(R + 18 + 2 * k, op4_high(low));
+        op2_store(R + 36 + 2 * k, op4_low(high));
+        op2_store(R + 54 + 2 * k, op4_high(high));
     }
     double out[4][8];
     for (int k = 0; k < 4; ++k)
-        _mm512_storeu_pd(out[k], lanes[0][k]);
+        op8_store(out[k], lanes[0][k]);
     for (int m = 0; m < 8; ++m)
         for (int k = 0; k < 4; ++k)
             q[m][k] = out[k][m];
@@ -769,33 +542,32 @@ static void warm8_avx512(const double C[72], double *const q[8], double R[72])
  * by side */
 static void warm16_avx512(const double C[144], double *const q[16], double R[144])
 {
-    __m512d c[2][9], lanes[2][4], r[2][9];
+    op_lanes8 c[2][9], lanes[2][4], r[2][9];
     for (int w = 0; w < 2; ++w) {
         const double *in = C + 72 * w;
         double *const *qs = q + 8 * w;
         for (int k = 0; k < 9; ++k) {
-            __m256d low =
-                _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(in + 2 * k)), _mm_loadu_pd(in + 18 + 2 * k), 1);
-            __m256d high = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(in + 36 + 2 * k)),
-                                                _mm_loadu_pd(in + 54 + 2 * k), 1);
-            c[w][k] = _mm512_insertf64x4(_mm512_castpd256_pd512(low), high, 1);
+            op_lanes4 low = op4_join(op2_load(in + 2 * k), op2_load(in + 18 + 2 * k));
+            op_lanes4 high = op4_join(op2_load(in + 36 + 2 * k), op2_load(in + 54 + 2 * k));
+            c[w][k] = op8_join(low, high);
         }
         for (int k = 0; k < 4; ++k)
-            lanes[w][k] = _mm512_setr_pd(qs[0][k], qs[1][k], qs[2][k], qs[3][k], qs[4][k], qs[5][k], qs[6][k], qs[7][k]);
+            lanes[w][k] = op8_join(op4_set(qs[0][k], qs[1][k], qs[2][k], qs[3][k]),
+                                   op4_set(qs[4][k], qs[5][k], qs[6][k], qs[7][k]));
     }
     polar_rotation_warm_avx512(2, c, lanes, r);
     for (int w = 0; w < 2; ++w) {
         double *out = R + 72 * w;
         for (int k = 0; k < 9; ++k) {
-            __m256d low = _mm512_castpd512_pd256(r[w][k]), high = _mm512_extractf64x4_pd(r[w][k], 1);
-            _mm_storeu_pd(out + 2 * k, _mm256_castpd256_pd128(low));
-            _mm_storeu_pd(out + 18 + 2 * k, _mm256_extractf128_pd(low, 1));
-            _mm_storeu_pd(out + 36 + 2 * k, _mm256_castpd256_pd128(high));
-            _mm_storeu_pd(out + 54 + 2 * k, _mm256_extractf128_pd(high, 1));
+            op_lanes4 low = op8_low(r[w][k]), high = op8_high(r[w][k]);
+            op2_store(out + 2 * k, op4_low(low));
+            op2_store(out + 18 + 2 * k, op4_high(low));
+            op2_store(out + 36 + 2 * k, op4_low(high));
+            op2_store(out + 54 + 2 * k, op4_high(high));
         }
         double lane[4][8];
         for (int k = 0; k < 4; ++k)
-            _mm512_storeu_pd(lane[k], lanes[w][k]);
+            op8_store(lane[k], lanes[w][k]);
         for (int m = 0; m < 8; ++m)
             for (int k = 0; k < 4; ++k)
                 q[8 * w + m][k] = lane[k][m];
@@ -805,20 +577,19 @@ static void warm16_avx512(const double C[144], double *const q[16], double R[144
 /* warm8_interleaved_avx in one group of eight lanes: the two fours' registers joined */
 static void warm8_interleaved_avx512(const double C[72], double *const q[2], double R[72])
 {
-    __m512d c[1][9], lanes[1][4], r[1][9];
+    op_lanes8 c[1][9], lanes[1][4], r[1][9];
     for (int k = 0; k < 9; ++k)
-        c[0][k] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(C + 4 * k)), _mm256_loadu_pd(C + 36 + 4 * k), 1);
+        c[0][k] = op8_join(op4_load(C + 4 * k), op4_load(C + 36 + 4 * k));
     for (int k = 0; k < 4; ++k)
-        lanes[0][k] =
-            _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(q[0] + 4 * k)), _mm256_loadu_pd(q[1] + 4 * k), 1);
+        lanes[0][k] = op8_join(op4_load(q[0] + 4 * k), op4_load(q[1] + 4 * k));
     polar_rotation_warm_avx512(1, c, lanes, r);
     for (int k = 0; k < 9; ++k) {
-        _mm256_storeu_pd(R + 4 * k, _mm512_castpd512_pd256(r[0][k]));
-        _mm256_storeu_pd(R + 36 + 4 * k, _mm512_extractf64x4_pd(r[0][k], 1));
+        op4_store(R + 4 * k, op8_low(r[0][k]));
+        op4_store(R + 36 + 4 * k, op8_high(r[0][k]));
     }
     for (int k = 0; k < 4; ++k) {
-        _mm256_storeu_pd(q[0] + 4 * k, _mm512_castpd512_pd256(lanes[0][k]));
-        _mm256_storeu_pd(q[1] + 4 * k, _mm512_extractf64x4_pd(lanes[0][k], 1));
+        op4_store(q[0] + 4 * k, op8_low(lanes[0][k]));
+        op4_store(q[1] + 4 * k, op8_high(lanes[0][k]));
     }
 }
 
@@ -826,26 +597,24 @@ static void warm8_interleaved_avx512(const double C[72], double *const q[2], dou
  * 2, 3 each joined as warm8_interleaved_avx512 joins them), their latency chains side by side */
 static void warm16_interleaved_avx512(const double C[144], double *const q[4], double R[144])
 {
-    __m512d c[2][9], lanes[2][4], r[2][9];
+    op_lanes8 c[2][9], lanes[2][4], r[2][9];
     for (int w = 0; w < 2; ++w) {
         const double *in = C + 72 * w;
         for (int k = 0; k < 9; ++k)
-            c[w][k] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(in + 4 * k)),
-                                         _mm256_loadu_pd(in + 36 + 4 * k), 1);
+            c[w][k] = op8_join(op4_load(in + 4 * k), op4_load(in + 36 + 4 * k));
         for (int k = 0; k < 4; ++k)
-            lanes[w][k] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(q[2 * w] + 4 * k)),
-                                             _mm256_loadu_pd(q[2 * w + 1] + 4 * k), 1);
+            lanes[w][k] = op8_join(op4_load(q[2 * w] + 4 * k), op4_load(q[2 * w + 1] + 4 * k));
     }
     polar_rotation_warm_avx512(2, c, lanes, r);
     for (int w = 0; w < 2; ++w) {
         double *out = R + 72 * w;
         for (int k = 0; k < 9; ++k) {
-            _mm256_storeu_pd(out + 4 * k, _mm512_castpd512_pd256(r[w][k]));
-            _mm256_storeu_pd(out + 36 + 4 * k, _mm512_extractf64x4_pd(r[w][k], 1));
+            op4_store(out + 4 * k, op8_low(r[w][k]));
+            op4_store(out + 36 + 4 * k, op8_high(r[w][k]));
         }
         for (int k = 0; k < 4; ++k) {
-            _mm256_storeu_pd(q[2 * w] + 4 * k, _mm512_castpd512_pd256(lanes[w][k]));
-            _mm256_storeu_pd(q[2 * w + 1] + 4 * k, _mm512_extractf64x4_pd(lanes[w][k], 1));
+            op4_store(q[2 * w] + 4 * k, op8_low(lanes[w][k]));
+            op4_store(q[2 * w + 1] + 4 * k, op8_high(lanes[w][k]));
         }
     }
 }
@@ -856,11 +625,11 @@ void op_polar_rotation_warm2_lanes(const double C[18], double *const q[2], doubl
 {
     v2 c[1][9], lanes[1][4], r[1][9];
     for (int k = 0; k < 9; ++k)
-        c[0][k] = _mm_loadu_pd(C + 2 * k);
+        c[0][k] = op2_load(C + 2 * k);
     v2_gather(4, q[0], q[1], lanes[0]);
     polar_rotation_warm_sse2(1, c, lanes, r);
     for (int k = 0; k < 9; ++k)
-        _mm_storeu_pd(R + 2 * k, r[0][k]);
+        op2_store(R + 2 * k, r[0][k]);
     v2_scatter(4, lanes[0], q[0], q[1]);
 }
 
@@ -875,13 +644,13 @@ void op_polar_rotation_warm4_lanes(const double C[36], double *const q[4], doubl
     v2 c[2][9], lanes[2][4], r[2][9];
     for (int w = 0; w < 2; ++w) {
         for (int k = 0; k < 9; ++k)
-            c[w][k] = _mm_loadu_pd(C + 18 * w + 2 * k);
+            c[w][k] = op2_load(C + 18 * w + 2 * k);
         v2_gather(4, q[2 * w], q[2 * w + 1], lanes[w]);
     }
     polar_rotation_warm_sse2(2, c, lanes, r);
     for (int w = 0; w < 2; ++w) {
         for (int k = 0; k < 9; ++k)
-            _mm_storeu_pd(R + 18 * w + 2 * k, r[w][k]);
+            op2_store(R + 18 * w + 2 * k, r[w][k]);
         v2_scatter(4, lanes[w], q[2 * w], q[2 * w + 1]);
     }
 }
@@ -926,16 +695,16 @@ void op_polar_rotation_warm4_interleaved(const double C[36], double q[16], doubl
     v2 c[2][9], lanes[2][4], r[2][9];
     for (int w = 0; w < 2; ++w) {
         for (int k = 0; k < 9; ++k)
-            c[w][k] = _mm_loadu_pd(C + 4 * k + 2 * w);
+            c[w][k] = op2_load(C + 4 * k + 2 * w);
         for (int k = 0; k < 4; ++k)
-            lanes[w][k] = _mm_loadu_pd(q + 4 * k + 2 * w);
+            lanes[w][k] = op2_load(q + 4 * k + 2 * w);
     }
     polar_rotation_warm_sse2(2, c, lanes, r);
     for (int w = 0; w < 2; ++w) {
         for (int k = 0; k < 9; ++k)
-            _mm_storeu_pd(R + 4 * k + 2 * w, r[w][k]);
+            op2_store(R + 4 * k + 2 * w, r[w][k]);
         for (int k = 0; k < 4; ++k)
-            _mm_storeu_pd(q + 4 * k + 2 * w, lanes[w][k]);
+            op2_store(q + 4 * k + 2 * w, lanes[w][k]);
     }
 }
 #else

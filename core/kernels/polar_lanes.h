@@ -6,8 +6,12 @@
  * functions' names for this width) and the operations V_ADD, V_SUB, V_MUL, V_DIV, V_SQRT,
  * V_ALL(x), V_TRUE() (every bit set), V_AND, V_ANDNOT (~a & b), V_OR, V_GT, V_LE, V_LT (masks),
  * V_MASK (one bit per lane), V_STORE(double *, VEC), V_LOAD(const double *), V_SELECT(mask, a, b);
- * polar.c has closed_form_quaternion and the WARM_ constants. No include guard: one inclusion
- * per width, and the definitions are undone at the end. */
+ * polar.c has closed_form_quaternion and the WARM_ constants. polar.c maps these to the lane
+ * type's operations (kernels/lanes.h) where the width has them and to intrinsics where it has
+ * not: lanes.h's two- and eight-lane widths carry only what solvers/arap.c needs (no division,
+ * square root, compares or masks); the four-lane one has no andnot or all-ones mask, and its
+ * select is a blend, where this hot kernel keeps the and/or select it was timed with. No include
+ * guard: one inclusion per width, and the definitions are undone at the end. */
 
 #define EACH for (int w = 0; w < W; ++w)
 
