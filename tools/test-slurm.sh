@@ -103,7 +103,7 @@ echo "test-slurm: the array job's $runs tasks are done; their output files (empt
 for out in "$work"/out/*.out; do echo "  ${out##*/}: $(wc -c <"$out") bytes"; cat "$out"; done
 
 status=0
-for made in "$sweep"/make/run-*.h5; do
+for made in "$sweep"/make/run-[0-9][0-9][0-9].h5; do # the run files; RUN.views.h5 below
     name=${made##*/}
     slurm=$sweep/$name
     [[ -f $slurm ]] || { echo "test-slurm: $name: the Slurm task wrote no run file" >&2; status=1; continue; }
@@ -119,7 +119,13 @@ for made in "$sweep"/make/run-*.h5; do
         cmp -s <(h5dump -a "/$attribute" "$made" | tail -n +2) <(h5dump -a "/$attribute" "$slurm" | tail -n +2) ||
             { echo "test-slurm: $name: attribute $attribute differs" >&2; status=1; }
     done
-    ((status == 0)) && echo "test-slurm: $name: equal to make's, bit for bit (but /timing and created):" \
+    # the ParaView companion: virtual datasets onto the run file's series, no attributes of its own
+    views=${made%.h5}.views.h5
+    if [[ -f $views ]]; then
+        h5diff "$views" "$sweep/${views##*/}" >/dev/null ||
+            { echo "test-slurm: ${views##*/}: differs from make's" >&2; status=1; }
+    fi
+    ((status == 0)) && echo "test-slurm: $name: equal to make's, bit for bit (but /timing and created; and its views):" \
         "$(h5ls "$made" | awk '$1 != "timing" {print "/" $1}' | tr '\n' ' ')and" $attributes
 done
 
