@@ -60,7 +60,7 @@ help:
 	@echo "make headers      check each public header (include/opsim/) compiles alone"
 	@echo "make intrinsics   check no source outside core/kernels/ names an intrinsic"
 	@echo "make golden       rewrite tests/golden/states.tsv after a change of results on purpose"
-	@echo "make test-slurm   opt-in: the example sweep on a one-node Slurm started here (root)"
+	@echo "make test-slurm   opt-in: the example sweep and a small variants matrix on a one-node Slurm here (root)"
 	@echo "make test-paraview  opt-in: ParaView reads every run value right, and renders a run"
 	@echo "make check-tables opt-in, after make reproduce: which result tables pandas would misread"
 	@echo "make test-tex     opt-in, after make reproduce (or report): compile every reports/tables/*.tex"
@@ -69,6 +69,7 @@ help:
 	@echo "make graphs       build every Table 1 model's graph, write reports/graphs.md"
 	@echo "make report       every experiment, figure and table, then reports/REPORT.md"
 	@echo "make sweep-example  a 2x2 parameter sweep of Fig. 2 and its overlay figure"
+	@echo "make variants-gather  the variants matrix from its Slurm jobs' runs (tools/variants-slurm.sh), its tables"
 	@echo "make bench        per-stage timing tables (bench/)"
 	@echo "make fuzz FUZZ_SECONDS=N  every libFuzzer target N seconds (tests/fuzz/)"
 	@echo "make deps         install the Debian packages opsim needs"
@@ -225,7 +226,8 @@ test-paraview: bin/opsim | data
 	@tools/test-paraview.sh
 
 # Opt-in, not in CI: a one-node Slurm on this machine runs the sweep of `make sweep-example` as an
-# array job, each run file checked against make's (tools/test-slurm.sh; root, installs slurm-wlm).
+# array job, each run file checked against make's, and a small variants matrix through
+# tools/variants-slurm.sh against variants.sh's (tools/test-slurm.sh; root, installs slurm-wlm).
 test-slurm: bin/opsim
 	@tools/test-slurm.sh
 

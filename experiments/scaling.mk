@@ -61,7 +61,18 @@ $(SCALING_DIR)/global-%.csv: bin/bench/bench_scenes experiments/fig5.ini data/mo
 	    $(call scaling_global_setting,$(call scaling_cell,2)) -o $@.tmp
 	@mv $@.tmp $@
 
-$(SCALING_DIR)/table.md: $(SCALING_CSVS) bin/opsim-report
+# The cells asked for, one path a line: rewritten when that list changes or one of its cells is
+# missing, so that the table is remade from exactly those cells. The list is needed because the
+# Makefile's `.SECONDARY:` makes every file secondary, and GNU make does not remake a missing
+# secondary prerequisite of a target that is newer than that prerequisite's own prerequisites:
+# a table made from other sizes was "up to date" and the new cells were never made.
+SCALING_CELLS_LIST := $(SCALING_DIR)/cells.txt
+$(SCALING_CELLS_LIST): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' $(SCALING_CSVS) | cmp -s - $@ && [ -z '$(filter-out $(wildcard $(SCALING_CSVS)),$(SCALING_CSVS))' ] || \
+	    printf '%s\n' $(SCALING_CSVS) > $@
+
+$(SCALING_DIR)/table.md: $(SCALING_CSVS) $(SCALING_CELLS_LIST) bin/opsim-report
 	bin/opsim-report scaling --out $@ --data $(SCALING_DIR)/scaling $(SCALING_CSVS)
 
 $(FIGURES)/scaling.png $(FIGURES)/scaling.pdf &: $(SCALING_DIR)/table.md plots/scaling.gp $(PLOT_DEPS)

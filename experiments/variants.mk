@@ -63,8 +63,10 @@ $(VARIANTS_DIR)/long.tsv: $(VARIANTS_MATRIX) bin/opsim-report
 
 # The runs are remade from scratch whenever bin/opsim or a config changes (the script reuses a
 # run it finds, so that an interrupted matrix can be finished by hand: OUT_DIR/runs).
-$(VARIANTS_MATRIX): experiments/variants.sh experiments/fig3.ini experiments/fig4.ini experiments/fig5.ini \
-        experiments/fig6-bunny.ini $(RUN_DEPS) bin/bench/bench_scenes bin/opsim-report | data
+# VARIANTS_GATHERED=1 (make variants-gather, below) takes the matrix there as it is.
+VARIANTS_MATRIX_DEPS := experiments/variants.sh experiments/fig3.ini experiments/fig4.ini experiments/fig5.ini \
+    experiments/fig6-bunny.ini $(RUN_DEPS) bin/bench/bench_scenes bin/opsim-report
+$(VARIANTS_MATRIX): $(if $(VARIANTS_GATHERED),,$(VARIANTS_MATRIX_DEPS)) | data
 	@$(if $(Q),echo "  MATRIX  $@ (about 6 minutes)")
 	$(Q)rm -rf $(VARIANTS_DIR)/runs && experiments/variants.sh $(VARIANTS_DIR) $(VARIANTS_JOBS)
 
@@ -137,6 +139,15 @@ $(FIGURES)/variants-cost.png $(FIGURES)/variants-cost.pdf &: $(VARIANTS_DIR)/ms-
 	$(call plot_figure,plots/variants-cost.gp,$(VARIANTS_PLOT_ARGS))
 
 .PRECIOUS: $(VARIANTS_MATRIX) $(VARIANTS_DIR)/%.tsv
+
+# make variants-gather: the matrix of the Slurm route (tools/variants-slurm.sh; docs/experiments.md,
+# *The matrix on Slurm*) gathered from what its tasks left in VARIANTS_DIR/runs (variants.sh
+# --phase gather: every row, no run made again), then the tables and figures of make variants
+# from it. The scenes as the tasks ran them: VARIANTS_SCENES on the command line, as submitted.
+.PHONY: variants-gather
+variants-gather: bin/opsim bin/opsim-report
+	$(Q)experiments/variants.sh --phase gather $(VARIANTS_DIR) $(VARIANTS_JOBS)
+	$(Q)$(MAKE) --no-print-directory variants VARIANTS_GATHERED=1
 
 # make variants-stability: the matrix as last made against a second one made afresh right after
 # it, compared by opsim-report stability (reports/report_stability.h, docs/timing.md): every ms

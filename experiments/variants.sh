@@ -1,11 +1,24 @@
 #!/bin/bash
 # The comparison matrix (make variants, experiments/variants.mk): every solver variant and option
 # on the paper's scenes, measured by the harness alike. Usage:
-#   experiments/variants.sh [--list] OUT_DIR JOBS
+#   experiments/variants.sh [--list | --cells | --phase prepare|runs|timed|gather] OUT_DIR JOBS
 # writes OUT_DIR/matrix.tsv (one row per variant and scene, a plain header line) from runs under
 # OUT_DIR/runs/, JOBS of them side by side, each with one OpenMP thread. A part of the matrix:
 # VARIANTS_SCENES (e.g. "bar") and VARIANTS_ONLY (labels, e.g. "arap-gs arap-jacobi") in the
 # environment; VARIANTS_TIMING_REPEATS the ms-per-frame repetitions (7).
+#
+# Phases, for a cluster (tools/variants-slurm.sh, docs/experiments.md, *The matrix on Slurm*): the
+# matrix is four phases, which `--phase P` runs one at a time on the scenes of VARIANTS_SCENES
+# and the variants of VARIANTS_ONLY, each reusing what the ones before it left in OUT_DIR/runs:
+#   prepare  E* and ρ of each scene (untimed)
+#   runs     each cell's untimed runs (the scene's run, the bar's 15), its ms-per-frame verdict
+#   timed    every scene's convergence runs and ms-per-frame timings, in one converge batch and one
+#            bench_scenes run whose rounds go round all of them (timed: alone on the node)
+#   gather   each cell's row from what the others left (no run is made again: a run that stopped
+#            kept its message) and OUT_DIR/matrix.tsv, as the whole script writes it
+# Without --phase, all four in one go (convergence before the untimed runs). `--cells` prints
+# the cells, "SCENE<tab>LABEL" a line, and runs nothing. VARIANTS_LOCK names the timing lock
+# (default OUT_DIR/runs/.timing.lock: below).
 #
 # Variants: `bin/opsim solvers --names`, arap expanded into its options (Gauss–Seidel and Jacobi
 # rotations, each plain, with Chebyshev (ρ from opsim estimate-rho for the scene and order) and
@@ -86,19 +99,29 @@
 # recovery_s_status, …, before note), '≥' to a bound column (max_h_s_bound, max_k_bound: "ge"),
 # "1/10" becomes 0.1, '–' an empty cell (docs/results.md, *The variants matrix*).
 set -u
-LIST=0
-[ "${1:-}" != --list ] || { LIST=1; shift; }
-OUT=${1:?usage: variants.sh [--list] OUT_DIR JOBS}
+USAGE="usage: variants.sh [--list | --cells | --phase prepare|runs|timed|gather] OUT_DIR JOBS"
+LIST=0 PHASE=all
+while [ $# -gt 0 ]; do
+    case $1 in
+    --list) LIST=1 && shift ;;
+    --cells) LIST=2 && shift ;;
+    --phase) PHASE=${2:-} && shift $(($# > 1 ? 2 : 1)) ;;
+    *) break ;;
+    esac
+done
+case $PHASE in all | prepare | runs | timed | gather) ;; *) echo "variants.sh: --phase '$PHASE': $USAGE" >&2 && exit 64 ;; esac
+[ $LIST = 2 ] || [ $# -gt 0 ] || { echo "variants.sh: $USAGE" >&2; exit 64; }
+OUT=${1:-}
 JOBS=${2:-2}
 export OMP_NUM_THREADS=1
 RUNS=$OUT/runs
-LOCK=$RUNS/.timing.lock
+LOCK=${VARIANTS_LOCK:-$RUNS/.timing.lock} # the Slurm route's tasks: a lock of the node's own
 # timed: alone (the file comment), and started once the machine is idle (up to IDLE_WAIT s, 30)
 BENCH_ALONE="flock -x $LOCK env IDLE_WAIT=${IDLE_WAIT:-30} tools/when-idle.sh ${BENCH:-bin/bench/bench_scenes}"
 OPSIM_ALONE="flock -x $LOCK ${OPSIM:-bin/opsim}"
 REPORT=${REPORT:-bin/opsim-report} # every number the script derives, computed here
 OPSIM="flock -s $LOCK ${OPSIM:-bin/opsim}" # untimed: beside other untimed work
-[ $LIST = 0 ] || OPSIM=${OPSIM#flock -s $LOCK } # --list runs nothing: no lock, no OUT_DIR
+[ $LIST = 0 ] || OPSIM=${OPSIM#flock -s $LOCK } # --list, --cells run nothing: no lock, no OUT_DIR
 REPEATS=7 # converge --repeats: the least count whose median interval is 95 % or more, plus one
 TIMING_REPEATS=${VARIANTS_TIMING_REPEATS:-7} # ms per frame's repetitions (the file comment)
 
@@ -189,6 +212,9 @@ prerequisite() { # KIND SCENE [ORDER]
 
 # ---- one cell ---------------------------------------------------------------------------------
 
+# A run that stops keeps opsim's message beside it (RUN.failed), as a run that ends keeps its
+# file: a later pass over the cell (--phase gather) takes both as they are, running nothing again.
+
 # a bar run for the stiffness and robustness columns: prints "ok DEFLECTION LARGEST" (the steady
 # mean over the last 2 s, the largest |deflection|) or "refused REASON" or "failed REASON"
 bar_run() { # LABEL SETTINGS TAG FRAME_TIME FRAMES ITERATIONS STIFFNESS
@@ -196,16 +222,15 @@ bar_run() { # LABEL SETTINGS TAG FRAME_TIME FRAMES ITERATIONS STIFFNESS
     local -a args
     mapfile -d '' args < <(run_settings "$2" bar)
     if [ ! -s "$out" ]; then
-        $OPSIM run "${CONFIG[bar]}" "${args[@]}" --set world.frame_time=$4 --set run.frames=$5 \
-            --set run.output_every=$5 --set world.iterations=$6 --set "body bar.stiffness=$7" --no-surface \
-            --out "$out" > /dev/null 2> "$out.err"
-        local status=$?
-        if [ $status != 0 ]; then
-            echo "$(verdict "$out.err") $(reason "$out.err")"
-            rm -f "$out.err"
+        [ -e "$out.failed" ] || $OPSIM run "${CONFIG[bar]}" "${args[@]}" --set world.frame_time=$4 \
+            --set run.frames=$5 --set run.output_every=$5 --set world.iterations=$6 \
+            --set "body bar.stiffness=$7" --no-surface --out "$out" > /dev/null 2> "$out.err" ||
+            mv "$out.err" "$out.failed"
+        rm -f "$out.err"
+        if [ -e "$out.failed" ]; then
+            echo "$(verdict "$out.failed") $(reason "$out.failed")"
             return
         fi
-        rm -f "$out.err"
     fi
     local tip fps
     tip=$($OPSIM export "$out" /observables/tip/value)
@@ -221,7 +246,9 @@ cell() { # LABEL SETTINGS SCENE
     # convergence of one sub-step: the converge run (converge_all) made LABEL.tsv, or
     # the variant's message is in OUT.converge.err
     local table=$RUNS/converge-$scene/$label.tsv
-    if [ -s "$table" ]; then
+    if [ "$PHASE" = runs ]; then
+        : # the untimed runs alone: --phase gather reads the convergence and writes the row
+    elif [ -s "$table" ]; then
         local cells
         cells=$($REPORT convergence-cells --reference "$RUNS/reference-$scene.tsv" \
             --run "$table" --at "${NI[$scene]}")
@@ -246,7 +273,6 @@ cell() { # LABEL SETTINGS SCENE
     fi
     # a run of the scene, untimed: whether the variant runs it (timed afterwards if so, the
     # file comment; OUT.timed says "ok" or why not) and the collapse's recovery
-    status=0
     if [ "$scene" = bar ]; then
         local result
         result=$(bar_run "$label" "$spec" i10-f30 0.033333333333333333 300 10 1e9)
@@ -254,9 +280,9 @@ cell() { # LABEL SETTINGS SCENE
             timed=${result%% *}
             [ -n "$note" ] || note="${result%% *}: ${result#* }"
         fi
-    elif [ -s "$out.h5" ] || { $OPSIM run "${CONFIG[$scene]}" "${run[@]}" --set world.log_energy=false \
-        --set run.frames=${FRAMES[$scene]} --set run.output_every=${FRAMES[$scene]} --no-surface \
-        --out "$out.h5" > /dev/null 2> "$out.err" || { status=$?; false; }; }; then
+    elif [ -s "$out.h5" ] || { [ ! -e "$out.failed" ] && { $OPSIM run "${CONFIG[$scene]}" "${run[@]}" \
+        --set world.log_energy=false --set run.frames=${FRAMES[$scene]} --set run.output_every=${FRAMES[$scene]} \
+        --no-surface --out "$out.h5" > /dev/null 2> "$out.err" || { mv "$out.err" "$out.failed"; false; }; }; }; then
         if [ "$scene" = collapse ]; then
             # the first frame from which the shape error stays below 2 %, in seconds (30 frames a s)
             recovery=$($OPSIM export "$out.h5" /observables/shape_error/value |
@@ -267,9 +293,9 @@ cell() { # LABEL SETTINGS SCENE
             esac
         fi
     else
-        timed=$(verdict "$out.err")
+        timed=$(verdict "$out.failed")
         local why
-        why=$(reason "$out.err")
+        why=$(reason "$out.failed")
         case $note in *"$why"*) ;; *) note="${note:+$note; }run $timed: $why" ;; esac
         [ "$scene" != collapse ] || recovery=$timed
     fi
@@ -317,7 +343,7 @@ cell() { # LABEL SETTINGS SCENE
     fi
     rm -f "$out.err"
     echo "$timed" > "$out.timed"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$convergence" "$own" "$own_step" \
+    [ "$PHASE" = runs ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$convergence" "$own" "$own_step" \
         "$recovery" "$spread" "$max_h" "$max_k" "$note" "$own_interval" > "$out.line"
 }
 
@@ -465,34 +491,91 @@ if [ $LIST = 1 ]; then # the timing order, every variant taken as running every 
     time_all "${timed[@]}"
     exit 0
 fi
+if [ $LIST = 2 ]; then # the cells, "SCENE<tab>LABEL" a line: the Slurm route's untimed tasks
+    mapfile -t VARIANTS < <(variants)
+    for scene in $SCENES; do
+        for entry in "${VARIANTS[@]}"; do printf '%s\t%s\n' $scene "${entry%%	*}"; done
+    done
+    exit 0
+fi
+
+# the phases (the file comment, *Phases*); each but prepare needs what the ones before it left
+stop() { echo "variants.sh: $*" >&2; exit 1; }
+prepare() { # E* and ρ of each scene
+    local failed=0 scene job
+    for scene in $SCENES; do
+        for job in "reference $scene" "rho $scene gs" "rho $scene jacobi" "rho $scene vbd"; do
+            throttle
+            prerequisite $job &
+        done
+    done
+    while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
+    [ $failed = 0 ] || stop "a reference or rho estimate failed"
+}
+prepared() {
+    local scene file
+    for scene in $SCENES; do
+        for file in reference-$scene.tsv rho-$scene-gs.txt rho-$scene-jacobi.txt rho-$scene-vbd.txt; do
+            [ -s "$RUNS/$file" ] || stop "$RUNS/$file: missing (variants.sh --phase prepare makes it)"
+        done
+    done
+}
+cells() { # every cell's runs (--phase runs), or its runs reused and its row written
+    local scene entry
+    for scene in $SCENES; do
+        for entry in "${VARIANTS[@]}"; do
+            throttle
+            cell "${entry%%	*}" "${entry#*	}" "$scene" &
+        done
+    done
+    wait
+}
+time_scenes() { # every scene's variants that ran it, timed together in one spread run
+    local scene entry
+    local -a timed=()
+    for scene in $SCENES; do
+        for entry in "${VARIANTS[@]}"; do
+            [ -s "$RUNS/${entry%%	*}-$scene.timed" ] ||
+                stop "$RUNS/${entry%%	*}-$scene.timed: missing (variants.sh --phase runs makes it)"
+            [ "$(cat "$RUNS/${entry%%	*}-$scene.timed")" != ok ] || timed+=("$scene:${entry%%	*}")
+        done
+    done
+    time_all "${timed[@]}" || exit 1
+}
+measured() { # every scene's convergence run and timing made (--phase timed)
+    local scene entry label
+    for scene in $SCENES; do
+        for entry in "${VARIANTS[@]}"; do
+            label=${entry%%	*}
+            [ -s "$RUNS/converge-$scene/$label.tsv" ] || [ -e "$RUNS/$label-$scene.converge.err" ] ||
+                stop "no convergence of $label on $scene in $RUNS (variants.sh --phase timed makes it)"
+            [ "$(cat "$RUNS/$label-$scene.timed" 2> /dev/null)" != ok ] || [ -s "$RUNS/timing.csv" ] ||
+                stop "$RUNS/timing.csv: missing (variants.sh --phase timed makes it)"
+        done
+    done
+}
+
 mkdir -p "$RUNS"
-failed=0
-for scene in $SCENES; do
-    for job in "reference $scene" "rho $scene gs" "rho $scene jacobi" "rho $scene vbd"; do
-        throttle
-        prerequisite $job &
-    done
-done
-while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
-[ $failed = 0 ] || { echo "variants.sh: a reference or rho estimate failed" >&2; exit 1; }
-
+case $PHASE in
+all | prepare) prepare ;;
+*) prepared ;;
+esac
+[ $PHASE != prepare ] || exit 0
 mapfile -t VARIANTS < <(variants)
-converge_all # timed, alone, before the untimed cells
-for scene in $SCENES; do
-    for entry in "${VARIANTS[@]}"; do
-        throttle
-        cell "${entry%%	*}" "${entry#*	}" "$scene" &
-    done
-done
-wait
-
-timed=()
-for scene in $SCENES; do
-    for entry in "${VARIANTS[@]}"; do
-        [ "$(cat "$RUNS/${entry%%	*}-$scene.timed" 2> /dev/null)" != ok ] || timed+=("$scene:${entry%%	*}")
-    done
-done
-time_all "${timed[@]}" || exit 1
+case $PHASE in
+all) # timed, alone: every scene's convergence in one batch, before the untimed cells
+    converge_all
+    cells
+    time_scenes
+    ;;
+runs) cells && exit 0 ;;
+timed)
+    converge_all
+    time_scenes
+    exit 0
+    ;;
+gather) measured && cells ;;
+esac
 
 tmp=$OUT/matrix.tsv.$$.tmp
 printf 'variant\tscene\tms_per_frame\tms_per_frame_lo\tms_per_frame_hi\tms_per_frame_noisy\titerations_1e-2\tms_1e-2\titerations_1e-4\tms_1e-4\titerations_1e-6\tms_1e-6\tr_final\tr_at_ni\tms_1e-2_lo\tms_1e-2_hi\tms_1e-2_noisy\tms_1e-4_lo\tms_1e-4_hi\tms_1e-4_noisy\tms_1e-6_lo\tms_1e-6_hi\tms_1e-6_noisy\town_iterations_1e-2\town_ms_1e-2\town_iterations_1e-4\town_ms_1e-4\town_iterations_1e-6\town_ms_1e-6\town_last_step\trecovery_s\tstiffness_spread\tmax_h_s\tmax_k\tnote\town_ms_1e-2_lo\town_ms_1e-2_hi\town_ms_1e-2_noisy\town_ms_1e-4_lo\town_ms_1e-4_hi\town_ms_1e-4_noisy\town_ms_1e-6_lo\town_ms_1e-6_hi\town_ms_1e-6_noisy\n' > "$tmp"

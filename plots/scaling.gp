@@ -27,15 +27,20 @@ do for [ext in "png pdf"] {
     set multiplot layout 2, 3 title "Scaling: every variant against size (experiments/scaling.mk)"
     do for [k = 1:2] {
         file = data."-".word(kinds, k).".dat"
+        # an empty series (SCALING_BODIES= for one) leaves STATS_blocks unset: "no data"
+        undefine STATS_*
         stats file using 1 nooutput
-        blocks = STATS_blocks
+        blocks = exists("STATS_blocks") ? STATS_blocks : 0
         set xlabel word(kinds, k)
         do for [c = 2:4] {
             set ylabel word(ylabels, c - 1)
             if (blocks > 0) {
                 plot for [b = 0:blocks - 1] file index b using 1:c with linespoints title columnheader(1)
             } else {
-                plot 1/0 title "no data"
+                # fixed ranges: a log-scale plot of nothing cannot autoscale
+                set label 1 "no data" at graph 0.5, 0.5 center
+                plot [1:10] [1:10] NaN notitle
+                unset label 1
             }
         }
     }

@@ -8,7 +8,8 @@
  * carries ms per frame as a median inside its interval with a noisy flag that agrees with the
  * interval's width, its words in status columns (no '–'), and so the ms to 1e-2 of each
  * variant's own solution (own_ms, from one converge run of the scene holding both variants),
- * and the report's pivot prints that interval. Nothing here asserts a speed.
+ * and the report's pivot prints that interval; the matrix made in phases (the Slurm route's)
+ * equals one made in one go but for the timings. Nothing here asserts a speed.
  * Needs bin/opsim, bin/opsim-report and bin/bench/bench_scenes (make test builds them). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,70 @@ static void test_tiny_matrix_has_its_intervals(void **state)
     free(pivot);
 }
 
+/* The matrix in phases (the Slurm route's tasks, tools/variants-slurm.sh, run here one after
+   another): prepare per scene, runs per cell, timed per scene, then gather, equal to the matrix
+   made in one go in every column but the timings (tools/compare-matrix.sh), a refused variant's
+   rows too; a phase whose inputs are missing says which phase makes them. */
+static void test_matrix_in_phases_equals_one_go(void **state)
+{
+    (void)state;
+    const char *env = "VARIANTS_SCENES=bar VARIANTS_ONLY='arap-gs rigid' VARIANTS_TIMING_REPEATS=2 IDLE_WAIT=0";
+    char plain[600], split[600];
+    snprintf(plain, sizeof plain, "%s/one-go", dir);
+    snprintf(split, sizeof split, "%s/phases", dir);
+    assert_int_equal(test_shell("%s experiments/variants.sh '%s' 2 2> /dev/null", env, plain), 0);
+    /* the cells, a line each */
+    assert_int_equal(test_shell("%s experiments/variants.sh --cells > '%s'", env, in_dir("cells.txt")), 0);
+    char *cells = test_read_file(in_dir("cells.txt"));
+    assert_non_null(cells);
+    assert_string_equal(cells, "bar\tarap-gs\nbar\trigid\n");
+    free(cells);
+    /* a phase before its inputs exist stops, naming the phase that makes them; a bad phase is refused */
+    assert_int_equal(test_shell("%s experiments/variants.sh --phase runs '%s' 1 2> '%s'", env, split,
+                                in_dir("early.err")),
+                     1);
+    char *early = test_read_file(in_dir("early.err"));
+    assert_non_null(early);
+    assert_non_null(strstr(early, "reference-bar.tsv: missing (variants.sh --phase prepare makes it)"));
+    free(early);
+    assert_int_equal(test_shell("experiments/variants.sh --phase everything '%s' 1 2> /dev/null", split), 64);
+    assert_int_equal(test_shell("%s experiments/variants.sh --phase prepare '%s' 2", env, split), 0);
+    assert_int_equal(test_shell("%s experiments/variants.sh --phase gather '%s' 1 2> /dev/null", env, split), 1);
+    const char *labels[] = { "arap-gs", "rigid" };
+    for (int v = 0; v < 2; ++v)
+        assert_int_equal(test_shell("VARIANTS_SCENES=bar VARIANTS_ONLY=%s VARIANTS_TIMING_REPEATS=2 IDLE_WAIT=0 "
+                                    "experiments/variants.sh --phase runs '%s' 1 2> /dev/null",
+                                    labels[v], split),
+                         0);
+    assert_false(test_shell("test -e '%s/matrix.tsv'", split) == 0); /* no row before gather */
+    assert_int_equal(test_shell("%s experiments/variants.sh --phase timed '%s' 1 2> /dev/null", env, split), 0);
+    /* the gather runs nothing again: a stopped run kept its message, a finished one its file */
+    assert_int_equal(test_shell("ls '%s/runs' | grep -c '^bar-rigid-.*\\.failed$' > '%s'", split,
+                                in_dir("failed.txt")),
+                     0);
+    char *failed = test_read_file(in_dir("failed.txt"));
+    assert_non_null(failed);
+    assert_true(atoi(failed) >= 1);
+    free(failed);
+    assert_int_equal(test_shell("%s experiments/variants.sh --phase gather '%s' 2", env, split), 0);
+    assert_int_equal(test_shell("tools/compare-matrix.sh '%s/matrix.tsv' '%s/matrix.tsv' > /dev/null", plain, split),
+                     0);
+    /* and the comparison sees a changed cell: arap-gs's iterations to 1e-2 on the bar */
+    assert_int_equal(test_shell("awk -F'\\t' -v OFS='\\t' 'NR == 2 { $7 = $7 + 1 } { print }' '%s/matrix.tsv' > '%s'",
+                                split, in_dir("changed.tsv")),
+                     0);
+    assert_int_equal(test_shell("tools/compare-matrix.sh '%s/matrix.tsv' '%s' > /dev/null 2>&1", plain,
+                                in_dir("changed.tsv")),
+                     1);
+    char path[700];
+    snprintf(path, sizeof path, "%s/matrix.tsv", split);
+    char *matrix = test_read_file(path);
+    assert_non_null(matrix);
+    assert_non_null(strstr(matrix, "\nrigid\tbar\t"));
+    assert_non_null(strstr(matrix, "\trefused\t"));
+    free(matrix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_bench_plan_goes_round_every_line),
         cmocka_unit_test(test_matrix_lists_its_timing_rounds),
         cmocka_unit_test(test_tiny_matrix_has_its_intervals),
+        cmocka_unit_test(test_matrix_in_phases_equals_one_go),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

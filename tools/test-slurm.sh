@@ -6,7 +6,10 @@
 # `make -f sweep.mk` writes for the same line. Both write the same path with the same command
 # line (the make reference is moved aside first), so everything but the clock must be equal:
 # every dataset and attribute bit for bit (h5diff, no tolerance), except /timing (wall-clock
-# milliseconds) and the root attribute `created`. Stops the daemons it started, on any exit.
+# milliseconds) and the root attribute `created`. Then a small variants matrix (2 scenes, 3
+# variants) goes through tools/variants-slurm.sh and is compared with the one experiments/
+# variants.sh makes in one go, every column but the timings (tools/compare-matrix.sh).
+# Stops the daemons it started, on any exit.
 # Needs root to install the packages (apt-get) and to run the daemons as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -100,7 +103,7 @@ echo "test-slurm: the array job's $runs tasks are done; their output files (empt
 for out in "$work"/out/*.out; do echo "  ${out##*/}: $(wc -c <"$out") bytes"; cat "$out"; done
 
 status=0
-for made in "$sweep"/make/run-*.h5; do
+for made in "$sweep"/make/run-[0-9][0-9][0-9].h5; do # the run files; RUN.views.h5 below
     name=${made##*/}
     slurm=$sweep/$name
     [[ -f $slurm ]] || { echo "test-slurm: $name: the Slurm task wrote no run file" >&2; status=1; continue; }
@@ -116,8 +119,32 @@ for made in "$sweep"/make/run-*.h5; do
         cmp -s <(h5dump -a "/$attribute" "$made" | tail -n +2) <(h5dump -a "/$attribute" "$slurm" | tail -n +2) ||
             { echo "test-slurm: $name: attribute $attribute differs" >&2; status=1; }
     done
-    ((status == 0)) && echo "test-slurm: $name: equal to make's, bit for bit (but /timing and created):" \
+    # the ParaView companion: virtual datasets onto the run file's series, no attributes of its own
+    views=${made%.h5}.views.h5
+    if [[ -f $views ]]; then
+        h5diff "$views" "$sweep/${views##*/}" >/dev/null ||
+            { echo "test-slurm: ${views##*/}: differs from make's" >&2; status=1; }
+    fi
+    ((status == 0)) && echo "test-slurm: $name: equal to make's, bit for bit (but /timing and created; and its views):" \
         "$(h5ls "$made" | awk '$1 != "timing" {print "/" $1}' | tr '\n' ' ')and" $attributes
 done
-((status == 0)) && echo "test-slurm: passed: $runs runs" && passed=1
+
+# a small variants matrix through Slurm (tools/variants-slurm.sh: prepare, runs, timed, gather as
+# four jobs) against the same matrix made in one go by experiments/variants.sh: every column but
+# the timings equal (tools/compare-matrix.sh). rigid is refused on both scenes, so the rows of
+# refused runs are gathered too. IDLE_WAIT=0: a shared machine is never idle; no time is compared.
+export VARIANTS_SCENES='bar collapse' VARIANTS_ONLY='arap-gs arap-jacobi-chebyshev rigid' \
+    VARIANTS_TIMING_REPEATS=3 IDLE_WAIT=0
+cells=$(experiments/variants.sh --cells | wc -l)
+tools/variants-slurm.sh submit --wait "$work/variants-slurm" ||
+    { echo "test-slurm: the variants jobs failed (messages in $work/variants-slurm/runs/slurm-*.out)" >&2; status=1; }
+experiments/variants.sh "$work/variants-plain" 2 || { echo "test-slurm: variants.sh failed" >&2; status=1; }
+if tools/compare-matrix.sh "$work/variants-plain/matrix.tsv" "$work/variants-slurm/matrix.tsv"; then
+    echo "test-slurm: the variants matrix through Slurm ($cells cells, $(ls "$work"/variants-slurm/runs/slurm-*.out |
+        wc -l) tasks) equals variants.sh's but for the timings"
+else
+    status=1
+fi
+
+((status == 0)) && echo "test-slurm: passed: $runs runs, the variants matrix of $cells cells" && passed=1
 exit "$status"
