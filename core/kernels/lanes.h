@@ -28,6 +28,7 @@
  *   add sub mul div sqrt      a ∘ b lane by lane;  neg(a) −a (the sign flipped, as C's minus)
  *   max(a, b)                 a > b ? a : b lane by lane (op_max(b, a) of base/math3.h)
  *   all(x) zero()             x in every lane;  +0 in every lane
+ *   broadcast(p)              *p in every lane, read from memory into all at once
  *   gt lt neq                 comparison masks (neq true where unordered, as C's !=)
  *   or_mask(m, m)             either mask;  bits(m): bit w set where lane w is true
  *   select(m, a, b)           m ? a : b lane by lane
@@ -38,25 +39,27 @@
  *   load_padded3(record, part)  the 3-vectors record[0], record[1], … each followed by a 0 and
  *                             laid end to end: its doubles LANES·part … LANES·part + LANES − 1
  *                             (a row of kernels/substitute_lanes.h)
- * op4_ only: set(a, b, c, d), broadcast(p), load_consecutive and store_consecutive (four records
+ * op4_ only: set(a, b, c, d), load_consecutive and store_consecutive (four records
  * one after another), load_apart(p, stride) and store_apart(p, stride, a) (one entry of four
  * records stride doubles apart), add_in_order(acc, c0, c1, c2, c3) and sum_in_order(sum, c) (sums
  * that take lanes one after another, core/sim/predict.c), low(a) and high(a) (lanes 0–1 and 2–3
  * as two lanes), join(low, high), load3(p) ((p[0], p[1], p[2], 0)), differ(a, b) (a mask true
  * where the bits differ) and none(m) (1 where no lane is true).
  *
- * Two more widths serve solvers/arap.c's local and global steps, whose loops hold one particle's
- * entries (not one problem) across lanes:
+ * Two more widths serve solvers/arap.c's local and global steps and the sparse substitutions
+ * (kernels/substitute_lanes.h), whose loops hold one particle's entries or one row's columns (not
+ * one problem) across lanes:
  *   op2_  two lanes, an SSE2 register (op_lanes2), where OP_LANES2 (x86-64 without
- *         -DOPSIM_NO_SIMD): add sub mul div all zero load store load_padded3 as above;
- *         load_all(p) (*p in both
- *         lanes), load_low(p) ((p[0], 0)), add_low sub_low mul_low (lane 0 only, lane 1 kept from
- *         a), store_low store_high (one lane to *p), interleave_low(a, b) (a0, b0),
- *         interleave_high(a, b) (a1, b1), low_high(a, b) (a0, b1), high_low(a, b) (a1, b0);
+ *         -DOPSIM_NO_SIMD): add sub mul div all zero broadcast load store load_padded3 as
+ *         above; load_all(p) (*p in both lanes, as broadcast), load_low(p) ((p[0], 0)), add_low
+ *         sub_low mul_low (lane 0 only, lane 1 kept from a), store_low store_high (one lane to
+ *         *p), interleave_low(a, b) (a0, b0), interleave_high(a, b) (a1, b1), low_high(a, b)
+ *         (a0, b1), high_low(a, b) (a1, b0);
  *   op8_  eight lanes, an AVX-512 register (op_lanes8), where OP_SIMD_AVX and only callable
  *         between OP_SIMD_AVX512_BEGIN and OP_SIMD_AVX_END (the CPU checked at load,
- *         op_simd_use_avx512): add sub mul div all zero load store load_padded3, low(a) and
- *         high(a) (lanes 0–3 and 4–7 as four lanes), join(low, high) (their inverse). */
+ *         op_simd_use_avx512): add sub mul div all zero broadcast load store load_padded3,
+ *         low(a) and high(a) (lanes 0–3 and 4–7 as four lanes), join(low, high) (their
+ *         inverse). */
 #ifndef OPSIM_LANES_H
 #define OPSIM_LANES_H
 
