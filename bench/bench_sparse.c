@@ -2,7 +2,8 @@
  * graph Laplacian) and the 3-right-hand-side solve, on random geometric graphs with the node and
  * edge counts of the paper's dinosaur (100 / 261), bunny-and-sheet (496 / 1,647) and 52-model
  * (4,120 / 18,574) scenes, the last both as one connected graph and as 52 separate bodies in one
- * matrix. opsim's wrapper (simplicial LDLᵀ, AMD) is set against CHOLMOD called directly with
+ * matrix. opsim's wrapper (simplicial LDLᵀ, AMD; one solve, and four at once as a group of arap
+ * instances solves them, op_sparse_solve3_four) is set against CHOLMOD called directly with
  * other settings (orderings AMD, METIS and the natural one; simplicial and supernodal, the
  * supernodal solve one cholmod_solve2 with the three columns as one dense B), and against
  * arap's global = pcg (core/kernels/sparse_cg.h: CG preconditioned by Jacobi or by IC(0), from
@@ -393,6 +394,67 @@ static result opsim_finish(opsim_bench *b, const timed *t)
     return r;
 }
 
+/* ---- opsim's wrapper, four right-hand sides at once ---- */
+
+/* The four solves of a group of arap instances (op_sparse_solve3_four: side by side in AVX lanes,
+ * two a register where the CPU has AVX-512, one after another without AVX), each of the
+ * problem's right-hand side; the solve time is the four's, the checksum the first's (the same
+ * bits as the one-solve row's). */
+typedef struct opsim_four_bench {
+    const problem *pr;
+    op_sparse_factor *f;
+    op_sparse_workspace work[4];
+    double *x[4];
+} opsim_four_bench;
+
+static void opsim_four_factor(void *self)
+{
+    opsim_four_bench *b = self;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_sparse_factor_free(&b->f);
+    if (op_sparse_factor_create(&ctx, b->pr->n, b->pr->count, b->pr->rows, b->pr->cols, b->pr->values, &b->f))
+        die_ctx(&ctx);
+    for (int m = 0; m < 4; ++m)
+        if (op_sparse_workspace_reserve(&ctx, &b->work[m], b->f))
+            die_ctx(&ctx);
+}
+
+static void opsim_four_solve(void *self)
+{
+    opsim_four_bench *b = self;
+    op_ctx ctx;
+    op_ctx_init(&ctx);
+    op_sparse_workspace *work[4] = { &b->work[0], &b->work[1], &b->work[2], &b->work[3] };
+    for (int m = 0; m < 4; ++m)
+        memcpy(b->x[m], b->pr->rhs, 3 * (size_t)b->pr->n * sizeof *b->x[m]);
+    int failed;
+    if (op_sparse_solve3_four(&ctx, b->f, work, b->x, &failed))
+        die_ctx(&ctx);
+}
+
+static void opsim_four_setup(opsim_four_bench *b, const problem *pr)
+{
+    *b = (opsim_four_bench){ .pr = pr };
+    for (int m = 0; m < 4; ++m)
+        b->x[m] = checked_calloc(3 * (size_t)pr->n, sizeof *b->x[m]);
+}
+
+static result opsim_four_finish(opsim_four_bench *b, const timed *t)
+{
+    result r = { .variant = "opsim: four solves at once", .id = "opsim_four_solves" };
+    take_timing(&r, t);
+    r.nonzeros = op_sparse_factor_nonzeros(b->f);
+    for (int k = 0; k < 3 * b->pr->n; ++k)
+        r.checksum += b->x[0][k];
+    op_sparse_factor_free(&b->f);
+    for (int m = 0; m < 4; ++m) {
+        op_sparse_workspace_free(&b->work[m]);
+        free(b->x[m]);
+    }
+    return r;
+}
+
 /* ---- arap's global = pcg ---- */
 
 enum { PCG_MAX_ITERATIONS = 100000 };
@@ -671,22 +733,25 @@ int main(int argc, char **argv)
         print_counts();
         return 0;
     }
-    enum { N_VARIANTS = 1 + N_PRECONDITIONERS + N_CHOLMOD };
+    enum { OPSIM_VARIANTS = 2, N_VARIANTS = OPSIM_VARIANTS + N_PRECONDITIONERS + N_CHOLMOD };
     static result results[MAX_SIZES][N_VARIANTS];
     static problem problems[MAX_SIZES];
     for (int s = 0; s < size_count; ++s) {
         problems[s] = make_problem(&SIZES[s], 0x5fa75e + (uint64_t)s);
         opsim_bench ob;
+        opsim_four_bench ofb;
         pcg_bench pb[N_PRECONDITIONERS];
         direct_bench cb[N_CHOLMOD];
-        timed t[N_VARIANTS] = { { .factor = opsim_factor, .solve = opsim_solve, .self = &ob } };
+        timed t[N_VARIANTS] = { { .factor = opsim_factor, .solve = opsim_solve, .self = &ob },
+                                { .factor = opsim_four_factor, .solve = opsim_four_solve, .self = &ofb } };
         opsim_setup(&ob, &problems[s]);
+        opsim_four_setup(&ofb, &problems[s]);
         for (int v = 0; v < N_PRECONDITIONERS; ++v) {
             pcg_setup(&pb[v], &problems[s], v);
-            t[1 + v] = (timed){ .factor = pcg_factor, .solve = pcg_solve, .self = &pb[v] };
+            t[OPSIM_VARIANTS + v] = (timed){ .factor = pcg_factor, .solve = pcg_solve, .self = &pb[v] };
         }
         /* the natural order only at the paper's sizes (see the file comment) */
-        int direct = 0, timed_count = 1 + N_PRECONDITIONERS, large = s >= N_PAPER_SIZES;
+        int direct = 0, timed_count = OPSIM_VARIANTS + N_PRECONDITIONERS, large = s >= N_PAPER_SIZES;
         for (int v = 0; v < N_CHOLMOD; ++v) {
             if (large && v == SIMPLICIAL_NATURAL)
                 continue;
@@ -695,12 +760,14 @@ int main(int argc, char **argv)
         }
         measure(t, timed_count);
         results[s][0] = opsim_finish(&ob, &t[0]);
+        results[s][1] = opsim_four_finish(&ofb, &t[1]);
         for (int v = 0; v < N_PRECONDITIONERS; ++v)
-            results[s][1 + v] = pcg_finish(&pb[v], &t[1 + v]);
+            results[s][OPSIM_VARIANTS + v] = pcg_finish(&pb[v], &t[OPSIM_VARIANTS + v]);
         for (int v = 0; v < N_CHOLMOD; ++v)
-            results[s][v + 1 + N_PRECONDITIONERS] = (result){ .variant = NULL };
+            results[s][v + OPSIM_VARIANTS + N_PRECONDITIONERS] = (result){ .variant = NULL };
         for (int d = 0; d < direct; ++d)
-            results[s][d + 1 + N_PRECONDITIONERS] = direct_finish(&cb[d], &t[d + 1 + N_PRECONDITIONERS]);
+            results[s][d + OPSIM_VARIANTS + N_PRECONDITIONERS] =
+                direct_finish(&cb[d], &t[d + OPSIM_VARIANTS + N_PRECONDITIONERS]);
     }
 
     printf("sparse factor and 3-RHS solve on random geometric graphs (medians; up to %d runs of up to %d solves)\n",
@@ -718,10 +785,12 @@ int main(int argc, char **argv)
         }
     printf("  opsim's factor time includes validation, assembly and copying L out of CHOLMOD (the first\n"
            "  run also sizes the workspace); its solve time, the finiteness check and restoring the\n"
-           "  right-hand side. The 52-model scene is timed as one connected graph and as its 52 bodies in\n"
-           "  one block-diagonal matrix. The PCG rows' nnz is A's (both triangles), their factor time the\n"
-           "  matrix's assembly (and IC(0)'s or DIC's factor), their solve from zero to a relative residual\n"
-           "  of 1e-8 (iter: the CG iterations); DIC is applied by Eisenstat's trick.\n");
+           "  right-hand side; the four-solve row's, op_sparse_solve3_four's for all four (a group's\n"
+           "  instances, in AVX or AVX-512 lanes where the CPU has them). The 52-model scene is timed\n"
+           "  as one connected graph and as its 52 bodies in one block-diagonal matrix. The PCG rows' nnz\n"
+           "  is A's (both triangles), their factor time the matrix's assembly (and IC(0)'s or DIC's\n"
+           "  factor), their solve from zero to a relative residual of 1e-8 (iter: the CG iterations); DIC\n"
+           "  is applied by Eisenstat's trick.\n");
     for (int s = 0; s < size_count; ++s)
         for (int v = 0; v < N_VARIANTS; ++v) {
             const result *r = &results[s][v];

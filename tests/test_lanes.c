@@ -3,7 +3,8 @@
  * zeros, infinities, NaN, denormals); the one-lane operations keep C's semantics where the
  * contact code relies on them (max against NaN, −0, != on NaN); the in-order sums add in the order
  * a one-at-a-time loop does; records go in and out of lanes unchanged; the two- and eight-lane
- * widths of solvers/arap.c give the one-lane bits too, and their shuffles move lanes as named.
+ * widths of solvers/arap.c give the one-lane bits too, and their shuffles move lanes as named;
+ * the padded 3-vector rows of the sparse substitutions load the same doubles at every width.
  * Without AVX (the scalar build or the CPU) only the one-lane tests (and, with SSE2, the two-lane
  * one) run. */
 #include <stdint.h>
@@ -238,7 +239,9 @@ static void test_two_lanes_give_one_lanes_bits(void **state)
             assert_same_bits(lane2(op2_add(x, y), w), op1_add(a[w], b[w]));
             assert_same_bits(lane2(op2_sub(x, y), w), op1_sub(a[w], b[w]));
             assert_same_bits(lane2(op2_mul(x, y), w), op1_mul(a[w], b[w]));
+            assert_same_bits(lane2(op2_div(x, y), w), op1_div(a[w], b[w]));
             assert_same_bits(lane2(op2_load_all(&b[1]), w), b[1]);
+            assert_same_bits(lane2(op2_broadcast(&b[1]), w), op1_broadcast(&b[1]));
         }
         assert_same_bits(lane2(op2_add_low(x, y), 0), op1_add(a[0], b[0]));
         assert_same_bits(lane2(op2_sub_low(x, y), 0), op1_sub(a[0], b[0]));
@@ -282,9 +285,11 @@ static void four_lanes_halves(double out[16], const double a[16], int *none_same
 OP_SIMD_AVX_END
 
 OP_SIMD_AVX512_BEGIN
-/* op8_ arithmetic on a, b into out[0 … 23] (add, sub, mul), and op8_low, op8_high of a into
- * out[24 … 31] */
-static void eight_lanes(double out[32], const double a[8], const double b[8])
+/* op8_ arithmetic on a, b into out[0 … 23] (add, sub, mul), op8_low, op8_high of a into
+ * out[24 … 31], a / b into out[32 … 39], b[3] broadcast into out[40 … 47] and the halves of a
+ * swapped by op8_join into out[48 … 55] */
+enum { EIGHT_OUT = 56 };
+static void eight_lanes(double out[EIGHT_OUT], const double a[8], const double b[8])
 {
     op_lanes8 x = op8_load(a), y = op8_load(b);
     op8_store(out, op8_add(x, y));
@@ -292,6 +297,9 @@ static void eight_lanes(double out[32], const double a[8], const double b[8])
     op8_store(out + 16, op8_mul(op8_add(x, op8_zero()), op8_add(y, op8_all(0.0))));
     op4_store(out + 24, op8_low(x));
     op4_store(out + 28, op8_high(x));
+    op8_store(out + 32, op8_div(x, y));
+    op8_store(out + 40, op8_broadcast(&b[3]));
+    op8_store(out + 48, op8_join(op8_high(x), op8_low(x)));
 }
 OP_SIMD_AVX_END
 #endif
@@ -317,7 +325,7 @@ static void test_four_lanes_halves_and_eight_lanes(void **state)
     if (!op_simd_avx512(1))
         return;
     for (int shift = 0; shift < COUNT; ++shift) {
-        double b[8], wide[32];
+        double b[8], wide[EIGHT_OUT];
         for (int w = 0; w < 8; ++w)
             b[w] = source[(w + shift) % COUNT];
         for (int half = 0; half < 2; ++half) {
@@ -328,9 +336,69 @@ static void test_four_lanes_halves_and_eight_lanes(void **state)
                 assert_same_bits(wide[8 + w], op1_sub(x, b[w]));
                 assert_same_bits(wide[16 + w], op1_mul(op1_add(x, 0.0), op1_add(b[w], 0.0)));
                 assert_same_bits(wide[24 + w], x);
+                assert_same_bits(wide[32 + w], op1_div(x, b[w]));
+                assert_same_bits(wide[40 + w], op1_broadcast(&b[3]));
+                assert_same_bits(wide[48 + w], a[8 * half + (w + 4) % 8]);
             }
         }
     }
+#endif
+}
+
+/* Four 3-vectors laid end to end with a zero after each: the rows of the sparse substitutions
+ * (core/kernels/substitute_lanes.h) */
+enum { RECORDS = 4, RUN = 4 * RECORDS };
+
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+static void padded_rows_four_lanes(double out[RUN], const double *const record[RECORDS])
+{
+    for (int part = 0; part < RUN / 4; ++part)
+        op4_store(out + 4 * part, op4_load_padded3(record, part));
+}
+OP_SIMD_AVX_END
+
+OP_SIMD_AVX512_BEGIN
+static void padded_rows_eight_lanes(double out[RUN], const double *const record[RECORDS])
+{
+    for (int part = 0; part < RUN / 8; ++part)
+        op8_store(out + 8 * part, op8_load_padded3(record, part));
+}
+OP_SIMD_AVX_END
+#endif
+
+/* load_padded3 reads the run's doubles in order at one lane, each vector's three then +0, and
+ * every wider width reads, lane by lane, what one lane reads at the same place of the run. */
+static void test_padded_rows_at_every_width(void **state)
+{
+    (void)state;
+    const volatile double *source = values;
+    double vectors[RECORDS][3], one[RUN];
+    for (int k = 0; k < RECORDS; ++k)
+        for (int c = 0; c < 3; ++c)
+            vectors[k][c] = source[(3 * k + c + 1) % COUNT];
+    const double *const record[RECORDS] = { vectors[0], vectors[1], vectors[2], vectors[3] };
+    for (int q = 0; q < RUN; ++q) {
+        one[q] = op1_load_padded3(record, q);
+        assert_same_bits(one[q], q % 4 == 3 ? 0.0 : vectors[q / 4][q % 4]);
+    }
+#if OP_LANES2
+    for (int part = 0; part < RUN / 2; ++part)
+        for (int w = 0; w < 2; ++w)
+            assert_same_bits(lane2(op2_load_padded3(record, part), w), one[2 * part + w]);
+#endif
+#if OP_SIMD_AVX
+    double wide[RUN];
+    if (!op_simd_avx(1))
+        return;
+    padded_rows_four_lanes(wide, record);
+    for (int q = 0; q < RUN; ++q)
+        assert_same_bits(wide[q], one[q]);
+    if (!op_simd_avx512(1))
+        return;
+    padded_rows_eight_lanes(wide, record);
+    for (int q = 0; q < RUN; ++q)
+        assert_same_bits(wide[q], one[q]);
 #endif
 }
 
@@ -343,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_records_go_through_lanes_unchanged),
         cmocka_unit_test(test_two_lanes_give_one_lanes_bits),
         cmocka_unit_test(test_four_lanes_halves_and_eight_lanes),
+        cmocka_unit_test(test_padded_rows_at_every_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@
  *   add sub mul div sqrt      a ∘ b lane by lane;  neg(a) −a (the sign flipped, as C's minus)
  *   max(a, b)                 a > b ? a : b lane by lane (op_max(b, a) of base/math3.h)
  *   all(x) zero()             x in every lane;  +0 in every lane
+ *   broadcast(p)              *p in every lane, read from memory into all at once
  *   gt lt ge le neq           comparison masks (neq true where unordered, as C's !=; the
  *                             others false there, as C's >, <, >=, <=)
  *   or_mask(m, m) and_mask(m, m)  either mask, both masks;  not_mask(m) true where m is false
@@ -38,24 +39,30 @@
  *   load_records(record[LANES], count, out)   entry k of record w into lane w of out[k]
  *   store_records(record[LANES], count, in)   the inverse
  *   m3_mul(out, a, b)         3×3 products held an entry a lane (m3_mul's order)
- * op4_ only: set(a, b, c, d), broadcast(p), load_consecutive and store_consecutive (four records
+ *   load_padded3(record, part)  the 3-vectors record[0], record[1], … each followed by a 0 and
+ *                             laid end to end: its doubles LANES·part … LANES·part + LANES − 1
+ *                             (a row of kernels/substitute_lanes.h)
+ * op4_ only: set(a, b, c, d), load_consecutive and store_consecutive (four records
  * one after another), load_apart(p, stride) and store_apart(p, stride, a) (one entry of four
  * records stride doubles apart), add_in_order(acc, c0, c1, c2, c3) and sum_in_order(sum, c) (sums
  * that take lanes one after another, core/sim/predict.c), low(a) and high(a) (lanes 0–1 and 2–3
  * as two lanes), join(low, high), load3(p) ((p[0], p[1], p[2], 0)), differ(a, b) (a mask true
  * where the bits differ) and none(m) (1 where no lane is true).
  *
- * Two more widths serve solvers/arap.c's local and global steps, whose loops hold one particle's
- * entries (not one problem) across lanes:
+ * Two more widths serve solvers/arap.c's local and global steps and the sparse substitutions
+ * (kernels/substitute_lanes.h), whose loops hold one particle's entries or one row's columns (not
+ * one problem) across lanes:
  *   op2_  two lanes, an SSE2 register (op_lanes2), where OP_LANES2 (x86-64 without
- *         -DOPSIM_NO_SIMD): add sub mul all zero load store as above; load_all(p) (*p in both
- *         lanes), load_low(p) ((p[0], 0)), add_low sub_low mul_low (lane 0 only, lane 1 kept from
- *         a), store_low store_high (one lane to *p), interleave_low(a, b) (a0, b0),
- *         interleave_high(a, b) (a1, b1), low_high(a, b) (a0, b1), high_low(a, b) (a1, b0);
+ *         -DOPSIM_NO_SIMD): add sub mul div all zero broadcast load store load_padded3 as
+ *         above; load_all(p) (*p in both lanes, as broadcast), load_low(p) ((p[0], 0)), add_low
+ *         sub_low mul_low (lane 0 only, lane 1 kept from a), store_low store_high (one lane to
+ *         *p), interleave_low(a, b) (a0, b0), interleave_high(a, b) (a1, b1), low_high(a, b)
+ *         (a0, b1), high_low(a, b) (a1, b0);
  *   op8_  eight lanes, an AVX-512 register (op_lanes8), where OP_SIMD_AVX and only callable
  *         between OP_SIMD_AVX512_BEGIN and OP_SIMD_AVX_END (the CPU checked at load,
- *         op_simd_use_avx512): add sub mul all zero load store, low(a) and high(a) (lanes 0–3
- *         and 4–7 as four lanes), join(low, high) (the inverse).
+ *         op_simd_use_avx512): add sub mul div all zero broadcast load store load_padded3,
+ *         low(a) and high(a) (lanes 0–3 and 4–7 as four lanes), join(low, high) (their
+ *         inverse).
  * kernels/polar.c moves matrices in and out of its two-, four- and eight-lane kernels with these
  * loads, stores and shuffles. */
 #ifndef OPSIM_LANES_H
@@ -91,7 +98,12 @@ static inline int op1_not_mask(int m) { return !m; }
 static inline int op1_bits(int m) { return m; }
 static inline double op1_select(int m, double yes, double no) { return m ? yes : no; }
 static inline double op1_load(const double *p) { return *p; }
+static inline double op1_broadcast(const double *p) { return *p; }
 static inline void op1_store(double *p, double a) { *p = a; }
+static inline double op1_load_padded3(const double *const record[], int part)
+{
+    return part % 4 == 3 ? 0.0 : record[part / 4][part % 4];
+}
 
 static inline void op1_load_records(const double *const record[1], int count, double *out)
 {
@@ -122,11 +134,13 @@ typedef __m128d op_lanes2;
 static inline __m128d op2_add(__m128d a, __m128d b) { return _mm_add_pd(a, b); }
 static inline __m128d op2_sub(__m128d a, __m128d b) { return _mm_sub_pd(a, b); }
 static inline __m128d op2_mul(__m128d a, __m128d b) { return _mm_mul_pd(a, b); }
+static inline __m128d op2_div(__m128d a, __m128d b) { return _mm_div_pd(a, b); }
 static inline __m128d op2_all(double x) { return _mm_set1_pd(x); }
 static inline __m128d op2_zero(void) { return _mm_setzero_pd(); }
 static inline __m128d op2_load(const double *p) { return _mm_loadu_pd(p); }
 static inline void op2_store(double *p, __m128d a) { _mm_storeu_pd(p, a); }
 static inline __m128d op2_load_all(const double *p) { return _mm_load1_pd(p); }
+static inline __m128d op2_broadcast(const double *p) { return _mm_load1_pd(p); }
 static inline __m128d op2_load_low(const double *p) { return _mm_load_sd(p); }
 static inline __m128d op2_add_low(__m128d a, __m128d b) { return _mm_add_sd(a, b); }
 static inline __m128d op2_sub_low(__m128d a, __m128d b) { return _mm_sub_sd(a, b); }
@@ -137,6 +151,12 @@ static inline __m128d op2_interleave_low(__m128d a, __m128d b) { return _mm_unpa
 static inline __m128d op2_interleave_high(__m128d a, __m128d b) { return _mm_unpackhi_pd(a, b); }
 static inline __m128d op2_low_high(__m128d a, __m128d b) { return _mm_shuffle_pd(a, b, 2); }
 static inline __m128d op2_high_low(__m128d a, __m128d b) { return _mm_shuffle_pd(a, b, 1); }
+/* (x, y) of record[part / 2] for an even part, (z, 0) for an odd one */
+static inline __m128d op2_load_padded3(const double *const record[], int part)
+{
+    const double *vector = record[part / 2];
+    return part % 2 ? op2_load_low(vector + 2) : op2_load(vector);
+}
 #else
 #define OP_LANES2 0
 #endif
@@ -181,6 +201,7 @@ static inline __m256d op4_join(__m128d low, __m128d high)
 }
 /* (p[0], p[1], p[2], 0): a 3-vector in one register, read as two loads */
 static inline __m256d op4_load3(const double *p) { return op4_join(_mm_loadu_pd(p), _mm_load_sd(p + 2)); }
+static inline __m256d op4_load_padded3(const double *const record[], int part) { return op4_load3(record[part]); }
 static inline __m256d op4_differ(__m256d a, __m256d b) { return _mm256_xor_pd(a, b); }
 static inline int op4_none(__m256d m) { return _mm256_testz_si256(_mm256_castpd_si256(m), _mm256_castpd_si256(m)); }
 static inline __m256d op4_load_apart(const double *p, size_t stride) { return op_avx_load_lanes_apart(p, stride); }
@@ -242,15 +263,21 @@ typedef __m512d op_lanes8;
 static inline __m512d op8_add(__m512d a, __m512d b) { return _mm512_add_pd(a, b); }
 static inline __m512d op8_sub(__m512d a, __m512d b) { return _mm512_sub_pd(a, b); }
 static inline __m512d op8_mul(__m512d a, __m512d b) { return _mm512_mul_pd(a, b); }
+static inline __m512d op8_div(__m512d a, __m512d b) { return _mm512_div_pd(a, b); }
 static inline __m512d op8_all(double x) { return _mm512_set1_pd(x); }
 static inline __m512d op8_zero(void) { return _mm512_setzero_pd(); }
 static inline __m512d op8_load(const double *p) { return _mm512_loadu_pd(p); }
+static inline __m512d op8_broadcast(const double *p) { return _mm512_set1_pd(*p); }
 static inline void op8_store(double *p, __m512d a) { _mm512_storeu_pd(p, a); }
 static inline __m256d op8_low(__m512d a) { return _mm512_castpd512_pd256(a); }
 static inline __m256d op8_high(__m512d a) { return _mm512_extractf64x4_pd(a, 1); }
 static inline __m512d op8_join(__m256d low, __m256d high)
 {
     return _mm512_insertf64x4(_mm512_castpd256_pd512(low), high, 1);
+}
+static inline __m512d op8_load_padded3(const double *const record[], int part)
+{
+    return op8_join(op4_load3(record[2 * part]), op4_load3(record[2 * part + 1]));
 }
 OP_SIMD_AVX_END
 #endif

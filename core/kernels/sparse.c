@@ -1,8 +1,10 @@
 /* The CHOLMOD wrapper behind sparse.h: triplet assembly, a simplicial LDLᵀ factor made with a
  * cholmod_common of its own and copied out of CHOLMOD, the positive-definiteness check CHOLMOD's
  * LDLᵀ does not make, the factor's reference count, and the three-column solve on the copy with
- * the caller's workspace. */
+ * the caller's workspace, its substitutions written once over lanes (kernels/substitute_lanes.h)
+ * and instantiated here for each width: no intrinsic in this file. */
 #include "kernels/sparse.h"
+#include "kernels/lanes.h"
 #include "kernels/simd.h"
 
 #include <cholmod.h>
@@ -11,9 +13,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
-#include <emmintrin.h>
-#endif
 
 /* A pivot D(k) of the LDLᵀ factor must exceed this times n times the matrix's own diagonal entry
  * A(k, k). CHOLMOD's LDLᵀ stops only at an exactly zero pivot, so a singular matrix (a graph
@@ -318,172 +317,71 @@ void op_sparse_workspace_free(op_sparse_workspace *work)
     memset(work, 0, sizeof *work);
 }
 
-#if OP_SIMD_AVX
-OP_SIMD_AVX_BEGIN
-/* ldl_solve3's two substitutions with the three columns and the pad in one AVX register: each
- * lane's operations in the SSE2 loops' order, so the same bits. */
-static void substitute_avx(const op_sparse_factor *f, const double *rhs, double *w, double *v)
+/* ldl_solve3's two substitutions, written once over lanes (kernels/substitute_lanes.h) and
+ * entered here for each width: one solve with x and y in one SSE2 register, z and the pad in
+ * another (or column by column in the scalar build); where the CPU has AVX, one solve with the
+ * three columns and the pad in one register, and four solves side by side, each one's
+ * operations exactly as alone; where it has AVX-512, the four two a register, w[h] and v[h]
+ * holding solves 2h and 2h + 1 interleaved, [n][2][4], for half the loads, multiplies and
+ * subtractions. Each lane's operations are in the same order at every width, so the same bits. */
+#if OP_LANES2
+#define LANE op_lanes2
+#define LANES 2
+#define L(op) op2_##op
+#else
+#define LANE op_lanes1
+#define LANES 1
+#define L(op) op1_##op
+#endif
+#define LANES_NAME(name) name##_narrow
+#define STREAMS 1
+#include "kernels/substitute_lanes.h"
+
+static void substitute(const op_sparse_factor *f, double *rhs, double *w, double *v)
 {
-    int n = f->n;
-    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
-              *column = f->column;
-    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
-    for (int i = 0; i < n; ++i) {
-        const double *b = &rhs[3 * perm[i]];
-        __m256d x = _mm256_setr_pd(b[0], b[1], b[2], 0.0);
-        for (int p = row_start[i]; p < row_start[i + 1]; ++p)
-            x = _mm256_sub_pd(x, _mm256_mul_pd(_mm256_set1_pd(row_value[p]), _mm256_loadu_pd(w + 4 * column[p])));
-        _mm256_storeu_pd(w + 4 * i, x);
-        _mm256_storeu_pd(v + 4 * i, _mm256_div_pd(x, _mm256_set1_pd(pivot[i])));
-    }
-    for (int j = n - 1; j >= 0; --j) {
-        __m256d x = _mm256_loadu_pd(v + 4 * j);
-        for (int p = start[j]; p < start[j + 1]; ++p)
-            x = _mm256_sub_pd(x, _mm256_mul_pd(_mm256_set1_pd(value[p]), _mm256_loadu_pd(v + 4 * row[p])));
-        _mm256_storeu_pd(v + 4 * j, x);
-    }
+    substitute_narrow(f, &rhs, &w, &v);
 }
 
-/* substitute_avx for four right-hand sides at once: each one's operations exactly as alone (so
- * its bits), their four latency chains side by side, which a substitution alone leaves idle. */
+#if OP_SIMD_AVX
+OP_SIMD_AVX_BEGIN
+#define LANE op_lanes4
+#define LANES 4
+#define LANES_NAME(name) name##_lanes4
+#define L(op) op4_##op
+#define STREAMS 1
+#include "kernels/substitute_lanes.h"
+
+static void substitute_avx(const op_sparse_factor *f, double *rhs, double *w, double *v)
+{
+    substitute_lanes4(f, &rhs, &w, &v);
+}
+
+#define LANE op_lanes4
+#define LANES 4
+#define LANES_NAME(name) name##4_lanes4
+#define L(op) op4_##op
+#define STREAMS 4
+#include "kernels/substitute_lanes.h"
+
 static void substitute4_avx(const op_sparse_factor *f, double *const rhs[4], double *const w[4], double *const v[4])
 {
-    int n = f->n;
-    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
-              *column = f->column;
-    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
-    for (int i = 0; i < n; ++i) {
-        __m256d x[4];
-        for (int m = 0; m < 4; ++m) {
-            const double *b = &rhs[m][3 * perm[i]];
-            x[m] = _mm256_setr_pd(b[0], b[1], b[2], 0.0);
-        }
-        for (int p = row_start[i]; p < row_start[i + 1]; ++p) {
-            __m256d l = _mm256_set1_pd(row_value[p]);
-            for (int m = 0; m < 4; ++m)
-                x[m] = _mm256_sub_pd(x[m], _mm256_mul_pd(l, _mm256_loadu_pd(w[m] + 4 * column[p])));
-        }
-        __m256d d = _mm256_set1_pd(pivot[i]);
-        for (int m = 0; m < 4; ++m) {
-            _mm256_storeu_pd(w[m] + 4 * i, x[m]);
-            _mm256_storeu_pd(v[m] + 4 * i, _mm256_div_pd(x[m], d));
-        }
-    }
-    for (int j = n - 1; j >= 0; --j) {
-        __m256d x[4];
-        for (int m = 0; m < 4; ++m)
-            x[m] = _mm256_loadu_pd(v[m] + 4 * j);
-        for (int p = start[j]; p < start[j + 1]; ++p) {
-            __m256d l = _mm256_set1_pd(value[p]);
-            for (int m = 0; m < 4; ++m)
-                x[m] = _mm256_sub_pd(x[m], _mm256_mul_pd(l, _mm256_loadu_pd(v[m] + 4 * row[p])));
-        }
-        for (int m = 0; m < 4; ++m)
-            _mm256_storeu_pd(v[m] + 4 * j, x[m]);
-    }
+    substitute4_lanes4(f, rhs, w, v);
 }
 OP_SIMD_AVX_END
 
 OP_SIMD_AVX512_BEGIN
-/* substitute4_avx with two solves an AVX-512 register: w[h] and v[h] hold solves 2h and 2h + 1
- * interleaved, [n][2][4]; each lane's operations in the same order, so the same bits, for half
- * the loads, multiplies and subtractions. */
+#define LANE op_lanes8
+#define LANES 8
+#define LANES_NAME(name) name##4_lanes8
+#define L(op) op8_##op
+#define STREAMS 2
+#include "kernels/substitute_lanes.h"
+
 static void substitute4_avx512(const op_sparse_factor *f, double *const rhs[4], double *const w[2], double *const v[2])
 {
-    int n = f->n;
-    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
-              *column = f->column;
-    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
-    for (int i = 0; i < n; ++i) {
-        __m512d x[2];
-        for (int h = 0; h < 2; ++h) {
-            const double *b0 = &rhs[2 * h][3 * perm[i]], *b1 = &rhs[2 * h + 1][3 * perm[i]];
-            x[h] = _mm512_setr_pd(b0[0], b0[1], b0[2], 0.0, b1[0], b1[1], b1[2], 0.0);
-        }
-        for (int p = row_start[i]; p < row_start[i + 1]; ++p) {
-            __m512d l = _mm512_set1_pd(row_value[p]);
-            for (int h = 0; h < 2; ++h)
-                x[h] = _mm512_sub_pd(x[h], _mm512_mul_pd(l, _mm512_loadu_pd(w[h] + 8 * column[p])));
-        }
-        __m512d d = _mm512_set1_pd(pivot[i]);
-        for (int h = 0; h < 2; ++h) {
-            _mm512_storeu_pd(w[h] + 8 * i, x[h]);
-            _mm512_storeu_pd(v[h] + 8 * i, _mm512_div_pd(x[h], d));
-        }
-    }
-    for (int j = n - 1; j >= 0; --j) {
-        __m512d x[2];
-        for (int h = 0; h < 2; ++h)
-            x[h] = _mm512_loadu_pd(v[h] + 8 * j);
-        for (int p = start[j]; p < start[j + 1]; ++p) {
-            __m512d l = _mm512_set1_pd(value[p]);
-            for (int h = 0; h < 2; ++h)
-                x[h] = _mm512_sub_pd(x[h], _mm512_mul_pd(l, _mm512_loadu_pd(v[h] + 8 * row[p])));
-        }
-        for (int h = 0; h < 2; ++h)
-            _mm512_storeu_pd(v[h] + 8 * j, x[h]);
-    }
+    substitute4_lanes8(f, rhs, w, v);
 }
 OP_SIMD_AVX_END
-#endif
-
-#if defined(__SSE2__) && !defined(OPSIM_NO_SIMD)
-/* ldl_solve3's substitutions with x and y in one SSE2 register, z and the pad in another */
-static void substitute(const op_sparse_factor *f, const double *rhs, double *w, double *v)
-{
-    int n = f->n;
-    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
-              *column = f->column;
-    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
-    for (int i = 0; i < n; ++i) {
-        const double *b = &rhs[3 * perm[i]];
-        __m128d xy = _mm_loadu_pd(b), z = _mm_load_sd(b + 2);
-        for (int p = row_start[i]; p < row_start[i + 1]; ++p) {
-            __m128d l = _mm_set1_pd(row_value[p]);
-            const double *wj = w + 4 * column[p];
-            xy = _mm_sub_pd(xy, _mm_mul_pd(l, _mm_loadu_pd(wj)));
-            z = _mm_sub_pd(z, _mm_mul_pd(l, _mm_loadu_pd(wj + 2)));
-        }
-        _mm_storeu_pd(w + 4 * i, xy);
-        _mm_storeu_pd(w + 4 * i + 2, z);
-        __m128d d = _mm_set1_pd(pivot[i]);
-        _mm_storeu_pd(v + 4 * i, _mm_div_pd(xy, d));
-        _mm_storeu_pd(v + 4 * i + 2, _mm_div_pd(z, d));
-    }
-    for (int j = n - 1; j >= 0; --j) {
-        __m128d xy = _mm_loadu_pd(v + 4 * j), z = _mm_loadu_pd(v + 4 * j + 2);
-        for (int p = start[j]; p < start[j + 1]; ++p) {
-            __m128d l = _mm_set1_pd(value[p]);
-            const double *vi = v + 4 * row[p];
-            xy = _mm_sub_pd(xy, _mm_mul_pd(l, _mm_loadu_pd(vi)));
-            z = _mm_sub_pd(z, _mm_mul_pd(l, _mm_loadu_pd(vi + 2)));
-        }
-        _mm_storeu_pd(v + 4 * j, xy);
-        _mm_storeu_pd(v + 4 * j + 2, z);
-    }
-}
-#else
-/* ldl_solve3's substitutions, column by column */
-static void substitute(const op_sparse_factor *f, const double *rhs, double *w, double *v)
-{
-    int n = f->n;
-    const int *perm = f->perm, *start = f->column_start, *row = f->row, *row_start = f->row_start,
-              *column = f->column;
-    const double *value = f->value, *row_value = f->row_value, *pivot = f->pivot;
-    for (int i = 0; i < n; ++i) {
-        for (int c = 0; c < 3; ++c)
-            w[4 * i + c] = rhs[3 * perm[i] + c];
-        for (int p = row_start[i]; p < row_start[i + 1]; ++p)
-            for (int c = 0; c < 3; ++c)
-                w[4 * i + c] -= row_value[p] * w[4 * column[p] + c];
-        for (int c = 0; c < 3; ++c)
-            v[4 * i + c] = w[4 * i + c] / pivot[i];
-    }
-    for (int j = n - 1; j >= 0; --j)
-        for (int p = start[j]; p < start[j + 1]; ++p)
-            for (int c = 0; c < 3; ++c)
-                v[4 * j + c] -= value[p] * v[4 * row[p] + c];
-}
 #endif
 
 /* x = Pᵀ x' from v into rhs */
