@@ -10,8 +10,13 @@
  *   strong neighbours. A node without strong neighbours (the mass dominates its row) is left in
  *   no aggregate: its tentative prolongator row is zero and the smoother alone treats it.
  * - the tentative prolongator P̂ is piecewise constant (1 on a node's aggregate; the constants
- *   are the stiffness term's null space) and is smoothed by one damped Jacobi step,
- *   P = (I − ω D⁻¹ A) P̂, ω = 4 / (3 ρ), ρ ≥ ρ(D⁻¹ A) bounded by Gershgorin (max_i Σ_j |a_ij| / a_ii);
+ *   are the stiffness term's null space); the finest level's is smoothed by one damped Jacobi
+ *   step, P = (I − ω D⁻¹ A) P̂, ω = 4 / (3 ρ), ρ ≥ ρ(D⁻¹ A) bounded by Gershgorin
+ *   (max_i Σ_j |a_ij| / a_ii); the coarser levels keep P̂ (SMOOTHED_LEVELS). Smoothing every
+ *   level made the coarse matrices nearly dense (at 16,000 random-body nodes, level 2's 317
+ *   rows held 123 entries each) for no fewer iterations: `bench_sparse -c -k 1e8` read 1,041
+ *   entries a node at 16,000 nodes and 1,100 at 100,000 that way, 886 and 898 this way, both
+ *   16 iterations (docs/performance.md);
  * - A_{l+1} = Pᵀ A_l P (Galerkin), by two row-by-row sparse products Pᵀ (A P) in a fixed order;
  * - coarsening stops at COARSEST_ROWS rows, after MAX_LEVELS levels, or when a level keeps more
  *   than STALL_RATIO of its rows (no strong connections, as when the mass term dominates);
@@ -31,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COARSEST_ROWS = 300, FACTOR_ROWS = 2000, MAX_LEVELS = 16, COARSEST_SWEEPS = 2 };
+enum { COARSEST_ROWS = 300, FACTOR_ROWS = 2000, MAX_LEVELS = 16, COARSEST_SWEEPS = 2, SMOOTHED_LEVELS = 1 };
 static const double STRENGTH = 0.08, STALL_RATIO = 0.85;
 
 /* A rectangular matrix by compressed rows, columns ascending within a row. */
@@ -296,9 +301,10 @@ static int aggregate(const amg_csr *a, const double *diagonal, int *aggregate_of
     return count;
 }
 
-/* P = (I − ω D⁻¹ A) P̂ for P̂ the aggregates' piecewise constants: p_iJ = [i ∈ J] − ω/a_ii Σ_{j∈J} a_ij. */
-static int smoothed_prolongator(op_ctx *ctx, const amg_csr *a, const double *diagonal, const int *aggregate_of,
-                                int coarse_count, amg_csr *p)
+/* P = (I − ω D⁻¹ A) P̂ for P̂ the aggregates' piecewise constants: p_iJ = [i ∈ J] − ω/a_ii Σ_{j∈J} a_ij;
+ * P = P̂ when not smooth. */
+static int prolongator(op_ctx *ctx, const amg_csr *a, const double *diagonal, const int *aggregate_of,
+                       int coarse_count, int smooth, amg_csr *p)
 {
     double rho = 0.0;
     for (int i = 0; i < a->rows; ++i) {
@@ -322,6 +328,10 @@ static int smoothed_prolongator(op_ctx *ctx, const amg_csr *a, const double *dia
             tentative.value[slot++] = 1.0;
         }
         tentative.start[i + 1] = slot;
+    }
+    if (!smooth) {
+        *p = tentative; /* handed over */
+        return OP_OK;
     }
     amg_csr smoother = { 0 }; /* I − ω D⁻¹ A on A's pattern */
     if (csr_alloc(ctx, &smoother, a->rows, a->cols, (size_t)a->start[a->rows]) == OP_OK) {
@@ -368,7 +378,8 @@ static int coarsen(op_ctx *ctx, op_sparse_amg *amg, int *made)
         return OP_OK;
     }
     amg_csr ap = { 0 };
-    if (smoothed_prolongator(ctx, &fine->a, fine->diagonal, aggregate_of, count, &fine->p) == OP_OK &&
+    int smooth = amg->level_count <= SMOOTHED_LEVELS;
+    if (prolongator(ctx, &fine->a, fine->diagonal, aggregate_of, count, smooth, &fine->p) == OP_OK &&
         csr_transpose(ctx, &fine->p, &fine->pt) == OP_OK && csr_multiply(ctx, &fine->a, &fine->p, &ap) == OP_OK &&
         csr_multiply(ctx, &fine->pt, &ap, &coarse->a) == OP_OK) {
         amg->level_count++;
