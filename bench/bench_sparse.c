@@ -641,7 +641,9 @@ static void print_counts(void)
     printf("  nnz: L's entries (the diagonal included) for the factor, A's (both triangles) for pcg; the\n"
            "  factor's solve reads L below the diagonal twice and the diagonal once; a CG iteration reads\n"
            "  A once and the preconditioner once (Jacobi: n, IC(0): L's n + edges entries twice); DIC's\n"
-           "  (Eisenstat's trick) reads A's off-diagonal entries once and four n-vectors of its diagonals.\n");
+           "  (Eisenstat's trick) reads A's off-diagonal entries once and four n-vectors of its diagonals;\n"
+           "  AMG's V-cycle reads each level's matrix three times and prolongator twice, the coarsest\n"
+           "  factor's L twice (amg levels: each level's rows and entries).\n");
 }
 
 static void usage_exit(void)

@@ -17,7 +17,9 @@
  *   rows held 123 entries each) for no fewer iterations: `bench_sparse -c -k 1e8` read 1,041
  *   entries a node at 16,000 nodes and 1,100 at 100,000 that way, 886 and 898 this way, both
  *   16 iterations (docs/performance.md);
- * - A_{l+1} = Pᵀ A_l P (Galerkin), by two row-by-row sparse products Pᵀ (A P) in a fixed order;
+ * - A_{l+1} = Pᵀ A_l P (Galerkin), by two row-by-row sparse products Pᵀ (A P) in a fixed order
+ *   (opsim's own, about fifty lines, on the compressed rows the V-cycle reads: CHOLMOD's
+ *   cholmod_ssmult would need each level converted to its column form and back);
  * - coarsening stops at COARSEST_ROWS rows, after MAX_LEVELS levels, or when a level keeps more
  *   than STALL_RATIO of its rows (no strong connections, as when the mass term dominates);
  * - the coarsest level is solved by sparse.h's factor when it has at most FACTOR_ROWS rows, else
