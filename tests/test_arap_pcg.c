@@ -142,7 +142,7 @@ static void test_pcg_run_is_bitwise_repeatable(void **state)
     assert_same_bits_on_threads("experiments/fig5.ini",
                                 (const char *const[]){ "solver.global=pcg", "solver.global_preconditioner=dic", NULL },
                                 20, 0);
-    /* 2,000 particles: the hierarchy has levels above the coarsest factor */
+    /* 2,000 particles: a level of 2,000 rows above the coarsest factor's 143 */
     assert_same_bits_on_threads("experiments/fig5.ini",
                                 (const char *const[]){ "model dino100.particles=2000", "solver.global=pcg",
                                                        "solver.global_preconditioner=amg", NULL },
