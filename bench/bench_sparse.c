@@ -478,6 +478,7 @@ static void pcg_factor(void *self)
     if (op_sparse_matrix_create(&ctx, b->pr->n, b->pr->count, b->pr->rows, b->pr->cols, b->pr->values, &b->a) ||
         (b->preconditioner == 1 && op_sparse_matrix_factor_ic0(&ctx, b->a)) ||
         (b->preconditioner == 2 && op_sparse_matrix_factor_dic(&ctx, b->a)) ||
+        (b->preconditioner == 3 && op_sparse_matrix_factor_amg(&ctx, b->a)) ||
         op_cg_workspace_reserve(&ctx, &b->work, b->a))
         die_ctx(&ctx);
 }
@@ -498,11 +499,12 @@ static void pcg_setup(pcg_bench *b, const problem *pr, int preconditioner)
     *b = (pcg_bench){ .pr = pr, .preconditioner = preconditioner, .x = checked_calloc(3 * (size_t)pr->n, sizeof *b->x) };
 }
 
-enum { N_PRECONDITIONERS = 3 };
+enum { N_PRECONDITIONERS = 4 };
 static const char *PRECONDITIONER_NAMES[N_PRECONDITIONERS][3] = {
     { "opsim: Jacobi PCG, 1e-8, from zero", "opsim_pcg_jacobi", "pcg jacobi" },
     { "opsim: IC(0) PCG, 1e-8, from zero", "opsim_pcg_ic0", "pcg ic0" },
     { "opsim: DIC PCG, 1e-8, from zero", "opsim_pcg_dic", "pcg dic" },
+    { "opsim: AMG PCG, 1e-8, from zero", "opsim_pcg_amg", "pcg amg" },
 };
 
 static result pcg_finish(pcg_bench *b, const timed *t)
@@ -657,7 +659,16 @@ static counts count_pcg(const problem *pr, int preconditioner)
     long per_iteration = op_sparse_cg_entries_per_iteration(b.a);
     /* the start's product and preconditioning, then one of each an iteration */
     counts c = { .entries_read = (b.iterations + 1) * per_iteration, .iterations = b.iterations,
-                 .bytes = op_sparse_matrix_bytes(b.a) + 12 * (size_t)pr->n * sizeof(double) };
+                 .bytes = op_sparse_matrix_bytes(b.a) + op_cg_workspace_bytes(&b.work) };
+    int rows[16];
+    long entries[16];
+    int levels = op_sparse_matrix_amg_levels(b.a, rows, entries, 16);
+    if (levels > 0) { /* AMG's hierarchy: each level's rows and entries */
+        printf("  amg levels (rows/entries):");
+        for (int l = 0; l < levels && l < 16; ++l)
+            printf(" %d/%ld", rows[l], entries[l]);
+        printf("\n");
+    }
     pcg_finish(&b, &(timed){ 0 });
     return c;
 }
@@ -692,7 +703,9 @@ static void print_counts(void)
     printf("  nnz: L's entries (the diagonal included) for the factor, A's (both triangles) for pcg; the\n"
            "  factor's solve reads L below the diagonal twice and the diagonal once; a CG iteration reads\n"
            "  A once and the preconditioner once (Jacobi: n, IC(0): L's n + edges entries twice); DIC's\n"
-           "  (Eisenstat's trick) reads A's off-diagonal entries once and four n-vectors of its diagonals.\n");
+           "  (Eisenstat's trick) reads A's off-diagonal entries once and four n-vectors of its diagonals;\n"
+           "  AMG's V-cycle reads each level's matrix three times and prolongator twice, the coarsest\n"
+           "  factor's L twice (amg levels: each level's rows and entries).\n");
 }
 
 static void usage_exit(void)

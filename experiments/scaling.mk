@@ -8,7 +8,7 @@
 #              (-x 'body dino.copies=N'; the first N cells of its grid), N in SCALING_BODIES
 #   global     arap's global step on the particle series' bodies, G in SCALING_GLOBAL_SOLVES, a
 #              series each: cholesky and pcg ([solver] global = G, -c solver.global=G), and
-#              pcg-P (global = pcg with global_preconditioner = P, ic0 or dic: -V pcg-P:...); N
+#              pcg-P (global = pcg with global_preconditioner = P, ic0, dic or amg: -V pcg-P:...); N
 #              in SCALING_GLOBAL_PARTICLES
 #
 # into data/results/scaling/particles-N_VARIANT.csv, bodies-N_VARIANT.csv and global-N_G.csv, then

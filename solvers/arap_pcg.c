@@ -11,7 +11,7 @@ int op_arap_pcg_settings(op_ctx *ctx, const op_solver_settings *settings, const 
 {
     if (op_solver_setting_choice(ctx, settings, "global", "cholesky|pcg", &p->on) != OP_OK ||
         op_solver_setting_double(ctx, settings, "global_tolerance", 1e-300, 0.1, &p->tolerance) != OP_OK ||
-        op_solver_setting_choice(ctx, settings, "global_preconditioner", "jacobi|ic0|dic",
+        op_solver_setting_choice(ctx, settings, "global_preconditioner", "jacobi|ic0|dic|amg",
                                  &p->preconditioner) != OP_OK)
         return ctx->status;
     if (p->on && body->floor_held)
@@ -34,12 +34,14 @@ int op_arap_pcg_prepare(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const 
     if (!p->matrix)
         return OP_OK;
     if (p->preconditioner != OP_ARAP_PCG_JACOBI) {
+        static const char *const names[] = { "jacobi", "ic0", "dic", "amg" };
+        int (*const make[])(op_ctx *, op_sparse_matrix *) = { NULL, op_sparse_matrix_factor_ic0,
+                                                             op_sparse_matrix_factor_dic, op_sparse_matrix_factor_amg };
         op_ctx inner; /* its message, prefixed with the option that chose it */
         op_ctx_init(&inner);
-        int ic0 = p->preconditioner == OP_ARAP_PCG_IC0;
-        if ((ic0 ? op_sparse_matrix_factor_ic0 : op_sparse_matrix_factor_dic)(&inner, p->matrix) != OP_OK)
+        if (make[p->preconditioner](&inner, p->matrix) != OP_OK)
             return OP_FAIL(ctx, inner.status, "global step (solver option global_preconditioner = %s): %s",
-                           ic0 ? "ic0" : "dic", inner.message);
+                           names[p->preconditioner], inner.message);
     }
     return op_cg_workspace_reserve(ctx, &p->work, p->matrix);
 }
@@ -69,7 +71,7 @@ size_t op_arap_pcg_bytes(const op_arap_pcg *p, int free_count)
 {
     if (!p->matrix)
         return 0;
-    return op_sparse_matrix_bytes(p->matrix) + 12 * (size_t)p->work.capacity * sizeof(double) +
+    return op_sparse_matrix_bytes(p->matrix) + op_cg_workspace_bytes(&p->work) +
            3 * (size_t)free_count * sizeof(double);
 }
 

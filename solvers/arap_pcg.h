@@ -22,17 +22,18 @@
     { "global_tolerance", "1e-8",                                                                                 \
       "pcg: each coordinate stops when its residual |b - A u| <= this times |b| (2-norms), in (0, 0.1]" },        \
     { "global_preconditioner", "jacobi",                                                                          \
-      ("pcg: jacobi (the diagonal), ic0 (incomplete Cholesky with zero fill) or dic (its diagonal form by "      \
-       "Eisenstat's trick, an iteration reading A's entries about once); both made once per sub-step length "   \
+      ("pcg: jacobi (the diagonal), ic0 (incomplete Cholesky with zero fill), dic (its diagonal form by "       \
+       "Eisenstat's trick, an iteration reading A's entries about once) or amg (smoothed-aggregation "          \
+       "algebraic multigrid, one V-cycle an iteration); each made once per sub-step length "                    \
        "(docs/performance.md)") }
 
-enum { OP_ARAP_PCG_JACOBI, OP_ARAP_PCG_IC0, OP_ARAP_PCG_DIC }; /* "jacobi|ic0|dic"'s order */
+enum { OP_ARAP_PCG_JACOBI, OP_ARAP_PCG_IC0, OP_ARAP_PCG_DIC, OP_ARAP_PCG_AMG }; /* "jacobi|ic0|dic|amg"'s order */
 
 /* Zero-initialise; op_arap_pcg_free. */
 typedef struct op_arap_pcg {
     int on;                   /* global = pcg */
     double tolerance;         /* global_tolerance */
-    int preconditioner;       /* global_preconditioner: OP_ARAP_PCG_JACOBI, _IC0 or _DIC */
+    int preconditioner;       /* global_preconditioner: OP_ARAP_PCG_JACOBI, _IC0, _DIC or _AMG */
     op_sparse_matrix *matrix; /* the global matrix for the current h, the body's own */
     op_cg_workspace work;
     double *solution;         /* [free_count][3]: the warm start, then the solution */
@@ -43,7 +44,7 @@ typedef struct op_arap_pcg {
  * (body->floor_held: the held set is solved through the factor), naming both options. */
 int op_arap_pcg_settings(op_ctx *ctx, const op_solver_settings *settings, const op_body *body, op_arap_pcg *p);
 /* When on: the matrix for sub-steps of length h over the free rows (row_of, free_count), its
- * preconditioner (IC(0)'s or DIC's factor), and room for the solve. */
+ * preconditioner (IC(0)'s or DIC's factor, or AMG's hierarchy), and room for the solve. */
 int op_arap_pcg_prepare(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const int *row_of, int free_count,
                         double h);
 /* Solves A u = rhs ([free_count][3], replaced by u) from the body's iterate, u = x − x_ref
@@ -51,7 +52,8 @@ int op_arap_pcg_prepare(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const 
  * options. */
 int op_arap_pcg_solve(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const int *row_of, int free_count,
                       const double *reference, double *rhs);
-/* The bytes held: the matrix (and its IC(0) or DIC factor), the workspace and the warm start. */
+/* The bytes held: the matrix (and its IC(0) or DIC factor or AMG hierarchy), the workspace and the
+ * warm start. */
 size_t op_arap_pcg_bytes(const op_arap_pcg *p, int free_count);
 void op_arap_pcg_free(op_arap_pcg *p);
 

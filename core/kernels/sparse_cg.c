@@ -23,6 +23,7 @@ void op_sparse_matrix_free(op_sparse_matrix **matrix)
     free(a->lower_value);
     free(a->dic_diagonal);
     free(a->dic_correction);
+    op_sparse_amg_free(a->amg);
     free(a);
     *matrix = NULL;
 }
@@ -156,6 +157,8 @@ size_t op_sparse_matrix_bytes(const op_sparse_matrix *matrix)
         bytes += (n + 1) * sizeof(int) + (size_t)matrix->lower_start[n] * (sizeof(int) + sizeof(double));
     if (matrix->dic_diagonal)
         bytes += 2 * n * sizeof(double);
+    if (matrix->amg)
+        bytes += op_sparse_amg_bytes(matrix->amg);
     return bytes;
 }
 
@@ -166,6 +169,8 @@ long op_sparse_cg_entries_per_iteration(const op_sparse_matrix *matrix)
         return nonzeros - matrix->n + 4L * matrix->n;
     if (matrix->lower_value)
         return nonzeros + 2L * matrix->lower_start[matrix->n];
+    if (matrix->amg)
+        return nonzeros + op_sparse_amg_entries(matrix->amg);
     return nonzeros + matrix->n;
 }
 
@@ -236,9 +241,11 @@ static int copy_lower_triangle(op_ctx *ctx, op_sparse_matrix *a)
     return OP_OK;
 }
 
-/* Back to Jacobi: IC(0)'s and DIC's arrays freed. */
+/* Back to Jacobi: IC(0)'s and DIC's arrays and AMG's hierarchy freed. */
 void op_sparse_matrix_drop_preconditioner(op_sparse_matrix *a)
 {
+    op_sparse_amg_free(a->amg);
+    a->amg = NULL;
     free(a->lower_start);
     free(a->lower_column);
     free(a->lower_value);
@@ -274,8 +281,25 @@ void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, do
     }
 }
 
+/* AMG's V-cycle scratch and its coarsest factor's workspace, kept when big enough. */
+static int reserve_multigrid(op_ctx *ctx, op_cg_workspace *work, const op_sparse_amg *amg)
+{
+    size_t needed = op_sparse_amg_scratch(amg);
+    if (work->multigrid_capacity < needed) {
+        double *multigrid = op_calloc(ctx, needed, sizeof(double));
+        if (!multigrid)
+            return ctx->status;
+        free(work->multigrid);
+        work->multigrid = multigrid;
+        work->multigrid_capacity = needed;
+    }
+    return op_sparse_amg_reserve(ctx, amg, &work->coarse);
+}
+
 int op_cg_workspace_reserve(op_ctx *ctx, op_cg_workspace *work, const op_sparse_matrix *matrix)
 {
+    if (matrix->amg && reserve_multigrid(ctx, work, matrix->amg) != OP_OK)
+        return ctx->status;
     if (work->capacity >= matrix->n)
         return OP_OK;
     double *data = op_calloc(ctx, 12 * (size_t)matrix->n, sizeof(double));
@@ -287,8 +311,16 @@ int op_cg_workspace_reserve(op_ctx *ctx, op_cg_workspace *work, const op_sparse_
     return OP_OK;
 }
 
+size_t op_cg_workspace_bytes(const op_cg_workspace *work)
+{
+    return (12 * (size_t)work->capacity + work->multigrid_capacity) * sizeof(double) +
+           op_sparse_workspace_bytes(&work->coarse);
+}
+
 void op_cg_workspace_free(op_cg_workspace *work)
 {
+    free(work->multigrid);
+    op_sparse_workspace_free(&work->coarse);
     free(work->data);
     memset(work, 0, sizeof *work);
 }
@@ -335,9 +367,15 @@ static void precondition_ic0(const op_sparse_matrix *a, const double *r, double 
     }
 }
 
-/* z = M⁻¹ r in the active columns: M = L Lᵀ with IC(0), else D (Jacobi) */
-static void precondition(const op_sparse_matrix *a, const double *r, double *z, const int active[3])
+/* z = M⁻¹ r in the active columns: M = L Lᵀ with IC(0), AMG's V-cycle (all three columns), else
+ * D (Jacobi) */
+static void precondition(const op_sparse_matrix *a, op_cg_workspace *work, const double *r, double *z,
+                         const int active[3])
 {
+    if (a->amg) {
+        op_sparse_amg_apply(a->amg, work, r, z);
+        return;
+    }
     if (a->lower_value) {
         precondition_ic0(a, r, z);
         return;
@@ -372,6 +410,9 @@ static int check_cg(op_ctx *ctx, const op_sparse_matrix *a, const op_cg_workspac
     if (work->capacity < a->n)
         return OP_FAIL(ctx, OP_ERR_INVALID, "conjugate gradients: workspace for %d rows, matrix of %d",
                        work->capacity, a->n);
+    if (a->amg && !op_sparse_amg_workspace_fits(a->amg, work))
+        return OP_FAIL(ctx, OP_ERR_INVALID, "conjugate gradients: workspace not reserved for the matrix's AMG "
+                       "(op_cg_workspace_reserve)");
     if (!(tolerance > 0.0 && tolerance < 1.0))
         return OP_FAIL(ctx, OP_ERR_INVALID, "conjugate gradients: tolerance %g outside (0, 1)", tolerance);
     return OP_OK;
@@ -380,8 +421,8 @@ static int check_cg(op_ctx *ctx, const op_sparse_matrix *a, const op_cg_workspac
 /* One conjugate-gradient step of the active columns from p (q = A p already made): x += α p,
  * r −= α q, then, for the columns still active, z = M⁻¹ r and p = z + β p. Returns the
  * active count, or −1 on a breakdown (pᵀ A p not positive: A is not positive definite). */
-static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, double *p, const double *q,
-                   double rz[3], const double limit[3], int active[3])
+static int cg_step(const op_sparse_matrix *a, op_cg_workspace *work, double *x, double *r, double *z, double *p,
+                   const double *q, double rz[3], const double limit[3], int active[3])
 {
     int n = a->n;
     double pq[3], alpha[3] = { 0.0, 0.0, 0.0 };
@@ -401,7 +442,7 @@ static int cg_step(const op_sparse_matrix *a, double *x, double *r, double *z, d
     if (op_cg_still_active(r, n, limit, active) == 0)
         return 0;
     double rz_next[3], beta[3];
-    precondition(a, r, z, active);
+    precondition(a, work, r, z, active);
     op_cg_column_dots(r, z, n, rz_next);
     for (int c = 0; c < 3; ++c) {
         beta[c] = active[c] ? rz_next[c] / rz[c] : 0.0;
@@ -472,7 +513,7 @@ int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *
         r[k] = rhs[k] - q[k];
     int count = op_cg_still_active(r, n, limit, active);
     memset(z, 0, 3 * (size_t)n * sizeof *z); /* the finished columns' p stays zero */
-    precondition(matrix, r, z, active);
+    precondition(matrix, work, r, z, active);
     op_cg_column_dots(r, z, n, rz);
     memcpy(p, z, 3 * (size_t)n * sizeof *p);
     while (count > 0) {
@@ -480,7 +521,7 @@ int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *
             return op_cg_not_converged(ctx, r, n, bb, limit, active, max_iterations);
         op_sparse_matrix_times3(matrix, p, q);
         ++*iterations;
-        count = cg_step(matrix, x, r, z, p, q, rz, limit, active);
+        count = cg_step(matrix, work, x, r, z, p, q, rz, limit, active);
         if (count < 0)
             return op_cg_breakdown(ctx, *iterations);
     }

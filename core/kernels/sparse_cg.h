@@ -5,14 +5,16 @@
  * factor's fill costs more than the iterations (docs/performance.md, *The global step at
  * scale*).
  *
- * Three preconditioners ([solver] global_preconditioner): Jacobi, the diagonal, by default (one
+ * Four preconditioners ([solver] global_preconditioner): Jacobi, the diagonal, by default (one
  * multiply a row, no set-up, cannot break down); IC(0), the incomplete Cholesky factor L on A's
  * own lower triangle (no fill, op_sparse_matrix_factor_ic0), applied as two triangular solves;
- * and DIC, the diagonal incomplete Cholesky factor (op_sparse_matrix_factor_dic), applied by
- * Eisenstat's trick. On the global matrix M/h² + k·L_graph IC(0) halves Jacobi's iterations but
- * reads A and L each iteration, about twice Jacobi's entries; DIC needs a few more iterations
- * than IC(0) and its iteration reads about Jacobi's entries, so a solve reads the least
- * (docs/performance.md, *The global step at scale*). The matrix is a symmetric M-matrix (a
+ * DIC, the diagonal incomplete Cholesky factor (op_sparse_matrix_factor_dic), applied by
+ * Eisenstat's trick; and AMG, smoothed-aggregation algebraic multigrid, one V-cycle an
+ * iteration (op_sparse_matrix_factor_amg). On the global matrix M/h² + k·L_graph IC(0) halves
+ * Jacobi's iterations but reads A and L each iteration, about twice Jacobi's entries; DIC needs
+ * a few more iterations than IC(0) and its iteration reads about Jacobi's entries, so of the
+ * three it reads the least; AMG's iterations barely grow with the body, and from 16,000 rows a
+ * solve with it reads the least of all (docs/performance.md, *The global step at scale*). The matrix is a symmetric M-matrix (a
  * positive diagonal, non-positive off-diagonal entries, diagonally dominant), for which both
  * factors exist (Meijerink & van der Vorst 1977); a pivot that is not positive is still refused
  * by row. The rows keep the caller's order (the graph's, which numbers particles in voxel scan
@@ -26,17 +28,22 @@
 
 #include <stddef.h>
 
+#include "kernels/sparse.h"
 #include "opsim/ctx.h"
 
 /* Read-only once made: any number of threads may solve with one matrix at once, each with its
  * own workspace. */
 typedef struct op_sparse_matrix op_sparse_matrix;
 
-/* A conjugate-gradient solve's scratch space (four n×3 blocks and the inverse diagonal).
- * Zero-initialise; op_cg_workspace_reserve sizes it; op_cg_workspace_free releases it. */
+/* A conjugate-gradient solve's scratch space (four n×3 blocks; with AMG, the V-cycle's levels
+ * and the coarsest factor's workspace). Zero-initialise; op_cg_workspace_reserve sizes it;
+ * op_cg_workspace_free releases it. */
 typedef struct op_cg_workspace {
-    int capacity;  /* the largest matrix size it serves */
-    double *data;  /* [4][capacity][3] */
+    int capacity;                 /* the largest matrix size it serves */
+    double *data;                 /* [4][capacity][3] */
+    size_t multigrid_capacity;    /* doubles in multigrid */
+    double *multigrid;            /* AMG's V-cycle: each level's residual, right-hand side and solution */
+    op_sparse_workspace coarse;   /* AMG's coarsest solve */
 } op_cg_workspace;
 
 /* A from triplets as op_sparse_factor_create takes them (sparse.h: upper, lower or both
@@ -64,15 +71,30 @@ int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix);
  * passes over L stand in for the product with A. Fails as op_sparse_matrix_factor_ic0 does.
  * Replaces IC(0), as IC(0) replaces it. */
 int op_sparse_matrix_factor_dic(op_ctx *ctx, op_sparse_matrix *matrix);
+/* Makes AMG, a smoothed-aggregation algebraic multigrid hierarchy of A (sparse_cg_amg.c's
+ * header: greedy aggregates in index order, piecewise-constant tentative prolongators, the
+ * finest smoothed by one damped Jacobi step, Galerkin coarse matrices, the coarsest by sparse.h's
+ * factor);
+ * op_sparse_cg3 then preconditions by one V-cycle (symmetric Gauss–Seidel sweeps) an
+ * iteration. Fails with OP_ERR_INVALID for a coarse matrix the factor refuses. Replaces IC(0)
+ * and DIC, as they replace it. */
+int op_sparse_matrix_factor_amg(op_ctx *ctx, op_sparse_matrix *matrix);
+/* AMG's levels, finest first: rows and stored entries into rows[0 .. capacity) and entries;
+ * returns the level count (0 without AMG). */
+int op_sparse_matrix_amg_levels(const op_sparse_matrix *matrix, int *rows, long *entries, int capacity);
 /* Matrix entries (and diagonal values) one CG iteration reads: Jacobi A's nonzeros + n; IC(0)
- * A's nonzeros + L's entries twice; DIC (Eisenstat) A's off-diagonal entries once + 4 n. A DIC
- * solve reads L's lower half and D̃ once more each time it tests the true residual. */
+ * A's nonzeros + L's entries twice; DIC (Eisenstat) A's off-diagonal entries once + 4 n; AMG
+ * A's nonzeros + a V-cycle's (each level above the coarsest: its matrix three times and its
+ * prolongator twice; the coarsest factor's L below the diagonal twice and its diagonal once). A
+ * DIC solve reads L's lower half and D̃ once more each time it tests the true residual. */
 long op_sparse_cg_entries_per_iteration(const op_sparse_matrix *matrix);
 
 /* Y = A X for X = x[n][3] (row-major, as below). */
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y);
 
 int op_cg_workspace_reserve(op_ctx *ctx, op_cg_workspace *work, const op_sparse_matrix *matrix);
+/* Bytes the workspace holds. */
+size_t op_cg_workspace_bytes(const op_cg_workspace *work);
 void op_cg_workspace_free(op_cg_workspace *work);
 
 /* Solves A X = B, B = rhs[n][3] row-major (particle i's x, y, z together), by preconditioned

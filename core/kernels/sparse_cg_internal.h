@@ -6,11 +6,15 @@
 
 #include "kernels/sparse_cg.h"
 
+/* sparse_cg_amg.c's multigrid hierarchy. */
+typedef struct op_sparse_amg op_sparse_amg;
+
 /* Row i's entries at [row_start[i], row_start[i + 1]) of column and value, columns ascending,
  * both triangles; the inverse of each diagonal entry for the Jacobi preconditioner. With IC(0),
  * L's row i at [lower_start[i], lower_start[i + 1]) of lower_column and lower_value: A's entries
  * of columns j ≤ i, ascending, so the diagonal last; lower_value is NULL without it. With DIC,
- * its diagonal D̃ and D − 2 D̃ (Eisenstat's correction); NULL without it. */
+ * its diagonal D̃ and D − 2 D̃ (Eisenstat's correction); NULL without it. With AMG, its
+ * hierarchy (level 0 reads this matrix's arrays); NULL without it. */
 struct op_sparse_matrix {
     int n;
     int *row_start, *column;
@@ -18,9 +22,10 @@ struct op_sparse_matrix {
     int *lower_start, *lower_column;
     double *lower_value;
     double *dic_diagonal, *dic_correction;
+    op_sparse_amg *amg;
 };
 
-/* Back to Jacobi: IC(0)'s and DIC's arrays freed. */
+/* Back to Jacobi: IC(0)'s and DIC's arrays and AMG's hierarchy freed. */
 void op_sparse_matrix_drop_preconditioner(op_sparse_matrix *a);
 /* out[c] = Σ_i a[i][c] b[i][c], each column summed in ascending i */
 void op_cg_column_dots(const double *a, const double *b, int n, double out[3]);
@@ -36,5 +41,16 @@ int op_cg_breakdown(op_ctx *ctx, int iterations);
  * columns with b_c ≠ 0 (their x already zero). */
 int op_cg_eisenstat(op_ctx *ctx, const op_sparse_matrix *a, op_cg_workspace *work, const double *rhs, double *x,
                     const double bb[3], const double limit[3], int active[3], int max_iterations, int *iterations);
+
+/* AMG (sparse_cg_amg.c): the hierarchy freed (safe on NULL); the bytes it holds; the entries
+ * one V-cycle reads; the doubles of scratch (op_cg_workspace's multigrid) and the coarsest
+ * factor's workspace (op_cg_workspace's coarse) a V-cycle needs; z = V-cycle(r), three columns. */
+void op_sparse_amg_free(op_sparse_amg *amg);
+size_t op_sparse_amg_bytes(const op_sparse_amg *amg);
+long op_sparse_amg_entries(const op_sparse_amg *amg);
+size_t op_sparse_amg_scratch(const op_sparse_amg *amg);
+int op_sparse_amg_reserve(op_ctx *ctx, const op_sparse_amg *amg, op_sparse_workspace *coarse);
+int op_sparse_amg_workspace_fits(const op_sparse_amg *amg, const op_cg_workspace *work);
+void op_sparse_amg_apply(const op_sparse_amg *amg, op_cg_workspace *work, const double *r, double *z);
 
 #endif
