@@ -20,7 +20,7 @@
  * -c counts instead of timing (any machine, any load): per size, L's entries in opsim's factor,
  * A's, and for each preconditioner the CG iterations from zero to 1e-8, the matrix entries one
  * solve reads (the factor: L twice; CG: A's once a product, the preconditioner's once an
- * application, op_sparse_matrix_preconditioner_entries) and the bytes each holds, per node.
+ * application, op_sparse_cg_entries_per_iteration) and the bytes each holds, per node.
  * -k K sets the stiffness (default 1e5, a mass-dominated matrix; Fig. 5's dinosaur is stiffer
  * relative to its mass). */
 #include <cholmod.h>

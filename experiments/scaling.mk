@@ -29,7 +29,7 @@ SCALING_PARTICLES ?= 100 300 1000 3000 10000 30000
 SCALING_BODIES ?= 1 10 100 1000 10000
 SCALING_VARIANTS ?= arap arap-reference shape-matching rigid meshless springs arap-lbfgs xpbd vbd
 SCALING_GLOBAL_PARTICLES ?= 1000 16000
-SCALING_GLOBAL_SOLVES ?= cholesky pcg pcg-ic0 pcg-dic
+SCALING_GLOBAL_SOLVES ?= cholesky pcg pcg-ic0 pcg-dic pcg-amg
 # the particle series: 5 warm-up and 10 timed frames, 3 repetitions; the piles: the first 12
 # frames (the models falling apart) as warm-up, so the 3 timed frames have contacts, 1 repetition
 SCALING_PARTICLE_BENCH ?= -w 5 -f 10 -r 3
