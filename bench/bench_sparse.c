@@ -11,7 +11,7 @@
  * its iterations), so that the wrapper's choices stay measured.
  *
  * -n N (repeatable) adds one connected body of N nodes and 4.1 N edges (the dinosaur rebuilt
- * with 2,000 particles has 8,152 edges), the scaling study's sizes (docs/performance.md, *The
+ * with 2,000 particles has 8,152 edges), the scaling study's sizes (docs/scaling.md, *The
  * global step at scale*): e.g. bench_sparse -n 1000 -n 16000 -n 100000. The natural order is
  * left out there (its fill at 16,000 nodes is that of a dense band). The graph maker is
  * quadratic in N: a 100,000-node body takes minutes to make, and its run some 25 minutes on a

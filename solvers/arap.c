@@ -146,7 +146,7 @@ typedef struct arap_solver {
     op_sparse_workspace work; /* this body's own, for solves with the factor */
     op_arap_pcg pcg;       /* [solver] global = pcg: the matrix solved by CG instead (arap_pcg.h),
                               warm-started from the iterate, for bodies where the factor's fill
-                              costs more than the iterations (docs/performance.md) */
+                              costs more than the iterations (docs/scaling.md) */
     double *rhs;           /* [free_count][3] */
     /* rest-state quantities, fixed for the run */
     double *reference;     /* [n][3] x_ref = P x̄ + t, the placed rest positions */

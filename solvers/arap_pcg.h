@@ -25,7 +25,7 @@
       ("pcg: jacobi (the diagonal), ic0 (incomplete Cholesky with zero fill), dic (its diagonal form by "       \
        "Eisenstat's trick, an iteration reading A's entries about once) or amg (smoothed-aggregation "          \
        "algebraic multigrid, one V-cycle an iteration); each made once per sub-step length "                    \
-       "(docs/performance.md)") }
+       "(docs/scaling.md)") }
 
 enum { OP_ARAP_PCG_JACOBI, OP_ARAP_PCG_IC0, OP_ARAP_PCG_DIC, OP_ARAP_PCG_AMG }; /* "jacobi|ic0|dic|amg"'s order */
 

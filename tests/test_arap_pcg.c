@@ -109,7 +109,7 @@ static void test_pcg_global_step_matches_cholesky_on_fig5(void **state)
 }
 
 /* IC(0) at least halves the iterations here: each of its iterations reads about twice Jacobi's
- * entries, so less would read more (docs/performance.md, *The global step at scale*); DIC's
+ * entries, so less would read more (docs/scaling.md, *The global step at scale*); DIC's
  * iterations read about Jacobi's, and it needs at most two thirds of Jacobi's iterations. */
 static void test_pcg_global_step_matches_cholesky_on_a_larger_body(void **state)
 {

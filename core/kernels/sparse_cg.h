@@ -2,7 +2,7 @@
  * it is (compressed rows, both triangles), and preconditioned conjugate gradients for three
  * right-hand sides at once (x, y and z share the matrix), warm-started from the caller's guess.
  * arap's global step takes it with [solver] global = pcg (solvers/arap.c), for bodies where the
- * factor's fill costs more than the iterations (docs/performance.md, *The global step at
+ * factor's fill costs more than the iterations (docs/scaling.md, *The global step at
  * scale*).
  *
  * Four preconditioners ([solver] global_preconditioner): Jacobi, the diagonal, by default (one
@@ -14,7 +14,7 @@
  * Jacobi's iterations but reads A and L each iteration, about twice Jacobi's entries; DIC needs
  * a few more iterations than IC(0) and its iteration reads about Jacobi's entries, so of the
  * three it reads the least; AMG's iterations barely grow with the body, and from 16,000 rows a
- * solve with it reads the least of all (docs/performance.md, *The global step at scale*). The matrix is a symmetric M-matrix (a
+ * solve with it reads the least of all (docs/scaling.md, *The global step at scale*). The matrix is a symmetric M-matrix (a
  * positive diagonal, non-positive off-diagonal entries, diagonally dominant), for which both
  * factors exist (Meijerink & van der Vorst 1977); a pivot that is not positive is still refused
  * by row. The rows keep the caller's order (the graph's, which numbers particles in voxel scan

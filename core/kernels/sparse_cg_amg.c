@@ -16,7 +16,7 @@
  *   level made the coarse matrices nearly dense (at 16,000 random-body nodes, level 2's 317
  *   rows held 123 entries each) for no fewer iterations: `bench_sparse -c -k 1e8` read 1,041
  *   entries a node at 16,000 nodes and 1,100 at 100,000 that way, 886 and 898 this way, both
- *   16 iterations (docs/performance.md);
+ *   16 iterations (docs/scaling.md);
  * - A_{l+1} = Pᵀ A_l P (Galerkin), by two row-by-row sparse products Pᵀ (A P) in a fixed order
  *   (opsim's own, about fifty lines, on the compressed rows the V-cycle reads: CHOLMOD's
  *   cholmod_ssmult would need each level converted to its column form and back);
