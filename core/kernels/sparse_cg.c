@@ -267,18 +267,7 @@ int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix)
 
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y)
 {
-    const int *start = matrix->row_start, *column = matrix->column;
-    const double *value = matrix->value;
-    for (int i = 0; i < matrix->n; ++i) {
-        double sum[3] = { 0.0, 0.0, 0.0 };
-        for (int p = start[i]; p < start[i + 1]; ++p) {
-            const double *xj = &x[3 * column[p]];
-            for (int c = 0; c < 3; ++c)
-                sum[c] += value[p] * xj[c];
-        }
-        for (int c = 0; c < 3; ++c)
-            y[3 * i + c] = sum[c];
-    }
+    op_rows_times3(matrix->n, matrix->row_start, matrix->column, matrix->value, x, y, 0);
 }
 
 /* AMG's V-cycle scratch and its coarsest factor's workspace, kept when big enough. */

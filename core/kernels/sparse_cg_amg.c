@@ -463,16 +463,7 @@ static void gauss_seidel(const amg_level *v, const double *b, double *x, int for
 /* y = M x (M rows × cols, x [cols][3]), or y += M x when add. */
 static void csr_times3(const amg_csr *m, const double *x, double *y, int add)
 {
-    for (int i = 0; i < m->rows; ++i) {
-        double sum[3] = { 0.0, 0.0, 0.0 };
-        for (int q = m->start[i]; q < m->start[i + 1]; ++q) {
-            const double *xj = &x[3 * m->column[q]];
-            for (int c = 0; c < 3; ++c)
-                sum[c] += m->value[q] * xj[c];
-        }
-        for (int c = 0; c < 3; ++c)
-            y[3 * i + c] = add ? y[3 * i + c] + sum[c] : sum[c];
-    }
+    op_rows_times3(m->rows, m->start, m->column, m->value, x, y, add);
 }
 
 /* x = V-cycle(b) on level l; scratch holds this level's residual, then the coarser levels'. */

@@ -1,6 +1,6 @@
 /* Inside sparse_cg.h's matrix: its layout, and the pieces sparse_cg.c (the matrix, Jacobi and
- * IC(0), the CG loop) and sparse_cg_dic.c (DIC and its CG by Eisenstat's trick) share. Not for
- * other files. */
+ * IC(0), the CG loop), sparse_cg_dic.c (DIC and its CG by Eisenstat's trick) and
+ * sparse_cg_amg.c (the multigrid V-cycle) share. Not for other files. */
 #ifndef OPSIM_SPARSE_CG_INTERNAL_H
 #define OPSIM_SPARSE_CG_INTERNAL_H
 
@@ -24,6 +24,25 @@ struct op_sparse_matrix {
     double *dic_diagonal, *dic_correction;
     op_sparse_amg *amg;
 };
+
+/* y = M x, or y += M x when add, for a matrix of `rows` rows stored by rows (row i's entries at
+ * [start[i], start[i + 1]) of column and value) and three columns x[j][c]: each row's three sums
+ * in its entries' order, then stored or added. Inline, so a caller's constant `add` leaves no
+ * test in the loop. */
+static inline void op_rows_times3(int rows, const int *start, const int *column, const double *value,
+                                  const double *x, double *y, int add)
+{
+    for (int i = 0; i < rows; ++i) {
+        double sum[3] = { 0.0, 0.0, 0.0 };
+        for (int p = start[i]; p < start[i + 1]; ++p) {
+            const double *xj = &x[3 * column[p]];
+            for (int c = 0; c < 3; ++c)
+                sum[c] += value[p] * xj[c];
+        }
+        for (int c = 0; c < 3; ++c)
+            y[3 * i + c] = add ? y[3 * i + c] + sum[c] : sum[c];
+    }
+}
 
 /* Back to Jacobi: IC(0)'s and DIC's arrays and AMG's hierarchy freed. */
 void op_sparse_matrix_drop_preconditioner(op_sparse_matrix *a);
