@@ -515,14 +515,19 @@ static int write_probe(op_ctx *ctx, const converge_options *o, const converge_wo
     return op_atomic_commit(ctx, &file);
 }
 
+/* The probe's arrays, a time and a start for each of `repeats` rounds (out of memory: in ctx). */
+static void probe_arrays(op_ctx *ctx, op_converge_probe *probe, int repeats)
+{
+    probe->ms = op_calloc(ctx, (size_t)repeats, sizeof(double));
+    probe->started = op_calloc(ctx, (size_t)repeats, sizeof(double));
+}
+
 /* The studies' arrays and worlds, loaded (and the probe's arrays, repeats long, with probe). */
 static int ready_worlds(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, int probe)
 {
     worlds->count = o->studies ? o->study_count : 1;
-    if (probe) {
-        worlds->probe.ms = op_calloc(ctx, (size_t)o->repeats, sizeof(double));
-        worlds->probe.started = op_calloc(ctx, (size_t)o->repeats, sizeof(double));
-    }
+    if (probe)
+        probe_arrays(ctx, &worlds->probe, o->repeats);
     worlds->study = op_calloc(ctx, (size_t)worlds->count, sizeof *worlds->study);
     for (int i = 0; worlds->study && i < worlds->count && ctx->status == OP_OK; ++i)
         prepare_study(ctx, o, i, &worlds->study[i]);
@@ -551,14 +556,20 @@ static void free_options(converge_options *o)
     app_list_free(&o->study);
 }
 
+/* The studies' tables and metas removed, after a later write failed. */
+static void remove_tables(const converge_worlds *worlds)
+{
+    for (int i = 0; i < worlds->count; ++i) {
+        remove(worlds->study[i].out);
+        remove(worlds->study[i].meta);
+    }
+}
+
 static int converge(op_ctx *ctx, const converge_options *o, converge_worlds *worlds, const char *command_line)
 {
     if (ready_worlds(ctx, o, worlds, o->probe != NULL) == OP_OK && study_all(ctx, o, worlds) == OP_OK &&
         write_tables(ctx, o, worlds, command_line) == OP_OK && o->probe && write_probe(ctx, o, worlds) != OP_OK)
-        for (int i = 0; i < worlds->count; ++i) {
-            remove(worlds->study[i].out);
-            remove(worlds->study[i].meta);
-        }
+        remove_tables(worlds);
     return ctx->status;
 }
 
@@ -621,7 +632,9 @@ static int read_batch(op_ctx *ctx, const char *path, const app_call *call, batch
         return OP_FAIL(ctx, OP_ERR_IO, "--batch %s: cannot open", path);
     long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
     rewind(f);
-    if (size >= 0 && (b->text = op_calloc(ctx, (size_t)size + 1, 1)) && fread(b->text, 1, (size_t)size, f) != (size_t)size)
+    if (size < 0) /* not a file that can be measured, e.g. a pipe */
+        OP_FAIL(ctx, OP_ERR_IO, "--batch %s: cannot read (not a regular file?)", path);
+    else if ((b->text = op_calloc(ctx, (size_t)size + 1, 1)) && fread(b->text, 1, (size_t)size, f) != (size_t)size)
         OP_FAIL(ctx, OP_ERR_IO, "--batch %s: cannot read", path);
     fclose(f);
     int lines = 1;
@@ -658,10 +671,8 @@ static int run_batch(op_ctx *ctx, const converge_options *top, const app_call *c
     }
     converge_worlds probe = { .count = 0 };
     converge_options probe_options = { .batch = top->batch, .repeats = repeats, .probe = top->probe };
-    if (ctx->status == OP_OK && top->probe) {
-        probe.probe.ms = op_calloc(ctx, (size_t)repeats, sizeof(double));
-        probe.probe.started = op_calloc(ctx, (size_t)repeats, sizeof(double));
-    }
+    if (ctx->status == OP_OK && top->probe)
+        probe_arrays(ctx, &probe.probe, repeats);
     if (ctx->status == OP_OK && op_converge_jobs(ctx, jobs, b->count, top->probe ? &probe.probe : NULL) != OP_OK)
         for (int j = 0; j < b->count; ++j)
             for (int i = 0; jobs[j].failed && i < b->job[j].worlds.count; ++i)
@@ -678,10 +689,7 @@ static int run_batch(op_ctx *ctx, const converge_options *top, const app_call *c
     if (ctx->status == OP_OK && top->probe)
         write_probe(ctx, &probe_options, &probe);
     for (int j = 0; ctx->status != OP_OK && j < written; ++j)
-        for (int i = 0; i < b->job[j].worlds.count; ++i) {
-            remove(b->job[j].worlds.study[i].out);
-            remove(b->job[j].worlds.study[i].meta);
-        }
+        remove_tables(&b->job[j].worlds);
     free(probe.probe.ms);
     free(probe.probe.started);
     free(jobs);
