@@ -2,13 +2,14 @@
  * core/kernels/sparse_cg.c): from one state, its global step gives the factor's solution to its
  * tolerance on Fig. 5's dinosaur and on a 2,000-particle one, with each preconditioner (Jacobi,
  * IC(0), DIC by Eisenstat's trick, AMG), IC(0), DIC and AMG in fewer iterations; AMG on a
- * 16,000-node body against the factor and Jacobi; a pcg run gives the same bits twice and on one and two
+ * 16,000-node body against the factor and Jacobi, with the same bits on one thread and two; a pcg run gives the same bits twice and on one and two
  * threads; the options it cannot serve are refused by name; the bytes each global step reports
  * holding are what it holds. */
 #include "test_solver.h"
 #include "test_util.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,6 +388,17 @@ static void test_amg_on_a_16000_node_body(void **state)
     assert_int_equal(op_sparse_cg3(&ctx, a, &work, rhs, again, 1e-8, 10000, &amg_again), OP_OK);
     assert_memory_equal(x, again, 3 * N * sizeof *x);
     assert_int_equal(amg, amg_again);
+    /* the rows shared by one thread and by two (32 blocks of sweeps, every product, every
+     * sum over rows): the same bits */
+    int team = omp_get_max_threads();
+    for (int threads = 1; threads <= 2; ++threads) {
+        omp_set_num_threads(threads);
+        memset(again, 0, 3 * N * sizeof *again);
+        assert_int_equal(op_sparse_cg3(&ctx, a, &work, rhs, again, 1e-8, 10000, &amg_again), OP_OK);
+        assert_memory_equal(x, again, 3 * N * sizeof *x);
+        assert_int_equal(amg, amg_again);
+    }
+    omp_set_num_threads(team);
     double exact_norm = 0.0;
     for (int k = 0; k < 3 * N; ++k)
         exact_norm += exact[k] * exact[k];

@@ -6,6 +6,7 @@
 #include "kernels/sparse.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,9 +266,14 @@ int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix)
     return OP_OK;
 }
 
+int op_cg_team(void)
+{
+    return omp_in_parallel() ? 1 : omp_get_max_threads();
+}
+
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y)
 {
-    op_rows_times3(matrix->n, matrix->row_start, matrix->column, matrix->value, x, y, 0);
+    op_rows_times3(matrix->n, matrix->row_start, matrix->column, matrix->value, x, y, 0, op_cg_team());
 }
 
 /* AMG's V-cycle scratch and its coarsest factor's workspace, kept when big enough. */
@@ -314,13 +320,31 @@ void op_cg_workspace_free(op_cg_workspace *work)
     memset(work, 0, sizeof *work);
 }
 
-/* out[c] = Σ_i a[i][c] b[i][c], each column summed in ascending i */
+/* Blocks of OP_CG_DOT_ROWS rows whose sums are held at once: the rows one parallel loop shares. */
+enum { DOT_BLOCKS = 128 };
+
 void op_cg_column_dots(const double *a, const double *b, int n, double out[3])
 {
     double sum[3] = { 0.0, 0.0, 0.0 };
-    for (int i = 0; i < n; ++i)
-        for (int c = 0; c < 3; ++c)
-            sum[c] += a[3 * i + c] * b[3 * i + c];
+    int team = op_cg_team();
+    for (int from = 0; from < n; from += DOT_BLOCKS * OP_CG_DOT_ROWS) {
+        int blocks = (n - from + OP_CG_DOT_ROWS - 1) / OP_CG_DOT_ROWS;
+        blocks = blocks < DOT_BLOCKS ? blocks : DOT_BLOCKS;
+        double block_sum[DOT_BLOCKS][3];
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1 && blocks > 1)
+        for (int k = 0; k < blocks; ++k) {
+            int first = from + k * OP_CG_DOT_ROWS, end = first + OP_CG_DOT_ROWS < n ? first + OP_CG_DOT_ROWS : n;
+            double partial[3] = { 0.0, 0.0, 0.0 };
+            for (int i = first; i < end; ++i)
+                for (int c = 0; c < 3; ++c)
+                    partial[c] += a[3 * i + c] * b[3 * i + c];
+            for (int c = 0; c < 3; ++c)
+                block_sum[k][c] = partial[c];
+        }
+        for (int k = 0; k < blocks; ++k)
+            for (int c = 0; c < 3; ++c)
+                sum[c] += block_sum[k][c];
+    }
     for (int c = 0; c < 3; ++c)
         out[c] = sum[c];
 }
@@ -369,6 +393,8 @@ static void precondition(const op_sparse_matrix *a, op_cg_workspace *work, const
         precondition_ic0(a, r, z);
         return;
     }
+    int team = op_cg_team();
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
     for (int i = 0; i < a->n; ++i)
         for (int c = 0; c < 3; ++c)
             if (active[c])
@@ -422,6 +448,8 @@ static int cg_step(const op_sparse_matrix *a, op_cg_workspace *work, double *x, 
                 return -1;
             alpha[c] = rz[c] / pq[c];
         }
+    int team = op_cg_team();
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
     for (int i = 0; i < n; ++i)
         for (int c = 0; c < 3; ++c)
             if (active[c]) {
@@ -440,6 +468,7 @@ static int cg_step(const op_sparse_matrix *a, op_cg_workspace *work, double *x, 
     int count = 0;
     for (int c = 0; c < 3; ++c)
         count += active[c];
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
     for (int i = 0; i < n; ++i)
         for (int c = 0; c < 3; ++c)
             if (active[c])

@@ -38,7 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COARSEST_ROWS = 300, FACTOR_ROWS = 2000, MAX_LEVELS = 16, COARSEST_SWEEPS = 2, SMOOTHED_LEVELS = 1 };
+enum { COARSEST_ROWS = 300, FACTOR_ROWS = 2000, MAX_LEVELS = 16, COARSEST_SWEEPS = 2, SMOOTHED_LEVELS = 1,
+       SWEEP_ROWS = 512 };
 static const double STRENGTH = 0.08, STALL_RATIO = 0.85;
 
 /* A rectangular matrix by compressed rows, columns ascending within a row. */
@@ -103,14 +104,18 @@ size_t op_sparse_amg_bytes(const op_sparse_amg *amg)
     return bytes + (amg->coarse ? op_sparse_factor_bytes(amg->coarse) : 0);
 }
 
-/* Entries one V-cycle reads: on each level above the coarsest A_l three times (the two sweeps
- * and the residual) and P_l twice (Pᵀ to restrict, P to prolong); the coarsest's factor L below
- * the diagonal twice and its diagonal once, or A_l twice a sweep. */
+/* Entries one V-cycle reads: on the finest level above the coarsest, A's off-diagonal entries
+ * twice (the forward sweep and the residual read each once between them, the backward sweep
+ * all), on the others A_l three times (the two sweeps and the residual); P_l twice on each
+ * (Pᵀ to restrict, P to prolong); the coarsest's factor L below the diagonal twice and its
+ * diagonal once, or A_l twice a sweep. */
 long op_sparse_amg_entries(const op_sparse_amg *amg)
 {
     long entries = 0;
     for (int l = 0; l + 1 < amg->level_count; ++l)
-        entries += 3L * amg->level[l].a.start[amg->level[l].a.rows] + 2L * amg->level[l].p.start[amg->level[l].p.rows];
+        entries += (l == 0 ? 2L * (amg->level[0].a.start[amg->level[0].a.rows] - amg->level[0].a.rows)
+                           : 3L * amg->level[l].a.start[amg->level[l].a.rows]) +
+                   2L * amg->level[l].p.start[amg->level[l].p.rows];
     const amg_csr *last = &amg->level[amg->level_count - 1].a;
     if (amg->coarse)
         entries += 2 * (op_sparse_factor_nonzeros(amg->coarse) - last->rows) + last->rows;
@@ -135,7 +140,7 @@ int op_sparse_matrix_amg_levels(const op_sparse_matrix *matrix, int *rows, long 
  * right-hand side, solution and residual. */
 size_t op_sparse_amg_scratch(const op_sparse_amg *amg)
 {
-    size_t doubles = 3 * (size_t)amg->level[0].a.rows;
+    size_t doubles = 6 * (size_t)amg->level[0].a.rows;
     for (int l = 1; l < amg->level_count; ++l)
         doubles += 9 * (size_t)amg->level[l].a.rows;
     return doubles;
@@ -460,15 +465,95 @@ static void gauss_seidel(const amg_level *v, const double *b, double *x, int for
     }
 }
 
-/* y = M x (M rows × cols, x [cols][3]), or y += M x when add. */
-static void csr_times3(const amg_csr *m, const double *x, double *y, int add)
+/* The finest level's forward sweep from x = 0, block by block: row i of the block [first, end)
+ * takes x_i = (b_i − Σ_{first ≤ j < i} a_ij x_j) / a_ii, the rows of other blocks (and the rows
+ * after i) counting as the zero they start from. */
+static void block_forward_from_zero(const amg_level *v, const double *b, double *x, int first, int end)
 {
-    op_rows_times3(m->rows, m->start, m->column, m->value, x, y, add);
+    const amg_csr *a = &v->a;
+    for (int i = first; i < end; ++i) {
+        double sum[3] = { b[3 * i], b[3 * i + 1], b[3 * i + 2] };
+        for (int q = a->start[i]; q < a->start[i + 1] && a->column[q] < i; ++q)
+            if (a->column[q] >= first) {
+                const double *xj = &x[3 * a->column[q]];
+                for (int c = 0; c < 3; ++c)
+                    sum[c] -= a->value[q] * xj[c];
+            }
+        for (int c = 0; c < 3; ++c)
+            x[3 * i + c] = sum[c] / v->diagonal[i];
+    }
 }
 
-/* x = V-cycle(b) on level l; scratch holds this level's residual, then the coarser levels'. */
+/* The residual after block_forward_from_zero, r = b − A x, over rows [first, end): row i's own
+ * equation holds for the columns the sweep read (its block's before i, and i), so r_i is what
+ * the rest of its row makes: −Σ a_ij x_j over the columns before its block and after i. */
+static void block_residual(const amg_level *v, const double *x, double *r, int first, int end)
+{
+    const amg_csr *a = &v->a;
+    for (int i = first; i < end; ++i) {
+        double sum[3] = { 0.0, 0.0, 0.0 };
+        int q = a->start[i], row_end = a->start[i + 1];
+        for (; q < row_end && a->column[q] < first; ++q)
+            for (int c = 0; c < 3; ++c)
+                sum[c] -= a->value[q] * x[3 * a->column[q] + c];
+        while (q < row_end && a->column[q] <= i)
+            ++q;
+        for (; q < row_end; ++q)
+            for (int c = 0; c < 3; ++c)
+                sum[c] -= a->value[q] * x[3 * a->column[q] + c];
+        for (int c = 0; c < 3; ++c)
+            r[3 * i + c] = sum[c];
+    }
+}
+
+/* x += P coarse_x over P's rows [first, end), and before = the new x there. */
+static void prolong_and_keep(const amg_csr *p, const double *coarse_x, double *x, double *before, int first, int end)
+{
+    for (int i = first; i < end; ++i) {
+        double sum[3] = { 0.0, 0.0, 0.0 };
+        for (int q = p->start[i]; q < p->start[i + 1]; ++q)
+            for (int c = 0; c < 3; ++c)
+                sum[c] += p->value[q] * coarse_x[3 * p->column[q] + c];
+        for (int c = 0; c < 3; ++c)
+            before[3 * i + c] = x[3 * i + c] = x[3 * i + c] + sum[c];
+    }
+}
+
+/* The finest level's backward sweep over the block [first, end), rows descending: the block's
+ * rows after i read the sweep's new x, every other row the x the sweep started from (before,
+ * a copy of x). The forward sweep's adjoint: (D + U_B) x_new = b − (A − D − U_B) x_before, U_B
+ * the strict upper triangle within blocks, against (D + L_B) forward. */
+static void block_backward(const amg_level *v, const double *b, const double *before, double *x, int first, int end)
+{
+    const amg_csr *a = &v->a;
+    for (int i = end - 1; i >= first; --i) {
+        double sum[3] = { b[3 * i], b[3 * i + 1], b[3 * i + 2] };
+        int q = a->start[i], row_end = a->start[i + 1];
+        for (; q < row_end && a->column[q] < i; ++q) /* columns ascending: j < i, not yet swept */
+            for (int c = 0; c < 3; ++c)
+                sum[c] -= a->value[q] * before[3 * a->column[q] + c];
+        for (++q; q < row_end && a->column[q] < end; ++q) /* past the diagonal: i < j < end, swept */
+            for (int c = 0; c < 3; ++c)
+                sum[c] -= a->value[q] * x[3 * a->column[q] + c];
+        for (; q < row_end; ++q) /* the later blocks' rows */
+            for (int c = 0; c < 3; ++c)
+                sum[c] -= a->value[q] * before[3 * a->column[q] + c];
+        for (int c = 0; c < 3; ++c)
+            x[3 * i + c] = sum[c] / v->diagonal[i];
+    }
+}
+
+/* y = M x (M rows × cols, x [cols][3]), or y += M x when add, on `team` threads. */
+static void csr_times3(const amg_csr *m, const double *x, double *y, int add, int team)
+{
+    op_rows_times3(m->rows, m->start, m->column, m->value, x, y, add, team);
+}
+
+/* x = V-cycle(b) on level l, plain Gauss–Seidel sweeps on one thread, the products on `team`
+ * threads (v_cycle_finest takes the finest level of a hierarchy of two levels or more); scratch
+ * holds this level's residual, then the coarser levels'. */
 static void v_cycle(const op_sparse_amg *amg, int l, const double *b, double *x, double *scratch,
-                    op_sparse_workspace *coarse_work)
+                    op_sparse_workspace *coarse_work, int team)
 {
     const amg_level *v = &amg->level[l];
     size_t size = 3 * (size_t)v->a.rows;
@@ -489,16 +574,54 @@ static void v_cycle(const op_sparse_amg *amg, int l, const double *b, double *x,
     }
     double *r = scratch, *coarse_b = r + size, *coarse_x = coarse_b + 3 * (size_t)amg->level[l + 1].a.rows;
     gauss_seidel(v, b, x, 1);
-    csr_times3(&v->a, x, r, 0);
+    csr_times3(&v->a, x, r, 0, team);
     for (size_t k = 0; k < size; ++k)
         r[k] = b[k] - r[k];
-    csr_times3(&v->pt, r, coarse_b, 0);
-    v_cycle(amg, l + 1, coarse_b, coarse_x, coarse_x + 3 * (size_t)amg->level[l + 1].a.rows, coarse_work);
-    csr_times3(&v->p, coarse_x, x, 1);
+    csr_times3(&v->pt, r, coarse_b, 0, team);
+    v_cycle(amg, l + 1, coarse_b, coarse_x, coarse_x + 3 * (size_t)amg->level[l + 1].a.rows, coarse_work, team);
+    csr_times3(&v->p, coarse_x, x, 1, team);
     gauss_seidel(v, b, x, 0);
+}
+
+/* x = V-cycle(b) on the finest level, its rows shared by `team` threads: the sweeps are
+ * Gauss–Seidel within blocks of SWEEP_ROWS rows and Jacobi between them (the header), the
+ * residual, the restriction and the prolongation by rows; the coarser levels' products on the
+ * team too, their sweeps on one thread. scratch holds the residual, x before the backward
+ * sweep, then the coarser levels'. */
+static void v_cycle_finest(const op_sparse_amg *amg, const double *b, double *x, double *scratch,
+                           op_sparse_workspace *coarse_work, int team)
+{
+    const amg_level *v = &amg->level[0];
+    int n = v->a.rows, blocks = (n + SWEEP_ROWS - 1) / SWEEP_ROWS;
+    size_t size = 3 * (size_t)n;
+    double *r = scratch, *before = r + size, *coarse_b = before + size;
+    double *coarse_x = coarse_b + 3 * (size_t)amg->level[1].a.rows;
+#pragma omp parallel num_threads(team) if (team > 1)
+    {
+#pragma omp for schedule(static)
+        for (int k = 0; k < blocks; ++k)
+            block_forward_from_zero(v, b, x, k * SWEEP_ROWS, k + 1 < blocks ? (k + 1) * SWEEP_ROWS : n);
+#pragma omp for schedule(static)
+        for (int k = 0; k < blocks; ++k)
+            block_residual(v, x, r, k * SWEEP_ROWS, k + 1 < blocks ? (k + 1) * SWEEP_ROWS : n);
+    }
+    csr_times3(&v->pt, r, coarse_b, 0, team);
+    v_cycle(amg, 1, coarse_b, coarse_x, coarse_x + 3 * (size_t)amg->level[1].a.rows, coarse_work, team);
+#pragma omp parallel num_threads(team) if (team > 1)
+    {
+#pragma omp for schedule(static)
+        for (int k = 0; k < blocks; ++k)
+            prolong_and_keep(&v->p, coarse_x, x, before, k * SWEEP_ROWS, k + 1 < blocks ? (k + 1) * SWEEP_ROWS : n);
+#pragma omp for schedule(static)
+        for (int k = 0; k < blocks; ++k)
+            block_backward(v, b, before, x, k * SWEEP_ROWS, k + 1 < blocks ? (k + 1) * SWEEP_ROWS : n);
+    }
 }
 
 void op_sparse_amg_apply(const op_sparse_amg *amg, op_cg_workspace *work, const double *r, double *z)
 {
-    v_cycle(amg, 0, r, z, work->multigrid, &work->coarse);
+    if (amg->level_count == 1)
+        v_cycle(amg, 0, r, z, work->multigrid, &work->coarse, 1);
+    else
+        v_cycle_finest(amg, r, z, work->multigrid, &work->coarse, op_cg_team());
 }

@@ -25,13 +25,20 @@ struct op_sparse_matrix {
     op_sparse_amg *amg;
 };
 
+/* The threads a solve shares its rows with: every thread OpenMP offers when called outside a
+ * team (the world's only unit, include/opsim/solver.h), else one. No result depends on it: a
+ * row's value is computed by one thread in a fixed order, and sums over rows go by fixed blocks
+ * (op_cg_column_dots). */
+int op_cg_team(void);
+
 /* y = M x, or y += M x when add, for a matrix of `rows` rows stored by rows (row i's entries at
  * [start[i], start[i + 1]) of column and value) and three columns x[j][c]: each row's three sums
- * in its entries' order, then stored or added. Inline, so a caller's constant `add` leaves no
- * test in the loop. */
+ * in its entries' order, then stored or added; rows shared among `team` threads. Inline, so a
+ * caller's constant `add` leaves no test in the loop. */
 static inline void op_rows_times3(int rows, const int *start, const int *column, const double *value,
-                                  const double *x, double *y, int add)
+                                  const double *x, double *y, int add, int team)
 {
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
     for (int i = 0; i < rows; ++i) {
         double sum[3] = { 0.0, 0.0, 0.0 };
         for (int p = start[i]; p < start[i + 1]; ++p) {
@@ -46,7 +53,10 @@ static inline void op_rows_times3(int rows, const int *start, const int *column,
 
 /* Back to Jacobi: IC(0)'s and DIC's arrays and AMG's hierarchy freed. */
 void op_sparse_matrix_drop_preconditioner(op_sparse_matrix *a);
-/* out[c] = Σ_i a[i][c] b[i][c], each column summed in ascending i */
+/* out[c] = Σ_i a[i][c] b[i][c]: each column summed in ascending i within blocks of
+ * OP_CG_DOT_ROWS rows, the blocks' sums added in ascending order (so the bits do not depend on
+ * the team; a matrix of at most OP_CG_DOT_ROWS rows is one plain ascending sum). */
+enum { OP_CG_DOT_ROWS = 512 };
 void op_cg_column_dots(const double *a, const double *b, int n, double out[3]);
 /* The columns whose residual is not yet small enough: active[c] = ‖r_c‖² > limit[c]; returns
  * how many. */
