@@ -24,12 +24,12 @@
 #         fig7-contacts           penetration left and penetrating pairs, both scenes
 #         data/results/fig7/contacts.tsv   per scene (Fig. 6's bunny and sheet, both Fig. 7
 #                                 scenes) and pass order (world.collision_order colours, the
-#                                 default, and jacobi, opsim's before issue 22): the deepest
+#                                 default, and jacobi, every pair from the passes' start): the deepest
 #                                 penetration left between bodies over the run and over the
 #                                 last 2 s (60 frames), in mm and in % of the scene's smallest
 #                                 semi-axis (/collision smallest_semi_axis; the overlaps of the
 #                                 stored states, every sub-step: collide.h, "Rounds"); rounds1
-#                                 rows: one round of passes, as before issue 39; and both piles
+#                                 rows: one round of passes (collision_rounds = 1); and both piles
 #                                 in colour order with the 8 passes only (models*-fixed.h5,
 #                                 world.collision_passes_max = 0: none past them for deep pairs)
 #         (models52-current.h5, models180-current.h5: the rotation start before November 2026)
@@ -244,7 +244,7 @@ $(FIGURES)/fig6-contacts.png $(FIGURES)/fig6-contacts.pdf &: $(FIG6_BUNNY) plots
 fig6: $(FIGURES)/fig6-rod-snapshots.png $(FIGURES)/fig6-bunny-snapshots.png $(FIGURES)/fig6-contacts.png \
       $(RESULTS)/fig6/bunny-jacobi.h5
 
-# the contact passes in Jacobi order, opsim's before issue 22 (core/contact/collide.h, "Resolution")
+# the contact passes in Jacobi order, every pair from the passes' start (core/contact/collide.h, "Resolution")
 $(RESULTS)/fig6/bunny-jacobi.h5: experiments/fig6-bunny.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi --set world.collision_rounds=1)
 
@@ -265,7 +265,7 @@ $(FIG7_180): experiments/fig7-180.ini $(RUN_DEPS) | data
 $(RESULTS)/fig7/models%-current.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set world.rotation_start=current)
 
-# the contact passes in Jacobi order, opsim's before issue 22 (core/contact/collide.h, "Resolution")
+# the contact passes in Jacobi order, every pair from the passes' start (core/contact/collide.h, "Resolution")
 FIG7_JACOBI := $(RESULTS)/fig7/models52-jacobi.h5 $(RESULTS)/fig7/models180-jacobi.h5
 $(RESULTS)/fig7/models%-jacobi.h5: experiments/fig7-%.ini $(RUN_DEPS) | data
 	$(call run_figure,$<,--no-surface --set world.collision_order=jacobi --set world.collision_rounds=1)

@@ -1,5 +1,5 @@
 # The scaling study (make scaling; opt-in, not part of make reproduce): how every variant's cost
-# grows with the problem (issue 43). Two series, each cell (size, variant) one bench_scenes
+# grows with the problem. Two series, each cell (size, variant) one bench_scenes
 # process, so its CSV's peak_rss_kb is that size's memory:
 #
 #   particles  Fig. 5's falling dinosaur, its model rebuilt with N particles
@@ -19,7 +19,7 @@
 #   reports/figures/scaling.png/.pdf   ms per frame, µs per particle-iteration, peak RSS against size
 #
 # Larger sizes by variable: make scaling SCALING_PARTICLES='1000 16000 100000'
-# SCALING_GLOBAL_PARTICLES='1000 16000 100000' (issue 43's sizes; the 100,000-particle
+# SCALING_GLOBAL_PARTICLES='1000 16000 100000' (docs/scaling.md's sizes; the 100,000-particle
 # dinosaur's graph took 22 s to build on a shared 2-core machine, once: the graph cache keeps it). A cell is a file target of
 # its own, so cells run in parallel (make -j) or one per cluster task (docs/experiments.md). The
 # timings are only worth reading from a quiet machine (docs/timing.md).

@@ -90,6 +90,9 @@ enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
  * dinosaur's local step went from 0.76 ms a frame on one thread to 67-250 ms on two, while on a
  * quiet one the team gained ×1.13 (docs/performance.md). */
 enum { ARAP_SWEEP_ONE = 0, ARAP_SWEEP_TEAM = 1, ARAP_SWEEP_AUTO = 2 };
+/* With global = pcg the global step's conjugate gradients go with the sweep: shared with the
+ * team when the sweep is (core/kernels/sparse_cg.h), so that `auto`'s timed sub-steps weigh
+ * both. */
 
 /* Four twin bodies whose local steps run side by side (arap_group): their sweep data
  * interleaved, [particle][entry][lane], so that one AVX register holds the same entry of the
@@ -178,11 +181,19 @@ typedef struct arap_solver {
     op_arap_energy *energy; /* the energy hook's edge data, made on its first call (arap_energy.h) */
 } arap_solver;
 
+/* Whether this sub-step's sweep (and CG) may take a team: sweep_threads = team, or auto and the
+ * world's timed choice says so. */
+static int sweep_team(const arap_solver *s, const op_body *body)
+{
+    return s->sweep_threads == ARAP_SWEEP_TEAM || (s->sweep_threads == ARAP_SWEEP_AUTO && body->sweep_team);
+}
+
 static const op_solver_option arap_options[] = {
     { "rotations", "gs", "local-step order: gs (Gauss-Seidel, the paper's default) or jacobi" },
     { "sweep_threads", "auto",
-      ("local step of a body iterated outside a thread team (alone in its world): one thread, team (OpenMP's "
-       "threads, each colour shared, a barrier between colours; the same bits), or auto (the world times both)") },
+      ("local step (and, with global = pcg, the conjugate gradients) of a body iterated outside a thread team "
+       "(alone in its world): one thread, team (OpenMP's threads, each colour shared, a barrier between colours; "
+       "the CG's rows shared in fixed blocks; the same bits), or auto (the world times both)") },
     OP_ARAP_PCG_OPTIONS,
     { NULL, NULL, NULL },
 };
@@ -917,8 +928,7 @@ void op_arap_local_step(void *self, op_body *body, double h)
      * choosing the team), a body called outside a thread team (the world's only unit) shares
      * each colour with a team of its own. */
     int gauss_seidel = s->order == ARAP_GAUSS_SEIDEL;
-    int team = s->sweep_threads == ARAP_SWEEP_TEAM || (s->sweep_threads == ARAP_SWEEP_AUTO && body->sweep_team);
-    int threads = team && !omp_in_parallel() ? omp_get_max_threads() : 1;
+    int threads = sweep_team(s, body) && !omp_in_parallel() ? omp_get_max_threads() : 1;
     if (threads > 1)
         sweep_shared(s, body, sweep, gauss_seidel, threads);
     else
@@ -1545,7 +1555,8 @@ int op_arap_global_step(op_ctx *ctx, void *self, op_body *body, double h)
         return OP_OK;
     global_rhs(s, body);
     if (s->pcg.on) {
-        if (op_arap_pcg_solve(ctx, &s->pcg, body, s->row_of, s->free_count, s->reference, s->rhs) != OP_OK)
+        if (op_arap_pcg_solve(ctx, &s->pcg, body, s->row_of, s->free_count, s->reference, s->rhs,
+                              sweep_team(s, body)) != OP_OK)
             return ctx->status;
     } else if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK || hold_floor(ctx, s, body, h) != OP_OK)
         return ctx->status;

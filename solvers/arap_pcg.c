@@ -47,9 +47,10 @@ int op_arap_pcg_prepare(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const 
 }
 
 int op_arap_pcg_solve(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const int *row_of, int free_count,
-                      const double *reference, double *rhs)
+                      const double *reference, double *rhs, int team)
 {
     p->iterations = 0;
+    p->work.threads = team ? 0 : 1;
     if (free_count == 0)
         return OP_OK;
     for (int i = 0; i < body->graph->particle_count; ++i)

@@ -49,9 +49,10 @@ int op_arap_pcg_prepare(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const 
                         double h);
 /* Solves A u = rhs ([free_count][3], replaced by u) from the body's iterate, u = x − x_ref
  * (reference [n][3]), at most 2 free_count + 100 iterations; a failure's message names the
- * options. */
+ * options. With team, a call made outside a thread team shares the solve's rows with OpenMP's
+ * threads (core/kernels/sparse_cg.h; the same bits), else the solve runs on the calling thread. */
 int op_arap_pcg_solve(op_ctx *ctx, op_arap_pcg *p, const op_body *body, const int *row_of, int free_count,
-                      const double *reference, double *rhs);
+                      const double *reference, double *rhs, int team);
 /* The bytes held: the matrix (and its IC(0) or DIC factor or AMG hierarchy), the workspace and the
  * warm start. */
 size_t op_arap_pcg_bytes(const op_arap_pcg *p, int free_count);

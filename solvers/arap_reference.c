@@ -264,7 +264,7 @@ static int global_step(op_ctx *ctx, reference_solver *s, op_body *body, double h
     }
     op_arap_terms_rhs(&s->terms, body, s->row_of, s->reference, s->turn, s->rhs);
     if (s->pcg.on) {
-        if (op_arap_pcg_solve(ctx, &s->pcg, body, s->row_of, s->free_count, s->reference, s->rhs) != OP_OK)
+        if (op_arap_pcg_solve(ctx, &s->pcg, body, s->row_of, s->free_count, s->reference, s->rhs, 0) != OP_OK)
             return ctx->status;
     } else if (op_sparse_solve3(ctx, s->factor, &s->work, s->rhs) != OP_OK ||
         op_arap_floor_hold(ctx, &s->floor, body, s->factor, &s->work, s->row_of, s->free_count, s->reference, h,

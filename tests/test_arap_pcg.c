@@ -440,12 +440,13 @@ static void test_solve_bytes_count_what_is_held(void **state)
     long below = op_sparse_factor_nonzeros(op_arap_factor(cholesky.world.solver_state[0])) - 100;
     assert_true(below >= 264); /* at least the edges' entries */
     assert_int_equal(op_solver_arap.solve_bytes(cholesky.world.solver_state[0]), below * 24 + 100 * 20 + 8 + 100 * 64);
+    /* the workspace: r, z, p and q, and one block's sums (100 rows, blocks of 512) */
     assert_int_equal(op_solver_arap.solve_bytes(pcg.world.solver_state[0]),
-                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 100 * 24);
+                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 24 + 100 * 24);
     assert_int_equal(op_solver_arap.solve_bytes(ic0.world.solver_state[0]),
-                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 100 * 24 + (100 + 264) * 12 + 101 * 4);
+                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 24 + 100 * 24 + (100 + 264) * 12 + 101 * 4);
     assert_int_equal(op_solver_arap.solve_bytes(dic.world.solver_state[0]),
-                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 100 * 24 + 100 * 16);
+                     (100 + 2 * 264) * 12 + 100 * 12 + 4 + 100 * 96 + 24 + 100 * 24 + 100 * 16);
     assert_null(op_arap_factor(pcg.world.solver_state[0]));
     op_scene_free(&cholesky);
     op_scene_free(&pcg);

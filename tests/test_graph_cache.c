@@ -244,7 +244,7 @@ static void test_processes_filling_one_entry(void **state)
 }
 
 
-/* ---- The crafted entries of issue 42 ----------------------------------------------------
+/* ---- The crafted entries -------------------------------------------------------------------
  * Each is the bar's valid entry edited and sealed again with the cache's secret (the test
  * writes the secret, so it can: these are the edits an attacker holding the secret, or a
  * bug, could make). Every one must be refused for its own reason, rebuilt bit for bit, and

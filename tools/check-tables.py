@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks that every result table loads as pandas' read_csv(sep=...) would read it with its
-defaults and the right dtypes (issue 41, item 1), using only the csv module (pandas is not a
+defaults and the right dtypes, using only the csv module (pandas is not a
 dependency). A table is a .tsv (tab) or .csv (comma) file under the given directories
 (default: data/results and reports). The rules, one message per broken rule and file:
 

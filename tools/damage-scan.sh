@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The damaged-run-file scan of issue 42: N copies of one run file, each damaged at a
+# The damaged-run-file scan: N copies of one run file, each damaged at a
 # pseudo-random place (seeded, so a scan is repeatable), each read by `opsim verify`, `opsim
 # info` and `opsim export F /particles/position/value`. Prints one line per copy that is not a
 # clean refusal or an unaltered acceptance, then the counts:

@@ -69,7 +69,7 @@
  *     ("Passes" below) go on for every island that still resolves some pair while any pair of
  *     any island is deep, the rule of the whole; each such pass shares its islands between the
  *     threads, with a barrier a pass for the count of deep pairs.
- *   jacobi (opsim's before issue 22): each pass computes every pair's correction from the
+ *   jacobi: each pass computes every pair's correction from the
  *     positions and velocities the pass starts with (in parallel over pairs); each particle
  *     counts its penetrating pairs, then adds its share of each one's correction in canonical
  *     pair order (a CSR of the pairs incident to each particle), the pair's correction divided
@@ -96,8 +96,7 @@
  * pair penetrated, when a pass evaluated it, deeper than OP_COLLIDE_TOLERANCE = 5 % of the
  * smaller of its two particles' smallest semi-axes. A sub-step whose pairs are all shallower
  * after `passes` costs what it did; a further pass evaluates only the stale pairs (few by then)
- * of the islands still resolving some. The Jacobi order, kept as opsim's
- * before issue 22, runs `passes` only. Fig. 7's piles at the defaults (make fig7,
+ * of the islands still resolving some. The Jacobi order runs `passes` only. Fig. 7's piles at the defaults (make fig7,
  * data/results/fig7/contacts.tsv, one thread): the 180 models keep at most 13 % of the scene's
  * smallest semi-axis during the impacts and 11 % over the last 2 s (8 passes only: 308 % and
  * 15 %; Jacobi order: 334 % and 58 %), the 52 models 11 % and 7 % (8 passes only: 76 % and 9 %),
@@ -116,7 +115,7 @@
  * of /collision's smallest_semi_axis; with each pair's own, the passes' tolerance, "Passes",
  * the 180-model pile kept 12 % of the scene's at rest) the passes run again over these pairs,
  * up to `rounds` rounds in all (OP_COLLIDE_DEFAULT_ROUNDS = 8, `[world] collision_rounds`; 1 is
- * the passes once, the resolution before issue 39, still measured in the state it leaves). A
+ * the passes once, still measured in the state it leaves). A
  * round costs a search of the pairs (usually the filter of the kept pairs below), a gathering
  * and a narrow phase besides its passes; a sub-step with no deep pair after the first round
  * costs that search and narrow phase more than the passes alone. The overlaps at every

@@ -144,7 +144,7 @@ static int relative_mismatch(double stored, double expected)
 }
 
 /* Every offset is checked before any is used: the neighbour loop below reads start[j] of a
- * neighbour j, so one offset out of order or out of range (a damaged cache entry, issue 42)
+ * neighbour j, so one offset out of order or out of range (a damaged cache entry)
  * would index outside adjacency. */
 static int adjacency_offsets_check(op_ctx *ctx, const op_graph *graph, const char *name)
 {

@@ -1,6 +1,6 @@
 /* The files opsim reads as input (configs, meshes, the model catalogue): regular files only,
  * and no larger than a cap named in the refusal. `opsim run /dev/zero` grew by 250 MB/s until
- * killed, and a FIFO as config blocked forever (issue 42): a device, FIFO or socket is refused
+ * killed, and a FIFO as config blocked forever: a device, FIFO or socket is refused
  * before a byte is read, and the FIFO is opened non-blocking so that even the open returns. A
  * link is followed (a link to a regular file is an ordinary way to name a mesh); it is what it
  * points at that must be a regular file. */

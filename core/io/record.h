@@ -81,8 +81,8 @@
  *                                     substep, any iteration's with = iteration; 0 without a floor)
  *   /collision/floor_reach_before [S] (m): the same per sub-step
  *   /collision                        attribute smallest_semi_axis (m): the smallest semi-axis of
- *                                     any particle, the yardstick for the penetrations (issue 22
- *                                     bounds them as shares of it)
+ *                                     any particle, the yardstick for the penetrations (the
+ *                                     contact targets are shares of it)
  *   /observables/<name>/{value,step,time} [F+1]: frame 0 and every frame
  *   /states/index [N] int64           0 .. N-1: the first n entries list the particles of any
  *                                     body of n (the XDMF sidecar's polyvertex cells, xdmf.h)

@@ -219,7 +219,7 @@ hid_t runfile_creation_list(hid_t class_id)
 }
 
 /* Raw data carries no checksum of its own: of 301 damaged run files every reader accepted, 136
- * differed from the original (issue 42). Fletcher-32 needs a chunked layout, so a non-empty
+ * differed from the original. Fletcher-32 needs a chunked layout, so a non-empty
  * dataset written whole is one chunk (cut along its first dimension beyond 256 MiB, below
  * HDF5's 4 GiB chunk limit); HDF5 then refuses a read of a chunk whose checksum fails. An empty
  * dataset stays contiguous: there is nothing to check. */

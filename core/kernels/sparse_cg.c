@@ -266,14 +266,64 @@ int op_sparse_matrix_factor_ic0(op_ctx *ctx, op_sparse_matrix *matrix)
     return OP_OK;
 }
 
-int op_cg_team(void)
+int op_cg_team(const op_cg_workspace *work)
 {
-    return omp_in_parallel() ? 1 : omp_get_max_threads();
+    int team = omp_in_parallel() ? 1 : omp_get_max_threads();
+    return work->threads > 0 && work->threads < team ? work->threads : team;
+}
+
+void op_cg_share_rows(int team, int n, op_cg_rows *rows, void *context)
+{
+    int blocks = (n + OP_CG_BLOCK_ROWS - 1) / OP_CG_BLOCK_ROWS;
+    if (team <= 1 || blocks <= 1) {
+        rows(context, 0, n);
+        return;
+    }
+#pragma omp parallel num_threads(team)
+    {
+        long thread = omp_get_thread_num(), threads = omp_get_num_threads();
+        int first = (int)(blocks * thread / threads) * OP_CG_BLOCK_ROWS;
+        int end = (int)(blocks * (thread + 1) / threads) * OP_CG_BLOCK_ROWS;
+        if (first < n)
+            rows(context, first, end < n ? end : n);
+    }
+}
+
+typedef struct rows_times3 {
+    const int *start, *column;
+    const double *value, *x;
+    double *y;
+} rows_times3;
+
+static void rows_times3_set(void *context, int first, int end)
+{
+    const rows_times3 *m = context;
+    op_rows_times3(first, end, m->start, m->column, m->value, m->x, m->y, 0);
+}
+
+static void rows_times3_add(void *context, int first, int end)
+{
+    const rows_times3 *m = context;
+    op_rows_times3(first, end, m->start, m->column, m->value, m->x, m->y, 1);
+}
+
+void op_rows_times3_shared(int team, int rows, const int *start, const int *column, const double *value,
+                           const double *x, double *y, int add)
+{
+    rows_times3 m = { start, column, value, x, y };
+    op_cg_share_rows(team, rows, add ? rows_times3_add : rows_times3_set, &m);
 }
 
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y)
 {
-    op_rows_times3(matrix->n, matrix->row_start, matrix->column, matrix->value, x, y, 0, op_cg_team());
+    op_cg_workspace solo = { .threads = 1 };
+    op_rows_times3_shared(op_cg_team(&solo), matrix->n, matrix->row_start, matrix->column, matrix->value, x, y, 0);
+}
+
+/* A's product shared by the solve's team. */
+static void times3(const op_sparse_matrix *a, const op_cg_workspace *work, const double *x, double *y)
+{
+    op_rows_times3_shared(work->team, a->n, a->row_start, a->column, a->value, x, y, 0);
 }
 
 /* AMG's V-cycle scratch and its coarsest factor's workspace, kept when big enough. */
@@ -291,24 +341,31 @@ static int reserve_multigrid(op_ctx *ctx, op_cg_workspace *work, const op_sparse
     return op_sparse_amg_reserve(ctx, amg, &work->coarse);
 }
 
+/* The workspace's data for n rows: r, z, p and q, then a sum for each block of rows. */
+static size_t data_doubles(int n)
+{
+    return 12 * (size_t)n + 3 * (((size_t)n + OP_CG_BLOCK_ROWS - 1) / OP_CG_BLOCK_ROWS);
+}
+
 int op_cg_workspace_reserve(op_ctx *ctx, op_cg_workspace *work, const op_sparse_matrix *matrix)
 {
     if (matrix->amg && reserve_multigrid(ctx, work, matrix->amg) != OP_OK)
         return ctx->status;
     if (work->capacity >= matrix->n)
         return OP_OK;
-    double *data = op_calloc(ctx, 12 * (size_t)matrix->n, sizeof(double));
+    double *data = op_calloc(ctx, data_doubles(matrix->n), sizeof(double));
     if (!data)
         return ctx->status;
     free(work->data);
     work->data = data;
+    work->block_sums = (double(*)[3])(data + 12 * (size_t)matrix->n);
     work->capacity = matrix->n;
     return OP_OK;
 }
 
 size_t op_cg_workspace_bytes(const op_cg_workspace *work)
 {
-    return (12 * (size_t)work->capacity + work->multigrid_capacity) * sizeof(double) +
+    return ((work->data ? data_doubles(work->capacity) : 0) + work->multigrid_capacity) * sizeof(double) +
            op_sparse_workspace_bytes(&work->coarse);
 }
 
@@ -317,34 +374,39 @@ void op_cg_workspace_free(op_cg_workspace *work)
     free(work->multigrid);
     op_sparse_workspace_free(&work->coarse);
     free(work->data);
+    int threads = work->threads;
     memset(work, 0, sizeof *work);
+    work->threads = threads;
 }
 
-/* Blocks of OP_CG_DOT_ROWS rows whose sums are held at once: the rows one parallel loop shares. */
-enum { DOT_BLOCKS = 128 };
+typedef struct column_dots {
+    const double *a, *b;
+    double (*block_sums)[3];
+} column_dots;
 
-void op_cg_column_dots(const double *a, const double *b, int n, double out[3])
+/* Each block's sums of rows [first, end) (whole blocks) into block_sums. */
+static void block_dots(void *context, int first, int end)
 {
-    double sum[3] = { 0.0, 0.0, 0.0 };
-    int team = op_cg_team();
-    for (int from = 0; from < n; from += DOT_BLOCKS * OP_CG_DOT_ROWS) {
-        int blocks = (n - from + OP_CG_DOT_ROWS - 1) / OP_CG_DOT_ROWS;
-        blocks = blocks < DOT_BLOCKS ? blocks : DOT_BLOCKS;
-        double block_sum[DOT_BLOCKS][3];
-#pragma omp parallel for schedule(static) num_threads(team) if (team > 1 && blocks > 1)
-        for (int k = 0; k < blocks; ++k) {
-            int first = from + k * OP_CG_DOT_ROWS, end = first + OP_CG_DOT_ROWS < n ? first + OP_CG_DOT_ROWS : n;
-            double partial[3] = { 0.0, 0.0, 0.0 };
-            for (int i = first; i < end; ++i)
-                for (int c = 0; c < 3; ++c)
-                    partial[c] += a[3 * i + c] * b[3 * i + c];
+    const column_dots *d = context;
+    for (int block_first = first; block_first < end; block_first += OP_CG_BLOCK_ROWS) {
+        int block_end = block_first + OP_CG_BLOCK_ROWS < end ? block_first + OP_CG_BLOCK_ROWS : end;
+        double sum[3] = { 0.0, 0.0, 0.0 };
+        for (int i = block_first; i < block_end; ++i)
             for (int c = 0; c < 3; ++c)
-                block_sum[k][c] = partial[c];
-        }
-        for (int k = 0; k < blocks; ++k)
-            for (int c = 0; c < 3; ++c)
-                sum[c] += block_sum[k][c];
+                sum[c] += d->a[3 * i + c] * d->b[3 * i + c];
+        for (int c = 0; c < 3; ++c)
+            d->block_sums[block_first / OP_CG_BLOCK_ROWS][c] = sum[c];
     }
+}
+
+void op_cg_column_dots(const op_cg_workspace *work, const double *a, const double *b, int n, double out[3])
+{
+    column_dots d = { a, b, work->block_sums };
+    op_cg_share_rows(work->team, n, block_dots, &d);
+    double sum[3] = { 0.0, 0.0, 0.0 };
+    for (int k = 0; k < (n + OP_CG_BLOCK_ROWS - 1) / OP_CG_BLOCK_ROWS; ++k)
+        for (int c = 0; c < 3; ++c)
+            sum[c] += work->block_sums[k][c];
     for (int c = 0; c < 3; ++c)
         out[c] = sum[c];
 }
@@ -380,6 +442,22 @@ static void precondition_ic0(const op_sparse_matrix *a, const double *r, double 
     }
 }
 
+typedef struct jacobi {
+    const double *inverse_diagonal, *r;
+    double *z;
+    int active[3];
+} jacobi;
+
+/* z = D⁻¹ r over rows [first, end) in the active columns */
+static void precondition_jacobi(void *context, int first, int end)
+{
+    const jacobi *j = context;
+    for (int i = first; i < end; ++i)
+        for (int c = 0; c < 3; ++c)
+            if (j->active[c])
+                j->z[3 * i + c] = j->inverse_diagonal[i] * j->r[3 * i + c];
+}
+
 /* z = M⁻¹ r in the active columns: M = L Lᵀ with IC(0), AMG's V-cycle (all three columns), else
  * D (Jacobi) */
 static void precondition(const op_sparse_matrix *a, op_cg_workspace *work, const double *r, double *z,
@@ -393,26 +471,28 @@ static void precondition(const op_sparse_matrix *a, op_cg_workspace *work, const
         precondition_ic0(a, r, z);
         return;
     }
-    int team = op_cg_team();
-#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
-    for (int i = 0; i < a->n; ++i)
-        for (int c = 0; c < 3; ++c)
-            if (active[c])
-                z[3 * i + c] = a->inverse_diagonal[i] * r[3 * i + c];
+    jacobi j = { a->inverse_diagonal, r, z, { active[0], active[1], active[2] } };
+    op_cg_share_rows(work->team, a->n, precondition_jacobi, &j);
 }
 
-/* The columns whose residual is not yet small enough: active[c] = ‖r_c‖² > limit[c]; returns
- * how many. */
-int op_cg_still_active(const double *r, int n, const double limit[3], int active[3])
+/* active[c] = active[c] and rr[c] > limit[c]; returns how many are. */
+static int stop_converged(const double rr[3], const double limit[3], int active[3])
 {
-    double rr[3];
-    op_cg_column_dots(r, r, n, rr);
     int count = 0;
     for (int c = 0; c < 3; ++c) {
         active[c] = active[c] && rr[c] > limit[c];
         count += active[c];
     }
     return count;
+}
+
+/* The columns whose residual is not yet small enough: active[c] = ‖r_c‖² > limit[c]; returns
+ * how many. */
+int op_cg_still_active(const op_cg_workspace *work, const double *r, int n, const double limit[3], int active[3])
+{
+    double rr[3];
+    op_cg_column_dots(work, r, r, n, rr);
+    return stop_converged(rr, limit, active);
 }
 
 /* The checks of op_sparse_cg3's arguments */
@@ -433,6 +513,45 @@ static int check_cg(op_ctx *ctx, const op_sparse_matrix *a, const op_cg_workspac
     return OP_OK;
 }
 
+typedef struct cg_update {
+    const double *p, *q, *z;
+    double *x, *r, *p_next;
+    double alpha[3], beta[3];
+    int active[3];
+    double (*block_sums)[3];
+} cg_update;
+
+/* x += α p and r −= α q over rows [first, end) (whole blocks) in the active columns, and each
+ * block's ‖r‖² into block_sums (op_cg_column_dots' blocks and order). */
+static void update_x_r(void *context, int first, int end)
+{
+    const cg_update *u = context;
+    for (int block_first = first; block_first < end; block_first += OP_CG_BLOCK_ROWS) {
+        int block_end = block_first + OP_CG_BLOCK_ROWS < end ? block_first + OP_CG_BLOCK_ROWS : end;
+        double sum[3] = { 0.0, 0.0, 0.0 };
+        for (int i = block_first; i < block_end; ++i)
+            for (int c = 0; c < 3; ++c) {
+                if (u->active[c]) {
+                    u->x[3 * i + c] += u->alpha[c] * u->p[3 * i + c];
+                    u->r[3 * i + c] -= u->alpha[c] * u->q[3 * i + c];
+                }
+                sum[c] += u->r[3 * i + c] * u->r[3 * i + c];
+            }
+        for (int c = 0; c < 3; ++c)
+            u->block_sums[block_first / OP_CG_BLOCK_ROWS][c] = sum[c];
+    }
+}
+
+/* p = z + β p over rows [first, end) in the active columns */
+static void update_p(void *context, int first, int end)
+{
+    const cg_update *u = context;
+    for (int i = first; i < end; ++i)
+        for (int c = 0; c < 3; ++c)
+            if (u->active[c])
+                u->p_next[3 * i + c] = u->z[3 * i + c] + u->beta[c] * u->p_next[3 * i + c];
+}
+
 /* One conjugate-gradient step of the active columns from p (q = A p already made): x += α p,
  * r −= α q, then, for the columns still active, z = M⁻¹ r and p = z + β p. Returns the
  * active count, or −1 on a breakdown (pᵀ A p not positive: A is not positive definite). */
@@ -440,48 +559,42 @@ static int cg_step(const op_sparse_matrix *a, op_cg_workspace *work, double *x, 
                    const double *q, double rz[3], const double limit[3], int active[3])
 {
     int n = a->n;
-    double pq[3], alpha[3] = { 0.0, 0.0, 0.0 };
-    op_cg_column_dots(p, q, n, pq);
-    for (int c = 0; c < 3; ++c)
+    double pq[3];
+    cg_update u = { .p = p, .q = q, .z = z, .x = x, .r = r, .p_next = p, .block_sums = work->block_sums };
+    op_cg_column_dots(work, p, q, n, pq);
+    for (int c = 0; c < 3; ++c) {
+        u.active[c] = active[c];
         if (active[c]) {
             if (!(pq[c] > 0.0))
                 return -1;
-            alpha[c] = rz[c] / pq[c];
+            u.alpha[c] = rz[c] / pq[c];
         }
-    int team = op_cg_team();
-#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
-    for (int i = 0; i < n; ++i)
+    }
+    op_cg_share_rows(work->team, n, update_x_r, &u);
+    double rr[3] = { 0.0, 0.0, 0.0 };
+    for (int k = 0; k < (n + OP_CG_BLOCK_ROWS - 1) / OP_CG_BLOCK_ROWS; ++k)
         for (int c = 0; c < 3; ++c)
-            if (active[c]) {
-                x[3 * i + c] += alpha[c] * p[3 * i + c];
-                r[3 * i + c] -= alpha[c] * q[3 * i + c];
-            }
-    if (op_cg_still_active(r, n, limit, active) == 0)
+            rr[c] += work->block_sums[k][c];
+    if (stop_converged(rr, limit, active) == 0)
         return 0;
-    double rz_next[3], beta[3];
+    double rz_next[3];
     precondition(a, work, r, z, active);
-    op_cg_column_dots(r, z, n, rz_next);
+    op_cg_column_dots(work, r, z, n, rz_next);
     for (int c = 0; c < 3; ++c) {
-        beta[c] = active[c] ? rz_next[c] / rz[c] : 0.0;
+        u.active[c] = active[c];
+        u.beta[c] = active[c] ? rz_next[c] / rz[c] : 0.0;
         rz[c] = rz_next[c];
     }
-    int count = 0;
-    for (int c = 0; c < 3; ++c)
-        count += active[c];
-#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
-    for (int i = 0; i < n; ++i)
-        for (int c = 0; c < 3; ++c)
-            if (active[c])
-                p[3 * i + c] = z[3 * i + c] + beta[c] * p[3 * i + c];
-    return count;
+    op_cg_share_rows(work->team, n, update_p, &u);
+    return active[0] + active[1] + active[2];
 }
 
 /* The failure after max_iterations, naming the first column still active and its residual r. */
-int op_cg_not_converged(op_ctx *ctx, const double *r, int n, const double bb[3], const double limit[3],
-                         const int active[3], int max_iterations)
+int op_cg_not_converged(op_ctx *ctx, const op_cg_workspace *work, const double *r, int n, const double bb[3],
+                        const double limit[3], const int active[3], int max_iterations)
 {
     double rr[3];
-    op_cg_column_dots(r, r, n, rr);
+    op_cg_column_dots(work, r, r, n, rr);
     int c = active[0] ? 0 : active[1] ? 1 : 2;
     return OP_FAIL(ctx, OP_ERR_INVALID,
                    "conjugate gradients: column %d not converged after %d iterations (relative residual %.3g, "
@@ -511,10 +624,12 @@ int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *
     if (check_cg(ctx, matrix, work, rhs, x, tolerance) != OP_OK)
         return ctx->status;
     int n = matrix->n;
+    /* DIC's passes run row after row: of its solve only the sums could be shared */
+    work->team = matrix->dic_diagonal ? 1 : op_cg_team(work);
     double *r = work->data, *z = r + 3 * (size_t)n, *p = z + 3 * (size_t)n, *q = p + 3 * (size_t)n;
     double bb[3], limit[3], rz[3];
     int active[3];
-    op_cg_column_dots(rhs, rhs, n, bb);
+    op_cg_column_dots(work, rhs, rhs, n, bb);
     for (int c = 0; c < 3; ++c) {
         limit[c] = tolerance * tolerance * bb[c];
         active[c] = bb[c] > 0.0;
@@ -526,18 +641,18 @@ int op_sparse_cg3(op_ctx *ctx, const op_sparse_matrix *matrix, op_cg_workspace *
         return op_cg_eisenstat(ctx, matrix, work, rhs, x, bb, limit, active, max_iterations, iterations) != OP_OK
                    ? ctx->status
                    : check_finite(ctx, x, n);
-    op_sparse_matrix_times3(matrix, x, q);
+    times3(matrix, work, x, q);
     for (size_t k = 0; k < 3 * (size_t)n; ++k)
         r[k] = rhs[k] - q[k];
-    int count = op_cg_still_active(r, n, limit, active);
+    int count = op_cg_still_active(work, r, n, limit, active);
     memset(z, 0, 3 * (size_t)n * sizeof *z); /* the finished columns' p stays zero */
     precondition(matrix, work, r, z, active);
-    op_cg_column_dots(r, z, n, rz);
+    op_cg_column_dots(work, r, z, n, rz);
     memcpy(p, z, 3 * (size_t)n * sizeof *p);
     while (count > 0) {
         if (*iterations >= max_iterations)
-            return op_cg_not_converged(ctx, r, n, bb, limit, active, max_iterations);
-        op_sparse_matrix_times3(matrix, p, q);
+            return op_cg_not_converged(ctx, work, r, n, bb, limit, active, max_iterations);
+        times3(matrix, work, p, q);
         ++*iterations;
         count = cg_step(matrix, work, x, r, z, p, q, rz, limit, active);
         if (count < 0)

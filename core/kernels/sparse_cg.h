@@ -20,9 +20,14 @@
  * by row. The rows keep the caller's order (the graph's, which numbers particles in voxel scan
  * order): no reordering is made.
  *
- * Determinism: every sum runs in a fixed order (rows ascending, a row's entries by ascending
- * column, the backward solve by descending rows), one thread, no intrinsics, so every run,
- * thread count and build (scalar or SIMD) gives the same bits. */
+ * Threads and determinism: a solve called outside a thread team (a lone body's global step,
+ * include/opsim/solver.h) shares its rows with every thread OpenMP offers: the products with A,
+ * the vector updates, the sums over rows and AMG's finest level; IC(0)'s and DIC's triangular
+ * passes and AMG's coarser sweeps stay on one thread. Every sum still runs in a fixed order that
+ * no thread count changes: a row's entries by ascending column; a sum over rows ascending within
+ * blocks of 512 rows and the blocks' sums ascending (op_cg_column_dots); the triangular solves
+ * by ascending then descending rows. No intrinsics: every run, thread count and build (scalar
+ * or SIMD) gives the same bits. */
 #ifndef OPSIM_SPARSE_CG_H
 #define OPSIM_SPARSE_CG_H
 
@@ -35,12 +40,17 @@
  * own workspace. */
 typedef struct op_sparse_matrix op_sparse_matrix;
 
-/* A conjugate-gradient solve's scratch space (four n×3 blocks; with AMG, the V-cycle's levels
- * and the coarsest factor's workspace). Zero-initialise; op_cg_workspace_reserve sizes it;
+/* A conjugate-gradient solve's scratch space (four n×3 blocks and a sum for each block of rows;
+ * with AMG, the V-cycle's levels and the coarsest factor's workspace) and the threads a solve
+ * may use. Zero-initialise (threads 0: every thread on offer); op_cg_workspace_reserve sizes it;
  * op_cg_workspace_free releases it. */
 typedef struct op_cg_workspace {
+    int threads;                  /* the most threads a solve may share its rows with; 0: as many as
+                                     OpenMP offers outside a team (the results do not depend on it) */
+    int team;                     /* the threads the current solve shares its rows with */
     int capacity;                 /* the largest matrix size it serves */
-    double *data;                 /* [4][capacity][3] */
+    double *data;                 /* [4][capacity][3], then the row blocks' sums [blocks][3] */
+    double (*block_sums)[3];      /* in data: a sum over rows' blocks (op_cg_column_dots) */
     size_t multigrid_capacity;    /* doubles in multigrid */
     double *multigrid;            /* AMG's V-cycle: each level's residual, right-hand side and solution */
     op_sparse_workspace coarse;   /* AMG's coarsest solve */

@@ -29,7 +29,21 @@
  * coarse correction prolonged by P, a backward Gauss–Seidel sweep. The backward sweep is the
  * forward one's adjoint and the coarse solve is symmetric, so the cycle is a symmetric positive-
  * definite operator and CG stays valid with it. The three columns go through every pass
- * together. Every sum runs in a fixed order, one thread, no intrinsics. */
+ * together.
+ *
+ * The finest level, which holds most of the work, is shared by the caller's thread team
+ * (sparse_cg_internal.h's op_cg_team): its sweeps are Gauss–Seidel within fixed blocks of
+ * SWEEP_ROWS consecutive rows and Jacobi between blocks (each block reads the other blocks' x
+ * as the sweep found it), so forward M = D + L_B and backward Mᵀ = D + U_B, L_B and U_B A's
+ * strict triangles within the blocks. The cycle stays symmetric, and the smoother converges
+ * where M + Mᵀ − A = D − (A's entries between blocks) is positive definite, which holds for a
+ * diagonally dominant A such as arap's global matrix (M/h² + k·L_graph). The blocks are fixed by
+ * the row count, not the team, so every thread count gives the same bits; a body of at most
+ * SWEEP_ROWS rows sweeps as plain Gauss–Seidel. After the forward sweep from zero a row's own
+ * equation holds for the entries it read, so the residual needs only the others (its row
+ * before its block and after its diagonal). The products of the coarser levels are shared too,
+ * their sweeps (not diagonally dominant in general) run on one thread. Every sum runs in a
+ * fixed order, no intrinsics. */
 #include "kernels/sparse_cg.h"
 #include "kernels/sparse_cg_internal.h"
 #include "kernels/sparse.h"
@@ -38,8 +52,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COARSEST_ROWS = 300, FACTOR_ROWS = 2000, MAX_LEVELS = 16, COARSEST_SWEEPS = 2, SMOOTHED_LEVELS = 1,
-       SWEEP_ROWS = 512 };
+enum { COARSEST_ROWS = 300, FACTOR_ROWS = 2000, MAX_LEVELS = 16, COARSEST_SWEEPS = 2, SMOOTHED_LEVELS = 1 };
+/* The finest level's sweep blocks (the header): the blocks a team shares (sparse_cg_internal.h).
+ * Smaller blocks would share a small body among more threads but make the smoother more
+ * Jacobi-like: at 512 rows a 1,000-particle body has two blocks, and the 16,000-node body of
+ * tests/test_arap_pcg.c needs 19 iterations against 18 with one block. */
+enum { SWEEP_ROWS = OP_CG_BLOCK_ROWS };
 static const double STRENGTH = 0.08, STALL_RATIO = 0.85;
 
 /* A rectangular matrix by compressed rows, columns ascending within a row. */
@@ -546,7 +564,7 @@ static void block_backward(const amg_level *v, const double *b, const double *be
 /* y = M x (M rows × cols, x [cols][3]), or y += M x when add, on `team` threads. */
 static void csr_times3(const amg_csr *m, const double *x, double *y, int add, int team)
 {
-    op_rows_times3(m->rows, m->start, m->column, m->value, x, y, add, team);
+    op_rows_times3_shared(team, m->rows, m->start, m->column, m->value, x, y, add);
 }
 
 /* x = V-cycle(b) on level l, plain Gauss–Seidel sweeps on one thread, the products on `team`
@@ -583,6 +601,40 @@ static void v_cycle(const op_sparse_amg *amg, int l, const double *b, double *x,
     gauss_seidel(v, b, x, 0);
 }
 
+/* The finest level's passes over a thread's rows [first, end), whole SWEEP_ROWS blocks. */
+typedef struct finest_pass {
+    const amg_level *v;
+    const double *b, *coarse_x;
+    double *x, *r, *before;
+} finest_pass;
+
+static void forward(void *context, int first, int end)
+{
+    const finest_pass *f = context;
+    for (int block = first; block < end; block += SWEEP_ROWS)
+        block_forward_from_zero(f->v, f->b, f->x, block, block + SWEEP_ROWS < end ? block + SWEEP_ROWS : end);
+}
+
+static void residual(void *context, int first, int end)
+{
+    const finest_pass *f = context;
+    for (int block = first; block < end; block += SWEEP_ROWS)
+        block_residual(f->v, f->x, f->r, block, block + SWEEP_ROWS < end ? block + SWEEP_ROWS : end);
+}
+
+static void prolong(void *context, int first, int end)
+{
+    const finest_pass *f = context;
+    prolong_and_keep(&f->v->p, f->coarse_x, f->x, f->before, first, end);
+}
+
+static void backward(void *context, int first, int end)
+{
+    const finest_pass *f = context;
+    for (int block = first; block < end; block += SWEEP_ROWS)
+        block_backward(f->v, f->b, f->before, f->x, block, block + SWEEP_ROWS < end ? block + SWEEP_ROWS : end);
+}
+
 /* x = V-cycle(b) on the finest level, its rows shared by `team` threads: the sweeps are
  * Gauss–Seidel within blocks of SWEEP_ROWS rows and Jacobi between them (the header), the
  * residual, the restriction and the prolongation by rows; the coarser levels' products on the
@@ -592,30 +644,17 @@ static void v_cycle_finest(const op_sparse_amg *amg, const double *b, double *x,
                            op_sparse_workspace *coarse_work, int team)
 {
     const amg_level *v = &amg->level[0];
-    int n = v->a.rows, blocks = (n + SWEEP_ROWS - 1) / SWEEP_ROWS;
+    int n = v->a.rows;
     size_t size = 3 * (size_t)n;
     double *r = scratch, *before = r + size, *coarse_b = before + size;
     double *coarse_x = coarse_b + 3 * (size_t)amg->level[1].a.rows;
-#pragma omp parallel num_threads(team) if (team > 1)
-    {
-#pragma omp for schedule(static)
-        for (int k = 0; k < blocks; ++k)
-            block_forward_from_zero(v, b, x, k * SWEEP_ROWS, k + 1 < blocks ? (k + 1) * SWEEP_ROWS : n);
-#pragma omp for schedule(static)
-        for (int k = 0; k < blocks; ++k)
-            block_residual(v, x, r, k * SWEEP_ROWS, k + 1 < blocks ? (k + 1) * SWEEP_ROWS : n);
-    }
+    finest_pass f = { v, b, coarse_x, x, r, before };
+    op_cg_share_rows(team, n, forward, &f);
+    op_cg_share_rows(team, n, residual, &f);
     csr_times3(&v->pt, r, coarse_b, 0, team);
     v_cycle(amg, 1, coarse_b, coarse_x, coarse_x + 3 * (size_t)amg->level[1].a.rows, coarse_work, team);
-#pragma omp parallel num_threads(team) if (team > 1)
-    {
-#pragma omp for schedule(static)
-        for (int k = 0; k < blocks; ++k)
-            prolong_and_keep(&v->p, coarse_x, x, before, k * SWEEP_ROWS, k + 1 < blocks ? (k + 1) * SWEEP_ROWS : n);
-#pragma omp for schedule(static)
-        for (int k = 0; k < blocks; ++k)
-            block_backward(v, b, before, x, k * SWEEP_ROWS, k + 1 < blocks ? (k + 1) * SWEEP_ROWS : n);
-    }
+    op_cg_share_rows(team, n, prolong, &f);
+    op_cg_share_rows(team, n, backward, &f);
 }
 
 void op_sparse_amg_apply(const op_sparse_amg *amg, op_cg_workspace *work, const double *r, double *z)
@@ -623,5 +662,5 @@ void op_sparse_amg_apply(const op_sparse_amg *amg, op_cg_workspace *work, const 
     if (amg->level_count == 1)
         v_cycle(amg, 0, r, z, work->multigrid, &work->coarse, 1);
     else
-        v_cycle_finest(amg, r, z, work->multigrid, &work->coarse, op_cg_team());
+        v_cycle_finest(amg, r, z, work->multigrid, &work->coarse, work->team);
 }

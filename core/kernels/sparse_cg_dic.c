@@ -102,19 +102,19 @@ static void dic_lower_times(const op_sparse_matrix *a, const double *v, double *
 /* Of the active columns whose predicted ‖r‖² (‖r̂‖² times ratio) is within limit, the true
  * ‖r‖² = ‖T r̂‖² (into scratch), ratio updated and the column stopped if it passes; returns the
  * active count. */
-static int dic_still_active(const op_sparse_matrix *a, const double *r_hat, double *scratch, const double limit[3],
-                            double ratio[3], int active[3])
+static int dic_still_active(const op_sparse_matrix *a, const op_cg_workspace *work, const double *r_hat,
+                            double *scratch, const double limit[3], double ratio[3], int active[3])
 {
     double hat[3], rr[3];
     int check[3], checking = 0;
-    op_cg_column_dots(r_hat, r_hat, a->n, hat);
+    op_cg_column_dots(work, r_hat, r_hat, a->n, hat);
     for (int c = 0; c < 3; ++c) {
         check[c] = active[c] && hat[c] * ratio[c] <= limit[c];
         checking += check[c];
     }
     if (checking) {
         dic_lower_times(a, r_hat, scratch);
-        op_cg_column_dots(scratch, scratch, a->n, rr);
+        op_cg_column_dots(work, scratch, scratch, a->n, rr);
         for (int c = 0; c < 3; ++c)
             if (check[c]) {
                 ratio[c] = hat[c] > 0.0 ? rr[c] / hat[c] : ratio[c];
@@ -166,11 +166,11 @@ int op_cg_eisenstat(op_ctx *ctx, const op_sparse_matrix *a, op_cg_workspace *wor
     op_sparse_matrix_times3(a, x, q);
     for (size_t k = 0; k < 3 * (size_t)n; ++k)
         r[k] = rhs[k] - q[k];
-    int count = op_cg_still_active(r, n, limit, active);
+    int count = op_cg_still_active(work, r, n, limit, active);
     double rr[3], hat[3];
-    op_cg_column_dots(r, r, n, rr);
+    op_cg_column_dots(work, r, r, n, rr);
     dic_forward(a, r);
-    op_cg_column_dots(r, r, n, hat);
+    op_cg_column_dots(work, r, r, n, hat);
     for (int c = 0; c < 3; ++c)
         ratio[c] = hat[c] > 0.0 ? rr[c] / hat[c] : 0.0;
     memset(p, 0, 3 * (size_t)n * sizeof *p); /* the finished columns' p stays zero */
@@ -178,11 +178,11 @@ int op_cg_eisenstat(op_ctx *ctx, const op_sparse_matrix *a, op_cg_workspace *wor
     while (count > 0) {
         if (*iterations >= max_iterations) {
             dic_lower_times(a, r, q);
-            return op_cg_not_converged(ctx, q, n, bb, limit, active, max_iterations);
+            return op_cg_not_converged(ctx, work, q, n, bb, limit, active, max_iterations);
         }
         dic_product(a, p, w, q);
         ++*iterations;
-        op_cg_column_dots(p, q, n, pq);
+        op_cg_column_dots(work, p, q, n, pq);
         for (int c = 0; c < 3; ++c) {
             if (active[c] && !(pq[c] > 0.0))
                 return op_cg_breakdown(ctx, *iterations);
@@ -194,7 +194,7 @@ int op_cg_eisenstat(op_ctx *ctx, const op_sparse_matrix *a, op_cg_workspace *wor
                     x[3 * i + c] += alpha[c] * w[3 * i + c];
                     r[3 * i + c] -= alpha[c] * q[3 * i + c];
                 }
-        count = dic_still_active(a, r, q, limit, ratio, active);
+        count = dic_still_active(a, work, r, q, limit, ratio, active);
         if (count > 0)
             dic_direction(a, r, p, rz, 0, active);
     }

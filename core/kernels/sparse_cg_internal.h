@@ -25,21 +25,30 @@ struct op_sparse_matrix {
     op_sparse_amg *amg;
 };
 
-/* The threads a solve shares its rows with: every thread OpenMP offers when called outside a
- * team (the world's only unit, include/opsim/solver.h), else one. No result depends on it: a
- * row's value is computed by one thread in a fixed order, and sums over rows go by fixed blocks
- * (op_cg_column_dots). */
-int op_cg_team(void);
+/* The rows a solve shares with its team go in blocks of OP_CG_BLOCK_ROWS consecutive rows: the
+ * sums over rows add each block's sum in ascending order (op_cg_column_dots), and AMG's finest
+ * sweeps are Gauss–Seidel within a block (sparse_cg_amg.c), so the blocks, not the team, fix
+ * the bits. */
+enum { OP_CG_BLOCK_ROWS = 512 };
 
-/* y = M x, or y += M x when add, for a matrix of `rows` rows stored by rows (row i's entries at
- * [start[i], start[i + 1]) of column and value) and three columns x[j][c]: each row's three sums
- * in its entries' order, then stored or added; rows shared among `team` threads. Inline, so a
- * caller's constant `add` leaves no test in the loop. */
-static inline void op_rows_times3(int rows, const int *start, const int *column, const double *value,
-                                  const double *x, double *y, int add, int team)
+/* The threads a solve shares its rows with: at most work->threads (0: no limit) of those OpenMP
+ * offers when called outside a team (the world's only unit, include/opsim/solver.h), else one. */
+int op_cg_team(const op_cg_workspace *work);
+
+/* Work on rows [first, end) of a row loop. */
+typedef void op_cg_rows(void *context, int first, int end);
+/* Calls rows(context, first, end) over [0, n): once, on the calling thread, when team is 1 or
+ * n fits one block; else each of `team` threads once, on its share of whole blocks, in order. */
+void op_cg_share_rows(int team, int n, op_cg_rows *rows, void *context);
+
+/* y = M x, or y += M x when add, over rows [first, end) of a matrix stored by rows (row i's
+ * entries at [start[i], start[i + 1]) of column and value) and three columns x[j][c]: each
+ * row's three sums in its entries' order, then stored or added. Inline, so a caller's constant
+ * `add` leaves no test in the loop. */
+static inline void op_rows_times3(int first, int end, const int *start, const int *column, const double *value,
+                                  const double *x, double *y, int add)
 {
-#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
-    for (int i = 0; i < rows; ++i) {
+    for (int i = first; i < end; ++i) {
         double sum[3] = { 0.0, 0.0, 0.0 };
         for (int p = start[i]; p < start[i + 1]; ++p) {
             const double *xj = &x[3 * column[p]];
@@ -51,19 +60,23 @@ static inline void op_rows_times3(int rows, const int *start, const int *column,
     }
 }
 
+/* y = M x, or y += M x when add, for M of `rows` rows (as op_rows_times3), the rows shared by
+ * `team` threads. */
+void op_rows_times3_shared(int team, int rows, const int *start, const int *column, const double *value,
+                           const double *x, double *y, int add);
+
 /* Back to Jacobi: IC(0)'s and DIC's arrays and AMG's hierarchy freed. */
 void op_sparse_matrix_drop_preconditioner(op_sparse_matrix *a);
 /* out[c] = Σ_i a[i][c] b[i][c]: each column summed in ascending i within blocks of
- * OP_CG_DOT_ROWS rows, the blocks' sums added in ascending order (so the bits do not depend on
- * the team; a matrix of at most OP_CG_DOT_ROWS rows is one plain ascending sum). */
-enum { OP_CG_DOT_ROWS = 512 };
-void op_cg_column_dots(const double *a, const double *b, int n, double out[3]);
+ * OP_CG_BLOCK_ROWS rows, the blocks' sums added in ascending order, so the bits do not depend
+ * on the team (work->team, work->block_sums: op_sparse_cg3 sets them). */
+void op_cg_column_dots(const op_cg_workspace *work, const double *a, const double *b, int n, double out[3]);
 /* The columns whose residual is not yet small enough: active[c] = ‖r_c‖² > limit[c]; returns
  * how many. */
-int op_cg_still_active(const double *r, int n, const double limit[3], int active[3]);
+int op_cg_still_active(const op_cg_workspace *work, const double *r, int n, const double limit[3], int active[3]);
 /* The failure after max_iterations, naming the first column still active and its residual r. */
-int op_cg_not_converged(op_ctx *ctx, const double *r, int n, const double bb[3], const double limit[3],
-                        const int active[3], int max_iterations);
+int op_cg_not_converged(op_ctx *ctx, const op_cg_workspace *work, const double *r, int n, const double bb[3],
+                        const double limit[3], const int active[3], int max_iterations);
 /* The failure when pᵀ A p is not positive. */
 int op_cg_breakdown(op_ctx *ctx, int iterations);
 /* op_sparse_cg3 with DIC (sparse_cg_dic.c): bb = ‖b_c‖², limit = tolerance² bb, active the
