@@ -21,9 +21,10 @@
  * order): no reordering is made.
  *
  * Threads and determinism: a solve called outside a thread team (a lone body's global step,
- * include/opsim/solver.h) shares its rows with every thread OpenMP offers: the products with A,
- * the vector updates, the sums over rows and AMG's finest level; IC(0)'s and DIC's triangular
- * passes and AMG's coarser sweeps stay on one thread. Every sum still runs in a fixed order that
+ * include/opsim/solver.h) shares its rows with the threads OpenMP offers, at most the
+ * workspace's `threads` (arap sets 1 unless its sweep takes a team): the products with A, the
+ * vector updates, the sums over rows and AMG's finest level; IC(0)'s triangular passes and
+ * AMG's coarser sweeps stay on one thread, and DIC's whole solve does. Every sum still runs in a fixed order that
  * no thread count changes: a row's entries by ascending column; a sum over rows ascending within
  * blocks of 512 rows and the blocks' sums ascending (op_cg_column_dots); the triangular solves
  * by ascending then descending rows. No intrinsics: every run, thread count and build (scalar
