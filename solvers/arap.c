@@ -88,11 +88,10 @@ enum { ARAP_GAUSS_SEIDEL = 0, ARAP_JACOBI = 1 };
  * is the machine's to say, not a size's: on the shared 2-core machine (load 10-15) a barrier
  * whose other thread had lost its core waited for the scheduler, and a 1,000-particle
  * dinosaur's local step went from 0.76 ms a frame on one thread to 67-250 ms on two, while on a
- * quiet one the team gained ×1.13 (docs/performance.md). */
+ * quiet one the team gained ×1.13 (docs/performance.md). With global = pcg the global step's
+ * conjugate gradients go with the sweep, their rows shared with the team when the sweep is
+ * (core/kernels/sparse_cg.h), so that `auto`'s timed sub-steps weigh both. */
 enum { ARAP_SWEEP_ONE = 0, ARAP_SWEEP_TEAM = 1, ARAP_SWEEP_AUTO = 2 };
-/* With global = pcg the global step's conjugate gradients go with the sweep: shared with the
- * team when the sweep is (core/kernels/sparse_cg.h), so that `auto`'s timed sub-steps weigh
- * both. */
 
 /* Four twin bodies whose local steps run side by side (arap_group): their sweep data
  * interleaved, [particle][entry][lane], so that one AVX register holds the same entry of the

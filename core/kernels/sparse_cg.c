@@ -316,8 +316,7 @@ void op_rows_times3_shared(int team, int rows, const int *start, const int *colu
 
 void op_sparse_matrix_times3(const op_sparse_matrix *matrix, const double *x, double *y)
 {
-    op_cg_workspace solo = { .threads = 1 };
-    op_rows_times3_shared(op_cg_team(&solo), matrix->n, matrix->row_start, matrix->column, matrix->value, x, y, 0);
+    op_rows_times3(0, matrix->n, matrix->row_start, matrix->column, matrix->value, x, y, 0);
 }
 
 /* A's product shared by the solve's team. */
