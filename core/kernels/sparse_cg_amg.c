@@ -154,8 +154,8 @@ int op_sparse_matrix_amg_levels(const op_sparse_matrix *matrix, int *rows, long 
     return amg->level_count;
 }
 
-/* Doubles of scratch a V-cycle needs: the finest level's residual, and each coarser level's
- * right-hand side, solution and residual. */
+/* Doubles of scratch a V-cycle needs: the finest level's residual and its x before the backward
+ * sweep, and each coarser level's right-hand side, solution and residual. */
 size_t op_sparse_amg_scratch(const op_sparse_amg *amg)
 {
     size_t doubles = 6 * (size_t)amg->level[0].a.rows;
