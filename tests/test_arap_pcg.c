@@ -148,6 +148,17 @@ static void test_pcg_run_is_bitwise_repeatable(void **state)
                                 (const char *const[]){ "model dino100.particles=2000", "solver.global=pcg",
                                                        "solver.global_preconditioner=amg", NULL },
                                 3, 0);
+    /* the CG's rows shared with the team at every sub-step (four blocks of 512 rows), against
+     * one thread */
+    assert_same_bits_on_threads("experiments/fig5.ini",
+                                (const char *const[]){ "model dino100.particles=2000", "solver.global=pcg",
+                                                       "solver.global_preconditioner=amg", "solver.sweep_threads=team",
+                                                       NULL },
+                                3, 0);
+    assert_same_bits_on_threads("experiments/fig5.ini",
+                                (const char *const[]){ "model dino100.particles=2000", "solver.global=pcg",
+                                                       "solver.sweep_threads=team", NULL },
+                                3, 0);
 }
 
 /* A variant without the option refuses it naming it; arap refuses pcg with the floor held in
