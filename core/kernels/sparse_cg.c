@@ -398,16 +398,22 @@ static void block_dots(void *context, int first, int end)
     }
 }
 
-void op_cg_column_dots(const op_cg_workspace *work, const double *a, const double *b, int n, double out[3])
+/* out = the blocks' sums of n rows (block_sums), added in ascending order */
+static void add_block_sums(const op_cg_workspace *work, int n, double out[3])
 {
-    column_dots d = { a, b, work->block_sums };
-    op_cg_share_rows(work->team, n, block_dots, &d);
     double sum[3] = { 0.0, 0.0, 0.0 };
     for (int k = 0; k < (n + OP_CG_BLOCK_ROWS - 1) / OP_CG_BLOCK_ROWS; ++k)
         for (int c = 0; c < 3; ++c)
             sum[c] += work->block_sums[k][c];
     for (int c = 0; c < 3; ++c)
         out[c] = sum[c];
+}
+
+void op_cg_column_dots(const op_cg_workspace *work, const double *a, const double *b, int n, double out[3])
+{
+    column_dots d = { a, b, work->block_sums };
+    op_cg_share_rows(work->team, n, block_dots, &d);
+    add_block_sums(work, n, out);
 }
 
 /* z = (L Lᵀ)⁻¹ r, all three columns in one pass over L's entries (a finished column's z is
@@ -513,8 +519,8 @@ static int check_cg(op_ctx *ctx, const op_sparse_matrix *a, const op_cg_workspac
 }
 
 typedef struct cg_update {
-    const double *p, *q, *z;
-    double *x, *r, *p_next;
+    const double *q, *z;
+    double *x, *r, *p;
     double alpha[3], beta[3];
     int active[3];
     double (*block_sums)[3];
@@ -548,7 +554,7 @@ static void update_p(void *context, int first, int end)
     for (int i = first; i < end; ++i)
         for (int c = 0; c < 3; ++c)
             if (u->active[c])
-                u->p_next[3 * i + c] = u->z[3 * i + c] + u->beta[c] * u->p_next[3 * i + c];
+                u->p[3 * i + c] = u->z[3 * i + c] + u->beta[c] * u->p[3 * i + c];
 }
 
 /* One conjugate-gradient step of the active columns from p (q = A p already made): x += α p,
@@ -559,7 +565,7 @@ static int cg_step(const op_sparse_matrix *a, op_cg_workspace *work, double *x, 
 {
     int n = a->n;
     double pq[3];
-    cg_update u = { .p = p, .q = q, .z = z, .x = x, .r = r, .p_next = p, .block_sums = work->block_sums };
+    cg_update u = { .q = q, .z = z, .x = x, .r = r, .p = p, .block_sums = work->block_sums };
     op_cg_column_dots(work, p, q, n, pq);
     for (int c = 0; c < 3; ++c) {
         u.active[c] = active[c];
@@ -570,10 +576,8 @@ static int cg_step(const op_sparse_matrix *a, op_cg_workspace *work, double *x, 
         }
     }
     op_cg_share_rows(work->team, n, update_x_r, &u);
-    double rr[3] = { 0.0, 0.0, 0.0 };
-    for (int k = 0; k < (n + OP_CG_BLOCK_ROWS - 1) / OP_CG_BLOCK_ROWS; ++k)
-        for (int c = 0; c < 3; ++c)
-            rr[c] += work->block_sums[k][c];
+    double rr[3];
+    add_block_sums(work, n, rr);
     if (stop_converged(rr, limit, active) == 0)
         return 0;
     double rz_next[3];
